@@ -1,3 +1,506 @@
-"""(being written)"""
+"""Form-L league handicaps (seed 000): Expected and Merged VP differences, handicap IMPs, new teams.
 
-__all__: list[str] = []
+Source: seed 000, "RDBL Handicap Tournament: Handicap Calculation" (Rugby and District Bridge
+League, 2016), and the Form-L part of REFERENCE.md.
+
+* Within a division of N teams, the **Expected VP Difference** of a team is
+  ``(top team's Average VPs - its Average VPs) x 2(N-1)/N``. This is exact for a complete round
+  robin in which every match shares a constant VP total and the VP margin of a match is the
+  difference of the two teams' strengths: then the Expected VP Difference is the VP margin
+  by which the top team is expected to beat that team.
+* **Merging**: the top team of division k+1 is placed midway between the ``overlap``-th lowest
+  and the ``(overlap+1)``-th lowest Merged VP Difference of division k (seed: overlap 2, between
+  the 2nd- and 3rd-lowest), and all of division k+1 is shifted by that amount; chained downwards.
+* **Handicap IMPs** = ``imps_per_vp`` (2.75) x Merged VP Difference, rounded once to a whole IMP.
+* The **legacy** system it replaced: 6-IMP steps within a division, the top of each lower
+  division given the handicap of the bottom of the division above.
+* **New teams**: see :func:`forml_new_teams`.
+
+Everything is exact (``fractions.Fraction``). Numbers given as floats (as Excel passes them) are
+read through their decimal text, ``Fraction(str(x))``, so 13.4 means 67/5 exactly, not the binary
+double nearest to it.
+
+Seed 000, Table 1, Division 1 (the Lambs erratum, 77 -> 79, is in Division 3):
+
+>>> div = [1, 1, 1, 1, 1, 1]
+>>> avg = [14.0, 14.0, 13.4, 10.0, 5.3, 3.3]
+>>> [f"{float(d):.2f}" for d in forml_vpdiff(div, avg)]
+['0.00', '0.00', '1.00', '6.67', '14.50', '17.83']
+>>> forml_handicaps(div, avg)
+[0, 0, 3, 18, 40, 49]
+>>> legacy_handicaps(div, avg)
+[0, 0, 12, 18, 24, 30]
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+
+from .errors import InputError
+
+__all__ = [
+    "FORML_ROUNDING_RULES",
+    "forml_vpdiff",
+    "forml_handicaps",
+    "forml_round",
+    "legacy_handicaps",
+    "forml_new_teams",
+    "forml_new_teams_vpdiff",
+    "HandicappedResult",
+    "handicapped_result",
+]
+
+#: Named rules for rounding a handicap to a whole IMP. ``"half_away"`` (the default) is Excel's
+#: ``ROUND(x, 0)``: halves go away from zero (36.5 -> 37, -36.5 -> -37). ``"half_even"`` sends
+#: halves to the even neighbour (36.5 -> 36, 37.5 -> 38).
+FORML_ROUNDING_RULES = ("half_away", "half_even")
+
+
+# --------------------------------------------------------------------------------------------
+# private helpers: reading Excel-shaped inputs exactly
+
+
+def _is_blank(x) -> bool:
+    return x is None or (isinstance(x, str) and x.strip() == "")
+
+
+def _exact(x, what: str, where: str | None = None) -> Fraction:
+    """Read a number exactly; floats through their decimal text (14.0 -> 14, 13.4 -> 67/5)."""
+    if isinstance(x, bool):
+        raise InputError(f"{what} must be a number, got {x!r}", where=where)
+    if isinstance(x, Fraction):
+        return x
+    if isinstance(x, numbers.Integral):
+        return Fraction(int(x))
+    if isinstance(x, Decimal):
+        if not x.is_finite():
+            raise InputError(f"{what} must be a finite number, got {x!r}", where=where)
+        return Fraction(x)
+    if isinstance(x, numbers.Real):  # float, numpy floating
+        xf = float(x)
+        if not math.isfinite(xf):
+            raise InputError(f"{what} must be a finite number, got {x!r}", where=where)
+        return Fraction(repr(xf))
+    if isinstance(x, str):
+        try:
+            v = Fraction(x.strip())
+        except (ValueError, ZeroDivisionError):
+            raise InputError(f"{what} must be a number, got text {x!r}", where=where) from None
+        return v
+    raise InputError(f"{what} must be a number, got {x!r}", where=where)
+
+
+def _whole(x, what: str, where: str | None = None) -> int:
+    v = _exact(x, what, where)
+    if v.denominator != 1:
+        raise InputError(f"{what} must be a whole number, got {x!r}", where=where)
+    return v.numerator
+
+
+def _out(v: Fraction):
+    """An exact result: int when whole, else the Fraction."""
+    return v.numerator if v.denominator == 1 else v
+
+
+def _row(i: int) -> str:
+    return f"row {i + 1}"
+
+
+def _check_rule(rounding: str) -> None:
+    if rounding not in FORML_ROUNDING_RULES:
+        raise InputError(f"unknown rounding rule {rounding!r} (choose from {', '.join(FORML_ROUNDING_RULES)})")
+
+
+def forml_round(x, rounding: str = "half_away") -> int:
+    """Round an exact number to a whole IMP by a named rule (the only rounding Form-L does).
+
+    ``"half_away"`` (default, = Excel ``ROUND(x, 0)``): halves away from zero;
+    ``"half_even"``: halves to the even neighbour. Floats are read via their decimal text.
+
+    >>> forml_round(Fraction(157, 2)), forml_round(Fraction(157, 2), "half_even")
+    (79, 78)
+    >>> forml_round(Fraction(473, 6))   # Lambs: 2.75 x 28.67 = 78.83 -> 79 (ERRATA; printed 77)
+    79
+    >>> forml_round(-2.5)
+    -3
+    """
+    _check_rule(rounding)
+    v = _exact(x, "value to round")
+    if rounding == "half_even":
+        return round(v)
+    sign = -1 if v < 0 else 1
+    return sign * math.floor(abs(v) + Fraction(1, 2))
+
+
+def _read_table(divisions, avg_vps):
+    """Rows -> (list of (row, division, avg) for non-blank rows, n_rows)."""
+    divisions = list(divisions)
+    avg_vps = list(avg_vps)
+    if len(divisions) != len(avg_vps):
+        raise InputError(
+            f"divisions and avg_vps must have the same length, got {len(divisions)} and {len(avg_vps)}"
+        )
+    rows = []
+    for i, (d, a) in enumerate(zip(divisions, avg_vps)):
+        if _is_blank(d) and _is_blank(a):
+            continue
+        if _is_blank(d):
+            raise InputError(f"division is blank but Average VPs is {a!r}", where=_row(i))
+        if _is_blank(a):
+            raise InputError(f"Average VPs is blank for a team in division {d!r}", where=_row(i))
+        rows.append((i, _whole(d, "division", _row(i)), _exact(a, "Average VPs", _row(i))))
+    return rows, len(divisions)
+
+
+def _expected(rows):
+    """Expected VP Difference per row index, and the division order."""
+    by_div: dict[int, list[tuple[int, Fraction]]] = {}
+    for i, d, a in rows:
+        by_div.setdefault(d, []).append((i, a))
+    out: dict[int, Fraction] = {}
+    for d, members in by_div.items():
+        n = len(members)
+        top = max(a for _, a in members)
+        factor = Fraction(2 * (n - 1), n)
+        for i, a in members:
+            out[i] = (top - a) * factor
+    return out, by_div
+
+
+def _merged(rows, overlap: int):
+    expected, by_div = _expected(rows)
+    merged: dict[int, Fraction] = {}
+    offset = Fraction(0)
+    prev = None
+    for d in sorted(by_div):
+        members = by_div[d]
+        if prev is not None:
+            prev_d, prev_vals = prev
+            if len(prev_vals) < overlap + 1:
+                raise InputError(
+                    f"division {prev_d} has {len(prev_vals)} team(s): merging division {d} below it with "
+                    f"overlap {overlap} needs at least {overlap + 1}"
+                )
+            low = sorted(prev_vals, reverse=True)  # lowest-ranked first (largest VP difference)
+            offset = (low[overlap - 1] + low[overlap]) / 2
+        vals = []
+        for i, _ in members:
+            merged[i] = offset + expected[i]
+            vals.append(merged[i])
+        prev = (d, vals)
+    return merged
+
+
+def _check_overlap(overlap) -> int:
+    ov = _whole(overlap, "overlap")
+    if ov < 1:
+        raise InputError(f"overlap must be a whole number of ranks, at least 1, got {overlap!r}")
+    return ov
+
+
+# --------------------------------------------------------------------------------------------
+# public API
+
+
+def forml_vpdiff(divisions, avg_vps, *, merged: bool = False, overlap: int = 2) -> list:
+    """Return each team's Expected (or, with ``merged=True``, Merged) VP Difference, exactly.
+
+    Expected VP Difference = (top team's Average VPs - own) x 2(N-1)/N within its division of N
+    teams (seed 000, "System structure" 1). Merged: the top of division k+1 sits midway between
+    the ``overlap``-th and ``(overlap+1)``-th lowest Merged VP Differences of division k (seed
+    000, 2: overlap 2), chained over any number of divisions.
+
+    ``divisions`` are whole numbers, 1 the top; they are chained in increasing order (a gap such
+    as 1, 3 just chains 3 below 1). Rows may be in any order; results come back in input order
+    as Fractions (or None for a blank row: both cells blank). Ties are value-based: equal Average
+    VPs give equal differences, and a tie at the 2nd/3rd-lowest places the next division at the
+    tied value. Raises InputError for text, unequal lengths, a half-blank row, ``overlap < 1`` or a
+    division with ``overlap`` or fewer teams above another division.
+
+    Seed 000 Table 1, Division 2 below Division 1 (midway between Diamonds 14.50 and Dragons 6.67):
+
+    >>> div = [1] * 6 + [2] * 6
+    >>> avg = [14.0, 14.0, 13.4, 10.0, 5.3, 3.3, 11.5, 10.6, 10.1, 10.0, 9.9, 7.9]
+    >>> [f"{float(v):.2f}" for v in forml_vpdiff(div, avg, merged=True)][6:]
+    ['10.58', '12.08', '12.92', '13.08', '13.25', '16.58']
+    >>> forml_vpdiff(div, avg)[7]
+    Fraction(3, 2)
+    """
+    ov = _check_overlap(overlap)
+    rows, n = _read_table(divisions, avg_vps)
+    values = _merged(rows, ov) if merged else _expected(rows)[0]
+    return [values.get(i) for i in range(n)]
+
+
+def forml_handicaps(
+    divisions, avg_vps, *, imps_per_vp=2.75, overlap: int = 2, rounding: str = "half_away"
+) -> list:
+    """Return Form-L handicap IMPs: ``imps_per_vp`` x Merged VP Difference, rounded to whole IMPs.
+
+    Seed 000, "System structure" 3: Handicap IMPs = 2.75 x Merged VP Diff. The product is exact and
+    rounded once by the named rule ``rounding`` (default ``"half_away"`` = Excel ROUND: x.5 goes
+    up, since handicaps are not negative). Blank rows give None. ``imps_per_vp`` is read via its
+    decimal text (2.75 = 11/4).
+
+    Seed 000 Table 1, Division 3 (Lambs = 79 per ERRATA.md; the seed prints 77):
+
+    >>> div = [1] * 6 + [2] * 6 + [3] * 6
+    >>> avg = [14.0, 14.0, 13.4, 10.0, 5.3, 3.3, 11.5, 10.6, 10.1, 10.0, 9.9, 7.9,
+    ...        17.0, 15.3, 8.9, 8.3, 7.7, 2.8]
+    >>> forml_handicaps(div, avg)[12:]
+    [36, 44, 73, 76, 79, 101]
+    """
+    _check_rule(rounding)
+    factor = _exact(imps_per_vp, "imps_per_vp")
+    return [
+        None if v is None else forml_round(factor * v, rounding)
+        for v in forml_vpdiff(divisions, avg_vps, merged=True, overlap=overlap)
+    ]
+
+
+def legacy_handicaps(divisions, avg_vps, *, step=6) -> list:
+    """Return the handicaps of the system Form-L replaced: ``step``-IMP steps, chained divisions.
+
+    Seed 000, "System structure" (i)-(iii): teams ranked by Average VPs within a division get
+    0, step, 2 x step, ... from the top; the top of division k+1 gets the handicap of the bottom of
+    division k and the rest of it follows from there. Ties share a handicap and the next team keeps
+    its rank's step ("1224" ranking): Table 1's Existing column has Eroes and Discards (14.0) both
+    0 and Gambits 12. So handicap = offset + step x (number of teams in the division with strictly
+    higher Average VPs). Results are ints (Fractions if ``step`` is fractional); blank rows None.
+
+    >>> legacy_handicaps([2, 1, 2, 1], [9.0, 12.0, 9.5, 11.0])
+    [12, 0, 6, 6]
+    """
+    st = _exact(step, "step")
+    rows, n = _read_table(divisions, avg_vps)
+    by_div: dict[int, list[tuple[int, Fraction]]] = {}
+    for i, d, a in rows:
+        by_div.setdefault(d, []).append((i, a))
+    out: dict[int, Fraction] = {}
+    offset = Fraction(0)
+    for d in sorted(by_div):
+        members = by_div[d]
+        vals = sorted((a for _, a in members), reverse=True)
+        for i, a in members:
+            above = sum(1 for v in vals if v > a)
+            out[i] = offset + st * above
+        offset = max(out[i] for i, _ in members)
+    return [None if i not in out else _out(out[i]) for i in range(n)]
+
+
+# --------------------------------------------------------------------------------------------
+# new teams
+
+
+def _team_key(x):
+    if isinstance(x, str):
+        return x.strip()
+    if isinstance(x, float) and x.is_integer():
+        return int(x)
+    return x
+
+
+def _solve_exact(a: list[list[Fraction]], b: list[Fraction]) -> list[Fraction]:
+    """Gauss-Jordan elimination over Fractions (the system is small: one row per new team)."""
+    m = len(b)
+    rows = [row[:] + [b[i]] for i, row in enumerate(a)]
+    for c in range(m):
+        p = next((r for r in range(c, m) if rows[r][c] != 0), None)
+        if p is None:  # cannot happen once every component touches a known team
+            raise InputError("the new-team equations are singular")
+        rows[c], rows[p] = rows[p], rows[c]
+        piv = rows[c][c]
+        rows[c] = [v / piv for v in rows[c]]
+        for r in range(m):
+            if r != c and rows[r][c] != 0:
+                f = rows[r][c]
+                rows[r] = [vr - f * vc for vr, vc in zip(rows[r], rows[c])]
+    return [rows[i][m] for i in range(m)]
+
+
+def forml_new_teams_vpdiff(teams, opponents, vps_for, vps_against, known_teams, known_vpdiff) -> dict:
+    """Return the exact Merged VP Difference of every new team, solved jointly.
+
+    The model (seed 000, "Handicapping of new teams"): a team's VP Difference ``d`` is the VP
+    margin by which the top team would beat it, so a match between teams i and j is expected to
+    end with margin ``VPs_i - VPs_j = d_j - d_i``. Each match a new team played yields the
+    estimate ``d_i = d_opp - (VPs_i - VPs_opp)`` (a VP differential relative to the opponent's
+    strength); a new team's ``d`` is the average of its estimates. When new teams met each other
+    their estimates depend on each other; the seed iterates a trial solution, whose fixed point
+    is the solution of the linear system, for every new team i with n_i matches::
+
+        n_i d_i - sum(d_j over its matches against new teams j)
+              = sum(d_k over its matches against known teams k) - sum(its VP margins)
+
+    solved here exactly. Each row is ONE match (team, opponent, VPs of team, VPs of opponent) and
+    counts for both teams in it; rows between two known teams are ignored; blank rows skipped.
+    Team names are compared after stripping spaces (case-sensitive). Every group of new teams
+    linked by their matches must have played at least one known team (otherwise InputError).
+    Result: ``{team: Fraction}`` in order of first appearance. Negative means stronger than the
+    previous season's top team.
+
+    Hand-worked: known A (0) and B (6); new X lost 8-12 to A and beat new Y 13-7; Y drew with B.
+    X: 2 d_X = (0 + 4) + (d_Y - 6); Y: 2 d_Y = (6 - 0) + (d_X + 6) -> d_X = 8/3, d_Y = 22/3.
+
+    >>> forml_new_teams_vpdiff(["X", "X", "Y"], ["A", "Y", "B"], [8, 13, 10], [12, 7, 10],
+    ...                        ["A", "B"], [0, 6])
+    {'X': Fraction(8, 3), 'Y': Fraction(22, 3)}
+    """
+    cols = [list(teams), list(opponents), list(vps_for), list(vps_against)]
+    if len({len(c) for c in cols}) != 1:
+        raise InputError(
+            "teams, opponents, vps_for and vps_against must have the same length, got "
+            + ", ".join(str(len(c)) for c in cols)
+        )
+    kt, kv = list(known_teams), list(known_vpdiff)
+    if len(kt) != len(kv):
+        raise InputError(f"known_teams and known_vpdiff must have the same length, got {len(kt)} and {len(kv)}")
+    known: dict = {}
+    for r, (t, v) in enumerate(zip(kt, kv)):
+        if _is_blank(t) and _is_blank(v):
+            continue
+        if _is_blank(t) or _is_blank(v):
+            raise InputError(f"known team {t!r} with VP difference {v!r}: one of them is blank",
+                             where=f"known teams, {_row(r)}")
+        key = _team_key(t)
+        if key in known:
+            raise InputError(f"known team {key!r} is listed twice", where=f"known teams, {_row(r)}")
+        known[key] = _exact(v, "known VP difference", f"known teams, {_row(r)}")
+
+    new: dict = {}  # name -> index, first appearance order
+    matches = []  # (team_i, team_j, margin of i)
+    for r, (t, o, f, a) in enumerate(zip(*cols)):
+        cells = (t, o, f, a)
+        if all(_is_blank(c) for c in cells):
+            continue
+        if any(_is_blank(c) for c in cells):
+            raise InputError(f"incomplete match row {cells!r}", where=_row(r))
+        ti, oi = _team_key(t), _team_key(o)
+        if ti == oi:
+            raise InputError(f"team {ti!r} is listed as its own opponent", where=_row(r))
+        m = _exact(f, "VPs for", _row(r)) - _exact(a, "VPs against", _row(r))
+        if ti in known and oi in known:
+            continue
+        for name in (ti, oi):
+            if name not in known and name not in new:
+                new[name] = len(new)
+        matches.append((ti, oi, m))
+
+    names = list(new)
+    k = len(names)
+    if k == 0:
+        return {}
+    # union-find over new-new matches: every component must touch a known team
+    parent = list(range(k))
+
+    def find(x):
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    anchored = [False] * k
+    a = [[Fraction(0)] * k for _ in range(k)]
+    b = [Fraction(0)] * k
+    for ti, oi, m in matches:
+        for me, opp, margin in ((ti, oi, m), (oi, ti, -m)):
+            if me in known:
+                continue
+            i = new[me]
+            a[i][i] += 1
+            b[i] -= margin
+            if opp in known:
+                b[i] += known[opp]
+                anchored[i] = True
+            else:
+                a[i][new[opp]] -= 1
+        if ti in new and oi in new:
+            parent[find(new[ti])] = find(new[oi])
+    roots_anchored = {find(i) for i in range(k) if anchored[i]}
+    loose = [names[i] for i in range(k) if find(i) not in roots_anchored]
+    if loose:
+        raise InputError(
+            f"new team(s) {', '.join(map(str, loose))} played no established team, directly or through "
+            "other new teams: their strength cannot be placed on the handicap scale"
+        )
+    sol = _solve_exact(a, b)
+    return {names[i]: sol[i] for i in range(k)}
+
+
+def forml_new_teams(
+    teams, opponents, vps_for, vps_against, known_teams, known_vpdiff, *, imps_per_vp=2.75,
+    rounding: str = "half_away",
+) -> dict:
+    """Return handicap IMPs for the teams not in ``known_teams``, from this season's matches.
+
+    Handicap = ``imps_per_vp`` x the new team's VP Difference from :func:`forml_new_teams_vpdiff`
+    (``known_vpdiff`` should be the known teams' *Merged* VP Differences), rounded by ``rounding``.
+    Returns ``{team: int}`` in order of first appearance (in ``teams``, then ``opponents``).
+
+    >>> forml_new_teams(["X", "X", "Y"], ["A", "Y", "B"], [8, 13, 10], [12, 7, 10], ["A", "B"], [0, 6])
+    {'X': 7, 'Y': 20}
+    """
+    _check_rule(rounding)
+    factor = _exact(imps_per_vp, "imps_per_vp")
+    d = forml_new_teams_vpdiff(teams, opponents, vps_for, vps_against, known_teams, known_vpdiff)
+    return {t: forml_round(factor * v, rounding) for t, v in d.items()}
+
+
+# --------------------------------------------------------------------------------------------
+# handicapped match results
+
+
+@dataclass(frozen=True)
+class HandicappedResult:
+    """A match result after the handicap difference is added to the higher-handicap team's IMPs.
+
+    ``vp_a``/``vp_b`` are None unless the number of boards was given.
+    """
+
+    imps_a: object
+    imps_b: object
+    vp_a: object = None
+    vp_b: object = None
+
+    @property
+    def margin(self):
+        """Adjusted IMP margin of team A (positive: A won after handicap)."""
+        return self.imps_a - self.imps_b
+
+    @property
+    def winner(self) -> str | None:
+        """``"a"``, ``"b"``, or None for a handicapped draw."""
+        m = self.margin
+        return "a" if m > 0 else "b" if m < 0 else None
+
+
+def handicapped_result(imps_a, imps_b, handicap_a, handicap_b, boards=None) -> HandicappedResult:
+    """Apply the handicap difference to a match: the higher-handicap team gets the difference in IMPs.
+
+    adjusted A = imps_a + max(handicap_a - handicap_b, 0), adjusted B likewise (seed 000: handicaps
+    offset the expected difference in unadjusted scores). Exact: ints stay ints, floats are read
+    via their decimal text. With ``boards``, the adjusted margin is converted to VPs on the WBF
+    2013 20-VP scale by :func:`xlbridge.vp.vp` (A gets vp(margin), B gets vp(-margin)).
+
+    >>> r = handicapped_result(31, 40, 36, 29)
+    >>> r.imps_a, r.imps_b, r.winner
+    (38, 40, 'b')
+    >>> handicapped_result(50, 40, 0, 10).winner is None
+    True
+    """
+    ia, ib = _exact(imps_a, "IMPs of team A"), _exact(imps_b, "IMPs of team B")
+    ha, hb = _exact(handicap_a, "handicap of team A"), _exact(handicap_b, "handicap of team B")
+    adj_a = ia + max(ha - hb, Fraction(0))
+    adj_b = ib + max(hb - ha, Fraction(0))
+    va = vb = None
+    if boards is not None:
+        from .vp import vp  # written concurrently; imported lazily
+
+        nb = _whole(boards, "boards")
+        va = vp(_out(adj_a - adj_b), nb)
+        vb = vp(_out(adj_b - adj_a), nb)
+    return HandicappedResult(_out(adj_a), _out(adj_b), va, vb)
