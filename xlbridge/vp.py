@@ -94,7 +94,7 @@ def vp_formula(margin, boards) -> Decimal:
     below 0.  Not the published value: see :func:`vp`.
 
     >>> str(vp_formula(5, 7))[:8]
-    '12.17807'
+    '12.17688'
     """
     n = _boards(boards)
     m = _margin(margin)
