@@ -1,0 +1,433 @@
+"""Write cached values into an .xlsx/.xlsm copy without re-saving it: splice bytes, keep the rest.
+
+openpyxl re-saving a workbook drops dynamic-array metadata, drawing shapes and the VBA reference, so
+``xlbridge recalc`` never does that. Instead:
+
+- :func:`scan_sheet` runs the expat parser (the stdlib's real XML parser, with DTDs and entity
+  declarations refused) over a worksheet part and records the *byte offsets* of ``<sheetData>``,
+  every ``<row>`` and ``<c>`` element and the children of each cell, plus every formula cell and every
+  array-formula range (``<f t="array" ref="K2:L1001">``; legacy CSE arrays and dynamic-array spills
+  alike).
+- :func:`patch_sheet` rewrites only the ``<c>`` elements whose value changes: the start tag is
+  regenerated from the parsed attributes with the ``t`` attribute set for the new value (none for
+  numbers, ``b``, ``str``, ``e``); the ``<f>`` and any ``extLst`` child are copied byte for byte;
+  the ``<v>`` is replaced or inserted after ``<f>``. Cells of an array range that have no ``<c>``
+  element get one (and a ``<row>`` when the row is missing), inserted in document order. Every
+  other byte of the part stays as it was.
+- :func:`copy_zip` copies the archive member by member (same names, order, dates, compression,
+  attributes), substituting only the patched worksheet parts: every other member (styles, charts,
+  drawings, ``vbaProject.bin``, ``calcChain.xml``, the workbook's defined names and calculation
+  properties) is byte-identical.
+
+>>> xml = (b'<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>'
+...        b'<row r="1"><c r="A1"><v>2</v></c><c r="B1"><f>A1*2</f><v>0</v></c></row>'
+...        b'</sheetData></worksheet>')
+>>> layout = scan_sheet(xml)
+>>> sorted(layout.formula_cells)
+[(1, 2)]
+>>> patch_sheet(xml, layout, {(1, 2): 4.0}).decode()[-63:]
+'<c r="B1"><f>A1*2</f><v>4</v></c></row></sheetData></worksheet>'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import posixpath
+import re
+import zipfile
+
+from .errors import WorkbookError
+
+__all__ = [
+    "ExcelErrorValue",
+    "CellSpan",
+    "SheetLayout",
+    "cell_ref",
+    "parse_ref",
+    "parse_range",
+    "workbook_sheet_parts",
+    "scan_sheet",
+    "patch_sheet",
+    "copy_zip",
+]
+
+EXCEL_ERROR_CODES = ("#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A", "#GETTING_DATA",
+                     "#SPILL!", "#CALC!")
+
+
+@dataclasses.dataclass(frozen=True)
+class ExcelErrorValue:
+    """An Excel error value (``#VALUE!``, ``#N/A``, ...) with an optional message saying why.
+
+    >>> ExcelErrorValue("#N/A", "board 3 not found").code
+    '#N/A'
+    """
+
+    code: str
+    message: str = ""
+
+
+_REF_RE = re.compile(r"^\$?([A-Za-z]{1,3})\$?([0-9]{1,7})$")
+
+
+def parse_ref(ref: str) -> tuple[int, int]:
+    """Return (row, column), both 1-based, of an A1 reference.
+
+    >>> parse_ref("B3"), parse_ref("$AA$10")
+    ((3, 2), (10, 27))
+    """
+    m = _REF_RE.match(ref)
+    if m is None:
+        raise WorkbookError(f"bad cell reference {ref!r}")
+    col = 0
+    for ch in m.group(1).upper():
+        col = col * 26 + ord(ch) - 64
+    return int(m.group(2)), col
+
+
+def cell_ref(row: int, col: int) -> str:
+    """Return the A1 reference of (row, column).
+
+    >>> cell_ref(3, 2), cell_ref(10, 27), cell_ref(1, 702), cell_ref(1, 703)
+    ('B3', 'AA10', 'ZZ1', 'AAA1')
+    """
+    letters = ""
+    while col:
+        col, rem = divmod(col - 1, 26)
+        letters = chr(65 + rem) + letters
+    return f"{letters}{row}"
+
+
+def parse_range(ref: str) -> tuple[int, int, int, int]:
+    """Return (first row, first column, last row, last column) of ``A1`` or ``A1:B2``.
+
+    >>> parse_range("K2:L1001"), parse_range("C4")
+    ((2, 11, 1001, 12), (4, 3, 4, 3))
+    """
+    a, _, b = ref.partition(":")
+    r1, c1 = parse_ref(a)
+    r2, c2 = parse_ref(b) if b else (r1, c1)
+    return min(r1, r2), min(c1, c2), max(r1, r2), max(c1, c2)
+
+
+@dataclasses.dataclass(frozen=True)
+class CellSpan:
+    """Where one ``<c>`` element is in the part's bytes, its attributes and its children's spans."""
+
+    qname: str
+    start: int
+    end: int
+    attrs: tuple[tuple[str, str], ...]
+    children: tuple[tuple[str, int, int], ...]  # (local name, start, end)
+
+
+@dataclasses.dataclass(frozen=True)
+class SheetLayout:
+    """The byte layout of a worksheet part as found by :func:`scan_sheet`."""
+
+    cells: dict  # (row, col) -> CellSpan
+    rows: dict  # row -> (qname, start, end, insert_at or None if empty element, attrs)
+    sheetdata: tuple  # (qname, start, content_start or None if empty element, end_tag_start, end)
+    formula_cells: dict  # (row, col) -> formula text as written
+    array_ranges: tuple  # ((r1, c1, r2, c2), ...) from <f t="array" ref=...>
+    prefix: str  # "x:" when the main namespace is written with a prefix, else ""
+
+
+def _local(name: str) -> str:
+    return name.rsplit(":", 1)[-1]
+
+
+def scan_sheet(data: bytes, *, part: str = "worksheet") -> SheetLayout:
+    """Locate sheetData, rows, cells, formulas and array ranges of a worksheet part by byte offset.
+
+    Uses expat with absolute byte indices (the whole part is parsed in one call); a DTD or an
+    entity declaration is refused (the part has already passed :mod:`xlbridge.safety`).
+
+    >>> xml = b'<worksheet><sheetData><row r="2"><c r="A2"><f t="array" ref="A2:B3">F()</f><v>1</v></c></row></sheetData></worksheet>'
+    >>> lay = scan_sheet(xml)
+    >>> lay.array_ranges, lay.formula_cells
+    (((2, 1, 3, 2),), {(2, 1): 'F()'})
+    """
+    import xml.parsers.expat as expat
+
+    parser = expat.ParserCreate()
+    parser.ordered_attributes = True
+    parser.buffer_text = False
+
+    def refuse(*_args):
+        raise WorkbookError(f"refused: XML part {part} contains a DTD or entity declaration")
+
+    parser.StartDoctypeDeclHandler = refuse
+    parser.EntityDeclHandler = refuse
+    parser.ExternalEntityRefHandler = refuse
+
+    cells: dict = {}
+    rows: dict = {}
+    formula_cells: dict = {}
+    array_ranges: list = []
+    sheetdata: list = [None]
+    stack: list = []  # (local, qname, start, attrs)
+    state = {"row": 0, "col": 0, "prefix": "", "events": 0}
+    children: list = []
+    cur_cell: list = [None]
+    ftext: list = []
+
+    def start(name, attrs):
+        idx = parser.CurrentByteIndex
+        local = _local(name)
+        attrs = tuple(zip(attrs[0::2], attrs[1::2]))
+        depth = len(stack)
+        parent = stack[-1][0] if stack else None
+        state["events"] += 1
+        stack.append((local, name, idx, attrs, state["events"]))
+        if local == "sheetData" and parent == "worksheet":
+            state["prefix"] = name[: -len(local)]
+            sheetdata[0] = [name, idx, None, None, None]
+        elif local == "row" and parent == "sheetData":
+            r = dict(attrs).get("r")
+            state["row"] = int(r) if r is not None else state["row"] + 1
+            state["col"] = 0
+        elif local == "c" and parent == "row":
+            r = dict(attrs).get("r")
+            if r is not None:
+                rr, cc = parse_ref(r)
+                if rr != state["row"]:
+                    raise WorkbookError(f"damaged worksheet {part}: cell {r} inside row {state['row']}")
+                state["col"] = cc
+            else:
+                state["col"] += 1
+            children.clear()
+            cur_cell[0] = (state["row"], state["col"])
+        elif parent == "c" and depth == 4:
+            if local == "f":
+                ftext.clear()
+                fa = dict(attrs)
+                if fa.get("t") == "array" and fa.get("ref"):
+                    array_ranges.append(parse_range(fa["ref"]))
+        if sheetdata[0] is not None and sheetdata[0][2] is None and parent == "sheetData":
+            sheetdata[0][2] = idx  # first event inside sheetData
+
+    def chars(text):
+        state["events"] += 1
+        if stack and stack[-1][0] == "f" and len(stack) == 5:
+            ftext.append(text)
+
+    def end(name):
+        idx = parser.CurrentByteIndex
+        local, qname, s_idx, attrs, n_events = stack.pop()
+        # an empty-element tag <x/>: no event since its start, and expat reports its end after "/>"
+        empty = n_events == state["events"] and idx > s_idx and data[idx - 2: idx] == b"/>"
+        state["events"] += 1
+        if empty:
+            e_idx = idx
+            content = None
+        else:
+            e_idx = data.index(b">", idx) + 1
+            content = idx
+        parent = stack[-1][0] if stack else None
+        if local == "sheetData" and parent == "worksheet":
+            sd = sheetdata[0]
+            if empty:
+                sd[2] = None
+            elif sd[2] is None:
+                sd[2] = idx
+            sd[3] = idx if not empty else None
+            sd[4] = e_idx
+        elif local == "row" and parent == "sheetData":
+            rows[state["row"]] = (qname, s_idx, e_idx, content, attrs)
+        elif local == "c" and parent == "row":
+            cells[cur_cell[0]] = CellSpan(qname, s_idx, e_idx, attrs, tuple(children))
+        elif parent == "c" and len(stack) == 4:
+            children.append((local, s_idx, e_idx))
+            if local == "f":
+                formula_cells[cur_cell[0]] = "".join(ftext)
+
+    parser.StartElementHandler = start
+    parser.EndElementHandler = end
+    parser.CharacterDataHandler = chars
+    try:
+        parser.Parse(data, True)
+    except expat.ExpatError as exc:
+        raise WorkbookError(f"damaged workbook: XML part {part} is not well-formed ({exc})") from None
+    if sheetdata[0] is None:
+        raise WorkbookError(f"damaged workbook: worksheet part {part} has no sheetData")
+    # cells of an array range are written even when they hold no <f>
+    return SheetLayout(cells, rows, tuple(sheetdata[0]), formula_cells, tuple(array_ranges), state["prefix"])
+
+
+_ILLEGAL_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def _escape(text: str) -> str:
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _ILLEGAL_XML.sub(lambda m: f"_x{ord(m.group(0)):04X}_", text)
+
+
+def _escape_attr(text: str) -> str:
+    return _escape(text).replace('"', "&quot;")
+
+
+def _number(x) -> str | None:
+    x = float(x)
+    if math.isnan(x) or math.isinf(x):
+        return None
+    if x.is_integer() and abs(x) < 1e15:
+        return str(int(x))
+    return repr(x)
+
+
+def _encode_value(value) -> tuple[str | None, str]:
+    """(t attribute or None, text of <v>) for a cell value."""
+    if value is None:
+        return "str", ""
+    if isinstance(value, ExcelErrorValue):
+        return "e", value.code
+    if isinstance(value, bool):
+        return "b", "1" if value else "0"
+    if isinstance(value, (int, float)) or hasattr(value, "__float__") and not isinstance(value, str):
+        text = _number(value)
+        return (None, text) if text is not None else ("e", "#NUM!")
+    return "str", _escape(str(value))
+
+
+def _cell_xml(qname: str, prefix: str, attrs, t: str | None, vtext: str, keep: bytes, tail: bytes) -> bytes:
+    out = [f"<{qname}"]
+    seen_t = False
+    for k, v in attrs:
+        if k == "t":
+            seen_t = True
+            if t is not None:
+                out.append(f' t="{t}"')
+            continue
+        out.append(f' {k}="{_escape_attr(v)}"')
+        if k == "r" and t is not None and not any(a == "t" for a, _ in attrs):
+            out.append(f' t="{t}"')
+            seen_t = True
+    if not seen_t and t is not None:
+        out.append(f' t="{t}"')
+    out.append(">")
+    head = "".join(out).encode()
+    v = f"<{prefix}v>{vtext}</{prefix}v>".encode()
+    return head + keep + v + tail + f"</{qname}>".encode()
+
+
+def patch_sheet(data: bytes, layout: SheetLayout, values: dict) -> bytes:
+    """Return the part with the cached value of each cell in ``values`` ((row, col) -> value) replaced.
+
+    Values: ``None`` (blank: written as an empty string, which is what Excel caches for a formula
+    giving ""), bool, int, float (NaN and infinities become ``#NUM!``), str, :class:`ExcelErrorValue`.
+    Cells without a ``<c>`` element (inside an array range) are inserted, except blank ones.
+
+    >>> xml = b'<worksheet><sheetData><row r="1"><c r="A1"><f t="array" ref="A1:A2">F()</f></c></row></sheetData></worksheet>'
+    >>> patch_sheet(xml, scan_sheet(xml), {(1, 1): "x", (2, 1): True}).decode()
+    '<worksheet><sheetData><row r="1"><c r="A1" t="str"><f t="array" ref="A1:A2">F()</f><v>x</v></c></row><row r="2"><c r="A2" t="b"><v>1</v></c></row></sheetData></worksheet>'
+    """
+    prefix = layout.prefix
+    edits: list = []  # (start, end, bytes); insertions have start == end
+    new_cells: dict = {}  # row -> [(col, bytes)]
+    for (r, c), value in values.items():
+        t, vtext = _encode_value(value)
+        span = layout.cells.get((r, c))
+        if span is None:
+            if value is None:
+                continue
+            xml = _cell_xml(f"{prefix}c", prefix, (("r", cell_ref(r, c)),), t, vtext, b"", b"")
+            new_cells.setdefault(r, []).append((c, xml))
+            continue
+        keep, tail = [], []
+        for local, s, e in span.children:
+            if local in ("v", "is"):
+                continue
+            (tail if local == "extLst" else keep).append(data[s:e])
+        edits.append((span.start, span.end,
+                      _cell_xml(span.qname, prefix, span.attrs, t, vtext, b"".join(keep), b"".join(tail))))
+    # insert missing cells into existing rows, or new rows into sheetData
+    sd_qname, sd_start, sd_content, sd_endtag, sd_end = layout.sheetdata
+    row_order = sorted(layout.rows)
+    for r in sorted(new_cells):
+        items = sorted(new_cells[r])
+        if r in layout.rows:
+            qname, rs, re_, content_end, rattrs = layout.rows[r]
+            row_cells = sorted((cc, sp) for (rr, cc), sp in layout.cells.items() if rr == r)
+            if content_end is None:  # <row .../> : rewrite as a full element
+                head = f"<{qname}" + "".join(f' {k}="{_escape_attr(v)}"' for k, v in rattrs) + ">"
+                edits.append((rs, re_, head.encode() + b"".join(x for _, x in items) + f"</{qname}>".encode()))
+                continue
+            for cc, xml in items:
+                pos = next((sp.start for col, sp in row_cells if col > cc), content_end)
+                edits.append((pos, pos, xml))
+        else:
+            body = f'<{prefix}row r="{r}">'.encode() + b"".join(x for _, x in items) + f"</{prefix}row>".encode()
+            later = next((layout.rows[rr][1] for rr in row_order if rr > r), None)
+            if later is not None:
+                edits.append((later, later, body))
+            elif sd_endtag is not None:
+                edits.append((sd_endtag, sd_endtag, body))
+            else:  # <sheetData/>
+                edits.append((sd_start, sd_end, f"<{sd_qname}>".encode() + body + f"</{sd_qname}>".encode()))
+    edits.sort(key=lambda e: (e[0], e[1]))
+    out, pos = [], 0
+    for s, e, xml in edits:
+        if s < pos:
+            raise WorkbookError("internal error: overlapping edits in a worksheet part")
+        out.append(data[pos:s])
+        out.append(xml)
+        pos = e
+    out.append(data[pos:])
+    return b"".join(out)
+
+
+def workbook_sheet_parts(zf: zipfile.ZipFile) -> list[tuple[str, str]]:
+    """Return [(sheet name, zip member of its worksheet part)] in workbook order (chartsheets skipped).
+
+    Reads ``xl/workbook.xml`` and its relationships with defusedxml.
+    """
+    import defusedxml.ElementTree as DET
+
+    try:
+        root = DET.fromstring(zf.read("xl/workbook.xml"), forbid_dtd=True)
+        rels = DET.fromstring(zf.read("xl/_rels/workbook.xml.rels"), forbid_dtd=True)
+    except KeyError as exc:
+        raise WorkbookError(f"damaged workbook: missing part {exc.args[0]}") from None
+    targets = {}
+    for rel in rels:
+        if _local(rel.tag) == "Relationship":
+            target = rel.get("Target", "")
+            if target.startswith("/"):
+                path = target.lstrip("/")
+            else:
+                path = posixpath.normpath(posixpath.join("xl", target))
+            targets[rel.get("Id")] = (path, rel.get("Type", ""))
+    out = []
+    names = set(zf.namelist())
+    for el in root.iter():
+        if _local(el.tag) != "sheet":
+            continue
+        rid = next((v for k, v in el.attrib.items() if _local(k.split("}")[-1]) == "id"), None)
+        path, typ = targets.get(rid, (None, ""))
+        if path is None or not typ.endswith("/worksheet") or path not in names:
+            continue
+        out.append((el.get("name"), path))
+    return out
+
+
+def copy_zip(src: str, dst, replacements: dict) -> None:
+    """Copy zip ``src`` to ``dst`` (path or binary file) member by member, replacing the content of
+    the members named in ``replacements`` (name -> bytes). Names, order, dates, compression
+    method, attributes and comments are kept (extra fields are not); other members' content is byte-identical.
+    """
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w") as zout:
+        zout.comment = zin.comment
+        for info in zin.infolist():
+            new = zipfile.ZipInfo(info.filename, date_time=info.date_time)
+            new.compress_type = info.compress_type
+            new.external_attr = info.external_attr
+            new.internal_attr = info.internal_attr
+            new.create_system = info.create_system
+            new.comment = info.comment
+            new.flag_bits = info.flag_bits & 0x800  # keep the UTF-8 name flag only
+            data = replacements.get(info.filename)
+            if data is None:
+                data = zin.read(info)
+            zout.writestr(new, data)
