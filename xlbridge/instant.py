@@ -1,3 +1,825 @@
-"""(being written)"""
+"""Instant matchpoint award charts (seed 002, R. Pavlicek), rankings scored with them, PBN export/import.
 
-__all__: list[str] = []
+An instant-matchpoint event looks every result up in a chart prepared in advance from the
+results of the same boards in an earlier event. The chart is built by Pavlicek's method
+(ACBL Bulletin 1993 and 1997, rpbridge.net 7q41 and 8ua7 = seed 002):
+
+1. matchpoint the historical results on the 1 / 0.5 scale and add a "mystery score": the
+   top rises by one to N (the number of historical results); each historical score ties
+   the mystery score and gains 1/2 (MP = results below + frequency / 2); every gap between
+   two adjacent historical scores, and both end gaps, scores what the mystery score would
+   (MP = results below the gap);
+2. drop the gaps that no legal score on the board can fill (``+410`` between +420 and +400);
+3. scale to a 100 top (percent = 100 MP / N, exact) and round to whole percent
+   (``rounding="half_up"``: a final .5 goes up; 87.5 -> 88 as in Pavlicek 1993);
+4. smooth: the least change making the awards strictly decreasing from top to bottom
+   (seed: 1, 0, 0 -> 2, 1, 0); see :func:`instant_chart` for the exact rule;
+5. optional judgement adjustments of at most 10 points per row.
+
+>>> chart = instant_chart([450, 420, 400, 170, -50], [2, 4, 3, 6, 1], "None")
+>>> [(r.low, r.high, r.award) for r in chart.rows][:3]
+[(460, 7000, 100), (450, 450, 94), (430, 440, 88)]
+>>> chart.award(430), chart.award_ew(430), chart.award(-50)
+(88, 12, 3)
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Iterable, Mapping
+
+import numpy as np
+
+from .contract import Vulnerability, check_score, legal_scores, vulnerability
+from .entries import Artificial, NotPlayed, parse_entry
+from .errors import ImpossibleScoreError, InputError
+
+__all__ = [
+    "INSTANT_ROUNDING",
+    "INSTANT_SMOOTHING",
+    "ChartRow",
+    "InstantChart",
+    "instant_chart",
+    "instant_award",
+    "InstantRankedPair",
+    "InstantRanking",
+    "instant_ranking",
+    "chart_to_pbn",
+    "chart_from_pbn",
+]
+
+#: Rounding of the exact percentage to a whole-percent award (named options).
+#: ``"half_up"`` (default): a final .5 goes up (Pavlicek 1993 shows 87.5 as 88);
+#: ``"half_even"``: a final .5 goes to the even neighbour.
+INSTANT_ROUNDING = ("half_up", "half_even")
+
+#: Smoothing of the rounded awards (named options).
+#: ``"strict"`` (default, seed 002): awards strictly decreasing from top to bottom; a chart
+#: with more than 101 rows cannot be made so in whole percent and is refused;
+#: ``"none"``: the rounded awards are kept as they are (equal neighbours allowed).
+INSTANT_SMOOTHING = ("strict", "none")
+
+_KINDS = ("score", "gap")
+
+
+def _signed(score: int) -> str:
+    return f"{score:+d}" if score else "0"
+
+
+@dataclass(frozen=True)
+class ChartRow:
+    """One row of an instant chart: the N-S scores ``low``..``high`` it covers and their N-S award.
+
+    ``kind`` is ``"score"`` (a historical score, ``low == high``) or ``"gap"`` (every legal score
+    strictly between two adjacent historical scores, or beyond the top / bottom one; ``low`` and
+    ``high`` are the lowest and highest legal scores in it). ``matchpoints`` are on the mystery-score
+    top (N = number of historical results), ``percent`` = 100 x matchpoints / N exactly (both ``None``
+    for a chart read from PBN). ``award`` is the final N-S award in percent; E-W get 100 - award.
+
+    >>> r = ChartRow(430, 440, 88, "gap", Fraction(14), Fraction(175, 2))
+    >>> r.award_ew, r.covers(440), r.covers(450), r.label
+    (12, True, False, 'gap +430 to +440')
+    """
+
+    low: int
+    high: int
+    award: int | Fraction
+    kind: str
+    matchpoints: Fraction | None
+    percent: Fraction | None
+    frequency: int = 0
+    adjustment: int = 0
+
+    def __post_init__(self):
+        if self.kind not in _KINDS:
+            raise InputError(f"chart row kind must be 'score' or 'gap', got {self.kind!r}")
+        if self.low > self.high:
+            raise InputError(f"chart row covers {self.low}..{self.high}: low is above high")
+
+    @property
+    def award_ew(self) -> int | Fraction:
+        """The E-W award: 100 - the N-S award."""
+        return 100 - self.award
+
+    def covers(self, score: int) -> bool:
+        """Whether the N-S ``score`` falls in this row."""
+        return self.low <= score <= self.high
+
+    @property
+    def label(self) -> str:
+        """A short description for messages: ``+800`` or ``gap +490 to +790``."""
+        if self.kind == "score":
+            return _signed(self.low)
+        if self.low == self.high:
+            return f"gap {_signed(self.low)}"
+        return f"gap {_signed(self.low)} to {_signed(self.high)}"
+
+
+@dataclass(frozen=True)
+class InstantChart:
+    """An instant matchpoint award chart for one board: rows top first, and look-ups.
+
+    Build one with :func:`instant_chart` (from historical results) or :func:`chart_from_pbn`.
+    ``results`` is the number of historical results N (``None`` for a chart read from PBN).
+
+    >>> c = instant_chart([420, 400], [3, 1], "None")
+    >>> c.table()
+    [(430, 7000, 100), (420, 420, 63), (400, 400, 13), (-7000, 380, 0)]
+    >>> c.awards([430, 420, -100]).tolist()
+    [100, 75, 0]
+    """
+
+    rows: tuple
+    vulnerable: Vulnerability
+    results: int | None = None
+    _lows: np.ndarray = field(default=None, repr=False, compare=False)
+    _highs: np.ndarray = field(default=None, repr=False, compare=False)
+    _awards: np.ndarray = field(default=None, repr=False, compare=False)
+    _legal: np.ndarray = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "vulnerable", vulnerability(self.vulnerable))
+        rows = tuple(self.rows)
+        object.__setattr__(self, "rows", rows)
+        if not rows:
+            raise InputError("an instant chart needs at least one row")
+        for i in range(1, len(rows)):
+            if rows[i].high >= rows[i - 1].low:
+                raise InputError(
+                    f"chart rows {i} ({rows[i - 1].label}) and {i + 1} ({rows[i].label}) overlap or are out of order "
+                    "(rows go from the highest N-S score to the lowest)"
+                )
+        asc = rows[::-1]
+        object.__setattr__(self, "_lows", np.array([r.low for r in asc], dtype=np.int64))
+        object.__setattr__(self, "_highs", np.array([r.high for r in asc], dtype=np.int64))
+        if all(isinstance(r.award, int) or r.award.denominator == 1 for r in asc):
+            aw = np.array([int(r.award) for r in asc], dtype=np.int64)
+        else:
+            aw = np.array([float(r.award) for r in asc], dtype=np.float64)
+        object.__setattr__(self, "_awards", aw)
+        object.__setattr__(self, "_legal", _legal_array(self.vulnerable))
+
+    def row_index(self, score, *, where: str | None = None) -> int:
+        """Index (0 = top row) of the row holding the N-S ``score``; an illegal score raises.
+
+        >>> instant_chart([420, 400], [3, 1], "None").row_index(410)
+        Traceback (most recent call last):
+        ...
+        xlbridge.errors.ImpossibleScoreError: impossible score: 410 (no contract and result gives N-S 410 when vulnerability is None)
+        """
+        s = check_score(score, self.vulnerable, where=where)
+        j = bisect.bisect_right(self._lows.tolist(), s) - 1
+        if j < 0 or s > self._highs[j]:
+            raise InputError(f"score {s} is not covered by any row of the chart", where=where)
+        return len(self.rows) - 1 - j
+
+    def row(self, score, *, where: str | None = None) -> ChartRow:
+        """The row holding the N-S ``score``."""
+        return self.rows[self.row_index(score, where=where)]
+
+    def award(self, score, *, where: str | None = None) -> int | Fraction:
+        """The N-S award (percent) for the N-S ``score``; ImpossibleScoreError if no contract scores it.
+
+        >>> instant_chart([420, 400], [3, 1], "None").award(-1100)
+        0
+        """
+        return self.row(score, where=where).award
+
+    def award_ew(self, score, *, where: str | None = None) -> int | Fraction:
+        """The E-W award for the N-S ``score``: 100 - the N-S award.
+
+        >>> instant_chart([420, 400], [3, 1], "None").award_ew(400)
+        87
+        """
+        return 100 - self.award(score, where=where)
+
+    def awards(self, scores) -> np.ndarray:
+        """N-S awards for an array of N-S scores (vectorised: one ``searchsorted`` per array).
+
+        Returns an int64 array (float64 only for a chart read from PBN with decimal percentages).
+        A score that is not legal on the board raises ImpossibleScoreError naming its position.
+
+        >>> c = instant_chart([420, 400], [3, 1], "None")
+        >>> c.awards(np.array([[420, 400], [1430, -50]])).tolist()
+        [[63, 13], [100, 0]]
+        """
+        s = _as_int_scores(scores)
+        legal = self._legal
+        idx = np.searchsorted(legal, s)
+        ok = legal[np.minimum(idx, len(legal) - 1)] == s
+        if not np.all(ok):
+            bad = int(np.flatnonzero(~ok.ravel())[0])
+            check_score(int(s.ravel()[bad]), self.vulnerable, where=f"item {bad + 1}")
+        j = np.searchsorted(self._lows, s, side="right") - 1
+        jj = np.maximum(j, 0)
+        covered = (j >= 0) & (s <= self._highs[jj])
+        if not np.all(covered):
+            bad = int(np.flatnonzero(~covered.ravel())[0])
+            raise InputError(f"score {int(s.ravel()[bad])} is not covered by any row of the chart",
+                             where=f"item {bad + 1}")
+        return self._awards[jj]
+
+    def awards_ew(self, scores) -> np.ndarray:
+        """E-W awards (100 - N-S award) for an array of N-S scores.
+
+        >>> instant_chart([420, 400], [3, 1], "None").awards_ew([420, 400]).tolist()
+        [37, 87]
+        """
+        return 100 - self.awards(scores)
+
+    def table(self) -> list:
+        """The chart as (lowest N-S score, highest N-S score, N-S award) rows, top first (the INSTANT_MP array)."""
+        return [(r.low, r.high, r.award) for r in self.rows]
+
+
+@dataclass(frozen=True)
+class InstantRankedPair:
+    """A pair's place in its direction's field: rank (ties share the best), total and mean award.
+
+    ``percent`` is the exact mean award (total / boards). ``tied`` says the rank is shared.
+    """
+
+    rank: int
+    pair: object
+    total: Fraction
+    boards: int
+    percent: Fraction
+    tied: bool = False
+
+
+@dataclass(frozen=True)
+class InstantRanking:
+    """The N-S and the E-W field of an instant-matchpoint event, each ranked on its own."""
+
+    ns: tuple
+    ew: tuple
+
+
+# ----------------------------------------------------------------------------------------- helpers
+
+
+def _legal_array(vul: Vulnerability) -> np.ndarray:
+    return np.array(sorted(legal_scores(vul)), dtype=np.int64)
+
+
+def _as_int_scores(scores) -> np.ndarray:
+    a = np.asarray(scores)
+    if a.dtype == object or a.dtype.kind in "USb":
+        flat = a.ravel()
+        out = np.empty(flat.shape, dtype=np.int64)
+        for i, v in enumerate(flat):
+            if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+                raise ImpossibleScoreError(f"impossible score: {v!r} (not a number)", where=f"item {i + 1}")
+            if isinstance(v, (float, np.floating)) and not float(v).is_integer():
+                raise ImpossibleScoreError(f"impossible score: {v!r} (not a whole number)", where=f"item {i + 1}")
+            out[i] = int(v)
+        return out.reshape(a.shape)
+    if a.dtype.kind == "f":
+        bad = ~np.isfinite(a) | (a != np.round(a))
+        if np.any(bad):
+            i = int(np.flatnonzero(bad.ravel())[0])
+            raise ImpossibleScoreError(f"impossible score: {a.ravel()[i]!r} (not a whole number)", where=f"item {i + 1}")
+        return a.astype(np.int64)
+    if a.dtype.kind in "iu":
+        return a.astype(np.int64, copy=False)
+    raise ImpossibleScoreError(f"impossible scores of type {a.dtype} (expected numbers)")
+
+
+def _round_percent(num: np.ndarray, den: int, rounding: str) -> np.ndarray:
+    """Round num/den (num >= 0 integers, den > 0) to whole numbers by the named rule."""
+    q, r = np.divmod(num, den)
+    twice = 2 * r
+    if rounding == "half_up":
+        up = twice >= den
+    elif rounding == "half_even":
+        up = (twice > den) | ((twice == den) & (q % 2 == 1))
+    else:  # pragma: no cover - checked by the caller
+        raise InputError(f"rounding must be one of {INSTANT_ROUNDING}, got {rounding!r}")
+    return q + up
+
+
+def _smooth_strict(rounded: list, exact_num: list, den: int) -> list:
+    """Least change making whole-percent awards strictly decreasing (top row first), within 0..100.
+
+    Minimises, over strictly decreasing whole numbers a_1 > ... > a_k in 0..100,
+    first sum |a_i - rounded_i| (points moved), then sum |a_i - exact_i| (closeness to the
+    exact percentages exact_i = exact_num_i / den), then prefers higher awards. Dynamic
+    programme over (row, award): O(k x 101).
+    """
+    k = len(rounded)
+    big = 100 * den * k + 1  # > any total of the second criterion (each term <= 100 den)
+    inf = None
+    prev = None  # prev[v] = best total cost of rows 0..i-1 with row i-1 at award v
+    choice = []  # choice[i][v] = award of row i-1 in the best path ending at (i, v)
+    for i in range(k):
+        cost = [abs(v - rounded[i]) * big + abs(v * den - exact_num[i]) for v in range(101)]
+        if prev is None:
+            cur = cost
+            choice.append([None] * 101)
+        else:
+            cur = [inf] * 101
+            ch = [None] * 101
+            best, arg = inf, None  # min over u > v of prev[u], ties to the higher u
+            for v in range(100, -1, -1):
+                if v + 1 <= 100:
+                    p = prev[v + 1]
+                    if p is not inf and (best is inf or p < best):
+                        best, arg = p, v + 1
+                if best is not inf:
+                    cur[v] = best + cost[v]
+                    ch[v] = arg
+            choice.append(ch)
+        prev = cur
+    best, arg = inf, None
+    for v in range(100, -1, -1):
+        if prev[v] is not inf and (best is inf or prev[v] < best):
+            best, arg = prev[v], v
+    out = [0] * k
+    v = arg
+    for i in range(k - 1, -1, -1):
+        out[i] = v
+        v = choice[i][v]
+    return out
+
+
+def _whole(value, what: str, *, where: str | None, minimum: int | None = None) -> int:
+    if isinstance(value, bool):
+        raise InputError(f"{what} must be a whole number, got {value!r}", where=where)
+    if isinstance(value, (float, np.floating)):
+        if not np.isfinite(value) or not float(value).is_integer():
+            raise InputError(f"{what} must be a whole number, got {value!r}", where=where)
+        value = int(value)
+    if isinstance(value, Fraction) and value.denominator == 1:
+        value = int(value)
+    if isinstance(value, np.integer):
+        value = int(value)
+    if not isinstance(value, int):
+        raise InputError(f"{what} must be a whole number, got {value!r}", where=where)
+    if minimum is not None and value < minimum:
+        raise InputError(f"{what} must be {minimum} or more, got {value!r}", where=where)
+    return value
+
+
+def _join(where: str | None, inner: str) -> str:
+    return f"{where}, {inner}" if where else inner
+
+
+# ------------------------------------------------------------------------------------- the chart
+
+
+def instant_chart(
+    scores,
+    frequencies,
+    vulnerable,
+    *,
+    adjustments=None,
+    rounding: str = "half_up",
+    smoothing: str = "strict",
+    max_adjustment: int = 10,
+    where: str | None = None,
+) -> InstantChart:
+    """Build the instant matchpoint award chart of a board from its historical N-S scores.
+
+    ``scores`` are historical N-S scores; ``frequencies`` how often each occurred (``None``:
+    each listed score once, so a raw list of results works; repeated scores are added up;
+    a frequency of 0 leaves the score out). ``vulnerable`` is a PBN name or a board number.
+
+    Method (seed 002, Pavlicek 1997; also Pavlicek 1993, rpbridge.net 7q41), with N results:
+    historical score MP = (results below) + frequency/2; gap MP = results below it; top gap N,
+    bottom gap 0; gaps that no legal score fills are dropped; percent = 100 MP / N exactly,
+    rounded to whole percent by ``rounding`` (:data:`INSTANT_ROUNDING`, default half up).
+
+    Smoothing (``smoothing="strict"``, default): the awards a_1 > a_2 > ... > a_k (top row first,
+    whole numbers 0..100) that move the rounded awards by the fewest total points; among those,
+    the closest (least total absolute difference) to the exact percentages; then the higher.
+    When the rounded awards already decrease strictly they are kept unchanged. More than 101 rows
+    cannot decrease strictly in whole percent: InputError (use ``smoothing="none"``).
+
+    ``adjustments``: judgement changes in whole points, applied after smoothing, either a sequence
+    with one entry per row (top row first; 0 or None for no change) or a mapping from an N-S
+    score to the change of the row holding it. Refused (InputError naming the row) beyond
+    ``max_adjustment`` points (10, seed 002) or if the result is not strictly decreasing
+    (non-increasing with ``smoothing="none"``) within 0..100.
+
+    >>> c = instant_chart([980, 800, 480, 450, 420, 400, -50, -100],
+    ...                   [4, 3, 8, 26, 115, 6, 17, 1], "None")
+    >>> [r.award for r in c.rows][-4:]
+    [5, 2, 1, 0]
+    >>> c.award(410)
+    Traceback (most recent call last):
+    ...
+    xlbridge.errors.ImpossibleScoreError: impossible score: 410 (no contract and result gives N-S 410 when vulnerability is None)
+    >>> instant_chart([420], [1], "None", adjustments={420: 11})
+    Traceback (most recent call last):
+    ...
+    xlbridge.errors.InputError: row 2 (+420): adjustment +11 is more than 10 points
+    """
+    if rounding not in INSTANT_ROUNDING:
+        raise InputError(f"rounding must be one of {', '.join(INSTANT_ROUNDING)}, got {rounding!r}", where=where)
+    if smoothing not in INSTANT_SMOOTHING:
+        raise InputError(f"smoothing must be one of {', '.join(INSTANT_SMOOTHING)}, got {smoothing!r}", where=where)
+    vul = vulnerability(vulnerable)
+    legal = _legal_array(vul)
+
+    s = _read_scores(scores, legal, vul, where)
+    if frequencies is None:
+        f = np.ones(s.shape, dtype=np.int64)
+    else:
+        f = _read_frequencies(frequencies, len(s), where)
+    if s.size == 0:
+        raise InputError("no historical results: an instant chart needs at least one score", where=where)
+
+    # distinct scores, descending, with total frequencies
+    order = np.argsort(-s, kind="stable")
+    s_sorted, f_sorted = s[order], f[order]
+    starts = np.flatnonzero(np.r_[True, s_sorted[1:] != s_sorted[:-1]])
+    dist = s_sorted[starts]
+    freq = np.add.reduceat(f_sorted, starts)
+    keep = freq > 0
+    dist, freq = dist[keep], freq[keep]
+    if dist.size == 0:
+        raise InputError("no historical results: every frequency is 0", where=where)
+    n = int(freq.sum())
+    m = dist.size
+    below = n - np.cumsum(freq)  # results strictly below each distinct score
+
+    # gaps: g[0] above dist[0], g[i] between dist[i-1] and dist[i], g[m] below dist[m-1]
+    upper = np.r_[np.iinfo(np.int64).max, dist]  # exclusive upper bound of each gap
+    lower = np.r_[dist, np.iinfo(np.int64).min]  # exclusive lower bound
+    lo_idx = np.searchsorted(legal, lower, side="right")
+    hi_idx = np.searchsorted(legal, upper, side="left")
+    gap_ok = lo_idx < hi_idx
+    gap_low = legal[np.minimum(lo_idx, len(legal) - 1)]
+    gap_high = legal[np.maximum(hi_idx - 1, 0)]
+    gap_half = 2 * np.r_[n, below]  # MP in half points
+
+    # interleave: gap0, score0, gap1, score1, ..., score(m-1), gap(m)
+    k2 = 2 * m + 1
+    low = np.empty(k2, dtype=np.int64)
+    high = np.empty(k2, dtype=np.int64)
+    half = np.empty(k2, dtype=np.int64)
+    is_score = np.zeros(k2, dtype=bool)
+    present = np.empty(k2, dtype=bool)
+    fr = np.zeros(k2, dtype=np.int64)
+    low[0::2], high[0::2], half[0::2], present[0::2] = gap_low, gap_high, gap_half, gap_ok
+    low[1::2], high[1::2], half[1::2], present[1::2] = dist, dist, 2 * below + freq, True
+    is_score[1::2] = True
+    fr[1::2] = freq
+    low, high, half, is_score, fr = low[present], high[present], half[present], is_score[present], fr[present]
+
+    # percent = 100 * half / (2n); rounded
+    den = 2 * n
+    num = 100 * half
+    rounded = _round_percent(num, den, rounding)
+    k = len(low)
+    awards = rounded.tolist()
+    if smoothing == "strict" and not np.all(np.diff(rounded) < 0):
+        if k > 101:
+            raise InputError(
+                f"the chart has {k} rows: whole-percent awards can decrease strictly for at most 101 rows "
+                "(use smoothing='none' to keep equal neighbouring awards)",
+                where=where,
+            )
+        awards = _smooth_strict(awards, num.tolist(), den)
+
+    rows = [
+        ChartRow(int(low[i]), int(high[i]), int(awards[i]), "score" if is_score[i] else "gap",
+                 Fraction(int(half[i]), 2), Fraction(int(num[i]), den), int(fr[i]))
+        for i in range(k)
+    ]
+    if adjustments is not None:
+        rows = _apply_adjustments(rows, adjustments, vul, smoothing, max_adjustment, where)
+    return InstantChart(tuple(rows), vul, n)
+
+
+def _read_scores(scores, legal: np.ndarray, vul: Vulnerability, where) -> np.ndarray:
+    try:
+        s = _as_int_scores(scores).ravel()
+    except ImpossibleScoreError as e:
+        raise ImpossibleScoreError(e.message, where=_join(where, (e.where or "").replace("item", "row"))) from None
+    idx = np.searchsorted(legal, s)
+    ok = legal[np.minimum(idx, len(legal) - 1)] == s
+    if s.size and not np.all(ok):
+        bad = int(np.flatnonzero(~ok)[0])
+        check_score(int(s[bad]), vul, where=_join(where, f"row {bad + 1}"))
+    return s
+
+
+def _read_frequencies(frequencies, count: int, where) -> np.ndarray:
+    a = np.asarray(frequencies)
+    if a.dtype.kind in "iu":
+        f = a.astype(np.int64).ravel()
+        if np.any(f < 0):
+            i = int(np.flatnonzero(f < 0)[0])
+            raise InputError(f"frequency must be 0 or more, got {int(f[i])}", where=_join(where, f"row {i + 1}"))
+    else:
+        f = np.array(
+            [_whole(v, "frequency", where=_join(where, f"row {i + 1}"), minimum=0) for i, v in enumerate(a.ravel())],
+            dtype=np.int64,
+        )
+    if f.size != count:
+        raise InputError(f"{count} scores but {f.size} frequencies: give one frequency per score", where=where)
+    return f
+
+
+def _apply_adjustments(rows: list, adjustments, vul, smoothing, max_adjustment, where) -> list:
+    k = len(rows)
+    deltas = [0] * k
+    if isinstance(adjustments, Mapping):
+        lows = [r.low for r in rows[::-1]]
+        for score, d in adjustments.items():
+            s = check_score(score, vul, where=_join(where, f"adjustment for {score!r}"))
+            j = bisect.bisect_right(lows, s) - 1
+            if j < 0 or s > rows[k - 1 - j].high:  # pragma: no cover - built charts cover every legal score
+                raise InputError(f"score {s} is not covered by the chart", where=where)
+            i = k - 1 - j
+            if d is None:
+                continue
+            deltas[i] += _whole(d, "adjustment", where=_join(where, f"row {i + 1} ({rows[i].label})"))
+    else:
+        seq = list(adjustments)
+        if len(seq) != k:
+            raise InputError(f"the chart has {k} rows but {len(seq)} adjustments were given (one per row, top first)",
+                             where=where)
+        for i, d in enumerate(seq):
+            if d is not None:
+                deltas[i] = _whole(d, "adjustment", where=_join(where, f"row {i + 1} ({rows[i].label})"))
+    out = []
+    for i, (r, d) in enumerate(zip(rows, deltas)):
+        loc = _join(where, f"row {i + 1} ({r.label})")
+        if abs(d) > max_adjustment:
+            raise InputError(f"adjustment {d:+d} is more than {max_adjustment} points", where=loc)
+        a = r.award + d
+        if not 0 <= a <= 100:
+            raise InputError(f"adjustment {d:+d} takes the award {r.award} outside 0-100", where=loc)
+        out.append(ChartRow(r.low, r.high, a, r.kind, r.matchpoints, r.percent, r.frequency, d))
+    for i in range(1, k):
+        hi, lo = out[i - 1], out[i]
+        broken = lo.award >= hi.award if smoothing == "strict" else lo.award > hi.award
+        if broken:
+            need = "below" if smoothing == "strict" else "at most"
+            raise InputError(
+                f"after adjustments the award {lo.award} is not {need} the award {hi.award} of row {i} ({hi.label}): "
+                "awards must decrease from the top row to the bottom one",
+                where=_join(where, f"row {i + 1} ({lo.label})"),
+            )
+    return out
+
+
+def instant_award(score, chart: InstantChart, *, where: str | None = None):
+    """The N-S award for ``score`` on ``chart`` (an array of scores gives an array of awards).
+
+    >>> c = instant_chart([450, 420, 400, 170, -50], [2, 4, 3, 6, 1], "None")
+    >>> instant_award(420, c), instant_award([400, -100], c).tolist()
+    (75, [53, 0])
+    """
+    if isinstance(score, (list, tuple, np.ndarray)):
+        return chart.awards(score)
+    return chart.award(score, where=where)
+
+
+# ----------------------------------------------------------------------------------------- ranking
+
+
+def instant_ranking(results: Iterable, charts, *, where: str | None = None) -> InstantRanking:
+    """Rank the N-S field and the E-W field separately, from awards looked up in each board's chart.
+
+    ``results``: rows ``(board, ns_pair, ew_pair, ns_score)``; ``charts``: a mapping board -> chart.
+    A score cell may also hold an artificial score (``A60/40``: each side gets its percentage) or
+    ``NP`` / blank (not played: the board does not count for either pair). A pair's total is the
+    sum of its awards, its ``percent`` the exact mean award; pairs are ranked by ``percent``
+    (highest first), ties share the best rank (seed 002: the two fields are scored
+    independently to produce two winners).
+
+    >>> c = instant_chart([450, 420, 400, 170, -50], [2, 4, 3, 6, 1], "None")
+    >>> r = instant_ranking([(1, "N1", "E1", 420), (1, "N2", "E2", 430), (2, "N1", "E2", "A60/40")],
+    ...                     {1: c, 2: c})
+    >>> [(p.rank, p.pair, p.percent) for p in r.ns]
+    [(1, 'N2', Fraction(88, 1)), (2, 'N1', Fraction(135, 2))]
+    >>> [(p.rank, p.pair, p.total) for p in r.ew]
+    [(1, 'E2', Fraction(52, 1)), (2, 'E1', Fraction(25, 1))]
+    """
+    totals = ({}, {})
+    for i, item in enumerate(results, start=1):
+        loc = _join(where, f"row {i}")
+        try:
+            board, ns_pair, ew_pair, cell = item
+        except (TypeError, ValueError):
+            raise InputError(f"a result must be (board, ns_pair, ew_pair, ns_score), got {item!r}", where=loc) from None
+        entry = parse_entry(cell, where=_join(where, f"board {board}, row {i}"))
+        if entry is None or isinstance(entry, NotPlayed):
+            continue
+        if isinstance(entry, Artificial):
+            ns, ew = entry.ns, entry.ew
+        else:
+            if board not in charts:
+                raise InputError(f"no chart for board {board!r}", where=loc)
+            ns = Fraction(charts[board].award(entry, where=_join(where, f"board {board}, row {i}")))
+            ew = 100 - ns
+        for side, pair, pts in ((0, ns_pair, ns), (1, ew_pair, ew)):
+            t, b = totals[side].get(pair, (Fraction(0), 0))
+            totals[side][pair] = (t + pts, b + 1)
+    return InstantRanking(_rank(totals[0]), _rank(totals[1]))
+
+
+def _rank(field_totals: dict) -> tuple:
+    items = [(pair, t, b, t / b) for pair, (t, b) in field_totals.items()]
+    items.sort(key=lambda x: (-x[3], str(x[0])))
+    out = []
+    for pos, (pair, t, b, pct) in enumerate(items):
+        rank = pos + 1
+        if out and out[-1].percent == pct:
+            rank = out[-1].rank
+        tied = (pos > 0 and items[pos - 1][3] == pct) or (pos + 1 < len(items) and items[pos + 1][3] == pct)
+        out.append(InstantRankedPair(rank, pair, t, b, pct, tied))
+    return tuple(out)
+
+
+# --------------------------------------------------------------------------------------------- PBN
+
+_PBN_COLUMNS = ("Rank", "ScoreRange_NS", "ScoreRange_EW", "Percentage_NS", "Percentage_EW")
+
+
+def _fmt_pct(x) -> str:
+    x = Fraction(x)
+    if x.denominator == 1:
+        return str(x.numerator)
+    for d in range(1, 7):
+        if (x * 10**d).denominator == 1:
+            return f"{float(x):.{d}f}"
+    return f"{float(x):.2f}"
+
+
+def _pbn_range(row: ChartRow, above, below, *, ew: bool) -> str:
+    """PBN 2.1 section 5.5 ``<score_range>``: ``s``, ``s1,*``, ``s1,s2``, ``*,s2`` (open bounds)."""
+    if row.kind == "score":
+        return str(-row.low if ew else row.low)
+    lo = "*" if below is None else below  # gap lies strictly above `below` and below `above`
+    hi = "*" if above is None else above
+    if ew:
+        lo, hi = ("*" if hi == "*" else -hi), ("*" if lo == "*" else -lo)
+    return f"{lo},{hi}"
+
+
+def chart_to_pbn(chart: InstantChart, *, with_vulnerable: bool = True) -> str:
+    """The chart as a PBN 2.1 ``InstantScoreTable`` section (PBN 2.1 standard, section 5.5).
+
+    Columns Rank, ScoreRange_NS, ScoreRange_EW, Percentage_NS, Percentage_EW, one row per chart
+    row, top first; a historical score is written as itself, a gap as the open range between its
+    neighbouring historical scores (``800,980``; ``980,*`` above the top one, ``*,-100`` below the
+    bottom one). With ``with_vulnerable`` a ``[Vulnerable "..."]`` tag comes first, so that
+    :func:`chart_from_pbn` can tell which scores are legal.
+
+    >>> print(chart_to_pbn(instant_chart([420, 400], [3, 1], "None")))
+    [Vulnerable "None"]
+    [InstantScoreTable "Rank\\1R;ScoreRange_NS\\5R;ScoreRange_EW\\6R;Percentage_NS\\3R;Percentage_EW\\3R"]
+    1 420,* *,-420 100   0
+    2   420   -420  63  37
+    3   400   -400  13  87
+    4 *,400 -400,*   0 100
+    """
+    rows = chart.rows
+    scores = [r.low for r in rows if r.kind == "score"]
+    table = []
+    for i, r in enumerate(rows):
+        above = next((s for s in reversed(scores) if s > r.high), None)
+        below = next((s for s in scores if s < r.low), None)
+        table.append(
+            (str(i + 1), _pbn_range(r, above, below, ew=False), _pbn_range(r, above, below, ew=True),
+             _fmt_pct(r.award), _fmt_pct(100 - r.award))
+        )
+    widths = [max(len(t[c]) for t in table) for c in range(5)]
+    head = ";".join(f"{name}\\{w}R" for name, w in zip(_PBN_COLUMNS, widths))
+    lines = [f'[Vulnerable "{chart.vulnerable.name}"]'] if with_vulnerable else []
+    lines.append(f'[InstantScoreTable "{head}"]')
+    lines += [" ".join(v.rjust(w) for v, w in zip(t, widths)) for t in table]
+    return "\n".join(lines)
+
+
+_TAG_RE = re.compile(r'^\s*\[\s*(\w+)\s+"([^"]*)"\s*\]', re.MULTILINE)
+_TOKEN_RE = re.compile(r'"[^"]*"|[^\s]+')
+_INT_RE = re.compile(r"^[+-]?\d+$")
+_PCT_RE = re.compile(r"^\d+(?:\.\d+)?$")
+
+
+def _parse_bound(tok: str, where: str):
+    if tok == "*":
+        return None
+    if not _INT_RE.match(tok):
+        raise InputError(f"cannot read score {tok!r} in a score range", where=where)
+    return int(tok)
+
+
+def _parse_range(text: str, *, ew: bool, where: str):
+    """Return (kind, exclusive_low, exclusive_high) or (kind, score, score) as N-S scores."""
+    if "," in text:
+        parts = text.split(",")
+        if len(parts) != 2 or parts == ["*", "*"]:
+            raise InputError(f"cannot read score range {text!r} (expected s, s1,*, s1,s2 or *,s2)", where=where)
+        lo, hi = (_parse_bound(p.strip(), where) for p in parts)
+        if lo is not None and hi is not None and lo >= hi:
+            raise InputError(f"score range {text!r} is empty (the first score must be the lower)", where=where)
+        if ew:
+            lo, hi = (None if hi is None else -hi), (None if lo is None else -lo)
+        return "gap", lo, hi
+    s = _parse_bound(text.strip(), where)
+    if s is None:
+        raise InputError(f"cannot read score range {text!r}", where=where)
+    return "score", (-s if ew else s), (-s if ew else s)
+
+
+def chart_from_pbn(text: str, vulnerable=None) -> InstantChart:
+    """Read the first PBN 2.1 ``InstantScoreTable`` section in ``text`` into a chart.
+
+    The vulnerability comes from ``vulnerable`` or from a ``[Vulnerable "..."]`` tag before the
+    table (InputError if neither, or if they disagree). Columns may come in any order with widths
+    (``\\3R``) and order marks (``+``/``-``); ScoreRange_NS or ScoreRange_EW and Percentage_NS or
+    Percentage_EW are needed (if both percentages are given they must add up to 100). A range that
+    holds no legal score is skipped. Rows must not overlap, and awards must not rise from a lower
+    score to a higher one. ``matchpoints`` and ``percent`` of the rows are ``None``.
+
+    >>> c = chart_from_pbn(chart_to_pbn(instant_chart([420, 400], [3, 1], "None")))
+    >>> c.table()
+    [(430, 7000, 100), (420, 420, 63), (400, 400, 13), (-7000, 380, 0)]
+    """
+    if not isinstance(text, str):
+        raise InputError(f"PBN text expected, got {type(text).__name__}")
+    tags = list(_TAG_RE.finditer(text))
+    pos = next((i for i, m in enumerate(tags) if m.group(1) == "InstantScoreTable"), None)
+    if pos is None:
+        raise InputError("no InstantScoreTable section in the PBN text")
+    tab = tags[pos]
+    vul_tag = next((m.group(2) for m in reversed(tags[:pos]) if m.group(1) == "Vulnerable"), None)
+    if vulnerable is None and vul_tag is None:
+        raise InputError("the vulnerability is needed: give vulnerable= or a [Vulnerable] tag before the table")
+    vul = vulnerability(vulnerable if vulnerable is not None else vul_tag)
+    if vulnerable is not None and vul_tag is not None and vulnerability(vul_tag) != vul:
+        raise InputError(f"vulnerable={vulnerable!r} disagrees with the [Vulnerable \"{vul_tag}\"] tag")
+
+    cols = []
+    for c in tab.group(2).split(";"):
+        name = c.strip().lstrip("+-").split("\\")[0].strip()
+        if name:
+            cols.append(name)
+    if not cols:
+        raise InputError("the InstantScoreTable tag names no columns")
+    rng_col = "ScoreRange_NS" if "ScoreRange_NS" in cols else ("ScoreRange_EW" if "ScoreRange_EW" in cols else None)
+    if rng_col is None or not ({"Percentage_NS", "Percentage_EW"} & set(cols)):
+        raise InputError(f"InstantScoreTable columns {cols}: need ScoreRange_NS or _EW and Percentage_NS or _EW")
+
+    body = []
+    rest = text[tab.end():]
+    nl = rest.find("\n")
+    for line in (rest[nl + 1:].splitlines() if nl >= 0 else []):
+        st = line.strip()
+        if st.startswith("[") or (not st and body):
+            break  # the next tag, or the empty line that ends a game
+        if not st or st.startswith("%"):
+            continue
+        body.extend(t.strip('"') for t in _TOKEN_RE.findall(re.sub(r"\{[^}]*\}", " ", line)))
+    if not body or len(body) % len(cols):
+        raise InputError(f"InstantScoreTable has {len(body)} elements: not a whole number of {len(cols)}-column rows")
+
+    legal = _legal_array(vul)
+    parsed = []
+    for r in range(len(body) // len(cols)):
+        vals = dict(zip(cols, body[r * len(cols):(r + 1) * len(cols)]))
+        loc = f"InstantScoreTable row {r + 1}"
+        kind, lo, hi = _parse_range(vals[rng_col], ew=rng_col.endswith("EW"), where=loc)
+        pct = {}
+        for side in ("NS", "EW"):
+            v = vals.get(f"Percentage_{side}")
+            if v is None:
+                continue
+            if not _PCT_RE.match(v) or Fraction(v) > 100:
+                raise InputError(f"cannot read percentage {v!r} (expected a number 0-100)", where=loc)
+            pct[side] = Fraction(v)
+        if "NS" in pct and "EW" in pct and pct["NS"] + pct["EW"] != 100:
+            raise InputError(f"Percentage_NS {vals['Percentage_NS']} and Percentage_EW {vals['Percentage_EW']} "
+                             "do not add up to 100", where=loc)
+        award = pct["NS"] if "NS" in pct else 100 - pct["EW"]
+        award = int(award) if award.denominator == 1 else award
+        if kind == "score":
+            check_score(lo, vul, where=loc)
+            low = high = lo
+        else:
+            i0 = 0 if lo is None else int(np.searchsorted(legal, lo, side="right"))
+            i1 = len(legal) if hi is None else int(np.searchsorted(legal, hi, side="left"))
+            if i0 >= i1:
+                continue  # no legal score in this range
+            low, high = int(legal[i0]), int(legal[i1 - 1])
+        parsed.append((low, high, award, kind, loc))
+    if not parsed:
+        raise InputError("the InstantScoreTable covers no legal score")
+    parsed.sort(key=lambda x: -x[0])
+    for (l1, h1, a1, _, loc1), (l2, h2, a2, _, loc2) in zip(parsed, parsed[1:]):
+        if h2 >= l1:
+            raise InputError(f"{loc1} and {loc2} overlap (both cover N-S {max(l1, l2)})")
+        if a2 > a1:
+            raise InputError(f"award {_fmt_pct(a2)} for N-S {h2} is above award {_fmt_pct(a1)} for the higher "
+                             f"N-S {l1} ({loc1})", where=loc2)
+    rows = tuple(ChartRow(lo, hi, a, kind, None, None) for lo, hi, a, kind, _ in parsed)
+    return InstantChart(rows, vul)
