@@ -1,3 +1,277 @@
-"""(being written)"""
+"""Weighted adjusted scores at matchpoints (Law 12C1(c), seed 004), exact and in polynomial time.
 
-__all__: list[str] = []
+A weighted score gives a table several possible results with weights totalling 1 (e.g. 60 %
+of +420 and 40 % of -50).  The correct matchpoints (seed 004) are those of every combination
+of the weighted outcomes on the board, each matchpointed normally and averaged with the
+product of the weights; this changes every pair's score on the board, not only the adjusted
+pair's.  Matchpoints are linear in pairwise comparisons and the tables' outcomes are
+independent, so the expectation is computed without enumerating the combinations:
+
+    E[M_i] = sum over outcomes o of row i: w_o * sum over rows j != i: (2 P(S_j < o) + P(S_j = o))
+
+(the EBU "fractional frequency" method), then Neuberg-factored as usual:
+MP_i = (E[M_i] + 1) E / A - 1 on the 2/1 scale (half of it on the 1/0.5 scale).  One sort per
+board: O(K log K) for K outcomes, where enumeration is the product of the outcome counts.
+
+>>> s = weighted_session([[(420, "60%"), (-50, "40%")], 420, 400, 400, 170, -50], scale="ACBL")
+>>> [str(x) for x in s.ns]                  # seed 004: pair A 2.9; the others 4.7, 2.9, 2.9, 1.4, 0.2
+['29/10', '47/10', '29/10', '29/10', '7/5', '1/5']
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from fractions import Fraction
+from math import lcm
+
+import numpy as np
+
+from .contract import check_score
+from .entries import Artificial, NotPlayed, parse_entry
+from .errors import InputError, WeightError, location
+from .matchpoints import (
+    ROW_ARTIFICIAL,
+    ROW_BLANK,
+    ROW_NOT_PLAYED,
+    ROW_SCORE,
+    SessionMP,
+    _check_legal,
+    _expected_per_board,
+    _factorize,
+    _scale,
+    _scale_den,
+    _score_session,
+)
+
+__all__ = ["parse_weight", "weighted_session", "expected_matchpoints"]
+
+
+def parse_weight(value, *, where: str | None = None) -> Fraction | None:
+    """Read a weight as an exact fraction of 1: ``0.6``, ``60``, ``"60%"``, ``"0.6"``, ``"3/5"`` -> 3/5.
+
+    Rule: text ending in ``%`` is a percentage; otherwise a number greater than 1 is a
+    percentage (60 -> 0.6) and a number from 0 to 1 is a fraction (so 1 means 100 %; write
+    ``"1%"`` for one percent).  Floats are read as their shortest decimal (0.1 -> 1/10).
+    Blank (``None`` or empty text) gives ``None``.  Negative weights and weights above 100 %
+    raise :class:`WeightError`.
+
+    >>> parse_weight(0.6), parse_weight(60), parse_weight("60%"), parse_weight("1/3")
+    (Fraction(3, 5), Fraction(3, 5), Fraction(3, 5), Fraction(1, 3))
+    >>> parse_weight(1), parse_weight("1%"), parse_weight(None)
+    (Fraction(1, 1), Fraction(1, 100), None)
+    """
+    if value is None:
+        return None
+    if hasattr(value, "dtype") and hasattr(value, "item"):
+        value = value.item()
+    percent = False
+    if isinstance(value, bool):
+        raise WeightError(f"weight {value!r} is not a number", where=where)
+    if isinstance(value, str):
+        t = value.strip()
+        if not t:
+            return None
+        if t.endswith("%"):
+            percent, t = True, t[:-1].strip()
+        try:
+            w = Fraction(t)
+        except (ValueError, ZeroDivisionError):
+            raise WeightError(f"cannot read weight {value!r} (expected e.g. 0.6, 60 or 60%)", where=where) from None
+    elif isinstance(value, float):
+        if value != value:
+            return None  # a blank cell arriving as NaN
+        if value in (float("inf"), float("-inf")):
+            raise WeightError(f"weight {value!r} is not a finite number", where=where)
+        w = Fraction(repr(value))
+    elif isinstance(value, (int, Fraction)):
+        w = Fraction(value)
+    else:
+        raise WeightError(f"cannot read weight {value!r} (expected e.g. 0.6, 60 or 60%)", where=where)
+    if w < 0:
+        raise WeightError(f"weight {value!r} is negative", where=where)
+    if percent or w > 1:
+        w /= 100
+    if w > 1:
+        raise WeightError(f"weight {value!r} is more than 100 %", where=where)
+    return w
+
+
+def _is_pair(x) -> bool:
+    return isinstance(x, (tuple, list)) and len(x) == 2
+
+
+def _read_row(value, where):
+    """('blank'|'np'|'art'|'real', payload): payload a list of (entry, Fraction weight)."""
+    if isinstance(value, (list, tuple)) and not (len(value) == 2 and not any(isinstance(v, (list, tuple))
+                                                                            for v in value)):
+        items = list(value)
+    elif isinstance(value, (list, tuple)):
+        items = [tuple(value)]
+    else:
+        e = parse_entry(value, where=where)
+        if e is None:
+            return "blank", []
+        if isinstance(e, NotPlayed):
+            return "np", []
+        return ("art" if isinstance(e, Artificial) else "real"), [(e, Fraction(1))]
+    outs = []
+    for item in items:
+        if not _is_pair(item):
+            raise WeightError(f"expected (score, weight) pairs, got {item!r}", where=where)
+        sc, w = item
+        e = parse_entry(sc, where=where)
+        w = parse_weight(w, where=where)
+        if e is None:
+            if w:
+                raise WeightError(f"weight {item[1]!r} is given without a score", where=where)
+            continue
+        if isinstance(e, NotPlayed):
+            raise WeightError("NP cannot be one outcome of a weighted score", where=where)
+        outs.append((e, w))
+    if not outs:
+        return "blank", []
+    if len(outs) == 1 and outs[0][1] is None:
+        outs = [(outs[0][0], Fraction(1))]
+    if any(w is None for _, w in outs):
+        raise WeightError(f"a weight is missing: {_show(outs)}", where=where)
+    total = sum(w for _, w in outs)
+    if total != 1:
+        raise WeightError(f"weights total {_pct(total)} %, not 100 %: {_show(outs)}", where=where)
+    outs = [(e, w) for e, w in outs if w]
+    kinds = {isinstance(e, Artificial) for e, _ in outs}
+    if len(kinds) > 1:
+        raise WeightError(f"a weighted score mixing artificial and real outcomes is not supported: {_show(outs)}",
+                          where=where)
+    return ("art" if kinds == {True} else "real"), outs
+
+
+def _pct(w) -> str:
+    x = w * 100
+    return str(x.numerator) if x.denominator == 1 else f"{float(x):g}"
+
+
+def _show(outs) -> str:
+    return ", ".join(f"{e} x {'?' if w is None else _pct(w) + ' %'}" for e, w in outs)
+
+
+def expected_matchpoints(rows) -> list[Fraction]:
+    """Expected 2/1 matchpoints (not factored) of each row of one board among all its rows.
+
+    ``rows[i]`` is a list of (N-S score, weight) with weights totalling 1.  For each outcome o
+    of row i: 2 x (weight of the other rows' outcomes below o) + (weight equal to o); summed
+    with the weight of o.  All arithmetic in integers over the common weight denominator D.
+
+    >>> expected_matchpoints([[(420, Fraction(3, 5)), (-50, Fraction(2, 5))], [(420, 1)], [(400, 1)]])
+    [Fraction(9, 5), Fraction(17, 5), Fraction(4, 5)]
+    """
+    d = 1
+    for r in rows:
+        for _, w in r:
+            d = lcm(d, Fraction(w).denominator)
+    merged = []
+    freq: dict[int, int] = {}
+    for r in rows:
+        own: dict[int, int] = {}
+        for s, w in r:
+            wi = Fraction(w) * d
+            own[s] = own.get(s, 0) + int(wi)
+        merged.append(sorted(own.items()))
+        for s, wi in own.items():
+            freq[s] = freq.get(s, 0) + wi
+    uniq = sorted(freq)
+    below = {}
+    acc = 0
+    for s in uniq:
+        below[s] = acc
+        acc += freq[s]
+    d2 = d * d
+    out = []
+    for own in merged:
+        em = 0
+        own_below = 0
+        for s, wi in own:  # own outcomes sorted by score
+            em += wi * (2 * (below[s] - own_below) + (freq[s] - wi))
+            own_below += wi
+        out.append(Fraction(em, d2))
+    return out
+
+
+def weighted_session(outcomes, boards=None, *, expected=None, scale: str = "EBU",
+                     check_legal: bool = True) -> SessionMP:
+    """Matchpoint a session in which some results are Law 12C1(c) weighted scores; exact.
+
+    ``outcomes[i]`` is a list of (N-S score, weight) pairs (weights as accepted by
+    :func:`parse_weight`, totalling exactly 1; pairs with a blank score and blank or zero weight
+    are ignored), or a plain entry as in :func:`~xlbridge.matchpoints.matchpoint_session`
+    (score, ``"A60/40"``, ``"NP"``, ``None``).  Every row's matchpoints are the exact average
+    over every combination of outcomes (seed 004), computed in O(K log K) per board (see the
+    module docstring), then Neuberg-factored to ``expected`` (default: the largest number of
+    rows holding a score or an artificial score on any board).  A row weighted between
+    artificial scores gets the weighted percentage; mixing artificial and real outcomes in one
+    row is refused (the number of real results would vary).  ``WeightError`` names the row.
+
+    >>> s = weighted_session([[(420, .6), (-50, .4)], [(170, .5), (420, .5)], 420, 400, 400, -50],
+    ...                      scale="ACBL")
+    >>> [str(x) for x in s.ns]      # seed 004: pair A 2.75 (ERRATA), pair B 2.80, 4.45, 2.40, 2.40, 0.2
+    ['11/4', '14/5', '89/20', '12/5', '12/5', '1/5']
+    """
+    sc = _scale(scale)
+    n = len(outcomes)
+    boards_given = boards is not None
+    bcode, blabels = _factorize(boards, n, "boards")
+    kind = np.zeros(n, dtype=np.int8)
+    score = np.zeros(n, dtype=np.int64)
+    arts: dict[int, Artificial] = {}
+    weighted_rows: dict[int, list] = {}
+    for i, v in enumerate(outcomes):
+        where = location(board=blabels[bcode[i]] if boards_given else None, row=i + 1)
+        if isinstance(v, int) and not isinstance(v, bool) and v % 10 == 0:
+            kind[i], score[i] = ROW_SCORE, v
+            continue
+        k, outs = _read_row(v, where)
+        if k == "blank":
+            continue
+        if k == "np":
+            kind[i] = ROW_NOT_PLAYED
+        elif k == "art":
+            kind[i] = ROW_ARTIFICIAL
+            arts[i] = Artificial(sum(w * e.ns for e, w in outs), sum(w * e.ew for e, w in outs))
+        else:
+            kind[i] = ROW_SCORE
+            score[i] = outs[0][0]
+            if len(outs) > 1:
+                weighted_rows[i] = [(int(e), w) for e, w in outs]
+    if boards_given:
+        if (kind != ROW_BLANK).any() and any(blabels[c] is None for c in set(bcode[kind != ROW_BLANK].tolist())):
+            i = int(np.flatnonzero((kind != ROW_BLANK) & np.array([b is None for b in blabels])[bcode])[0])
+            raise InputError("a score has no board number", where=location(row=i + 1))
+        if check_legal:
+            _check_legal(kind, score, bcode, blabels)  # first outcome of each row
+            for i, outs in weighted_rows.items():
+                lab = blabels[bcode[i]]
+                for e, _ in outs[1:]:
+                    check_score(e, lab, where=location(board=lab, row=i + 1))
+    counts = np.bincount(bcode[kind >= ROW_SCORE], minlength=len(blabels))
+    E_board = _expected_per_board(expected, counts, blabels, boards_given)
+    wboards = sorted({int(bcode[i]) for i in weighted_rows})
+    skip = np.isin(bcode, np.array(wboards, dtype=np.int64)) if wboards else None
+    ns_num, ew_num, den, top, E = _score_session(kind, score, arts, bcode, blabels, E_board, sc,
+                                                 skip_rows=skip)
+    if wboards:
+        ns_num, ew_num, den = ns_num.astype(object), ew_num.astype(object), den.astype(object)
+        sd = _scale_den(sc)
+        for b in wboards:
+            rows = np.flatnonzero((bcode == b) & (kind == ROW_SCORE)).tolist()
+            dist = [weighted_rows.get(i, [(int(score[i]), Fraction(1))]) for i in rows]
+            em = expected_matchpoints(dist)
+            a = len(rows)
+            e = int(E_board[b])
+            for i, m in zip(rows, em):
+                ns = (m + 1) * e / a - 1
+                ew = (2 * (a - 1) - m + 1) * e / a - 1
+                dd = lcm(ns.denominator, ew.denominator)
+                ns_num[i] = ns.numerator * (dd // ns.denominator)
+                ew_num[i] = ew.numerator * (dd // ew.denominator)
+                den[i] = dd * sd
+    return SessionMP(sc, ns_num, ew_num, den, top, E, kind,
+                     tuple(blabels[c] for c in bcode.tolist()) if boards_given else None)
