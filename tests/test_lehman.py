@@ -170,7 +170,8 @@ def test_display_seed_examples():
     assert lehman_display(45.35, 0.005) == 44.9       # bound 0.5: one decimal, 44.85 half up
     assert lehman_display(45.35, 0.0004) == 45.31     # at most two decimals
     assert lehman_display(62.0, 0.2) == 40.0          # bound 20: tens
-    assert lehman_display(50, 1.0) == 0.0 and lehman_display(50, 1.0, clip=False) == -50.0
+    # a newcomer: 50 - 100 = -50, bound 100 -> hundreds (half away from zero) -> -100, shown as 0
+    assert lehman_display(50, 1.0) == 0.0 and lehman_display(50, 1.0, clip=False) == -100.0
     assert lehman_display(50, 0.1, bound="relative") == 45.0
 
 
