@@ -390,9 +390,12 @@ def workbook_sheet_parts(zf: zipfile.ZipFile) -> list[tuple[str, str]]:
         rels = DET.fromstring(zf.read("xl/_rels/workbook.xml.rels"), forbid_dtd=True)
     except KeyError as exc:
         raise WorkbookError(f"damaged workbook: missing part {exc.args[0]}") from None
+    def clark_local(tag: str) -> str:
+        return tag.rsplit("}", 1)[-1]
+
     targets = {}
     for rel in rels:
-        if _local(rel.tag) == "Relationship":
+        if clark_local(rel.tag) == "Relationship":
             target = rel.get("Target", "")
             if target.startswith("/"):
                 path = target.lstrip("/")
@@ -402,9 +405,9 @@ def workbook_sheet_parts(zf: zipfile.ZipFile) -> list[tuple[str, str]]:
     out = []
     names = set(zf.namelist())
     for el in root.iter():
-        if _local(el.tag) != "sheet":
+        if clark_local(el.tag) != "sheet":
             continue
-        rid = next((v for k, v in el.attrib.items() if _local(k.split("}")[-1]) == "id"), None)
+        rid = next((v for k, v in el.attrib.items() if k.startswith("{") and clark_local(k) == "id"), None)
         path, typ = targets.get(rid, (None, ""))
         if path is None or not typ.endswith("/worksheet") or path not in names:
             continue

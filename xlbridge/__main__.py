@@ -1,0 +1,10 @@
+"""``python -m xlbridge``: the same as the ``xlbridge`` command."""
+
+import sys
+
+from .cli import main
+
+__all__: list = []
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,503 @@
+"""Recalculate every formula of a workbook headlessly and write the results as cached values.
+
+This is ``xlbridge recalc BOOK``. The steps, in order:
+
+1. :func:`xlbridge.safety.check_workbook` refuses hostile or broken files before anything parses
+   them (zip bombs, entity bombs, XXE, non-workbooks, truncated or password-protected files).
+2. Every worksheet part is scanned (:func:`xlbridge.xlsxpatch.scan_sheet`) for its formula cells
+   and array-formula ranges.
+3. The formula engine of the `formulas <https://pypi.org/project/formulas/>`_ package evaluates
+   the whole workbook, standard Excel functions and the xlbridge functions
+   (``xlbridge.udfs.EXCEL_FUNCTIONS``, registered under their Excel names) alike, in a child process
+   whose address space is limited to ``limits.max_memory`` (``RLIMIT_AS``) and which is killed after
+   ``limits.max_seconds``.
+4. The results are spliced into a *copy* of the file as the cells' cached values
+   (:func:`xlbridge.xlsxpatch.patch_sheet`, :func:`xlbridge.xlsxpatch.copy_zip`); nothing is re-saved
+   through openpyxl, so formulas, VBA, charts, styles, validation and defined names stay as they were.
+   The copy is written to a temporary file in the destination folder, fsynced and renamed over the
+   destination (atomic). With ``in_place=True`` the input is first copied to ``BOOK.bak`` (e.g.
+   ``pairs.xlsx.bak``) and then replaced atomically; otherwise the input is never written.
+
+How the xlbridge functions see their arguments (what xlwings delivers in Excel): a one-cell range
+or a scalar comes as a scalar, a larger range as a list of rows (2-D list); numbers as ``float``,
+blanks as ``None``, error cells as ``None`` (xlwings' default), text as ``str``, booleans as ``bool``.
+Their results: a scalar or a 2-D list/array; ``None`` is shown blank (an empty string, as xlwings
+does), the strings ``"#VALUE!"``, ``"#N/A"``, ... (or an object with a ``code`` attribute holding one)
+become Excel errors. An exception raised by the function becomes ``#VALUE!`` in the cell and its
+message is reported.
+
+>>> default_output_path("workbooks/pairs.xlsx")
+'workbooks/pairs-recalculated.xlsx'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+
+from .errors import WorkbookError
+from .safety import DEFAULT_LIMITS, SafetyLimits, check_workbook
+from .xlsxpatch import (
+    EXCEL_ERROR_CODES,
+    ExcelErrorValue,
+    cell_ref,
+    copy_zip,
+    patch_sheet,
+    scan_sheet,
+    workbook_sheet_parts,
+)
+
+__all__ = [
+    "RecalcCellError",
+    "RecalcReport",
+    "default_output_path",
+    "recalc_workbook",
+    "recalc_values",
+    "xlbridge_excel_functions",
+    "ERROR_MEANINGS",
+]
+
+ERROR_MEANINGS = {
+    "#NULL!": "ranges do not intersect",
+    "#DIV/0!": "division by zero",
+    "#VALUE!": "wrong type of argument or value",
+    "#REF!": "invalid cell reference",
+    "#NAME?": "unknown function or name",
+    "#NUM!": "invalid number",
+    "#N/A": "value not available",
+    "#GETTING_DATA": "value not available yet",
+    "#SPILL!": "array result cannot spill",
+    "#CALC!": "calculation error",
+    "#CIRC!": "circular reference",
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class RecalcCellError:
+    """One cell that evaluated to an Excel error, with what is known about why.
+
+    >>> str(RecalcCellError("Travellers", "K7", "#VALUE!", "MATCHPOINTS: impossible score: 410"))
+    'Travellers!K7: #VALUE! MATCHPOINTS: impossible score: 410'
+    """
+
+    sheet: str
+    cell: str
+    code: str
+    message: str = ""
+
+    def __str__(self):
+        quoted = self.sheet if self.sheet.replace("_", "").isalnum() else "'" + self.sheet.replace("'", "''") + "'"
+        return f"{quoted}!{self.cell}: {self.code} {self.message}".rstrip()
+
+
+@dataclasses.dataclass(frozen=True)
+class RecalcReport:
+    """What a recalculation did: files, counts, the cells that evaluated to errors, time taken."""
+
+    source: str
+    output: str
+    backup: str | None
+    sheets: int
+    formula_cells: int
+    cells_written: int
+    errors: tuple[RecalcCellError, ...]
+    seconds: float
+    has_vba: bool
+
+    @property
+    def ok(self) -> bool:
+        """True when no cell evaluated to an error."""
+        return not self.errors
+
+    def to_dict(self) -> dict:
+        """A JSON-ready summary (what ``xlbridge recalc --json`` prints)."""
+        return {
+            "source": self.source,
+            "output": self.output,
+            "backup": self.backup,
+            "sheets": self.sheets,
+            "formula_cells": self.formula_cells,
+            "cells_written": self.cells_written,
+            "error_count": len(self.errors),
+            "errors": [dataclasses.asdict(e) for e in self.errors],
+            "seconds": round(self.seconds, 3),
+            "has_vba": self.has_vba,
+            "ok": self.ok,
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2)
+
+
+def default_output_path(book) -> str:
+    """Return BOOK's path with ``-recalculated`` before the suffix, in the same folder.
+
+    >>> default_output_path("season.xlsm")
+    'season-recalculated.xlsm'
+    """
+    root, ext = os.path.splitext(os.fspath(book))
+    return f"{root}-recalculated{ext or '.xlsx'}"
+
+
+def xlbridge_excel_functions() -> dict:
+    """Return ``xlbridge.udfs.EXCEL_FUNCTIONS`` ({EXCEL NAME: callable}), or {} if that layer is absent."""
+    try:
+        from . import udfs
+    except ImportError:
+        return {}
+    return dict(getattr(udfs, "EXCEL_FUNCTIONS", {}) or {})
+
+
+# --------------------------------------------------------------------------------------------------
+# adapters between the formulas engine and Excel-shaped Python functions
+
+
+def _engine():
+    import formulas
+    import numpy as np
+    import schedula as sh
+    from formulas.functions import Array, wrap_func
+    from formulas.ranges import Ranges
+    from formulas.tokens.operand import Error, XlError
+
+    return formulas, np, sh, Array, wrap_func, Ranges, Error, XlError
+
+
+def _adapt_function(name: str, fn, messages: dict):
+    """Wrap an Excel-shaped callable for the formulas engine (see the module docstring)."""
+    formulas, np, sh, Array, wrap_func, Ranges, Error, XlError = _engine()
+
+    def cell_in(v):
+        if v is sh.EMPTY or isinstance(v, XlError) or v is None:
+            return None
+        if isinstance(v, (bool, np.bool_)):
+            return bool(v)
+        if isinstance(v, (int, float, np.integer, np.floating)):
+            return float(v)
+        return v
+
+    def arg_in(a):
+        if isinstance(a, Ranges):
+            a = a.value
+        if isinstance(a, np.ndarray):
+            if a.ndim == 0:
+                return cell_in(a.item())
+            if a.ndim == 1:
+                a = a.reshape(1, -1)
+            if a.shape == (1, 1):
+                return cell_in(a[0, 0])
+            return [[cell_in(v) for v in row] for row in a.tolist()]
+        return cell_in(a)
+
+    def cell_out(v):
+        if v is None:
+            return ""
+        code = getattr(v, "code", None)
+        if isinstance(code, str) and code in Error.errors:
+            msg = getattr(v, "message", "")
+            if msg:
+                messages.setdefault(name, []).append(str(msg))
+            return Error.errors[code]
+        if isinstance(v, str):
+            return Error.errors[v] if v in Error.errors else v
+        if isinstance(v, (bool, np.bool_)):
+            return bool(v)
+        if isinstance(v, (np.integer, np.floating)):
+            v = v.item()
+        if isinstance(v, float) and (v != v or v in (float("inf"), float("-inf"))):
+            return Error.errors["#NUM!"]
+        if isinstance(v, (int, float)):
+            return v
+        try:  # Fraction, Decimal and other numbers
+            return float(v)
+        except (TypeError, ValueError):
+            return str(v)
+
+    def wrapper(*args):
+        try:
+            res = fn(*[arg_in(a) for a in args])
+        except Exception as exc:  # any failure is #VALUE! in the cell, with the message reported
+            messages.setdefault(name, []).append(str(exc) or type(exc).__name__)
+            return np.asarray([[Error.errors["#VALUE!"]]], object).view(Array)
+        if isinstance(res, np.ndarray) or isinstance(res, (list, tuple)):
+            rows = res.tolist() if isinstance(res, np.ndarray) else list(res)
+            if rows and not isinstance(rows[0], (list, tuple)):
+                rows = [rows]  # a 1-D result is a row, as in xlwings
+            if not rows:
+                return np.asarray([[Error.errors["#N/A"]]], object).view(Array)
+            width = max(len(r) for r in rows)
+            out = np.empty((len(rows), width), object)
+            out[:, :] = Error.errors["#N/A"]
+            for i, r in enumerate(rows):
+                for j, v in enumerate(r):
+                    out[i, j] = cell_out(v)
+            return out.view(Array)
+        return np.asarray([[cell_out(res)]], object).view(Array)
+
+    wrapper.__name__ = name
+    return wrap_func(wrapper, ranges=True)
+
+
+def _value_out(v, sh, np, XlError):
+    """Convert one engine value to a plain Python value for writing (None = blank)."""
+    if v is sh.EMPTY:
+        return None
+    if isinstance(v, XlError):
+        return ExcelErrorValue(str(v))
+    if isinstance(v, (bool, np.bool_)):
+        return bool(v)
+    if isinstance(v, (np.integer, np.floating)):
+        return v.item()
+    return v
+
+
+def recalc_values(path: str, targets: dict, functions: dict | None = None, *, progress: bool = False) -> tuple:
+    """Evaluate the workbook at ``path`` with the formulas engine; return (values, messages).
+
+    ``targets`` is {sheet name: {"cells": [(row, col), ...], "arrays": [(r1, c1, r2, c2), ...]}};
+    ``values`` is {sheet name: {(row, col): value}} with values as in
+    :func:`xlbridge.xlsxpatch.patch_sheet`; ``messages`` is {FUNCTION NAME: [message, ...]} from
+    the custom functions. Runs in the calling process (no limits): use :func:`recalc_workbook`.
+    """
+    import functools
+    import types
+
+    formulas, np, sh, Array, wrap_func, Ranges, Error, XlError = _engine()
+    import formulas.excel as fx
+    import tqdm
+
+    registry = formulas.get_functions()
+    messages: dict = {}
+    saved = {}
+    for name, fn in (functions or {}).items():
+        for key in (name.upper(), "_XLUDF." + name.upper()):
+            saved[key] = registry.get(key)
+            registry[key] = _adapt_function(name.upper(), fn, messages)
+    old_tqdm = fx.tqdm
+    fx.tqdm = types.SimpleNamespace(tqdm=functools.partial(
+        tqdm.tqdm, disable=not progress, file=sys.stderr, desc="compiling formulas", leave=False))
+    try:
+        model = formulas.ExcelModel().loads(path).finish()
+        if progress:
+            print("xlbridge recalc: evaluating ...", file=sys.stderr)
+        solution = model.calculate()
+    finally:
+        fx.tqdm = old_tqdm
+        for key, fn in saved.items():
+            if fn is None:
+                registry.pop(key, None)
+            else:
+                registry[key] = fn
+    # index results by (SHEET, ref)
+    by_ref: dict = {}
+    for key, val in solution.items():
+        if not isinstance(key, str) or "!" not in key:
+            continue
+        sheet_part, ref = key.rsplit("!", 1)
+        sheet = sheet_part.strip("'")
+        sheet = sheet.split("]", 1)[1] if "]" in sheet else sheet
+        by_ref[(sheet.upper(), ref.upper())] = val
+    values: dict = {}
+    for sheet, tg in targets.items():
+        got: dict = {}
+        up = sheet.upper()
+        for r1, c1, r2, c2 in tg.get("arrays", ()):
+            ref = cell_ref(r1, c1) if (r1, c1) == (r2, c2) else f"{cell_ref(r1, c1)}:{cell_ref(r2, c2)}"
+            val = by_ref.get((up, ref))
+            arr = getattr(val, "value", None)
+            if arr is None:
+                continue
+            arr = np.asarray(arr, object)
+            if arr.ndim < 2:
+                arr = arr.reshape(1, -1)
+            for i in range(r2 - r1 + 1):
+                for j in range(c2 - c1 + 1):
+                    if i < arr.shape[0] and j < arr.shape[1]:
+                        v = _value_out(arr[i, j], sh, np, XlError)
+                    else:
+                        v = ExcelErrorValue("#N/A")
+                    got[(r1 + i, c1 + j)] = v
+        for r, c in tg.get("cells", ()):
+            if (r, c) in got:
+                continue
+            val = by_ref.get((up, cell_ref(r, c)))
+            arr = getattr(val, "value", None)
+            if arr is None:
+                got[(r, c)] = ExcelErrorValue("#N/A", "the formula engine gave no value")
+                continue
+            arr = np.asarray(arr, object)
+            v = arr.flat[0] if arr.size else sh.EMPTY
+            v = _value_out(v, sh, np, XlError)
+            got[(r, c)] = 0 if v is None else v  # a formula giving a blank cell shows 0 in Excel
+        values[sheet] = got
+    return values, messages
+
+
+# --------------------------------------------------------------------------------------------------
+# the bounded child process
+
+
+def _child(conn, path, targets, functions, progress, max_memory):
+    try:
+        if max_memory:
+            try:
+                import resource
+
+                resource.setrlimit(resource.RLIMIT_AS, (max_memory, max_memory))
+            except (ImportError, ValueError, OSError):
+                pass
+        result = recalc_values(path, targets, functions, progress=progress)
+        conn.send(("ok", result))
+    except MemoryError:
+        conn.send(("memory", None))
+    except BaseException as exc:  # report anything to the parent as one line
+        conn.send(("error", f"{type(exc).__name__}: {exc}".splitlines()[0][:300]))
+    finally:
+        conn.close()
+
+
+def _run_bounded(path, targets, functions, progress, limits: SafetyLimits, name: str):
+    import multiprocessing as mp
+
+    methods = mp.get_all_start_methods()
+    ctx = mp.get_context("fork" if "fork" in methods else "spawn")
+    parent, child = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_child, args=(child, path, targets, functions, progress, limits.max_memory),
+                       daemon=True)
+    proc.start()
+    child.close()
+    try:
+        if not parent.poll(limits.max_seconds):
+            raise WorkbookError(f"refused: recalculation took longer than the limit of {limits.max_seconds:g} s",
+                                where=name)
+        try:
+            status, payload = parent.recv()
+        except EOFError:
+            proc.join(5)
+            raise WorkbookError(f"refused: the formula engine died (exit code {proc.exitcode}; out of memory?)",
+                                where=name) from None
+    finally:
+        if proc.is_alive():
+            proc.kill()
+        proc.join(5)
+        parent.close()
+    if status == "memory":
+        raise WorkbookError(f"refused: recalculation needs more memory than the limit of "
+                            f"{limits.max_memory >> 20} MiB", where=name)
+    if status == "error":
+        raise WorkbookError(f"the formula engine failed: {payload}", where=name)
+    return payload
+
+
+# --------------------------------------------------------------------------------------------------
+
+
+def _messages_for(formula: str, messages: dict) -> str:
+    upper = formula.upper()
+    found = []
+    for fname, msgs in messages.items():
+        if fname + "(" in upper:
+            uniq = list(dict.fromkeys(msgs))
+            more = f" (+{len(uniq) - 3} more)" if len(uniq) > 3 else ""
+            found.append(f"{fname}: " + "; ".join(uniq[:3]) + more)
+    return " | ".join(found)
+
+
+def _write_atomic(src: str, dest: str, replacements: dict) -> None:
+    folder = os.path.dirname(os.path.abspath(dest))
+    fd, tmp = tempfile.mkstemp(prefix=".xlbridge-", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            copy_zip(src, fh, replacements)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, dest)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    try:  # make the rename itself durable
+        dfd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+    except OSError:
+        pass
+
+
+def recalc_workbook(book, output=None, *, in_place: bool = False, functions: dict | None = None,
+                    progress: bool = False, limits: SafetyLimits | None = None,
+                    isolate: bool = True) -> RecalcReport:
+    """Recalculate every formula of ``book`` and write the results as cached values into a copy.
+
+    ``output``: where to write (default :func:`default_output_path`); ``in_place=True`` replaces
+    ``book`` itself atomically after copying it to ``book + ".bak"``. ``functions``: {EXCEL NAME:
+    callable} for the custom functions (default :func:`xlbridge_excel_functions`). ``limits``:
+    :class:`xlbridge.safety.SafetyLimits` (file checks, and memory/time of the engine when
+    ``isolate`` is true, the default). Raises :class:`xlbridge.errors.WorkbookError` when the file is
+    refused; cells evaluating to Excel errors are listed in the report (``report.errors``).
+    """
+    start = time.perf_counter()
+    limits = DEFAULT_LIMITS if limits is None else limits
+    src = os.fspath(book)
+    name = os.path.basename(src)
+    if in_place and output is not None and os.path.abspath(os.fspath(output)) != os.path.abspath(src):
+        raise WorkbookError("give either an output file or in-place, not both", where=name)
+    dest = src if in_place else os.fspath(output) if output is not None else default_output_path(src)
+    if not in_place and os.path.exists(dest) and os.path.samefile(dest, src):
+        raise WorkbookError("refusing to overwrite the input file; use --in-place to replace it", where=name)
+    info = check_workbook(src, limits=limits, name=name)
+    functions = xlbridge_excel_functions() if functions is None else functions
+
+    import zipfile
+
+    targets, layouts, parts = {}, {}, {}
+    with zipfile.ZipFile(src) as zf:
+        for sheet, part in workbook_sheet_parts(zf):
+            data = zf.read(part)
+            layout = scan_sheet(data, part=part)
+            cells = set(layout.formula_cells)
+            if not cells and not layout.array_ranges:
+                continue
+            targets[sheet] = {"cells": sorted(cells), "arrays": list(layout.array_ranges)}
+            layouts[sheet] = layout
+            parts[sheet] = (part, data)
+    if targets:
+        if isolate:
+            values, messages = _run_bounded(src, targets, functions, progress, limits, name)
+        else:
+            values, messages = recalc_values(src, targets, functions, progress=progress)
+    else:
+        values, messages = {}, {}
+    replacements, errors, written = {}, [], 0
+    for sheet, (part, data) in parts.items():
+        layout = layouts[sheet]
+        vals = values.get(sheet, {})
+        anchors = {}
+        for r1, c1, r2, c2 in layout.array_ranges:
+            for r in range(r1, r2 + 1):
+                for c in range(c1, c2 + 1):
+                    anchors[(r, c)] = (r1, c1)
+        for (r, c), v in sorted(vals.items()):
+            if isinstance(v, ExcelErrorValue):
+                formula = layout.formula_cells.get(anchors.get((r, c), (r, c)), "")
+                msg = v.message or _messages_for(formula, messages) or ERROR_MEANINGS.get(v.code, "")
+                errors.append(RecalcCellError(sheet, cell_ref(r, c), v.code, msg))
+        replacements[part] = patch_sheet(data, layout, vals)
+        written += len(vals)
+    backup = None
+    if in_place:
+        backup = src + ".bak"
+        shutil.copy2(src, backup)
+    _write_atomic(src, dest, replacements)
+    return RecalcReport(
+        source=src, output=dest, backup=backup, sheets=len(targets),
+        formula_cells=sum(len(t["cells"]) for t in targets.values()), cells_written=written,
+        errors=tuple(errors), seconds=time.perf_counter() - start, has_vba=info.has_vba,
+    )
