@@ -1,0 +1,234 @@
+"""Seed 003's simulation: a 40 % newcomer and his established partner under both Lehman formulas.
+
+The experiment (seed 003, "Another, more detailed, example"): a new player (rated 50, no
+history) who makes the right decision 40 % of the time plays with a partner rated 50 with
+500 boards of history against ever-changing average opponents (50 % guessers rated 50); five
+boards a sitting, ten sittings a week, ten weeks.  The seed reports one random run; here the
+experiment is repeated over many random seeds and the mean trajectories are reported.
+
+Board model (the seed's "guesser" is informal; this is the model chosen): every board holds
+``decisions_per_board`` key decisions for N-S; each falls to the newcomer or to the partner with
+equal probability and is right with that player's probability (0.40 or 0.50); the board's N-S
+percentage is 100 x (right decisions) / (decisions).  The opponents, 50 % guessers, give no
+expected edge either way and are not modelled beyond their rating (50) and equal error bounds.
+The pair's expected score is 45 %, the figure the seed expects ("perhaps 45 % might have been
+expected").
+
+Ratings are updated once a week by :func:`xlbridge.lehman.lehman_update`'s rule (vectorised);
+pseudo-ratings use :func:`xlbridge.lehman.lehman_deltas_array`.  Both formulas see the same
+boards (common random numbers), so their difference is not sampling noise.
+
+>>> sim = lehman_simulate(runs=200, seed=1)
+>>> m = sim.mean("modified", "newcomer")
+>>> bool(38 < m[-1] < 43), bool(sim.mean("modified", "partner")[-1] > 48.5)
+(True, True)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import InputError
+from .lehman import LEHMAN_DECAY, LEHMAN_START, _check_decay, _check_option, _error_array, lehman_deltas_array
+
+__all__ = [
+    "SEED_003_PUBLISHED",
+    "LehmanSimulation",
+    "lehman_simulate",
+    "lehman_sim_table",
+    "lehman_sim_markdown",
+    "lehman_sim_plot",
+]
+
+#: Seed 003's single published run (weeks 1-10), for comparison only.
+SEED_003_PUBLISHED = {
+    ("standard", "newcomer"): (47.3, 46.5, 44.1, 43.0, 42.7, 42.9, 42.0, 41.4, 41.2, 40.9),
+    ("standard", "partner"): (49.7, 49.6, 49.0, 48.6, 48.5, 48.6, 48.2, 47.9, 47.8, 47.6),
+    ("modified", "newcomer"): (44.8, 44.7, 41.8, 40.7, 40.6, 41.0, 40.1, 39.5, 39.4, 39.1),
+    ("modified", "partner"): (50.0, 50.0, 49.7, 49.5, 49.5, 49.6, 49.3, 49.1, 49.0, 48.9),
+}
+
+
+@dataclass(frozen=True)
+class LehmanSimulation:
+    """Trajectories of many runs: ``ratings[(formula, who)]`` is (runs x weeks+1), column 0 the start.
+
+    ``pair_pct`` (runs x weeks) is the pair's mean N-S percentage each week; ``params`` the inputs.
+    """
+
+    ratings: dict
+    pair_pct: np.ndarray
+    params: tuple
+
+    @property
+    def runs(self) -> int:
+        return int(self.pair_pct.shape[0])
+
+    @property
+    def weeks(self) -> int:
+        return int(self.pair_pct.shape[1])
+
+    def mean(self, formula: str, who: str) -> np.ndarray:
+        """Mean rating over the runs at the end of weeks 0..weeks (week 0: the start)."""
+        return self.ratings[(formula, who)].mean(axis=0)
+
+    def quantile(self, formula: str, who: str, q: float) -> np.ndarray:
+        """The ``q`` quantile over the runs at the end of weeks 0..weeks."""
+        return np.quantile(self.ratings[(formula, who)], q, axis=0)
+
+
+def lehman_simulate(*, runs=2000, seed=2026, weeks=10, sittings_per_week=10, boards_per_sitting=5,
+                    decisions_per_board=4, newcomer_skill=0.40, partner_skill=0.50, partner_history=500,
+                    opponent_rating=LEHMAN_START, decay=LEHMAN_DECAY, decay_order="after", history_cap=None,
+                    floor=1.0) -> LehmanSimulation:
+    """Run seed 003's experiment ``runs`` times (deterministic given ``seed``) under both formulas.
+
+    Defaults are the seed's: 5 boards a sitting, 10 sittings a week, 10 weeks, a 40 % newcomer,
+    a 50 % partner with 500 boards of history; weekly update options as in
+    :func:`xlbridge.lehman.lehman_update` (``combine="boards"``), plus the ledger's ``floor``.
+
+    >>> sim = lehman_simulate(runs=50, weeks=2, seed=7)
+    >>> sim.ratings[("standard", "newcomer")].shape, float(sim.mean("standard", "partner")[0])
+    ((50, 3), 50.0)
+    """
+    _check_option(decay_order, ("after", "before"), "decay_order")
+    d = _check_decay(decay)
+    for name, value in (("runs", runs), ("weeks", weeks), ("sittings_per_week", sittings_per_week),
+                        ("boards_per_sitting", boards_per_sitting), ("decisions_per_board", decisions_per_board)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise InputError(f"{name} must be a whole number of at least 1, got {value!r}")
+    for name, value in (("newcomer_skill", newcomer_skill), ("partner_skill", partner_skill)):
+        if not 0 <= value <= 1:
+            raise InputError(f"{name} must be a probability (0-1), got {value!r}")
+    if partner_history < 0 or opponent_rating <= 0:
+        raise InputError("partner_history must not be negative and opponent_rating must be positive")
+
+    rng = np.random.default_rng(seed)
+    n_boards = sittings_per_week * boards_per_sitting
+    # draws for all runs and weeks at once: who takes each decision, and whether it is right
+    shape = (runs, weeks, n_boards, decisions_per_board)
+    newcomer_decides = rng.random(shape) < 0.5
+    right = rng.random(shape) < np.where(newcomer_decides, newcomer_skill, partner_skill)
+    board_pct = 100.0 * right.mean(axis=-1)  # (runs, weeks, boards)
+
+    keep = 1.0 - d
+    out = {}
+    for formula in ("standard", "modified"):
+        r = np.empty((runs, 2))
+        r[:, 0], r[:, 1] = LEHMAN_START, LEHMAN_START
+        h = np.empty((runs, 2))
+        h[:, 0], h[:, 1] = 0.0, float(partner_history)
+        traj_new = np.empty((runs, weeks + 1))
+        traj_par = np.empty((runs, weeks + 1))
+        traj_new[:, 0], traj_par[:, 0] = r[:, 0], r[:, 1]
+        for wk in range(weeks):
+            if decay_order == "before":
+                h = h * keep
+            h_used = h if history_cap is None else np.minimum(h, history_cap)
+            r4 = np.concatenate([r, np.full((runs, 2), float(opponent_rating))], axis=1)[:, None, :]
+            r4 = np.broadcast_to(r4, (runs, n_boards, 4))
+            e4 = None
+            if formula == "modified":
+                e = _error_array(h_used)
+                e4 = np.broadcast_to(np.concatenate([e, np.full((runs, 2), 0.5)], axis=1)[:, None, :],
+                                     (runs, n_boards, 4))
+            q = r4 + lehman_deltas_array(r4, board_pct[:, wk, :], e4)
+            qsum = q[..., :2].sum(axis=1)  # (runs, 2): newcomer, partner
+            r = (h_used * r + qsum) / (h_used + n_boards)
+            if floor is not None:
+                r = np.maximum(r, floor)
+            h = h_used + n_boards
+            if decay_order == "after":
+                h = h * keep
+            if history_cap is not None:
+                h = np.minimum(h, history_cap)
+            traj_new[:, wk + 1], traj_par[:, wk + 1] = r[:, 0], r[:, 1]
+        out[(formula, "newcomer")] = traj_new
+        out[(formula, "partner")] = traj_par
+    params = (("runs", runs), ("seed", seed), ("weeks", weeks), ("sittings_per_week", sittings_per_week),
+              ("boards_per_sitting", boards_per_sitting), ("decisions_per_board", decisions_per_board),
+              ("newcomer_skill", newcomer_skill), ("partner_skill", partner_skill),
+              ("partner_history", partner_history), ("opponent_rating", opponent_rating), ("decay", d),
+              ("decay_order", decay_order), ("history_cap", history_cap), ("floor", floor))
+    for a in out.values():
+        a.setflags(write=False)
+    return LehmanSimulation(out, board_pct.mean(axis=-1), params)
+
+
+def lehman_sim_table(sim: LehmanSimulation) -> list[tuple]:
+    """[(week, standard newcomer, standard partner, modified newcomer, modified partner, pair %)] means.
+
+    Week 0 is the start (pair % None).
+
+    >>> lehman_sim_table(lehman_simulate(runs=10, weeks=1))[0]
+    (0, 50.0, 50.0, 50.0, 50.0, None)
+    """
+    cols = [sim.mean(f, w) for f in ("standard", "modified") for w in ("newcomer", "partner")]
+    pair = sim.pair_pct.mean(axis=0)
+    return [
+        (k, *(float(c[k]) for c in cols), None if k == 0 else float(pair[k - 1]))
+        for k in range(sim.weeks + 1)
+    ]
+
+
+def lehman_sim_markdown(sim: LehmanSimulation, *, published=True) -> str:
+    """The mean trajectories as a Markdown table (one decimal), with seed 003's single run beside them.
+
+    >>> print(lehman_sim_markdown(lehman_simulate(runs=10, weeks=1), published=False).splitlines()[0])
+    | week | standard newcomer | standard partner | modified newcomer | modified partner | pair % |
+    """
+    head = "| week | standard newcomer | standard partner | modified newcomer | modified partner | pair % |"
+    lines = [head, "|" + "---|" * 6]
+    seed_ok = published and sim.weeks == len(SEED_003_PUBLISHED[("standard", "newcomer")])
+    keys = [(f, w) for f in ("standard", "modified") for w in ("newcomer", "partner")]
+    for row in lehman_sim_table(sim):
+        k = row[0]
+        cells = []
+        for value, key in zip(row[1:5], keys):
+            cell = f"{value:.1f}"
+            if seed_ok and k > 0:
+                cell += f" ({SEED_003_PUBLISHED[key][k - 1]:.1f})"
+            cells.append(cell)
+        pair = "" if row[5] is None else f"{row[5]:.2f}"
+        lines.append(f"| {k} | " + " | ".join(cells) + f" | {pair} |")
+    return "\n".join(lines)
+
+
+def lehman_sim_plot(sim: LehmanSimulation, path, *, band=(0.1, 0.9), published=True):
+    """Plot the mean trajectories (with a quantile band) of both formulas to ``path`` (PNG); returns the path.
+
+    Solid lines: the newcomer; dashed: the partner; crosses: seed 003's single published run.
+    matplotlib is imported here only (the core never loads it).
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    weeks = np.arange(sim.weeks + 1)
+    fig, ax = plt.subplots(figsize=(8, 5), dpi=110)
+    colours = {"standard": "tab:blue", "modified": "tab:orange"}
+    for formula, colour in colours.items():
+        for who, style in (("newcomer", "-"), ("partner", "--")):
+            ax.plot(weeks, sim.mean(formula, who), style, color=colour, lw=2, label=f"{formula}: {who} (mean)")
+            if band is not None:
+                lo, hi = sim.quantile(formula, who, band[0]), sim.quantile(formula, who, band[1])
+                ax.fill_between(weeks, lo, hi, color=colour, alpha=0.12 if who == "newcomer" else 0.08, lw=0)
+            if published and sim.weeks == 10:
+                ax.plot(weeks[1:], SEED_003_PUBLISHED[(formula, who)], "x", color=colour, ms=6,
+                        label=f"{formula}: {who} (seed 003, one run)" if who == "newcomer" else None)
+    ax.axhline(40, color="grey", lw=0.8, ls=":")
+    ax.set_xlabel("week")
+    ax.set_ylabel("Lehman rating")
+    p = dict(sim.params)
+    title = (f"Seed 003 experiment, {sim.runs} runs: 40 % newcomer, partner with {p['partner_history']} boards"
+             f"\nbands: {int(band[0] * 100)}-{int(band[1] * 100)} % of runs" if band else "")
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=8, loc="lower left", ncol=2)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path
