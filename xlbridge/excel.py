@@ -225,7 +225,7 @@ def as_number(value, name: str, *, where: str | None = None):
     if isinstance(value, float):
         if value != value or value in (float("inf"), float("-inf")):
             raise InputError(f"not a number: {value!r}", where=loc)
-        return int(value) if value.is_integer() else Fraction(value).limit_denominator(10**9)
+        return int(value) if value.is_integer() else Fraction(repr(value))  # decimal text: 2.75 is 11/4
     if isinstance(value, Fraction):
         return value
     raise InputError(f"not a number: {value!r}", where=loc)
