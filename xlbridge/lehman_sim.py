@@ -19,9 +19,10 @@ pseudo-ratings use :func:`xlbridge.lehman.lehman_deltas_array`.  Both formulas s
 boards (common random numbers), so their difference is not sampling noise.
 
 >>> sim = lehman_simulate(runs=200, seed=1)
->>> m = sim.mean("modified", "newcomer")
->>> bool(38 < m[-1] < 43), bool(sim.mean("modified", "partner")[-1] > 48.5)
-(True, True)
+>>> [round(float(x), 1) for x in sim.mean("modified", "newcomer")[1::3]]   # weeks 1, 4, 7, 10
+[39.8, 38.6, 38.0, 37.5]
+>>> round(float(sim.mean("modified", "partner")[-1]), 1)
+49.5
 """
 
 from __future__ import annotations
