@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from math import comb
 
 from .errors import InputError
 from .forml import _exact, _is_blank, _row, _team_key, _whole
@@ -73,7 +72,20 @@ def fairness_p_exact(wins, matches) -> Fraction:
     Fraction(1, 1)
     """
     w, n = _n_and_w(wins, matches)
-    return Fraction(sum(comb(n, k) for k in range(w + 1)), 1 << n)
+    if 2 * w >= n:  # the shorter sum: P(X <= w) = 1 - P(X <= n - w - 1)
+        return 1 - Fraction(_cum_binom(n, n - w - 1), 1 << n)
+    return Fraction(_cum_binom(n, w), 1 << n)
+
+
+def _cum_binom(n: int, k: int) -> int:
+    """sum(C(n, j) for j = 0..k), by the ratio C(n, j+1) = C(n, j) (n - j) / (j + 1)."""
+    if k < 0:
+        return 0
+    s = c = 1
+    for j in range(k):
+        c = c * (n - j) // (j + 1)
+        s += c
+    return s
 
 
 def fairness_p(wins, matches) -> float:
