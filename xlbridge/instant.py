@@ -82,6 +82,9 @@ class ChartRow:
     >>> r = ChartRow(430, 440, 88, "gap", Fraction(14), Fraction(175, 2))
     >>> r.award_ew, r.covers(440), r.covers(450), r.label
     (12, True, False, 'gap +430 to +440')
+    >>> low, high, award = r  # a row unpacks as its INSTANT_MP cells
+    >>> (low, high, award)
+    (430, 440, 88)
     """
 
     low: int
@@ -98,6 +101,10 @@ class ChartRow:
             raise InputError(f"chart row kind must be 'score' or 'gap', got {self.kind!r}")
         if self.low > self.high:
             raise InputError(f"chart row covers {self.low}..{self.high}: low is above high")
+
+    def __iter__(self):
+        """Unpack as ``(low, high, award)``: the three INSTANT_MP columns."""
+        return iter((self.low, self.high, self.award))
 
     @property
     def award_ew(self) -> int | Fraction:
