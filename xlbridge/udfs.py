@@ -29,7 +29,7 @@ no-ops (Linux, batch mode) the functions are plain Python functions.
 >>> EXCEL_FUNCTIONS["NEUBERG"](14, 16, 8)
 29
 >>> EXCEL_FUNCTIONS["BRIDGE_SCORE"]([["4S"], ["3NTX"], [None], ["9Z"]], "N", 10, "None")
-[[420], [650], [None], ExcelError('#VALUE!')]
+[[420], [650], [None], [ExcelError('#VALUE!')]]
 """
 
 from __future__ import annotations
