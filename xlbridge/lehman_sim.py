@@ -209,7 +209,7 @@ def lehman_sim_plot(sim: LehmanSimulation, path, *, band=(0.1, 0.9), published=T
     import matplotlib.pyplot as plt
 
     weeks = np.arange(sim.weeks + 1)
-    fig, ax = plt.subplots(figsize=(8, 5), dpi=110)
+    fig, ax = plt.subplots(figsize=(8, 6), dpi=110)
     colours = {"standard": "tab:blue", "modified": "tab:orange"}
     for formula, colour in colours.items():
         for who, style in (("newcomer", "-"), ("partner", "--")):
@@ -227,7 +227,7 @@ def lehman_sim_plot(sim: LehmanSimulation, path, *, band=(0.1, 0.9), published=T
     title = (f"Seed 003 experiment, {sim.runs} runs: 40 % newcomer, partner with {p['partner_history']} boards"
              f"\nbands: {int(band[0] * 100)}-{int(band[1] * 100)} % of runs" if band else "")
     ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=8, loc="lower left", ncol=2)
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2, frameon=False)
     ax.grid(alpha=0.3)
     fig.tight_layout()
     fig.savefig(path)
