@@ -29,6 +29,7 @@ import bisect
 import re
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
 from typing import Iterable, Mapping
 
 import numpy as np
@@ -142,10 +143,10 @@ class InstantChart:
     rows: tuple
     vulnerable: Vulnerability
     results: int | None = None
-    _lows: np.ndarray = field(default=None, repr=False, compare=False)
-    _highs: np.ndarray = field(default=None, repr=False, compare=False)
-    _awards: np.ndarray = field(default=None, repr=False, compare=False)
-    _legal: np.ndarray = field(default=None, repr=False, compare=False)
+    _row_of: np.ndarray = field(default=None, repr=False, compare=False)
+    _code: np.ndarray = field(default=None, repr=False, compare=False)
+    _award_of: np.ndarray = field(default=None, repr=False, compare=False)
+    _legal_mask: np.ndarray = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
         object.__setattr__(self, "vulnerable", vulnerability(self.vulnerable))
@@ -159,15 +160,28 @@ class InstantChart:
                     f"chart rows {i} ({rows[i - 1].label}) and {i + 1} ({rows[i].label}) overlap or are out of order "
                     "(rows go from the highest N-S score to the lowest)"
                 )
-        asc = rows[::-1]
-        object.__setattr__(self, "_lows", np.array([r.low for r in asc], dtype=np.int64))
-        object.__setattr__(self, "_highs", np.array([r.high for r in asc], dtype=np.int64))
-        if all(isinstance(r.award, int) or r.award.denominator == 1 for r in asc):
-            aw = np.array([int(r.award) for r in asc], dtype=np.int64)
+        # direct look-up tables over every multiple of 10 from -7600 to +7600 (all bridge scores)
+        row_of = np.full(_SLOTS, -1, dtype=np.int64)
+        for i, r in enumerate(rows):
+            lo, hi = max(r.low, _LO), min(r.high, _HI)
+            if lo <= hi:
+                row_of[(lo - _LO) // 10:(hi - _LO) // 10 + 1] = i
+        if all(isinstance(r.award, int) or r.award.denominator == 1 for r in rows):
+            aw = np.array([int(r.award) for r in rows] + [0], dtype=np.int64)
         else:
-            aw = np.array([float(r.award) for r in asc], dtype=np.float64)
-        object.__setattr__(self, "_awards", aw)
-        object.__setattr__(self, "_legal", _legal_array(self.vulnerable))
+            aw = np.array([float(r.award) for r in rows] + [0.0], dtype=np.float64)
+        mask = _legal_mask(self.vulnerable.ns, self.vulnerable.ew)
+        object.__setattr__(self, "_row_of", row_of)
+        object.__setattr__(self, "_legal_mask", mask)
+        # for awards(): one gather per score, indexed by score - _LO + 1 (clipped into the two
+        # padding slots), giving the award, or -1 (not a legal score) / -2 (legal, not covered)
+        code = np.where(mask, np.where(row_of >= 0, row_of, -2), -1)
+        if aw.dtype.kind == "i":
+            code = np.where(code >= 0, aw[np.maximum(code, 0)], code)
+        full = np.full(_FULL + 2, -1, dtype=np.int64)
+        full[1:1 + 10 * _SLOTS:10] = code
+        object.__setattr__(self, "_code", full)
+        object.__setattr__(self, "_award_of", aw)
 
     def row_index(self, score, *, where: str | None = None) -> int:
         """Index (0 = top row) of the row holding the N-S ``score``; an illegal score raises.
@@ -177,11 +191,14 @@ class InstantChart:
         ...
         xlbridge.errors.ImpossibleScoreError: impossible score: 410 (no contract and result gives N-S 410 when vulnerability is None)
         """
-        s = check_score(score, self.vulnerable, where=where)
-        j = bisect.bisect_right(self._lows.tolist(), s) - 1
-        if j < 0 or s > self._highs[j]:
+        if type(score) is int and _LO <= score <= _HI and score % 10 == 0 and self._legal_mask[(score - _LO) // 10]:
+            s = score
+        else:
+            s = check_score(score, self.vulnerable, where=where)
+        j = int(self._row_of[(s - _LO) // 10])
+        if j < 0:
             raise InputError(f"score {s} is not covered by any row of the chart", where=where)
-        return len(self.rows) - 1 - j
+        return j
 
     def row(self, score, *, where: str | None = None) -> ChartRow:
         """The row holding the N-S ``score``."""
@@ -214,20 +231,15 @@ class InstantChart:
         [[63, 13], [100, 0]]
         """
         s = _as_int_scores(scores)
-        legal = self._legal
-        idx = np.searchsorted(legal, s)
-        ok = legal[np.minimum(idx, len(legal) - 1)] == s
-        if not np.all(ok):
-            bad = int(np.flatnonzero(~ok.ravel())[0])
-            check_score(int(s.ravel()[bad]), self.vulnerable, where=f"item {bad + 1}")
-        j = np.searchsorted(self._lows, s, side="right") - 1
-        jj = np.maximum(j, 0)
-        covered = (j >= 0) & (s <= self._highs[jj])
-        if not np.all(covered):
-            bad = int(np.flatnonzero(~covered.ravel())[0])
+        code = self._code[_offsets(s)]
+        if code.size and code.min() < 0:
+            flat = code.ravel()
+            bad = int(np.flatnonzero(flat < 0)[0])
+            if flat[bad] == -1:
+                check_score(int(s.ravel()[bad]), self.vulnerable, where=f"item {bad + 1}")
             raise InputError(f"score {int(s.ravel()[bad])} is not covered by any row of the chart",
                              where=f"item {bad + 1}")
-        return self._awards[jj]
+        return code if self._award_of.dtype.kind == "i" else self._award_of[code]
 
     def awards_ew(self, scores) -> np.ndarray:
         """E-W awards (100 - N-S award) for an array of N-S scores.
@@ -268,8 +280,37 @@ class InstantRanking:
 # ----------------------------------------------------------------------------------------- helpers
 
 
+_LO, _HI = -7600, 7600  # every bridge score is a multiple of 10 in this range (7NTXX down 13 vulnerable)
+_SLOTS = (_HI - _LO) // 10 + 1
+_FULL = _HI - _LO + 1
+
+
 def _legal_array(vul: Vulnerability) -> np.ndarray:
     return np.array(sorted(legal_scores(vul)), dtype=np.int64)
+
+
+@lru_cache(maxsize=4)
+def _legal_mask(ns: bool, ew: bool) -> np.ndarray:
+    mask = np.zeros(_SLOTS, dtype=bool)
+    mask[(_legal_array(Vulnerability(ns, ew)) - _LO) // 10] = True
+    mask.flags.writeable = False
+    return mask
+
+
+@lru_cache(maxsize=4)
+def _legal_full(ns: bool, ew: bool) -> np.ndarray:
+    """Legal-score mask indexed by score - _LO + 1, with an illegal padding slot at each end."""
+    full = np.zeros(_FULL + 2, dtype=bool)
+    full[1:1 + 10 * _SLOTS:10] = _legal_mask(ns, ew)
+    full.flags.writeable = False
+    return full
+
+
+def _offsets(s: np.ndarray) -> np.ndarray:
+    """score - _LO + 1, clipped into the padding slots 0 and _FULL + 1 (which hold no legal score)."""
+    off = s - (_LO - 1)
+    np.clip(off, 0, _FULL + 1, out=off)
+    return off
 
 
 def _as_int_scores(scores) -> np.ndarray:
@@ -431,22 +472,22 @@ def instant_chart(
     vul = vulnerability(vulnerable)
     legal = _legal_array(vul)
 
-    s = _read_scores(scores, legal, vul, where)
-    if frequencies is None:
-        f = np.ones(s.shape, dtype=np.int64)
-    else:
-        f = _read_frequencies(frequencies, len(s), where)
+    s, slot = _read_scores(scores, vul, where)
+    f = None if frequencies is None else _read_frequencies(frequencies, len(s), where)
     if s.size == 0:
         raise InputError("no historical results: an instant chart needs at least one score", where=where)
 
-    # distinct scores, descending, with total frequencies
-    order = np.argsort(-s, kind="stable")
-    s_sorted, f_sorted = s[order], f[order]
-    starts = np.flatnonzero(np.r_[True, s_sorted[1:] != s_sorted[:-1]])
-    dist = s_sorted[starts]
-    freq = np.add.reduceat(f_sorted, starts)
-    keep = freq > 0
-    dist, freq = dist[keep], freq[keep]
+    # distinct scores, descending, with total frequencies: one counting pass over the score slots
+    if f is None:
+        counts = np.bincount(slot, minlength=_FULL + 2)
+    elif int(f.sum()) < 2**53:  # float weights add whole numbers exactly below 2**53
+        counts = np.bincount(slot, weights=f, minlength=_FULL + 2).astype(np.int64)
+    else:
+        counts = np.zeros(_FULL + 2, dtype=object)
+        np.add.at(counts, slot, f.astype(object))
+    present_slots = np.flatnonzero(counts)[::-1]
+    dist = present_slots.astype(np.int64) + (_LO - 1)
+    freq = counts[present_slots]
     if dist.size == 0:
         raise InputError("no historical results: every frequency is 0", where=where)
     n = int(freq.sum())
@@ -493,26 +534,26 @@ def instant_chart(
         awards = _smooth_strict(awards, num.tolist(), den)
 
     rows = [
-        ChartRow(int(low[i]), int(high[i]), int(awards[i]), "score" if is_score[i] else "gap",
-                 Fraction(int(half[i]), 2), Fraction(int(num[i]), den), int(fr[i]))
-        for i in range(k)
+        ChartRow(lo_, hi_, int(aw_), "score" if sc_ else "gap", Fraction(h_, 2), Fraction(nm_, den), int(fr_))
+        for lo_, hi_, aw_, sc_, h_, nm_, fr_ in zip(
+            low.tolist(), high.tolist(), awards, is_score.tolist(), half.tolist(), num.tolist(), fr.tolist())
     ]
     if adjustments is not None:
         rows = _apply_adjustments(rows, adjustments, vul, smoothing, max_adjustment, where)
     return InstantChart(tuple(rows), vul, n)
 
 
-def _read_scores(scores, legal: np.ndarray, vul: Vulnerability, where) -> np.ndarray:
+def _read_scores(scores, vul: Vulnerability, where):
     try:
         s = _as_int_scores(scores).ravel()
     except ImpossibleScoreError as e:
         raise ImpossibleScoreError(e.message, where=_join(where, (e.where or "").replace("item", "row"))) from None
-    idx = np.searchsorted(legal, s)
-    ok = legal[np.minimum(idx, len(legal) - 1)] == s
+    slot = _offsets(s)
+    ok = _legal_full(vul.ns, vul.ew)[slot]
     if s.size and not np.all(ok):
         bad = int(np.flatnonzero(~ok)[0])
         check_score(int(s[bad]), vul, where=_join(where, f"row {bad + 1}"))
-    return s
+    return s, slot
 
 
 def _read_frequencies(frequencies, count: int, where) -> np.ndarray:
