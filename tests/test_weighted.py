@@ -1,0 +1,185 @@
+"""Weighted adjusted scores (Law 12C1(c), seed 004): seed figures, brute-force equality, weights."""
+
+from fractions import Fraction as F
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bruteforce import mp_board, neuberg_formula, weighted_bruteforce
+from xlbridge import (
+    ImpossibleScoreError,
+    InputError,
+    WeightError,
+    legal_scores,
+    matchpoint_session,
+    parse_weight,
+    weighted_session,
+)
+from xlbridge.weighted import expected_matchpoints
+
+# ---------------------------------------------------------------- seed 004
+
+ONE = [[(420, "60%"), (-50, "40%")], 420, 400, 400, 170, -50]
+TWO = [[(420, 0.6), (-50, 0.4)], [(170, 0.5), (420, 0.5)], 420, 400, 400, -50]
+
+
+def test_seed004_one_weighted_score():
+    s = weighted_session(ONE, scale="ACBL")
+    # the weighted pair: 0.6 x 4.5 + 0.4 x 0.5 = 2.9 ; the others 4.7, 2.9, 1.4, 0.2
+    assert s.ns == [F("2.9"), F("4.7"), F("2.9"), F("2.9"), F("1.4"), F("0.2")]
+    assert s.ns[4] == F("0.6") * 1 + F("0.4") * 2
+    assert sum(s.ns) == 15 and s.tops == [5] * 6
+    assert s.ns == weighted_bruteforce([[(420, F(3, 5)), (-50, F(2, 5))]] + [[(x, 1)] for x in ONE[1:]],
+                                       scale="ACBL")[0]
+
+
+def test_seed004_two_weighted_scores():
+    s = weighted_session(TWO, scale="ACBL")
+    # ERRATA: pair A 2.75 (printed 2.63); pair B 2.80; 420 4.45, 400 2.40, -50 0.2
+    assert s.ns == [F("2.75"), F("2.80"), F("4.45"), F("2.40"), F("2.40"), F("0.2")]
+    assert s.ns[0] == F("0.3") * 4 + F("0.3") * F("4.5") + F("0.2") * F("0.5") + F("0.2") * F("0.5")
+    assert s.ns[1] == F("0.3") * 4 + F("0.3") * 1 + F("0.2") * 2 + F("0.2") * F("4.5")
+    assert sum(s.ns) == 15  # a 6-result board on the 1/0.5 scale (2.63 would give 14.88)
+    assert all(a + b == 5 for a, b in zip(s.ns, s.ew))
+    ebu = weighted_session(TWO)
+    assert ebu.ns == [2 * x for x in s.ns] and sum(ebu.ns) == 30
+
+
+def test_weighted_with_neuberg_artificial_and_np():
+    rows = [[(420, F(3, 5)), (-50, F(2, 5))], [(170, F(1, 2)), (420, F(1, 2))], 420, 400, "A60/40", "NP"]
+    s = weighted_session(rows, boards=[1] * 6)
+    # 4 real rows factored to the 5 rows holding a score or artificial score
+    ns_bf, ew_bf = weighted_bruteforce([[(420, F(3, 5)), (-50, F(2, 5))], [(170, F(1, 2)), (420, F(1, 2))],
+                                        [(420, 1)], [(400, 1)]], expected=5)
+    assert s.ns[:4] == ns_bf and s.ew[:4] == ew_bf
+    assert (s.ns[4], s.ew[4]) == (F(6 * 8, 10), F(4 * 8, 10)) and s.ns[5] is None
+    # a row weighted between artificial scores gets the weighted percentage
+    t = weighted_session([420, 400, [("A60/40", "50%"), ("A40/60", "50%")]])
+    assert (t.ns[2], t.ew[2]) == (2, 2)
+
+
+def test_plain_rows_equal_matchpoint_session():
+    e = [420, 400, "A+", None, "NP", 170]
+    b = [1, 1, 1, 8, 8, 8]
+    a, w = matchpoint_session(e, b), weighted_session(e, b)
+    assert a.ns == w.ns and a.ew == w.ew and a.tops == w.tops
+
+
+def test_session_mixes_weighted_and_plain_boards():
+    rows = [[(420, .6), (-50, .4)], 420, 400, 420, 400, 170]
+    s = weighted_session(rows, boards=[1, 1, 1, 8, 8, 8])
+    assert s.ns[3:] == [4, 2, 0]
+    bf = weighted_bruteforce([[(420, F(3, 5)), (-50, F(2, 5))], [(420, 1)], [(400, 1)]])[0]
+    assert s.ns[:3] == bf
+
+
+def test_expected_matchpoints_by_hand():
+    # A: 60 % 420, 40 % -50; B: 420; C: 400.  A: .6 x (1 + 2) + .4 x 0; B: .6 x 1 + .4 x 2 + 2; C: .4 x 2
+    got = expected_matchpoints([[(420, F(3, 5)), (-50, F(2, 5))], [(420, 1)], [(400, 1)]])
+    assert got == [F("1.8"), F("3.4"), F("0.8")]
+
+
+# ---------------------------------------------------------------- brute force on random boards
+
+LEGAL = sorted(s for s in legal_scores("None") if -800 <= s <= 800)
+score_st = st.sampled_from(LEGAL[::3] + [420, 400, 170, -50])
+
+
+@st.composite
+def weighted_row(draw):
+    k = draw(st.integers(1, 3))
+    scores = draw(st.lists(score_st, min_size=k, max_size=k))
+    raw = draw(st.lists(st.integers(0, 6), min_size=k, max_size=k).filter(lambda ws: sum(ws) > 0))
+    total = sum(raw)
+    return [(s, F(w, total)) for s, w in zip(scores, raw)]
+
+
+@settings(max_examples=60)
+@given(st.lists(weighted_row(), min_size=1, max_size=6), st.integers(0, 3), st.sampled_from(["EBU", "ACBL"]))
+def test_weighted_equals_brute_force(rows, extra, scale):
+    e = len(rows) + extra
+    s = weighted_session(rows, expected=e, scale=scale)
+    ns_bf, ew_bf = weighted_bruteforce(rows, expected=e, scale=scale)
+    assert s.ns == ns_bf and s.ew == ew_bf
+    top = 2 * (e - 1) if scale == "EBU" else e - 1
+    assert all(a + b == top for a, b in zip(s.ns, s.ew))
+    # swapping the sides mirrors the results
+    m = weighted_session([[(-x, w) for x, w in r] for r in rows], expected=e, scale=scale)
+    assert m.ns == s.ew and m.ew == s.ns
+
+
+@settings(max_examples=30)
+@given(st.lists(score_st, min_size=1, max_size=8))
+def test_degenerate_weights_are_plain_matchpoints(scores):
+    rows = [[(x, 1), (x + 10 if x + 10 in legal_scores("None") else x, 0)] for x in scores]
+    s = weighted_session(rows)
+    assert list(zip(s.ns, s.ew)) == mp_board(scores)
+
+
+def test_twenty_three_way_scores_on_200_results_board():
+    # 3^20 combinations: too many to enumerate, linear in comparisons here; check invariants
+    plain = [LEGAL[i % len(LEGAL)] for i in range(180)]
+    weighted = [[(LEGAL[(7 * i) % len(LEGAL)], F(1, 2)), (LEGAL[(7 * i + 3) % len(LEGAL)], F(3, 10)),
+                 (LEGAL[(7 * i + 5) % len(LEGAL)], F(1, 5))] for i in range(20)]
+    s = weighted_session(weighted + plain)
+    assert sum(s.ns) == 200 * 199 and all(a + b == 398 for a, b in zip(s.ns, s.ew))
+    # a plain row's expected matchpoints: its fixed comparisons plus each weighted row's expectation
+    x = plain[0]
+    fixed = sum(2 if x > y else 1 if x == y else 0 for y in plain[1:])
+    exp = sum(w * (2 if x > y else 1 if x == y else 0) for r in weighted for y, w in r)
+    assert s.ns[20] == fixed + exp
+
+
+# ---------------------------------------------------------------- weights and errors
+
+def test_parse_weight_rules():
+    assert parse_weight(0.6) == parse_weight(60) == parse_weight("60%") == parse_weight("0.6") == F(3, 5)
+    assert parse_weight("60") == F(3, 5) and parse_weight(" 12.5 % ") == F(1, 8)
+    assert parse_weight(1) == 1 and parse_weight(100) == 1 and parse_weight("1%") == F(1, 100)
+    assert parse_weight(0) == 0 and parse_weight(None) is None and parse_weight("") is None
+    assert parse_weight(float("nan")) is None
+    with pytest.raises(WeightError, match="negative"):
+        parse_weight(-0.2)
+    with pytest.raises(WeightError, match="more than 100"):
+        parse_weight(150)
+    with pytest.raises(WeightError, match="cannot read weight"):
+        parse_weight("lots")
+
+
+def test_weight_errors_name_row():
+    with pytest.raises(WeightError, match=r"row 2: weights total 90 %, not 100 %: 420 x 60 %, -50 x 30 %"):
+        weighted_session([420, [(420, 0.6), (-50, 0.3)]])
+    with pytest.raises(WeightError, match=r"board 1, row 1: weight -0.4 is negative"):
+        weighted_session([[(420, 1.4), (-50, -0.4)]], boards=[1])
+    with pytest.raises(WeightError, match=r"row 1: a weight is missing"):
+        weighted_session([[(420, 0.6), (-50, None)]])
+    with pytest.raises(WeightError, match=r"mixing artificial and real"):
+        weighted_session([[(420, 0.6), ("A40/60", 0.4)]])
+    with pytest.raises(WeightError, match=r"NP cannot be one outcome"):
+        weighted_session([[(420, 0.6), ("NP", 0.4)]])
+    with pytest.raises(WeightError, match=r"given without a score"):
+        weighted_session([[(420, 0.6), (None, 0.4)]])
+    with pytest.raises(ImpossibleScoreError, match=r"board 1, row 1: impossible score: 410"):
+        weighted_session([[(420, 0.6), (410, 0.4)]], boards=[1])
+    with pytest.raises(InputError, match=r"row 1: cannot read score"):
+        weighted_session([[("xyz", 0.6), (420, 0.4)]])
+
+
+def test_excel_padding_and_single_outcomes():
+    # Excel rows: unused outcome columns blank; a plain result with a blank weight
+    s = weighted_session([[(420, None), (None, None)], [(400, 1), (None, 0)], [(170, 0.5), (-50, "50%")]])
+    bf = weighted_bruteforce([[(420, 1)], [(400, 1)], [(170, F(1, 2)), (-50, F(1, 2))]])[0]
+    assert s.ns == bf
+    assert weighted_session([(420, 1), (400, 1)]).ns == [2, 0]  # a (score, weight) pair per row
+
+
+def test_inputs_not_mutated():
+    rows = [[(420, 0.6), (-50, 0.4)], 420]
+    weighted_session(rows)
+    assert rows == [[(420, 0.6), (-50, 0.4)], 420]
+
+
+def test_neuberg_helper_matches_formula():
+    # sanity of the reference itself: seed 001's 29
+    assert neuberg_formula(14, 16, 8) == 29
