@@ -1,0 +1,90 @@
+"""Pair rankings: exact totals, maxima, percentages, ties decided exactly (never by float sums)."""
+
+from fractions import Fraction as F
+
+import pytest
+
+from xlbridge import InputError, format_rank, legal_scores, matchpoint_session, pairs_ranking, weighted_session
+
+# ten scores legal on boards 1, 2 and 3 (vulnerability None, NS, EW), lowest first
+SCORES = [-140, -110, -90, 90, 110, 120, 140, 150, 170, 180]
+
+
+def test_scores_are_legal_everywhere():
+    assert all(s in legal_scores(v) for s in SCORES for v in ("None", "NS", "EW"))
+
+
+def test_float_summation_breaks_a_true_tie_but_xlbridge_ties():
+    # three boards, 10 results each where 11 were expected (E/A = 1.1, seed 001's example):
+    # the result ranked k from the bottom gets (2k + 1) x 1.1 - 1 = (22k + 1) / 10.
+    # Pair P: k = 0, 0, 3 -> 0.1 + 0.1 + 6.7 = 6.9 ; pair Q: k = 1, 1, 1 -> 2.3 x 3 = 6.9
+    where = {"P": (0, 0, 3), "Q": (1, 1, 1)}
+    entries, boards, ns, ew = [], [], [], []
+    for b in (1, 2, 3):
+        for k, score in enumerate(SCORES):
+            entries.append(score)
+            boards.append(b)
+            owner = next((p for p, ks in where.items() if ks[b - 1] == k), f"N{b}.{k}")
+            ns.append(owner)
+            ew.append(f"E{b}.{k}")
+    s = matchpoint_session(entries, boards, expected=11)
+    p_mps = [m for m, who in zip(s.ns, ns) if who == "P"]
+    q_mps = [m for m, who in zip(s.ns, ns) if who == "Q"]
+    assert p_mps == [F("0.1"), F("0.1"), F("6.7")] and q_mps == [F("2.3")] * 3
+    # what a spreadsheet summing floats would decide: P ahead of Q
+    fp = fq = 0.0
+    for m in p_mps:
+        fp += float(m)
+    for m in q_mps:
+        fq += float(m)
+    assert fp > fq
+    st = {x.pair: x for x in pairs_ranking(s, ns, ew)}
+    assert st["P"].total == st["Q"].total == F("6.9")
+    assert st["P"].percentage == st["Q"].percentage == F("6.9") * 100 / 60
+    assert st["P"].rank == st["Q"].rank and st["P"].tied and st["Q"].tied
+    assert format_rank(st["P"].rank, st["P"].tied).endswith("=")
+
+
+def test_pair_playing_both_directions_sums_and_maximum_counts_played_boards():
+    # board 1: pair 1 N-S vs 2; pair 3 N-S vs 4. board 8: pair 2 N-S vs 1; pair 4 N-S vs 3; board 11: 1 vs 3, NP
+    entries = [420, 400, 170, 140, "NP", 420]
+    boards = [1, 1, 8, 8, 11, 11]
+    ns = [1, 3, 2, 4, 1, 2]
+    ew = [2, 4, 1, 3, 3, 4]
+    s = matchpoint_session(entries, boards)
+    st = pairs_ranking(s, ns, ew)
+    by = {x.pair: x for x in st}
+    # tops are 2 (E = 2); board 11 is factored from one result to 2: average 1 each
+    assert by[1].total == 2 + 0 and by[1].maximum == 4 and by[1].boards == 2
+    assert by[2].total == 0 + 2 + 1 and by[2].maximum == 6
+    assert by[3].total == 0 + 2 and by[4].total == 2 + 0 + 1
+    assert by[1].percentage == 50 and by[2].percentage == 50
+    assert [x.pair for x in st] == [1, 2, 3, 4]
+    assert [(x.rank, x.tied) for x in st] == [(1, True)] * 4
+
+
+def test_ranking_from_columns_and_competition_ranks():
+    st = pairs_ranking([1, 1, 1], ["A", "B", "C"], ["D", "E", "F"],
+                       [F(4), 3, "2.5"], [0, 1, F(3, 2)], [4, 4, 4])
+    assert [(x.pair, x.rank, x.tied) for x in st] == [
+        ("A", 1, False), ("B", 2, False), ("C", 3, False), ("F", 4, False), ("E", 5, False), ("D", 6, False)]
+    assert st[2].total == F(5, 2) and st[2].percentage == F(125, 2)
+
+
+def test_ranking_with_weighted_session_and_no_score_pairs():
+    s = weighted_session([[(420, .6), (-50, .4)], [(170, .5), (420, .5)], 420, 400, 400, -50, "NP"],
+                         boards=[1] * 7, scale="ACBL")
+    st = pairs_ranking(s, list("ABCDEFG"), list("HIJKLMN"))
+    by = {x.pair: x for x in st}
+    assert by["A"].total == F("2.75") and by["B"].total == F("2.80") and by["C"].total == F("4.45")
+    assert by["G"].percentage is None and by["G"].rank is None and st[-2].pair in ("G", "N")
+    assert by["D"].rank == by["E"].rank and by["D"].tied
+
+
+def test_ranking_errors():
+    with pytest.raises(InputError, match=r"row 2: pair 1 has two results on board 1"):
+        pairs_ranking([1, 1], [1, 1], [2, 3], [1, 1], [1, 1], [2, 2])
+    with pytest.raises(InputError, match=r"ew_pairs has 1 rows"):
+        pairs_ranking([1, 1], [1, 2], [3], [1, 1], [1, 1], [2, 2])
+    with pytest.raises(InputError, match=r"needs mp_ns"):
+        pairs_ranking([1], [1], [2])
