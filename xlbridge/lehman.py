@@ -407,6 +407,14 @@ def _player_codes(cols):
     m = len(cols[0])
     arrays = [np.asarray(c) for c in cols]
     kinds = {a.dtype.kind for a in arrays}
+    if m and kinds <= {"i", "u"}:
+        allv = np.concatenate(arrays).astype(np.int64)
+        lo, hi = int(allv.min()), int(allv.max())
+        if hi - lo <= 4 * allv.size + 1_000_000:  # dense ids: O(n) with bincount instead of a sort
+            seen = np.bincount(allv - lo, minlength=hi - lo + 1) > 0
+            code_of = np.cumsum(seen) - 1
+            players = np.flatnonzero(seen) + lo
+            return code_of[allv - lo].reshape(4, m).T.copy(), tuple(players.tolist())
     if m and (kinds <= {"i", "u"} or kinds == {"U"}):
         allv = np.concatenate(arrays)
         players, inv = np.unique(allv, return_inverse=True)
