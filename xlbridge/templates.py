@@ -392,9 +392,10 @@ def _handicap():
            prompt="Number of matches")
     from openpyxl.utils import get_column_letter as _gcl
 
-    for j in range(3):
+    for j in range(3):  # FAIRNESS_BAND takes one n: one 1 x 2 array call per n and tail
         c0, c1 = _gcl(2 + 2 * j), _gcl(3 + 2 * j)
-        _array(ws, f"{c0}{F_FIRST}:{c1}{fl}", f"=FAIRNESS_BAND(A{F_FIRST}:A{fl},{c0}$3)")
+        for r in range(F_FIRST, fl + 1):
+            _array(ws, f"{c0}{r}:{c1}{r}", f"=FAIRNESS_BAND(A{r},{c0}$3)")
     _calc(ws, f"H{F_FIRST}:H{fl}")
 
     _headers(ws, 4, 10, ["Observed result", "Wins", "Matches", "P(X <= wins)"], widths=[44, 8, 9, 11])
@@ -461,13 +462,12 @@ TRAVELLERS = [
     (1, 4, 14, None, None, None, 400, None, None, None, None, None),
     (1, 5, 15, "2S", "N", 10, None, None, None, None, None, None),
     (1, 6, 16, "4S", "S", 9, None, None, None, None, None, None),
-    # board 2: an artificial adjusted score (Law 12C2) and a board not played at one table
+    # board 2: an artificial adjusted score (Law 12C2); one table did not play it (5 results, factored to 6)
     (2, 1, 13, "2H", "W", 8, None, None, None, None, None, None),
     (2, 2, 14, "3H", "W", 8, None, None, None, None, None, None),
     (2, 3, 15, None, None, None, "A60/40", None, None, None, None, None),
     (2, 4, 16, "1NT", "N", 7, None, None, None, None, None, None),
     (2, 5, 11, "2H", "W", 9, None, None, None, None, None, None),
-    (2, 6, 12, None, None, None, "NP", None, None, None, None, None),
     # board 3: seed 004, two weighted scores: pair A (NS 1) 60 % 420 / 40 % -50, pair B (NS 2) 50 % 170 / 50 % 420
     (3, 1, 12, None, None, None, 420, -50, None, 0.6, 0.4, None),
     (3, 2, 13, None, None, None, 170, 420, None, 0.5, 0.5, None),
@@ -510,8 +510,8 @@ def _pairs():
     ] + _COMMON_LINES)
 
     ws = wb.create_sheet("Travellers")
-    _title(ws, "Travellers", "Example: seed 004's boards with weighted scores (boards 1 and 3), an artificial "
-                             "score and a not-played board (board 2).")
+    _title(ws, "Travellers", "Example: seed 004's boards with weighted scores (boards 1 and 3); board 2 has an "
+                             "artificial score and was not played at one table.")
     last = T_FIRST + T_ROWS - 1
     _headers(ws, 4, 1, ["Board", "NS", "EW", "Contract", "Declarer", "Tricks", "Typed Score", "Score NS",
                         "Outcome 2 NS", "Outcome 3 NS", "Weight 1", "Weight 2", "Weight 3", "MP NS", "MP EW"],
