@@ -634,9 +634,10 @@ def _match_result_impl(board_imps, boards):
         err = _xl.error_literal(v)
         if err is not None:
             raise InputError(f"the IMPs cell holds {err}", where=f"row {i + 1}")
-    vals = [_xl.as_number(v, "board_imps", where=f"row {i + 1}") for i, v in enumerate(imps) if not _xl.is_blank(v)]
+    vals = [None if _xl.is_blank(v) else _xl.as_number(v, "board_imps", where=f"row {i + 1}")
+            for i, v in enumerate(imps)]
     nb = _xl.optional(boards, None)
-    nb = len(vals) if nb is None else _xl.as_int(nb, "boards", minimum=1)
+    nb = None if nb is None else _xl.as_int(nb, "boards", minimum=1)
     res = _core("teams", "match_result")(vals, nb)
     if hasattr(res, "imps_a"):
         vals4 = [res.imps_a, res.imps_b, res.vp_a, res.vp_b]
