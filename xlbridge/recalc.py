@@ -24,7 +24,10 @@ blanks as ``None``, error cells as ``None`` (xlwings' default), text as ``str``,
 Their results: a scalar or a 2-D list/array; ``None`` is shown blank (an empty string, as xlwings
 does), the strings ``"#VALUE!"``, ``"#N/A"``, ... (or an object with a ``code`` attribute holding one)
 become Excel errors. An exception raised by the function becomes ``#VALUE!`` in the cell and its
-message is reported.
+message is reported. A :class:`xlbridge.excel.CallError` result (the one short text of a call that
+cannot run at all) is written as text, as Excel shows it, and reported like an error (code
+``message``). A result smaller than its array range is repeated like Excel does (a scalar, a single
+row or a single column); the other cells get ``#N/A``.
 
 >>> default_output_path("workbooks/pairs.xlsx")
 'workbooks/pairs-recalculated.xlsx'
@@ -165,6 +168,7 @@ def _engine():
     from formulas.ranges import Ranges
     from formulas.tokens.operand import Error, XlError
 
+    formulas.get_functions()  # loads every function module (scipy.stats among them) once per process
     return formulas, np, sh, Array, wrap_func, Ranges, Error, XlError
 
 
@@ -204,7 +208,11 @@ def _adapt_function(name: str, fn, messages: dict):
                 messages.setdefault(name, []).append(str(msg))
             return Error.errors[code]
         if isinstance(v, str):
-            return Error.errors[v] if v in Error.errors else v
+            if v in Error.errors:
+                return Error.errors[v]
+            if type(v).__name__ == "CallError":  # xlbridge.excel.CallError: the call could not run
+                messages.setdefault(_CALL_ERRORS, {})[str(v)] = name
+            return str(v)
         if isinstance(v, (bool, np.bool_)):
             return bool(v)
         if isinstance(v, (np.integer, np.floating)):
@@ -317,8 +325,12 @@ def recalc_values(path: str, targets: dict, functions: dict | None = None, *, pr
                 arr = arr.reshape(1, -1)
             for i in range(r2 - r1 + 1):
                 for j in range(c2 - c1 + 1):
-                    if i < arr.shape[0] and j < arr.shape[1]:
-                        v = _value_out(arr[i, j], sh, np, XlError)
+                    # Excel fills an array range from a smaller result by repeating a single row or
+                    # column (or a scalar); other cells outside the result get #N/A
+                    ii = 0 if arr.shape[0] == 1 else i
+                    jj = 0 if arr.shape[1] == 1 else j
+                    if ii < arr.shape[0] and jj < arr.shape[1]:
+                        v = _value_out(arr[ii, jj], sh, np, XlError)
                     else:
                         v = ExcelErrorValue("#N/A")
                     got[(r1 + i, c1 + j)] = v
@@ -397,10 +409,15 @@ def _run_bounded(path, targets, functions, progress, limits: SafetyLimits, name:
 # --------------------------------------------------------------------------------------------------
 
 
+_CALL_ERRORS = "\x00call errors"  # key of {message: function name} in the messages dict
+
+
 def _messages_for(formula: str, messages: dict) -> str:
     upper = formula.upper()
     found = []
     for fname, msgs in messages.items():
+        if fname == _CALL_ERRORS:
+            continue
         if fname + "(" in upper:
             uniq = list(dict.fromkeys(msgs))
             more = f" (+{len(uniq) - 3} more)" if len(uniq) > 3 else ""
@@ -469,6 +486,7 @@ def recalc_workbook(book, output=None, *, in_place: bool = False, functions: dic
             layouts[sheet] = layout
             parts[sheet] = (part, data)
     if targets:
+        _engine()  # import the engine here, once: forked children inherit it instead of importing it again
         if isolate:
             values, messages = _run_bounded(src, targets, functions, progress, limits, name)
         else:
@@ -476,6 +494,7 @@ def recalc_workbook(book, output=None, *, in_place: bool = False, functions: dic
     else:
         values, messages = {}, {}
     replacements, errors, written = {}, [], 0
+    call_errors = messages.get(_CALL_ERRORS, {})
     for sheet, (part, data) in parts.items():
         layout = layouts[sheet]
         vals = values.get(sheet, {})
@@ -489,6 +508,8 @@ def recalc_workbook(book, output=None, *, in_place: bool = False, functions: dic
                 formula = layout.formula_cells.get(anchors.get((r, c), (r, c)), "")
                 msg = v.message or _messages_for(formula, messages) or ERROR_MEANINGS.get(v.code, "")
                 errors.append(RecalcCellError(sheet, cell_ref(r, c), v.code, msg))
+            elif isinstance(v, str) and v in call_errors:
+                errors.append(RecalcCellError(sheet, cell_ref(r, c), "message", v))
         replacements[part] = patch_sheet(data, layout, vals)
         written += len(vals)
     backup = None
