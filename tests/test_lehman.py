@@ -368,3 +368,17 @@ def test_ledger_is_deterministic_and_order_independent_within_a_week():
     b = lehman_ledger(list(reversed(rows)), formula="modified")
     for p in names:
         assert a.rating(p) == pytest.approx(b.rating(p), rel=1e-12)
+
+
+def test_mixed_id_types_are_not_merged():
+    # 1 and "1" are different players; a str array conversion would merge them
+    led = lehman_ledger([(1, 1, "1", "a", "b", 70)])
+    assert len(led.players) == 4
+    assert led.rating(1) == pytest.approx(70) and led.rating("1") == pytest.approx(70)
+    assert led.rating("a") == pytest.approx(30)
+
+
+def test_sparse_integer_ids():
+    led = lehman_ledger([(1, 10**12, 5, -3, 7, 40)])
+    assert led.players == (-3, 5, 7, 10**12)
+    assert led.rating(10**12) == pytest.approx(40) and led.rating(-3) == pytest.approx(60)

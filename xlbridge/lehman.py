@@ -329,7 +329,7 @@ def lehman_display(rating, error, *, bound="points", decimals=None, clip=True) -
 # --------------------------------------------------------------------------- the ledger
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class LehmanLedger:
     """Every player's rating history over a season, for one formula.
 
@@ -415,7 +415,10 @@ def _player_codes(cols):
             code_of = np.cumsum(seen) - 1
             players = np.flatnonzero(seen) + lo
             return code_of[allv - lo].reshape(4, m).T.copy(), tuple(players.tolist())
-    if m and (kinds <= {"i", "u"} or kinds == {"U"}):
+    plain_str = kinds == {"U"} and all(
+        isinstance(c, np.ndarray) or all(isinstance(x, str) for x in c) for c in cols
+    )  # np.asarray((1, "1")) is a str array: mixed ids go the dict way
+    if m and (kinds <= {"i", "u"} or plain_str):
         allv = np.concatenate(arrays)
         players, inv = np.unique(allv, return_inverse=True)
         return inv.reshape(4, m).T.astype(np.int64), tuple(players.tolist())

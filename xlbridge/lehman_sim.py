@@ -52,7 +52,7 @@ SEED_003_PUBLISHED = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class LehmanSimulation:
     """Trajectories of many runs: ``ratings[(formula, who)]`` is (runs x weeks+1), column 0 the start.
 
