@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import xlbridge
@@ -41,13 +41,16 @@ def law_table():
     return rows
 
 
+_BY_TEN = {}
+for _lo, _hi, _i in law_table():
+    for _d in range(_lo, _hi + 1, 10):
+        _BY_TEN[_d] = _i
+
+
 def ref_imps(d):
     """Brute force: look the multiple of 10 up in the Law's table."""
     a = abs(d)
-    if a >= 4000:
-        i = 24
-    else:
-        (i,) = [i for lo, hi, i in law_table() if lo <= a <= hi]
+    i = 24 if a >= 4000 else _BY_TEN[a]
     return i if d >= 0 else -i
 
 
@@ -311,3 +314,13 @@ def test_butler_datums_brute_force(boards, trim, rounding):
         assert butler_datum(b, trim=trim, rounding=rounding) == d[r]
         res = butler(b, trim=trim, rounding=rounding)
         assert list(res.ns) == [ref_imps(s - int(d[r])) for s in b]
+
+
+@given(st.lists(st.integers(-760, 760).map(lambda x: 10 * x), min_size=257, max_size=300))
+@settings(max_examples=5)
+def test_cross_imp_totals_large_board_path(scores):
+    # more than 256 results on a board: the sorted (per-threshold counting) path
+    totals, counts = cross_imp_totals(np.array([scores, scores[::-1]]))
+    expected = brute_cross(scores)
+    assert totals[0].tolist() == expected and totals[1].tolist() == expected[::-1]
+    assert counts.tolist() == [len(scores)] * 2

@@ -240,8 +240,10 @@ def cross_imp_totals(scores, present=None):
 
     ``scores`` is a (boards x results) array of N-S scores; missing results are NaN or marked
     ``False`` in ``present``.  Returns ``(totals, counts)``: int64 totals (0 where missing) and
-    the number of real results on each board.  Exact integers; O(n log n) per board (each
-    result's total is counted from the sorted scores, one pass per IMP threshold).
+    the number of real results on each board.  Exact integers.  Up to
+    ``_PAIRWISE_MAX`` results per board every pair is compared through an int8 lookup table
+    (boards in chunks of about 4 million pairs); larger boards count each result's total from
+    the sorted scores, one pass per IMP threshold (O(n log n) per board).
 
     >>> t, a = cross_imp_totals([[420, 400, 170, -50], [100, float("nan"), -100, 0]])
     >>> t.tolist(), a.tolist()
@@ -252,6 +254,44 @@ def cross_imp_totals(scores, present=None):
     counts = present.sum(axis=1).astype(np.int64)
     if B == 0 or n == 0:
         return np.zeros((B, n), dtype=np.int64), counts
+    out = _totals_pairwise(S, present) if n <= _PAIRWISE_MAX else _totals_sorted(S, present, counts)
+    out[~present] = 0
+    return out, counts
+
+
+_PAIRWISE_MAX = 256
+_LUT_SPAN = int(_THR[-1])  # |difference| >= 4000 is 24 IMPs: clip there
+_LUT = None
+
+
+def _lut():
+    global _LUT
+    if _LUT is None:
+        _LUT = imps_array(np.arange(-_LUT_SPAN, _LUT_SPAN + 1)).astype(np.int8)
+    return _LUT
+
+
+def _totals_pairwise(S, present):
+    B, n = S.shape
+    lut = _lut()
+    if np.abs(S).max(initial=0) > 2**30:
+        raise InputError("scores are far outside any bridge score")
+    S32 = S.astype(np.int32)
+    chunk = max(1, (1 << 22) // (n * n))
+    out = np.empty((B, n), dtype=np.int64)
+    for a in range(0, B, chunk):
+        s = S32[a:a + chunk]
+        d = s[:, :, None] - s[:, None, :]
+        np.clip(d, -_LUT_SPAN, _LUT_SPAN, out=d)
+        d += _LUT_SPAN
+        cell = lut[d]
+        cell *= present[a:a + chunk, None, :]  # missing results are compared with nobody
+        out[a:a + chunk] = cell.sum(axis=2, dtype=np.int64)
+    return out
+
+
+def _totals_sorted(S, present, counts):
+    B, n = S.shape
     big = int(np.abs(S[present]).max()) if present.any() else 0
     sentinel = big + int(_THR[-1]) + 10  # above every query s + t of its own row
     stride = 2 * sentinel + 10  # rows never overlap after the offset
@@ -270,8 +310,7 @@ def cross_imp_totals(scores, present=None):
         tot += below - above
     out = np.zeros((B, n), dtype=np.int64)
     np.put_along_axis(out, order, tot, axis=1)
-    out[~present] = 0
-    return out, counts
+    return out
 
 
 @dataclass(frozen=True)
