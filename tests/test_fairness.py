@@ -146,6 +146,8 @@ def test_fairness_count_bad_input():
         fairness_count(["A", "A"], ["B", "B"], [1, None], [2, 3], {"A": 0, "B": 3})
     with pytest.raises(InputError, match="same length"):
         fairness_count(["A"], ["B", "B"], [1], [2], {"A": 0, "B": 3})
+    with pytest.raises(InputError, match="twice"):
+        fairness_count(["A"], ["B"], [1], [2], {"A": 0, "A ": 1, "B": 3})
 
 
 # ---------------------------------------------------------------------------------------------

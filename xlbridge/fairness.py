@@ -251,7 +251,10 @@ def fairness_count(team_a, team_b, imps_a, imps_b, handicaps) -> FairnessCount:
         )
     table = {}
     for t, v in dict(handicaps).items():
-        table[_team_key(t)] = _exact(v, f"handicap of {t!r}")
+        key = _team_key(t)
+        if key in table:
+            raise InputError(f"team {key!r} is in the handicap table twice (names are compared without spaces)")
+        table[key] = _exact(v, f"handicap of {t!r}")
     wins = decided = equal = draws = 0
     for r, (ta, tb, ia, ib) in enumerate(zip(*cols)):
         cells = (ta, tb, ia, ib)
