@@ -160,6 +160,10 @@ def xlbridge_excel_functions() -> dict:
 # adapters between the formulas engine and Excel-shaped Python functions
 
 
+_CALL_ERRORS = "\x00call errors"  # key of {message: function name} in the messages dict
+_OUT_OF_MEMORY = "\x00out of memory"  # set when a custom function raised MemoryError
+
+
 def _engine():
     import formulas
     import numpy as np
@@ -229,6 +233,9 @@ def _adapt_function(name: str, fn, messages: dict):
     def wrapper(*args):
         try:
             res = fn(*[arg_in(a) for a in args])
+        except MemoryError:  # over the memory limit: the whole run is refused, not just this cell
+            messages[_OUT_OF_MEMORY] = True
+            return np.asarray([[Error.errors["#VALUE!"]]], object).view(Array)
         except Exception as exc:  # any failure is #VALUE! in the cell, with the message reported
             messages.setdefault(name, []).append(str(exc) or type(exc).__name__)
             return np.asarray([[Error.errors["#VALUE!"]]], object).view(Array)
@@ -294,6 +301,8 @@ def recalc_values(path: str, targets: dict, functions: dict | None = None, *, pr
         if progress:
             print("xlbridge recalc: evaluating ...", file=sys.stderr)
         solution = model.calculate()
+        if messages.get(_OUT_OF_MEMORY):
+            raise MemoryError("a custom function ran out of memory")
     finally:
         fx.tqdm = old_tqdm
         for key, fn in saved.items():
@@ -409,14 +418,13 @@ def _run_bounded(path, targets, functions, progress, limits: SafetyLimits, name:
 # --------------------------------------------------------------------------------------------------
 
 
-_CALL_ERRORS = "\x00call errors"  # key of {message: function name} in the messages dict
 
 
 def _messages_for(formula: str, messages: dict) -> str:
     upper = formula.upper()
     found = []
     for fname, msgs in messages.items():
-        if fname == _CALL_ERRORS:
+        if fname in (_CALL_ERRORS, _OUT_OF_MEMORY):
             continue
         if fname + "(" in upper:
             uniq = list(dict.fromkeys(msgs))

