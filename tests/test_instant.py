@@ -148,7 +148,8 @@ def test_rounding_half_up_and_half_even():
 
 
 def brute_smooth(rounded, exact):
-    """Every strictly decreasing sequence within k of the rounded awards; least points moved, then closest."""
+    """Every strictly decreasing sequence within k of the rounded awards: least points moved, then
+    closest to the exact percentages, then the higher awards counted from the bottom row up."""
     k = len(rounded)
     best = None
     ranges = [range(max(0, r - k), min(100, r + k) + 1) for r in rounded]
@@ -156,7 +157,7 @@ def brute_smooth(rounded, exact):
         if any(a[i] <= a[i + 1] for i in range(k - 1)):
             continue
         key = (sum(abs(x - r) for x, r in zip(a, rounded)), sum(abs(x - e) for x, e in zip(a, exact)),
-               [-x for x in a])
+               [-x for x in reversed(a)])
         if best is None or key < best[0]:
             best = (key, list(a))
     return best[1]

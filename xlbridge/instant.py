@@ -354,7 +354,8 @@ def _smooth_strict(rounded: list, exact_num: list, den: int) -> list:
 
     Minimises, over strictly decreasing whole numbers a_1 > ... > a_k in 0..100,
     first sum |a_i - rounded_i| (points moved), then sum |a_i - exact_i| (closeness to the
-    exact percentages exact_i = exact_num_i / den), then prefers higher awards. Dynamic
+    exact percentages exact_i = exact_num_i / den), then the higher awards counted from the
+    bottom row up (lexicographically, bottom row first). Dynamic
     programme over (row, award): O(k x 101).
     """
     k = len(rounded)
@@ -442,7 +443,8 @@ def instant_chart(
 
     Smoothing (``smoothing="strict"``, default): the awards a_1 > a_2 > ... > a_k (top row first,
     whole numbers 0..100) that move the rounded awards by the fewest total points; among those,
-    the closest (least total absolute difference) to the exact percentages; then the higher.
+    the closest (least total absolute difference) to the exact percentages; then the higher awards,
+    compared from the bottom row up.
     When the rounded awards already decrease strictly they are kept unchanged. More than 101 rows
     cannot decrease strictly in whole percent: InputError (use ``smoothing="none"``).
 
