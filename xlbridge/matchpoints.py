@@ -182,13 +182,16 @@ def _factorize(values, n: int, what: str):
         return np.zeros(n, dtype=np.int64), [None]
     if len(values) != n:
         raise InputError(f"{what} has {len(values)} rows but the scores have {n}")
-    arr = values if isinstance(values, np.ndarray) else None
-    if arr is not None and arr.ndim == 1 and arr.dtype.kind in "iu":
-        uniq, first, inv = np.unique(arr, return_index=True, return_inverse=True)
-        order = np.argsort(first, kind="stable")  # codes in order of first appearance
-        rank = np.empty_like(order)
-        rank[order] = np.arange(len(order))
-        return rank[inv].astype(np.int64), [int(u) for u in uniq[order]]
+    arr = values if isinstance(values, np.ndarray) and values.ndim == 1 else None
+    if arr is not None and arr.dtype.kind == "f" and n and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
+        arr = arr.astype(np.int64)
+    if arr is not None and arr.dtype.kind in "iu":
+        arr = arr.astype(np.int64, copy=False)
+        lo, hi = (int(arr.min()), int(arr.max())) if n else (0, -1)
+        if hi - lo <= 4 * n + 16:  # dense labels (board numbers): code = label - lowest
+            return arr - lo, list(range(lo, hi + 1))
+        uniq, inv = np.unique(arr, return_inverse=True)
+        return inv.astype(np.int64).reshape(-1), [int(u) for u in uniq]
     codes = np.empty(n, dtype=np.int64)
     seen: dict = {}
     labels = []
@@ -250,34 +253,62 @@ def _read_entries(entries, board_codes, board_labels, boards_given):
     return kind, score, arts
 
 
+_VUL_NAMES = ("None", "NS", "EW", "All")
+_CYCLE_IDX = np.array([0, 1, 2, 3, 1, 2, 3, 0, 2, 3, 0, 1, 3, 0, 1, 2], dtype=np.int64)
+_LEGAL_TABLE: list = []
+
+
+def _legal_table():
+    """(offset, table[vul, (score + offset) // 10]) of the legal N-S scores for each vulnerability."""
+    if not _LEGAL_TABLE:
+        sets = [legal_scores(v) for v in _VUL_NAMES]
+        off = max(abs(x) for st in sets for x in st)
+        tab = np.zeros((4, 2 * off // 10 + 1), dtype=bool)
+        for vi, st in enumerate(sets):
+            tab[vi, (np.fromiter(st, dtype=np.int64) + off) // 10] = True
+        _LEGAL_TABLE.extend([off, tab])
+    return _LEGAL_TABLE
+
+
 def _check_legal(kind, score, board_codes, board_labels):
     """Raise ImpossibleScoreError naming board, row and value for the first illegal score."""
     real = kind == ROW_SCORE
+    if not real.any():
+        return
+    used = np.bincount(board_codes[real], minlength=len(board_labels)) > 0
     vul_of_board = np.full(len(board_labels), -1, dtype=np.int64)
-    names = ["None", "NS", "EW", "All"]
-    used = np.unique(board_codes[real])
-    for c in used:
-        lab = board_labels[c]
-        try:
-            v = vulnerability(lab)
-        except (ContractError, TypeError) as exc:
-            row = int(np.flatnonzero(real & (board_codes == c))[0]) + 1
-            raise InputError(
-                f"board {lab!r} is not a board number, so its vulnerability is unknown "
-                f"(pass check_legal=False to skip the legal-score check)",
-                where=location(row=row),
-            ) from exc
-        vul_of_board[c] = names.index(v.name)
+    labels = board_labels
+    if all(type(x) is int and x >= 1 for x in labels):
+        vul_of_board[:] = _CYCLE_IDX[(np.array(labels, dtype=np.int64) - 1) % 16]
+    else:
+        for c in np.flatnonzero(used).tolist():
+            lab = labels[c]
+            try:
+                v = vulnerability(lab)
+            except (ContractError, TypeError) as exc:
+                row = int(np.flatnonzero(real & (board_codes == c))[0]) + 1
+                raise InputError(
+                    f"board {lab!r} is not a board number, so its vulnerability is unknown "
+                    f"(pass check_legal=False to skip the legal-score check)",
+                    where=location(row=row),
+                ) from exc
+            vul_of_board[c] = _VUL_NAMES.index(v.name)
+    off, tab = _legal_table()
     vrow = vul_of_board[board_codes]
-    for vi, name in enumerate(names):
-        sel = real & (vrow == vi)
-        if not sel.any():
-            continue
-        legal = np.fromiter(sorted(legal_scores(name)), dtype=np.int64)
-        ok = np.isin(score[sel], legal)
-        if not ok.all():
-            i = int(np.flatnonzero(sel)[np.flatnonzero(~ok)[0]])
-            check_score(int(score[i]), name, where=location(board=board_labels[board_codes[i]], row=i + 1))
+    col = (score + off) // 10
+    width = tab.shape[1]
+    flat = tab.ravel()
+    if int(col.min()) >= 0 and int(col.max()) < width:
+        ok = flat[vrow * width + col]
+    else:
+        inside = (col >= 0) & (col < width)
+        ok = np.zeros(len(score), dtype=bool)
+        ok[inside] = flat[vrow[inside] * width + col[inside]]
+    bad = real & ~ok
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        check_score(int(score[i]), _VUL_NAMES[vrow[i]], where=location(board=board_labels[board_codes[i]], row=i + 1))
+        raise AssertionError("legal-score table disagrees with check_score")  # pragma: no cover
 
 
 def _expected_per_board(expected, counts, board_labels, boards_given):
@@ -315,7 +346,9 @@ def _expected_per_board(expected, counts, board_labels, boards_given):
 def _rank_in_groups(gkey, score):
     """For each element: how many in its group score less, less-or-equal, and the group size.
 
-    One sort of a combined integer key (group, score), then run boundaries; O(n log n).
+    Scores are multiples of 10, so (group, score) maps to a dense integer key.  When the key
+    range is small (the usual case: a few hundred distinct scores) a counting pass gives every
+    count with no sort (O(n + keys)); otherwise one sort of the key and its run boundaries.
     """
     m = len(score)
     if m == 0:
@@ -323,17 +356,34 @@ def _rank_in_groups(gkey, score):
         return z, z, z
     smin = int(score.min())
     span = (int(score.max()) - smin) // 10 + 1
-    exact10 = not np.any((score - smin) % 10)
-    if exact10 and (int(gkey.max()) + 1) * span < 2**62:
-        key = gkey * span + (score - smin) // 10
-        order = np.argsort(key, kind="quicksort")
-        sk = key[order]
-        sg = gkey[order]
+    ng = int(gkey.max()) + 1
+    if not np.any(score % 10) and span <= 4 * m + 4096:
+        v = (score - smin) // 10
+        present = np.zeros(span, dtype=bool)
+        present[v] = True
+        dense = np.cumsum(present) - 1  # compress to the distinct scores that occur
+        nv = int(dense[-1]) + 1
+        v = dense[v]
+        if ng * nv <= 4 * m + 4096:
+            key = gkey * nv + v
+            c = np.zeros(ng * nv + 1, dtype=np.int64)
+            np.cumsum(np.bincount(key, minlength=ng * nv), out=c[1:])  # c[k] = #elements with key < k
+            base = c[gkey * nv]
+            less = c[key] - base
+            le = c[key + 1] - base
+            size = c[(gkey + 1) * nv] - base
+            return less, le, size
+        if ng * nv < 2**62:
+            key = gkey * nv + v
+            order = np.argsort(key, kind="quicksort")
+            sk = key[order]
+            sg = gkey[order]
+        else:  # pragma: no cover - astronomically many groups
+            order = np.lexsort((score, gkey))
+            sg, sk = gkey[order], score[order]
     else:
         order = np.lexsort((score, gkey))
-        sg = gkey[order]
-        sk = score[order]
-    idx = np.arange(m, dtype=np.int64)
+        sg, sk = gkey[order], score[order]
     new_g = np.empty(m, dtype=bool)
     new_g[0] = True
     np.not_equal(sg[1:], sg[:-1], out=new_g[1:])
@@ -358,7 +408,6 @@ def _rank_in_groups(gkey, score):
     less[order] = rs - gs
     le[order] = re_ - gs
     size[order] = ge - gs
-    del idx
     return less, le, size
 
 
@@ -385,7 +434,16 @@ class SessionMP:
     top: np.ndarray
     expected: np.ndarray
     kind: np.ndarray
-    boards: tuple | None = None
+    board_codes: np.ndarray | None = None
+    board_labels: tuple | None = None
+
+    @cached_property
+    def boards(self) -> tuple | None:
+        """The board label of each row (``None`` when the call had no ``boards``)."""
+        if self.board_codes is None:
+            return None
+        lab = self.board_labels
+        return tuple(lab[c] for c in self.board_codes.tolist())
 
     def __len__(self) -> int:
         return len(self.kind)
@@ -442,13 +500,23 @@ def _score_session(kind, score, arts, bcode, board_labels, E_board, sc, gcode=No
     ew_num = np.zeros(n, dtype=np.int64)
     den = np.ones(n, dtype=np.int64)
     scored = kind >= ROW_SCORE
-    E = np.where(scored, E_board[bcode], 0)
-    top_ebu = np.where(scored, 2 * (E - 1), 0)
+    if scored.all():
+        E = E_board[bcode]
+        top_ebu = 2 * (E - 1)
+    else:
+        E = np.where(scored, E_board[bcode], 0)
+        top_ebu = np.where(scored, 2 * (E - 1), 0)
     sd = _scale_den(sc)
-    top = top_ebu // sd
+    top = top_ebu // sd if sd != 1 else top_ebu
     real = kind == ROW_SCORE
     if skip_rows is not None:
         real = real & ~skip_rows
+    if gcode is None and real.all():  # the common case: every row a real score; no gathers
+        less, le, A = _rank_in_groups(bcode, score)
+        ns_num = (less + le) * E - A
+        ew_num = (2 * A - less - le) * E - A
+        den = A * sd if sd != 1 else A
+        return ns_num, ew_num, den, top, E
     ridx = np.flatnonzero(real)
     if len(ridx):
         if gcode is None:
@@ -458,10 +526,8 @@ def _score_session(kind, score, arts, bcode, board_labels, E_board, sc, gcode=No
             gkey = bcode[ridx] * ng + gcode[ridx]
         less, le, A = _rank_in_groups(gkey, score[ridx])
         Er = E[ridx]
-        m_ns = less + le - 1
-        m_ew = 2 * A - less - le - 1
-        ns_num[ridx] = (m_ns + 1) * Er - A
-        ew_num[ridx] = (m_ew + 1) * Er - A
+        ns_num[ridx] = (less + le) * Er - A  # (M + 1) E - A with M = less + le - 1
+        ew_num[ridx] = (2 * A - less - le) * Er - A
         den[ridx] = A * sd
         if gcode is not None and fouled != "neuberg":
             _small_subfields(ridx, gkey, ng, score, A, Er, top_ebu, sd, fouled, ns_num, ew_num, den)
@@ -555,8 +621,10 @@ def matchpoint_session(entries, boards=None, *, expected=None, scale: str = "EBU
     bcode, blabels = _factorize(boards, n, "boards")
     kind, score, arts = _read_entries(entries, bcode, blabels, boards_given)
     if boards_given:
-        missing = (kind != ROW_BLANK) & np.array([blabels[c] is None for c in range(len(blabels))])[bcode]
-        if missing.any():
+        missing = None
+        if any(lab is None for lab in blabels):
+            missing = (kind != ROW_BLANK) & np.array([lab is None for lab in blabels])[bcode]
+        if missing is not None and missing.any():
             i = int(np.flatnonzero(missing)[0])
             raise InputError("a score has no board number", where=location(row=i + 1))
         if check_legal:
@@ -569,7 +637,7 @@ def matchpoint_session(entries, boards=None, *, expected=None, scale: str = "EBU
     ns_num, ew_num, den, top, E = _score_session(kind, score, arts, bcode, blabels, E_board, sc, gcode, fouled,
                                                  boards_given)
     return SessionMP(sc, ns_num, ew_num, den, top, E, kind,
-                     tuple(blabels[c] for c in bcode.tolist()) if boards_given else None)
+                     bcode if boards_given else None, tuple(blabels) if boards_given else None)
 
 
 # --------------------------------------------------------------------------------------------

@@ -274,4 +274,4 @@ def weighted_session(outcomes, boards=None, *, expected=None, scale: str = "EBU"
                 ew_num[i] = ew.numerator * (dd // ew.denominator)
                 den[i] = dd * sd
     return SessionMP(sc, ns_num, ew_num, den, top, E, kind,
-                     tuple(blabels[c] for c in bcode.tolist()) if boards_given else None)
+                     bcode if boards_given else None, tuple(blabels) if boards_given else None)
