@@ -387,7 +387,6 @@ def _handicap():
                number_format="0%")
     for n in range(1, F_MAX_N + 1):
         ws.cell(row=F_FIRST + n - 1, column=1, value=n)
-        ws.cell(row=F_FIRST + n - 1, column=8, value=f"=A{F_FIRST + n - 1}/2")
     _input(ws, f"A{F_FIRST}:A{fl}", kind="whole", operator="between", formula1="1", formula2="100000",
            prompt="Number of matches")
     from openpyxl.utils import get_column_letter as _gcl
@@ -396,7 +395,7 @@ def _handicap():
         c0, c1 = _gcl(2 + 2 * j), _gcl(3 + 2 * j)
         for r in range(F_FIRST, fl + 1):
             _array(ws, f"{c0}{r}:{c1}{r}", f"=FAIRNESS_BAND(A{r},{c0}$3)")
-    _calc(ws, f"H{F_FIRST}:H{fl}")
+    _array(ws, f"H{F_FIRST}:H{fl}", f"=A{F_FIRST}:A{fl}/2")
 
     _headers(ws, 4, 10, ["Observed result", "Wins", "Matches", "P(X <= wins)"], widths=[44, 8, 9, 11])
     ol = F_FIRST + F_OBS - 1
@@ -831,7 +830,7 @@ LEDGER = [
     (3, "Spider", "Ann", "Newbie", "Bob", 57.0),
     (3, "Newbie", "Cal", "Dee", "Spider", 39.0),
 ]
-L_FIRST, L_ROWS = 5, 2000
+L_FIRST, L_ROWS = 5, 1000
 P_ROWS = 100
 
 
