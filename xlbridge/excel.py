@@ -97,8 +97,13 @@ def _is_array(value) -> bool:
     return hasattr(value, "ndim") and hasattr(value, "tolist") and getattr(value, "ndim", 0) > 0
 
 
+_PLAIN = (int, str, type(None), bool)
+
+
 def _scalar(value):
     """numpy scalars to Python scalars; NaN (pandas/numpy blank) to None."""
+    if type(value) in _PLAIN:
+        return value
     if hasattr(value, "dtype") and hasattr(value, "item") and not _is_array(value):
         value = value.item()
     if isinstance(value, float) and value != value:
@@ -293,6 +298,8 @@ def to_cell(value):
     >>> to_cell(Fraction(29, 2)), to_cell(None), to_cell(NA)
     (14.5, None, ExcelError('#N/A'))
     """
+    if type(value) in _PLAIN:
+        return value
     value = _scalar(value)
     if isinstance(value, Fraction):
         return int(value) if value.denominator == 1 else float(value)
@@ -314,4 +321,8 @@ def error_literal(value):
     >>> error_literal("#n/a"), error_literal("NP")
     (ExcelError('#N/A'), None)
     """
-    return _error_literal(_scalar(value))
+    if type(value) is not str:
+        if type(value) in _PLAIN or type(value) is float:
+            return None
+        value = _scalar(value)
+    return _error_literal(value)

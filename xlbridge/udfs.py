@@ -253,8 +253,19 @@ def _score_rows(scores: list, boards: list | None):
     exactly as if it held a real result, and its board is marked so its other rows get #N/A.
     """
     entries, errors, bad_boards = [], {}, set()
+    legal_cache: dict = {}
     for i, v in enumerate(scores):
         b = None if boards is None else boards[i]
+        if type(v) is float and v.is_integer() and (boards is None or type(b) is float and b.is_integer() and b >= 1):
+            e = int(v)  # fast path for what Excel delivers: a whole-number score and board number
+            key = None if b is None else int(b)
+            legal = legal_cache.get(key)
+            if legal is None:
+                legal = legal_cache[key] = (_legal_scores(key) if key is not None else
+                                            frozenset().union(*(_legal_scores(x) for x in ("None", "NS", "EW", "All"))))
+            if e in legal:
+                entries.append(e)
+                continue
         where = f"row {i + 1}"
         err = _xl.error_literal(v)
         if boards is not None and err is None:
