@@ -447,3 +447,20 @@ def test_chart_row_checks():
         ChartRow(1, 2, 3, "range", None, None)
     with pytest.raises(InputError, match="low is above high"):
         ChartRow(20, 10, 3, "gap", None, None)
+
+
+def test_pbn_export_of_adjacent_gap_rows():
+    # a chart from other software may split a gap in two, and may leave a legal score (+300) out
+    text = '[InstantScoreTable "ScoreRange_NS;Percentage_NS"]\n420,* 100\n420 60\n300,420 40\n*,300 10\n'
+    c = chart_from_pbn(text, "None")
+    legal = sorted(legal_scores("None"))
+    assert 300 in legal and 410 not in legal
+    mid = [s for s in legal if 300 < s < 420]
+    low = [s for s in legal if s < 300]
+    assert c.table() == [(430, 7000, 100), (420, 420, 60), (mid[0], mid[-1], 40), (low[0], low[-1], 10)]
+    out = chart_to_pbn(c, with_vulnerable=False).splitlines()
+    assert [ln.split()[1] for ln in out[1:]] == ["420,*", "420", "300,420", "*,300"]
+    back = chart_from_pbn(chart_to_pbn(c))
+    assert back.table() == c.table()
+    with pytest.raises(InputError, match="not covered"):
+        back.award(300)

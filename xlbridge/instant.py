@@ -718,9 +718,9 @@ def chart_to_pbn(chart: InstantChart, *, with_vulnerable: bool = True) -> str:
     """The chart as a PBN 2.1 ``InstantScoreTable`` section (PBN 2.1 standard, section 5.5).
 
     Columns Rank, ScoreRange_NS, ScoreRange_EW, Percentage_NS, Percentage_EW, one row per chart
-    row, top first; a historical score is written as itself, a gap as the open range between its
-    neighbouring historical scores (``800,980``; ``980,*`` above the top one, ``*,-100`` below the
-    bottom one). With ``with_vulnerable`` a ``[Vulnerable "..."]`` tag comes first, so that
+    row, top first; a historical score is written as itself, a gap as the open range between the
+    nearest legal scores outside it, which are its neighbouring historical scores (``800,980``;
+    ``980,*`` above the top one, ``*,-100`` below the bottom one). With ``with_vulnerable`` a ``[Vulnerable "..."]`` tag comes first, so that
     :func:`chart_from_pbn` can tell which scores are legal.
 
     >>> print(chart_to_pbn(instant_chart([420, 400], [3, 1], "None")))
@@ -732,11 +732,15 @@ def chart_to_pbn(chart: InstantChart, *, with_vulnerable: bool = True) -> str:
     4 *,400 -400,*   0 100
     """
     rows = chart.rows
-    scores = [r.low for r in rows if r.kind == "score"]
+    legal = _legal_array(chart.vulnerable).tolist()
     table = []
     for i, r in enumerate(rows):
-        above = next((s for s in reversed(scores) if s > r.high), None)
-        below = next((s for s in scores if s < r.low), None)
+        # a gap is the open range between the nearest legal scores outside it (for a built chart:
+        # the neighbouring historical scores)
+        j = bisect.bisect_left(legal, r.low)
+        below = legal[j - 1] if j > 0 else None
+        j = bisect.bisect_right(legal, r.high)
+        above = legal[j] if j < len(legal) else None
         table.append(
             (str(i + 1), _pbn_range(r, above, below, ew=False), _pbn_range(r, above, below, ew=True),
              _fmt_pct(r.award), _fmt_pct(100 - r.award))
