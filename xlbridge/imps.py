@@ -153,6 +153,8 @@ def artificial_imps(entry: Artificial) -> tuple:
 
 def _board_key(b):
     """A board label as given, with whole floats (Excel) read as ints so 3.0 and 3 group together."""
+    if type(b) is int:
+        return b
     if hasattr(b, "dtype") and hasattr(b, "item"):
         b = b.item()
     if isinstance(b, float) and b.is_integer():
@@ -168,7 +170,11 @@ def _board_key(b):
 
 
 def _parse_rows(entries, boards):
-    """Parse score cells and group row indexes by board (order of first appearance)."""
+    """Parse score cells and group row indexes by board (order of first appearance).
+
+    Returns the parsed entries, the groups (board label -> row indexes) and, per row, the index
+    of its board in the groups' order.
+    """
     entries = list(entries)
     if boards is None:
         labels = [None] * len(entries)
@@ -178,32 +184,50 @@ def _parse_rows(entries, boards):
             raise InputError(f"boards has {len(labels)} rows but scores has {len(entries)}: they must be parallel")
     parsed = []
     groups: dict = {}
-    for i, (value, board) in enumerate(zip(entries, labels), start=1):
-        where = f"row {i}" if board is None else f"board {board}, row {i}"
-        e = parse_entry(value, where=where)
+    board_of = []
+    for i, (value, board) in enumerate(zip(entries, labels)):
+        t = type(value)
+        if t is int and not value % 10:
+            e = value  # the common case, without the general parser
+        elif t is float and value.is_integer() and not value % 10:
+            e = int(value)
+        else:
+            e = parse_entry(value, where=f"row {i + 1}" if board is None else f"board {board}, row {i + 1}")
         parsed.append(e)
         if boards is not None and e is not None and board is None:
-            raise InputError("a score has no board number", where=where)
-        groups.setdefault(board, []).append(i - 1)
-    return parsed, groups
+            raise InputError("a score has no board number", where=f"row {i + 1}")
+        rows = groups.get(board)
+        if rows is None:
+            rows = groups[board] = []
+        rows.append(i)
+        board_of.append(board)
+    index = {k: b for b, k in enumerate(groups)}
+    return parsed, groups, np.fromiter((index[k] for k in board_of), dtype=np.int64, count=len(board_of))
 
 
-def _matrix(parsed, groups):
-    """Padded (boards x max rows) int64 matrix of the real scores, a validity mask, row positions."""
-    keys = list(groups)
-    width = max((sum(isinstance(parsed[i], int) for i in groups[k]) for k in keys), default=0)
-    S = np.zeros((len(keys), max(width, 1)), dtype=np.int64)
+def _matrix(parsed, groups, board_idx):
+    """Padded (boards x max rows) int64 matrix of the real scores, a validity mask, and for every
+    row its (board, column) in the matrix (-1 for rows that are not real scores)."""
+    N = len(parsed)
+    B = len(groups)
+    is_int = np.fromiter((type(e) is int for e in parsed), dtype=bool, count=N)
+    vals = np.fromiter((e if type(e) is int else 0 for e in parsed), dtype=np.int64, count=N)
+    ir = np.nonzero(is_int)[0]
+    rb = board_idx[ir]
+    order = np.argsort(rb, kind="stable")
+    per_board = np.bincount(rb, minlength=B)
+    starts = np.concatenate([[0], np.cumsum(per_board)[:-1]]).astype(np.int64)
+    col = np.empty(len(ir), dtype=np.int64)
+    col[order] = np.arange(len(ir), dtype=np.int64) - starts[rb[order]]
+    S = np.zeros((B, max(int(per_board.max(initial=0)), 1)), dtype=np.int64)
     valid = np.zeros_like(S, dtype=bool)
-    where = {}
-    for b, k in enumerate(keys):
-        c = 0
-        for i in groups[k]:
-            if isinstance(parsed[i], int):
-                S[b, c] = parsed[i]
-                valid[b, c] = True
-                where[i] = (b, c)
-                c += 1
-    return keys, S, valid, where
+    S[rb, col] = vals[ir]
+    valid[rb, col] = True
+    pos_b = np.full(N, -1, dtype=np.int64)
+    pos_c = np.full(N, -1, dtype=np.int64)
+    pos_b[ir] = rb
+    pos_c[ir] = col
+    return S, valid, pos_b, pos_c
 
 
 def _check_matrix(scores, present):
@@ -349,8 +373,9 @@ def cross_imps(entries, boards=None, *, average: bool = False, expected: int | N
     >>> [str(x) for x in r.ns]
     ['68/3', '20', '-8', '-104/3']
     """
-    parsed, groups = _parse_rows(entries, boards)
-    counted = {k: sum(isinstance(parsed[i], (int, Artificial)) for i in rows) for k, rows in groups.items()}
+    parsed, groups, board_idx = _parse_rows(entries, boards)
+    counted = {k: sum(type(parsed[i]) is int or isinstance(parsed[i], Artificial) for i in rows)
+               for k, rows in groups.items()}
     if expected is None:
         E = max(counted.values(), default=0)
     else:
@@ -363,22 +388,28 @@ def cross_imps(entries, boards=None, *, average: bool = False, expected: int | N
             if c > E:
                 where = "" if k is None else f"board {k}: "
                 raise InputError(f"{where}{c} results but expected is only {E}")
-    keys, S, valid, pos = _matrix(parsed, groups)
+    S, valid, pos_b, pos_c = _matrix(parsed, groups, board_idx)
     totals, counts = cross_imp_totals(S, valid)
+    real = pos_b >= 0
+    row_tot = np.where(real, totals[pos_b, pos_c], 0).tolist()
+    row_a = np.where(real, counts[pos_b], 0).tolist()
+    memo: dict = {}
     ns, ew = [], []
     for i, e in enumerate(parsed):
-        if isinstance(e, int):
-            b, c = pos[i]
-            a = int(counts[b])
-            tot = int(totals[b, c])
-            if a < 2:
-                v = Fraction(0)
-            elif average:
-                v = Fraction(tot, a - 1)
-            else:
-                v = Fraction(tot * (E - 1), a - 1)
-            ns.append(v)
-            ew.append(-v)
+        if type(e) is int:
+            key = (row_tot[i], row_a[i])
+            pair = memo.get(key)
+            if pair is None:
+                tot, a = key
+                if a < 2:
+                    v = Fraction(0)
+                elif average:
+                    v = Fraction(tot, a - 1)
+                else:
+                    v = Fraction(tot * (E - 1), a - 1)
+                pair = memo[key] = (v, -v)
+            ns.append(pair[0])
+            ew.append(pair[1])
         elif isinstance(e, Artificial):
             mult = 1 if average else max(E - 1, 0)
             a_ns, a_ew = artificial_imps(e)
@@ -534,17 +565,19 @@ def butler(entries, boards=None, *, trim="acbl", rounding: str = "even") -> Butl
     >>> b.datums[None], [str(x) for x in b.ns]
     (330, ['3', '3', '2', '-4', '-9', '3'])
     """
-    parsed, groups = _parse_rows(entries, boards)
-    keys, S, valid, pos = _matrix(parsed, groups)
+    parsed, groups, board_idx = _parse_rows(entries, boards)
+    S, valid, pos_b, pos_c = _matrix(parsed, groups, board_idx)
     d, counts = butler_datums(S, valid, trim=trim, rounding=rounding)
     ims = imps_array(S - d[:, None])
-    datums = {k: (int(d[b]) if counts[b] else None) for b, k in enumerate(keys)}
+    datums = {k: (int(d[b]) if counts[b] else None) for b, k in enumerate(groups)}
+    row_imps = np.where(pos_b >= 0, ims[pos_b, pos_c], 0).tolist()
+    memo = {i: (Fraction(i), Fraction(-i)) for i in range(-24, 25)}
     ns, ew = [], []
     for i, e in enumerate(parsed):
-        if isinstance(e, int):
-            v = Fraction(int(ims[pos[i]]))
+        if type(e) is int:
+            v, w = memo[row_imps[i]]
             ns.append(v)
-            ew.append(-v)
+            ew.append(w)
         elif isinstance(e, Artificial):
             a_ns, a_ew = artificial_imps(e)
             ns.append(a_ns)
