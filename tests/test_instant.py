@@ -464,3 +464,29 @@ def test_pbn_export_of_adjacent_gap_rows():
     assert back.table() == c.table()
     with pytest.raises(InputError, match="not covered"):
         back.award(300)
+
+
+@settings(max_examples=30)
+@given(st.lists(st.tuples(st.integers(1, 3), st.sampled_from("ABCD"), st.sampled_from("WXYZ"),
+                          st.sampled_from([450, 430, 420, 400, 170, 100, -50, -100, "A60/40", "NP"])),
+                max_size=15))
+def test_ranking_matches_a_brute_force(results):
+    c = instant_chart(P93_SCORES, P93_FREQ, "None")
+    award = {450: 94, 430: 88, 420: 75, 400: 53, 170: 25, 100: 6, -50: 3, -100: 0}  # the published chart
+    r = instant_ranking(results, {1: c, 2: c, 3: c})
+    for side, field in ((0, r.ns), (1, r.ew)):
+        got = {}
+        for _, ns, ew, sc in results:
+            if sc == "NP":
+                continue
+            pts = (60 if side == 0 else 40) if sc == "A60/40" else (award[sc] if side == 0 else 100 - award[sc])
+            pair = ns if side == 0 else ew
+            t, b = got.get(pair, (0, 0))
+            got[pair] = (t + pts, b + 1)
+        assert {p.pair: (p.total, p.boards) for p in field} == got
+        means = {pair: F(t, b) for pair, (t, b) in got.items()}
+        for p in field:
+            assert p.percent == means[p.pair]
+            assert p.rank == 1 + sum(m > p.percent for m in means.values())
+            assert p.tied == (sum(m == p.percent for m in means.values()) > 1)
+        assert [p.percent for p in field] == sorted(means.values(), reverse=True)
