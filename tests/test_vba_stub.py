@@ -77,3 +77,17 @@ def test_generator_restores_the_environment():
     vbastub.generate()
     assert (xlwings.func, xlwings.arg, xlwings.ret, sys.modules.get("pythoncom")) == before
     assert not hasattr(udfs.BRIDGE_SCORE, "__xlfunc__") or udfs.RUNTIME == "com"
+
+
+def test_classic_xlwings_metadata_and_legacy_spill_option(monkeypatch):
+    monkeypatch.setenv("XLBRIDGE_LEGACY_SPILL", "1")
+    with vbastub._stubbed_com() as xlu:
+        mod = vbastub._classic_module(vbastub._UDFS_PY, xlu)
+    assert mod.RUNTIME == "com"
+    for name in udfs.EXCEL_FUNCTIONS:
+        xf = getattr(mod, name).__xlfunc__
+        assert xf["category"] == "xlbridge" and xf["ret"]["options"] == {"expand": "table"}, name
+        assert all(not a["doc"].startswith("Positional argument") for a in xf["args"]), name
+        assert all(a["options"] == {"ndim": 2, "err_to_str": True} for a in xf["args"]), name
+    xf = mod.MATCHPOINTS.__xlfunc__
+    assert [a.get("optional", "required") for a in xf["args"]] == ["required", None, None, None]

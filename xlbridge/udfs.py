@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import os
 
 from . import excel as _xl
 from .contract import bridge_score as _bridge_score, check_score as _check_score, legal_scores as _legal_scores
@@ -884,6 +885,11 @@ def _fairness_band_impl(matches, tail):
 # --------------------------------------------------------------------------------------------
 # the Excel functions (xlwings UDFs): one-line docstrings for the function wizard, a doc per argument
 
+# Results spill natively (Excel 365/2021, xlwings Lite/Server). For an older Excel without dynamic
+# arrays, XLBRIDGE_LEGACY_SPILL=1 turns on xlwings' legacy expand="table" (classic xlwings only; it
+# overwrites the cells the result spills into).
+_RET = {"expand": "table"} if os.environ.get("XLBRIDGE_LEGACY_SPILL", "").strip() in ("1", "true", "yes") else {}
+
 _SCORES_DOC = "N-S scores, one row per result: numbers, A60/40 (artificial, %), NP (not played); blanks ignored"
 _BOARDS_DOC = "Board numbers parallel to the scores (optional; rows are grouped by board; vulnerability by board)"
 _SCALE_DOC = 'Matchpoint scale: "EBU" (2 per score beaten, 1 per tie; default) or "ACBL" (1 and 1/2)'
@@ -891,6 +897,7 @@ _EXPECTED_DOC = "Expected number of results per board for Neuberg (optional; def
 
 
 @xw.func(category=CATEGORY)
+@xw.ret(**_RET)
 @xw.arg("contract", ndim=2, err_to_str=True, doc="Contract like 4S, 3NTX, 6HXX, 3N or PASS (a cell or a column)")
 @xw.arg("declarer", ndim=2, err_to_str=True, doc="Declarer: N, E, S or W")
 @xw.arg("tricks", ndim=2, err_to_str=True, doc="Tricks taken by declarer, 0-13")
@@ -901,6 +908,7 @@ def BRIDGE_SCORE(contract, declarer, tricks, vulnerable):
 
 
 @xw.func(category=CATEGORY)
+@xw.ret(**_RET)
 @xw.arg("contract", ndim=2, err_to_str=True, doc="Contract like 4S, 3NTX or PASS; blank to use the typed score")
 @xw.arg("declarer", ndim=2, err_to_str=True, doc="Declarer: N, E, S or W")
 @xw.arg("tricks", ndim=2, err_to_str=True, doc="Tricks taken by declarer, 0-13")
@@ -912,6 +920,7 @@ def SCORE_OR_TYPED(contract, declarer, tricks, board, typed):
 
 
 @xw.func(category=CATEGORY)
+@xw.ret(**_RET)
 @xw.arg("scores", ndim=2, err_to_str=True, doc=_SCORES_DOC)
 @xw.arg("boards", ndim=2, err_to_str=True, doc=_BOARDS_DOC)
 @xw.arg("expected", ndim=2, err_to_str=True, doc=_EXPECTED_DOC)
@@ -922,6 +931,7 @@ def MATCHPOINTS(scores, boards=None, expected=None, scale=None):
 
 
 @xw.func(category=CATEGORY)
+@xw.ret(**_RET)
 @xw.arg("scores", ndim=2, err_to_str=True,
         doc="n x k range: row i holds the possible N-S outcomes of result i (a plain result: one score)")
 @xw.arg("weights", ndim=2, err_to_str=True,
@@ -935,6 +945,7 @@ def WEIGHTED_MP(scores, weights, boards=None, expected=None, scale=None):
 
 
 @xw.func(category=CATEGORY)
+@xw.ret(**_RET)
 @xw.arg("mp", ndim=2, err_to_str=True, doc="Matchpoints earned among the actual results (a cell or a range)")
 @xw.arg("expected", ndim=2, err_to_str=True, doc="Expected number of results on the board (E)")
 @xw.arg("actual", ndim=2, err_to_str=True, doc="Actual number of results on the board (A)")
@@ -945,6 +956,7 @@ def NEUBERG(mp, expected, actual, scale=None):
 
 
 @xw.func(category=CATEGORY)
+@xw.ret(**_RET)
 @xw.arg("mp", ndim=2, err_to_str=True, doc="Matchpoints (a cell or a range)")
 @xw.arg("results", ndim=2, err_to_str=True, doc="Number of results on the board (sets the top)")
 @xw.arg("scale", ndim=2, err_to_str=True, doc=_SCALE_DOC)
@@ -954,6 +966,7 @@ def MP_PERCENT(mp, results, scale=None):
 
 
 @xw.func(category=CATEGORY)
+@xw.ret(**_RET)
 @xw.arg("boards", ndim=2, err_to_str=True, doc="Board number of each row")
 @xw.arg("ns_pairs", ndim=2, err_to_str=True, doc="N-S pair of each row")
 @xw.arg("ew_pairs", ndim=2, err_to_str=True, doc="E-W pair of each row")
@@ -967,6 +980,7 @@ def PAIRS_RANKING(boards, ns_pairs, ew_pairs, scores, weights=None, expected=Non
 
 
 @xw.func(category=CATEGORY)
+@xw.ret(**_RET)
 @xw.arg("difference", ndim=2, err_to_str=True, doc="Points difference (a cell or a range)")
 def IMPS(difference):
     """IMPs for a points difference (Law 78B); works on ranges element-wise."""
@@ -974,6 +988,7 @@ def IMPS(difference):
 
 
 @xw.func(category=CATEGORY)
+@xw.ret(**_RET)
 @xw.arg("scores", ndim=2, err_to_str=True, doc=_SCORES_DOC)
 @xw.arg("boards", ndim=2, err_to_str=True, doc=_BOARDS_DOC)
 @xw.arg("average", ndim=2, err_to_str=True, doc="TRUE for the average over the other results; FALSE or blank for the total")
@@ -983,6 +998,7 @@ def CROSS_IMPS(scores, boards=None, average=None):
 
 
 @xw.func(category=CATEGORY)
+@xw.ret(**_RET)
 @xw.arg("scores", ndim=2, err_to_str=True, doc=_SCORES_DOC)
 @xw.arg("boards", ndim=2, err_to_str=True, doc=_BOARDS_DOC)
 @xw.arg("trim", ndim=2, err_to_str=True, doc='Which scores the datum drops: "acbl" (5 % at each end; default) or another named rule')
@@ -993,6 +1009,7 @@ def BUTLER(scores, boards=None, trim=None, rounding=None):
 
 
 @xw.func(category=CATEGORY)
+@xw.ret(**_RET)
 @xw.arg("scores", ndim=2, err_to_str=True, doc="N-S scores of one board")
 @xw.arg("trim", ndim=2, err_to_str=True, doc='Which scores the datum drops: "acbl" (default) or another named rule')
 @xw.arg("rounding", ndim=2, err_to_str=True, doc='Rounding of a final 5: "even" (default) or another named rule')
@@ -1002,6 +1019,7 @@ def DATUM(scores, trim=None, rounding=None):
 
 
 @xw.func(category=CATEGORY)
+@xw.ret(**_RET)
 @xw.arg("margin", ndim=2, err_to_str=True, doc="IMP margin of the side (negative if it lost; a cell or a range)")
 @xw.arg("boards", ndim=2, err_to_str=True, doc="Number of boards in the match")
 def VP(margin, boards):
@@ -1010,6 +1028,7 @@ def VP(margin, boards):
 
 
 @xw.func(category=CATEGORY)
+@xw.ret(**_RET)
 @xw.arg("scores", ndim=2, err_to_str=True, doc="The possible N-S outcomes of the weighted result (a row; n x k for n results)")
 @xw.arg("weights", ndim=2, err_to_str=True, doc="Their weights (total 1 or 100 %)")
 @xw.arg("other", ndim=2, err_to_str=True, doc="N-S score in the other room")
@@ -1019,6 +1038,7 @@ def WEIGHTED_IMPS(scores, weights, other):
 
 
 @xw.func(category=CATEGORY)
+@xw.ret(**_RET)
 @xw.arg("board_imps", ndim=2, err_to_str=True, doc="IMPs of team A on each board (negative when B gained)")
 @xw.arg("boards", ndim=2, err_to_str=True, doc="Number of boards in the match (VP scale)")
 def MATCH_RESULT(board_imps, boards):
@@ -1030,6 +1050,7 @@ _VUL_DOC = "Vulnerability of the board: None, NS, EW, All or a board number"
 
 
 @xw.func(category=CATEGORY)
+@xw.ret(**_RET)
 @xw.arg("scores", ndim=2, err_to_str=True, doc="Historical N-S scores of the board")
 @xw.arg("frequencies", ndim=2, err_to_str=True, doc="How often each score occurred")
 @xw.arg("vulnerable", ndim=2, err_to_str=True, doc=_VUL_DOC)
@@ -1039,6 +1060,7 @@ def INSTANT_MP(scores, frequencies, vulnerable):
 
 
 @xw.func(category=CATEGORY)
+@xw.ret(**_RET)
 @xw.arg("score", ndim=2, err_to_str=True, doc="N-S score(s) to look up")
 @xw.arg("scores", ndim=2, err_to_str=True, doc="Historical N-S scores of the board")
 @xw.arg("frequencies", ndim=2, err_to_str=True, doc="How often each score occurred")
@@ -1049,6 +1071,7 @@ def INSTANT_AWARD(score, scores, frequencies, vulnerable):
 
 
 @xw.func(category=CATEGORY)
+@xw.ret(**_RET)
 @xw.arg("ratings", ndim=2, err_to_str=True, doc="4 cells: the ratings of N, S, E, W")
 def LEHMAN_PREDICT(ratings):
     """Predicted N-S percentage from the four Lehman ratings."""
@@ -1056,6 +1079,7 @@ def LEHMAN_PREDICT(ratings):
 
 
 @xw.func(category=CATEGORY)
+@xw.ret(**_RET)
 @xw.arg("ratings", ndim=2, err_to_str=True, doc="4 cells: the ratings of N, S, E, W")
 @xw.arg("ns_pct", ndim=2, err_to_str=True, doc="Percentage scored by N-S")
 @xw.arg("errors", ndim=2, err_to_str=True, doc="4 error bounds 0-1 for the modified formula (optional; blank: standard Lehman)")
@@ -1065,6 +1089,7 @@ def LEHMAN_DELTA(ratings, ns_pct, errors=None):
 
 
 @xw.func(category=CATEGORY)
+@xw.ret(**_RET)
 @xw.arg("boards", ndim=2, err_to_str=True, doc="Number of boards of history")
 def LEHMAN_ERROR(boards):
     """Error bound of a rating: 1 / SQRT(boards - 1); 1 below 2 boards."""
@@ -1072,6 +1097,7 @@ def LEHMAN_ERROR(boards):
 
 
 @xw.func(category=CATEGORY)
+@xw.ret(**_RET)
 @xw.arg("rating", ndim=2, err_to_str=True, doc="Current rating")
 @xw.arg("history", ndim=2, err_to_str=True, doc="Boards of history behind the rating")
 @xw.arg("pseudo_sum", ndim=2, err_to_str=True, doc="Sum of the week's pseudo-ratings")
@@ -1083,6 +1109,7 @@ def LEHMAN_UPDATE(rating, history, pseudo_sum, week_boards, decay=None):
 
 
 @xw.func(category=CATEGORY)
+@xw.ret(**_RET)
 @xw.arg("weeks", ndim=2, err_to_str=True, doc="Week number of each board row")
 @xw.arg("north", ndim=2, err_to_str=True, doc="North player of each row")
 @xw.arg("south", ndim=2, err_to_str=True, doc="South player of each row")
@@ -1101,6 +1128,7 @@ _AVG_DOC = "Average VPs of each team in its division last season"
 
 
 @xw.func(category=CATEGORY)
+@xw.ret(**_RET)
 @xw.arg("divisions", ndim=2, err_to_str=True, doc=_DIV_DOC)
 @xw.arg("avg_vps", ndim=2, err_to_str=True, doc=_AVG_DOC)
 @xw.arg("imps_per_vp", ndim=2, err_to_str=True, doc="IMPs per VP of difference (optional; default 2.75)")
@@ -1111,6 +1139,7 @@ def FORML_HANDICAP(divisions, avg_vps, imps_per_vp=None, overlap=None):
 
 
 @xw.func(category=CATEGORY)
+@xw.ret(**_RET)
 @xw.arg("divisions", ndim=2, err_to_str=True, doc=_DIV_DOC)
 @xw.arg("avg_vps", ndim=2, err_to_str=True, doc=_AVG_DOC)
 @xw.arg("merged", ndim=2, err_to_str=True, doc="TRUE for the Merged VP difference; FALSE or blank for the Expected")
@@ -1121,6 +1150,7 @@ def FORML_VPDIFF(divisions, avg_vps, merged=None, overlap=None):
 
 
 @xw.func(category=CATEGORY)
+@xw.ret(**_RET)
 @xw.arg("divisions", ndim=2, err_to_str=True, doc=_DIV_DOC)
 @xw.arg("avg_vps", ndim=2, err_to_str=True, doc=_AVG_DOC)
 @xw.arg("step", ndim=2, err_to_str=True, doc="IMPs per rank within a division (optional; default 6)")
@@ -1130,6 +1160,7 @@ def LEGACY_HANDICAP(divisions, avg_vps, step=None):
 
 
 @xw.func(category=CATEGORY)
+@xw.ret(**_RET)
 @xw.arg("teams", ndim=2, err_to_str=True, doc="Team of each match row")
 @xw.arg("opponents", ndim=2, err_to_str=True, doc="Its opponent")
 @xw.arg("vps_for", ndim=2, err_to_str=True, doc="VPs of the team")
@@ -1143,6 +1174,7 @@ def FORML_NEWTEAMS(teams, opponents, vps_for, vps_against, known_teams, known_vp
 
 
 @xw.func(category=CATEGORY)
+@xw.ret(**_RET)
 @xw.arg("wins", ndim=2, err_to_str=True, doc="Wins of the higher-handicap team")
 @xw.arg("matches", ndim=2, err_to_str=True, doc="Decided matches between teams with different handicaps")
 def FAIRNESS(wins, matches):
@@ -1151,6 +1183,7 @@ def FAIRNESS(wins, matches):
 
 
 @xw.func(category=CATEGORY)
+@xw.ret(**_RET)
 @xw.arg("matches", ndim=2, err_to_str=True, doc="Number of decided matches")
 @xw.arg("tail", ndim=2, err_to_str=True, doc="Share of outcomes excluded at each end, e.g. 0.25, 0.10, 0.01")
 def FAIRNESS_BAND(matches, tail):
