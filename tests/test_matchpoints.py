@@ -330,3 +330,49 @@ def test_large_session_arrays_and_lazy_fractions():
     # spot-check a board against the brute force
     idx = np.flatnonzero(boards == boards[0])
     assert [s.ns[i] for i in idx] == [m for m, _ in mp_board(scores[idx].tolist())]
+
+
+def test_many_small_boards_take_the_sort_path_and_agree_with_brute_force():
+    # 3,000 boards of 3 results over ~600 distinct scores: too many (board, score) keys for the
+    # counting pass, so the sorted path is used
+    rng = np.random.default_rng(5)
+    legal = np.array(LEGAL_NONE)
+    boards = np.repeat(np.arange(3000) * 16 + 1, 3)
+    scores = rng.choice(legal, size=len(boards))
+    s = matchpoint_session(scores, boards, expected=4)
+    for b in range(0, 3000, 7):
+        idx = list(range(3 * b, 3 * b + 3))
+        plain = mp_board(scores[idx].tolist())
+        assert [s.ns[i] for i in idx] == [neuberg_formula(m, 4, 3) for m, _ in plain]
+        assert [s.ew[i] for i in idx] == [neuberg_formula(m, 4, 3) for _, m in plain]
+
+
+@settings(max_examples=40)
+@given(st.lists(st.tuples(st.integers(1, 3), score_st), min_size=2, max_size=24))
+def test_fouled_neuberg_rule_scores_each_group_to_the_full_field(rows):
+    groups = [g for g, _ in rows]
+    scores = [x for _, x in rows]
+    e = len(rows)
+    s = matchpoint_session(scores, groups=groups, fouled="neuberg")
+    for g in set(groups):
+        idx = [i for i in range(e) if groups[i] == g]
+        plain = mp_board([scores[i] for i in idx])
+        assert [s.ns[i] for i in idx] == [neuberg_formula(m, e, len(idx)) for m, _ in plain]
+    assert all(a + b == 2 * (e - 1) for a, b in zip(s.ns, s.ew))
+    # the small sub-field rules' fixed awards (70/60/50, 65/55, 60 % for each side, ranked per
+    # side) total 120 % of the top at each table; Neuberg-scored groups total the top
+    for rule in ("EBU", "ACBL"):
+        t = matchpoint_session(scores, groups=groups, fouled=rule)
+        top = 2 * (e - 1)
+        for i in range(e):
+            if t.ns[i] + t.ew[i] != top:
+                assert t.ns[i] + t.ew[i] == F(6, 5) * top
+                assert sum(1 for g in groups if g == groups[i]) <= 3
+                assert t.ns[i] * 100 / top in (70, 65, 60, 55, 50)
+
+
+def test_pandas_series_input():
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame({"board": [1, 1, 1], "score": [420, 400, 400]})
+    s = matchpoint_session(df["score"], df["board"])
+    assert s.ns == [4, 1, 1] and s.boards == (1, 1, 1)

@@ -24,7 +24,9 @@ Fraction(29, 1)
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Mapping
+from decimal import Decimal
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
@@ -94,8 +96,10 @@ def _to_fraction(value, what: str) -> Fraction:
     if isinstance(value, str):
         try:
             return Fraction(value.strip())
-        except ValueError:
+        except (ValueError, ZeroDivisionError):
             pass
+    elif isinstance(value, (numbers.Rational, Decimal)):
+        return Fraction(value)
     raise InputError(f"{what} must be a number, got {value!r}")
 
 
@@ -159,6 +163,13 @@ def mp_percent(mp, results, scale: str = "EBU") -> Fraction:
 
 # --------------------------------------------------------------------------------------------
 # reading the inputs
+
+
+def _as_array(values):
+    """A pandas Series / Index becomes its numpy array; anything else is returned unchanged."""
+    if values is not None and hasattr(values, "to_numpy") and not isinstance(values, np.ndarray):
+        return values.to_numpy()
+    return values
 
 
 def _board_label(b):
@@ -614,6 +625,7 @@ def matchpoint_session(entries, boards=None, *, expected=None, scale: str = "EBU
     xlbridge.errors.ImpossibleScoreError: board 1, row 2: impossible score: 410 (no contract and result gives N-S 410 when vulnerability is None)
     """
     sc = _scale(scale)
+    entries, boards, groups = _as_array(entries), _as_array(boards), _as_array(groups)
     if fouled not in FOULED_RULES:
         raise InputError(f"unknown fouled-board rule {fouled!r} (expected one of {', '.join(FOULED_RULES)})")
     n = len(entries)

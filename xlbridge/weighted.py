@@ -35,6 +35,7 @@ from .matchpoints import (
     ROW_NOT_PLAYED,
     ROW_SCORE,
     SessionMP,
+    _as_array,
     _check_legal,
     _expected_per_board,
     _factorize,
@@ -216,6 +217,7 @@ def weighted_session(outcomes, boards=None, *, expected=None, scale: str = "EBU"
     ['11/4', '14/5', '89/20', '12/5', '12/5', '1/5']
     """
     sc = _scale(scale)
+    boards = _as_array(boards)
     n = len(outcomes)
     boards_given = boards is not None
     bcode, blabels = _factorize(boards, n, "boards")
