@@ -230,6 +230,22 @@ def _matrix(parsed, groups, board_idx):
     return S, valid, pos_b, pos_c
 
 
+def _expected_results(counted: dict, expected) -> int:
+    """The number of results every board is factored to: ``expected``, or by default the largest
+    count of results (real or artificial) on any board; a board with more results is an error."""
+    if expected is None:
+        return max(counted.values(), default=0)
+    if isinstance(expected, float) and expected.is_integer():
+        expected = int(expected)
+    if isinstance(expected, bool) or not isinstance(expected, int) or expected < 1:
+        raise InputError(f"expected must be a whole number of results (1 or more), got {expected!r}")
+    for k, c in counted.items():
+        if c > expected:
+            where = "" if k is None else f"board {k}: "
+            raise InputError(f"{where}{c} results but expected is only {expected}")
+    return expected
+
+
 def _check_matrix(scores, present):
     S = np.asarray(scores)
     if S.ndim == 1:
@@ -376,18 +392,7 @@ def cross_imps(entries, boards=None, *, average: bool = False, expected: int | N
     parsed, groups, board_idx = _parse_rows(entries, boards)
     counted = {k: sum(type(parsed[i]) is int or isinstance(parsed[i], Artificial) for i in rows)
                for k, rows in groups.items()}
-    if expected is None:
-        E = max(counted.values(), default=0)
-    else:
-        if isinstance(expected, float) and expected.is_integer():
-            expected = int(expected)
-        if isinstance(expected, bool) or not isinstance(expected, int) or expected < 1:
-            raise InputError(f"expected must be a whole number of results (1 or more), got {expected!r}")
-        E = expected
-        for k, c in counted.items():
-            if c > E:
-                where = "" if k is None else f"board {k}: "
-                raise InputError(f"{where}{c} results but expected is only {E}")
+    E = _expected_results(counted, expected)
     S, valid, pos_b, pos_c = _matrix(parsed, groups, board_idx)
     totals, counts = cross_imp_totals(S, valid)
     real = pos_b >= 0

@@ -35,8 +35,10 @@ import numpy as np
 from .entries import Artificial, parse_entry
 from .errors import InputError, TooManyCombinationsError, WeightError
 from .imps import (
-    CrossImps,
     Butler,
+    CrossImps,
+    _board_key,
+    _expected_results,
     artificial_imps,
     butler_datums,
     imps_array,
@@ -407,7 +409,7 @@ def _rows(scores, weights, boards):
             raise InputError(f"boards has {len(boards)} rows but scores has {len(scores)}: they must be parallel")
     rows, groups = [], {}
     for i, cell in enumerate(scores):
-        label = None if boards is None else _label(boards[i])
+        label = None if boards is None else _board_key(boards[i])
         where = f"row {i + 1}" if label is None else f"board {label}, row {i + 1}"
         e = _row(cell, None if weights is None else weights[i], where)
         if boards is not None and e is not None and label is None:
@@ -441,33 +443,9 @@ def _row(cell, w, where):
     return e[0][0] if len(e) == 1 else e
 
 
-def _label(b):
-    if hasattr(b, "dtype") and hasattr(b, "item"):
-        b = b.item()
-    if isinstance(b, float) and b.is_integer():
-        return int(b)
-    if isinstance(b, str):
-        t = b.strip()
-        try:
-            f = float(t)
-            return int(f) if f.is_integer() else t
-        except ValueError:
-            return t
-    return b
-
-
 def _expected(rows, groups, expected):
     counted = {k: sum(isinstance(rows[i], (int, tuple, Artificial)) for i in idx) for k, idx in groups.items()}
-    if expected is None:
-        return max(counted.values(), default=0)
-    if isinstance(expected, float) and expected.is_integer():
-        expected = int(expected)
-    if isinstance(expected, bool) or not isinstance(expected, int) or expected < 1:
-        raise InputError(f"expected must be a whole number of results (1 or more), got {expected!r}")
-    for k, c in counted.items():
-        if c > expected:
-            raise InputError(f"{'' if k is None else f'board {k}: '}{c} results but expected is only {expected}")
-    return expected
+    return _expected_results(counted, expected)
 
 
 def weighted_cross_imps(scores, weights=None, boards=None, *, average: bool = False,
@@ -500,15 +478,18 @@ def weighted_cross_imps(scores, weights=None, boards=None, *, average: bool = Fa
                 atoms_r.append(r)
         if a:
             den = math.lcm(*(w.denominator for w in atoms_w))
-            W = np.array([int(w * den) for w in atoms_w], dtype=object)
+            small = den * den * 24 * len(atoms_w) < 2**62  # exact in int64, else Python ints
+            W = np.array([int(w * den) for w in atoms_w], dtype=np.int64 if small else object)
             S = np.array(atoms_s, dtype=np.int64)
             R = np.array(atoms_r)
-            M = imps_array(S[:, None] - S[None, :]).astype(object)
+            M = imps_array(S[:, None] - S[None, :])
+            if not small:
+                M = M.astype(object)
             M[R[:, None] == R[None, :]] = 0  # a result is not compared with itself
             G = M.dot(W)  # G[a] = sum_b W_b imps(a - b), over the other results' outcomes
             per_row = [0] * a
             for k in range(len(atoms_s)):
-                per_row[atoms_r[k]] += W[k] * G[k]
+                per_row[atoms_r[k]] += int(W[k]) * int(G[k])
         for r, i in enumerate(real):
             tot = Fraction(per_row[r], den * den)
             if a < 2:
