@@ -104,8 +104,8 @@ def test_weight_formats(outcomes, weights):
     assert weighted_imps(outcomes, 400, weights=weights) == F("-3.4")
 
 
-def test_thirds_from_floats():
-    out = [(420, 1 / 3), (400, 1 / 3), (-50, 1 / 3)]
+def test_thirds_as_text():
+    out = [(420, "1/3"), (400, "1/3"), (-50, "1/3")]
     assert weighted_imps(out, 400) == F(1 - 10, 3)
 
 

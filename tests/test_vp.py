@@ -12,7 +12,8 @@ Sources of the expected values (none produced by xlbridge):
   "0 IMP: 10,00 WP, 1 IMP: 10,28 WP, 2 IMP: 10,55 WP" (the 20-board scale).
 - bridgekosice.sk, "Nová škála VP": the tables run "from 37 rows for 6 boards to 85 rows for
   32 boards", i.e. blitz margins of 37 and 85 IMPs.
-- Hand-worked concavity corrections (REFERENCE.md's rule), written out below.
+- Hand-worked concavity corrections (REFERENCE.md's rule; the same correction loop is in the
+  2013 JavaScript implementation gist.github.com/defiant/6360045), written out below.
 """
 
 from decimal import Decimal, ROUND_HALF_UP, localcontext

@@ -18,8 +18,8 @@ Fraction(1, 5)
 >>> weighted_vp(8, [board], 7, level="vp")                        # 0.6 x 13.65 + 0.4 x 9.08
 Fraction(5911, 500)
 
-Weights are written 0.6, 60 or "60%" (a number above 1 is a percentage; 1 means 100 %); the
-weights of one result must total exactly 100 %.
+Weights are written 0.6, 60 or "60%" (a number above 1 is a percentage; 1 means 100 %), read by
+:func:`xlbridge.weighted.parse_weight`; the weights of one result must total exactly 100 %.
 """
 
 from __future__ import annotations
@@ -45,6 +45,7 @@ from .imps import (
 )
 from .imps import imps as _imps
 from .vp import vp as _vp
+from .weighted import parse_weight
 
 __all__ = [
     "IMP_ROUNDINGS",
@@ -76,34 +77,12 @@ _CHUNK = 8192  # combinations scored at once (bounds memory: chunk x results int
 # --------------------------------------------------------------------------- weights & outcomes
 
 def _weight(value, where=None) -> Fraction:
-    """One weight as an exact Fraction: 0.6, 60 and "60%" all mean 3/5 (a number > 1 is a percent)."""
-    if hasattr(value, "dtype") and hasattr(value, "item"):
-        value = value.item()
-    if isinstance(value, bool) or value is None:
-        raise WeightError(f"a weight must be a number like 0.6, 60 or 60%, got {value!r}", where=where)
-    percent = False
-    if isinstance(value, str):
-        t = value.strip()
-        if t.endswith("%"):
-            percent, t = True, t[:-1].strip()
-        try:
-            value = Fraction(t)
-        except (ValueError, ZeroDivisionError):
-            raise WeightError(f"a weight must be a number like 0.6, 60 or 60%, got {value!r}", where=where) from None
-    elif isinstance(value, float):
-        if not math.isfinite(value):
-            raise WeightError(f"a weight must be a finite number, got {value!r}", where=where)
-        # 0.6 -> 3/5, 0.3333333333333333 -> 1/3: the simplest fraction the float stands for.
-        value = Fraction(value).limit_denominator(10**9)
-    elif isinstance(value, Rational):
-        value = Fraction(value)
-    else:
-        raise WeightError(f"a weight must be a number like 0.6, 60 or 60%, got {value!r}", where=where)
-    if percent or value > 1:
-        value = value / 100
-    if value < 0:
-        raise WeightError(f"a weight cannot be negative, got {value}", where=where)
-    return value
+    """One weight as an exact Fraction by the project's rule (:func:`xlbridge.weighted.parse_weight`):
+    0.6, 60 and "60%" all mean 3/5; a blank weight is an error here."""
+    w = parse_weight(value, where=where)
+    if w is None:
+        raise WeightError("an outcome has no weight", where=where)
+    return w
 
 
 def _outcomes(outcomes, weights=None, where=None) -> tuple:
