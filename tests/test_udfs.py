@@ -442,3 +442,20 @@ def test_loads_without_xlwings_and_without_a_server_licence():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert out.returncode == 0, out.stderr[-500:]
     assert out.stdout.split()[-1] == "29"
+
+
+def test_weighted_mp_plain_rows_behave_like_matchpoints():
+    # a row with one outcome and a blank (or 100 %) weight is a plain result: NP and A60/40 included
+    rows = [[420, None], ["NP", None], ["A60/40", None], [400, None]]
+    w = [[1, None], [None, None], [None, None], ["100%", None]]
+    expected = F["MATCHPOINTS"](col(420, "NP", "A60/40", 400), None, 4)
+    assert F["WEIGHTED_MP"](rows, None, None, 4) == F["WEIGHTED_MP"](rows, w, None, 4) == expected
+    # by hand: 2 real results factored to 4: (M + 1) x 4/2 - 1 -> 5 and 1; A60/40 = 60 % of the top 6
+    assert expected == [[5, 1], [None, None], [pytest.approx(3.6), pytest.approx(2.4)], [1, 5]]
+
+
+def test_empty_ranges_give_a_message():
+    for name, args in (("MATCHPOINTS", ([],)), ("WEIGHTED_MP", ([], None)), ("CROSS_IMPS", ([],)),
+                       ("BRIDGE_SCORE", ([], "N", 10, 1))):
+        out = F[name](*args)
+        assert isinstance(out, CallError) and "empty" in out, name

@@ -242,6 +242,12 @@ def _same_length(cols: dict) -> None:
         raise InputError(f"the ranges must have the same number of rows: {desc}")
 
 
+def _nonempty(values: list, name: str) -> list:
+    if not values:
+        raise InputError("the range is empty", where=name)
+    return values
+
+
 def _any_vulnerability_legal(score: int) -> bool:
     return any(score in _legal_scores(v) for v in ("None", "NS", "EW", "All"))
 
@@ -369,7 +375,7 @@ def _matchpoints_impl(scores, boards=None, expected=None, scale=None):
     >>> _matchpoints_impl([490, 460, 460, 430, 430, 430, 400, -50], None, 16)[0]
     [29, 1]
     """
-    s = _xl.vector(scores, "scores")
+    s = _nonempty(_xl.vector(scores, "scores"), "scores")
     b = None if _xl.optional(boards) is None else _xl.vector(boards, "boards")
     _same_length({"scores": s, "boards": b})
     entries, errors, bad = _score_rows(s, b)
@@ -381,7 +387,7 @@ def _matchpoints_impl(scores, boards=None, expected=None, scale=None):
 
 def _weighted_outcomes(scores, weights, boards):
     """Per row the list of (entry, weight) outcomes, per-row errors, and the bad boards."""
-    sg = _xl.grid(scores)
+    sg = _nonempty(_xl.grid(scores), "scores")
     wg = None if _xl.optional(weights) is None else _xl.grid(weights)
     if wg is not None and (len(wg), len(wg[0]) if wg else 0) != (len(sg), len(sg[0]) if sg else 0):
         raise InputError(f"scores is {len(sg)} x {len(sg[0]) if sg else 0} but weights is "
@@ -417,6 +423,8 @@ def _weighted_outcomes(scores, weights, boards):
                         raise InputError(f"outcome {v!r} has no weight", where=where)
                     w = 1
                 outs.append((e, parse_weight(w)))
+            if len(outs) == 1 and outs[0][1] == 1:
+                outs = outs[0][0]  # a plain result (score, A60/40 or NP), as matchpoint_session takes it
             outcomes.append(outs)
         except (XlbridgeError, _RowError) as ex:
             if isinstance(ex, XlbridgeError) and not isinstance(ex, InputError) and "weight" not in str(ex).lower() \
@@ -448,7 +456,7 @@ def _weighted_mp_impl(scores, weights, boards=None, expected=None, scale=None):
     """
     b = None if _xl.optional(boards) is None else _xl.vector(boards, "boards")
     outcomes, errors, bad = _weighted_outcomes(scores, weights, b)
-    outcomes = [o if o else None for o in outcomes]
+    outcomes = [None if o == [] else o for o in outcomes]
     session = _core("weighted", "weighted_session")(
         outcomes, b, expected=_expected_arg(expected), scale=_opt_text(scale, "EBU", "scale"))
     rows = [[_xl.to_cell(n), _xl.to_cell(e)] for n, e in zip(session.ns, session.ew)]
@@ -498,7 +506,7 @@ def _pairs_ranking_impl(boards, ns_pairs, ew_pairs, scores, weights=None, expect
         session = _core("matchpoints", "matchpoint_session")(entries, b, expected=exp, scale=sc)
     else:
         outcomes, errors, bad = _weighted_outcomes(scores, weights, b)
-        outcomes = [o if o else None for o in outcomes]
+        outcomes = [None if o == [] else o for o in outcomes]
         session = _core("weighted", "weighted_session")(outcomes, b, expected=exp, scale=sc)
     if errors:
         i = min(errors)
@@ -534,7 +542,7 @@ def _imps_impl(difference):
 
 
 def _traveller_table(name, scores, boards, call):
-    s = _xl.vector(scores, "scores")
+    s = _nonempty(_xl.vector(scores, "scores"), "scores")
     b = None if _xl.optional(boards) is None else _xl.vector(boards, "boards")
     _same_length({"scores": s, "boards": b})
     entries, errors, bad = _score_rows(s, b)
@@ -632,7 +640,7 @@ def _weighted_imps_impl(scores, weights, other):
             oe = _parse_entry(o, where=f"row {i + 1}")
             if isinstance(oe, int) and not _any_vulnerability_legal(oe):
                 raise InputError(f"impossible score: {oe}")
-            out.append([_xl.to_cell(fn(outs, oe))])
+            out.append([_xl.to_cell(fn(outs if isinstance(outs, list) else [(outs, 1)], oe))])
         except XlbridgeError:
             out.append([_xl.VALUE])
     return out[0][0] if len(out) == 1 and not _is_listlike(other) else out
