@@ -382,3 +382,9 @@ def test_sparse_integer_ids():
     led = lehman_ledger([(1, 10**12, 5, -3, 7, 40)])
     assert led.players == (-3, 5, 7, 10**12)
     assert led.rating(10**12) == pytest.approx(40) and led.rating(-3) == pytest.approx(60)
+
+
+@pytest.mark.parametrize("who", [None, ""])
+def test_missing_player_is_refused(who):
+    with pytest.raises(InputError, match=r"row 2, seat E: a player is missing"):
+        lehman_ledger([(1, "a", "b", "c", "d", 50), (1, "a", "b", who, "d", 50)])

@@ -406,8 +406,11 @@ class LehmanLedger:
 def _player_codes(cols):
     """Map four columns of player ids to integer codes; returns (codes (m,4), players tuple)."""
     m = len(cols[0])
-    arrays = [np.asarray(c) for c in cols]
-    kinds = {a.dtype.kind for a in arrays}
+    try:
+        arrays = [np.asarray(c) for c in cols]
+        kinds = {a.dtype.kind for a in arrays} if all(a.ndim == 1 for a in arrays) else {"O"}
+    except (TypeError, ValueError):
+        arrays, kinds = [], {"O"}
     if m and kinds <= {"i", "u"}:
         allv = np.concatenate(arrays).astype(np.int64)
         lo, hi = int(allv.min()), int(allv.max())
@@ -421,12 +424,17 @@ def _player_codes(cols):
     )  # np.asarray((1, "1")) is a str array: mixed ids go the dict way
     if m and (kinds <= {"i", "u"} or plain_str):
         allv = np.concatenate(arrays)
+        if plain_str and np.any(allv == ""):
+            i = int(np.flatnonzero(allv == "")[0])
+            raise InputError("a player is missing (empty id)", where=f"row {i % m + 1}, seat {'NSEW'[i // m]}")
         players, inv = np.unique(allv, return_inverse=True)
         return inv.reshape(4, m).T.astype(np.int64), tuple(players.tolist())
     index: dict = {}
     codes = np.empty((m, 4), dtype=np.int64)
     for j, col in enumerate(cols):
         for i, p in enumerate(col):
+            if p is None or p == "":
+                raise InputError("a player is missing (empty id)", where=f"row {i + 1}, seat {'NSEW'[j]}")
             try:
                 codes[i, j] = index.setdefault(p, len(index))
             except TypeError:
