@@ -322,6 +322,12 @@ def _check_legal(kind, score, board_codes, board_labels):
         raise AssertionError("legal-score table disagrees with check_score")  # pragma: no cover
 
 
+def _counts(kind, bcode, nb):
+    """Rows holding a score or an artificial score, per board code."""
+    scored = kind >= ROW_SCORE
+    return np.bincount(bcode if scored.all() else bcode[scored], minlength=nb)
+
+
 def _expected_per_board(expected, counts, board_labels, boards_given):
     """E for each board code; checks E >= results on the board."""
     nb = len(board_labels)
@@ -368,21 +374,28 @@ def _rank_in_groups(gkey, score):
     smin = int(score.min())
     span = (int(score.max()) - smin) // 10 + 1
     ng = int(gkey.max()) + 1
-    if not np.any(score % 10) and span <= 4 * m + 4096:
+    limit = 4 * m + 4096
+    if not np.any(score % 10) and span <= limit:
         v = (score - smin) // 10
-        present = np.zeros(span, dtype=bool)
-        present[v] = True
-        dense = np.cumsum(present) - 1  # compress to the distinct scores that occur
-        nv = int(dense[-1]) + 1
-        v = dense[v]
-        if ng * nv <= 4 * m + 4096:
+        nv = span
+        if ng * nv > limit:  # compress to the distinct scores that occur
+            present = np.zeros(span, dtype=bool)
+            present[v] = True
+            dense = np.cumsum(present) - 1
+            nv = int(dense[-1]) + 1
+            v = dense[v]
+        if ng * nv <= limit:
             key = gkey * nv + v
-            c = np.zeros(ng * nv + 1, dtype=np.int64)
+            cdt = np.int32 if m < 2**31 else np.int64  # smaller table, fewer cache misses
+            c = np.zeros(ng * nv + 1, dtype=cdt)
             np.cumsum(np.bincount(key, minlength=ng * nv), out=c[1:])  # c[k] = #elements with key < k
-            base = c[gkey * nv]
+            gsize = np.bincount(gkey, minlength=ng)
+            gstart = np.zeros(ng, dtype=np.int64)
+            np.cumsum(gsize[:-1], out=gstart[1:])
+            base = gstart[gkey]
             less = c[key] - base
             le = c[key + 1] - base
-            size = c[(gkey + 1) * nv] - base
+            size = gsize[gkey]
             return less, le, size
         if ng * nv < 2**62:
             key = gkey * nv + v
@@ -505,43 +518,53 @@ def _scale_den(sc: str) -> int:
 
 def _score_session(kind, score, arts, bcode, board_labels, E_board, sc, gcode=None, fouled="EBU",
                    boards_given=True, skip_rows=None):
-    """Numerators/denominators for every row (see SessionMP).  ``skip_rows``: mask left at 0/1."""
+    """Numerators/denominators for every row (see SessionMP).  ``skip_rows``: mask left at 0/1.
+
+    Real results: N-S (M + 1) E - A over A (2/1 scale; over 2A on the 1/0.5 scale) with
+    M + 1 = less + le (2 per score beaten, 1 per other tie), E-W likewise from the other end.
+    """
     n = len(kind)
-    ns_num = np.zeros(n, dtype=np.int64)
-    ew_num = np.zeros(n, dtype=np.int64)
-    den = np.ones(n, dtype=np.int64)
     scored = kind >= ROW_SCORE
-    if scored.all():
-        E = E_board[bcode]
-        top_ebu = 2 * (E - 1)
-    else:
-        E = np.where(scored, E_board[bcode], 0)
-        top_ebu = np.where(scored, 2 * (E - 1), 0)
     sd = _scale_den(sc)
+    if scored.all() and n and int(E_board.min()) == int(E_board.max()):
+        e = int(E_board.max())  # one E for every row: a scalar, no gather
+        E = np.broadcast_to(np.int64(e), (n,))
+        top_ebu = np.broadcast_to(np.int64(2 * (e - 1)), (n,))
+    else:
+        E = E_board[bcode] if scored.all() else np.where(scored, E_board[bcode], 0)
+        top_ebu = 2 * (E - 1) if scored.all() else np.where(scored, 2 * (E - 1), 0)
+        e = E
     top = top_ebu // sd if sd != 1 else top_ebu
     real = kind == ROW_SCORE
     if skip_rows is not None:
         real = real & ~skip_rows
-    if gcode is None and real.all():  # the common case: every row a real score; no gathers
-        less, le, A = _rank_in_groups(bcode, score)
-        ns_num = (less + le) * E - A
-        ew_num = (2 * A - less - le) * E - A
-        den = A * sd if sd != 1 else A
-        return ns_num, ew_num, den, top, E
-    ridx = np.flatnonzero(real)
-    if len(ridx):
-        if gcode is None:
-            gkey = bcode[ridx]
-        else:
+    if gcode is None:
+        if real.all():  # the common case: every row a real score
+            less, le, A = _rank_in_groups(bcode, score)
+            ns_num = (less + le) * e - A
+            ew_num = (2 * A - less - le) * e - A
+            den = A * sd if sd != 1 else A
+            return ns_num, ew_num, den, top, E
+        # rows without a real score go to one extra group: no gathers or scatters
+        less, le, A = _rank_in_groups(np.where(real, bcode, len(E_board)), score)
+        ns_num = np.where(real, (less + le) * e - A, 0)
+        ew_num = np.where(real, (2 * A - less - le) * e - A, 0)
+        den = np.where(real, A * sd, 1)
+    else:
+        ns_num = np.zeros(n, dtype=np.int64)
+        ew_num = np.zeros(n, dtype=np.int64)
+        den = np.ones(n, dtype=np.int64)
+        ridx = np.flatnonzero(real)
+        if len(ridx):
             ng = int(gcode.max()) + 1
             gkey = bcode[ridx] * ng + gcode[ridx]
-        less, le, A = _rank_in_groups(gkey, score[ridx])
-        Er = E[ridx]
-        ns_num[ridx] = (less + le) * Er - A  # (M + 1) E - A with M = less + le - 1
-        ew_num[ridx] = (2 * A - less - le) * Er - A
-        den[ridx] = A * sd
-        if gcode is not None and fouled != "neuberg":
-            _small_subfields(ridx, gkey, ng, score, A, Er, top_ebu, sd, fouled, ns_num, ew_num, den)
+            less, le, A = _rank_in_groups(gkey, score[ridx])
+            Er = E[ridx]
+            ns_num[ridx] = (less + le) * Er - A
+            ew_num[ridx] = (2 * A - less - le) * Er - A
+            den[ridx] = A * sd
+            if fouled != "neuberg":
+                _small_subfields(ridx, gkey, ng, score, A, Er, top_ebu, sd, fouled, ns_num, ew_num, den)
     for i, a in arts.items():
         t = int(top_ebu[i])
         lcm = np.lcm(a.ns.denominator, a.ew.denominator).item()
@@ -644,7 +667,7 @@ def matchpoint_session(entries, boards=None, *, expected=None, scale: str = "EBU
     gcode = None
     if groups is not None:
         gcode, _ = _factorize(groups, n, "groups")
-    counts = np.bincount(bcode[kind >= ROW_SCORE], minlength=len(blabels))
+    counts = _counts(kind, bcode, len(blabels))
     E_board = _expected_per_board(expected, counts, blabels, boards_given)
     ns_num, ew_num, den, top, E = _score_session(kind, score, arts, bcode, blabels, E_board, sc, gcode, fouled,
                                                  boards_given)

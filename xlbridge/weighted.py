@@ -37,6 +37,7 @@ from .matchpoints import (
     SessionMP,
     _as_array,
     _check_legal,
+    _counts,
     _expected_per_board,
     _factorize,
     _scale,
@@ -253,7 +254,7 @@ def weighted_session(outcomes, boards=None, *, expected=None, scale: str = "EBU"
                 lab = blabels[bcode[i]]
                 for e, _ in outs[1:]:
                     check_score(e, lab, where=location(board=lab, row=i + 1))
-    counts = np.bincount(bcode[kind >= ROW_SCORE], minlength=len(blabels))
+    counts = _counts(kind, bcode, len(blabels))
     E_board = _expected_per_board(expected, counts, blabels, boards_given)
     wboards = sorted({int(bcode[i]) for i in weighted_rows})
     skip = np.isin(bcode, np.array(wboards, dtype=np.int64)) if wboards else None
