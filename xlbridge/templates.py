@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import difflib
+import functools
 import io
 import os
 import zipfile
@@ -942,6 +943,7 @@ def build_workbook(name: str):
     return maker()
 
 
+@functools.lru_cache(maxsize=None)
 def build_bytes(name: str) -> bytes:
     """Return the bytes of template ``name``: deterministic for a given openpyxl version.
 
@@ -1076,6 +1078,11 @@ def _series_refs(ser):
     return " ".join(parts)
 
 
+@functools.lru_cache(maxsize=None)
+def _built_dump(name: str) -> tuple:
+    return tuple(canonical_dump(build_bytes(name)))
+
+
 def check_all(directory) -> list[str]:
     """Return the differences between the templates in ``directory`` and a fresh build ([] if none).
 
@@ -1100,9 +1107,9 @@ def check_all(directory) -> list[str]:
         except Exception as e:  # a damaged file is a difference, not a crash
             diffs.append(f"{name}: cannot be read ({type(e).__name__}: {e})")
             continue
-        want = canonical_dump(build_bytes(name))
-        if have != want:
-            for line in difflib.unified_diff(want, have, "built", "committed", lineterm="", n=0):
+        want = _built_dump(name)
+        if have != list(want):
+            for line in difflib.unified_diff(list(want), have, "built", "committed", lineterm="", n=0):
                 if line.startswith(("---", "+++", "@@")):
                     continue
                 diffs.append(f"{name}: {line}")

@@ -1,0 +1,298 @@
+"""The template workbooks: built from code, committed files equal to a fresh build, structure.
+
+Expected structure comes from issue 8 and the brief (header names, sizes, xlwings.conf); the
+example data is typed here from the seeds (seed 000 Table 1, seed 002's table, seed 004's
+scoresheet, seed 000's observed results), not read back from xlbridge.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import openpyxl
+import pytest
+from openpyxl.worksheet.formula import ArrayFormula
+
+from xlbridge import templates as T
+
+ROOT = Path(__file__).resolve().parents[1]
+WORKBOOKS = ROOT / "workbooks"
+NAMES = ["handicap.xlsx", "pairs.xlsx", "teams.xlsx", "instant.xlsx", "lehman.xlsx"]
+XLBRIDGE_FUNCTIONS = {
+    "BRIDGE_SCORE", "SCORE_OR_TYPED", "MATCHPOINTS", "WEIGHTED_MP", "NEUBERG", "MP_PERCENT", "PAIRS_RANKING",
+    "IMPS", "CROSS_IMPS", "BUTLER", "DATUM", "VP", "WEIGHTED_IMPS", "MATCH_RESULT", "INSTANT_MP",
+    "INSTANT_AWARD", "LEHMAN_PREDICT", "LEHMAN_DELTA", "LEHMAN_ERROR", "LEHMAN_UPDATE", "LEHMAN_LEDGER",
+    "FORML_HANDICAP", "FORML_VPDIFF", "LEGACY_HANDICAP", "FORML_NEWTEAMS", "FAIRNESS", "FAIRNESS_BAND",
+}
+
+
+@pytest.fixture(scope="module")
+def books():
+    return {n: openpyxl.load_workbook(WORKBOOKS / n) for n in NAMES}
+
+
+def _text(v):
+    return v.text if isinstance(v, ArrayFormula) else v
+
+
+def _arrays(ws):
+    """{ref: formula text} of every array formula on the sheet."""
+    return {c.value.ref: c.value.text for row in ws.iter_rows() for c in row if isinstance(c.value, ArrayFormula)}
+
+
+# --- built from code, deterministic -----------------------------------------------------------
+
+
+def test_template_names():
+    assert sorted(T.TEMPLATES) == sorted(NAMES)
+
+
+def test_committed_files_equal_a_fresh_build():
+    assert T.check_all(WORKBOOKS) == []
+
+
+def test_build_is_byte_deterministic():
+    for name in ("pairs.xlsx", "instant.xlsx"):
+        assert T.build_bytes.__wrapped__(name) == T.build_bytes(name)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    d = tmp_path_factory.mktemp("built")
+    T.build_all(d)
+    return d
+
+
+def test_document_properties_are_fixed(built):
+    for n in NAMES:
+        wb = openpyxl.load_workbook(built / n)
+        assert wb.properties.creator == "xlbridge"
+        assert wb.properties.created == T.FIXED_TIME
+        assert wb.properties.modified == T.FIXED_TIME
+        with zipfile.ZipFile(built / n) as z:
+            assert {i.date_time for i in z.infolist()} == {(2026, 1, 1, 0, 0, 0)}
+
+
+def test_check_all_reports_a_changed_cell_and_a_missing_file(built, tmp_path):
+    for n in NAMES:
+        shutil.copy(built / n, tmp_path / n)
+    wb = openpyxl.load_workbook(tmp_path / "handicap.xlsx")
+    wb["Handicaps"]["C7"] = 13.5  # Gambits 13.4 -> 13.5
+    ws = wb["Fairness"]
+    ws["B5"] = ArrayFormula("B5:C5", "=FAIRNESS_BAND(A5,0.2)")
+    wb.save(tmp_path / "handicap.xlsx")
+    (tmp_path / "lehman.xlsx").unlink()
+    diffs = T.check_all(tmp_path)
+    assert any(d.startswith("handicap.xlsx") and "Handicaps!C7 13.5" in d for d in diffs), diffs
+    assert any(d.startswith("handicap.xlsx") and "Fairness!B5" in d and "0.2" in d for d in diffs), diffs
+    assert any(d.startswith("lehman.xlsx") and "missing" in d for d in diffs), diffs
+    assert not any(d.startswith(("pairs.xlsx", "teams.xlsx", "instant.xlsx")) for d in diffs)
+
+
+def test_check_all_reports_a_damaged_file(tmp_path):
+    (tmp_path / "pairs.xlsx").write_bytes(b"not a workbook")
+    diffs = T.check_all(tmp_path)
+    assert any(d.startswith("pairs.xlsx: cannot be read") for d in diffs), diffs
+
+
+def test_cli_builds_the_same_bytes(tmp_path):
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    r = subprocess.run([sys.executable, "-m", "xlbridge", "templates", "--out", str(tmp_path)],
+                       capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert sorted(p.name for p in tmp_path.glob("*.xlsx")) == sorted(NAMES)
+    for n in NAMES:
+        assert (tmp_path / n).read_bytes() == T.build_bytes(n)
+
+
+def test_core_does_not_import_templates_or_openpyxl():
+    code = "import sys, xlbridge; print('openpyxl' in sys.modules, 'xlbridge.templates' in sys.modules)"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert r.stdout.split() == ["False", "False"], r.stdout + r.stderr
+
+
+# --- common furniture ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_conf_and_instructions_sheets(books, name):
+    wb = books[name]
+    conf = wb["xlwings.conf"]
+    assert (conf["A1"].value, conf["B1"].value) == ("UDF Modules", "xlbridge.udfs")
+    ins = wb["Instructions"]
+    text = " ".join(str(c.value) for row in ins.iter_rows() for c in row if c.value)
+    assert len(text) > 500 and "xlbridge recalc" in text
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_inputs_are_marked(books, name):
+    """Every validated cell is yellow; every array-formula cell is green; each data sheet has a legend."""
+    wb = books[name]
+    for ws in wb.worksheets:
+        if ws.title in ("Instructions", "xlwings.conf"):
+            continue
+        dvs = ws.data_validations.dataValidation
+        if not dvs:  # an output-only sheet (Ranking): then no cell may look like an input
+            assert not [c for row in ws.iter_rows() for c in row
+                        if c.fill.fgColor.rgb == T.INPUT_FILL and c.value != "Input: type or paste here"], ws.title
+        for dv in dvs:
+            assert dv.showInputMessage and dv.prompt
+            for rng in dv.sqref.ranges:
+                for row in ws[rng.coord] if ":" in rng.coord else [[ws[rng.coord]]]:
+                    for c in row:
+                        assert c.fill.fgColor.rgb == T.INPUT_FILL, f"{ws.title}!{c.coordinate}"
+        for ref in _arrays(ws):
+            cells = ws[ref] if ":" in ref else [[ws[ref]]]
+            for row in cells:
+                for c in (row if isinstance(row, tuple) else [row]):
+                    assert c.fill.fgColor.rgb == T.CALC_FILL, f"{ws.title}!{c.coordinate}"
+        legend = [c for row in ws.iter_rows() for c in row if c.value == "Legend"]
+        assert len(legend) == 1, ws.title
+        below = [ws.cell(row=legend[0].row + k, column=legend[0].column) for k in (1, 2)]
+        assert [c.fill.fgColor.rgb for c in below] == [T.INPUT_FILL, T.CALC_FILL]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_formulas_call_xlbridge_functions_once_each(books, name):
+    """Every array formula that calls an xlbridge function calls exactly one, once."""
+    import re
+
+    seen = set()
+    for ws in books[name].worksheets:
+        for ref, text in _arrays(ws).items():
+            calls = [f for f in re.findall(r"([A-Z_]+)\(", text) if f in XLBRIDGE_FUNCTIONS]
+            assert len(calls) <= 1, (ws.title, ref, text)
+            seen.update(calls)
+    assert seen, name
+
+
+# --- handicap.xlsx --------------------------------------------------------------------------------
+
+TABLE1 = [  # seed 000 Table 1: division, team, Average VPs
+    (1, "Eroes", 14.0), (1, "Discards", 14.0), (1, "Gambits", 13.4), (1, "Dragons", 10.0), (1, "Diamonds", 5.3),
+    (1, "JCBC", 3.3), (2, "Rabbits", 11.5), (2, "Royals", 10.6), (2, "Cavaliers", 10.1), (2, "Rebels", 10.0),
+    (2, "Clubs", 9.9), (2, "Imps", 7.9), (3, "Donuts", 17.0), (3, "United", 15.3), (3, "Dream", 8.9),
+    (3, "Jokers", 8.3), (3, "Lambs", 7.7), (3, "Pioneers", 2.8),
+]
+
+
+def test_handicaps_layout(books):
+    ws = books["handicap.xlsx"]["Handicaps"]
+    assert [ws.cell(row=4, column=c).value for c in range(1, 8)] == [
+        "Division", "Team", "Average VPs", "Expected VP Diff", "Merged VP Diff", "Handicap IMPs",
+        "Legacy Handicap IMPs"]
+    assert [(ws.cell(row=r, column=1).value, ws.cell(row=r, column=2).value, ws.cell(row=r, column=3).value)
+            for r in range(5, 23)] == TABLE1
+    assert all(ws.cell(row=r, column=c).value is None for r in range(23, 105) for c in (1, 2, 3))
+    arrays = _arrays(ws)
+    # one array call per column over the whole table: at least 80 teams
+    for col, fn in (("D", "FORML_VPDIFF"), ("E", "FORML_VPDIFF"), ("F", "FORML_HANDICAP"), ("G", "LEGACY_HANDICAP")):
+        ref = f"{col}5:{col}104"
+        assert ref in arrays and arrays[ref].startswith(f"={fn}(A5:A104,C5:C104"), arrays
+    assert ",TRUE," in arrays["E5:E104"] and ",FALSE," in arrays["D5:D104"]
+
+
+def test_new_teams_sheet(books):
+    ws = books["handicap.xlsx"]["NewTeams"]
+    arrays = _arrays(ws)
+    (ref, text), = arrays.items()
+    assert ref == "F5:G44"
+    assert "FORML_NEWTEAMS(A5:A204,B5:B204,C5:C204,D5:D204,Handicaps!B5:B104,Handicaps!E5:E104" in text
+
+
+def test_fairness_sheet_and_chart(books):
+    ws = books["handicap.xlsx"]["Fairness"]
+    assert [ws.cell(row=3, column=c).value for c in (2, 4, 6)] == [0.25, 0.10, 0.01]
+    assert [ws.cell(row=r, column=1).value for r in range(5, 205)] == list(range(1, 201))
+    arrays = _arrays(ws)
+    for r in (5, 100, 204):
+        assert arrays[f"B{r}:C{r}"] == f"=FAIRNESS_BAND(A{r},B$3)"
+        assert arrays[f"F{r}:G{r}"] == f"=FAIRNESS_BAND(A{r},F$3)"
+    observed = [(ws.cell(row=r, column=11).value, ws.cell(row=r, column=12).value) for r in range(5, 11)]
+    assert observed == [(19, 56), (34, 87), (44, 88), (39, 80), (83, 168), (6, 12)]
+    assert arrays["M5:M24"] == "=FAIRNESS(K5:K24,L5:L24)"
+    (chart,) = ws._charts
+    assert type(chart).__name__ == "ScatterChart"
+    refs = [(s.xVal.numRef.f, s.yVal.numRef.f) for s in chart.series]
+    assert refs[:7] == [("'Fairness'!$A$5:$A$204", f"'Fairness'!${c}$5:${c}$204") for c in "BCDEFGH"]
+    assert refs[7] == ("'Fairness'!$L$5:$L$24", "'Fairness'!$K$5:$K$24")
+    assert chart.series[7].marker.symbol == "x"
+
+
+# --- pairs.xlsx -------------------------------------------------------------------------------------
+
+
+def test_travellers_layout(books):
+    ws = books["pairs.xlsx"]["Travellers"]
+    head = [ws.cell(row=4, column=c).value for c in range(1, 16)]
+    order = ["Board", "NS", "EW", "Contract", "Declarer", "Tricks", "Score NS", "MP NS", "MP EW"]
+    assert [h for h in head if h in order] == order
+    i = head.index("Score NS")
+    assert head[i + 1:i + 6] == ["Outcome 2 NS", "Outcome 3 NS", "Weight 1", "Weight 2", "Weight 3"]
+    assert head[-2:] == ["MP NS", "MP EW"]
+    arrays = _arrays(ws)
+    assert arrays["H5:H1004"] == "=SCORE_OR_TYPED(D5:D1004,E5:E1004,F5:F1004,A5:A1004,G5:G1004)"
+    assert arrays["N5:O1004"] == "=WEIGHTED_MP(H5:J1004,K5:M1004,A5:A1004,$R$6,$R$5)"
+    # seed 004's scoresheet: 60 % of 420 / 40 % of -50 against 420, 400, 400, 170, -50 (board 3: typed)
+    b3 = [[ws.cell(row=r, column=c).value for c in (7, 9, 11, 12)] for r in range(5, 1005)
+          if ws.cell(row=r, column=1).value == 3]
+    assert b3 == [[420, -50, 0.6, 0.4], [170, 420, 0.5, 0.5], [420, None, None, None], [400, None, None, None],
+                  [400, None, None, None], [-50, None, None, None]]
+
+
+def test_ranking_layout(books):
+    ws = books["pairs.xlsx"]["Ranking"]
+    assert [ws.cell(row=4, column=c).value for c in range(1, 5)] == ["Pair", "Total MP", "Percentage", "Rank"]
+    (ref, text), = _arrays(ws).items()
+    assert ref == "A5:D64"  # 60 pairs
+    assert "PAIRS_RANKING(Travellers!A5:A1004,Travellers!B5:B1004,Travellers!C5:C1004," in text
+    assert text.startswith("=IFERROR(INDEX(PAIRS_RANKING(") and T.seq_column(60) in text
+
+
+# --- teams, instant, lehman -------------------------------------------------------------------------
+
+
+def test_teams_layout(books):
+    wb = books["teams.xlsx"]
+    arrays = _arrays(wb["Boards"])
+    assert arrays["J5:J504"] == "=WEIGHTED_IMPS(C5:E504,F5:H504,I5:I504)"
+    m = _arrays(wb["Matches"])
+    assert len(m) == 40 and all("MATCH_RESULT(" in t for t in m.values())
+    s = wb["Swiss"]
+    assert (s["B9"].value, s["C9"].value, s["B10"].value, s["C10"].value, s["C4"].value) == (420, -50, 0.6, 0.4, 400)
+    assert (s["C5"].value, s["C6"].value) == (8, 7)
+
+
+def test_instant_layout(books):
+    wb = books["instant.xlsx"]
+    ws = wb["Chart"]
+    hist = [(ws.cell(row=r, column=1).value, ws.cell(row=r, column=2).value) for r in range(5, 13)]
+    assert hist == [(980, 4), (800, 3), (480, 8), (450, 26), (420, 115), (400, 6), (-50, 17), (-100, 1)]
+    assert ws["J5"].value == "None"
+    (ref,) = [r for r, t in _arrays(ws).items() if "INSTANT_MP" in t]
+    assert ref == "D5:F405"
+    assert _arrays(wb["Scoring"])["C5:C504"].startswith("=INSTANT_AWARD(B5:B504,Chart!A5:A204,Chart!B5:B204")
+
+
+def test_lehman_layout(books):
+    wb = books["lehman.xlsx"]
+    arrays = _arrays(wb["Ledger"])
+    assert '"standard"' in arrays["H5:K104"] and '"modified"' in arrays["M5:P104"]
+    ex = wb["Example"]
+    assert [ex.cell(row=5, column=c).value for c in range(2, 6)] == [50, 45, 45, 45]
+    assert ex["B8"].value == 42
+    assert _arrays(ex)["B13:E13"] == "=LEHMAN_DELTA(B5:E5,B8,B7:E7)"
+
+
+def test_canonical_dump_covers_validations_and_charts():
+    dump = T.canonical_dump(T.build_bytes("handicap.xlsx"))
+    assert any(" validation " in line for line in dump)
+    assert any(" chart ScatterChart" in line for line in dump)
+    assert any("ARRAY[D5:D104] =FORML_VPDIFF" in line for line in dump)
