@@ -478,9 +478,17 @@ class SessionMP:
         return self.kind >= ROW_SCORE
 
     def _fractions(self, num) -> list:
+        # values repeat across rows and boards: build each distinct Fraction once
+        cache: dict = {}
         out = []
         for n, d, k in zip(num.tolist(), self.den.tolist(), self.kind.tolist()):
-            out.append(Fraction(n, d) if k >= ROW_SCORE else None)
+            if k >= ROW_SCORE:
+                f = cache.get((n, d))
+                if f is None:
+                    f = cache[(n, d)] = Fraction(n, d)
+                out.append(f)
+            else:
+                out.append(None)
         return out
 
     @cached_property
