@@ -459,3 +459,8 @@ def test_empty_ranges_give_a_message():
                        ("BRIDGE_SCORE", ([], "N", 10, 1))):
         out = F[name](*args)
         assert isinstance(out, CallError) and "empty" in out, name
+
+
+def test_matchpoints_unreadable_or_missing_board_number_is_a_row_error():
+    res = F["MATCHPOINTS"](col(420, 400, 170, 100), col(1, "B1", 1, None))
+    assert res == [[2, 0], ["#VALUE!", "#VALUE!"], [0, 2], ["#VALUE!", "#VALUE!"]]

@@ -277,8 +277,11 @@ def _score_rows(scores: list, boards: list | None):
         err = _xl.error_literal(v)
         if boards is not None and err is None:
             err = _xl.error_literal(b)
-            if err is None and _xl.is_blank(b) and not _xl.is_blank(v):
-                err = _xl.VALUE  # a score with no board number
+            if err is None and not _xl.is_blank(v):
+                try:  # a score needs a board number (1 or more)
+                    _xl.as_int(_xl.optional(b, None), "boards", where=where, minimum=1)
+                except XlbridgeError:
+                    err = _xl.VALUE
             if err is not None:
                 errors[i] = err
                 entries.append(None)
