@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import platform
 import time
 
@@ -106,6 +107,7 @@ def with_pandas(week, ids, pct, formula):
 
 
 def timed(fn, *args, repeat=1):
+    """Best wall time of ``repeat`` calls (the machine is shared) and the last result."""
     best = math.inf
     out = None
     for _ in range(repeat):
@@ -123,20 +125,21 @@ def main():
     ap.add_argument("--skip-plain", action="store_true", help="skip the (slow) plain Python loop")
     args = ap.parse_args()
     week, ids, pct = make_season(args.boards, args.players, args.weeks)
+    print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print(f"season: {args.boards:,} boards, {args.players:,} players, {args.weeks} weeks; "
           f"{platform.processor() or platform.machine()}, python {platform.python_version()}, numpy {np.__version__}")
     rows = [(int(w), int(a), int(b), int(c), int(d), float(p)) for w, (a, b, c, d), p in zip(week, ids, pct)]
     print(f"{'formula':<9} {'method':<34} {'seconds':>8} {'x slower than arrays':>21}  max |diff|")
     for formula in ("standard", "modified"):
         t_arr, led = timed(lambda: lehman_ledger_arrays(week, ids[:, 0], ids[:, 1], ids[:, 2], ids[:, 3], pct,
-                                                        formula=formula), repeat=2)
+                                                        formula=formula), repeat=3)
         ref = np.asarray(led.ratings[-1])
         players = np.asarray(led.players)
         lines = [("xlbridge lehman_ledger_arrays", t_arr, 0.0)]
-        t_rows, led2 = timed(lambda: lehman_ledger(rows, formula=formula))
+        t_rows, led2 = timed(lambda: lehman_ledger(rows, formula=formula), repeat=2)
         lines.append(("xlbridge lehman_ledger (row tuples)", t_rows,
                       float(np.nanmax(np.abs(np.asarray(led2.ratings[-1]) - ref)))))
-        t_pd, r_pd = timed(with_pandas, week, ids, pct, formula)
+        t_pd, r_pd = timed(with_pandas, week, ids, pct, formula, repeat=2)
         lines.append(("pandas groupby per week", t_pd, float(np.nanmax(np.abs(r_pd[players] - ref)))))
         if not args.skip_plain:
             t_py, r_py = timed(plain_python, week, ids, pct, formula)
