@@ -20,7 +20,8 @@ This is ``xlbridge recalc BOOK``. The steps, in order:
 
 How the xlbridge functions see their arguments (what xlwings delivers in Excel): a one-cell range
 or a scalar comes as a scalar, a larger range as a list of rows (2-D list); numbers as ``float``,
-blanks as ``None``, error cells as ``None`` (xlwings' default), text as ``str``, booleans as ``bool``.
+blanks as ``None``, error cells as their error text such as ``"#N/A"`` (xlwings with
+``err_to_str=True``, which every xlbridge function declares), text as ``str``, booleans as ``bool``.
 Their results: a scalar or a 2-D list/array; ``None`` is shown blank (an empty string, as xlwings
 does), the strings ``"#VALUE!"``, ``"#N/A"``, ... (or an object with a ``code`` attribute holding one)
 become Excel errors. An exception raised by the function becomes ``#VALUE!`` in the cell and its
@@ -181,7 +182,9 @@ def _adapt_function(name: str, fn, messages: dict):
     formulas, np, sh, Array, wrap_func, Ranges, Error, XlError = _engine()
 
     def cell_in(v):
-        if v is sh.EMPTY or isinstance(v, XlError) or v is None:
+        if isinstance(v, XlError):
+            return str(v)  # "#N/A": xlwings' err_to_str=True, which the xlbridge functions declare
+        if v is sh.EMPTY or v is None:
             return None
         if isinstance(v, (bool, np.bool_)):
             return bool(v)

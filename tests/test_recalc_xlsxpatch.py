@@ -1,0 +1,133 @@
+"""Byte splicing of cached values (xlbridge.xlsxpatch): properties checked with a real XML parser."""
+
+import xml.etree.ElementTree as ET
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from xlbridge.errors import WorkbookError
+from xlbridge.xlsxpatch import (
+    ExcelErrorValue,
+    cell_ref,
+    parse_range,
+    parse_ref,
+    patch_sheet,
+    scan_sheet,
+)
+
+NS = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
+CELL_FORMS = {
+    "empty": '<c r="{ref}" s="1"/>',
+    "number": '<c r="{ref}"><v>3.5</v></c>',
+    "shared": '<c r="{ref}" t="s"><v>0</v></c>',
+    "formula": '<c r="{ref}" s="2"><f>SUM(A1:A2)</f><v>0</v></c>',
+    "formula_noval": '<c r="{ref}"><f>1+1</f></c>',
+    "formula_ext": '<c r="{ref}"><f>2</f><v>1</v><extLst><ext uri="x"/></extLst></c>',
+}
+
+sheets = st.dictionaries(
+    keys=st.tuples(st.integers(1, 6), st.integers(1, 5)),
+    values=st.sampled_from(sorted(CELL_FORMS)),
+    max_size=14,
+)
+text = st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc")), max_size=12)
+cell_values = st.one_of(
+    st.none(), st.booleans(), st.integers(-10**12, 10**12),
+    st.floats(allow_nan=False, allow_infinity=False, width=64), text,
+    st.sampled_from(["#N/A", "#VALUE!", "#DIV/0!"]).map(ExcelErrorValue),
+)
+patches = st.dictionaries(keys=st.tuples(st.integers(1, 7), st.integers(1, 6)), values=cell_values, max_size=12)
+
+
+def build(cells, empty_rows=()):
+    rows = sorted({r for r, _ in cells} | set(empty_rows))
+    body = []
+    for r in rows:
+        inner = "".join(CELL_FORMS[cells[(rr, c)]].format(ref=cell_ref(rr, c))
+                        for rr, c in sorted(cells) if rr == r)
+        body.append(f'<row r="{r}" spans="1:5">{inner}</row>' if inner else f'<row r="{r}"/>')
+    return (f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<worksheet xmlns="{NS}">'
+            f'<dimension ref="A1:E6"/><sheetData>{"".join(body)}</sheetData>'
+            f'<mergeCells count="1"><mergeCell ref="H1:I1"/></mergeCells></worksheet>').encode()
+
+
+def read_cells(xml):
+    root = ET.fromstring(xml)
+    out, row_order = {}, []
+    for row in root.iter(f"{{{NS}}}row"):
+        r = int(row.get("r"))
+        row_order.append(r)
+        cols = []
+        for c in row.findall(f"{{{NS}}}c"):
+            rr, cc = parse_ref(c.get("r"))
+            assert rr == r
+            cols.append(cc)
+            out[(rr, cc)] = c
+        assert cols == sorted(cols) and len(set(cols)) == len(cols), "cells out of order"
+    assert row_order == sorted(row_order) and len(set(row_order)) == len(row_order), "rows out of order"
+    return out
+
+
+@given(cells=sheets, empty=st.sets(st.integers(1, 7), max_size=3), values=patches)
+def test_patch_writes_exactly_the_values(cells, empty, values):
+    xml = build(cells, empty)
+    out = patch_sheet(xml, scan_sheet(xml), values)
+    before, after = read_cells(xml), read_cells(out)
+    for key, value in values.items():
+        if value is None and key not in before:
+            assert key not in after
+            continue
+        c = after[key]
+        t, v = c.get("t"), c.find(f"{{{NS}}}v")
+        vtext = v.text if v is not None else None
+        if value is None:
+            assert t == "str" and not vtext
+        elif isinstance(value, ExcelErrorValue):
+            assert (t, vtext) == ("e", value.code)
+        elif isinstance(value, bool):
+            assert (t, vtext) == ("b", "1" if value else "0")
+        elif isinstance(value, (int, float)):
+            assert t is None and float(vtext) == float(value)
+        else:
+            assert t == "str" and (vtext or "") == value
+        if key in before:  # formula, style and extLst kept
+            old_f, new_f = before[key].find(f"{{{NS}}}f"), c.find(f"{{{NS}}}f")
+            assert (old_f is None) == (new_f is None)
+            if old_f is not None:
+                assert old_f.text == new_f.text
+            assert before[key].get("s") == c.get("s")
+            assert (before[key].find(f"{{{NS}}}extLst") is None) == (c.find(f"{{{NS}}}extLst") is None)
+            kids = [k.tag.split("}")[1] for k in c]
+            assert kids == sorted(kids, key=["f", "v", "is", "extLst"].index)
+    for key, c in before.items():  # untouched cells are unchanged
+        if key not in values:
+            assert ET.tostring(after[key]) == ET.tostring(c)
+    assert out.endswith(b'</sheetData><mergeCells count="1"><mergeCell ref="H1:I1"/></mergeCells></worksheet>')
+    assert out.startswith(xml[: xml.index(b"<sheetData>")])
+
+
+@given(cells=sheets)
+def test_no_values_is_byte_identical(cells):
+    xml = build(cells)
+    assert patch_sheet(xml, scan_sheet(xml), {}) == xml
+
+
+@given(r=st.integers(1, 1_048_576), c=st.integers(1, 16_384))
+def test_refs_round_trip(r, c):
+    assert parse_ref(cell_ref(r, c)) == (r, c)
+    assert parse_range(f"{cell_ref(r, c)}:{cell_ref(1, 1)}") == (1, 1, r, c)
+
+
+def test_scan_finds_arrays_and_formulas():
+    xml = build({(1, 1): "formula", (2, 3): "number"})
+    xml = xml.replace(b"<f>SUM(A1:A2)</f>", b'<f t="array" ref="A1:B3">X(A1:A2)</f>')
+    lay = scan_sheet(xml)
+    assert lay.array_ranges == ((1, 1, 3, 2),)
+    assert lay.formula_cells == {(1, 1): "X(A1:A2)"}
+
+
+def test_scan_refuses_dtd():
+    xml = b'<?xml version="1.0"?><!DOCTYPE w [<!ENTITY a "b">]><worksheet><sheetData/></worksheet>'
+    with pytest.raises(WorkbookError, match="DTD"):
+        scan_sheet(xml)
