@@ -185,11 +185,17 @@ def test_weighted_vp_levels_brute_force(margin, raw, boards):
     assert weighted_vp(margin, wboards, boards) == vp(imp_total, boards)
 
 
-def test_weighted_vp_limit():
-    wb = [[(1, 0.5), (-1, 0.5)]] * 5  # 32 combinations
-    with pytest.raises(TooManyCombinationsError, match="32 combinations"):
-        weighted_vp(0, wb, 8, level="vp", max_combinations=31)
-    assert weighted_vp(0, wb, 8, level="vp", max_combinations=32) > 0
+def test_weighted_vp_many_boards_and_limit():
+    # 30 boards each 50/50 between +1 and -1: 2**30 combinations, but only 31 distinct totals;
+    # the total is 2k - 30 with probability C(30, k) / 2**30 (binomial, written out here)
+    wb = [[(1, 0.5), (-1, 0.5)]] * 30
+    expected = sum(F(math.comb(30, k), 2**30) * vp(2 * k - 30, 32) for k in range(31))
+    assert weighted_vp(0, wb, 32, level="vp") == expected == 10
+    skew = [[(3, 0.25), (-1, 0.75)]] * 12
+    expected = sum(F(math.comb(12, k) * 3 ** (12 - k), 4**12) * vp(5 + 3 * k - (12 - k), 16) for k in range(13))
+    assert weighted_vp(5, skew, 16, level="vp") == expected
+    with pytest.raises(TooManyCombinationsError, match="31 distinct IMP totals"):
+        weighted_vp(0, wb, 32, level="vp", max_combinations=30)
     assert DEFAULT_MAX_COMBINATIONS >= 2**20
 
 

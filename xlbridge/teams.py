@@ -24,7 +24,6 @@ Weights are written 0.6, 60 or "60%" (a number above 1 is a percentage; 1 means 
 
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -280,8 +279,9 @@ def weighted_vp(margin, weighted, boards, *, level: str = "imp", rounding: str |
       and a fractional margin is read off the scale by ``fraction``, see :func:`xlbridge.vp.vp`),
       then convert.  Seed 004: 8 - 3.4 -> 5 -> 12.18 VP.
     - ``level="vp"`` (seed 004's proposal): convert every combination of outcomes to VPs, then
-      weight: 0.6 x VP(9) + 0.4 x VP(-2) = 0.6 x 13.65 + 0.4 x 9.08 = 11.822 (11.82).  Exact;
-      the combinations are enumerated, at most ``max_combinations``.
+      weight: 0.6 x VP(9) + 0.4 x VP(-2) = 0.6 x 13.65 + 0.4 x 9.08 = 11.822 (11.82).  Exact,
+      without enumerating: a combination's VPs depend only on its IMP total, whose exact
+      distribution is built board by board; at most ``max_combinations`` distinct totals.
 
     >>> float(weighted_vp(8, [[(1, 0.6), (-10, 0.4)]], 7))   # exact IMP level: VP(4.6)
     12.016
@@ -295,12 +295,25 @@ def weighted_vp(margin, weighted, boards, *, level: str = "imp", rounding: str |
         return _vp(total, n, fraction=fraction)
     if level != "vp":
         raise InputError(f"unknown level {level!r} (expected 'imp' or 'vp')")
-    _combinations(wb, max_combinations)
+    # The VPs of a combination depend only on its IMP total, so the combinations are folded into
+    # the exact distribution of that total, board by board (a convolution): as exact as
+    # enumerating, with at most (distinct totals x outcomes) steps per board.
+    dist = {Fraction(0): Fraction(1)}
+    for b in wb:
+        nxt: dict = {}
+        for s, p in dist.items():
+            for i, w in b:
+                nxt[s + i] = nxt.get(s + i, 0) + p * w
+        dist = nxt
+        if len(dist) > max_combinations:
+            raise TooManyCombinationsError(
+                f"{len(dist):,} distinct IMP totals exceed the limit of {max_combinations:,}; "
+                "pass max_combinations= to allow more"
+            )
     total = Fraction(0)
-    for combo in itertools.product(*wb):
-        w = math.prod((p for _, p in combo), start=Fraction(1))
-        m = round_imps(m0 + sum(i for i, _ in combo), rounding, offender=offender) if rounding else m0 + sum(i for i, _ in combo)
-        total += w * _vp(m, n, fraction=fraction)
+    for s, p in dist.items():
+        m = m0 + s if rounding is None else round_imps(m0 + s, rounding, offender=offender)
+        total += p * _vp(m, n, fraction=fraction)
     return total
 
 
