@@ -1009,7 +1009,9 @@ def canonical_dump(source) -> list[str]:
     """Return a canonical text dump of a workbook (a path, bytes or an openpyxl Workbook).
 
     One line per fact: document properties, sheet order, every non-empty cell (value or formula,
-    array formulas with their range), its fill, bold and number format, column widths, merged
+    array formulas with their range; the cached results inside an array range other than its
+    anchor are left out, so a recalculated copy dumps like its template), its fill, bold and
+    number format, column widths, merged
     cells, frozen panes, data validations (range, type, operator, formulas, input message),
     defined names and charts (type, title, every series' references). Two workbooks with the same
     dump are the same template.
@@ -1026,16 +1028,27 @@ def canonical_dump(source) -> list[str]:
            f"sheets {wb.sheetnames!r}"]
     for name, dn in sorted(wb.defined_names.items()):
         out.append(f"name {name} = {dn.attr_text}")
+    from openpyxl.worksheet.formula import ArrayFormula
+    from openpyxl.utils.cell import range_boundaries
+
     for ws in wb.worksheets:
         s = ws.title
         out.append(f"[{s}] state={ws.sheet_state} freeze={ws.freeze_panes}")
+        results = set()  # cells of array ranges other than the anchor: results, not template content
+        for row in ws.iter_rows():
+            for c in row:
+                if isinstance(c.value, ArrayFormula):
+                    c1, r1, c2, r2 = range_boundaries(c.value.ref)
+                    results.update((r, k) for r in range(r1, r2 + 1) for k in range(c1, c2 + 1))
+                    results.discard((c.row, c.column))
         for row in ws.iter_rows():
             for c in row:
                 fill = _colour(c.fill)
-                if c.value is None and fill is None:
+                value = None if (c.row, c.column) in results else c.value
+                if value is None and fill is None:
                     continue
                 bold = bool(c.font and c.font.b)
-                out.append(f"{s}!{c.coordinate} {_fmt(c.value)} fill={fill} bold={bold} fmt={c.number_format!r}")
+                out.append(f"{s}!{c.coordinate} {_fmt(value)} fill={fill} bold={bold} fmt={c.number_format!r}")
         for key, dim in sorted(ws.column_dimensions.items()):
             if dim.width:
                 out.append(f"{s} col {key} width={dim.width}")
