@@ -64,6 +64,8 @@ def _boards(boards) -> int:
 def _margin(margin) -> Fraction:
     """An exact Fraction of an IMP margin (a float is read as its shortest repr: 4.6 -> 23/5)."""
     if hasattr(margin, "dtype") and hasattr(margin, "item"):
+        if getattr(margin, "size", 1) != 1:
+            raise InputError("vp takes one IMP margin at a time (use a loop or the VP worksheet function for ranges)")
         margin = margin.item()
     if isinstance(margin, bool) or margin is None:
         raise InputError(f"IMP margin must be a number, got {margin!r}")
