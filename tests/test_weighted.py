@@ -139,6 +139,11 @@ def test_parse_weight_rules():
     assert parse_weight(1) == 1 and parse_weight(100) == 1 and parse_weight("1%") == F(1, 100)
     assert parse_weight(0) == 0 and parse_weight(None) is None and parse_weight("") is None
     assert parse_weight(float("nan")) is None
+    # floats computed from simple fractions (Excel =1/3, =100/3 %) are read as the fraction;
+    # typed decimals stay decimals
+    assert parse_weight(1 / 3) == F(1, 3) and parse_weight(100 / 3) == F(1, 3) and parse_weight(2 / 7) == F(2, 7)
+    assert parse_weight(0.123456) == F("0.123456") and parse_weight(0.12345679) == F("0.12345679")
+    assert parse_weight(0.3333333333) == F("0.3333333333")
     with pytest.raises(WeightError, match="negative"):
         parse_weight(-0.2)
     with pytest.raises(WeightError, match="more than 100"):
@@ -164,6 +169,14 @@ def test_weight_errors_name_row():
         weighted_session([[(420, 0.6), (410, 0.4)]], boards=[1])
     with pytest.raises(InputError, match=r"row 1: cannot read score"):
         weighted_session([[("xyz", 0.6), (420, 0.4)]])
+
+
+def test_thirds_from_excel_floats():
+    s = weighted_session([[(420, 1 / 3), (400, 1 / 3), (170, 1 / 3)], 420, 400])
+    bf = weighted_bruteforce([[(420, F(1, 3)), (400, F(1, 3)), (170, F(1, 3))], [(420, 1)], [(400, 1)]])[0]
+    assert s.ns == bf
+    with pytest.raises(WeightError, match=r"weights total 99.99999999 %"):
+        weighted_session([[(420, 0.3333333333), (400, 0.6666666666)]])
 
 
 def test_excel_padding_and_single_outcomes():

@@ -53,14 +53,16 @@ def parse_weight(value, *, where: str | None = None) -> Fraction | None:
 
     Rule: text ending in ``%`` is a percentage; otherwise a number greater than 1 is a
     percentage (60 -> 0.6) and a number from 0 to 1 is a fraction (so 1 means 100 %; write
-    ``"1%"`` for one percent).  Floats are read as their shortest decimal (0.1 -> 1/10).
+    ``"1%"`` for one percent).  A float that is within 1e-12 (relative) of a fraction with a
+    denominator up to 10,000 is read as that fraction (Excel's ``=1/3`` is 1/3, ``0.6`` is
+    3/5, ``=100/3`` % is 1/3); any other float as its shortest decimal (0.123456).
     Blank (``None`` or empty text) gives ``None``.  Negative weights and weights above 100 %
     raise :class:`WeightError`.
 
     >>> parse_weight(0.6), parse_weight(60), parse_weight("60%"), parse_weight("1/3")
     (Fraction(3, 5), Fraction(3, 5), Fraction(3, 5), Fraction(1, 3))
-    >>> parse_weight(1), parse_weight("1%"), parse_weight(None)
-    (Fraction(1, 1), Fraction(1, 100), None)
+    >>> parse_weight(1), parse_weight("1%"), parse_weight(None), parse_weight(1 / 3)
+    (Fraction(1, 1), Fraction(1, 100), None, Fraction(1, 3))
     """
     if value is None:
         return None
@@ -84,7 +86,7 @@ def parse_weight(value, *, where: str | None = None) -> Fraction | None:
             return None  # a blank cell arriving as NaN
         if value in (float("inf"), float("-inf")):
             raise WeightError(f"weight {value!r} is not a finite number", where=where)
-        w = Fraction(repr(value))
+        w = _float_weight(value)
     elif isinstance(value, (int, Fraction)):
         w = Fraction(value)
     else:
@@ -96,6 +98,15 @@ def parse_weight(value, *, where: str | None = None) -> Fraction | None:
     if w > 1:
         raise WeightError(f"weight {value!r} is more than 100 %", where=where)
     return w
+
+
+def _float_weight(x: float) -> Fraction:
+    """A float weight as the simple fraction it stands for (1/3), else as its decimal."""
+    exact = Fraction(x)
+    simple = exact.limit_denominator(10_000)
+    if abs(simple - exact) <= abs(exact) * Fraction(1, 10**12):
+        return simple
+    return Fraction(repr(x))
 
 
 def _is_pair(x) -> bool:
@@ -149,7 +160,7 @@ def _read_row(value, where):
 
 def _pct(w) -> str:
     x = w * 100
-    return str(x.numerator) if x.denominator == 1 else f"{float(x):g}"
+    return str(x.numerator) if x.denominator == 1 else f"{float(x):.12g}"
 
 
 def _show(outs) -> str:
@@ -166,36 +177,46 @@ def expected_matchpoints(rows) -> list[Fraction]:
     >>> expected_matchpoints([[(420, Fraction(3, 5)), (-50, Fraction(2, 5))], [(420, 1)], [(400, 1)]])
     [Fraction(9, 5), Fraction(17, 5), Fraction(4, 5)]
     """
+    ems, d2 = _expected_m_scaled(rows)
+    return [Fraction(em, d2) for em in ems]
+
+
+def _expected_m_scaled(rows):
+    """(integer numerators of E[M_i], their common denominator D^2); see expected_matchpoints."""
     d = 1
     for r in rows:
         for _, w in r:
-            d = lcm(d, Fraction(w).denominator)
+            if type(w) is not int:
+                d = lcm(d, Fraction(w).denominator)
     merged = []
     freq: dict[int, int] = {}
     for r in rows:
+        if len(r) == 1:  # a plain result: weight 1
+            s = r[0][0]
+            merged.append(((s, d),))
+            freq[s] = freq.get(s, 0) + d
+            continue
         own: dict[int, int] = {}
         for s, w in r:
-            wi = Fraction(w) * d
-            own[s] = own.get(s, 0) + int(wi)
+            w = Fraction(w)
+            own[s] = own.get(s, 0) + w.numerator * (d // w.denominator)
         merged.append(sorted(own.items()))
         for s, wi in own.items():
             freq[s] = freq.get(s, 0) + wi
-    uniq = sorted(freq)
     below = {}
     acc = 0
-    for s in uniq:
+    for s in sorted(freq):
         below[s] = acc
         acc += freq[s]
-    d2 = d * d
-    out = []
+    ems = []
     for own in merged:
         em = 0
         own_below = 0
         for s, wi in own:  # own outcomes sorted by score
             em += wi * (2 * (below[s] - own_below) + (freq[s] - wi))
             own_below += wi
-        out.append(Fraction(em, d2))
-    return out
+        ems.append(em)
+    return ems, d * d
 
 
 def weighted_session(outcomes, boards=None, *, expected=None, scale: str = "EBU",
@@ -227,11 +248,10 @@ def weighted_session(outcomes, boards=None, *, expected=None, scale: str = "EBU"
     arts: dict[int, Artificial] = {}
     weighted_rows: dict[int, list] = {}
     for i, v in enumerate(outcomes):
-        where = location(board=blabels[bcode[i]] if boards_given else None, row=i + 1)
-        if isinstance(v, int) and not isinstance(v, bool) and v % 10 == 0:
+        if type(v) is int and v % 10 == 0:
             kind[i], score[i] = ROW_SCORE, v
             continue
-        k, outs = _read_row(v, where)
+        k, outs = _read_row(v, location(board=blabels[bcode[i]] if boards_given else None, row=i + 1))
         if k == "blank":
             continue
         if k == "np":
@@ -261,20 +281,32 @@ def weighted_session(outcomes, boards=None, *, expected=None, scale: str = "EBU"
     ns_num, ew_num, den, top, E = _score_session(kind, score, arts, bcode, blabels, E_board, sc,
                                                  skip_rows=skip)
     if wboards:
-        ns_num, ew_num, den = ns_num.astype(object), ew_num.astype(object), den.astype(object)
         sd = _scale_den(sc)
+        rows_of: dict[int, list[int]] = {}
+        for i in np.flatnonzero(skip & (kind == ROW_SCORE)).tolist():
+            rows_of.setdefault(int(bcode[i]), []).append(i)
+        idx, vals_ns, vals_ew, vals_den = [], [], [], []
         for b in wboards:
-            rows = np.flatnonzero((bcode == b) & (kind == ROW_SCORE)).tolist()
-            dist = [weighted_rows.get(i, [(int(score[i]), Fraction(1))]) for i in rows]
-            em = expected_matchpoints(dist)
+            rows = rows_of[b]
+            dist = [weighted_rows.get(i) or ((int(score[i]), 1),) for i in rows]
+            ems, d2 = _expected_m_scaled(dist)
             a = len(rows)
             e = int(E_board[b])
-            for i, m in zip(rows, em):
-                ns = (m + 1) * e / a - 1
-                ew = (2 * (a - 1) - m + 1) * e / a - 1
-                dd = lcm(ns.denominator, ew.denominator)
-                ns_num[i] = ns.numerator * (dd // ns.denominator)
-                ew_num[i] = ew.numerator * (dd // ew.denominator)
-                den[i] = dd * sd
+            # N-S (M + 1) E / A - 1 and E-W (2(A - 1) - M + 1) E / A - 1 with M = em / D^2
+            for i, em in zip(rows, ems):
+                idx.append(i)
+                vals_ns.append((em + d2) * e - a * d2)
+                vals_ew.append((2 * (a - 1) * d2 - em + d2) * e - a * d2)
+                vals_den.append(a * d2 * sd)
+        big = max(max(map(abs, vals_ns)), max(map(abs, vals_ew)), max(vals_den)) >= 2**62
+        if big:  # huge weight denominators: Python integers
+            ns_num, ew_num, den = ns_num.astype(object), ew_num.astype(object), den.astype(object)
+        if not ns_num.flags.writeable or not isinstance(den, np.ndarray) or not den.flags.writeable:
+            ns_num, ew_num, den = np.array(ns_num), np.array(ew_num), np.array(den)
+        ix = np.array(idx, dtype=np.int64)
+        dt = object if big else np.int64
+        ns_num[ix] = np.array(vals_ns, dtype=dt)
+        ew_num[ix] = np.array(vals_ew, dtype=dt)
+        den[ix] = np.array(vals_den, dtype=dt)
     return SessionMP(sc, ns_num, ew_num, den, top, E, kind,
                      bcode if boards_given else None, tuple(blabels) if boards_given else None)
