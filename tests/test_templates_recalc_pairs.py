@@ -1,0 +1,187 @@
+"""pairs.xlsx recalculated headlessly (``xlbridge recalc``) gives the core API's values.
+
+Expected values: the core API (contract.bridge_score, weighted.weighted_session,
+matchpoints.pairs_ranking) on the same inputs, and the seeds' figures typed in here: seed 004's
+scoresheets (ERRATA: pair A 2.75) and seed 001's two Neuberg examples and final figure.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from pathlib import Path
+
+import openpyxl
+import pytest
+from openpyxl.worksheet.formula import ArrayFormula
+
+recalc = pytest.importorskip("xlbridge.recalc", reason="needs xlbridge.recalc (the headless recalc engine)")
+pytest.importorskip("xlbridge.udfs", reason="needs xlbridge.udfs (the Excel functions)")
+
+from xlbridge import templates as T  # noqa: E402
+from xlbridge.contract import bridge_score  # noqa: E402
+from xlbridge.matchpoints import pairs_ranking  # noqa: E402
+from xlbridge.rounding import format_rank  # noqa: E402
+from xlbridge.weighted import weighted_session  # noqa: E402
+
+SRC = Path(__file__).resolve().parents[1] / "workbooks" / "pairs.xlsx"
+ROWS = range(5, 1005)
+
+
+def _blank(v):
+    return v is None or v == ""
+
+
+def _recalc(src: Path, tmp: Path):
+    before = hashlib.sha256(src.read_bytes()).hexdigest()
+    out = tmp / (src.stem + "-recalculated.xlsx")
+    report = recalc.recalc_workbook(src, out, isolate=False)
+    assert hashlib.sha256(src.read_bytes()).hexdigest() == before
+    assert report.errors == (), [str(e) for e in report.errors]
+    return out, openpyxl.load_workbook(out, data_only=True)
+
+
+@pytest.fixture(scope="module")
+def done(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("pairs")
+    src = tmp / "pairs.xlsx"
+    shutil.copy(SRC, src)
+    out, vals = _recalc(src, tmp)
+    return src, out, vals
+
+
+def _core(src):
+    """The core's answer for the Travellers inputs: (rows, scores, session, standings)."""
+    wb = openpyxl.load_workbook(src)
+    ws = wb["Travellers"]
+    scale = ws["R5"].value
+    expected = ws["R6"].value
+    rows, boards, ns, ew, scores, outcomes = [], [], [], [], [], []
+    for r in ROWS:
+        v = [ws.cell(row=r, column=c).value for c in range(1, 14)]
+        board, n, e, contract, declarer, tricks, typed = v[:7]
+        o2, o3, w1, w2, w3 = v[8:13]  # column H is the Score NS formula
+        if all(x is None for x in v[:7] + v[8:13]):
+            continue
+        score = bridge_score(contract, declarer, tricks, board) if contract is not None else typed
+        rows.append(r)
+        boards.append(board)
+        ns.append(n)
+        ew.append(e)
+        scores.append(score)
+        if w1 is None:
+            outcomes.append(score)
+        else:
+            outcomes.append([(s, w) for s, w in ((score, w1), (o2, w2), (o3, w3)) if s is not None])
+    session = weighted_session(outcomes, boards, expected=expected, scale=scale)
+    return rows, scores, session, pairs_ranking(session, ns, ew)
+
+
+def _check(src, vals):
+    rows, scores, session, standings = _core(src)
+    ws = vals["Travellers"]
+    for i, r in enumerate(rows):
+        assert ws.cell(row=r, column=8).value == scores[i], f"Score NS row {r}"
+        got = (ws.cell(row=r, column=14).value, ws.cell(row=r, column=15).value)
+        assert got == (float(session.ns[i]), float(session.ew[i])), f"MP row {r}"
+    for r in ROWS:
+        if r not in rows:
+            assert all(_blank(ws.cell(row=r, column=c).value) for c in (8, 14, 15)), f"row {r} should be blank"
+    rk = vals["Ranking"]
+    want = [[s.pair, float(s.total), float(s.percentage), format_rank(s.rank, s.tied)] for s in standings]
+    got = [[rk.cell(row=r, column=c).value for c in range(1, 5)] for r in range(5, 5 + len(want))]
+    assert got == want
+    assert all(_blank(rk.cell(row=r, column=c).value) for r in range(5 + len(want), 65) for c in range(1, 5))
+    return rows, want
+
+
+def test_travellers_and_ranking_equal_core(done):
+    src, _, vals = done
+    rows, ranking = _check(src, vals)
+    assert len(rows) == 17 and len(ranking) == 12
+
+
+def test_seed_004_figures(done):
+    _, _, vals = done
+    ws = vals["Travellers"]
+    mp = {}
+    for r in ROWS:
+        b = ws.cell(row=r, column=1).value
+        if b is not None:
+            mp.setdefault(b, []).append(round(ws.cell(row=r, column=14).value, 2))
+    # board 1: 60 % 420 / 40 % -50 (2.9), then 420 4.7, 400 2.9, 400 2.9, 170 1.4, -50 0.2
+    assert mp[1] == [2.9, 4.7, 2.9, 2.9, 1.4, 0.2]
+    # board 3: pair A 2.75 (ERRATA; printed 2.63), pair B 2.80, 420 4.45, 400 2.40, 400 2.40, -50 0.2
+    assert mp[3] == [2.75, 2.8, 4.45, 2.4, 2.4, 0.2]
+    assert sum(ws.cell(row=r, column=c).value for r in range(16, 22) for c in (14, 15)) == pytest.approx(30)
+
+
+def test_seed_001_neuberg_sheet(done):
+    _, _, vals = done
+    ws = vals["Neuberg"]
+    assert [round(ws.cell(row=r, column=3).value, 1) for r in range(5, 15)] == [
+        19.9, 17.7, 15.5, 13.3, 11.1, 8.9, 6.7, 4.5, 2.3, 0.1]
+    assert [ws.cell(row=r, column=3).value for r in range(18, 26)] == [29, 23, 23, 13, 13, 13, 5, 1]
+    assert [ws.cell(row=r, column=5).value for r in range(18, 26)] == [14, 11, 11, 6, 6, 6, 2, 0]
+    assert [ws.cell(row=r, column=7).value for r in range(18, 26)] == [29, 23, 23, 13, 13, 13, 5, 1]
+    assert ws["J18"].value == 8
+    assert ws["E28"].value == pytest.approx(1060 / 11)  # ((20 x 51) + (51 - 11)) / 11
+    assert round(ws["E29"].value, 2) == 51.85  # ERRATA: 51.85 %, not 51.86 %
+
+
+def test_formulas_styles_and_validations_kept(done):
+    src, out, _ = done
+    assert T.canonical_dump(out) == T.canonical_dump(src)
+    ws = openpyxl.load_workbook(out)["Travellers"]
+    assert isinstance(ws["N5"].value, ArrayFormula) and ws["N5"].value.ref == "N5:O1004"
+
+
+def test_new_travellers_and_scale(tmp_path):
+    """New travellers typed in with openpyxl (a new board, a weighted score, an artificial score,
+    rows after a gap) and the EBU scale: recalc gives the core's new values, ties shown as ties."""
+    src = tmp_path / "pairs.xlsx"
+    wb = openpyxl.load_workbook(SRC)
+    ws = wb["Travellers"]
+    new = [  # board 4 (All vulnerable): NS 1..6 against EW 11..16
+        (30, 4, 1, 14, "4H", "S", 10, None, None, None, None, None),
+        (31, 4, 2, 15, "4H", "S", 9, None, None, None, None, None),
+        (32, 4, 3, 16, "4H", "N", 10, None, None, None, None, None),
+        (33, 4, 4, 11, None, None, None, 620, -100, 0.7, 0.3, None),
+        (34, 4, 5, 12, None, None, None, "A40/60", None, None, None, None),
+        (600, 4, 6, 13, "3NT", "N", 9, None, None, None, None, None),
+    ]
+    for r, board, n, e, contract, decl, tricks, typed, o2, w1, w2, w3 in new:
+        for c, v in zip((1, 2, 3, 4, 5, 6, 7, 9, 11, 12, 13), (board, n, e, contract, decl, tricks, typed, o2, w1,
+                                                                w2, w3)):
+            ws.cell(row=r, column=c, value=v)
+    ws["R5"] = "EBU"
+    wb.save(src)
+    _, vals = _recalc(src, tmp_path)
+    rows, ranking = _check(src, vals)
+    assert len(rows) == 23
+    t = vals["Travellers"]
+    assert [t.cell(row=r, column=8).value for r in (30, 31, 32, 33, 34, 600)] == [620, -100, 620, 620, "A40/60", 600]
+
+
+def test_exact_ties_shown_as_ties(tmp_path):
+    """Hand-worked: one board, EBU, N-S 1/2/3 score 420/400/400 against E-W 4/5/6.
+    N-S 1 4 MP (100 %), N-S 2 and 3 1 MP (25 %), E-W 4 0, E-W 5 and 6 3 MP (75 %)."""
+    src = tmp_path / "pairs.xlsx"
+    wb = openpyxl.load_workbook(SRC)
+    ws = wb["Travellers"]
+    for r in ROWS:
+        for c in (1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13):
+            ws.cell(row=r, column=c).value = None
+    for r, (n, e, s) in enumerate([(1, 4, 420), (2, 5, 400), (3, 6, 400)], start=5):
+        ws.cell(row=r, column=1, value=1)
+        ws.cell(row=r, column=2, value=n)
+        ws.cell(row=r, column=3, value=e)
+        ws.cell(row=r, column=7, value=s)
+    ws["R5"] = "EBU"
+    wb.save(src)
+    _, vals = _recalc(src, tmp_path)
+    rk = vals["Ranking"]
+    got = [[rk.cell(row=r, column=c).value for c in range(1, 5)] for r in range(5, 11)]
+    assert got == [[1, 4, 100, "1"], [5, 3, 75, "2="], [6, 3, 75, "2="], [2, 1, 25, "4="], [3, 1, 25, "4="],
+                   [4, 0, 0, "6"]]
+    assert all(_blank(rk.cell(row=r, column=1).value) for r in range(11, 65))
