@@ -49,6 +49,7 @@ __all__ = [
     "workbook_sheet_parts",
     "scan_sheet",
     "patch_sheet",
+    "strip_empty_cells",
     "copy_zip",
 ]
 
@@ -373,6 +374,25 @@ def patch_sheet(data: bytes, layout: SheetLayout, values: dict) -> bytes:
             raise WorkbookError("internal error: overlapping edits in a worksheet part")
         out.append(data[pos:s])
         out.append(xml)
+        pos = e
+    out.append(data[pos:])
+    return b"".join(out)
+
+
+def strip_empty_cells(data: bytes, layout: SheetLayout) -> bytes:
+    """Return the part without its empty ``<c .../>`` elements (styled blank cells).
+
+    Used only for the formula engine's private copy: a template styles thousands of blank input
+    cells, and the engine would otherwise build a node for each.
+
+    >>> xml = b'<worksheet><sheetData><row r="1"><c r="A1" s="3"/><c r="B1"><v>2</v></c></row></sheetData></worksheet>'
+    >>> strip_empty_cells(xml, scan_sheet(xml))
+    b'<worksheet><sheetData><row r="1"><c r="B1"><v>2</v></c></row></sheetData></worksheet>'
+    """
+    spans = sorted((sp.start, sp.end) for sp in layout.cells.values() if not sp.children)
+    out, pos = [], 0
+    for s, e in spans:
+        out.append(data[pos:s])
         pos = e
     out.append(data[pos:])
     return b"".join(out)
