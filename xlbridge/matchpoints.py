@@ -35,7 +35,7 @@ import numpy as np
 
 from .contract import check_score, legal_scores, vulnerability
 from .entries import Artificial, NotPlayed, parse_entry
-from .errors import ContractError, InputError, XlbridgeError, location
+from .errors import ContractError, InputError, location
 
 __all__ = [
     "MP_SCALES",

@@ -20,7 +20,6 @@ board: O(K log K) for K outcomes, where enumeration is the product of the outcom
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from fractions import Fraction
 from math import lcm
 
