@@ -1,0 +1,160 @@
+"""teams.xlsx, instant.xlsx and lehman.xlsx recalculated headlessly give the core API's values.
+
+Expected values: the core API (imps, teams, instant, lehman) on the same inputs, and the seeds'
+figures typed in here: seed 004 (-3.4 IMPs, 12.18 / 13.65 / 9.08 / 11.82 VPs at 7 boards, 0.2),
+seed 002 (the 180-top award chart with the smoothed bottom 2, 1, 0), seed 003 (N 40.89, S 36.81,
+E/W 53.65; modified N 30.53, S 44.45, E/W 55.01; ERRATA seating).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from pathlib import Path
+
+import openpyxl
+import pytest
+
+recalc = pytest.importorskip("xlbridge.recalc", reason="needs xlbridge.recalc (the headless recalc engine)")
+pytest.importorskip("xlbridge.udfs", reason="needs xlbridge.udfs (the Excel functions)")
+
+from xlbridge import templates as T  # noqa: E402
+from xlbridge.imps import imps  # noqa: E402
+from xlbridge.instant import instant_chart  # noqa: E402
+from xlbridge.lehman import lehman_error, lehman_ledger_arrays  # noqa: E402
+from xlbridge.teams import match_result, weighted_imps  # noqa: E402
+
+BOOKS = Path(__file__).resolve().parents[1] / "workbooks"
+
+
+def _blank(v):
+    return v is None or v == ""
+
+
+def _recalc(name, tmp: Path):
+    src = tmp / name
+    shutil.copy(BOOKS / name, src)
+    before = hashlib.sha256(src.read_bytes()).hexdigest()
+    out = tmp / (src.stem + "-recalculated.xlsx")
+    report = recalc.recalc_workbook(src, out, isolate=False)
+    assert hashlib.sha256(src.read_bytes()).hexdigest() == before
+    assert report.errors == (), [str(e) for e in report.errors]
+    assert T.canonical_dump(out) == T.canonical_dump(src)  # formulas, styles, validations kept
+    return openpyxl.load_workbook(src), openpyxl.load_workbook(out, data_only=True)
+
+
+# --- teams ------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def teams(tmp_path_factory):
+    return _recalc("teams.xlsx", tmp_path_factory.mktemp("teams"))
+
+
+def test_team_boards_equal_core(teams):
+    src, vals = teams
+    ws, out = src["Boards"], vals["Boards"]
+    per_match = {}
+    for r in range(5, 505):
+        v = [ws.cell(row=r, column=c).value for c in range(1, 10)]
+        got = (out.cell(row=r, column=10).value, out.cell(row=r, column=11).value)
+        if v[0] is None:
+            assert _blank(got[0]) and _blank(got[1]), f"row {r}"
+            continue
+        match, board, s1, s2, s3, w1, w2, w3, other = v
+        if w1 is None:
+            want = imps(s1 - other)
+        else:
+            want = weighted_imps([(s, w) for s, w in ((s1, w1), (s2, w2), (s3, w3)) if s is not None], other)
+        assert got == (float(want), float(-want)), f"row {r}"
+        per_match.setdefault(match, []).append(want)
+    assert float(per_match[1][0]) == -3.4  # seed 004: 0.6 x 1 + 0.4 x (-10)
+    m, mo = src["Matches"], vals["Matches"]
+    for r in range(5, 45):
+        got = [mo.cell(row=r, column=c).value for c in range(5, 9)]
+        if m.cell(row=r, column=1).value is None:
+            assert all(_blank(x) for x in got)
+            continue
+        res = match_result(per_match[m.cell(row=r, column=1).value], m.cell(row=r, column=4).value)
+        assert got == [float(res.imps_a), float(res.imps_b), float(res.vp_a), float(res.vp_b)], f"row {r}"
+
+
+def test_seed_004_swiss_sheet(teams):
+    _, vals = teams
+    s = vals["Swiss"]
+    assert (s["B11"].value, s["C11"].value) == (1, -10)
+    assert (s["B12"].value, s["C12"].value) == (9, -2)
+    assert (s["B13"].value, s["C13"].value) == (13.65, 9.08)  # WBF 20-VP scale, 7 boards
+    assert s["B15"].value == pytest.approx(-3.4)
+    assert s["B16"].value == 5
+    assert s["B17"].value == 12.18
+    assert round(s["B18"].value, 2) == 11.82
+    assert s["B19"].value == pytest.approx(0.2)
+
+
+# --- instant ----------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def instant(tmp_path_factory):
+    return _recalc("instant.xlsx", tmp_path_factory.mktemp("instant"))
+
+
+def test_instant_chart_equals_core_and_seed_002(instant):
+    src, vals = instant
+    ws, out = src["Chart"], vals["Chart"]
+    hist = [(ws.cell(row=r, column=1).value, ws.cell(row=r, column=2).value) for r in range(5, 205)
+            if ws.cell(row=r, column=1).value is not None]
+    chart = instant_chart([s for s, _ in hist], [f for _, f in hist], ws["J5"].value)
+    k = len(chart.rows)
+    got = [[out.cell(row=r, column=c).value for c in range(4, 8)] for r in range(5, 5 + k)]
+    assert got == [[lo, hi, aw, 100 - aw] for lo, hi, aw in chart.rows]
+    assert all(_blank(out.cell(row=r, column=c).value) for r in range(5 + k, 406) for c in range(4, 8))
+    # seed 002: 180 100, +980 99, 98, +800 97, 96, +480 94, 92, +450 84, 77, +420 45, (no +410), +400 12,
+    # 10, -50 5, then 1, 0, 0 smoothed to 2, 1, 0
+    assert [row[2] for row in got] == [100, 99, 98, 97, 96, 94, 92, 84, 77, 45, 12, 10, 5, 2, 1, 0]
+    assert [420, 420] in [row[:2] for row in got] and [400, 400] in [row[:2] for row in got]
+    sc, so = src["Scoring"], vals["Scoring"]
+    for r in range(5, 505):
+        s = sc.cell(row=r, column=2).value
+        got = (so.cell(row=r, column=3).value, so.cell(row=r, column=4).value)
+        if s is None:
+            assert _blank(got[0]) and _blank(got[1])
+        else:
+            assert got == (chart.award(s), 100 - chart.award(s)), f"row {r}"
+
+
+# --- lehman -----------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def lehman(tmp_path_factory):
+    return _recalc("lehman.xlsx", tmp_path_factory.mktemp("lehman"))
+
+
+def test_ledger_equals_core(lehman):
+    src, vals = lehman
+    ws, out = src["Ledger"], vals["Ledger"]
+    rows = [[ws.cell(row=r, column=c).value for c in range(1, 7)] for r in range(5, 1005)]
+    rows = [x for x in rows if x[0] is not None]
+    cols = list(zip(*rows))
+    decay = ws["S5"].value
+    for formula, first_col in (("standard", 8), ("modified", 13)):
+        led = lehman_ledger_arrays(*cols, formula=formula, decay=decay)
+        want = [[p, float(led.ratings[-1, j]), float(led.history[-1, j]), lehman_error(float(led.history[-1, j]))]
+                for j, p in enumerate(led.players)]
+        got = [[out.cell(row=r, column=first_col + c).value for c in range(4)] for r in range(5, 5 + len(want))]
+        assert got == want, formula
+        assert all(_blank(out.cell(row=r, column=first_col).value) for r in range(5 + len(want), 105))
+    assert [out.cell(row=r, column=9).value for r in range(5, 11)] != [out.cell(row=r, column=14).value
+                                                                       for r in range(5, 11)]
+
+
+def test_seed_003_example(lehman):
+    _, vals = lehman
+    ex = vals["Example"]
+    assert round(ex["B9"].value, 2) == 51.35  # predicted N-S %
+    assert [round(ex.cell(row=12, column=c).value, 2) for c in range(2, 6)] == [40.89, 36.81, 53.65, 53.65]
+    assert [round(ex.cell(row=14, column=c).value, 2) for c in range(2, 6)] == [30.53, 44.45, 55.01, 55.01]
+    assert sum(ex.cell(row=11, column=c).value for c in range(2, 6)) == pytest.approx(0, abs=1e-9)
+    assert sum(ex.cell(row=13, column=c).value for c in range(2, 6)) == pytest.approx(0, abs=1e-9)
