@@ -376,3 +376,20 @@ def test_pandas_series_input():
     df = pd.DataFrame({"board": [1, 1, 1], "score": [420, 400, 400]})
     s = matchpoint_session(df["score"], df["board"])
     assert s.ns == [4, 1, 1] and s.boards == (1, 1, 1)
+
+
+def test_blank_rows_may_have_blank_boards():
+    s = matchpoint_session(np.array([420.0, np.nan, 400.0]), np.array([1.0, np.nan, 1.0]))
+    assert s.ns == [2, None, 0] and s.boards == (1, None, 1)
+    with pytest.raises(InputError, match=r"row 2: a score has no board number"):
+        matchpoint_session([420, 400], [1, None])
+
+
+def test_fouled_ebu_single_result_group_and_artificial_rows():
+    # 10 rows: deal X 8 results, deal Y 1 result, one A60/40. E = 10, top 18.
+    scores = [620, 600, 170, 140, 140, 100, -100, -200, 650, "A60/40"]
+    groups = ["X"] * 8 + ["Y", None]
+    s = matchpoint_session(scores, boards=[2] * 10, groups=groups)
+    assert (s.ns[8], s.ew[8]) == (F(60 * 18, 100), F(60 * 18, 100))
+    assert (s.ns[9], s.ew[9]) == (F(60 * 18, 100), F(40 * 18, 100))
+    assert s.ns[:8] == [neuberg_formula(m, 10, 8) for m in (14, 12, 10, 7, 7, 4, 2, 0)]

@@ -175,8 +175,11 @@ def _as_array(values):
 def _board_label(b):
     if hasattr(b, "dtype") and hasattr(b, "item"):
         b = b.item()
-    if isinstance(b, float) and b.is_integer():
-        return int(b)
+    if isinstance(b, float):
+        if b != b:
+            return None  # a blank cell arriving as NaN
+        if b.is_integer():
+            return int(b)
     if isinstance(b, str):
         t = b.strip()
         if not t:
