@@ -158,3 +158,28 @@ def test_seed_003_example(lehman):
     assert [round(ex.cell(row=14, column=c).value, 2) for c in range(2, 6)] == [30.53, 44.45, 55.01, 55.01]
     assert sum(ex.cell(row=11, column=c).value for c in range(2, 6)) == pytest.approx(0, abs=1e-9)
     assert sum(ex.cell(row=13, column=c).value for c in range(2, 6)) == pytest.approx(0, abs=1e-9)
+
+
+def test_xlbridge_recalc_command_on_a_template(tmp_path, instant):
+    """The command itself (bounded child process, JSON summary) gives the same cached values."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    src = tmp_path / "instant.xlsx"
+    shutil.copy(BOOKS / "instant.xlsx", src)
+    out = tmp_path / "out.xlsx"
+    root = Path(__file__).resolve().parents[1]
+    r = subprocess.run([sys.executable, "-m", "xlbridge", "recalc", str(src), "-o", str(out), "--json",
+                        "--no-progress"], capture_output=True, text=True, cwd=tmp_path,
+                       env=dict(os.environ, PYTHONPATH=str(root)))
+    assert r.returncode == 0, r.stdout + r.stderr
+    summary = json.loads(r.stdout)
+    assert summary["ok"] and summary["error_count"] == 0
+    got = openpyxl.load_workbook(out, data_only=True)
+    _, want = instant
+    for sheet, ref in (("Chart", "D5:G30"), ("Scoring", "A5:D12")):
+        assert [[c.value for c in row] for row in got[sheet][ref]] == [[c.value for c in row]
+                                                                      for row in want[sheet][ref]]
+    assert openpyxl.load_workbook(out)["Chart"]["D5"].value.text.startswith("=IFERROR(INDEX(INSTANT_MP(")
