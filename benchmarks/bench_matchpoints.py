@@ -11,6 +11,7 @@ Side by side with what a user would otherwise pick:
    xlbridge.weighted_session (exact) against brute-force enumeration (numpy-sorted matchpointing
    of every combination, exact integer accumulation) timed on 4..8 weighted scores and
    extrapolated per combination; the brute force on 6 weighted scores is checked equal.
+   Also a 100,000-row session with one weighted score on each of its 1,000 boards.
 
 Run:  python benchmarks/bench_matchpoints.py        (about a minute on 2 cores)
 """
@@ -164,6 +165,15 @@ def bench_weighted():
             exact = weighted_session(wk + pk)
             assert bf == exact.ns, "brute force and xlbridge disagree"
         print(f"   brute force, {k} weighted scores ({3 ** k:5d} combinations)          {t:8.3f} s")
+    # a session: 1,000 boards x 100 results, one two-way weighted score on every board
+    nb = 1000
+    sess_boards = np.repeat(np.arange(nb) * 16 + 1, 100)  # vulnerability None throughout
+    sess = [int(x) for x in rng.choice(legal, nb * 100)]
+    for i in range(0, nb * 100, 100):
+        a, b = rng.choice(legal, 2, replace=False)
+        sess[i] = [(int(a), Fraction(3, 5)), (int(b), Fraction(2, 5))]
+    t_sess, _ = best_of(lambda: weighted_session(sess, sess_boards), 3)
+    print(f"   a session of 100,000 rows with a weighted score on each of 1,000 boards   {t_sess:8.3f} s")
     est = min(per_combo) * 3 ** 20
     print(f"   brute force extrapolated to 20 weighted scores: {est:,.0f} s = {est / 86400:,.1f} days "
           f"(ratio {est / t_w:,.0f})")

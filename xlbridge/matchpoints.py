@@ -241,7 +241,7 @@ def _read_entries(entries, board_codes, board_labels, boards_given):
             ivals = np.where(good, vals, 0).astype(np.int64)
         else:
             good = np.ones(n, dtype=bool)
-            ivals = vals.astype(np.int64)
+            ivals = vals.astype(np.int64, copy=False)  # read only, never written
         bad = good & (ivals % 10 != 0)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
@@ -273,13 +273,13 @@ _LEGAL_TABLE: list = []
 
 
 def _legal_table():
-    """(offset, table[vul, (score + offset) // 10]) of the legal N-S scores for each vulnerability."""
+    """(offset, table[vul, score + offset]) of the legal N-S scores for each vulnerability (no division)."""
     if not _LEGAL_TABLE:
         sets = [legal_scores(v) for v in _VUL_NAMES]
         off = max(abs(x) for st in sets for x in st)
-        tab = np.zeros((4, 2 * off // 10 + 1), dtype=bool)
+        tab = np.zeros((4, 2 * off + 1), dtype=bool)
         for vi, st in enumerate(sets):
-            tab[vi, (np.fromiter(st, dtype=np.int64) + off) // 10] = True
+            tab[vi, np.fromiter(st, dtype=np.int64) + off] = True
         _LEGAL_TABLE.extend([off, tab])
     return _LEGAL_TABLE
 
@@ -309,7 +309,7 @@ def _check_legal(kind, score, board_codes, board_labels):
             vul_of_board[c] = _VUL_NAMES.index(v.name)
     off, tab = _legal_table()
     vrow = vul_of_board[board_codes]
-    col = (score + off) // 10
+    col = score + off
     width = tab.shape[1]
     flat = tab.ravel()
     if int(col.min()) >= 0 and int(col.max()) < width:
@@ -363,12 +363,13 @@ def _expected_per_board(expected, counts, board_labels, boards_given):
 # the vectorised core
 
 
-def _rank_in_groups(gkey, score):
+def _rank_in_groups(gkey, score, tens=False):
     """For each element: how many in its group score less, less-or-equal, and the group size.
 
     Scores are multiples of 10, so (group, score) maps to a dense integer key.  When the key
     range is small (the usual case: a few hundred distinct scores) a counting pass gives every
     count with no sort (O(n + keys)); otherwise one sort of the key and its run boundaries.
+    ``tens``: the caller guarantees that every score is a multiple of 10.
     """
     m = len(score)
     if m == 0:
@@ -378,7 +379,7 @@ def _rank_in_groups(gkey, score):
     span = (int(score.max()) - smin) // 10 + 1
     ng = int(gkey.max()) + 1
     limit = 4 * m + 4096
-    if not np.any(score % 10) and span <= limit:
+    if (tens or not np.any(score % 10)) and span <= limit:
         v = (score - smin) // 10
         nv = span
         if ng * nv > limit:  # compress to the distinct scores that occur
@@ -551,13 +552,13 @@ def _score_session(kind, score, arts, bcode, board_labels, E_board, sc, gcode=No
         real = real & ~skip_rows
     if gcode is None:
         if real.all():  # the common case: every row a real score
-            less, le, A = _rank_in_groups(bcode, score)
+            less, le, A = _rank_in_groups(bcode, score, True)
             ns_num = (less + le) * e - A
             ew_num = (2 * A - less - le) * e - A
             den = A * sd if sd != 1 else A
             return ns_num, ew_num, den, top, E
         # rows without a real score go to one extra group: no gathers or scatters
-        less, le, A = _rank_in_groups(np.where(real, bcode, len(E_board)), score)
+        less, le, A = _rank_in_groups(np.where(real, bcode, len(E_board)), score, True)
         ns_num = np.where(real, (less + le) * e - A, 0)
         ew_num = np.where(real, (2 * A - less - le) * e - A, 0)
         den = np.where(real, A * sd, 1)
@@ -569,7 +570,7 @@ def _score_session(kind, score, arts, bcode, board_labels, E_board, sc, gcode=No
         if len(ridx):
             ng = int(gcode.max()) + 1
             gkey = bcode[ridx] * ng + gcode[ridx]
-            less, le, A = _rank_in_groups(gkey, score[ridx])
+            less, le, A = _rank_in_groups(gkey, score[ridx], True)
             Er = E[ridx]
             ns_num[ridx] = (less + le) * Er - A
             ew_num[ridx] = (2 * A - less - le) * Er - A
