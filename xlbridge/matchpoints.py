@@ -191,7 +191,11 @@ def _board_label(b):
 
 
 def _factorize(values, n: int, what: str):
-    """Integer codes 0..k-1 and the list of labels, in order of first appearance."""
+    """Integer codes 0..k-1 for ``values`` and the label of each code.
+
+    Integer board numbers are coded as ``number - lowest`` (labels with no row are harmless);
+    other labels in order of first appearance.
+    """
     if values is None:
         return np.zeros(n, dtype=np.int64), [None]
     if len(values) != n:
@@ -234,7 +238,7 @@ def _read_entries(entries, board_codes, board_labels, boards_given):
         if vals.dtype.kind == "f":
             blank = np.isnan(vals)
             good = ~blank
-            bad = good & ((~np.isfinite(vals)) | (vals != np.round(vals)))
+            bad = good & ((~np.isfinite(vals)) | (vals != np.round(vals)) | (np.abs(vals) > 1e15))
             if bad.any():
                 i = int(np.flatnonzero(bad)[0])
                 parse_entry(float(vals[i]), where=_where(board_labels[board_codes[i]], i + 1, boards_given))
@@ -246,6 +250,8 @@ def _read_entries(entries, board_codes, board_labels, boards_given):
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             parse_entry(int(ivals[i]), where=_where(board_labels[board_codes[i]], i + 1, boards_given))
+        if good.all():
+            return np.full(n, ROW_SCORE, dtype=np.int8), ivals, arts  # ivals is only ever read
         kind[good] = ROW_SCORE
         score[good] = ivals[good]
         return kind, score, arts
@@ -695,7 +701,11 @@ def matchpoint_session(entries, boards=None, *, expected=None, scale: str = "EBU
 class Standing:
     """One pair's result over a session: exact total, maximum, percentage; rank and exact tie.
 
-    ``percentage`` is ``None`` (and ``rank`` ``None``) for a pair with no scored board.
+    ``percentage`` is ``None`` (and ``rank`` ``None``) for a pair with no scored board;
+    ``boards`` is the number of boards with matchpoints that were added up.
+
+    >>> Standing("7", Fraction(9), Fraction(12), Fraction(75), 2, True, 3).percentage
+    Fraction(75, 1)
     """
 
     pair: object
