@@ -74,6 +74,14 @@ def test_seed001_section5_formula():
     assert neuberg(18, 11, 10) == F("19.9")
 
 
+def test_published_neuberg_example():
+    # Wikipedia, "Neuberg formula": board played 6 times where 7 were expected;
+    # 4 MP (out of 10) -> (4 + 1) x 7/6 - 1 = 4.8333 (out of 12); 9 -> 10.6667
+    assert neuberg(4, 7, 6) == F(29, 6) and neuberg(9, 7, 6) == F(32, 3)
+    assert round_display(neuberg(4, 7, 6), "ACBL", 4) == round_display(F("4.8333"), "ACBL", 4)
+    assert mp_top(7) == 12
+
+
 def test_seed001_section7_final_example():
     # 51 tables, top 100; board 26 has 11 results and X has the top: [(20 x 51) + (51 - 11)] / 11
     board26 = neuberg(20, 51, 11)
