@@ -462,12 +462,13 @@ TRAVELLERS = [
     (1, 4, 14, None, None, None, 400, None, None, None, None, None),
     (1, 5, 15, "2S", "N", 10, None, None, None, None, None, None),
     (1, 6, 16, "4S", "S", 9, None, None, None, None, None, None),
-    # board 2: an artificial adjusted score (Law 12C2); one table did not play it (5 results, factored to 6)
+    # board 2: an artificial adjusted score (Law 12C2); not played (NP) at one table: 5 results, factored to 6
     (2, 1, 13, "2H", "W", 8, None, None, None, None, None, None),
     (2, 2, 14, "3H", "W", 8, None, None, None, None, None, None),
     (2, 3, 15, None, None, None, "A60/40", None, None, None, None, None),
     (2, 4, 16, "1NT", "N", 7, None, None, None, None, None, None),
     (2, 5, 11, "2H", "W", 9, None, None, None, None, None, None),
+    (2, 6, 12, None, None, None, "NP", None, None, None, None, None),
     # board 3: seed 004, two weighted scores: pair A (NS 1) 60 % 420 / 40 % -50, pair B (NS 2) 50 % 170 / 50 % 420
     (3, 1, 12, None, None, None, 420, -50, None, 0.6, 0.4, None),
     (3, 2, 13, None, None, None, 170, 420, None, 0.5, 0.5, None),
