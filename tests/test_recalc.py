@@ -269,3 +269,35 @@ def test_python_m_xlbridge_refuses_with_one_line(tmp_path):
     assert junk.returncode == 2
     assert "not an Excel workbook" in junk.stderr and "Traceback" not in junk.stderr
     assert len(junk.stderr.strip().splitlines()) == 1
+
+
+def test_shared_formulas_and_dynamic_array_metadata(tmp_path):
+    """Excel writes shared formulas (<f t="shared">) and dynamic arrays (cm="1"); both are handled."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    for r in range(1, 4):
+        ws.cell(r, 1, r * 10)
+    wb.save(tmp_path / "base.xlsx")
+    sheet = (
+        '<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>'
+        '<row r="1"><c r="A1" t="n"><v>10</v></c><c r="B1"><f t="shared" ref="B1:B3" si="0">A1*2</f><v>0</v></c>'
+        '<c r="C1" cm="1"><f t="array" ref="C1:C3">A1:A3+1</f><v>0</v></c></row>'
+        '<row r="2"><c r="A2" t="n"><v>20</v></c><c r="B2"><f t="shared" si="0"/><v>0</v></c></row>'
+        '<row r="3"><c r="A3" t="n"><v>30</v></c><c r="B3"><f t="shared" si="0"/></c></row>'
+        '</sheetData></worksheet>'
+    )
+    src = tmp_path / "excel.xlsx"
+    with zipfile.ZipFile(tmp_path / "base.xlsx") as zin, zipfile.ZipFile(src, "w", zipfile.ZIP_DEFLATED) as zout:
+        for info in zin.infolist():
+            data = sheet.encode() if info.filename == "xl/worksheets/sheet1.xml" else zin.read(info)
+            zout.writestr(info.filename, data)
+    report = recalc_workbook(str(src), functions={})
+    assert report.ok
+    ws = openpyxl.load_workbook(report.output, data_only=True).active
+    assert [ws.cell(r, 2).value for r in (1, 2, 3)] == [20, 40, 60]
+    assert [ws.cell(r, 3).value for r in (1, 2, 3)] == [11, 21, 31]
+    with zipfile.ZipFile(report.output) as z:
+        out = z.read("xl/worksheets/sheet1.xml").decode()
+    assert '<c r="C1" cm="1"><f t="array" ref="C1:C3">A1:A3+1</f><v>11</v></c>' in out
+    assert '<c r="B2"><f t="shared" si="0"/><v>40</v></c>' in out
+    assert '<c r="C2"><v>21</v></c>' in out  # inserted: the spill cell had no <c> element
