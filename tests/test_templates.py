@@ -7,8 +7,6 @@ scoresheet, seed 000's observed results), not read back from xlbridge.
 
 from __future__ import annotations
 
-import hashlib
-import io
 import os
 import shutil
 import subprocess

@@ -340,8 +340,9 @@ def _handicap():
         ws.cell(row=r, column=9, value=k)
         ws.cell(row=r, column=10, value=f'=IF(COUNTIF($A${H_FIRST}:$A${last},I{r})=0,"",'
                                         f'COUNTIF($A${H_FIRST}:$A${last},I{r}))')
-        ws.cell(row=r, column=11, value=f'=IF(J{r}="","",_xlfn.MAXIFS($C${H_FIRST}:$C${last},$A${H_FIRST}:$A${last},I{r})'
-                                        f'-_xlfn.MINIFS($C${H_FIRST}:$C${last},$A${H_FIRST}:$A${last},I{r}))')
+        avg, div = f"$C${H_FIRST}:$C${last}", f"$A${H_FIRST}:$A${last}"
+        ws.cell(row=r, column=11, value=f'=IF(J{r}="","",_xlfn.MAXIFS({avg},{div},I{r})'
+                                        f'-_xlfn.MINIFS({avg},{div},I{r}))')
     _input(ws, "I15:I20", kind="whole", operator="between", formula1="1", formula2="20",
            prompt="A division number to summarise")
     _calc(ws, "J15:J20")
