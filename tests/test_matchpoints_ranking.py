@@ -88,3 +88,30 @@ def test_ranking_errors():
         pairs_ranking([1, 1], [1, 2], [3], [1, 1], [1, 1], [2, 2])
     with pytest.raises(InputError, match=r"needs mp_ns"):
         pairs_ranking([1], [1], [2])
+
+
+def test_artificial_session_percentage_rule():
+    # board 1: pair 1 (N-S) v 2 get A60/40; board 8 and 11: real results. Tops 2 (E = 2).
+    entries = ["A60/40", 420, 400, 420, 400]
+    boards = [1, 8, 8, 11, 11]
+    ns = [1, 1, 3, 3, 1]
+    ew = [2, 4, 2, 2, 4]
+    s = matchpoint_session(entries, boards)
+    fixed = {x.pair: x for x in pairs_ranking(s, ns, ew)}
+    sess = {x.pair: x for x in pairs_ranking(s, ns, ew, artificial="session")}
+    # pair 1: other boards 2 + 0 of 4 = 50 % < 60 %: keeps 60 % (1.2)
+    assert fixed[1].total == sess[1].total == F(6, 5) + 2 + 0
+    # pair 2: other boards (E-W v 400: 2, E-W v 420: 0) 50 % > 40 %: keeps 40 % (0.8)
+    assert sess[2].total == fixed[2].total == F(4, 5) + 2 + 0
+    # reversed: N-S pair 1 strong elsewhere gets its session % for the average-plus
+    s2 = matchpoint_session(entries, boards)
+    ns2, ew2 = [1, 1, 3, 1, 3], [2, 2, 4, 2, 4]
+    by = {x.pair: x for x in pairs_ranking(s2, ns2, ew2, artificial="session")}
+    # pair 1: board 8 N-S 420 (2), board 11 N-S 420 (2) -> 100 %; A60 becomes 100 % of 2
+    assert by[1].total == 2 + 2 + 2 and by[1].percentage == 100
+    # pair 2 (E-W, A40): against the 420s on both other boards -> 0 % < 40 %: gets 0 %
+    assert by[2].total == 0 and by[2].maximum == 6
+    with pytest.raises(InputError, match=r"needs a SessionMP"):
+        pairs_ranking([1], [1], [2], [1], [1], [2], artificial="session")
+    with pytest.raises(InputError, match=r"unknown artificial-score rule"):
+        pairs_ranking(s, ns, ew, artificial="best")

@@ -50,6 +50,7 @@ __all__ = [
     "SessionMP",
     "matchpoint_session",
     "Standing",
+    "ARTIFICIAL_RULES",
     "pairs_ranking",
 ]
 
@@ -731,7 +732,43 @@ def _pair_label(p):
     return p
 
 
-def pairs_ranking(boards, ns_pairs, ew_pairs, mp_ns=None, mp_ew=None, tops=None) -> list[Standing]:
+#: Artificial-score rules for rankings (``pairs_ranking(..., artificial=)``):
+#:
+#: - ``"fixed"`` (default): an artificial score counts as awarded (60 / 50 / 40 % of the top).
+#: - ``"session"``: a pair awarded more than 50 % gets its percentage on its other boards
+#:   instead when that is higher, a pair awarded less than 50 % gets it when that is lower
+#:   (regulations such as "60 % or the session percentage if greater", Law 12C2; REFERENCE.md).
+ARTIFICIAL_RULES = ("fixed", "session")
+
+
+def _session_artificial(s: "SessionMP", ns_pairs, ew_pairs, mp_ns, mp_ew, tops):
+    """mp_ns / mp_ew with artificial awards replaced per the "session" rule (new lists)."""
+    mp_ns, mp_ew = list(mp_ns), list(mp_ew)
+    art = s.kind == ROW_ARTIFICIAL
+    tot: dict = {}
+    mx: dict = {}
+    for i in np.flatnonzero(~art & s.scored).tolist():
+        for pair, mp in ((ns_pairs[i], mp_ns[i]), (ew_pairs[i], mp_ew[i])):
+            if not _blank_pair(pair):
+                p = _pair_label(pair)
+                tot[p] = tot.get(p, 0) + mp
+                mx[p] = mx.get(p, 0) + tops[i]
+    for i in np.flatnonzero(art).tolist():
+        t = tops[i]
+        for pair, col in ((ns_pairs[i], mp_ns), (ew_pairs[i], mp_ew)):
+            if _blank_pair(pair) or not t:
+                continue
+            p = _pair_label(pair)
+            if not mx.get(p):
+                continue  # no other board: the award stands
+            pct, sess = col[i] * 100 / t, tot[p] * 100 / mx[p]
+            if (pct > 50 and sess > pct) or (pct < 50 and sess < pct):
+                col[i] = sess * t / 100
+    return mp_ns, mp_ew
+
+
+def pairs_ranking(boards, ns_pairs, ew_pairs, mp_ns=None, mp_ew=None, tops=None, *,
+                  artificial: str = "fixed") -> list[Standing]:
     """Rank pairs by exact percentage: per pair the total matchpoints, the maximum, the percentage.
 
     Either ``pairs_ranking(session, ns_pairs, ew_pairs)`` with a :class:`SessionMP` (or the
@@ -741,7 +778,8 @@ def pairs_ranking(boards, ns_pairs, ew_pairs, mp_ns=None, mp_ew=None, tops=None)
     maximum is the sum of the tops of the boards the pair has a score on; percentage =
     100 total / maximum.  Ranks are decided on the exact percentages; equal ones share the
     rank ("competition" ranking 1, 2=, 2=, 4) with ``tied`` set.  Best first; ties keep the
-    order of first appearance.  A pair may not appear twice on one board.
+    order of first appearance.  A pair may not appear twice on one board.  ``artificial``
+    (with a SessionMP): "fixed" (default) or "session" (see ``ARTIFICIAL_RULES``).
 
     >>> s = matchpoint_session([420, 400, 400], boards=[1, 1, 1])
     >>> [(x.pair, x.total, x.rank, x.tied) for x in pairs_ranking(s, [1, 2, 3], [4, 5, 6])]
@@ -749,9 +787,17 @@ def pairs_ranking(boards, ns_pairs, ew_pairs, mp_ns=None, mp_ew=None, tops=None)
     [(1, Fraction(4, 1), 1, False), (5, Fraction(3, 1), 2, True), (6, Fraction(3, 1), 2, True),
      (2, Fraction(1, 1), 4, True), (3, Fraction(1, 1), 4, True), (4, Fraction(0, 1), 6, False)]
     """
+    if artificial not in ARTIFICIAL_RULES:
+        raise InputError(f"unknown artificial-score rule {artificial!r} (expected 'fixed' or 'session')")
     if isinstance(boards, SessionMP):
         s = boards
         mp_ns, mp_ew, tops, boards = s.ns, s.ew, s.tops, s.boards
+        if len(ns_pairs) != len(s) or len(ew_pairs) != len(s):
+            raise InputError(f"ns_pairs and ew_pairs need {len(s)} rows, one per row of the session")
+        if artificial == "session":
+            mp_ns, mp_ew = _session_artificial(s, ns_pairs, ew_pairs, mp_ns, mp_ew, tops)
+    elif artificial == "session":
+        raise InputError('artificial="session" needs a SessionMP (it must know which rows are artificial)')
     n = len(ns_pairs)
     cols = {"ew_pairs": ew_pairs, "mp_ns": mp_ns, "mp_ew": mp_ew, "tops": tops}
     for name, col in cols.items():
