@@ -226,9 +226,11 @@ _COMMON_LINES = [
     "computed by ONE array formula per column or table that calls the xlbridge functions "
     "(see the xlbridge README, 'Using xlbridge in Excel'). Do not type in green cells; to change a "
     "result change its inputs.",
-    "In Excel: install xlwings and its add-in (xlwings addin install); the sheet 'xlwings.conf' sets "
-    "UDF Modules = xlbridge.udfs. Without Excel: xlbridge recalc THIS.xlsx -o OUT.xlsx writes every "
-    "result into a copy of the file.",
+    "In Excel: pip install xlbridge[excel], then xlwings addin install; save this workbook as .xlsm and "
+    "use the xlwings ribbon > Import Functions (or import vba_stub/xlwings_udfs.bas). The sheet "
+    "'xlwings.conf' sets UDF Modules = xlbridge.udfs. Until the functions are imported the green cells "
+    "show #NAME?. Without Excel: xlbridge recalc THIS.xlsx -o OUT.xlsx writes every result into a copy "
+    "of the file.",
     "Blank input rows stay blank in the results; add rows anywhere inside the yellow area without "
     "editing any formula.",
 ]
