@@ -154,7 +154,7 @@ def test_new_travellers_and_scale(tmp_path):
         (32, 4, 3, 16, "4H", "N", 10, None, None, None, None, None),
         (33, 4, 4, 11, None, None, None, 620, -100, 0.7, 0.3, None),
         (34, 4, 5, 12, None, None, None, "A40/60", None, None, None, None),
-        (600, 4, 6, 13, "3NT", "N", 9, None, None, None, None, None),
+        (1004, 4, 6, 13, "3NT", "N", 9, None, None, None, None, None),  # the last row
     ]
     for r, board, n, e, contract, decl, tricks, typed, o2, w1, w2, w3 in new:
         for c, v in zip((1, 2, 3, 4, 5, 6, 7, 9, 11, 12, 13), (board, n, e, contract, decl, tricks, typed, o2, w1,
@@ -166,7 +166,7 @@ def test_new_travellers_and_scale(tmp_path):
     rows, ranking = _check(src, vals)
     assert len(rows) == 24
     t = vals["Travellers"]
-    assert [t.cell(row=r, column=8).value for r in (30, 31, 32, 33, 34, 600)] == [620, -100, 620, 620, "A40/60", 600]
+    assert [t.cell(row=r, column=8).value for r in (30, 31, 32, 33, 34, 1004)] == [620, -100, 620, 620, "A40/60", 600]
 
 
 def test_exact_ties_shown_as_ties(tmp_path):
@@ -191,3 +191,25 @@ def test_exact_ties_shown_as_ties(tmp_path):
     assert got == [[1, 4, 100, "1"], [5, 3, 75, "2="], [6, 3, 75, "2="], [2, 1, 25, "4="], [3, 1, 25, "4="],
                    [4, 0, 0, "6"]]
     assert all(_blank(rk.cell(row=r, column=1).value) for r in range(11, 65))
+
+
+def test_an_impossible_score_is_reported_not_hidden(tmp_path):
+    """410 cannot be scored: its board's matchpoints are Excel errors, the ranking shows one message
+    naming the row, and the recalc report lists the cells."""
+    src = tmp_path / "pairs.xlsx"
+    wb = openpyxl.load_workbook(SRC)
+    ws = wb["Travellers"]
+    ws["G8"] = 410  # board 1, 4th row: typed 400 -> 410
+    wb.save(src)
+    out = tmp_path / "out.xlsx"
+    report = recalc.recalc_workbook(src, out, isolate=False)
+    vals = openpyxl.load_workbook(out, data_only=True)
+    t = vals["Travellers"]
+    assert t["H8"].value == 410
+    assert t["N8"].value == "#VALUE!"
+    assert all(t.cell(row=r, column=14).value == "#N/A" for r in (5, 6, 7, 9, 10))  # rest of board 1
+    assert isinstance(t["N11"].value, float)  # board 2 still scored
+    msg = vals["Ranking"]["A5"].value
+    assert isinstance(msg, str) and "PAIRS_RANKING" in msg and "row 4" in msg and "410" in msg
+    cells = {f"{e.sheet}!{e.cell}" for e in report.errors}
+    assert {"Travellers!N8", "Travellers!O8", "Ranking!A5"} <= cells
