@@ -301,3 +301,17 @@ def test_shared_formulas_and_dynamic_array_metadata(tmp_path):
     assert '<c r="C1" cm="1"><f t="array" ref="C1:C3">A1:A3+1</f><v>11</v></c>' in out
     assert '<c r="B2"><f t="shared" si="0"/><v>40</v></c>' in out
     assert '<c r="C2"><v>21</v></c>' in out  # inserted: the spill cell had no <c> element
+
+
+def test_cli_templates_build_and_check(tmp_path, capsys, monkeypatch):
+    from xlbridge.cli import main
+
+    templates = pytest.importorskip("xlbridge.templates")
+    # one template is enough to test the command (building all five is the templates' own test)
+    monkeypatch.setattr(templates, "TEMPLATES", {"lehman.xlsx": templates.TEMPLATES["lehman.xlsx"]})
+    out = tmp_path / "wb"
+    assert main(["templates", "--out", str(out), "--check"]) == 1  # nothing built yet: differences
+    assert "lehman.xlsx" in capsys.readouterr().out
+    assert main(["templates", "--out", str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["lehman.xlsx"]
+    assert main(["templates", "--out", str(out), "--check"]) == 0
