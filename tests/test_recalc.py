@@ -315,3 +315,21 @@ def test_cli_templates_build_and_check(tmp_path, capsys, monkeypatch):
     assert main(["templates", "--out", str(out)]) == 0
     assert sorted(p.name for p in out.iterdir()) == ["lehman.xlsx"]
     assert main(["templates", "--out", str(out), "--check"]) == 0
+
+
+def test_quoted_sheet_names_and_list_of_arrays(tmp_path):
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Results (A&B)"
+    ws["A1"] = 5
+    ws["B1"] = ArrayFormula("B1:C2", "=GRID(A1)")
+    other = wb.create_sheet("Sum")
+    other["A1"] = "=SUM('Results (A&B)'!B1:C2)"
+    wb.save(tmp_path / "q.xlsx")
+    funcs = {"GRID": lambda x: [np.array([x, 2 * x]), np.array([3 * x, 4 * x])]}
+    report = recalc_workbook(str(tmp_path / "q.xlsx"), functions=funcs)
+    assert report.ok
+    out = openpyxl.load_workbook(report.output, data_only=True)
+    ws = out["Results (A&B)"]
+    assert [[ws.cell(r, c).value for c in (2, 3)] for r in (1, 2)] == [[5, 10], [15, 20]]
+    assert out["Sum"]["A1"].value == 50

@@ -244,7 +244,8 @@ def _adapt_function(name: str, fn, messages: dict):
             messages.setdefault(name, []).append(str(exc) or type(exc).__name__)
             return np.asarray([[Error.errors["#VALUE!"]]], object).view(Array)
         if isinstance(res, np.ndarray) or isinstance(res, (list, tuple)):
-            rows = res.tolist() if isinstance(res, np.ndarray) else list(res)
+            rows = res.tolist() if isinstance(res, np.ndarray) else [
+                r.tolist() if isinstance(r, np.ndarray) else r for r in res]
             if rows and not isinstance(rows[0], (list, tuple)):
                 rows = [rows]  # a 1-D result is a row, as in xlwings
             if not rows:
@@ -354,7 +355,7 @@ def recalc_values(path: str, targets: dict, functions: dict | None = None, *, pr
             continue
         sheet_part, ref = key.rsplit("!", 1)
         sheet = sheet_part.strip("'")
-        sheet = sheet.split("]", 1)[1] if "]" in sheet else sheet
+        sheet = (sheet.split("]", 1)[1] if "]" in sheet else sheet).replace("''", "'")
         by_ref[(sheet.upper(), ref.upper())] = val
     values: dict = {}
     for sheet, tg in targets.items():
