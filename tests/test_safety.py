@@ -263,3 +263,11 @@ def test_engine_time_bounded(tmp_path):
 
     with pytest.raises(WorkbookError, match="took longer than the limit of 1 s"):
         recalc_workbook(str(tmp_path / "slow.xlsx"), functions={"SLOW": slow}, limits=SafetyLimits(max_seconds=1))
+
+
+def test_array_formula_claiming_the_whole_sheet_refused(good, tmp_path):
+    sheet = (b'<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>'
+             b'<row r="1"><c r="A1"><f t="array" ref="A1:XFD1048576">1</f></c></row></sheetData></worksheet>')
+    bad = rebuild(good, tmp_path / "huge.xlsx", replace={"xl/worksheets/sheet1.xml": sheet})
+    with pytest.raises(WorkbookError, match="refused: more than 5000000 formula and array-formula cells"):
+        recalc_workbook(str(bad), functions={})

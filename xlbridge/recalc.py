@@ -520,13 +520,17 @@ def recalc_workbook(book, output=None, *, in_place: bool = False, functions: dic
 
     import zipfile
 
-    targets, layouts, parts, stripped = {}, {}, {}, {}
+    targets, layouts, parts, stripped, covered = {}, {}, {}, {}, 0
     with zipfile.ZipFile(src) as zf:
         for sheet, part in workbook_sheet_parts(zf):
             data = zf.read(part)
             layout = scan_sheet(data, part=part)
             stripped[part] = strip_empty_cells(data, layout)
             cells = set(layout.formula_cells)
+            covered += len(cells) + sum((r2 - r1 + 1) * (c2 - c1 + 1) for r1, c1, r2, c2 in layout.array_ranges)
+            if covered > limits.max_formula_cells:
+                raise WorkbookError(f"refused: more than {limits.max_formula_cells} formula and array-formula "
+                                    f"cells (sheet {sheet})", where=name)
             if not cells and not layout.array_ranges:
                 continue
             targets[sheet] = {"cells": sorted(cells), "arrays": list(layout.array_ranges)}

@@ -49,6 +49,9 @@ class SafetyLimits:
     - ``max_ratio``: declared uncompressed / compressed size of one member [200], checked for
       members larger than ``ratio_floor`` [1 MiB] (tiny parts legitimately compress very well;
       real worksheets compress 5-30 times, a zip bomb a thousand times or more).
+    - ``max_formula_cells``: formula cells plus cells covered by array-formula ranges, over all
+      sheets [5,000,000] (an array formula claiming ``A1:XFD1048576`` would otherwise make the
+      writer fill 17 billion cells).
     - ``max_memory``: address-space limit of the formula-engine process [4 GiB] (Linux/macOS).
     - ``max_seconds``: wall-clock limit of the formula engine [600 s].
 
@@ -64,6 +67,7 @@ class SafetyLimits:
     max_member_uncompressed: int = 512 * _MiB
     max_ratio: int = 200
     ratio_floor: int = 1 * _MiB
+    max_formula_cells: int = 5_000_000
     max_memory: int = 4096 * _MiB
     max_seconds: float = 600.0
 
