@@ -31,6 +31,7 @@ openpyxl re-saving a workbook drops dynamic-array metadata, drawing shapes and t
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import math
 import posixpath
@@ -346,21 +347,29 @@ def patch_sheet(data: bytes, layout: SheetLayout, values: dict) -> bytes:
     # insert missing cells into existing rows, or new rows into sheetData
     sd_qname, sd_start, sd_content, sd_endtag, sd_end = layout.sheetdata
     row_order = sorted(layout.rows)
+    by_row: dict = {}
+    if new_cells:
+        for (rr, cc), sp in layout.cells.items():
+            if rr in new_cells:
+                by_row.setdefault(rr, []).append((cc, sp))
     for r in sorted(new_cells):
         items = sorted(new_cells[r])
         if r in layout.rows:
             qname, rs, re_, content_end, rattrs = layout.rows[r]
-            row_cells = sorted((cc, sp) for (rr, cc), sp in layout.cells.items() if rr == r)
+            row_cells = sorted(by_row.get(r, ()), key=lambda x: x[0])
             if content_end is None:  # <row .../> : rewrite as a full element
                 head = f"<{qname}" + "".join(f' {k}="{_escape_attr(v)}"' for k, v in rattrs) + ">"
                 edits.append((rs, re_, head.encode() + b"".join(x for _, x in items) + f"</{qname}>".encode()))
                 continue
+            cols = [col for col, _ in row_cells]
             for cc, xml in items:
-                pos = next((sp.start for col, sp in row_cells if col > cc), content_end)
+                k = bisect.bisect_right(cols, cc)
+                pos = row_cells[k][1].start if k < len(row_cells) else content_end
                 edits.append((pos, pos, xml))
         else:
             body = f'<{prefix}row r="{r}">'.encode() + b"".join(x for _, x in items) + f"</{prefix}row>".encode()
-            later = next((layout.rows[rr][1] for rr in row_order if rr > r), None)
+            k = bisect.bisect_right(row_order, r)
+            later = layout.rows[row_order[k]][1] if k < len(row_order) else None
             if later is not None:
                 edits.append((later, later, body))
             elif sd_endtag is not None:
