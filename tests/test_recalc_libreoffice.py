@@ -87,11 +87,16 @@ def values(path):
     return {(ws.title, c.coordinate): c.value for ws in wb for row in ws.iter_rows() for c in row}
 
 
-def test_matches_libreoffice(tmp_path):
+@pytest.fixture(scope="module")
+def lo_profile(tmp_path_factory):
+    return tmp_path_factory.mktemp("lo-profile")  # one LibreOffice profile: created once, reused
+
+
+def test_matches_libreoffice(tmp_path, lo_profile):
     src = tmp_path / "pairs.xlsx"
     data = build_pairs(src)
     ours = values(recalc_workbook(str(src), functions={"DOUBLE": lambda col: [[2 * v] for (v,) in col]}).output)
-    theirs = values(libreoffice_recalc(src, tmp_path / "lo", tmp_path / "profile"))
+    theirs = values(libreoffice_recalc(src, tmp_path / "lo", lo_profile))
     compared = 0
     for key, value in ours.items():
         sheet, cell = key
@@ -142,11 +147,6 @@ def formula_cells(path):
             cells |= {(sheet, r, k) for r in range(r1, r2 + 1) for k in range(c1, c2 + 1)}
         refs[key] = cells
     return out, refs
-
-
-@pytest.fixture(scope="module")
-def lo_profile(tmp_path_factory):
-    return tmp_path_factory.mktemp("lo-profile")  # one LibreOffice profile: created once, reused
 
 
 @pytest.mark.parametrize("name", TEMPLATES)
