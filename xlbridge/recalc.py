@@ -420,7 +420,7 @@ def _child(conn, path, targets, functions, progress, max_memory):
         conn.close()
 
 
-def _run_bounded(path, targets, functions, progress, limits: SafetyLimits, name: str):
+def _run_bounded(path, targets, functions, progress, limits: SafetyLimits, name: str, tick=None):
     import multiprocessing as mp
 
     methods = mp.get_all_start_methods()
@@ -431,7 +431,13 @@ def _run_bounded(path, targets, functions, progress, limits: SafetyLimits, name:
     proc.start()
     child.close()
     try:
-        if not parent.poll(limits.max_seconds):
+        deadline = time.monotonic() + limits.max_seconds
+        while not parent.poll(min(0.5, max(deadline - time.monotonic(), 0))):
+            if tick is not None:
+                tick()
+            if time.monotonic() >= deadline:
+                break
+        if not parent.poll(0):
             raise WorkbookError(f"refused: recalculation took longer than the limit of {limits.max_seconds:g} s",
                                 where=name)
         try:
@@ -494,6 +500,31 @@ def _write_atomic(src: str, dest: str, replacements: dict) -> None:
         pass
 
 
+class _Progress:
+    """A tqdm bar on stderr over the phases of a run (checking, scanning, evaluating, writing)."""
+
+    def __init__(self, enabled: bool, name: str):
+        self._bar = None
+        if enabled:
+            import tqdm
+
+            self._bar = tqdm.tqdm(total=None, desc=name, unit=" steps", file=sys.stderr, leave=False,
+                                  bar_format="{desc}: {elapsed}{postfix}")
+
+    def phase(self, text: str) -> None:
+        if self._bar is not None:
+            self._bar.set_postfix_str(text)
+            self._bar.update(1)
+
+    def tick(self) -> None:
+        if self._bar is not None:
+            self._bar.refresh()
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+
+
 def recalc_workbook(book, output=None, *, in_place: bool = False, functions: dict | None = None,
                     progress: bool = False, limits: SafetyLimits | None = None,
                     isolate: bool = True) -> RecalcReport:
@@ -515,6 +546,8 @@ def recalc_workbook(book, output=None, *, in_place: bool = False, functions: dic
     dest = src if in_place else os.fspath(output) if output is not None else default_output_path(src)
     if not in_place and os.path.exists(dest) and os.path.samefile(dest, src):
         raise WorkbookError("refusing to overwrite the input file; use --in-place to replace it", where=name)
+    bar = _Progress(progress, name)
+    bar.phase("checking the file")
     info = check_workbook(src, limits=limits, name=name)
     functions = xlbridge_excel_functions() if functions is None else functions
 
@@ -523,6 +556,7 @@ def recalc_workbook(book, output=None, *, in_place: bool = False, functions: dic
     targets, layouts, parts, stripped, covered = {}, {}, {}, {}, 0
     with zipfile.ZipFile(src) as zf:
         for sheet, part in workbook_sheet_parts(zf):
+            bar.phase(f"scanning {sheet}")
             data = zf.read(part)
             layout = scan_sheet(data, part=part)
             stripped[part] = strip_empty_cells(data, layout)
@@ -537,20 +571,24 @@ def recalc_workbook(book, output=None, *, in_place: bool = False, functions: dic
             layouts[sheet] = layout
             parts[sheet] = (part, data)
     if targets:
+        bar.phase("loading the formula engine")
         _engine()  # import the engine here, once: forked children inherit it instead of importing it again
         with tempfile.TemporaryDirectory(prefix="xlbridge-recalc-") as tmpdir:
             # the engine reads a private copy without the styled blank cells (much faster to load)
             engine_copy = os.path.join(tmpdir, name)
             copy_zip(src, engine_copy, stripped)
+            bar.phase(f"evaluating {sum(len(t['cells']) for t in targets.values())} formulas")
             if isolate:
-                values, messages = _run_bounded(engine_copy, targets, functions, progress, limits, name)
+                values, messages = _run_bounded(engine_copy, targets, functions, False, limits, name,
+                                                tick=bar.tick)
             else:
-                values, messages = recalc_values(engine_copy, targets, functions, progress=progress)
+                values, messages = recalc_values(engine_copy, targets, functions)
     else:
         values, messages = {}, {}
     replacements, errors, written = {}, [], 0
     call_errors = messages.get(_CALL_ERRORS, {})
     for sheet, (part, data) in parts.items():
+        bar.phase(f"writing {sheet}")
         layout = layouts[sheet]
         vals = values.get(sheet, {})
         anchors = {}
@@ -571,7 +609,9 @@ def recalc_workbook(book, output=None, *, in_place: bool = False, functions: dic
     if in_place:
         backup = src + ".bak"
         shutil.copy2(src, backup)
+    bar.phase(f"saving {os.path.basename(dest)}")
     _write_atomic(src, dest, replacements)
+    bar.close()
     return RecalcReport(
         source=src, output=dest, backup=backup, sheets=len(targets),
         formula_cells=sum(len(t["cells"]) for t in targets.values()), cells_written=written,
