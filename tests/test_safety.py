@@ -271,3 +271,11 @@ def test_array_formula_claiming_the_whole_sheet_refused(good, tmp_path):
     bad = rebuild(good, tmp_path / "huge.xlsx", replace={"xl/worksheets/sheet1.xml": sheet})
     with pytest.raises(WorkbookError, match="refused: more than 5000000 formula and array-formula cells"):
         recalc_workbook(str(bad), functions={})
+
+
+def test_xlsb_refused(tmp_path):
+    p = tmp_path / "book.xlsb"
+    with zipfile.ZipFile(p, "w") as z:
+        z.writestr("[Content_Types].xml", "<Types/>")
+        z.writestr("xl/workbook.bin", b"\x83\x01\x00")
+    refused(p, r"binary workbook \(.xlsb\)")

@@ -220,7 +220,9 @@ def _check_stream(fh, limits: SafetyLimits, name: str | None) -> WorkbookInfo:
                     _refuse(f"refused: zip member {part} has compression ratio {ratio:.0f}:1, more than the "
                             f"limit of {limits.max_ratio}:1 (zip bomb?)", name)
         lower = {n.lower() for n in names}
-        if "[content_types].xml" not in lower or not any(n.startswith("xl/workbook.") for n in lower):
+        if "xl/workbook.bin" in lower:
+            _refuse("refused: a binary workbook (.xlsb) is not supported; save it as .xlsx in Excel", name)
+        if "[content_types].xml" not in lower or "xl/workbook.xml" not in lower:
             _refuse("not an Excel workbook (a zip file without [Content_Types].xml and xl/workbook.xml; "
                     "a .docx, .ods or plain archive?)", name)
         for info in infos:
