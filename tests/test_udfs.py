@@ -27,7 +27,7 @@ F = udfs.EXCEL_FUNCTIONS
 UDFS_MD = Path(__file__).resolve().parents[1].parent / "shared" / "UDFS.md"
 EXTENSIONS = {
     "PAIRS_RANKING": ["boards", "ns_pairs", "ew_pairs", "scores", "[weights]", "[expected]", "[scale]"],
-    "MATCH_RESULT": ["board_imps", "boards"],
+    "MATCH_RESULT": ["board_imps", "boards", "[rounding]"],
     "LEHMAN_LEDGER": ["weeks", "north", "south", "east", "west", "ns_pct", "[formula]", "[decay]"],
     "SCORE_OR_TYPED": ["contract", "declarer", "tricks", "board", "typed"],
 }
@@ -279,6 +279,11 @@ def test_match_result_seed004():
     res = F["MATCH_RESULT"](col(3, 0, 5, 2, -2, 0, -3), 7)
     assert res == [[10, 5, 12.18, pytest.approx(7.82)]]
     assert isinstance(F["MATCH_RESULT"](col(3, "x"), 7), CallError)
+    # the weighted board left unrounded (-3.4): margin 4.6; rounded once to the nearest IMP: 5 -> 12.18
+    exact = F["MATCH_RESULT"](col(3, 0, 5, 2, -2, 0, -3.4), 7)
+    assert exact[0][:2] == [10, pytest.approx(5.4)] and exact[0][2] < 12.18
+    assert F["MATCH_RESULT"](col(3, 0, 5, 2, -2, 0, -3.4), 7, "nearest") == [[10, pytest.approx(5.4), 12.18,
+                                                                            pytest.approx(7.82)]]
 
 
 # --------------------------------------------------------------------------------------------
@@ -381,6 +386,11 @@ def test_fairness_seed000():
         lo = min(k for k in range(n + 1) if brute_p(k, n) > Fraction(str(tail)))
         assert F["FAIRNESS_BAND"](n, tail) == [[lo, n - lo]]
     assert isinstance(F["FAIRNESS_BAND"](56, 0.7), CallError)
+    # a column of n gives one band row per n; blank rows stay blank
+    want = [[min(k for k in range(n + 1) if brute_p(k, n) > Fraction(1, 10))] for n in (12, 56, 87)]
+    got = F["FAIRNESS_BAND"](col(12, None, 56, 87), 0.10)
+    assert got == [[want[0][0], 12 - want[0][0]], [None, None], [want[1][0], 56 - want[1][0]],
+                   [want[2][0], 87 - want[2][0]]]
 
 
 # --------------------------------------------------------------------------------------------

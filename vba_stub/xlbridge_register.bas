@@ -43,10 +43,10 @@ Public Sub RegisterXlbridgeFunctions()
             "Wins of the higher-handicap team", _
             "Decided matches between teams with different handicaps")
     Application.MacroOptions Macro:="FAIRNESS_BAND", _
-        Description:="Fewest and most wins (1 x 2) of the band excluding a tail share at each end.", _
+        Description:="Fewest and most wins (n x 2) of the band excluding a tail share at each end, per number of matches.", _
         Category:="xlbridge", _
         ArgumentDescriptions:=Array( _
-            "Number of decided matches", _
+            "Number of decided matches (one cell, or a column for a whole band line)", _
             "Share of outcomes excluded at each end, e.g. 0.25, 0.10, 0.01")
     Application.MacroOptions Macro:="FORML_HANDICAP", _
         Description:="Form-L handicap IMPs (whole numbers) for each team.", _
@@ -153,7 +153,8 @@ Public Sub RegisterXlbridgeFunctions()
         Category:="xlbridge", _
         ArgumentDescriptions:=Array( _
             "IMPs of team A on each board (negative when B gained)", _
-            "Number of boards in the match (VP scale)")
+            "Number of boards in the match (VP scale)", _
+            "Optional: ""nearest"" rounds the IMP margin once before the VP look-up; blank keeps it exact")
     Application.MacroOptions Macro:="MP_PERCENT", _
         Description:="Matchpoints as a percentage of the top for a board of that many results.", _
         Category:="xlbridge", _

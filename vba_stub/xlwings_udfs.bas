@@ -248,13 +248,13 @@ failed:
     MATCHPOINTS = Err.Description
 End Function
 
-Function MATCH_RESULT(board_imps, boards)
+Function MATCH_RESULT(board_imps, boards, Optional rounding)
     #If App = "Microsoft Excel" Then
         If TypeOf Application.Caller Is Range Then On Error GoTo failed
-        MATCH_RESULT = XLPy.CallUDF("xlbridge.udfs", "MATCH_RESULT", Array(board_imps, boards), ThisWorkbook, Application.Caller)
+        MATCH_RESULT = XLPy.CallUDF("xlbridge.udfs", "MATCH_RESULT", Array(board_imps, boards, rounding), ThisWorkbook, Application.Caller)
         Exit Function
     #Else
-        MATCH_RESULT = XLPy.CallUDF("xlbridge.udfs", "MATCH_RESULT", Array(board_imps, boards))
+        MATCH_RESULT = XLPy.CallUDF("xlbridge.udfs", "MATCH_RESULT", Array(board_imps, boards, rounding))
         Exit Function
     #End If
 failed:

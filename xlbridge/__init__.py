@@ -1,36 +1,39 @@
 """xlbridge: exact contract-bridge scoring for spreadsheets.
 
 The pure core: importing this package loads the standard library and numpy only (never
-xlwings or openpyxl). The Excel layer is :mod:`xlbridge.udfs`; the headless batch layer is
-:mod:`xlbridge.recalc` and the ``xlbridge`` command.
+xlwings, openpyxl or matplotlib). The Excel layer is :mod:`xlbridge.udfs`; the headless batch
+layer is :mod:`xlbridge.recalc`, :mod:`xlbridge.templates` and the ``xlbridge`` command.
+
+Every public name of the core modules is available here. Two functions share their module's
+name and stay reachable through it, so that ``xlbridge.imps`` and ``xlbridge.vp`` are always the
+modules: ``xlbridge.imps.imps(450)`` and ``xlbridge.vp.vp(5, 7)``.
 
 >>> import xlbridge
 >>> xlbridge.bridge_score("4S", "N", 10, 1)
 420
+>>> xlbridge.imps.imps(450), xlbridge.vp.vp(5, 7)
+(10, Fraction(609, 50))
 """
 
-from .errors import *  # noqa: F401,F403
-from .contract import *  # noqa: F401,F403
-from .entries import *  # noqa: F401,F403
-from .rounding import *  # noqa: F401,F403
-from .matchpoints import *  # noqa: F401,F403
-from .weighted import *  # noqa: F401,F403
-from .imps import *  # noqa: F401,F403
-from .vp import *  # noqa: F401,F403
-from .teams import *  # noqa: F401,F403
-from .instant import *  # noqa: F401,F403
-from .lehman import *  # noqa: F401,F403
-from .forml import *  # noqa: F401,F403
-from .fairness import *  # noqa: F401,F403
-from . import (  # noqa: F401
-    errors, contract, entries, rounding, matchpoints, weighted, imps, vp, teams, instant, lehman, forml, fairness,
-)
+from importlib import import_module as _import_module
 
 __version__ = "0.1.0"
 
-__all__ = [
-    name
-    for mod in (errors, contract, entries, rounding, matchpoints, weighted, imps, vp, teams, instant, lehman, forml,
-                fairness)
-    for name in mod.__all__
-]
+#: The core modules, one per concept (each with an explicit ``__all__``).
+CORE_MODULES = (
+    "errors", "contract", "entries", "rounding", "matchpoints", "weighted", "imps", "vp", "teams",
+    "instant", "lehman", "lehman_sim", "forml", "fairness",
+)
+
+__all__ = []
+for _name in CORE_MODULES:
+    _module = _import_module(f".{_name}", __name__)
+    globals()[_name] = _module
+    for _public in _module.__all__:
+        if _public in CORE_MODULES:  # a function named like its module: reach it through the module
+            continue
+        if _public in globals() and globals()[_public] is not getattr(_module, _public):
+            raise ImportError(f"xlbridge: {_public!r} is exported by two core modules")
+        globals()[_public] = getattr(_module, _public)
+        __all__.append(_public)
+del _name, _module, _public

@@ -20,8 +20,6 @@
 
 from __future__ import annotations
 
-import sys
-import types
 from bisect import bisect_right
 from dataclasses import dataclass
 from fractions import Fraction
@@ -32,11 +30,8 @@ import numpy as np
 from .entries import Artificial, parse_entry
 from .errors import InputError
 
-# ``imps`` itself is left out of ``__all__`` on purpose: ``xlbridge/__init__.py`` star-imports
-# each module and then re-imports the module object by the same name, so a public function called
-# ``imps`` would replace the module ``xlbridge.imps``.  Instead the module itself is made callable
-# (end of this file): ``xlbridge.imps(250)`` and ``from xlbridge.imps import imps`` both work.
 __all__ = [
+    "imps",
     "IMP_SCALE",
     "IMP_THRESHOLDS",
     "ARTIFICIAL_IMPS",
@@ -591,13 +586,3 @@ def butler(entries, boards=None, *, trim="acbl", rounding: str = "even") -> Butl
             ns.append(None)
             ew.append(None)
     return Butler(tuple(ns), tuple(ew), datums)
-
-
-class _CallableModule(types.ModuleType):
-    """``xlbridge.imps`` is both this module and the function :func:`imps`."""
-
-    def __call__(self, difference) -> int:
-        return imps(difference)
-
-
-sys.modules[__name__].__class__ = _CallableModule

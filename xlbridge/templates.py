@@ -395,10 +395,9 @@ def _handicap():
            prompt="Number of matches")
     from openpyxl.utils import get_column_letter as _gcl
 
-    for j in range(3):  # FAIRNESS_BAND takes one n: one 1 x 2 array call per n and tail
+    for j in range(3):  # one FAIRNESS_BAND array call per band (a column of n -> n x 2)
         c0, c1 = _gcl(2 + 2 * j), _gcl(3 + 2 * j)
-        for r in range(F_FIRST, fl + 1):
-            _array(ws, f"{c0}{r}:{c1}{r}", f"=FAIRNESS_BAND(A{r},{c0}$3)")
+        _array(ws, f"{c0}{F_FIRST}:{c1}{fl}", f"=FAIRNESS_BAND(A{F_FIRST}:A{fl},{c0}$3)")
     _array(ws, f"H{F_FIRST}:H{fl}", f"=A{F_FIRST}:A{fl}/2")
 
     _headers(ws, 4, 10, ["Observed result", "Wins", "Matches", "P(X <= wins)"], widths=[44, 8, 9, 11])
@@ -659,7 +658,9 @@ def _teams():
         "outcomes in Outcome 2/3 and the weights in Weight 1..3 (total 100 %); a plain board leaves them "
         "blank. IMPs A = each outcome IMPed against room 2, then weighted (WEIGHTED_IMPS, unrounded).",
         "Sheet Matches, one row per match: Match number, team names and the number of boards of the match "
-        "(the VP scale depends on it). IMPs and VPs come from MATCH_RESULT.",
+        "(the VP scale depends on it). IMPs and VPs come from MATCH_RESULT; the IMP margin is rounded "
+        "once, to the nearest IMP, before the VP look-up (weighted boards leave fractions; regulations "
+        "round the match total, as seed 004 does: -3.4 -> -3, a 5-IMP win, 12.18 VPs).",
         "Sheet Swiss: seed 004's worked example: 60 % of 420 and 40 % of -50 against 400 gives -3.4 IMPs; "
         "with +8 IMPs on the other boards of a 7-board match the match is won by 5 (12.18 VPs); weighting "
         "at VP level instead gives 0.6 x 13.65 + 0.4 x 9.08 = 11.82 VPs; board-a-match gives 0.2. "
@@ -706,7 +707,7 @@ def _teams():
         r = M_FIRST + i
         _array(ws, f"E{r}:H{r}",
                f'=IF(A{r}="","",MATCH_RESULT(IF(Boards!$A${B_FIRST}:$A${last}=A{r},'
-               f'Boards!$J${B_FIRST}:$J${last},""),D{r}))', "0.00")
+               f'Boards!$J${B_FIRST}:$J${last},""),D{r},"nearest"))', "0.00")
     _legend(ws, "J4")
     ws.freeze_panes = f"A{M_FIRST}"
 

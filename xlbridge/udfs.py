@@ -650,8 +650,12 @@ def _weighted_imps_impl(scores, weights, other):
 
 
 @_impl("MATCH_RESULT")
-def _match_result_impl(board_imps, boards):
-    """1 x 4: IMPs A, IMPs B, VP A, VP B of a match from its board IMPs (xlbridge.teams.match_result)."""
+def _match_result_impl(board_imps, boards, rounding=None):
+    """1 x 4: IMPs A, IMPs B, VP A, VP B of a match from its board IMPs (xlbridge.teams.match_result).
+
+    ``rounding`` (optional) rounds the final IMP margin once before the VP look-up, as the
+    regulations do for weighted boards ("nearest"; see xlbridge.teams.round_imps); blank keeps it exact.
+    """
     imps = [v for v in _xl.vector(board_imps, "board_imps")]
     for i, v in enumerate(imps):
         err = _xl.error_literal(v)
@@ -661,7 +665,8 @@ def _match_result_impl(board_imps, boards):
             for i, v in enumerate(imps)]
     nb = _xl.optional(boards, None)
     nb = None if nb is None else _xl.as_int(nb, "boards", minimum=1)
-    res = _core("teams", "match_result")(vals, nb)
+    rnd = _xl.optional(rounding, None)
+    res = _core("teams", "match_result")(vals, nb, rounding=None if rnd is None else str(rnd).strip().lower())
     if hasattr(res, "imps_a"):
         vals4 = [res.imps_a, res.imps_b, res.vp_a, res.vp_b]
     else:
@@ -882,15 +887,28 @@ def _fairness_impl(wins, matches):
 
 @_impl("FAIRNESS_BAND")
 def _fairness_band_impl(matches, tail):
-    """1 x 2: fewest and most wins of the band excluding ``tail`` of outcomes at each end.
+    """n x 2: for each number of matches, the fewest and most wins of the band excluding ``tail`` at each end.
+
+    One cell gives 1 x 2; a column of n match counts gives n x 2 (one call per band line), with
+    blank rows left blank.
 
     >>> _fairness_band_impl(56, 0.01)
     [[19, 37]]
+    >>> _fairness_band_impl([[10.0], [None], [56.0]], 0.25)
+    [[4, 6], [None, None], [25, 31]]
     """
-    m = _xl.optional(matches, None)
     t = _xl.optional(tail, None)
-    lo, hi = _core("fairness", "fairness_band")(m, t)
-    return [[lo, hi]]
+    band = _core("fairness", "fairness_band")
+    out = []
+    for i, m in enumerate(_xl.vector(matches, "matches"), start=1):
+        if _xl.is_blank(m):
+            out.append([None, None])
+            continue
+        lo, hi = band(_xl.as_int(m, "matches", where=f"row {i}", minimum=0), t)
+        out.append([lo, hi])
+    if not out:
+        raise InputError("the range is empty", where="matches")
+    return out
 
 
 # --------------------------------------------------------------------------------------------
@@ -1052,9 +1070,10 @@ def WEIGHTED_IMPS(scores, weights, other):
 @xw.ret(**_RET)
 @xw.arg("board_imps", ndim=2, err_to_str=True, doc="IMPs of team A on each board (negative when B gained)")
 @xw.arg("boards", ndim=2, err_to_str=True, doc="Number of boards in the match (VP scale)")
-def MATCH_RESULT(board_imps, boards):
+@xw.arg("rounding", ndim=2, err_to_str=True, doc='Optional: "nearest" rounds the IMP margin once before the VP look-up; blank keeps it exact')
+def MATCH_RESULT(board_imps, boards, rounding=None):
     """Match result (1 x 4): IMPs A, IMPs B, VP A, VP B."""
-    return _run("MATCH_RESULT", board_imps, boards)
+    return _run("MATCH_RESULT", board_imps, boards, rounding)
 
 
 _VUL_DOC = "Vulnerability of the board: None, NS, EW, All or a board number"
@@ -1195,8 +1214,8 @@ def FAIRNESS(wins, matches):
 
 @xw.func(category=CATEGORY)
 @xw.ret(**_RET)
-@xw.arg("matches", ndim=2, err_to_str=True, doc="Number of decided matches")
+@xw.arg("matches", ndim=2, err_to_str=True, doc="Number of decided matches (one cell, or a column for a whole band line)")
 @xw.arg("tail", ndim=2, err_to_str=True, doc="Share of outcomes excluded at each end, e.g. 0.25, 0.10, 0.01")
 def FAIRNESS_BAND(matches, tail):
-    """Fewest and most wins (1 x 2) of the band excluding a tail share at each end."""
+    """Fewest and most wins (n x 2) of the band excluding a tail share at each end, per number of matches."""
     return _run("FAIRNESS_BAND", matches, tail)

@@ -30,19 +30,13 @@ Fraction(609, 50)
 from __future__ import annotations
 
 import math
-import sys
-import types
 from decimal import ROUND_HALF_UP, Decimal, localcontext
 from fractions import Fraction
 from functools import lru_cache
 
 from .errors import InputError
 
-# ``vp`` itself is left out of ``__all__`` on purpose: ``xlbridge/__init__.py`` star-imports each
-# module and then re-imports the module object by the same name, so a public function called ``vp``
-# would replace the module ``xlbridge.vp``.  Instead the module itself is made callable (see the end
-# of this file): ``xlbridge.vp(5, 7)`` and ``from xlbridge.vp import vp`` both work.
-__all__ = ["VP_FRACTION_RULES", "vp_table", "vp_formula", "vp_blitz", "vp_pair"]
+__all__ = ["vp", "VP_FRACTION_RULES", "vp_table", "vp_formula", "vp_blitz", "vp_pair"]
 
 #: Rules for a fractional IMP margin (see :func:`vp`).
 VP_FRACTION_RULES = ("interpolate", "round")
@@ -186,13 +180,3 @@ def vp_pair(margin, boards, *, fraction: str = "interpolate") -> tuple:
     """
     v = vp(margin, boards, fraction=fraction)
     return v, 20 - v
-
-
-class _CallableModule(types.ModuleType):
-    """``xlbridge.vp`` is both this module and the function :func:`vp`."""
-
-    def __call__(self, margin, boards, *, fraction: str = "interpolate") -> Fraction:
-        return vp(margin, boards, fraction=fraction)
-
-
-sys.modules[__name__].__class__ = _CallableModule
