@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import shutil
 from fractions import Fraction
+from math import comb
 from pathlib import Path
 
 import openpyxl
@@ -116,11 +117,16 @@ def test_fairness_bands_and_p_values(done):
                for n in range(1, 201)]
         assert got == [tuple(fairness.fairness_band(n, tail)) for n in range(1, 201)], tail
     assert [ws.cell(row=4 + n, column=8).value for n in (1, 2, 200)] == [0.5, 1, 100]
-    observed = [(19, 56), (34, 87), (44, 88), (39, 80), (83, 168), (6, 12)]
+    # seed 000: 19 of 56 won by the higher-RANKING team = 37 of 56 by the higher-handicap team
+    observed = [(37, 56), (34, 87), (44, 88), (39, 80), (83, 168), (6, 12)]
     got = [ws.cell(row=r, column=13).value for r in range(5, 11)]
     assert got == [float(fairness.fairness_p_exact(w, n)) for w, n in observed]
-    assert round(got[0], 4) == 0.0111  # seed 000 (ERRATA: a p-value, about 1 %)
+    upper = [ws.cell(row=r, column=14).value for r in range(5, 11)]
+    assert upper == pytest.approx([float(1 - fairness.fairness_p_exact(w - 1, n)) for w, n in observed])
+    assert round(upper[0], 4) == 0.0111  # seed 000: P(X >= 37 | 56) = P(X <= 19 | 56) (ERRATA: a p-value)
+    assert round(got[1], 4) == round(float(sum(comb(87, k) for k in range(35)) / 2 ** 87), 4)
     assert all(_blank(ws.cell(row=r, column=13).value) for r in range(11, 25))
+    assert all(_blank(ws.cell(row=r, column=14).value) for r in range(11, 25))
 
 
 def test_formulas_styles_validations_and_chart_kept(done):

@@ -251,7 +251,7 @@ TABLE1 = [
 
 # observed fairness results of seed 000 (label, wins, matches)
 OBSERVED = [
-    ("Handicap matches, 4 years to 2013-14 (existing system)", 19, 56),
+    ("Handicap matches, 4 years to 2013-14 (existing system; the higher-ranking team won only 19)", 37, 56),
     ("Divisional 2013-14 with existing handicaps", 34, 87),
     ("Divisional 2013-14 with Form-L handicaps", 44, 88),
     ("Divisional 2014-15 (Form-L in force)", 39, 80),
@@ -295,8 +295,11 @@ def _handicap():
         "this). The example matches are hypothetical.",
         "Sheet Fairness: under fair handicaps the number of wins of the higher-handicap team in n "
         "matches is Binomial(n, 1/2). The bands exclude 25 %, 10 % and 1 % of outcomes at each end "
-        "(ERRATA.md: the seed's green lines are the 10 % tails). P(X <= wins) is a p-value, not the "
-        "probability that the handicaps are unfair (ERRATA.md).",
+        "(ERRATA.md: the seed's green lines are the 10 % tails). P(X <= wins) is small when the "
+        "higher-handicap team wins too rarely, P(X >= wins) when it wins too often; each is a p-value, "
+        "not the probability that the handicaps are unfair (ERRATA.md). The seed's first study counted "
+        "the higher-RANKING team's wins (19 of 56); the sheet enters the same result as 37 wins of the "
+        "higher-handicap team, so P(X >= 37) = P(X <= 19) = 0.0111.",
     ] + _COMMON_LINES)
 
     ws = wb.create_sheet("Handicaps")
@@ -400,7 +403,8 @@ def _handicap():
         _array(ws, f"{c0}{F_FIRST}:{c1}{fl}", f"=FAIRNESS_BAND(A{F_FIRST}:A{fl},{c0}$3)")
     _array(ws, f"H{F_FIRST}:H{fl}", f"=A{F_FIRST}:A{fl}/2")
 
-    _headers(ws, 4, 10, ["Observed result", "Wins", "Matches", "P(X <= wins)"], widths=[44, 8, 9, 11])
+    _headers(ws, 4, 10, ["Observed result", "Wins", "Matches", "P(X <= wins)", "P(X >= wins)"],
+             widths=[44, 8, 9, 11, 11])
     ol = F_FIRST + F_OBS - 1
     for i, (label, w, n) in enumerate(OBSERVED):
         ws.cell(row=F_FIRST + i, column=10, value=label)
@@ -410,6 +414,10 @@ def _handicap():
     _input(ws, f"K{F_FIRST}:L{ol}", kind="whole", operator="between", formula1="0", formula2="100000",
            prompt="Wins of the higher-handicap team, and matches played (draws excluded)")
     _array(ws, f"M{F_FIRST}:M{ol}", f"=FAIRNESS(K{F_FIRST}:K{ol},L{F_FIRST}:L{ol})", "0.0000")
+    # the upper tail, P(X >= w) = 1 - P(X <= w - 1): small when the higher-handicap team wins too often
+    k, lr = f"K{F_FIRST}:K{ol}", f"L{F_FIRST}:L{ol}"
+    _array(ws, f"N{F_FIRST}:N{ol}",
+           f'=IF({k}="","",IF({k}=0,1,1-FAIRNESS(IF({k}=0,0,{k}-1),{lr})))', "0.0000")
     _legend(ws, f"J{ol + 2}")
     _fairness_chart(ws, fl, ol)
     ws.freeze_panes = f"A{F_FIRST}"
