@@ -47,7 +47,6 @@ import time
 from .errors import WorkbookError
 from .safety import DEFAULT_LIMITS, SafetyLimits, check_workbook
 from .xlsxpatch import (
-    EXCEL_ERROR_CODES,
     ExcelErrorValue,
     cell_ref,
     copy_zip,
