@@ -98,3 +98,25 @@ def test_every_result_is_a_legal_score_and_sides_mirror(strain, level, dbl, tric
     assert bridge_score(c, "N", tricks, v) == -bridge_score(c, "E", tricks, v)
     # making scores are positive, failing ones negative
     assert (s > 0) == (tricks >= level + 6)
+
+
+def test_check_score_accepts_numpy_and_exact_whole_numbers():
+    import numpy as np
+    from fractions import Fraction
+
+    assert check_score(np.int64(420), 1) == 420 and type(check_score(np.int64(420), 1)) is int
+    assert check_score(np.float64(-620.0), "EW") == -620
+    assert check_score(Fraction(420), "None") == 420
+    with pytest.raises(ImpossibleScoreError, match=r"board 2, row 1: impossible score: Fraction\(841, 2\)"):
+        check_score(Fraction(841, 2), 2, where="board 2, row 1")
+    with pytest.raises(ImpossibleScoreError, match="410"):
+        check_score(np.int64(410), 1)
+
+
+def test_artificial_percentage_must_be_a_number():
+    from xlbridge import Artificial, InputError
+
+    with pytest.raises(InputError, match=r"artificial score percentage must be a number, got 'x' for NS"):
+        Artificial("x", 40)
+    with pytest.raises(InputError, match=r"must be 0-100, got 120 for EW"):
+        Artificial(60, 120)

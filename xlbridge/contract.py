@@ -15,6 +15,7 @@ False
 
 from __future__ import annotations
 
+import numbers
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -73,7 +74,15 @@ class Contract:
 
     @classmethod
     def parse(cls, text: str) -> "Contract":
-        """Read PBN-style contract text: ``4S``, ``3NTX``, ``6HXX``, ``3N``, ``PASS`` (also ``R`` for XX)."""
+        """Read PBN-style contract text: ``4S``, ``3NTX``, ``6HXX``, ``3N``, ``PASS`` (also ``R`` for XX).
+
+        >>> Contract.parse("3N"), Contract.parse(" 6hR ")
+        (Contract(level=3, strain='NT', doubled=0), Contract(level=6, strain='H', doubled=2))
+        >>> Contract.parse("8S")
+        Traceback (most recent call last):
+        ...
+        xlbridge.errors.ContractError: cannot read contract '8S' (expected e.g. 4S, 3NTX, 6HXX, PASS)
+        """
         if isinstance(text, Contract):
             return text
         if not isinstance(text, str):
@@ -92,7 +101,11 @@ class Contract:
 
     @property
     def is_pass(self) -> bool:
-        """True for a passed-out board."""
+        """True for a passed-out board.
+
+        >>> Contract.parse("PASS").is_pass, Contract.parse("1C").is_pass
+        (True, False)
+        """
         return self.level == 0
 
     def __str__(self) -> str:
@@ -132,7 +145,11 @@ class Vulnerability:
         ]
 
     def side(self, declarer: str) -> bool:
-        """Whether the side of ``declarer`` (N, E, S, W) is vulnerable."""
+        """Whether the side of ``declarer`` (N, E, S, W) is vulnerable.
+
+        >>> vulnerability(2).side("S"), vulnerability(2).side("W")
+        (True, False)
+        """
         return self.ns if _side(declarer) == "NS" else self.ew
 
     @classmethod
@@ -303,15 +320,22 @@ def legal_scores(vulnerable) -> frozenset:
 def check_score(score, vulnerable, *, where: str | None = None) -> int:
     """Return ``score`` as an int if it is a legal N-S score for the vulnerability, else raise.
 
-    >>> check_score(420.0, "None")
-    420
+    >>> import numpy as np
+    >>> check_score(420.0, "None"), check_score(np.int64(-100), "All")
+    (420, -100)
     >>> check_score(410, 1, where="board 1, row 4")
     Traceback (most recent call last):
     ...
     xlbridge.errors.ImpossibleScoreError: board 1, row 4: impossible score: 410 (no contract and result gives N-S 410 when vulnerability is None)
     """
+    if hasattr(score, "dtype") and hasattr(score, "item"):  # a numpy scalar (np.int64(420))
+        score = score.item()
     if isinstance(score, bool):
         raise ImpossibleScoreError(f"impossible score: {score!r} (not a number)", where=where)
+    if isinstance(score, numbers.Rational) and not isinstance(score, int):
+        if score.denominator != 1:
+            raise ImpossibleScoreError(f"impossible score: {score!r} (not a whole number)", where=where)
+        score = int(score.numerator)
     if isinstance(score, float):
         if not score.is_integer():
             raise ImpossibleScoreError(f"impossible score: {score!r} (not a whole number)", where=where)

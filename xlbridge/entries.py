@@ -42,13 +42,24 @@ class Artificial:
         for name in ("ns", "ew"):
             v = getattr(self, name)
             if not isinstance(v, Fraction):
-                object.__setattr__(self, name, Fraction(v))
+                if isinstance(v, bool) or v is None:
+                    raise InputError(f"artificial score percentage must be a number, got {v!r} for {name.upper()}")
+                try:
+                    object.__setattr__(self, name, Fraction(v))
+                except (TypeError, ValueError, OverflowError):
+                    raise InputError(
+                        f"artificial score percentage must be a number, got {v!r} for {name.upper()}"
+                    ) from None
             if not 0 <= getattr(self, name) <= 100:
                 raise InputError(f"artificial score percentage must be 0-100, got {v!r} for {name.upper()}")
 
     @classmethod
     def parse(cls, text: str, *, where: str | None = None) -> "Artificial":
-        """Read ``A60/40``, ``A50/50``, ``A+``, ``A=``, ``A-`` (also ``AVE+``, ``AVE``, ``AVE-``)."""
+        """Read ``A60/40``, ``A50/50``, ``A+``, ``A=``, ``A-`` (also ``AVE+``, ``AVE``, ``AVE-``).
+
+        >>> Artificial.parse("A57.5/42.5"), Artificial.parse("ave-")
+        (Artificial(ns=Fraction(115, 2), ew=Fraction(85, 2)), Artificial(ns=Fraction(40, 1), ew=Fraction(60, 1)))
+        """
         t = text.strip().upper().replace(" ", "")
         if t in _SHORT:
             ns, ew = _SHORT[t]
@@ -67,7 +78,13 @@ class Artificial:
 
 
 class NotPlayed:
-    """The board was not played at this table: no result and no score (``NP``)."""
+    """The board was not played at this table: no result and no score (``NP``).
+
+    There is one instance, :data:`NOT_PLAYED`.
+
+    >>> NotPlayed() is NOT_PLAYED, str(NOT_PLAYED)
+    (True, 'NP')
+    """
 
     _instance = None
 
