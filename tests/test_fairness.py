@@ -1,6 +1,7 @@
 """Fairness analysis (seed 000): exact binomial probabilities, bands, win counts, simulated seasons.
 
-Expected values come from seed 000 (19 of 56 -> about 1 %; 34 of 87 between the 10 % and 1 %
+Expected values come from seed 000 (the initial study's 19 wins of 56 for the higher-ranking
+teams, i.e. 37 of 56 for the higher-handicap team -> about 1 %; 34 of 87 between the 10 % and 1 %
 lines; 44/88, 39/80, 83/168, 6/12 near the centre), from brute-force enumeration of coin tosses
 written in this file, and from seasons simulated with known strengths.
 """
@@ -22,6 +23,8 @@ from xlbridge.fairness import (
     fairness_in_band,
     fairness_p,
     fairness_p_exact,
+    fairness_p_upper,
+    fairness_p_upper_exact,
     plot_fairness,
 )
 from xlbridge.forml import forml_vpdiff
@@ -43,12 +46,25 @@ def test_p_equals_enumeration_of_coin_tosses():
             assert fairness_p_exact(w, n) == coin_cdf(w, n)
 
 
-def test_seed_initial_study_19_of_56():
-    assert round(fairness_p(19, 56), 4) == 0.0111
-    assert fairness_p_exact(19, 56) == cdf(19, 56)
-    # "about 1 %", but not below it: 19 of 56 is just inside the 1 % band
-    assert 0.011 < fairness_p(19, 56) < 0.0112
-    assert fairness_in_band(19, 56, 0.01) and not fairness_in_band(19, 56, 0.10)
+def test_p_upper_equals_enumeration_of_coin_tosses():
+    for n in range(0, 11):
+        for w in range(n + 1):
+            hits = sum(1 for seq in product((0, 1), repeat=n) if sum(seq) >= w)
+            assert fairness_p_upper_exact(w, n) == Fraction(hits, 2**n)
+
+
+def test_seed_initial_study_37_of_56_for_the_higher_handicap_team():
+    # seed 000: "19 wins and 37 losses for the higher-ranking teams": the higher-handicap
+    # (lower-ranking) team won 37 of 56; P(X >= 37) = P(X <= 19) = sum C(56, k), k <= 19, / 2**56
+    hand = Fraction(sum(comb(56, k) for k in range(20)), 2**56)
+    assert fairness_p_upper_exact(37, 56) == hand == fairness_p_exact(19, 56)
+    assert round(fairness_p_upper(37, 56), 4) == 0.0111 == round(fairness_p(19, 56), 4)
+    # "about 1 %", but not below it: 37 of 56 is just inside the 1 % band
+    assert 0.011 < fairness_p_upper(37, 56) < 0.0112
+    assert fairness_in_band(37, 56, 0.01) and not fairness_in_band(37, 56, 0.10)
+    assert fairness_band(56, 0.01) == (19, 37)
+    # the lower tail says nothing unusual here: the higher-handicap team won too OFTEN
+    assert fairness_p(37, 56) > 0.99  # 0.9948
 
 
 def test_seed_34_of_87_outside_the_10_percent_band_inside_the_1_percent_band():
@@ -136,7 +152,16 @@ def test_fairness_count_hand_worked():
         h,
     )
     assert (c.wins, c.matches, c.losses, c.draws, c.equal_handicaps) == (2, 4, 2, 1, 1)
-    assert c.p == float(cdf(2, 4))
+    assert c.p == float(cdf(2, 4))  # 11/16
+    assert c.p_upper == float(1 - cdf(1, 4))  # 11/16
+
+
+def test_fairness_count_half_imps_and_reversed_columns():
+    # handicaps 0 and 7.5: A 40 - B 33 -> B 40.5, the higher-handicap team wins by half an IMP;
+    # the same match with the columns swapped counts the same
+    h = {"A": 0, "B": 7.5}
+    c = fairness_count(["A", "B"], ["B", "A"], [40, 33], [33, 40], h)
+    assert (c.wins, c.matches, c.draws) == (2, 2, 0)
 
 
 def test_fairness_count_bad_input():
@@ -243,7 +268,8 @@ def test_plot_fairness_writes_a_png(tmp_path):
     from xlbridge.fairness import FairnessCount
 
     path = tmp_path / "fairness.png"
-    out = plot_fairness([(19, 56, "tournaments to 2013-14"), (34, 87), FairnessCount(44, 88, 0, 2)], path)
+    out = plot_fairness([(37, 56, "handicap matches to 2013-14 (higher-ranking team won 19)"), (34, 87),
+                         FairnessCount(44, 88, 0, 2)], path)
     assert out == path
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     with pytest.raises(InputError):

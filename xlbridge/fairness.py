@@ -4,8 +4,10 @@ Under a fair handicap system each decided match between teams with different han
 the higher-handicap team with probability 1/2, so over ``n`` such matches the number of those
 wins is X ~ Binomial(n, 1/2) (seed 000: "the probability is the same as for tossing a coin").
 
-* :func:`fairness_p` = P(X <= wins), exact (integer arithmetic, one conversion to float at the end).
-  A p-value is not "the probability that the handicaps are unfair" (ERRATA.md, seed 000).
+* :func:`fairness_p` = P(X <= wins) (the higher-handicap team wins too rarely: handicaps too
+  small) and :func:`fairness_p_upper` = P(X >= wins) (it wins too often: handicaps too big),
+  exact (integer arithmetic, one conversion to float at the end). A p-value is not "the
+  probability that the handicaps are unfair" (ERRATA.md, seed 000).
 * :func:`fairness_band` = the band of win counts that excludes the share ``tail`` of outcomes at
   each end; the seed's Figures 1 and 2 draw the bands for tails of 25 %, 10 % and 1 % (central
   50 %, 80 % and 98 %; the seed's text calls the middle one "90 %", see ERRATA.md).
@@ -13,8 +15,12 @@ wins is X ~ Binomial(n, 1/2) (seed 000: "the probability is the same as for toss
 * :func:`fairness_bands_data` and :func:`plot_fairness` draw the figures (as a table for a native
   Excel chart, and as an image with matplotlib imported only inside the function).
 
->>> round(fairness_p(19, 56), 4)     # the initial study: 19 wins in 56 matches
-0.0111
+Seed 000's initial study counted "19 wins and 37 losses for the higher-ranking teams" in 56
+matches: the higher-handicap (lower-ranking) team won 37 of 56, which is as unlikely under fair
+handicaps as 19 of 56 is (symmetry):
+
+>>> round(fairness_p_upper(37, 56), 4), round(fairness_p(19, 56), 4)
+(0.0111, 0.0111)
 >>> fairness_band(87, 0.10), fairness_band(87, 0.01)   # 34 of 87 is outside the first, inside the second
 ((38, 49), (33, 54))
 """
@@ -25,12 +31,14 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from .errors import InputError
-from .forml import _exact, _is_blank, _row, _team_key, _whole
+from .forml import _exact, _is_blank, _row, _team_key, _whole, handicapped_result
 
 __all__ = [
     "FAIRNESS_TAILS",
     "fairness_p",
     "fairness_p_exact",
+    "fairness_p_upper",
+    "fairness_p_upper_exact",
     "fairness_band",
     "fairness_in_band",
     "FairnessCount",
@@ -91,12 +99,40 @@ def _cum_binom(n: int, k: int) -> int:
 def fairness_p(wins, matches) -> float:
     """Return P(X <= wins) for X ~ Binomial(matches, 1/2), computed exactly, as a float.
 
-    See :func:`fairness_p_exact`. Seed 000: 19 wins of 56 -> 0.0111; 44 of 88 -> just above 1/2.
+    See :func:`fairness_p_exact`. Seed 000: the existing system's retrospective 34 wins of 87 ->
+    0.0265 (the higher-handicap team won too rarely); Form-L's 44 of 88 -> just above 1/2.
 
-    >>> round(fairness_p(19, 56), 4), round(fairness_p(44, 88), 3)
-    (0.0111, 0.542)
+    >>> round(fairness_p(34, 87), 4), round(fairness_p(44, 88), 3)
+    (0.0265, 0.542)
     """
     return float(fairness_p_exact(wins, matches))
+
+
+def fairness_p_upper_exact(wins, matches) -> Fraction:
+    """Return P(X >= wins) for X ~ Binomial(matches, 1/2) as an exact Fraction: the upper tail.
+
+    P(X >= w) = P(X <= n - w) by symmetry; small when the higher-handicap team wins too often
+    (handicaps too big). Seed 000's first study: the higher-handicap team won 37 of 56.
+
+    >>> fairness_p_upper_exact(2, 3), fairness_p_upper_exact(0, 5)
+    (Fraction(1, 2), Fraction(1, 1))
+    >>> fairness_p_upper_exact(37, 56) == fairness_p_exact(19, 56)
+    True
+    """
+    w, n = _n_and_w(wins, matches)
+    return fairness_p_exact(n - w, n)
+
+
+def fairness_p_upper(wins, matches) -> float:
+    """Return P(X >= wins) for X ~ Binomial(matches, 1/2), computed exactly, as a float.
+
+    See :func:`fairness_p_upper_exact`. Seed 000: 37 wins of 56 for the higher-handicap team
+    (19 for the higher-ranking team) -> 0.0111, "about 1 %".
+
+    >>> round(fairness_p_upper(37, 56), 4)
+    0.0111
+    """
+    return float(fairness_p_upper_exact(wins, matches))
 
 
 def _band_low(n: int, t: Fraction) -> int:
@@ -120,7 +156,7 @@ def fairness_band(matches, tail) -> tuple[int, int]:
     ``0 <= tail < 0.5``; ``tail`` is read via its decimal text (0.1 = 1/10 exactly).
     Seed 000's lines: tails 0.25, 0.10, 0.01.
 
-    >>> fairness_band(56, 0.01)        # 19 of 56 (p = 0.0111) is just inside the 1 % band
+    >>> fairness_band(56, 0.01)        # seed 000: 37 of 56 (p = 0.0111) is just inside the 1 % band
     (19, 37)
     >>> fairness_band(12, 0.25)
     (5, 7)
@@ -209,7 +245,11 @@ class FairnessCount:
     """Wins of the higher-handicap team over the decided matches between differently handicapped teams.
 
     ``matches`` counts only those decided matches; ``equal_handicaps`` and ``draws`` (handicapped
-    draws) were excluded. ``p`` = P(X <= wins), X ~ Binomial(matches, 1/2).
+    draws) were excluded. ``p`` = P(X <= wins) and ``p_upper`` = P(X >= wins), X ~ Binomial(matches, 1/2).
+
+    >>> c = FairnessCount(wins=37, matches=56, equal_handicaps=0, draws=0)
+    >>> c.losses, round(c.p_upper, 4), round(c.p, 3)
+    (19, 0.0111, 0.995)
     """
 
     wins: int
@@ -226,6 +266,11 @@ class FairnessCount:
     def p(self) -> float:
         """P(X <= wins) for X ~ Binomial(matches, 1/2), exact then converted."""
         return fairness_p(self.wins, self.matches)
+
+    @property
+    def p_upper(self) -> float:
+        """P(X >= wins) for X ~ Binomial(matches, 1/2), exact then converted."""
+        return fairness_p_upper(self.wins, self.matches)
 
 
 def fairness_count(team_a, team_b, imps_a, imps_b, handicaps) -> FairnessCount:
@@ -271,12 +316,12 @@ def fairness_count(team_a, team_b, imps_a, imps_b, handicaps) -> FairnessCount:
         if ha == hb:
             equal += 1
             continue
-        margin = (xa + ha) - (xb + hb)  # adjusted margin of A: the handicap difference goes to the higher
-        if margin == 0:
+        winner = handicapped_result(xa, xb, ha, hb).winner  # the handicap difference goes to the higher
+        if winner is None:
             draws += 1
             continue
         decided += 1
-        if (margin > 0) == (ha > hb):
+        if (winner == "a") == (ha > hb):
             wins += 1
     return FairnessCount(wins, decided, equal, draws)
 
@@ -300,6 +345,12 @@ def plot_fairness(points, path, *, max_n=None, tails=FAIRNESS_TAILS, title=None)
     ``points`` are (wins, matches) or (wins, matches, label) or :class:`FairnessCount` objects.
     ``max_n`` defaults to the largest number of matches plus 10 %. matplotlib is imported here
     (Agg canvas, no pyplot state). Returns ``path``.
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "fairness.png")
+    >>> plot_fairness([(37, 56, "handicap matches to 2013-14 (higher-ranking team won 19)"), (34, 87)],
+    ...               path, max_n=100) == path
+    True
     """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure

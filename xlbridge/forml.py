@@ -41,6 +41,7 @@ from decimal import Decimal
 from fractions import Fraction
 
 from .errors import InputError
+from .vp import vp
 
 __all__ = [
     "FORML_ROUNDING_RULES",
@@ -459,6 +460,10 @@ class HandicappedResult:
     """A match result after the handicap difference is added to the higher-handicap team's IMPs.
 
     ``vp_a``/``vp_b`` are None unless the number of boards was given.
+
+    >>> r = HandicappedResult(38, 40)
+    >>> r.margin, r.winner, HandicappedResult(40, 40).winner is None
+    (-2, 'b', True)
     """
 
     imps_a: object
@@ -498,8 +503,6 @@ def handicapped_result(imps_a, imps_b, handicap_a, handicap_b, boards=None) -> H
     adj_b = ib + max(hb - ha, Fraction(0))
     va = vb = None
     if boards is not None:
-        from .vp import vp  # written concurrently; imported lazily
-
         nb = _whole(boards, "boards")
         va = vp(_out(adj_a - adj_b), nb)
         vb = vp(_out(adj_b - adj_a), nb)
