@@ -252,6 +252,18 @@ def test_weighted_butler_limit_and_boards():
     assert set(ok.datums) == {7, 8}
 
 
+def test_weighted_butler_huge_weight_denominators_stay_exact():
+    # weights 1/(4 x 10**15) and the rest: the combination weights times a datum near 7600 do
+    # not fit in int64, which used to wrap round silently (a negative datum).  Hand-worked:
+    # p = 1/(4e15): 7600 7600 7600 -> datum 7600, IMPs 0 0 0;
+    # 1 - p:        7500 7600 7600 -> mean 7566.67 -> datum 7570, IMPs -2 +1 +1 (-70, +30, +30).
+    den = 4 * 10**15
+    p = F(1, den)
+    b = weighted_butler([[(7600, f"1/{den}"), (7500, f"{den - 1}/{den}")], 7600, 7600], trim="none")
+    assert b.datums[None] == p * 7600 + (1 - p) * 7570
+    assert list(b.ns) == [(1 - p) * -2, (1 - p) * 1, (1 - p) * 1]
+
+
 def brute_cross_total(scores):
     return [sum(ref_imps(a - b) for j, b in enumerate(scores) if j != i) for i, a in enumerate(scores)]
 

@@ -354,6 +354,10 @@ class CrossImps:
 
     ``expected`` is the number of results each board was factored to (total mode), ``average``
     says whether the values are averages over the other results.
+
+    >>> r = cross_imps([420, 400, "NP"], expected=2)
+    >>> r.ns, r.ew, r.expected, r.average
+    ((Fraction(1, 1), Fraction(-1, 1), None), (Fraction(-1, 1), Fraction(1, 1), None), 2, False)
     """
 
     ns: tuple
@@ -548,6 +552,10 @@ class Butler:
 
     ``datums`` maps the board label (``None`` when no ``boards`` were given) to its datum, or to
     ``None`` when the board has no real score.
+
+    >>> b = butler([420, 400, "NP", -50, 100], boards=[1, 1, 1, 2, 2], trim="none")
+    >>> b.datums, b.ns[:3], b.ew[3]
+    ({1: 410, 2: 20}, (Fraction(0, 1), Fraction(0, 1), None), Fraction(2, 1))
     """
 
     ns: tuple

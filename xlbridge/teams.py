@@ -332,8 +332,13 @@ class MatchResult:
     """A team match: IMPs of each team (exact), the margin converted, and both teams' VPs.
 
     ``imps_a`` / ``imps_b``: the IMPs won by each team (weighted boards at their expected value);
-    ``margin``: ``imps_a - imps_b`` after the rounding rule (what goes into the VP scale);
-    ``vp_a + vp_b == 20``.
+    ``margin``: ``imps_a - imps_b`` after the rounding rule (at ``level="imp"`` what goes into the
+    VP scale; at ``level="vp"`` every combination of outcomes is converted instead, and
+    ``margin`` is only reported); ``vp_a + vp_b == 20``.
+
+    >>> r = match_result([5, -2, 3], boards=8)
+    >>> r.imps_a, r.imps_b, r.margin, float(r.vp_a), float(r.vp_b), r.boards
+    (Fraction(8, 1), Fraction(2, 1), Fraction(6, 1), 12.42, 7.58, 8)
     """
 
     imps_a: Fraction
@@ -536,7 +541,10 @@ def weighted_butler(scores, weights=None, boards=None, *, trim="acbl", rounding:
             raise TooManyCombinationsError(f"{where}{exc.message}") from None
         dens = [math.lcm(*(w.denominator for _, w in o)) for o in outs]
         D = math.prod(dens)
-        use_obj = D * 24 * max(C, 1) >= 2**62
+        # int64 is exact while every weighted sum fits: the combination weights (integers up to D)
+        # times IMPs (|x| <= 24) and times datums (|d| <= the largest |score| + 10).
+        biggest = max(24, max(abs(s) for o in outs for s, _ in o) + 10)
+        use_obj = D * biggest * max(C, 1) >= 2**62
         choice_scores = [np.array([s for s, _ in o], dtype=np.int64) for o in outs]
         choice_w = [np.array([int(w * d) for _, w in o], dtype=object if use_obj else np.int64) for o, d in zip(outs, dens)]
         sizes = [len(o) for o in outs]
