@@ -280,6 +280,16 @@ def test_butler_errors():
         butler_datum([10, 15])
 
 
+def test_numpy_cores_name_the_bad_cell():
+    for core in (cross_imp_totals, butler_datums):
+        with pytest.raises(InputError, match=r"row 1 \(board\), column 2 holds 415.5"):
+            core([[420, 415.5]])
+        with pytest.raises(InputError, match=r"row 2 \(board\), column 2 holds inf"):
+            core([[10, 20], [30, float("inf")]])
+        with pytest.raises(InputError, match="numbers"):
+            core([["a", "b"]])
+
+
 def ref_datum(scores, k, rule):
     s = sorted(scores)
     kept = s[k: len(s) - k]

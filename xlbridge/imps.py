@@ -260,10 +260,13 @@ def _check_matrix(scores, present):
         if present.shape != S.shape:
             raise InputError(f"present has shape {present.shape} but scores has {S.shape}")
     if S.dtype.kind == "f":
-        if not np.all(np.isfinite(S[present])) or np.any(S[present] != np.round(S[present])):
-            raise InputError("scores must be whole numbers of points")
+        bad = present & ~(np.isfinite(S) & (S == np.round(S)))
+        if bad.any():
+            r, c = (int(x) for x in np.argwhere(bad)[0])
+            raise InputError(f"scores must be whole numbers of points: row {r + 1} (board), column {c + 1} "
+                             f"holds {float(S[r, c])!r}")
     elif S.dtype.kind not in "iu":
-        raise InputError("scores must be numbers (N-S points)")
+        raise InputError(f"scores must be numbers (N-S points), got an array of {S.dtype}")
     S = np.where(present, S, 0).astype(np.int64)
     return S, present
 
