@@ -338,6 +338,13 @@ class LehmanLedger:
     or resets); ``ratings``, ``history``: (weeks x players) arrays, the rating and the history
     count after each week's update (NaN before the player's first appearance); ``boards``: boards
     played each week.  The history does not depend on the formula.
+
+    >>> led = lehman_ledger([(1, "n", "s", "e", "w", 60), (3, "n", "s", "e", "x", 50)])
+    >>> led.weeks, led.rating("x", week=1), led.rating("n", week=2)   # x first plays in week 3
+    ((1, 3), nan, 60.0)
+    >>> # week 3: predicted 50 x 60 / 52.5, Q = 60 x 50 / predicted = 52.5; history 0.933 x 0.933
+    >>> [(w, b, round(r, 2)) for w, b, r, h in led.trajectory("n")]   # (0.8705 x 60 + 52.5) / 1.8705
+    [(1, 1, 60.0), (3, 1, 55.99)]
     """
 
     formula: str

@@ -57,6 +57,10 @@ class LehmanSimulation:
     """Trajectories of many runs: ``ratings[(formula, who)]`` is (runs x weeks+1), column 0 the start.
 
     ``pair_pct`` (runs x weeks) is the pair's mean N-S percentage each week; ``params`` the inputs.
+
+    >>> sim = lehman_simulate(runs=30, weeks=2, seed=4)
+    >>> sim.runs, sim.weeks, sim.mean("modified", "newcomer").shape
+    (30, 2, (3,))
     """
 
     ratings: dict
@@ -202,6 +206,11 @@ def lehman_sim_plot(sim: LehmanSimulation, path, *, band=(0.1, 0.9), published=T
 
     Solid lines: the newcomer; dashed: the partner; crosses: seed 003's single published run.
     matplotlib is imported here only (the core never loads it).
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "sim.png")
+    >>> lehman_sim_plot(lehman_simulate(runs=20, seed=1), path) == path
+    True
     """
     import matplotlib
 
