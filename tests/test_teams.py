@@ -152,6 +152,14 @@ def test_round_imps_rules(x, nearest, fav_ns_offended, fav_ew_offended, fav_neit
     assert round_imps(v, "favour_non_offending", offender="both") == fav_neither
 
 
+def test_round_imps_reads_floats_as_written():
+    # a spreadsheet's -3.4 is -17/5, not the binary float just above it
+    assert round_imps(-3.4, None) == F(-17, 5)
+    assert round_imps(2.5) == 3 and round_imps(-2.5) == -3
+    with pytest.raises(InputError, match="IMPs must be a number"):
+        round_imps("x")
+
+
 def test_round_imps_errors():
     with pytest.raises(InputError, match="unknown IMP rounding"):
         round_imps(F(1, 2), "bankers")

@@ -150,7 +150,7 @@ def round_imps(value, rule: str | None = "nearest", *, offender=None) -> Fractio
     >>> [round_imps(Fraction(5, 2), "favour_non_offending", offender=o) for o in ("ns", "ew", None)]
     [Fraction(2, 1), Fraction(3, 1), Fraction(2, 1)]
     """
-    x = Fraction(value)
+    x = _number(value, "IMPs to round")  # a float is read as its shortest repr, as everywhere
     if rule is None:
         return x
     if rule not in IMP_ROUNDINGS:
