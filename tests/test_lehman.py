@@ -384,6 +384,11 @@ def test_sparse_integer_ids():
     assert led.rating(10**12) == pytest.approx(40) and led.rating(-3) == pytest.approx(60)
 
 
+def test_fractional_reset_week_is_refused():
+    with pytest.raises(InputError, match=r"reset of player 'a': reset week must be a whole number, got 2.5"):
+        lehman_ledger([(1, "a", "b", "c", "d", 50), (3, "a", "b", "c", "d", 50)], resets=[(2.5, "a")])
+
+
 @pytest.mark.parametrize("who", [None, ""])
 def test_missing_player_is_refused(who):
     with pytest.raises(InputError, match=r"row 2, seat E: a player is missing"):

@@ -201,7 +201,11 @@ class InstantChart:
         return j
 
     def row(self, score, *, where: str | None = None) -> ChartRow:
-        """The row holding the N-S ``score``."""
+        """The row holding the N-S ``score``.
+
+        >>> instant_chart([420, 400], [3, 1], "None").row(-50).label
+        'gap -7000 to +380'
+        """
         return self.rows[self.row_index(score, where=where)]
 
     def award(self, score, *, where: str | None = None) -> int | Fraction:
@@ -250,7 +254,11 @@ class InstantChart:
         return 100 - self.awards(scores)
 
     def table(self) -> list:
-        """The chart as (lowest N-S score, highest N-S score, N-S award) rows, top first (the INSTANT_MP array)."""
+        """The chart as (lowest N-S score, highest N-S score, N-S award) rows, top first (the INSTANT_MP array).
+
+        >>> instant_chart([420], [1], "None").table()
+        [(430, 7000, 100), (420, 420, 50), (-7000, 400, 0)]
+        """
         return [(r.low, r.high, r.award) for r in self.rows]
 
 

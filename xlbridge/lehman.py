@@ -589,7 +589,10 @@ def lehman_ledger_arrays(week, north, south, east, west, ns_pct, *, boards=None,
             w0, p = item
         except (TypeError, ValueError):
             raise InputError(f"a reset must be (week, player), got {item!r}") from None
-        reset_by_week.setdefault(int(_number(w0, "reset week")), []).append(index[p])
+        wr = _number(w0, "reset week", where=f"reset of player {p!r}")
+        if not wr.is_integer():
+            raise InputError(f"reset week must be a whole number, got {w0!r}", where=f"reset of player {p!r}")
+        reset_by_week.setdefault(int(wr), []).append(index[p])
 
     order = np.argsort(wk, kind="stable")
     wk_sorted = wk[order]
