@@ -584,6 +584,7 @@ def _read_frequencies(frequencies, count: int, where) -> np.ndarray:
 
 
 def _apply_adjustments(rows: list, adjustments, vul, smoothing, max_adjustment, where) -> list:
+    max_adjustment = _whole(max_adjustment, "max_adjustment", where=where, minimum=0)
     k = len(rows)
     deltas = [0] * k
     if isinstance(adjustments, Mapping):
