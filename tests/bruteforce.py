@@ -8,6 +8,10 @@ compare xlbridge against an independent computation.
 - ``mp_repeated``: matchpoints when every result occurred ``k`` times (seed 001, section 4).
 - ``weighted_bruteforce``: every combination of weighted outcomes enumerated, each matchpointed
   with ``mp_board`` (and Neuberg-factored), averaged with the product of the weights (seed 004).
+- ``fouled_board``: a fouled board scored group by group as REFERENCE.md words it (Neuberg to
+  the full field; the EBU / ACBL small sub-field awards by place, ties sharing, each side
+  ranked on its own score).
+- ``weighted_fouled_bruteforce``: every combination of weighted outcomes through ``fouled_board``.
 """
 
 from __future__ import annotations
@@ -74,4 +78,66 @@ def weighted_bruteforce(rows, expected=None, scale="EBU"):
     if scale != "EBU":
         ns_tot = [x / 2 for x in ns_tot]
         ew_tot = [x / 2 for x in ew_tot]
+    return ns_tot, ew_tot
+
+
+FIXED_AWARDS = {1: [60], 2: [65, 55], 3: [70, 60, 50]}  # percent of the full top, best place first
+
+
+def _fixed(rule, size, e, sizes):
+    """REFERENCE.md, "Fouled boards": does a group of ``size`` results get the fixed awards?"""
+    if rule == "neuberg" or len(sizes) < 2:
+        return False
+    if rule == "EBU":  # at most 3 results and at most 1/3 of the field
+        return size <= 3 and 3 * size <= e
+    # ACBL: the formula for 4 or more, or for 3 when it is the larger group; otherwise fixed
+    if size >= 4:
+        return False
+    if size == 3 and not any(other > 3 for other in sizes):
+        return False
+    return True
+
+
+def _place_award(value, values, size):
+    """Average of the fixed awards of the places that ``value`` shares among ``values`` (best first)."""
+    ranked = sorted(values, reverse=True)
+    places = [k for k, v in enumerate(ranked) if v == value]
+    return Fraction(sum(FIXED_AWARDS[size][k] for k in places), len(places))
+
+
+def fouled_board(scores, groups, expected=None, rule="EBU", scale="EBU"):
+    """[(N-S MP, E-W MP)] of one fouled board; ``groups[i]`` is the deal group of result i."""
+    e = len(scores) if expected is None else expected
+    top = Fraction(2 * (e - 1)) if scale == "EBU" else Fraction(e - 1)
+    ids = list(dict.fromkeys(groups))
+    sizes = [sum(1 for g in groups if g == gid) for gid in ids]
+    out = [None] * len(scores)
+    for gid, size in zip(ids, sizes):
+        idx = [i for i, g in enumerate(groups) if g == gid]
+        sub = [scores[i] for i in idx]
+        if _fixed(rule, size, e, sizes):
+            for i in idx:
+                ns = _place_award(scores[i], sub, size)
+                ew = _place_award(-scores[i], [-x for x in sub], size)
+                out[i] = (ns * top / 100, ew * top / 100)
+        else:
+            for i, (ns, ew) in zip(idx, mp_board(sub, scale)):
+                out[i] = (neuberg_formula(ns, e, size, scale), neuberg_formula(ew, e, size, scale))
+    return out
+
+
+def weighted_fouled_bruteforce(rows, groups, expected=None, rule="EBU", scale="EBU"):
+    """Average over every combination of outcomes of ``fouled_board`` (weights multiplied)."""
+    n = len(rows)
+    ns_tot = [Fraction(0)] * n
+    ew_tot = [Fraction(0)] * n
+    for combo in product(*rows):
+        p = Fraction(1)
+        for _, w in combo:
+            p *= Fraction(w)
+        if p == 0:
+            continue
+        for i, (ns, ew) in enumerate(fouled_board([s for s, _ in combo], groups, expected, rule, scale)):
+            ns_tot[i] += p * ns
+            ew_tot[i] += p * ew
     return ns_tot, ew_tot

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bruteforce import mp_board, mp_repeated, neuberg_formula
+from bruteforce import fouled_board, mp_board, mp_repeated, neuberg_formula
 from xlbridge import (
     NOT_PLAYED,
     Artificial,
@@ -401,3 +401,16 @@ def test_fouled_ebu_single_result_group_and_artificial_rows():
     assert (s.ns[8], s.ew[8]) == (F(60 * 18, 100), F(60 * 18, 100))
     assert (s.ns[9], s.ew[9]) == (F(60 * 18, 100), F(40 * 18, 100))
     assert s.ns[:8] == [neuberg_formula(m, 10, 8) for m in (14, 12, 10, 7, 7, 4, 2, 0)]
+
+
+@settings(max_examples=60)
+@given(st.lists(st.tuples(st.integers(1, 4), st.sampled_from([620, 600, 170, 140, 100, -100, -200])),
+                min_size=2, max_size=20), st.integers(0, 5), st.sampled_from(["EBU", "ACBL", "neuberg"]),
+       st.sampled_from(["EBU", "ACBL"]))
+def test_fouled_board_equals_the_rule_written_out(rows, extra, rule, scale):
+    # tests/bruteforce.py applies REFERENCE.md's wording directly (awards by place, ties sharing)
+    groups = [g for g, _ in rows]
+    scores = [x for _, x in rows]
+    e = len(rows) + extra
+    s = matchpoint_session(scores, expected=e, scale=scale, groups=groups, fouled=rule)
+    assert list(zip(s.ns, s.ew)) == fouled_board(scores, groups, e, rule, scale)

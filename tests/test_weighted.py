@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bruteforce import mp_board, neuberg_formula, weighted_bruteforce
+from bruteforce import fouled_board, mp_board, neuberg_formula, weighted_bruteforce, weighted_fouled_bruteforce
 from xlbridge import (
     ImpossibleScoreError,
     InputError,
@@ -196,3 +196,77 @@ def test_inputs_not_mutated():
 def test_neuberg_helper_matches_formula():
     # sanity of the reference itself: seed 001's 29
     assert neuberg_formula(14, 16, 8) == 29
+
+
+# ---------------------------------------------------------------- weighted scores on fouled boards
+
+def test_weighted_score_in_a_small_fouled_group_by_hand():
+    # 9 results, top 16: deal X at 7 tables, deal Y at 2 (2 <= 3 and 2 <= 9/3: EBU 65/55 %).
+    # Y: table A 50 % +650 / 50 % +100, table B +100. Half the time A beats B (65/55 for N-S,
+    # 55/65 for E-W), half the time they tie (60 each): A N-S 62.5 %, E-W 57.5 %; B the reverse.
+    x = [620, 600, 170, 140, 140, 100, -100]
+    rows = x + [[(650, "50%"), (100, "50%")], 100]
+    groups = ["X"] * 7 + ["Y"] * 2
+    s = weighted_session(rows, groups=groups)
+    assert (s.ns[7], s.ew[7]) == (F("62.5") * 16 / 100, F("57.5") * 16 / 100) == (10, F("9.2"))
+    assert (s.ns[8], s.ew[8]) == (F("9.2"), 10)
+    # deal X is untouched by Y's weights: matchpointed among its 7 and factored to 9
+    assert s.ns[:7] == [neuberg_formula(m, 9, 7) for m in (12, 10, 8, 5, 5, 2, 0)]
+    # rule "neuberg": Y is factored too; and without groups the board is one field of 9
+    u = weighted_session(rows, groups=groups, fouled="neuberg")
+    assert u.ns[7] == F(1, 2) * neuberg_formula(2, 9, 2) + F(1, 2) * neuberg_formula(1, 9, 2)
+    v = weighted_session(rows)
+    assert v.ns == weighted_bruteforce([[(r, 1)] for r in x] + [[(650, F(1, 2)), (100, F(1, 2))], [(100, 1)]])[0]
+    with pytest.raises(InputError, match="unknown fouled-board rule"):
+        weighted_session(rows, groups=groups, fouled="WBF")
+
+
+@st.composite
+def fouled_weighted_board(draw):
+    rows = draw(st.lists(weighted_row(), min_size=2, max_size=6))
+    groups = draw(st.lists(st.integers(1, 3), min_size=len(rows), max_size=len(rows)))
+    return rows, groups
+
+
+@settings(max_examples=40)
+@given(fouled_weighted_board(), st.integers(0, 4), st.sampled_from(["EBU", "ACBL", "neuberg"]),
+       st.sampled_from(["EBU", "ACBL"]))
+def test_weighted_fouled_equals_brute_force(board, extra, rule, scale):
+    rows, groups = board
+    e = len(rows) + extra
+    s = weighted_session(rows, expected=e, scale=scale, groups=groups, fouled=rule)
+    ns_bf, ew_bf = weighted_fouled_bruteforce(rows, groups, expected=e, rule=rule, scale=scale)
+    assert s.ns == ns_bf and s.ew == ew_bf
+    # plain rows: weighted_session with groups agrees with matchpoint_session with groups
+    plain = [r[0][0] for r in rows]
+    a = weighted_session(plain, expected=e, scale=scale, groups=groups, fouled=rule)
+    b = matchpoint_session(plain, expected=e, scale=scale, groups=groups, fouled=rule)
+    assert a.ns == b.ns and a.ew == b.ew
+    assert list(zip(b.ns, b.ew)) == fouled_board(plain, groups, e, rule, scale)
+
+
+@pytest.mark.parametrize("rule,sizes,extra", [
+    ("EBU", (6, 3), 0), ("EBU", (5, 3, 1), 0), ("EBU", (4, 2), 0), ("EBU", (2, 1), 0), ("EBU", (3, 2), 4),
+    ("ACBL", (4, 3), 0), ("ACBL", (3, 3), 0), ("ACBL", (3, 2, 1), 0), ("ACBL", (5, 2), 1),
+])
+@pytest.mark.parametrize("scale", ["EBU", "ACBL"])
+def test_weighted_small_subfields_of_every_size_equal_brute_force(rule, sizes, extra, scale):
+    # every small group holds a two- or three-way weighted score, so all its places are in play
+    import random
+
+    rng = random.Random(f"{rule}{sizes}{extra}{scale}")
+    pool = [620, 600, 170, 140, 100, -100]
+    rows, groups = [], []
+    for g, size in enumerate(sizes):
+        for k in range(size):
+            if k == 0 and size <= 3:
+                picks = rng.sample(pool, rng.choice((2, 3)))
+                ws = [F(1, 2), F(1, 2)] if len(picks) == 2 else [F(1, 2), F(3, 10), F(1, 5)]
+                rows.append(list(zip(picks, ws)))
+            else:
+                rows.append([(rng.choice(pool), 1)])
+            groups.append(g)
+    e = len(rows) + extra
+    s = weighted_session(rows, expected=e, scale=scale, groups=groups, fouled=rule)
+    ns_bf, ew_bf = weighted_fouled_bruteforce(rows, groups, expected=e, rule=rule, scale=scale)
+    assert s.ns == ns_bf and s.ew == ew_bf

@@ -593,6 +593,20 @@ def _score_session(kind, score, arts, bcode, board_labels, E_board, sc, gcode=No
     return ns_num, ew_num, den, top, E
 
 
+def _fixed_awards(rule: str, size: int, expected: int, largest: int) -> bool:
+    """Whether a deal group of ``size`` real results on a fouled board gets the fixed awards.
+
+    ``expected``: E of the board (the full field); ``largest``: the largest group on the board.
+    EBU: at most 3 results and at most a third of the field.  ACBL: fewer than 3, or 3 when
+    another group is larger.  "neuberg": never.
+    """
+    if rule == "neuberg" or size > 3:
+        return False
+    if rule == "EBU":
+        return 3 * size <= expected
+    return size <= 2 or largest > 3
+
+
 def _small_subfields(ridx, gkey, ng, score, A, Er, top_ebu, sd, rule, ns_num, ew_num, den):
     """Overwrite rows of small fouled sub-fields with the fixed percentages of the named rule.
 
@@ -615,12 +629,7 @@ def _small_subfields(ridx, gkey, ng, score, A, Er, top_ebu, sd, rule, ns_num, ew
         if ngroups[b] < 2:
             continue
         size = len(members)
-        e = int(Er[j0])
-        if rule == "EBU":
-            fixed = 3 * size <= e
-        else:  # ACBL: the formula for 4 or more, or for 3 when no other group is larger
-            fixed = size <= 2 or int(max_size[b]) > 3
-        if not fixed:
+        if not _fixed_awards(rule, size, int(Er[j0]), int(max_size[b])):
             continue
         awards = _SMALL_AWARDS[size]
         rows = [int(ridx[j]) for j in members]

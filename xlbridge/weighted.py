@@ -29,6 +29,7 @@ from .contract import check_score
 from .entries import Artificial, NotPlayed, parse_entry
 from .errors import InputError, WeightError, location
 from .matchpoints import (
+    FOULED_RULES,
     ROW_ARTIFICIAL,
     ROW_BLANK,
     ROW_NOT_PLAYED,
@@ -39,6 +40,7 @@ from .matchpoints import (
     _counts,
     _expected_per_board,
     _factorize,
+    _fixed_awards,
     _scale,
     _scale_den,
     _score_session,
@@ -218,8 +220,15 @@ def _expected_m_scaled(rows):
     return ems, d * d
 
 
+#: Fixed fouled-board awards as a linear function of the 2/1 matchpoints M within the group:
+#: percent = base + 5 M (1 result: 60; 2 results: 55 + 5 M = 65 / 60 / 55; 3 results:
+#: 50 + 5 M = 70 / 65 / 60 / 55 / 50, the tied places sharing), so their expectation over the
+#: weighted outcomes is exact from the expected matchpoints.
+_FIXED_BASE = {1: 60, 2: 55, 3: 50}
+
+
 def weighted_session(outcomes, boards=None, *, expected=None, scale: str = "EBU",
-                     check_legal: bool = True) -> SessionMP:
+                     check_legal: bool = True, groups=None, fouled: str = "EBU") -> SessionMP:
     """Matchpoint a session in which some results are Law 12C1(c) weighted scores; exact.
 
     ``outcomes[i]`` is a list of (N-S score, weight) pairs (weights as accepted by
@@ -232,16 +241,24 @@ def weighted_session(outcomes, boards=None, *, expected=None, scale: str = "EBU"
     artificial scores gets the weighted percentage; mixing artificial and real outcomes in one
     row is refused (the number of real results would vary).  ``WeightError`` names the row.
 
+    Fouled boards: ``groups`` and ``fouled`` as in :func:`~xlbridge.matchpoints.matchpoint_session`
+    (each deal group matchpointed on its own and factored to the full field; the fixed
+    awards of small sub-fields, being linear in the matchpoints within the group, are averaged
+    exactly over the combinations too).  A weighted score's outcomes belong to its row's group.
+
     >>> s = weighted_session([[(420, .6), (-50, .4)], [(170, .5), (420, .5)], 420, 400, 400, -50],
     ...                      scale="ACBL")
     >>> [str(x) for x in s.ns]      # seed 004: pair A 2.75 (ERRATA), pair B 2.80, 4.45, 2.40, 2.40, 0.2
     ['11/4', '14/5', '89/20', '12/5', '12/5', '1/5']
     """
     sc = _scale(scale)
-    boards = _as_array(boards)
+    if fouled not in FOULED_RULES:
+        raise InputError(f"unknown fouled-board rule {fouled!r} (expected one of {', '.join(FOULED_RULES)})")
+    boards, groups = _as_array(boards), _as_array(groups)
     n = len(outcomes)
     boards_given = boards is not None
     bcode, blabels = _factorize(boards, n, "boards")
+    gcode = None if groups is None else _factorize(groups, n, "groups")[0]
     kind = np.zeros(n, dtype=np.int8)
     score = np.zeros(n, dtype=np.int64)
     arts: dict[int, Artificial] = {}
@@ -277,8 +294,8 @@ def weighted_session(outcomes, boards=None, *, expected=None, scale: str = "EBU"
     E_board = _expected_per_board(expected, counts, blabels, boards_given)
     wboards = sorted({int(bcode[i]) for i in weighted_rows})
     skip = np.isin(bcode, np.array(wboards, dtype=np.int64)) if wboards else None
-    ns_num, ew_num, den, top, E = _score_session(kind, score, arts, bcode, blabels, E_board, sc,
-                                                 skip_rows=skip)
+    ns_num, ew_num, den, top, E = _score_session(kind, score, arts, bcode, blabels, E_board, sc, gcode, fouled,
+                                                 boards_given, skip_rows=skip)
     if wboards:
         sd = _scale_den(sc)
         rows_of: dict[int, list[int]] = {}
@@ -286,17 +303,32 @@ def weighted_session(outcomes, boards=None, *, expected=None, scale: str = "EBU"
             rows_of.setdefault(int(bcode[i]), []).append(i)
         idx, vals_ns, vals_ew, vals_den = [], [], [], []
         for b in wboards:
-            rows = rows_of[b]
-            dist = [weighted_rows.get(i) or ((int(score[i]), 1),) for i in rows]
-            ems, d2 = _expected_m_scaled(dist)
-            a = len(rows)
+            by_group: dict = {}
+            for i in rows_of[b]:
+                by_group.setdefault(None if gcode is None else int(gcode[i]), []).append(i)
+            fouled_board = len(by_group) > 1
+            largest = max(len(r) for r in by_group.values())
             e = int(E_board[b])
-            # N-S (M + 1) E / A - 1 and E-W (2(A - 1) - M + 1) E / A - 1 with M = em / D^2
-            for i, em in zip(rows, ems):
-                idx.append(i)
-                vals_ns.append((em + d2) * e - a * d2)
-                vals_ew.append((2 * (a - 1) * d2 - em + d2) * e - a * d2)
-                vals_den.append(a * d2 * sd)
+            t = 2 * (e - 1)  # the full top on the 2/1 scale
+            for rows in by_group.values():
+                dist = [weighted_rows.get(i) or ((int(score[i]), 1),) for i in rows]
+                ems, d2 = _expected_m_scaled(dist)
+                a = len(rows)
+                if fouled_board and _fixed_awards(fouled, a, e, largest):
+                    # percent = base + 5 M of the full top, for each side (M = em / D^2)
+                    base = _FIXED_BASE[a]
+                    for i, em in zip(rows, ems):
+                        idx.append(i)
+                        vals_ns.append((base * d2 + 5 * em) * t)
+                        vals_ew.append((base * d2 + 5 * (2 * (a - 1) * d2 - em)) * t)
+                        vals_den.append(100 * d2 * sd)
+                    continue
+                # N-S (M + 1) E / A - 1 and E-W (2(A - 1) - M + 1) E / A - 1 with M = em / D^2
+                for i, em in zip(rows, ems):
+                    idx.append(i)
+                    vals_ns.append((em + d2) * e - a * d2)
+                    vals_ew.append((2 * (a - 1) * d2 - em + d2) * e - a * d2)
+                    vals_den.append(a * d2 * sd)
         big = max(max(map(abs, vals_ns)), max(map(abs, vals_ew)), max(vals_den)) >= 2**62
         if big:  # huge weight denominators: Python integers
             ns_num, ew_num, den = ns_num.astype(object), ew_num.astype(object), den.astype(object)
