@@ -184,6 +184,10 @@ def test_bad_cells_name_the_row():
         neuberg(15, 16, 8)
     with pytest.raises(InputError, match=r"not a board number"):
         matchpoint_session([420], boards=["x"])
+    with pytest.raises(InputError, match=r"expected is a mapping .* but no boards were given"):
+        matchpoint_session([420, 400], expected={1: 2})
+    with pytest.raises(InputError, match=r"expected has no number of results for board 8"):
+        matchpoint_session([420, 400], boards=[1, 8], expected={1: 2})
 
 
 def test_does_not_mutate_inputs():

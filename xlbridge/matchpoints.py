@@ -345,6 +345,9 @@ def _expected_per_board(expected, counts, board_labels, boards_given):
         e = int(counts.max()) if len(counts) else 0
         return np.full(nb, e, dtype=np.int64)
     if isinstance(expected, Mapping):
+        if not boards_given:
+            raise InputError("expected is a mapping board -> number of results, but no boards were given "
+                             "(pass boards=, or one number for expected)")
         norm = {_board_label(k): v for k, v in expected.items()}
         out = np.zeros(nb, dtype=np.int64)
         for c, lab in enumerate(board_labels):
