@@ -105,6 +105,8 @@ def test_check_score_accepts_numpy_and_exact_whole_numbers():
     from fractions import Fraction
 
     assert check_score(np.int64(420), 1) == 420 and type(check_score(np.int64(420), 1)) is int
+    assert vulnerability(np.int64(2)).name == "NS" and vulnerability(np.float64(4.0)).name == "All"
+    assert bridge_score("4S", "N", np.int64(10), np.int64(2)) == 620
     assert check_score(np.float64(-620.0), "EW") == -620
     assert check_score(Fraction(420), "None") == 420
     with pytest.raises(ImpossibleScoreError, match=r"board 2, row 1: impossible score: Fraction\(841, 2\)"):

@@ -179,6 +179,8 @@ def vulnerability(value) -> Vulnerability:
     """
     if isinstance(value, Vulnerability):
         return value
+    if hasattr(value, "dtype") and hasattr(value, "item"):  # a numpy scalar board number
+        value = value.item()
     if isinstance(value, bool):
         raise ContractError(f"vulnerability must be None/NS/EW/All or a board number, got {value!r}")
     if isinstance(value, float) and value.is_integer():
@@ -233,6 +235,8 @@ def contract_score(contract, tricks: int, vulnerable: bool) -> int:
     0
     """
     c = Contract.parse(contract) if not isinstance(contract, Contract) else contract
+    if hasattr(tricks, "dtype") and hasattr(tricks, "item"):  # a numpy scalar
+        tricks = tricks.item()
     if isinstance(tricks, float) and tricks.is_integer():
         tricks = int(tricks)
     if isinstance(tricks, bool) or not isinstance(tricks, int) or not 0 <= tricks <= 13:
