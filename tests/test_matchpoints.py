@@ -184,6 +184,10 @@ def test_bad_cells_name_the_row():
         neuberg(15, 16, 8)
     with pytest.raises(InputError, match=r"not a board number"):
         matchpoint_session([420], boards=["x"])
+    with pytest.raises(InputError, match=r"board 1: expected number of results 10000000000 is more than"):
+        matchpoint_session([420, 400], boards=[1, 1], expected={1: 10**10})
+    with pytest.raises(InputError, match=r"expected number of results 100000000000000000000 is more than"):
+        matchpoint_session([420, 400], expected=10**20)
     with pytest.raises(InputError, match=r"expected is a mapping .* but no boards were given"):
         matchpoint_session([420, 400], expected={1: 2})
     with pytest.raises(InputError, match=r"expected has no number of results for board 8"):

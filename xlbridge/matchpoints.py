@@ -338,6 +338,16 @@ def _counts(kind, bcode, nb):
     return np.bincount(bcode if scored.all() else bcode[scored], minlength=nb)
 
 
+#: Largest accepted E: keeps every integer numerator of the vectorised core far inside int64.
+_MAX_EXPECTED = 10**9
+
+
+def _limit_expected(e: int, where) -> int:
+    if e > _MAX_EXPECTED:
+        raise InputError(f"expected number of results {e} is more than {_MAX_EXPECTED:,}", where=where)
+    return e
+
+
 def _expected_per_board(expected, counts, board_labels, boards_given):
     """E for each board code; checks E >= results on the board."""
     nb = len(board_labels)
@@ -355,9 +365,9 @@ def _expected_per_board(expected, counts, board_labels, boards_given):
                 continue
             if lab not in norm:
                 raise InputError(f"expected has no number of results for board {lab!r}")
-            out[c] = _count(norm[lab], f"expected results for board {lab!r}")
+            out[c] = _limit_expected(_count(norm[lab], f"expected results for board {lab!r}"), f"board {lab!r}")
     else:
-        out = np.full(nb, _count(expected, "expected number of results"), dtype=np.int64)
+        out = np.full(nb, _limit_expected(_count(expected, "expected number of results"), None), dtype=np.int64)
     short = np.flatnonzero(out < counts)
     if len(short):
         c = int(short[0])
