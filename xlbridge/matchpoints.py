@@ -487,7 +487,11 @@ class SessionMP:
 
     @cached_property
     def boards(self) -> tuple | None:
-        """The board label of each row (``None`` when the call had no ``boards``)."""
+        """The board label of each row (``None`` when the call had no ``boards``).
+
+        >>> matchpoint_session([420, 400, 170], boards=[1.0, "1", 2]).boards
+        (1, 1, 2)
+        """
         if self.board_codes is None:
             return None
         lab = self.board_labels
@@ -498,7 +502,11 @@ class SessionMP:
 
     @property
     def scored(self) -> np.ndarray:
-        """Boolean mask of the rows that have matchpoints (a score or an artificial score)."""
+        """Boolean mask of the rows that have matchpoints (a score or an artificial score).
+
+        >>> matchpoint_session([420, "A+", "NP", None]).scored.tolist()
+        [True, True, False, False]
+        """
         return self.kind >= ROW_SCORE
 
     def _fractions(self, num) -> list:
@@ -535,7 +543,11 @@ class SessionMP:
 
     @cached_property
     def ns_percent(self) -> list:
-        """N-S matchpoints as an exact percentage of the top (``None`` where there is no score)."""
+        """N-S matchpoints as an exact percentage of the top (``None`` where there is no score).
+
+        >>> matchpoint_session([420, 400, 400, "NP"], expected=4).ns_percent   # (M + 1) 4/3 - 1 of top 6
+        [Fraction(850, 9), Fraction(250, 9), Fraction(250, 9), None]
+        """
         return self._percent(self.ns)
 
     @cached_property
