@@ -162,8 +162,13 @@ def test_impossible_score_names_board_row_value():
     matchpoint_session([600, 620], boards=[2, 2])
     with pytest.raises(ImpossibleScoreError, match=r"board 1, row 3: impossible score: 410"):
         matchpoint_session(np.array([420.0, 400.0, 410.0]), boards=np.array([1, 1, 1]))
-    # no boards, no vulnerability: only the multiple-of-10 check
-    matchpoint_session([420, 410])
+    # no boards: the score must be legal at some vulnerability (+410 never is; +620 is)
+    with pytest.raises(ImpossibleScoreError, match=r"^row 2: impossible score: 410 \(.* at any vulnerability\)"):
+        matchpoint_session([420, 410])
+    with pytest.raises(ImpossibleScoreError, match=r"^row 3: impossible score: -410"):
+        matchpoint_session(np.array([420.0, np.nan, -410.0, 400.0]))
+    assert matchpoint_session([600, 620, -620]).ns == [2, 4, 0]
+    matchpoint_session([420, 410], check_legal=False)
     matchpoint_session([420, 410], boards=[1, 1], check_legal=False)
 
 

@@ -167,6 +167,11 @@ def test_weight_errors_name_row():
         weighted_session([[(420, 0.6), (None, 0.4)]])
     with pytest.raises(ImpossibleScoreError, match=r"board 1, row 1: impossible score: 410"):
         weighted_session([[(420, 0.6), (410, 0.4)]], boards=[1])
+    with pytest.raises(ImpossibleScoreError, match=r"^row 2: impossible score: 410 .* at any vulnerability"):
+        weighted_session([400, [(420, 0.6), (410, 0.4)], 7600])
+    with pytest.raises(ImpossibleScoreError, match=r"^row 1: impossible score: 410"):
+        weighted_session([[(410, 0.6), (420, 0.4)], [(420, 0.6), (390, 0.4)]])
+    weighted_session([[(420, 0.6), (410, 0.4)]], check_legal=False)
     with pytest.raises(InputError, match=r"row 1: cannot read score"):
         weighted_session([[("xyz", 0.6), (420, 0.4)]])
 

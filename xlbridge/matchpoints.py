@@ -35,7 +35,7 @@ import numpy as np
 
 from .contract import check_score, legal_scores, vulnerability
 from .entries import Artificial, NotPlayed, parse_entry
-from .errors import ContractError, InputError, location
+from .errors import ContractError, ImpossibleScoreError, InputError, location
 
 __all__ = [
     "MP_SCALES",
@@ -330,6 +330,28 @@ def _check_legal(kind, score, board_codes, board_labels):
         i = int(np.flatnonzero(bad)[0])
         check_score(int(score[i]), _VUL_NAMES[vrow[i]], where=location(board=board_labels[board_codes[i]], row=i + 1))
         raise AssertionError("legal-score table disagrees with check_score")  # pragma: no cover
+
+
+def _check_legal_any(kind, score, extra=()):
+    """Without board numbers: every score must be legal under some vulnerability (+410 never is).
+
+    ``extra``: further (row index, score) pairs to check (other outcomes of weighted scores).
+    """
+    off, tab = _legal_table()
+    anyvul = tab.any(axis=0)
+    real = kind == ROW_SCORE
+    col = score + off
+    ok = (col >= 0) & (col < len(anyvul))
+    ok[ok] = anyvul[col[ok]]
+    bad = np.flatnonzero(real & ~ok)
+    rows = [(int(i), int(score[i])) for i in bad[:1]]
+    rows += [(i, s) for i, s in extra if not (0 <= s + off < len(anyvul) and anyvul[s + off])]
+    if rows:
+        i, s = min(rows)
+        raise ImpossibleScoreError(
+            f"impossible score: {s!r} (no contract and result gives N-S {s} at any vulnerability)",
+            where=location(row=i + 1),
+        )
 
 
 def _counts(kind, bcode, nb):
@@ -680,7 +702,8 @@ def matchpoint_session(entries, boards=None, *, expected=None, scale: str = "EBU
     ``None``/blank; a numpy numeric array (NaN = blank) takes a fast path.  ``boards``: the
     parallel board numbers (``None``: all rows are one board).  With ``boards`` and
     ``check_legal`` every score is checked against the legal scores of the board's
-    vulnerability (16-board cycle), the error naming board, row and value.
+    vulnerability (16-board cycle), the error naming board, row and value; without ``boards``
+    a score must be legal at some vulnerability (``+410`` never is).
 
     Each board's real results are matchpointed among themselves (Law 78A, ``scale`` "EBU" 2/1
     or "ACBL" 1/0.5) and Neuberg-factored to ``expected`` results (an int for every board, or a
@@ -717,6 +740,8 @@ def matchpoint_session(entries, boards=None, *, expected=None, scale: str = "EBU
             raise InputError("a score has no board number", where=location(row=i + 1))
         if check_legal:
             _check_legal(kind, score, bcode, blabels)
+    elif check_legal:
+        _check_legal_any(kind, score)
     gcode = None
     if groups is not None:
         gcode, _ = _factorize(groups, n, "groups")

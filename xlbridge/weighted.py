@@ -37,6 +37,7 @@ from .matchpoints import (
     SessionMP,
     _as_array,
     _check_legal,
+    _check_legal_any,
     _counts,
     _expected_per_board,
     _factorize,
@@ -290,6 +291,8 @@ def weighted_session(outcomes, boards=None, *, expected=None, scale: str = "EBU"
                 lab = blabels[bcode[i]]
                 for e, _ in outs[1:]:
                     check_score(e, lab, where=location(board=lab, row=i + 1))
+    elif check_legal:
+        _check_legal_any(kind, score, [(i, e) for i, outs in weighted_rows.items() for e, _ in outs[1:]])
     counts = _counts(kind, bcode, len(blabels))
     E_board = _expected_per_board(expected, counts, blabels, boards_given)
     wboards = sorted({int(bcode[i]) for i in weighted_rows})
