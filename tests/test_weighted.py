@@ -78,6 +78,14 @@ def test_expected_matchpoints_by_hand():
     # A: 60 % 420, 40 % -50; B: 420; C: 400.  A: .6 x (1 + 2) + .4 x 0; B: .6 x 1 + .4 x 2 + 2; C: .4 x 2
     got = expected_matchpoints([[(420, F(3, 5)), (-50, F(2, 5))], [(420, 1)], [(400, 1)]])
     assert got == [F("1.8"), F("3.4"), F("0.8")]
+    # weights as Excel gives them are read as decimals, not binary floats
+    assert expected_matchpoints([[(420, 0.6), (-50, "40%")], [(420, 1)], [(400, 100)]]) == got
+    with pytest.raises(WeightError, match=r"row 1: weights total 90 %"):
+        expected_matchpoints([[(420, 0.6), (-50, 0.3)], [(420, 1)]])
+    with pytest.raises(WeightError, match=r"row 2: weight -0.5 is negative"):
+        expected_matchpoints([[(420, 1)], [(420, 1.5), (400, -0.5)]])
+    with pytest.raises(InputError, match=r"row 2: an outcome must be an N-S score, got 'NP'"):
+        expected_matchpoints([[(420, 1)], [("NP", 1)]])
 
 
 # ---------------------------------------------------------------- brute force on random boards

@@ -176,10 +176,36 @@ def expected_matchpoints(rows) -> list[Fraction]:
     of row i: 2 x (weight of the other rows' outcomes below o) + (weight equal to o); summed
     with the weight of o.  All arithmetic in integers over the common weight denominator D.
 
+    Weights are read by :func:`parse_weight` (``0.6``, ``"60%"``, ...); a row whose weights do
+    not total exactly 1 raises :class:`WeightError` naming the row.
+
     >>> expected_matchpoints([[(420, Fraction(3, 5)), (-50, Fraction(2, 5))], [(420, 1)], [(400, 1)]])
     [Fraction(9, 5), Fraction(17, 5), Fraction(4, 5)]
+    >>> expected_matchpoints([[(420, 0.6), (-50, "40%")], [(420, 1)], [(400, 1)]])[0]
+    Fraction(9, 5)
     """
-    ems, d2 = _expected_m_scaled(rows)
+    checked = []
+    for i, r in enumerate(rows, start=1):
+        where = location(row=i)
+        out = []
+        for item in r:
+            if not _is_pair(item):
+                raise WeightError(f"expected (score, weight) pairs, got {item!r}", where=where)
+            sc, w = item
+            if isinstance(sc, bool) or not isinstance(sc, int):
+                e = parse_entry(sc, where=where)
+                if not isinstance(e, int):
+                    raise InputError(f"an outcome must be an N-S score, got {sc!r}", where=where)
+                sc = e
+            wf = parse_weight(w, where=where)
+            if wf is None:
+                raise WeightError(f"a weight is missing for outcome {sc!r}", where=where)
+            out.append((sc, wf))
+        total = sum(w for _, w in out)
+        if total != 1:
+            raise WeightError(f"weights total {_pct(total)} %, not 100 %", where=where)
+        checked.append(out)
+    ems, d2 = _expected_m_scaled(checked)
     return [Fraction(em, d2) for em in ems]
 
 
