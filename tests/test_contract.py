@@ -68,6 +68,15 @@ def test_bad_contract_text(bad):
         Contract.parse(bad)
 
 
+def test_contract_score_vulnerable_must_be_a_bool():
+    # "None" is a vulnerability name, not "not vulnerable": a truthy string must not score vulnerable
+    with pytest.raises(ContractError, match=r"vulnerable must be True or False.*got 'None'"):
+        contract_score("4S", 10, "None")
+    with pytest.raises(ContractError, match="vulnerable must be True or False"):
+        Contract.parse("4S").score(10, 2)
+    assert contract_score("4S", 10, 0) == 420 and contract_score("4S", 10, 1) == 620
+
+
 def test_bad_tricks_and_declarer():
     with pytest.raises(ContractError, match="tricks"):
         bridge_score("4S", "N", 14, 1)

@@ -241,6 +241,13 @@ def contract_score(contract, tricks: int, vulnerable: bool) -> int:
         tricks = int(tricks)
     if isinstance(tricks, bool) or not isinstance(tricks, int) or not 0 <= tricks <= 13:
         raise ContractError(f"tricks must be a whole number 0-13, got {tricks!r}")
+    if hasattr(vulnerable, "dtype") and hasattr(vulnerable, "item"):  # numpy bool
+        vulnerable = vulnerable.item()
+    if vulnerable not in (True, False) or isinstance(vulnerable, (str, float)):
+        raise ContractError(
+            f"vulnerable must be True or False (the declaring side's vulnerability), got {vulnerable!r}; "
+            f"for a board's vulnerability by name or number use bridge_score"
+        )
     if c.is_pass:
         return 0
     vulnerable = bool(vulnerable)
