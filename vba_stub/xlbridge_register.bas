@@ -40,7 +40,7 @@ Public Sub RegisterXlbridgeFunctions()
         Description:="P(X <= wins) for X ~ Binomial(matches, 1/2), computed exactly.", _
         Category:="xlbridge", _
         ArgumentDescriptions:=Array( _
-            "Wins of the higher-handicap team", _
+            "Wins of the side counted (e.g. the higher-handicap team; seed 000: 34 of 87)", _
             "Decided matches between teams with different handicaps")
     Application.MacroOptions Macro:="FAIRNESS_BAND", _
         Description:="Fewest and most wins (n x 2) of the band excluding a tail share at each end, per number of matches.", _

@@ -40,8 +40,8 @@ import os
 
 from . import excel as _xl
 from .contract import bridge_score as _bridge_score, check_score as _check_score, legal_scores as _legal_scores
-from .entries import Artificial as _Artificial, NotPlayed as _NotPlayed, parse_entry as _parse_entry
-from .errors import InputError, XlbridgeError
+from .entries import NotPlayed as _NotPlayed, parse_entry as _parse_entry
+from .errors import ImpossibleScoreError, InputError, WeightError, XlbridgeError
 from .excel import CallError, ExcelError
 
 try:  # xlwings is optional: without it (or where its decorators are no-ops) these are plain functions
@@ -116,7 +116,7 @@ def _core(module: str, name: str):
     except ImportError:  # pragma: no cover - every core module exists in a release
         mod = None
     fn = getattr(mod, name, None) if mod is not None else None
-    if fn is None or (module == "vp" and name == "vp" and not callable(fn)):
+    if fn is None:
         raise _NotAvailable(f"xlbridge.{module}.{name}")
     return fn
 
@@ -429,10 +429,7 @@ def _weighted_outcomes(scores, weights, boards):
             if len(outs) == 1 and outs[0][1] == 1:
                 outs = outs[0][0]  # a plain result (score, A60/40 or NP), as matchpoint_session takes it
             outcomes.append(outs)
-        except (XlbridgeError, _RowError) as ex:
-            if isinstance(ex, XlbridgeError) and not isinstance(ex, InputError) and "weight" not in str(ex).lower() \
-                    and "impossible" not in str(ex).lower():
-                raise
+        except (InputError, ImpossibleScoreError, WeightError, _RowError) as ex:  # a bad cell of this row
             errors[i] = ex.err if isinstance(ex, _RowError) else _xl.VALUE
             outcomes.append([(0, 1)])
             bad.add(bkey)
@@ -544,40 +541,43 @@ def _imps_impl(difference):
                         blank_if=("difference",))
 
 
-def _traveller_table(name, scores, boards, call):
+def _traveller_table(scores, boards, call):
+    """n x 2 N-S / E-W values of a traveller from ``call(entries, boards)`` (a core result with .ns/.ew)."""
     s = _nonempty(_xl.vector(scores, "scores"), "scores")
     b = None if _xl.optional(boards) is None else _xl.vector(boards, "boards")
     _same_length({"scores": s, "boards": b})
     entries, errors, bad = _score_rows(s, b)
     res = call(entries, b)
-    rows = [[_xl.to_cell(n), _xl.to_cell(e)] for n, e in _pairs_of(res, len(s))]
+    rows = [[_xl.to_cell(n), _xl.to_cell(e)] for n, e in zip(res.ns, res.ew)]
     return _mask_rows(rows, errors, bad, b, 2)
-
-
-def _pairs_of(res, n):
-    """(N-S, E-W) per row from a core result: an object with .ns/.ew, or a list of pairs."""
-    if hasattr(res, "ns") and hasattr(res, "ew"):
-        return list(zip(res.ns, res.ew))
-    res = list(res)
-    if len(res) != n:
-        raise InputError(f"the core returned {len(res)} rows for {n}")
-    return [(None, None) if r is None else (r[0], r[1]) if isinstance(r, (tuple, list)) else (r, -r) for r in res]
 
 
 @_impl("CROSS_IMPS")
 def _cross_imps_impl(scores, boards=None, average=None):
-    """n x 2 N-S / E-W cross-IMPs per row (xlbridge.imps.cross_imps)."""
+    """n x 2 N-S / E-W cross-IMPs per row (xlbridge.imps.cross_imps).
+
+    Law 78B by hand: 420 against 400, 170, -50 is 1 + 6 + 10 = 17 IMPs.
+
+    >>> _cross_imps_impl([420, 400, 170, -50])
+    [[17, -17], [15, -15], [-6, 6], [-26, 26]]
+    """
     avg = _xl.as_bool(average, "average")
     fn = _core("imps", "cross_imps")
-    return _traveller_table("CROSS_IMPS", scores, boards, lambda e, b: fn(e, b, average=avg))
+    return _traveller_table(scores, boards, lambda e, b: fn(e, b, average=avg))
 
 
 @_impl("BUTLER")
 def _butler_impl(scores, boards=None, trim=None, rounding=None):
-    """n x 2 N-S / E-W IMPs against the Butler datum (xlbridge.imps.butler)."""
+    """n x 2 N-S / E-W IMPs against the Butler datum (xlbridge.imps.butler).
+
+    Four scores, nothing trimmed: mean 235, datum 240; 420 - 240 = 180 is 5 IMPs (Law 78B).
+
+    >>> _butler_impl([420, 400, 170, -50])
+    [[5, -5], [4, -4], [-2, 2], [-7, 7]]
+    """
     kw = _named_options(trim=trim, rounding=rounding)
     fn = _core("imps", "butler")
-    return _traveller_table("BUTLER", scores, boards, lambda e, b: fn(e, b, **kw))
+    return _traveller_table(scores, boards, lambda e, b: fn(e, b, **kw))
 
 
 def _named_options(**opts):
@@ -592,17 +592,23 @@ def _named_options(**opts):
 
 @_impl("DATUM")
 def _datum_impl(scores, trim=None, rounding=None):
-    """The Butler datum of one board (xlbridge.imps.butler_datum)."""
+    """The Butler datum of one board (xlbridge.imps.butler_datum); NP and blank cells are ignored.
+
+    >>> _datum_impl([[420], [400], ["NP"], [170], [-50]])   # mean 235 -> 240 (a final 5 to the even ten)
+    240
+    """
     s = [v for v in _xl.vector(scores, "scores")]
     for i, v in enumerate(s):
         err = _xl.error_literal(v)
         if err is not None:
             return err
-    entries = [_parse_entry(v, where=f"row {i + 1}") for i, v in enumerate(s)]
-    entries = [e for e in entries if e is not None and not isinstance(e, _NotPlayed)]
-    for i, e in enumerate(entries):
-        if isinstance(e, int) and not _any_vulnerability_legal(e):
-            raise InputError(f"impossible score: {e}")
+    entries = []
+    for i, v in enumerate(s):
+        e = _parse_entry(v, where=f"row {i + 1}")
+        if isinstance(e, int) and not isinstance(e, bool) and not _any_vulnerability_legal(e):
+            raise InputError(f"impossible score: {e} (no contract gives it)", where=f"row {i + 1}")
+        if e is not None and not isinstance(e, _NotPlayed):
+            entries.append(e)
     return _xl.to_cell(_core("imps", "butler_datum")(entries, **_named_options(trim=trim, rounding=rounding)))
 
 
@@ -622,7 +628,10 @@ def _vp_impl(margin, boards):
 def _weighted_imps_impl(scores, weights, other):
     """IMPs of a weighted result against the other room, per row (xlbridge.teams.weighted_imps).
 
-    Seed 004: 60 % of 420 and 40 % of -50 against 400 is -3.4 IMPs.
+    Seed 004: 60 % of 420 and 40 % of -50 against 400 is 0.6 x 1 + 0.4 x (-10) = -3.4 IMPs.
+
+    >>> _weighted_imps_impl([[420, -50]], [[0.6, 0.4]], 400)
+    -3.4
     """
     outcomes, errors, _ = _weighted_outcomes(scores, weights, None)
     oth = _xl.vector(other, "other")
@@ -655,6 +664,11 @@ def _match_result_impl(board_imps, boards, rounding=None):
 
     ``rounding`` (optional) rounds the final IMP margin once before the VP look-up, as the
     regulations do for weighted boards ("nearest"; see xlbridge.teams.round_imps); blank keeps it exact.
+
+    Seed 004: margin 10 - 5 = 5 IMPs over 7 boards is 12.18 VP on the WBF 2013 scale.
+
+    >>> _match_result_impl([3, 0, 5, 2, -2, 0, -3], 7)
+    [[10, 5, 12.18, 7.82]]
     """
     imps = [v for v in _xl.vector(board_imps, "board_imps")]
     for i, v in enumerate(imps):
@@ -667,11 +681,7 @@ def _match_result_impl(board_imps, boards, rounding=None):
     nb = None if nb is None else _xl.as_int(nb, "boards", minimum=1)
     rnd = _xl.optional(rounding, None)
     res = _core("teams", "match_result")(vals, nb, rounding=None if rnd is None else str(rnd).strip().lower())
-    if hasattr(res, "imps_a"):
-        vals4 = [res.imps_a, res.imps_b, res.vp_a, res.vp_b]
-    else:
-        vals4 = list(res)
-    return [[_xl.to_cell(v) for v in vals4]]
+    return [[_xl.to_cell(v) for v in (res.imps_a, res.imps_b, res.vp_a, res.vp_b)]]
 
 
 # --------------------------------------------------------------------------------------------
@@ -698,14 +708,27 @@ def _chart(scores, frequencies, vulnerable):
 
 @_impl("INSTANT_MP")
 def _instant_mp_impl(scores, frequencies, vulnerable):
-    """k x 3 award chart: lowest N-S score, highest N-S score, award %, top row first (seed 002)."""
+    """k x 3 award chart: lowest N-S score, highest N-S score, award %, top row first (seed 002).
+
+    Ten results: 420 five times, 400 three times, -50 twice. 420 beats 5 and shares its score
+    with 5: (5 + 5/2) / 10 = 75 %; 400: (2 + 3/2) / 10 = 35 % (xlbridge.instant.instant_chart).
+
+    >>> _instant_mp_impl([420, 400, -50], [5, 3, 2], "None")[1:3]
+    [[420, 420, 75], [400, 400, 35]]
+    """
     chart = _chart(scores, frequencies, vulnerable)
     return [[_xl.to_cell(lo), _xl.to_cell(hi), _xl.to_cell(aw)] for lo, hi, aw in chart.rows]
 
 
 @_impl("INSTANT_AWARD")
 def _instant_award_impl(score, scores, frequencies, vulnerable):
-    """The N-S award (%) of each ``score`` from the chart of the historical scores (seed 002)."""
+    """The N-S award (%) of each ``score`` from the chart of the historical scores (seed 002).
+
+    A score no contract gives (410 when nobody is vulnerable) is ``#VALUE!`` in its cell.
+
+    >>> _instant_award_impl([[420], [410]], [420, 400, -50], [5, 3, 2], "None")
+    [[75], [ExcelError('#VALUE!')]]
+    """
     chart = _chart(scores, frequencies, vulnerable)
     award = _core("instant", "instant_award")
     return _elementwise(lambda score: award(_xl.as_int(score, "score"), chart), {"score": score},
@@ -763,7 +786,13 @@ def _lehman_error_impl(boards):
 
 @_impl("LEHMAN_UPDATE")
 def _lehman_update_impl(rating, history, pseudo_sum, week_boards, decay=None):
-    """1 x 2: the new rating and the new (decayed) history count (xlbridge.lehman.lehman_update)."""
+    """1 x 2: the new rating and the new (decayed) history count (xlbridge.lehman.lehman_update).
+
+    (H R + sum Q) / (H + n) = (100 x 50 + 400) / 110; history (100 + 10) x (1 - 0.067).
+
+    >>> [round(x, 4) for x in _lehman_update_impl(50, 100, 400, 10)[0]]
+    [49.0909, 102.63]
+    """
     args = [float(_xl.as_number(_xl.optional(v, None), k)) for k, v in
             (("rating", rating), ("history", history), ("pseudo_sum", pseudo_sum), ("week_boards", week_boards))]
     d = _xl.optional(decay, None)
@@ -773,7 +802,13 @@ def _lehman_update_impl(rating, history, pseudo_sum, week_boards, decay=None):
 
 @_impl("LEHMAN_LEDGER")
 def _lehman_ledger_impl(weeks, north, south, east, west, ns_pct, formula=None, decay=None):
-    """players x 4: Player, Rating, History boards, Error bound after the season (xlbridge.lehman)."""
+    """players x 4: Player, Rating, History boards, Error bound after the season (xlbridge.lehman).
+
+    One board, four newcomers rated 50, N-S 60 %: pseudo-ratings 60 (N-S) and 40 (E-W).
+
+    >>> _lehman_ledger_impl([1], ["ann"], ["bob"], ["cy"], ["di"], [60])
+    [['ann', 60.0, 0.933, 1.0], ['bob', 60.0, 0.933, 1.0], ['cy', 40.0, 0.933, 1.0], ['di', 40.0, 0.933, 1.0]]
+    """
     cols = {k: _xl.vector(v, k) for k, v in (("weeks", weeks), ("north", north), ("south", south),
                                              ("east", east), ("west", west), ("ns_pct", ns_pct))}
     _same_length(cols)
@@ -792,12 +827,7 @@ def _lehman_ledger_impl(weeks, north, south, east, west, ns_pct, formula=None, d
         kw["decay"] = float(_xl.as_number(d, "decay"))
     led = _core("lehman", "lehman_ledger_arrays")(sel["weeks"], sel["north"], sel["south"], sel["east"],
                                                      sel["west"], sel["ns_pct"], **kw)
-    err = _core("lehman", "lehman_error")
-    out = []
-    for j, p in enumerate(led.players):
-        r, h = float(led.ratings[-1, j]), float(led.history[-1, j])
-        out.append([_xl.to_cell(p), r, h, err(h)])
-    return out
+    return [[_xl.to_cell(p), r, h, e] for p, (r, h, e) in led.final().items()]
 
 
 # --------------------------------------------------------------------------------------------
@@ -833,7 +863,12 @@ def _forml_handicap_impl(divisions, avg_vps, imps_per_vp=None, overlap=None):
 
 @_impl("FORML_VPDIFF")
 def _forml_vpdiff_impl(divisions, avg_vps, merged=None, overlap=None):
-    """Expected (or Merged) VP difference per row, unrounded, a column (xlbridge.forml.forml_vpdiff)."""
+    """Expected (or Merged) VP difference per row, unrounded, a column (xlbridge.forml.forml_vpdiff).
+
+    >>> r = _forml_vpdiff_impl([1] * 6, [14.0, 14.0, 13.4, 10.0, 5.3, 3.3])   # seed 000 Table 1, Div 1
+    >>> [round(x[0], 2) for x in r]
+    [0, 0, 1, 6.67, 14.5, 17.83]
+    """
     d, a = _div_avg(divisions, avg_vps)
     kw = {"merged": _xl.as_bool(merged, "merged")}
     if _xl.optional(overlap) is not None:
@@ -843,7 +878,11 @@ def _forml_vpdiff_impl(divisions, avg_vps, merged=None, overlap=None):
 
 @_impl("LEGACY_HANDICAP")
 def _legacy_handicap_impl(divisions, avg_vps, step=None):
-    """Handicaps of the system Form-L replaced (6-IMP steps, chained divisions), a column."""
+    """Handicaps of the system Form-L replaced (6-IMP steps, chained divisions), a column.
+
+    >>> _legacy_handicap_impl([1] * 6, [14.0, 14.0, 13.4, 10.0, 5.3, 3.3])   # ties share a rank
+    [[0], [0], [12], [18], [24], [30]]
+    """
     d, a = _div_avg(divisions, avg_vps)
     kw = {} if _xl.optional(step) is None else {"step": _xl.as_number(_xl.optional(step), "step")}
     return _xl.column(_core("forml", "legacy_handicaps")(d, a, **kw))
@@ -890,24 +929,29 @@ def _fairness_band_impl(matches, tail):
     """n x 2: for each number of matches, the fewest and most wins of the band excluding ``tail`` at each end.
 
     One cell gives 1 x 2; a column of n match counts gives n x 2 (one call per band line), with
-    blank rows left blank.
+    blank rows left blank, an error cell passed on and an unreadable count (``-3``, ``6.5``,
+    text) giving ``#VALUE!`` in its row. A bad ``tail`` stops the call (it applies to every row).
 
     >>> _fairness_band_impl(56, 0.01)
     [[19, 37]]
-    >>> _fairness_band_impl([[10.0], [None], [56.0]], 0.25)
-    [[4, 6], [None, None], [25, 31]]
+    >>> _fairness_band_impl([[10.0], [None], [56.0], ["ten"]], 0.25)
+    [[4, 6], [None, None], [25, 31], [ExcelError('#VALUE!'), ExcelError('#VALUE!')]]
     """
     t = _xl.optional(tail, None)
     band = _core("fairness", "fairness_band")
+    ms = _nonempty(_xl.vector(matches, "matches"), "matches")
+    band(0, t)  # check the tail once, before any row
     out = []
-    for i, m in enumerate(_xl.vector(matches, "matches"), start=1):
-        if _xl.is_blank(m):
-            out.append([None, None])
+    for i, m in enumerate(ms, start=1):
+        err = _xl.error_literal(m)
+        if err is not None or _xl.is_blank(m):
+            out.append([err, err])
             continue
-        lo, hi = band(_xl.as_int(m, "matches", where=f"row {i}", minimum=0), t)
+        try:
+            lo, hi = band(_xl.as_int(m, "matches", where=f"row {i}", minimum=0), t)
+        except XlbridgeError:
+            lo = hi = _xl.VALUE
         out.append([lo, hi])
-    if not out:
-        raise InputError("the range is empty", where="matches")
     return out
 
 
@@ -1205,7 +1249,7 @@ def FORML_NEWTEAMS(teams, opponents, vps_for, vps_against, known_teams, known_vp
 
 @xw.func(category=CATEGORY)
 @xw.ret(**_RET)
-@xw.arg("wins", ndim=2, err_to_str=True, doc="Wins of the higher-handicap team")
+@xw.arg("wins", ndim=2, err_to_str=True, doc="Wins of the side counted (e.g. the higher-handicap team; seed 000: 34 of 87)")
 @xw.arg("matches", ndim=2, err_to_str=True, doc="Decided matches between teams with different handicaps")
 def FAIRNESS(wins, matches):
     """P(X <= wins) for X ~ Binomial(matches, 1/2), computed exactly."""
