@@ -199,6 +199,18 @@ def test_bad_cells_name_the_row():
         matchpoint_session([420, 400], boards=[1, 8], expected={1: 2})
 
 
+@pytest.mark.parametrize("check", [True, False])
+def test_huge_scores_are_refused_with_their_value(check):
+    with pytest.raises(InputError, match=r"^row 2: impossible score: 1e\+20 \(far too large"):
+        matchpoint_session(np.array([420.0, 1e20, 400.0]), check_legal=check)
+    with pytest.raises(InputError, match=r"^row 2: impossible score: 100000000000000000000 \(far too large"):
+        matchpoint_session([420, 10**20, 400], check_legal=check)
+    with pytest.raises(InputError, match=r"^board 1, row 1: impossible score: 18446744073709551610 "):
+        matchpoint_session(np.array([2**64 - 6, 420], dtype=np.uint64), boards=[1, 1], check_legal=check)
+    with pytest.raises(InputError, match=r"^row 3: impossible score: -9000000000000000000 "):
+        matchpoint_session(np.array([420, 400, -9 * 10**18], dtype=np.int64), check_legal=check)
+
+
 def test_does_not_mutate_inputs():
     e = [420, "A60/40", "NP", None]
     b = [1, 1, 1, 1]

@@ -180,6 +180,10 @@ def test_weight_errors_name_row():
     with pytest.raises(ImpossibleScoreError, match=r"^row 1: impossible score: 410"):
         weighted_session([[(410, 0.6), (420, 0.4)], [(420, 0.6), (390, 0.4)]])
     weighted_session([[(420, 0.6), (410, 0.4)]], check_legal=False)
+    with pytest.raises(InputError, match=r"^row 2: impossible score: 100000000000000000000 \(far too large"):
+        weighted_session([420, 10**20], check_legal=False)
+    with pytest.raises(InputError, match=r"^row 1: impossible score: -100000000000000000000 \(far too large"):
+        weighted_session([[(420, 0.5), (-10**20, 0.5)]], check_legal=False)
     with pytest.raises(InputError, match=r"row 1: cannot read score"):
         weighted_session([[("xyz", 0.6), (420, 0.4)]])
 

@@ -228,6 +228,15 @@ def _where(board, row, boards_given: bool):
     return location(board=board if boards_given else None, row=row)
 
 
+#: Largest score magnitude read at all (any bridge score is at most 7,600; with
+#: ``check_legal=False`` other multiples of 10 pass, but never one that could overflow int64).
+_MAX_SCORE = 10**15
+
+
+def _too_large(value, where):
+    raise InputError(f"impossible score: {value!r} (far too large for a bridge score)", where=where)
+
+
 def _read_entries(entries, board_codes, board_labels, boards_given):
     """kind (int8), score (int64) arrays and {row: Artificial}."""
     n = len(entries)
@@ -239,13 +248,20 @@ def _read_entries(entries, board_codes, board_labels, boards_given):
         if vals.dtype.kind == "f":
             blank = np.isnan(vals)
             good = ~blank
-            bad = good & ((~np.isfinite(vals)) | (vals != np.round(vals)) | (np.abs(vals) > 1e15))
+            with np.errstate(invalid="ignore"):
+                bad = good & ((~np.isfinite(vals)) | (vals != np.round(vals)) | (np.abs(vals) > _MAX_SCORE))
             if bad.any():
                 i = int(np.flatnonzero(bad)[0])
-                parse_entry(float(vals[i]), where=_where(board_labels[board_codes[i]], i + 1, boards_given))
+                where = _where(board_labels[board_codes[i]], i + 1, boards_given)
+                parse_entry(float(vals[i]), where=where)  # raises for NaN-free non-whole / infinite values
+                _too_large(float(vals[i]), where)
             ivals = np.where(good, vals, 0).astype(np.int64)
         else:
             good = np.ones(n, dtype=bool)
+            huge = vals > _MAX_SCORE if vals.dtype.kind == "u" else (vals > _MAX_SCORE) | (vals < -_MAX_SCORE)
+            if huge.any():
+                i = int(np.flatnonzero(huge)[0])
+                _too_large(vals[i].item(), _where(board_labels[board_codes[i]], i + 1, boards_given))
             ivals = vals.astype(np.int64, copy=False)  # read only, never written
         bad = good & (ivals % 10 != 0)
         if bad.any():
@@ -269,6 +285,8 @@ def _read_entries(entries, board_codes, board_labels, boards_given):
             kind[i] = ROW_ARTIFICIAL
             arts[i] = e
         else:
+            if not -_MAX_SCORE <= e <= _MAX_SCORE:
+                _too_large(e, _where(board_labels[board_codes[i]], i + 1, boards_given))
             kind[i] = ROW_SCORE
             score[i] = e
     return kind, score, arts

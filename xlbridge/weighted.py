@@ -29,6 +29,7 @@ from .contract import check_score
 from .entries import Artificial, NotPlayed, parse_entry
 from .errors import InputError, WeightError, location
 from .matchpoints import (
+    _MAX_SCORE,
     FOULED_RULES,
     ROW_ARTIFICIAL,
     ROW_BLANK,
@@ -45,6 +46,7 @@ from .matchpoints import (
     _scale,
     _scale_den,
     _score_session,
+    _too_large,
 )
 
 __all__ = ["parse_weight", "weighted_session", "expected_matchpoints"]
@@ -291,10 +293,14 @@ def weighted_session(outcomes, boards=None, *, expected=None, scale: str = "EBU"
     arts: dict[int, Artificial] = {}
     weighted_rows: dict[int, list] = {}
     for i, v in enumerate(outcomes):
-        if type(v) is int and v % 10 == 0:
+        if type(v) is int and v % 10 == 0 and -_MAX_SCORE <= v <= _MAX_SCORE:
             kind[i], score[i] = ROW_SCORE, v
             continue
-        k, outs = _read_row(v, location(board=blabels[bcode[i]] if boards_given else None, row=i + 1))
+        where = location(board=blabels[bcode[i]] if boards_given else None, row=i + 1)
+        k, outs = _read_row(v, where)
+        for e, _ in outs:
+            if isinstance(e, int) and not -_MAX_SCORE <= e <= _MAX_SCORE:
+                _too_large(e, where)
         if k == "blank":
             continue
         if k == "np":
