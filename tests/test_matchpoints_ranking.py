@@ -115,3 +115,45 @@ def test_artificial_session_percentage_rule():
         pairs_ranking([1], [1], [2], [1], [1], [2], artificial="session")
     with pytest.raises(InputError, match=r"unknown artificial-score rule"):
         pairs_ranking(s, ns, ew, artificial="best")
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=40)
+@given(st.lists(st.lists(st.sampled_from(SCORES + ["NP", "A60/40"]), min_size=1, max_size=6),
+                min_size=1, max_size=4), st.randoms(use_true_random=False))
+def test_ranking_equals_competition_ranking_written_out(boards_rows, rnd):
+    # each board: tables 0..k-1, N-S pair drawn from 1..4 and E-W from 5..8 without repeats on a board
+    entries, boards, ns, ew = [], [], [], []
+    for b, rows in zip((1, 2, 3, 1 + 16), boards_rows):
+        nsp = rnd.sample(range(1, 7), len(rows))
+        ewp = rnd.sample(range(7, 13), len(rows))
+        for e, p, q in zip(rows, nsp, ewp):
+            entries.append(e)
+            boards.append(b)
+            ns.append(p)
+            ew.append(q)
+    s = matchpoint_session(entries, boards)
+    got = pairs_ranking(s, ns, ew)
+    total, maxi = {}, {}
+    for i in range(len(entries)):
+        for p, mp in ((ns[i], s.ns[i]), (ew[i], s.ew[i])):
+            total.setdefault(p, F(0))
+            maxi.setdefault(p, F(0))
+            if mp is not None:
+                total[p] += mp
+                maxi[p] += s.tops[i]
+    pct = {p: total[p] * 100 / maxi[p] for p in total if maxi[p]}
+    for x in got:
+        assert x.total == total[x.pair] and x.maximum == maxi[x.pair]
+        if x.pair in pct:
+            assert x.percentage == pct[x.pair]
+            assert x.rank == 1 + sum(1 for q in pct if pct[q] > pct[x.pair])
+            assert x.tied == any(q != x.pair and pct[q] == pct[x.pair] for q in pct)
+        else:
+            assert x.percentage is None and x.rank is None
+    ranked = [x for x in got if x.rank is not None]
+    assert [x.percentage for x in ranked] == sorted((x.percentage for x in ranked), reverse=True)
+    assert sorted(x.pair for x in got) == sorted(total)
