@@ -287,3 +287,16 @@ def test_weighted_small_subfields_of_every_size_equal_brute_force(rule, sizes, e
     s = weighted_session(rows, expected=e, scale=scale, groups=groups, fouled=rule)
     ns_bf, ew_bf = weighted_fouled_bruteforce(rows, groups, expected=e, rule=rule, scale=scale)
     assert s.ns == ns_bf and s.ew == ew_bf
+
+
+def test_huge_weight_denominators_stay_exact():
+    # weights with distinct prime denominators: the common denominator D^2 is far beyond int64,
+    # so the exact path with Python integers is taken; brute force over 2^5 combinations agrees
+    primes = [101, 103, 107, 109, 113]
+    rows = [[(420, F(k, p)), (-50, 1 - F(k, p))] for k, p in zip((37, 51, 64, 80, 99), primes)]
+    rows += [[(400, 1)], [(170, 1)], [(420, 1)]]
+    s = weighted_session(rows, expected=9)
+    assert s.ns_num.dtype == object
+    ns_bf, ew_bf = weighted_bruteforce(rows, expected=9)
+    assert s.ns == ns_bf and s.ew == ew_bf
+    assert sum(s.ns) == (8 * 7 + 8) * F(9, 8) - 8  # sum of (M + 1) 9/8 - 1 over 8 results, sum of M = 8 x 7
