@@ -501,3 +501,14 @@ def test_empty_ranges_give_a_message():
 def test_matchpoints_unreadable_or_missing_board_number_is_a_row_error():
     res = F["MATCHPOINTS"](col(420, 400, 170, 100), col(1, "B1", 1, None))
     assert res == [[2, 0], ["#VALUE!", "#VALUE!"], [0, 2], ["#VALUE!", "#VALUE!"]]
+
+
+def test_results_that_are_no_finite_number_are_num_errors_not_blanks():
+    from fractions import Fraction as Fr
+
+    from xlbridge import excel
+
+    assert excel.to_cell(np.float64("nan")) == "#NUM!" and isinstance(excel.to_cell(float("inf")), ExcelError)
+    assert excel.to_cell(Fr(10 ** 400, 3)) == "#NUM!"
+    assert excel.to_cell(np.float64(1.5)) == 1.5 and excel.to_cell(np.int64(7)) == 7 and excel.to_cell(None) is None
+    assert excel.to_cell(Fr(-7, 1)) == -7 and type(excel.to_cell(Fr(-7, 1))) is int

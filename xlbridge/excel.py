@@ -24,6 +24,7 @@ Two kinds of bad result, both ``str`` subclasses so that any spreadsheet writes 
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 from .errors import InputError
@@ -293,16 +294,28 @@ def column(values) -> list[list]:
 def to_cell(value):
     """One result value as Excel gets it: Fraction -> float, bool/str/None/int kept.
 
-    Exact values are converted to the nearest double only here, at the boundary.
+    Exact values are converted to the nearest double only here, at the boundary. A result that
+    is no finite double (NaN, infinity, a Fraction too large for a double) is ``#NUM!``, never a
+    blank or a NaN standing for a number.
 
     >>> to_cell(Fraction(29, 2)), to_cell(None), to_cell(NA)
     (14.5, None, ExcelError('#N/A'))
+    >>> to_cell(float("nan")), to_cell(Fraction(10 ** 400, 3))
+    (ExcelError('#NUM!'), ExcelError('#NUM!'))
     """
     if type(value) in _PLAIN:
         return value
-    value = _scalar(value)
+    if hasattr(value, "dtype") and hasattr(value, "item") and not _is_array(value):
+        value = value.item()  # numpy scalar (a NaN stays NaN here: it is a bad result, not a blank)
     if isinstance(value, Fraction):
-        return int(value) if value.denominator == 1 else float(value)
+        if value.denominator == 1 and abs(value.numerator) < 2 ** 1023:
+            return int(value)
+        try:
+            value = float(value)
+        except OverflowError:
+            return NUM
+    if isinstance(value, float) and not math.isfinite(value):
+        return NUM
     return value
 
 
