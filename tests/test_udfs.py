@@ -293,6 +293,10 @@ def test_weighted_imps_seed004():
     assert F["WEIGHTED_IMPS"]([[420, -50]], [[0.6, 0.4]], 400) == pytest.approx(-3.4)
     res = F["WEIGHTED_IMPS"]([[420, -50], [420, None]], [["60%", "40%"], [None, None]], col(400, 400))
     assert res == [[pytest.approx(-3.4)], [1]]
+    # every row stands alone: weights not totalling 100 % or a negative weight are #VALUE! in that row
+    res = F["WEIGHTED_IMPS"]([[420, -50], [420, -50], [420, None]], [[0.6, 0.5], [0.6, -0.4], [None, None]],
+                             col(400, 400, 400))
+    assert res == [["#VALUE!"], ["#VALUE!"], [1]]
 
 
 def test_match_result_seed004():
