@@ -187,6 +187,8 @@ def test_bad_cells_name_the_row():
         matchpoint_session([420, 400], boards=[1])
     with pytest.raises(InputError, match=r"outside 0..14"):
         neuberg(15, 16, 8)
+    with pytest.raises(InputError, match=r"expected 5 results but there are 6"):
+        neuberg(4, 5, 6)
     with pytest.raises(InputError, match=r"not a board number"):
         matchpoint_session([420], boards=["x"])
     with pytest.raises(InputError, match=r"board 1: expected number of results 10000000000 is more than"):

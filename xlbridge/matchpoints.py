@@ -139,6 +139,8 @@ def neuberg(mp, expected, actual, scale: str = "EBU") -> Fraction:
     sc = _scale(scale)
     e = _count(expected, "expected number of results")
     a = _count(actual, "actual number of results")
+    if e < a:
+        raise InputError(f"expected {e} results but there are {a} (expected must be at least the actual number)")
     m = _to_fraction(mp, "matchpoints")
     top = 2 * (a - 1) if sc == "EBU" else a - 1
     if not 0 <= m <= top:
