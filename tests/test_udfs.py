@@ -516,3 +516,52 @@ def test_results_that_are_no_finite_number_are_num_errors_not_blanks():
     assert excel.to_cell(Fr(10 ** 400, 3)) == "#NUM!"
     assert excel.to_cell(np.float64(1.5)) == 1.5 and excel.to_cell(np.int64(7)) == 7 and excel.to_cell(None) is None
     assert excel.to_cell(Fr(-7, 1)) == -7 and type(excel.to_cell(Fr(-7, 1))) is int
+
+
+# --------------------------------------------------------------------------------------------
+# properties: whole traveller sheets through the Excel signatures against tests/bruteforce.py
+
+ANY_VUL = [0, 90, 110, 120, 140, 150, 170, -90, -110, -140, -170]   # part scores legal at every vulnerability
+
+
+@st.composite
+def _session(draw):
+    rows = draw(st.lists(st.tuples(st.integers(1, 3), st.one_of(st.sampled_from(ANY_VUL), st.just("NP"),
+                                                                   st.none())), min_size=1, max_size=12))
+    return rows, draw(st.sampled_from(["EBU", "ACBL"]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(_session())
+def test_matchpoints_whole_session_equals_brute_force(session):
+    from bruteforce import mp_board, neuberg_formula
+
+    rows, scale = session
+    real = {}
+    for i, (b, s) in enumerate(rows):
+        if isinstance(s, int):
+            real.setdefault(b, []).append(i)
+    e = max((len(v) for v in real.values()), default=0)
+    want = [[None, None] for _ in rows]
+    for b, idx in real.items():
+        mps = mp_board([rows[i][1] for i in idx], scale)
+        for i, (ns, ew) in zip(idx, mps):
+            want[i] = [float(neuberg_formula(ns, e, len(idx), scale)), float(neuberg_formula(ew, e, len(idx), scale))]
+    got = F["MATCHPOINTS"](col(*[s for _, s in rows]), col(*[b for b, _ in rows]), None, scale)
+    assert got == want   # exact: float() of the brute-force fraction is the nearest double
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from(ANY_VUL), min_size=1, max_size=4),
+       st.lists(st.tuples(st.sampled_from(ANY_VUL), st.sampled_from(ANY_VUL), st.integers(1, 9)), min_size=1,
+                max_size=2),
+       st.sampled_from(["EBU", "ACBL"]))
+def test_weighted_mp_equals_every_combination_averaged(plain, weighted, scale):
+    from bruteforce import weighted_bruteforce
+
+    rows = [[(s, 1)] for s in plain] + [[(a, Fraction(k, 10)), (b, Fraction(10 - k, 10))] for a, b, k in weighted]
+    ns, ew = weighted_bruteforce(rows, None, scale)
+    scores = [[s, None] for s in plain] + [[a, b] for a, b, _ in weighted]
+    weights = [[None, None] for _ in plain] + [[f"{10 * k}%", f"{100 - 10 * k}%"] for _, _, k in weighted]
+    got = F["WEIGHTED_MP"](scores, weights, None, None, scale)
+    assert got == [[float(x), float(y)] for x, y in zip(ns, ew)]
