@@ -600,9 +600,13 @@ SAMPLE_CALLS = {   # one Excel-shaped call per function, for the decorated funct
 
 def test_the_decorated_excel_functions_pass_their_arguments_through_unchanged():
     assert sorted(SAMPLE_CALLS) == sorted(F)
+    import copy
+
     for name, args in SAMPLE_CALLS.items():
+        before = copy.deepcopy(args)
         got = getattr(udfs, name)(*args)
         assert got == F[name](*args), name
+        assert args == before, f"{name} changed its input ranges"
         assert not isinstance(got, CallError), (name, got)
     # the acceptance figures through the functions Excel calls: seeds 000, 001, 004 and 003
     assert flat(udfs.FORML_HANDICAP(col(*DIV), col(*AVG)))[-2] == 79          # Lambs (ERRATA: printed 77)
