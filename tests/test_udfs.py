@@ -240,7 +240,14 @@ def test_pairs_ranking_ties_decided_exactly_not_on_rounded_floats():
 
 def test_pairs_ranking_refuses_a_bad_score():
     msg = F["PAIRS_RANKING"](col(1, 1), col(1, 2), col(3, 4), col(420, "x"))
-    assert isinstance(msg, CallError) and "row 2" in msg
+    assert isinstance(msg, CallError) and "row 2" in msg and "'x'" in msg
+    # the message says what is wrong, where, and the value
+    msg = F["PAIRS_RANKING"](col(2, 2), col(1, 2), col(3, 4), col(400, 420))   # N-S vulnerable: 4H= is 620
+    assert msg.startswith("PAIRS_RANKING: row 2: impossible score: 420") and "NS" in msg
+    msg = F["PAIRS_RANKING"](col(1, 1), col(1, 2), col(3, 4), col(420, "#N/A"))
+    assert msg.startswith("PAIRS_RANKING: row 2:") and "#N/A" in msg
+    msg = F["PAIRS_RANKING"](col(1, 1), col(1, 2), col(3, 4), [[420, -50], [400, None]], [[0.6, "x"], [None, None]])
+    assert msg.startswith("PAIRS_RANKING: row 1:") and "weight 'x'" in msg
 
 
 # --------------------------------------------------------------------------------------------

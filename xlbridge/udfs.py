@@ -252,12 +252,13 @@ def _any_vulnerability_legal(score: int) -> bool:
     return any(score in _legal_scores(v) for v in ("None", "NS", "EW", "All"))
 
 
-def _score_rows(scores: list, boards: list | None):
+def _score_rows(scores: list, boards: list | None, reasons: dict | None = None):
     """Check each score cell of a traveller; return (entries for the core, per-row errors, bad boards).
 
     A bad cell (Excel error, unreadable text, impossible score for its board) gets its error;
     its entry is replaced by 0 (legal on every board) so that the rest of the call is scored
     exactly as if it held a real result, and its board is marked so its other rows get #N/A.
+    ``reasons`` (optional) receives {row index: what is wrong} for a message.
     """
     entries, errors, bad_boards = [], {}, set()
     legal_cache: dict = {}
@@ -274,16 +275,22 @@ def _score_rows(scores: list, boards: list | None):
                 entries.append(e)
                 continue
         where = f"row {i + 1}"
+        why = None
         err = _xl.error_literal(v)
+        if err is not None:
+            why = f"{where}: the score cell holds {err}"
         if boards is not None and err is None:
             err = _xl.error_literal(b)
+            why = None if err is None else f"{where}: the board cell holds {err}"
             if err is None and not _xl.is_blank(v):
                 try:  # a score needs a board number (1 or more)
                     _xl.as_int(_xl.optional(b, None), "boards", where=where, minimum=1)
-                except XlbridgeError:
-                    err = _xl.VALUE
+                except XlbridgeError as ex:
+                    err, why = _xl.VALUE, str(ex)
             if err is not None:
                 errors[i] = err
+                if reasons is not None:
+                    reasons[i] = why
                 entries.append(None)
                 continue
         if err is None:
@@ -296,9 +303,11 @@ def _score_rows(scores: list, boards: list | None):
                         raise InputError(f"impossible score: {e}", where=where)
                 entries.append(e)
                 continue
-            except XlbridgeError:
-                err = _xl.VALUE
+            except XlbridgeError as ex:
+                err, why = _xl.VALUE, str(ex)
         errors[i] = err
+        if reasons is not None:
+            reasons[i] = why
         entries.append(0)
         bad_boards.add(None if boards is None else _board_key(b))
     return entries, errors, bad_boards
@@ -388,8 +397,8 @@ def _matchpoints_impl(scores, boards=None, expected=None, scale=None):
     return _mask_rows(rows, errors, bad, b, 2)
 
 
-def _weighted_outcomes(scores, weights, boards):
-    """Per row the list of (entry, weight) outcomes, per-row errors, and the bad boards."""
+def _weighted_outcomes(scores, weights, boards, reasons: dict | None = None):
+    """Per row the list of (entry, weight) outcomes, per-row errors, and the bad boards (``reasons`` as in _score_rows)."""
     sg = _nonempty(_xl.grid(scores), "scores")
     wg = None if _xl.optional(weights) is None else _xl.grid(weights)
     if wg is not None and (len(wg), len(wg[0]) if wg else 0) != (len(sg), len(sg[0]) if sg else 0):
@@ -425,12 +434,14 @@ def _weighted_outcomes(scores, weights, boards):
                     if len(cells) > 1:
                         raise InputError(f"outcome {v!r} has no weight", where=where)
                     w = 1
-                outs.append((e, parse_weight(w)))
+                outs.append((e, parse_weight(w, where=where)))
             if len(outs) == 1 and outs[0][1] == 1:
                 outs = outs[0][0]  # a plain result (score, A60/40 or NP), as matchpoint_session takes it
             outcomes.append(outs)
         except (InputError, ImpossibleScoreError, WeightError, _RowError) as ex:  # a bad cell of this row
             errors[i] = ex.err if isinstance(ex, _RowError) else _xl.VALUE
+            if reasons is not None:
+                reasons[i] = f"{where}: a cell holds {ex.err}" if isinstance(ex, _RowError) else str(ex)
             outcomes.append([(0, 1)])
             bad.add(bkey)
     return outcomes, errors, bad
@@ -501,17 +512,18 @@ def _pairs_ranking_impl(boards, ns_pairs, ew_pairs, scores, weights=None, expect
     sg = _xl.grid(scores)
     _same_length({"boards": b, "ns_pairs": ns, "ew_pairs": ew, "scores": sg})
     exp, sc = _expected_arg(expected), _opt_text(scale, "EBU", "scale")
+    why: dict = {}
     if _xl.optional(weights) is None and all(len(r) == 1 for r in sg):
-        entries, errors, bad = _score_rows([r[0] for r in sg], b)
+        entries, errors, bad = _score_rows([r[0] for r in sg], b, why)
         session = _core("matchpoints", "matchpoint_session")(entries, b, expected=exp, scale=sc)
     else:
-        outcomes, errors, bad = _weighted_outcomes(scores, weights, b)
+        outcomes, errors, bad = _weighted_outcomes(scores, weights, b, why)
         outcomes = [None if o == [] else o for o in outcomes]
         session = _core("weighted", "weighted_session")(outcomes, b, expected=exp, scale=sc)
     if errors:
         i = min(errors)
-        raise InputError(f"cannot read the score {_show_cell(sg[i])} (the ranking needs every result)",
-                         where=f"row {i + 1}")
+        what = why.get(i) or f"row {i + 1}: cannot read the score {_show_cell(sg[i])}"
+        raise InputError(f"{what} (the ranking needs every result)")
     fmt = _core("rounding", "format_rank")
     out = []
     for st in _core("matchpoints", "pairs_ranking")(session, ns, ew):
