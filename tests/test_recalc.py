@@ -333,3 +333,26 @@ def test_quoted_sheet_names_and_list_of_arrays(tmp_path):
     ws = out["Results (A&B)"]
     assert [[ws.cell(r, c).value for c in (2, 3)] for r in (1, 2)] == [[5, 10], [15, 20]]
     assert out["Sum"]["A1"].value == 50
+
+
+def test_blank_cells_of_referenced_ranges(tmp_path):
+    """Blank cells inside referenced ranges get no engine node but still read as blanks (values by hand)."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws["A1"], ws["A3"], ws["B2"] = 4, 6, "x"  # A2, B1, B3 blank; column Z empty
+    ws["D1"] = "=SUM(Z1:Z10)"  # a range with no cell at all: 0
+    ws["D2"] = "=COUNTBLANK(A1:B3)"  # A2, B1, B3: 3
+    ws["D3"] = "=COUNTA(A1:B3)"  # A1, A3, B2: 3
+    ws["D4"] = "=SUM(A1:A3)*10+ROWS(A1:A3)"  # 10*10 + 3 = 103
+    ws["D5"] = "=A2"  # one blank cell: 0, as in Excel
+    ws["D6"] = '=IF(ISBLANK(A2), "blank", "not")'
+    ws["D7"] = "=SUM(A1:A100000)"  # a block larger than the sheet's contents: 10
+    ws["D8"] = "=WIDTH(A1:B3)"  # the custom function sees blanks as None
+    ws["D9"] = "=COUNT(A1:C3)"  # C is beyond the used columns: 2
+    wb.save(tmp_path / "blanks.xlsx")
+    width = {"WIDTH": lambda rows: "|".join(",".join("_" if v is None else str(v) for v in row) for row in rows)}
+    report = recalc_workbook(str(tmp_path / "blanks.xlsx"), functions=width, isolate=False)
+    assert report.ok, [str(e) for e in report.errors]
+    out = openpyxl.load_workbook(report.output, data_only=True).active
+    assert [out.cell(r, 4).value for r in range(1, 10)] == [
+        0, 3, 3, 103, 0, "blank", 10, "4.0,_|_,x|6.0,_", 2]

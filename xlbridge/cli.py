@@ -5,7 +5,8 @@ Exit codes of ``xlbridge recalc``:
 - 0: recalculated, no cell evaluated to an error;
 - 1: recalculated and written, but some cells evaluated to Excel errors (listed on stdout);
 - 2: the file was refused (not a workbook, damaged, password-protected, hostile, over a size, memory
-  or time limit) or the command line is wrong; the one-line reason is printed on stderr;
+  or time limit), the command line is wrong, or the [batch] extra is not installed; the one-line
+  reason is printed on stderr (and, with ``--json``, a summary with ``"ok": false`` on stdout);
 - 3: the output could not be written (permissions, disk full).
 
 ``xlbridge templates [--out DIR] [--check]`` builds the bundled template workbooks (or, with
@@ -77,6 +78,19 @@ def _recalc(args) -> int:
             print(json.dumps({"source": args.book, "ok": False, "write_error": str(exc)}))
         print(f"xlbridge recalc: cannot write the output: {exc}", file=sys.stderr)
         return EXIT_WRITE
+    except ImportError as exc:  # the [batch] extra is missing: say so in one line, not a traceback
+        msg = (f"the headless batch layer is not installed ({exc}); "
+               f"install it with: python -m pip install \"xlbridge[batch]\"")
+        if args.json:
+            print(json.dumps({"source": args.book, "ok": False, "refused": msg}))
+        print(f"xlbridge recalc: {msg}", file=sys.stderr)
+        return EXIT_REFUSED
+    except MemoryError:
+        msg = f"{args.book}: refused: out of memory"
+        if args.json:
+            print(json.dumps({"source": args.book, "ok": False, "refused": msg}))
+        print(f"xlbridge recalc: {msg}", file=sys.stderr)
+        return EXIT_REFUSED
     if args.json:
         print(report.to_json())
     else:

@@ -39,6 +39,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -101,7 +102,13 @@ class RecalcCellError:
 
 @dataclasses.dataclass(frozen=True)
 class RecalcReport:
-    """What a recalculation did: files, counts, the cells that evaluated to errors, time taken."""
+    """What a recalculation did: files, counts, the cells that evaluated to errors, time taken.
+
+    >>> r = RecalcReport("a.xlsx", "a-recalculated.xlsx", None, 1, 2, 2,
+    ...                  (RecalcCellError("S", "A1", "#DIV/0!", "division by zero"),), 0.25, False)
+    >>> r.ok, r.to_dict()["error_count"], r.to_dict()["errors"][0]["cell"]
+    (False, 1, 'A1')
+    """
 
     source: str
     output: str
@@ -135,6 +142,7 @@ class RecalcReport:
         }
 
     def to_json(self) -> str:
+        """:meth:`to_dict` as indented JSON text."""
         return json.dumps(self.to_dict(), indent=2)
 
 
@@ -262,6 +270,47 @@ def _adapt_function(name: str, fn, messages: dict):
     return wrap_func(wrapper, ranges=True)
 
 
+class _SparseSheet:
+    """A read-only view of an openpyxl worksheet whose ``iter_rows`` over a block yields only cells holding a value.
+
+    formulas' ``complete`` step compiles every cell of every range a formula references, blank or not
+    (``worksheet.iter_rows`` creates them): for the pairs template at 10,000 rows that is 70,000 blank
+    cells of the weighted-outcome and typed-score columns, each a graph node. The engine's range
+    assembler fills the cells of a range that have no node with empty values itself, so those blanks
+    need no node. A single-cell reference still gets its cell (blank or not): a formula reading one
+    blank cell needs that node. Every other attribute is the worksheet's own.
+
+    >>> import openpyxl
+    >>> ws = openpyxl.Workbook().active
+    >>> ws["A1"], ws["B3"] = 1, "x"
+    >>> [[c.coordinate for c in row] for row in _SparseSheet(ws).iter_rows(1, 3, 1, 2)]
+    [['A1', 'B3']]
+    >>> [[c.coordinate for c in row] for row in _SparseSheet(ws).iter_rows(2, 2, 2, 2)]
+    [['B2']]
+    """
+
+    def __init__(self, worksheet):
+        self._ws = worksheet
+
+    def __getattr__(self, name):
+        return getattr(self._ws, name)
+
+    def iter_rows(self, min_row=None, max_row=None, min_col=None, max_col=None, values_only=False):
+        ws = self._ws
+        cells = getattr(ws, "_cells", None)
+        bounds = (min_row, max_row, min_col, max_col)
+        if (values_only or not isinstance(cells, dict) or None in bounds
+                or (min_row == max_row and min_col == max_col)):
+            return ws.iter_rows(min_row, max_row, min_col, max_col, values_only)
+        area = (max_row - min_row + 1) * (max_col - min_col + 1)
+        if area <= len(cells):  # look the block up cell by cell
+            found = (cells.get((r, c)) for r in range(min_row, max_row + 1) for c in range(min_col, max_col + 1))
+        else:  # a block larger than the sheet's contents: walk the contents
+            found = (cell for (r, c), cell in sorted(cells.items())
+                     if min_row <= r <= max_row and min_col <= c <= max_col)
+        return [[cell for cell in found if cell is not None and cell.value is not None]]
+
+
 def _sparse_model_class():
     """``formulas.ExcelModel`` that compiles only the cells that hold something.
 
@@ -269,12 +318,23 @@ def _sparse_model_class():
     sheet's bounding box: for a 10,000-row template that is a quarter of a million blank cells, each
     made into a graph node. Blank cells need no node (a reference to one reads as empty either way),
     so this walks openpyxl's dict of existing cells instead and skips those without a value. The body
-    is otherwise the stock one of formulas 1.3.
+    is otherwise the stock one of formulas 1.3. ``add_sheet`` hands the stock ``complete`` step a
+    :class:`_SparseSheet`, so the blank cells of referenced ranges get no node either.
     """
     import formulas
     import schedula as sh
 
     class SparseExcelModel(formulas.ExcelModel):
+        def add_sheet(self, worksheet, context):
+            worksheet, ctx = super().add_sheet(worksheet, context)
+            raw = worksheet._ws if isinstance(worksheet, _SparseSheet) else worksheet
+            views = self.__dict__.setdefault("_xlbridge_sparse_views", {})
+            # one view per sheet, kept alive with it: ``complete`` caches max_row per sheet object
+            view = views.get(id(raw))
+            if view is None or view[1] is not raw:
+                view = views[id(raw)] = (_SparseSheet(raw), raw)
+            return view[0], ctx
+
         def push(self, worksheet, context):
             existing = getattr(worksheet, "_cells", None)
             if not isinstance(existing, dict):
@@ -463,13 +523,21 @@ def _run_bounded(path, targets, functions, progress, limits: SafetyLimits, name:
 
 
 
+_CALLED = re.compile(r"(?<![A-Z0-9_.])(?:_XLUDF\.)?([A-Z_][A-Z0-9_.]*)\s*\(")
+
+
 def _messages_for(formula: str, messages: dict) -> str:
-    upper = formula.upper()
+    """The messages of the custom functions that ``formula`` calls (``IMPS`` is not ``CROSS_IMPS``).
+
+    >>> _messages_for("=CROSS_IMPS(A1:A4)", {"IMPS": ["bad"], "CROSS_IMPS": ["board 2: 7 scores"]})
+    'CROSS_IMPS: board 2: 7 scores'
+    """
+    called = set(_CALLED.findall(formula.upper()))
     found = []
     for fname, msgs in messages.items():
         if fname in (_CALL_ERRORS, _OUT_OF_MEMORY):
             continue
-        if fname + "(" in upper:
+        if fname in called:
             uniq = list(dict.fromkeys(msgs))
             more = f" (+{len(uniq) - 3} more)" if len(uniq) > 3 else ""
             found.append(f"{fname}: " + "; ".join(uniq[:3]) + more)

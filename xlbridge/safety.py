@@ -239,7 +239,7 @@ def _check_stream(fh, limits: SafetyLimits, name: str | None) -> WorkbookInfo:
                             pass
                     while raw.read(1 << 16):  # whatever the XML parser left: read to the end, CRC checked
                         pass
-            except WorkbookError:
+            except (WorkbookError, ImportError):  # a missing defusedxml is not a damaged workbook
                 raise
             except Exception as exc:  # BadZipFile (CRC), EOFError (truncated), zlib.error (corrupt deflate)
                 _refuse(f"damaged workbook: zip member {part} cannot be read ({type(exc).__name__}: {exc})",
