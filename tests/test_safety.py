@@ -279,3 +279,10 @@ def test_xlsb_refused(tmp_path):
         z.writestr("[Content_Types].xml", "<Types/>")
         z.writestr("xl/workbook.bin", b"\x83\x01\x00")
     refused(p, r"binary workbook \(.xlsb\)")
+
+
+def test_checks_themselves_time_bounded(good):
+    """The streamed checks stop at ``max_seconds`` too (a deadline already passed: no timing involved)."""
+    refused(good, r"refused: checking the file took longer than the limit of 0 s \(at zip member ",
+            limits=SafetyLimits(max_seconds=0))
+    check_workbook(good, limits=SafetyLimits(max_seconds=600))

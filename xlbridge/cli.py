@@ -43,7 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--json", action="store_true", help="print a machine-readable summary on stdout")
     r.add_argument("--no-progress", action="store_true", help="no progress output on stderr")
     r.add_argument("--timeout", type=float, metavar="SECONDS",
-                   help="wall-clock limit of the formula engine (default 600)")
+                   help="wall-clock limit of the file checks and, separately, of the formula engine (default 600)")
     r.add_argument("--max-memory", type=int, metavar="MIB",
                    help="address-space limit of the formula engine in MiB (default 4096)")
     t = sub.add_parser("templates", help="build (or check) the bundled template workbooks")

@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import os
+import time
 import zipfile
 
 from .errors import WorkbookError
@@ -53,7 +54,8 @@ class SafetyLimits:
       sheets [5,000,000] (an array formula claiming ``A1:XFD1048576`` would otherwise make the
       writer fill 17 billion cells).
     - ``max_memory``: address-space limit of the formula-engine process [4 GiB] (Linux/macOS).
-    - ``max_seconds``: wall-clock limit of the formula engine [600 s].
+    - ``max_seconds``: wall-clock limit of the formula engine [600 s]; the streamed checks of
+      :func:`check_workbook` have the same limit of their own (checked every 64 KiB read).
 
     >>> SafetyLimits().max_ratio
     200
@@ -117,13 +119,18 @@ def _scan_xml(stream, part: str, name: str | None) -> None:
 class _BoundedReader(io.RawIOBase):
     """A read-only stream over a zip member that refuses to yield more than ``limit`` bytes."""
 
-    def __init__(self, raw, limit: int, part: str, name: str | None):
+    def __init__(self, raw, limit: int, part: str, name: str | None, deadline: float | None = None,
+                 seconds: float = 0.0):
         self._raw, self._left, self._part, self._name = raw, limit, part, name
+        self._deadline, self._seconds = deadline, seconds
 
     def readable(self):
         return True
 
     def readinto(self, b):
+        if self._deadline is not None and time.monotonic() >= self._deadline:
+            _refuse(f"refused: checking the file took longer than the limit of {self._seconds:g} s "
+                    f"(at zip member {self._part})", self._name)
         data = self._raw.read(min(len(b), self._left + 1))
         if len(data) > self._left:
             _refuse(f"refused: zip member {self._part} inflates past its declared size (zip bomb?)",
@@ -173,6 +180,7 @@ def check_workbook(source, *, limits: SafetyLimits | None = None, name: str | No
 
 
 def _check_stream(fh, limits: SafetyLimits, name: str | None) -> WorkbookInfo:
+    deadline = time.monotonic() + limits.max_seconds
     fh.seek(0, os.SEEK_END)
     size = fh.tell()
     if size > limits.max_file_size:
@@ -231,7 +239,8 @@ def _check_stream(fh, limits: SafetyLimits, name: str | None) -> WorkbookInfo:
                 continue
             try:
                 with zf.open(info) as raw:
-                    stream = io.BufferedReader(_BoundedReader(raw, info.file_size, part, name), 1 << 16)
+                    stream = io.BufferedReader(
+                        _BoundedReader(raw, info.file_size, part, name, deadline, limits.max_seconds), 1 << 16)
                     if part.lower().endswith(_XML_SUFFIXES):
                         _scan_xml(stream, part, name)
                     else:
