@@ -278,3 +278,17 @@ def test_plot_fairness_writes_a_png(tmp_path):
 
 def test_seed_tails_are_the_default():
     assert FAIRNESS_TAILS == (0.25, 0.10, 0.01)
+
+
+def test_huge_match_counts_are_refused_not_computed_for_minutes():
+    from xlbridge.fairness import FAIRNESS_MAX_MATCHES
+
+    with pytest.raises(InputError, match="more than the 100,000 matches"):
+        fairness_band(FAIRNESS_MAX_MATCHES + 1, 0.1)
+    with pytest.raises(InputError, match="matches 250000"):
+        fairness_p(100_000, 250_000)
+    # the limit itself is computed; a small count checked by counting sequences
+    assert fairness_band(20, Fraction(1, 10)) == (
+        min(k for k in range(21) if Fraction(sum(comb(20, j) for j in range(k + 1)), 2 ** 20) > Fraction(1, 10)),
+        20 - min(k for k in range(21) if Fraction(sum(comb(20, j) for j in range(k + 1)), 2 ** 20) > Fraction(1, 10)),
+    )

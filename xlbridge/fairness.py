@@ -45,18 +45,30 @@ __all__ = [
     "fairness_count",
     "fairness_bands_data",
     "plot_fairness",
+    "FAIRNESS_MAX_MATCHES",
 ]
 
 #: The tails of the seed's Figures 1 and 2: 25 % (blue), 10 % (green), 1 % (orange) at each end.
 FAIRNESS_TAILS = (0.25, 0.10, 0.01)
 _TAIL_COLOURS = ("tab:blue", "tab:green", "tab:orange")
 
+#: The largest number of matches computed exactly (about a second at the limit). A league plays
+#: hundreds of matches a season; a larger count is refused rather than freezing Excel for minutes.
+FAIRNESS_MAX_MATCHES = 100_000
+
+
+def _matches(matches, name: str = "matches") -> int:
+    n = _whole(matches, name)
+    if n < 0:
+        raise InputError(f"{name} must be 0 or more, got {matches!r}")
+    if n > FAIRNESS_MAX_MATCHES:
+        raise InputError(f"{name} {n} is more than the {FAIRNESS_MAX_MATCHES:,} matches computed exactly")
+    return n
+
 
 def _n_and_w(wins, matches) -> tuple[int, int]:
-    n = _whole(matches, "matches")
+    n = _matches(matches)
     w = _whole(wins, "wins")
-    if n < 0:
-        raise InputError(f"matches must be 0 or more, got {matches!r}")
     if not 0 <= w <= n:
         raise InputError(f"wins must be between 0 and matches ({n}), got {wins!r}")
     return w, n
@@ -161,9 +173,7 @@ def fairness_band(matches, tail) -> tuple[int, int]:
     >>> fairness_band(12, 0.25)
     (5, 7)
     """
-    n = _whole(matches, "matches")
-    if n < 0:
-        raise InputError(f"matches must be 0 or more, got {matches!r}")
+    n = _matches(matches)
     low = _band_low(n, _tail(tail))
     return low, n - low
 
@@ -220,7 +230,7 @@ def fairness_bands_data(max_n, tails=FAIRNESS_TAILS, *, header: bool = True) -> 
     >>> rows[3]
     [3, 1.5, 1, 2, 0, 3, 0, 3]
     """
-    m = _whole(max_n, "max_n")
+    m = _matches(max_n, "max_n")
     if m < 1:
         raise InputError(f"max_n must be at least 1, got {max_n!r}")
     ts = [_tail(t) for t in tails]
