@@ -122,7 +122,8 @@ def test_fairness_bands_and_p_values(done):
     got = [ws.cell(row=r, column=13).value for r in range(5, 11)]
     assert got == [float(fairness.fairness_p_exact(w, n)) for w, n in observed]
     upper = [ws.cell(row=r, column=14).value for r in range(5, 11)]
-    assert upper == pytest.approx([float(1 - fairness.fairness_p_exact(w - 1, n)) for w, n in observed])
+    assert upper == [float(fairness.fairness_p_upper_exact(w, n)) for w, n in observed]
+    assert upper == pytest.approx([float(Fraction(sum(comb(n, k) for k in range(w, n + 1)), 2 ** n)) for w, n in observed])
     assert round(upper[0], 4) == 0.0111  # seed 000: P(X >= 37 | 56) = P(X <= 19 | 56) (ERRATA: a p-value)
     assert round(got[1], 4) == round(float(sum(comb(87, k) for k in range(35)) / 2 ** 87), 4)
     assert all(_blank(ws.cell(row=r, column=13).value) for r in range(11, 25))

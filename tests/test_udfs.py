@@ -31,6 +31,8 @@ EXTENSIONS = {
     "LEHMAN_LEDGER": ["weeks", "north", "south", "east", "west", "ns_pct", "[formula]", "[decay]"],
     "SCORE_OR_TYPED": ["contract", "declarer", "tricks", "board", "typed"],
 }
+# optional trailing arguments added to catalogue functions (the catalogue's own arguments keep their order)
+EXTRA_OPTIONAL = {"FAIRNESS": ["[upper]"]}
 
 
 def col(*values):
@@ -60,6 +62,7 @@ def test_every_catalogue_function_exists_with_its_argument_order():
     cat = catalogue()
     assert len(cat) == 23 and len(F) == 27  # 23 catalogue functions + 4 template extensions
     for name, args in {**cat, **EXTENSIONS}.items():
+        args = args + EXTRA_OPTIONAL.get(name, [])
         fn = getattr(udfs, name)
         params = list(inspect.signature(fn).parameters.values())
         assert [p.name for p in params] == [a.strip("[]") for a in args], name
@@ -413,6 +416,10 @@ def brute_p(w, n):
 def test_fairness_seed000():
     assert round(F["FAIRNESS"](19, 56), 4) == 0.0111            # the initial study
     assert F["FAIRNESS"](19.0, 56.0) == float(brute_p(19, 56))
+    # the upper tail: the higher-handicap team won 37 of 56 (seed 000 counted the other side's 19)
+    assert F["FAIRNESS"](37, 56, True) == float(1 - brute_p(36, 56)) == float(brute_p(19, 56))
+    assert F["FAIRNESS"](col(37, None), col(56, None), "TRUE") == [[float(brute_p(19, 56))], [None]]
+    assert isinstance(F["FAIRNESS"](37, 56, "maybe"), CallError)
     assert flat(F["FAIRNESS"](col(34, 44), col(87, 88))) == [float(brute_p(34, 87)), float(brute_p(44, 88))]
     for n, tail in ((56, 0.01), (87, 0.10), (168, 0.25), (12, 0.25)):
         lo = min(k for k in range(n + 1) if brute_p(k, n) > Fraction(str(tail)))

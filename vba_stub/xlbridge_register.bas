@@ -37,11 +37,12 @@ Public Sub RegisterXlbridgeFunctions()
             "Which scores the datum drops: ""acbl"" (default) or another named rule", _
             "Rounding of a final 5: ""even"" (default) or another named rule")
     Application.MacroOptions Macro:="FAIRNESS", _
-        Description:="P(X <= wins) for X ~ Binomial(matches, 1/2), computed exactly.", _
+        Description:="P(X <= wins) (or P(X >= wins) with upper TRUE) for X ~ Binomial(matches, 1/2), exact.", _
         Category:="xlbridge", _
         ArgumentDescriptions:=Array( _
             "Wins of the side counted (e.g. the higher-handicap team; seed 000: 34 of 87)", _
-            "Decided matches between teams with different handicaps")
+            "Decided matches between teams with different handicaps", _
+            "Optional: TRUE for the upper tail P(X >= wins); blank or FALSE for P(X <= wins)")
     Application.MacroOptions Macro:="FAIRNESS_BAND", _
         Description:="Fewest and most wins (n x 2) of the band excluding a tail share at each end, per number of matches.", _
         Category:="xlbridge", _

@@ -53,13 +53,13 @@ failed:
     DATUM = Err.Description
 End Function
 
-Function FAIRNESS(wins, matches)
+Function FAIRNESS(wins, matches, Optional upper)
     #If App = "Microsoft Excel" Then
         If TypeOf Application.Caller Is Range Then On Error GoTo failed
-        FAIRNESS = XLPy.CallUDF("xlbridge.udfs", "FAIRNESS", Array(wins, matches), ThisWorkbook, Application.Caller)
+        FAIRNESS = XLPy.CallUDF("xlbridge.udfs", "FAIRNESS", Array(wins, matches, upper), ThisWorkbook, Application.Caller)
         Exit Function
     #Else
-        FAIRNESS = XLPy.CallUDF("xlbridge.udfs", "FAIRNESS", Array(wins, matches))
+        FAIRNESS = XLPy.CallUDF("xlbridge.udfs", "FAIRNESS", Array(wins, matches, upper))
         Exit Function
     #End If
 failed:

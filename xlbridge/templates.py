@@ -414,10 +414,8 @@ def _handicap():
     _input(ws, f"K{F_FIRST}:L{ol}", kind="whole", operator="between", formula1="0", formula2="100000",
            prompt="Wins of the higher-handicap team, and matches played (draws excluded)")
     _array(ws, f"M{F_FIRST}:M{ol}", f"=FAIRNESS(K{F_FIRST}:K{ol},L{F_FIRST}:L{ol})", "0.0000")
-    # the upper tail, P(X >= w) = 1 - P(X <= w - 1): small when the higher-handicap team wins too often
-    k, lr = f"K{F_FIRST}:K{ol}", f"L{F_FIRST}:L{ol}"
-    _array(ws, f"N{F_FIRST}:N{ol}",
-           f'=IF({k}="","",IF({k}=0,1,1-FAIRNESS(IF({k}=0,0,{k}-1),{lr})))', "0.0000")
+    # the upper tail, P(X >= wins): small when the higher-handicap team wins too often (exact in the core)
+    _array(ws, f"N{F_FIRST}:N{ol}", f"=FAIRNESS(K{F_FIRST}:K{ol},L{F_FIRST}:L{ol},TRUE)", "0.0000")
     _legend(ws, f"J{ol + 2}")
     _fairness_chart(ws, fl, ol)
     ws.freeze_panes = f"A{F_FIRST}"

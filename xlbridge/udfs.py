@@ -925,13 +925,17 @@ def _forml_newteams_impl(teams, opponents, vps_for, vps_against, known_teams, kn
 
 
 @_impl("FAIRNESS")
-def _fairness_impl(wins, matches):
-    """P(X <= wins) for X ~ Binomial(matches, 1/2), exact then one float, element-wise.
+def _fairness_impl(wins, matches, upper=None):
+    """P(X <= wins) (or, with ``upper`` TRUE, P(X >= wins)) for X ~ Binomial(matches, 1/2), element-wise.
 
-    >>> round(_fairness_impl(19, 56), 4)
-    0.0111
+    Exact (xlbridge.fairness), then one float. Seed 000: the higher-ranking team won 19 of 56,
+    i.e. the higher-handicap team won 37 of 56.
+
+    >>> round(_fairness_impl(19, 56), 4), round(_fairness_impl(37, 56, True), 4)
+    (0.0111, 0.0111)
     """
-    fn = _core("fairness", "fairness_p_exact")
+    up = _xl.as_bool(upper, "upper", False)
+    fn = _core("fairness", "fairness_p_upper_exact" if up else "fairness_p_exact")
     return _elementwise(lambda wins, matches: fn(wins, matches), {"wins": wins, "matches": matches},
                         blank_if=("wins", "matches"))
 
@@ -1263,9 +1267,10 @@ def FORML_NEWTEAMS(teams, opponents, vps_for, vps_against, known_teams, known_vp
 @xw.ret(**_RET)
 @xw.arg("wins", ndim=2, err_to_str=True, doc="Wins of the side counted (e.g. the higher-handicap team; seed 000: 34 of 87)")
 @xw.arg("matches", ndim=2, err_to_str=True, doc="Decided matches between teams with different handicaps")
-def FAIRNESS(wins, matches):
-    """P(X <= wins) for X ~ Binomial(matches, 1/2), computed exactly."""
-    return _run("FAIRNESS", wins, matches)
+@xw.arg("upper", ndim=2, err_to_str=True, doc="Optional: TRUE for the upper tail P(X >= wins); blank or FALSE for P(X <= wins)")
+def FAIRNESS(wins, matches, upper=None):
+    """P(X <= wins) (or P(X >= wins) with upper TRUE) for X ~ Binomial(matches, 1/2), exact."""
+    return _run("FAIRNESS", wins, matches, upper)
 
 
 @xw.func(category=CATEGORY)
