@@ -31,6 +31,7 @@ __all__ = [
     "bridge_score",
     "declarer_scores",
     "legal_scores",
+    "any_legal_scores",
     "check_score",
 ]
 
@@ -326,6 +327,16 @@ def legal_scores(vulnerable) -> frozenset:
     """
     v = vulnerability(vulnerable)
     return _legal(v.ns, v.ew)
+
+
+@lru_cache(maxsize=1)
+def any_legal_scores() -> frozenset:
+    """Every N-S score that can occur at some vulnerability (for travellers without board numbers).
+
+    >>> 410 in any_legal_scores(), 620 in any_legal_scores(), len(any_legal_scores()) == 2 * 204 + 1
+    (False, True, True)
+    """
+    return frozenset().union(*(legal_scores(v) for v in ("None", "NS", "EW", "All")))
 
 
 def check_score(score, vulnerable, *, where: str | None = None) -> int:

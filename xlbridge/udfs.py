@@ -39,7 +39,7 @@ import importlib
 import os
 
 from . import excel as _xl
-from .contract import bridge_score as _bridge_score, check_score as _check_score, legal_scores as _legal_scores
+from .contract import any_legal_scores as _any_legal_scores, bridge_score as _bridge_score, check_score as _check_score, legal_scores as _legal_scores
 from .entries import NotPlayed as _NotPlayed, parse_entry as _parse_entry
 from .errors import ImpossibleScoreError, InputError, WeightError, XlbridgeError
 from .excel import CallError, ExcelError
@@ -249,7 +249,7 @@ def _nonempty(values: list, name: str) -> list:
 
 
 def _any_vulnerability_legal(score: int) -> bool:
-    return any(score in _legal_scores(v) for v in ("None", "NS", "EW", "All"))
+    return score in _any_legal_scores()
 
 
 def _score_rows(scores: list, boards: list | None, reasons: dict | None = None):
@@ -269,8 +269,7 @@ def _score_rows(scores: list, boards: list | None, reasons: dict | None = None):
             key = None if b is None else int(b)
             legal = legal_cache.get(key)
             if legal is None:
-                legal = legal_cache[key] = (_legal_scores(key) if key is not None else
-                                            frozenset().union(*(_legal_scores(x) for x in ("None", "NS", "EW", "All"))))
+                legal = legal_cache[key] = _legal_scores(key) if key is not None else _any_legal_scores()
             if e in legal:
                 entries.append(e)
                 continue
