@@ -6,13 +6,13 @@ Expected values: the core API (xlbridge.forml, xlbridge.fairness) on the same in
 
 from __future__ import annotations
 
-import hashlib
 import shutil
 from fractions import Fraction
 from math import comb
 from pathlib import Path
 
 import openpyxl
+from recalc_helpers import recalc_copy
 import pytest
 from openpyxl.worksheet.formula import ArrayFormula
 
@@ -37,13 +37,7 @@ def _blank(v):
     return v is None or v == ""
 
 
-def _recalc(src: Path, tmp: Path):
-    before = hashlib.sha256(src.read_bytes()).hexdigest()
-    out = tmp / (src.stem + "-recalculated.xlsx")
-    report = recalc.recalc_workbook(src, out, isolate=False)
-    assert hashlib.sha256(src.read_bytes()).hexdigest() == before  # input untouched
-    assert report.errors == (), [str(e) for e in report.errors]
-    return out, openpyxl.load_workbook(out, data_only=True)
+_recalc = recalc_copy
 
 
 @pytest.fixture(scope="module")

@@ -7,11 +7,11 @@ scoresheets (ERRATA: pair A 2.75) and seed 001's two Neuberg examples and final 
 
 from __future__ import annotations
 
-import hashlib
 import shutil
 from pathlib import Path
 
 import openpyxl
+from recalc_helpers import recalc_copy
 import pytest
 from openpyxl.worksheet.formula import ArrayFormula
 
@@ -32,13 +32,7 @@ def _blank(v):
     return v is None or v == ""
 
 
-def _recalc(src: Path, tmp: Path):
-    before = hashlib.sha256(src.read_bytes()).hexdigest()
-    out = tmp / (src.stem + "-recalculated.xlsx")
-    report = recalc.recalc_workbook(src, out, isolate=False)
-    assert hashlib.sha256(src.read_bytes()).hexdigest() == before
-    assert report.errors == (), [str(e) for e in report.errors]
-    return out, openpyxl.load_workbook(out, data_only=True)
+_recalc = recalc_copy
 
 
 @pytest.fixture(scope="module")
