@@ -285,12 +285,12 @@ def test_cross_imps_against_brute_force():
 
 def test_butler_and_datum_by_hand():
     s = [420, 400, 170, -50]          # mean 235 -> 240 (ACBL: a final 5 to the even ten), nothing trimmed
-    assert F["DATUM"](col(*s)) == 240
+    assert F["BUTLER_DATUM"](col(*s)) == 240
     assert F["BUTLER"](col(*s)) == [[law78b(x - 240), -law78b(x - 240)] for x in s]
-    msg = F["DATUM"](col(420, "NP", 410))
+    msg = F["BUTLER_DATUM"](col(420, "NP", 410))
     assert isinstance(msg, CallError) and "row 3" in msg and "410" in msg
-    assert F["DATUM"](col(420, "NP", None, 400, 170, -50)) == 240      # NP and blank rows ignored
-    assert F["DATUM"](col(420, "#N/A", 400)) == "#N/A"
+    assert F["BUTLER_DATUM"](col(420, "NP", None, 400, 170, -50)) == 240      # NP and blank rows ignored
+    assert F["BUTLER_DATUM"](col(420, "#N/A", 400)) == "#N/A"
 
 
 def test_vp_wbf2013_seven_boards_seed004():
@@ -592,7 +592,7 @@ SAMPLE_CALLS = {   # one Excel-shaped call per function, for the decorated funct
     "IMPS": (col(20, -430),),
     "CROSS_IMPS": (col(420, 400, 170, -50), None, True),
     "BUTLER": (col(420, 400, 170, -50), None, None, None),
-    "DATUM": (col(420, 400, 170, -50), None, None),
+    "BUTLER_DATUM": (col(420, 400, 170, -50), None, None),
     "VP": (col(5, 9, -2), 7.0),
     "WEIGHTED_IMPS": ([[420.0, -50.0]], [[0.6, 0.4]], 400.0),
     "MATCH_RESULT": (col(3, 0, 5, 2, -2, 0, -3), 7.0, None),

@@ -22,6 +22,13 @@ Public Sub RegisterXlbridgeFunctions()
             "Board numbers parallel to the scores (optional; rows are grouped by board; vulnerability by board)", _
             "Which scores the datum drops: ""acbl"" (5 % at each end; default) or another named rule", _
             "Rounding of a final 5 in the datum: ""even"" (default) or another named rule")
+    Application.MacroOptions Macro:="BUTLER_DATUM", _
+        Description:="The Butler datum of one board: trimmed mean of the N-S scores, rounded to 10.", _
+        Category:="xlbridge", _
+        ArgumentDescriptions:=Array( _
+            "N-S scores of one board", _
+            "Which scores the datum drops: ""acbl"" (default) or another named rule", _
+            "Rounding of a final 5: ""even"" (default) or another named rule")
     Application.MacroOptions Macro:="CROSS_IMPS", _
         Description:="N-S and E-W cross-IMPs of each row (n x 2): total, or average with TRUE.", _
         Category:="xlbridge", _
@@ -29,13 +36,6 @@ Public Sub RegisterXlbridgeFunctions()
             "N-S scores, one row per result: numbers, A60/40 (artificial, %), NP (not played); blanks ignored", _
             "Board numbers parallel to the scores (optional; rows are grouped by board; vulnerability by board)", _
             "TRUE for the average over the other results; FALSE or blank for the total")
-    Application.MacroOptions Macro:="DATUM", _
-        Description:="The Butler datum of one board: trimmed mean of the N-S scores, rounded to 10.", _
-        Category:="xlbridge", _
-        ArgumentDescriptions:=Array( _
-            "N-S scores of one board", _
-            "Which scores the datum drops: ""acbl"" (default) or another named rule", _
-            "Rounding of a final 5: ""even"" (default) or another named rule")
     Application.MacroOptions Macro:="FAIRNESS", _
         Description:="P(X <= wins) (or P(X >= wins) with upper TRUE) for X ~ Binomial(matches, 1/2), exact.", _
         Category:="xlbridge", _

@@ -27,6 +27,19 @@ failed:
     BUTLER = Err.Description
 End Function
 
+Function BUTLER_DATUM(scores, Optional trim, Optional rounding)
+    #If App = "Microsoft Excel" Then
+        If TypeOf Application.Caller Is Range Then On Error GoTo failed
+        BUTLER_DATUM = XLPy.CallUDF("xlbridge.udfs", "BUTLER_DATUM", Array(scores, trim, rounding), ThisWorkbook, Application.Caller)
+        Exit Function
+    #Else
+        BUTLER_DATUM = XLPy.CallUDF("xlbridge.udfs", "BUTLER_DATUM", Array(scores, trim, rounding))
+        Exit Function
+    #End If
+failed:
+    BUTLER_DATUM = Err.Description
+End Function
+
 Function CROSS_IMPS(scores, Optional boards, Optional average)
     #If App = "Microsoft Excel" Then
         If TypeOf Application.Caller Is Range Then On Error GoTo failed
@@ -38,19 +51,6 @@ Function CROSS_IMPS(scores, Optional boards, Optional average)
     #End If
 failed:
     CROSS_IMPS = Err.Description
-End Function
-
-Function DATUM(scores, Optional trim, Optional rounding)
-    #If App = "Microsoft Excel" Then
-        If TypeOf Application.Caller Is Range Then On Error GoTo failed
-        DATUM = XLPy.CallUDF("xlbridge.udfs", "DATUM", Array(scores, trim, rounding), ThisWorkbook, Application.Caller)
-        Exit Function
-    #Else
-        DATUM = XLPy.CallUDF("xlbridge.udfs", "DATUM", Array(scores, trim, rounding))
-        Exit Function
-    #End If
-failed:
-    DATUM = Err.Description
 End Function
 
 Function FAIRNESS(wins, matches, Optional upper)

@@ -71,7 +71,7 @@ __all__ = [
     "RUNTIME",
     "CATEGORY",
     "BRIDGE_SCORE", "SCORE_OR_TYPED", "MATCHPOINTS", "WEIGHTED_MP", "NEUBERG", "MP_PERCENT", "PAIRS_RANKING",
-    "IMPS", "CROSS_IMPS", "BUTLER", "DATUM", "VP", "WEIGHTED_IMPS", "MATCH_RESULT",
+    "IMPS", "CROSS_IMPS", "BUTLER", "BUTLER_DATUM", "VP", "WEIGHTED_IMPS", "MATCH_RESULT",
     "INSTANT_MP", "INSTANT_AWARD",
     "LEHMAN_PREDICT", "LEHMAN_DELTA", "LEHMAN_ERROR", "LEHMAN_UPDATE", "LEHMAN_LEDGER",
     "FORML_HANDICAP", "FORML_VPDIFF", "LEGACY_HANDICAP", "FORML_NEWTEAMS", "FAIRNESS", "FAIRNESS_BAND",
@@ -601,7 +601,7 @@ def _named_options(**opts):
     return out
 
 
-@_impl("DATUM")
+@_impl("BUTLER_DATUM")
 def _datum_impl(scores, trim=None, rounding=None):
     """The Butler datum of one board (xlbridge.imps.butler_datum); NP and blank cells are ignored.
 
@@ -1101,9 +1101,9 @@ def BUTLER(scores, boards=None, trim=None, rounding=None):
 @xw.arg("scores", ndim=2, err_to_str=True, doc="N-S scores of one board")
 @xw.arg("trim", ndim=2, err_to_str=True, doc='Which scores the datum drops: "acbl" (default) or another named rule')
 @xw.arg("rounding", ndim=2, err_to_str=True, doc='Rounding of a final 5: "even" (default) or another named rule')
-def DATUM(scores, trim=None, rounding=None):
+def BUTLER_DATUM(scores, trim=None, rounding=None):
     """The Butler datum of one board: trimmed mean of the N-S scores, rounded to 10."""
-    return _run("DATUM", scores, trim, rounding)
+    return _run("BUTLER_DATUM", scores, trim, rounding)
 
 
 @xw.func(category=CATEGORY)
