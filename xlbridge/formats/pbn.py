@@ -589,9 +589,9 @@ def _check_text(s, what):
 
 def _table(tag, columns, rows) -> list:
     """Lines of a PBN table in export format: widths from the data, numbers right-aligned."""
-    widths = [max([len(c[0])] + [len(r[i]) for r in rows]) for i, c in enumerate(columns)]
+    widths = [max([1] + [len(r[i]) for r in rows]) for i, c in enumerate(columns)]
     head = ";".join(f"{c[0]}\\{w}{c[1]}" for c, w in zip(columns, widths))
-    out = [f"[{tag} {_quote(head)}]"]
+    out = [f'[{tag} "{head}"]']  # column names and widths need no escaping (section 5.2)
     for r in rows:
         out.append(" ".join(v.rjust(w) if c[1] == "R" else v.ljust(w)
                             for v, c, w in zip(r, columns, widths)).rstrip())
