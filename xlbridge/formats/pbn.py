@@ -7,8 +7,8 @@ tistis.nl/pbn/pbn_v21.txt):
   directives, games are separated by an empty line; the writer writes export format;
 - section 2.2 character set: ISO 8859-1 unless stated.  The reader takes UTF-8 when the file
   starts with a UTF-8 byte-order mark, or (a documented heuristic) when the bytes are valid
-  UTF-8 and contain a multi-byte sequence; otherwise Latin-1.  The writer writes Latin-1 when
-  every character fits, else UTF-8 with a byte-order mark;
+  UTF-8 and contain a multi-byte sequence; otherwise Latin-1.  The writer writes plain ASCII
+  when it can, else UTF-8 with a byte-order mark (so that no reader has to guess);
 - section 2.4 escape mechanism and 3.8 commentary: ``%`` lines, ``;`` to end of line and
   ``{...}`` (over several lines) are skipped; in a string ``\\"`` is a quote and ``\\\\`` a
   backslash;
@@ -602,7 +602,7 @@ def write_pbn(event: Event) -> bytes:
     """PBN 2.1 export-format bytes of ``event``: one game per board with its ``ScoreTable``, and
     a ``TotalScoreTable`` (with a ``Direction`` column in a Mitchell) in the last game.
 
-    Latin-1 when every character fits, otherwise UTF-8 with a byte-order mark.  Names may not
+    ASCII when every character is ASCII, otherwise UTF-8 with a byte-order mark.  Names may not
     contain ``;`` (the PBN name separator) or line breaks.
     """
     mitchell = event.movement == MITCHELL
@@ -653,10 +653,9 @@ def write_pbn(event: Event) -> bytes:
             lines += _total_table(event, mitchell)
     lines.append("")
     text = "\r\n".join(lines)
-    try:
-        return text.encode("latin-1")
-    except UnicodeEncodeError:
-        return b"\xef\xbb\xbf" + text.encode("utf-8")
+    if text.isascii():
+        return text.encode("ascii")
+    return b"\xef\xbb\xbf" + text.encode("utf-8")
 
 
 def _score_cells(r: Result, cols) -> list:

@@ -98,7 +98,9 @@ def _parse_xml(data: bytes, name: str):
         raise FormatError("not a well-formed XML file", file=name, line=line) from None
     except DefusedXmlException:
         raise FormatError("XML entities and external references are refused", file=name) from None
-    except (ValueError, RecursionError):
+    except LookupError:
+        raise FormatError("not a readable XML file (unknown encoding)", file=name) from None
+    except (ValueError, RecursionError):  # UnicodeError is a ValueError
         raise FormatError("not a readable XML file", file=name) from None
     stack = [(root, 1)]
     while stack:
