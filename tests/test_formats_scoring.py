@@ -107,7 +107,8 @@ def test_cross_imps_pairs_hand_worked():
     rows = (Result("1", "2", score=420), Result("3", "4", score=400), Result("5", "6", score=-50))
     e = score_event(Event(scoring="CROSS_IMP", boards=(Board(1, "N", "None", results=rows),)))
     assert [(r.imp_ns, r.imp_ew) for r in e.boards[0].results] == [(11, -11), (9, -9), (-20, 20)]
-    assert {p.number: p.place for p in e.participants} == {"1": 1, "3": 2, "6": 3, "5": 4, "4": 5, "2": 6}
+    # ranked by IMPs per board: E-W 6 +20, N-S 1 +11, N-S 3 +9, E-W 4 -9, E-W 2 -11, N-S 5 -20
+    assert {p.number: p.place for p in e.participants} == {"6": 1, "1": 2, "3": 3, "4": 4, "2": 5, "5": 6}
 
 
 def test_score_event_checks_events_built_in_code():
