@@ -12,8 +12,8 @@ printable through ``@media print``):
 - teams events: the standings and one ``match-<a>-<b>.html`` scorecard per match.
 
 Every text that came from a file is escaped (:func:`html.escape`).  Numbers are shown with two
-decimals by the EBU display rule (:func:`xlbridge.format_display`).  The event is scored first
-(:func:`~xlbridge.formats.score_event`) unless it already carries places.
+decimals by the EBU display rule (:func:`xlbridge.format_display`).  The event is always scored
+first (:func:`~xlbridge.formats.score_event`): the figures shown are the core's, not a file's.
 
 >>> import tempfile, pathlib
 >>> from xlbridge.formats.model import Board, Event, Result
@@ -80,12 +80,17 @@ def _e(x) -> str:
 
 
 def _n(x, places=2) -> str:
+    """Whole numbers as they are, others to 2 decimals (EBU display rule, applied once)."""
     if x is None:
         return ""
     x = Fraction(x)
     if x.denominator == 1:
         return str(x.numerator)
     return xlbridge.format_display(x, "EBU", places)
+
+
+def _pct(x) -> str:
+    return "" if x is None else xlbridge.format_display(Fraction(x), "EBU", 2)
 
 
 def _slug(text) -> str:
@@ -96,8 +101,8 @@ def _pair_file(p_dir, number) -> str:
     return f"pair-{p_dir + '-' if p_dir else ''}{_slug(number)}.html"
 
 
-def _page(title: str, event: Event, body: str, *, home: bool = False) -> str:
-    nav = "" if home else '<nav><a href="index.html">Results</a></nav>\n'
+def _page(title: str, event: Event, body: str, *, home: bool = False, links=()) -> str:
+    nav = "" if home else "<nav>" + " ".join(['<a href="index.html">Results</a>', *links]) + "</nav>\n"
     meta = " &middot; ".join(_e(x) for x in (event.site, event.date) if x)
     return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
@@ -169,13 +174,12 @@ def dd_analysis(board):
         return None
     try:
         from endplay.dds import calc_dd_table, par
-        from endplay.types import Deal, Player, Vul
+        from endplay.types import Deal, Denom, Player, Vul
     except ImportError:
         return None
-    deal = Deal(board.deal)
-    t = calc_dd_table(deal)
-    data = t.to_list()  # [denom C, D, H, S, NT][player N, E, S, W]
-    table = {seat: [data[d][i] for d in range(5)] for i, seat in enumerate("NESW")}
+    t = calc_dd_table(Deal(board.deal))
+    denoms = (Denom.clubs, Denom.diamonds, Denom.hearts, Denom.spades, Denom.nt)
+    table = {seat: [t[d, Player.find(seat)] for d in denoms] for seat in "NESW"}
     vul = {"None": Vul.none, "NS": Vul.ns, "EW": Vul.ew, "All": Vul.both}[board.vulnerable or "None"]
     p = par(t, vul, Player.find(board.dealer or "N"))
     contracts = ", ".join(str(c) for c in p)
@@ -204,8 +208,7 @@ def publish(event: Event, out_dir, *, dds="auto") -> list:
             import endplay.dds  # noqa: F401
         except ImportError:
             raise FormatError("double-dummy analysis needs the dds extra (pip install xlbridge[dds])") from None
-    if not any(p.place is not None for p in event.participants):
-        event = score_event(event)
+    event = score_event(event)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     pages = {"style.css": STYLESHEET}
@@ -238,7 +241,7 @@ def publish(event: Event, out_dir, *, dds="auto") -> list:
             row = ["" if p.place is None else xlbridge.format_rank(p.place, p.tied), link(p.key), names,
                    _n(p.total)]
             if pct:
-                row += [_n(p.maximum), _n(p.percentage)]
+                row += [_n(p.maximum), _pct(p.percentage)]
             rows.append(row)
         body.append(_table(head, rows, numeric={0, 3, 4, 5}))
     body.append("<h2>Boards</h2>\n<ul class=\"links\">" + "".join(
@@ -253,13 +256,11 @@ def publish(event: Event, out_dir, *, dds="auto") -> list:
     # ---- boards
     for k, b in enumerate(event.boards):
         body = []
-        nav = []
+        nav = []  # previous / next board, in the page's nav bar
         if k:
             nav.append(f'<a href="board-{event.boards[k - 1].number}.html">&larr; Board {event.boards[k - 1].number}</a>')
         if k + 1 < len(event.boards):
             nav.append(f'<a href="board-{event.boards[k + 1].number}.html">Board {event.boards[k + 1].number} &rarr;</a>')
-        if nav:
-            body.append("<nav>" + " ".join(nav) + "</nav>\n")
         if b.deal:
             body.append(_deal_html(b))
         else:
@@ -274,10 +275,10 @@ def publish(event: Event, out_dir, *, dds="auto") -> list:
             plus, minus = _score_text(r)
             row = [link(event.pair_key(r, "NS")), link(event.pair_key(r, "EW")), _contract_html(r.contract),
                    _e(r.declarer), _e(r.tricks), _lead_html(r.lead), plus, minus]
-            row += [_n(r.imp_ns), _n(r.imp_ew)] if imp else [_n(r.mp_ns), _n(r.mp_ew), _n(r.pct_ns)]
+            row += [_n(r.imp_ns), _n(r.imp_ew)] if imp else [_n(r.mp_ns), _n(r.mp_ew), _pct(r.pct_ns)]
             rows.append(row)
         body.append("<h2>Traveller</h2>\n" + _table(head, rows, numeric={4, 6, 7, 8, 9, 10}))
-        pages[f"board-{b.number}.html"] = _page(f"{title}: board {b.number}", event, "".join(body))
+        pages[f"board-{b.number}.html"] = _page(f"{title}: board {b.number}", event, "".join(body), links=nav)
 
     # ---- personal scorecards
     for p in event.participants:
@@ -296,12 +297,12 @@ def publish(event: Event, out_dir, *, dds="auto") -> list:
                     tot += val or 0
                     rows.append([f'<a href="board-{b.number}.html">{b.number}</a>', side,
                                  link(event.pair_key(r, other)), _contract_html(r.contract), _e(r.declarer),
-                                 _e(r.tricks), _e(sc), _n(val), _n(pct)])
+                                 _e(r.tricks), _e(sc), _n(val), _pct(pct)])
         imp = teams or event.scoring != "MP"
         head = ["Board", "Dir", "Versus", "Contract", "By", "Tricks", "Score", "IMPs" if imp else "MP",
                 "" if imp else "%"]
         summary = f"<p>{_e(' & '.join(p.names))}" + (f" &middot; total {_n(p.total)}" if p.total is not None else "")
-        summary += (f" &middot; {_n(p.percentage)} %" if p.percentage is not None else "")
+        summary += (f" &middot; {_pct(p.percentage)} %" if p.percentage is not None else "")
         summary += (f" &middot; place {xlbridge.format_rank(p.place, p.tied)}" if p.place else "") + "</p>\n"
         name = ("Team " if teams else "Pair ") + p.label + (f": {p.name}" if p.name else "")
         pages[_pair_file(p.direction, p.number)] = _page(
