@@ -47,7 +47,7 @@ def test_every_page_is_valid_html5_without_script(site):
 def test_names_from_files_are_escaped(site):
     _, pages = site
     index = pages["index.html"]
-    assert "    assert "&lt;script&gt;alert('x')&lt;/script&gt;" in indexlt;script    assert "&lt;script&gt;alert('x')&lt;/script&gt;" in indexgt;alert(    assert "&lt;script&gt;alert('x')&lt;/script&gt;" in index#x27;x    assert "&lt;script&gt;alert('x')&lt;/script&gt;" in index#x27;)    assert "&lt;script&gt;alert('x')&lt;/script&gt;" in indexlt;/script    assert "&lt;script&gt;alert('x')&lt;/script&gt;" in indexgt;" in index
+    assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in index
     assert "Tuesday &lt;b&gt;Pairs&lt;/b&gt; &amp; co" in index
 
 
