@@ -234,3 +234,24 @@ def test_writer_refuses_names_it_cannot_write():
     bad = replace(e, participants=tuple(replace(p, names=("a;b",)) for p in e.participants))
     with pytest.raises(FormatError, match="cannot contain ';'"):
         write_pbn(bad)
+
+
+def test_howell_total_table_with_blank_direction_column():
+    text = ('[Board "1"]\n[ScoreTable "PairId_NS;PairId_EW;Score_NS"]\n1 2 420\n3 4 400\n'
+            '[TotalScoreTable "Rank;PairId;Direction;Names"]\n1 1 - "A;B"\n2 2 - "C;D"\n')
+    e = read_pbn(text.encode())
+    assert e.movement == "HOWELL" and e.participant(None, "1").names == ("A", "B")
+
+
+def test_teams_event_round_trip():
+    from xlbridge.formats import Board, Event, Participant, Result
+
+    rows = {1: (Result("1", "2", "4S", "N", 10), Result("2", "1", "4S", "N", 9)),
+            2: (Result("1", "2", "3NT", "N", 9), Result("2", "1", "3NT", "N", 9))}
+    e = Event(name="Teams", kind="TEAMS", scoring="IMP",
+              participants=(Participant("1", name="Lions", names=("A", "B", "C", "D")), Participant("2", name="Tigers")),
+              boards=tuple(Board(b, "N", "None", results=r) for b, r in rows.items()))
+    s = score_event(e)
+    text = write_pbn(s)
+    assert b"TeamId" in text and b'"Lions"' in text
+    assert read_pbn(text) == s

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 import xlbridge
@@ -38,7 +38,7 @@ __all__ = [
     "PAIRS", "TEAMS", "MITCHELL", "HOWELL", "SCORING_TYPES", "SEATS",
     "Participant", "Result", "Board", "Event",
     "normalize_deal", "normalize_lead", "normalize_contract", "normalize_seat", "parse_number",
-    "natural_key", "replace",
+    "natural_key",
 ]
 
 PAIRS, TEAMS = "PAIRS", "TEAMS"

@@ -509,8 +509,10 @@ def read_pbn(source, *, name: str | None = None) -> Event:
         if id_col not in cols:
             raise lexer.err("TotalScoreTable header needs a PairId or TeamId column:", hline, hval)
         kind = TEAMS if id_col == "TeamId" else PAIRS
-        movement = MITCHELL if "Direction" in cols else HOWELL
-        for row, line in _rows(cols, tdata, lexer, "TotalScoreTable"):
+        trows = list(_rows(cols, tdata, lexer, "TotalScoreTable"))
+        # a Direction column (user-defined, section 5.2) with NS/EW values makes a Mitchell
+        movement = MITCHELL if any(not _blank(r.get("Direction")) for r, _ in trows) else HOWELL
+        for row, line in trows:
             num = _pair_id(row.get(id_col), id_col, lexer, line)
             d = None
             if movement == MITCHELL:
