@@ -5,7 +5,6 @@ from fractions import Fraction as F
 
 import pytest
 
-import xlbridge
 from xlbridge.formats import (HOWELL, MITCHELL, Board, Event, FormatError, Result, read_pbn, read_usebio,
                               score_event)
 

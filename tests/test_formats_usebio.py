@@ -1,6 +1,5 @@
 """USEBIO 1.2 reader and writer: a hand-written file, the element list of docs/formats.md, hostile XML."""
 
-import re
 from pathlib import Path
 import xml.etree.ElementTree as ET
 from fractions import Fraction as F

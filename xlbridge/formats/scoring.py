@@ -33,7 +33,7 @@ import xlbridge
 
 from .checks import check_board, check_result
 from .errors import FormatError
-from .model import MITCHELL, TEAMS, Event, Participant, natural_key
+from .model import TEAMS, Event, Participant, natural_key
 
 __all__ = ["score_event"]
 

@@ -30,7 +30,6 @@ from __future__ import annotations
 import datetime as _dt
 import re
 import xml.etree.ElementTree as ET
-from fractions import Fraction
 
 import xlbridge
 
