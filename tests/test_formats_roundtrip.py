@@ -1,0 +1,169 @@
+"""Round trips (hypothesis): read(write(x)) == x for every field each format carries; and fuzzing:
+seeded mutations of valid files give a valid event or one FormatError, never another exception."""
+
+import datetime
+import random
+from dataclasses import replace
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import xlbridge
+from xlbridge.formats import (HOWELL, MITCHELL, SCORING_TYPES, Board, Event, FormatError, Participant, Result,
+                              read_pbn, read_usebio, write_pbn, write_usebio)
+
+from formats_samples import MITCHELL_PBN, MITCHELL_USEBIO
+
+SEATS = "NESW"
+CARDS = [s + r for s in "SHDC" for r in "AKQJT98765432"]
+
+name_text = st.text(
+    st.characters(codec="utf-8", exclude_categories=("Cc", "Cs", "Co", "Cn", "Zl", "Zp"), exclude_characters=";"),
+    min_size=1, max_size=12).map(lambda s: " ".join(s.split())).filter(bool)
+decimal = st.integers(-5000, 20000).map(lambda k: Fraction(k, 100))
+pair_number = st.one_of(st.integers(1, 40).map(str), st.sampled_from(["A1", "B12", "X"]))
+
+
+@st.composite
+def deals(draw):
+    if draw(st.booleans()):
+        return None
+    cards = draw(st.permutations(CARDS))
+    hands = []
+    for h in range(4):
+        mine = set(cards[13 * h:13 * h + 13])
+        hands.append(".".join("".join(c[1] for c in CARDS if c in mine and c[0] == s) for s in "SHDC"))
+    return "N:" + " ".join(hands)
+
+
+@st.composite
+def results(draw, ns, ew, vul):
+    kind = draw(st.sampled_from(["played", "played", "played", "pass", "artificial", "np", "score_only"]))
+    extra = dict(mp_ns=draw(st.none() | decimal), mp_ew=draw(st.none() | decimal),
+                 pct_ns=draw(st.none() | decimal), pct_ew=draw(st.none() | decimal),
+                 imp_ns=draw(st.none() | decimal), imp_ew=draw(st.none() | decimal),
+                 table=draw(st.none() | st.integers(1, 30)), round=draw(st.none() | st.integers(1, 30)))
+    if kind in ("played", "score_only"):
+        contract = str(xlbridge.Contract(draw(st.integers(1, 7)), draw(st.sampled_from(xlbridge.STRAINS)),
+                                         draw(st.integers(0, 2))))
+        declarer = draw(st.sampled_from(SEATS))
+        tricks = draw(st.integers(0, 13))
+        score = xlbridge.bridge_score(contract, declarer, tricks, vul)  # a consistent row, not an expectation
+        lead = draw(st.none() | st.sampled_from(CARDS))
+        if kind == "score_only":
+            return Result(ns, ew, score=score, **extra)
+        return Result(ns, ew, contract, declarer, tricks, score, lead, **extra)
+    if kind == "pass":
+        return Result(ns, ew, "PASS", score=0, **extra)
+    if kind == "artificial":
+        a = draw(st.sampled_from([(60, 40), (50, 50), (40, 60), (60, 60), (40, 40), (70, 30)]))
+        return Result(ns, ew, score=xlbridge.Artificial(*a), **extra)
+    return Result(ns, ew, score=xlbridge.NOT_PLAYED, **{**extra, "mp_ns": None, "mp_ew": None})
+
+
+@st.composite
+def events(draw):
+    movement = draw(st.sampled_from([MITCHELL, HOWELL]))
+    numbers = draw(st.lists(pair_number, min_size=2, max_size=6, unique=True))
+    board_numbers = draw(st.lists(st.integers(1, 36), min_size=0, max_size=4, unique=True))
+    boards = []
+    for bn in board_numbers:
+        vul = draw(st.sampled_from(["None", "NS", "EW", "All"]))
+        rows = []
+        if movement == MITCHELL:
+            ns_order = draw(st.permutations(numbers))
+            ew_order = draw(st.permutations(numbers))
+            pairs = list(zip(ns_order, ew_order))[:draw(st.integers(0, len(numbers)))]
+        else:
+            order = draw(st.permutations(numbers))
+            pairs = [(order[i], order[i + 1]) for i in range(0, len(order) - 1, 2)]
+            pairs = pairs[:draw(st.integers(0, len(pairs)))]
+        for ns, ew in pairs:
+            rows.append(draw(results(ns, ew, vul)))
+        boards.append(Board(bn, draw(st.sampled_from(SEATS)), vul, draw(deals()), tuple(rows)))
+    dirs = ["NS", "EW"] if movement == MITCHELL else [None]
+    parts = []
+    for d in dirs:
+        for n in numbers:
+            parts.append(Participant(n, d, tuple(draw(st.lists(name_text, max_size=2))), None,
+                                     draw(st.none() | decimal), None, draw(st.none() | decimal),
+                                     draw(st.none() | st.integers(1, 4)), False, draw(st.none() | st.integers(0, 30))))
+    count = {}
+    for p in parts:
+        count[(p.direction, p.place)] = count.get((p.direction, p.place), 0) + 1
+    parts = [replace(p, tied=p.place is not None and count[(p.direction, p.place)] > 1) for p in parts]
+    return Event(draw(st.none() | name_text), draw(st.none() | st.dates(datetime.date(1990, 1, 1),
+                                                                         datetime.date(2100, 12, 31))),
+                 draw(st.none() | name_text), "PAIRS", draw(st.sampled_from(SCORING_TYPES)), movement,
+                 tuple(parts), tuple(boards))
+
+
+def usebio_view(e: Event) -> Event:
+    """What USEBIO carries: no dealer (derived from the board number), no row percentages, tables or rounds."""
+    boards = tuple(replace(b, dealer="NESW"[(b.number - 1) % 4], results=tuple(
+        replace(r, pct_ns=None, pct_ew=None, table=None, round=None) for r in b.results)) for b in e.boards)
+    return replace(e, boards=boards)
+
+
+@settings(max_examples=60)
+@given(events())
+def test_pbn_round_trip(e):
+    assert read_pbn(write_pbn(e)) == e
+
+
+@settings(max_examples=60)
+@given(events())
+def test_usebio_round_trip(e):
+    assert read_usebio(write_usebio(e)) == usebio_view(e)
+
+
+@settings(max_examples=30)
+@given(events())
+def test_pbn_then_usebio_agree_on_common_fields(e):
+    """PBN -> event -> USEBIO -> event keeps every field both formats carry."""
+    assert usebio_view(read_usebio(write_usebio(read_pbn(write_pbn(e))))) == usebio_view(e)
+
+
+# ------------------------------------------------------------------------------------------- fuzzing
+
+def _mutate(data: bytes, rng: random.Random) -> bytes:
+    b = bytearray(data)
+    for _ in range(rng.randint(1, 4)):
+        op = rng.randrange(6)
+        i = rng.randrange(len(b)) if b else 0
+        if op == 0 and b:
+            b[i] = rng.randrange(256)
+        elif op == 1 and b:
+            del b[i:i + rng.randint(1, 40)]
+        elif op == 2:
+            b[i:i] = rng.choice([b'"', b"[", b"]", b"{", b"}", b";", b"\\", b"#", b"^", b"-", b"?", b"\x00",
+                                 b"\r", b"\n", b"\n\n", b"<", b"&", b"&x;", b"\xff\xfe", b"99999999999999999999"])
+        elif op == 3:
+            del b[rng.randrange(len(b) + 1):]
+        elif op == 4 and b:
+            j = rng.randrange(len(b))
+            b[i:i] = b[j:j + rng.randint(1, 80)]
+        elif op == 5 and b:
+            b[i:i + 3] = rng.choice([b"410", b"13", b"14", b"NS", b"7NT", b"A99/1", b"-", b"0", b"x"])
+    return bytes(b)
+
+
+@pytest.mark.parametrize("reader, sample", [(read_pbn, MITCHELL_PBN), (read_usebio, MITCHELL_USEBIO)],
+                         ids=["pbn", "usebio"])
+def test_fuzz_mutations_give_an_event_or_one_line_error(reader, sample):
+    rng = random.Random(20240305)
+    data = sample.encode("latin-1")
+    valid = errors = 0
+    for _ in range(400):
+        mutated = _mutate(data, rng)
+        try:
+            e = reader(mutated)
+        except FormatError as exc:
+            msg = str(exc)
+            assert "\n" not in msg and msg.startswith("input") and len(msg) < 400
+            errors += 1
+        else:
+            assert isinstance(e, Event)
+            valid += 1
+    assert valid >= 5 and errors >= 20  # both outcomes are exercised

@@ -1,0 +1,106 @@
+"""Checks shared by the readers: a traveller row's score against its contract and vulnerability,
+duplicate rows, a pair meeting a board twice, and which movement the travellers describe.
+
+Every rule of bridge scoring used here comes from the core (:func:`xlbridge.bridge_score`,
+:func:`xlbridge.check_score`); this module only decides what to compare and where to point.
+
+>>> from xlbridge.formats.model import Result
+>>> check_result(Result("1", "2", "4S", "N", 10, 410), "None", {"file": "club.pbn", "line": 7})
+Traceback (most recent call last):
+...
+xlbridge.formats.errors.FormatError: club.pbn, line 7: score does not match 4S by N taking 10 tricks, vulnerability None (that scores N-S 420): 410
+>>> check_result(Result("1", "2", "4S", "N", 10), "None", {}).score
+420
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import xlbridge
+
+from .errors import FormatError
+from .model import HOWELL, MITCHELL, TEAMS, Result
+
+__all__ = ["check_result", "check_board", "infer_movement"]
+
+
+def check_result(r: Result, vulnerable: str, loc: dict) -> Result:
+    """Return ``r`` with its N-S score filled in (from contract, declarer and tricks) or checked.
+
+    A contract with declarer and tricks must give the typed score exactly; a score alone must
+    be legal for the vulnerability (Law 77 via :func:`xlbridge.check_score`); a passed-out
+    board scores 0.
+    """
+    score = r.score
+    if r.tricks is not None and not 0 <= r.tricks <= 13:
+        raise FormatError("tricks must be 0-13:", value=r.tricks, **loc)
+    if r.contract == "PASS":
+        if isinstance(score, int) and score != 0:
+            raise FormatError("a passed-out board scores 0, not", value=score, **loc)
+        return replace(r, score=0, declarer=None, tricks=None)
+    if r.contract is not None and r.declarer is not None and r.tricks is not None:
+        made = xlbridge.bridge_score(r.contract, r.declarer, r.tricks, vulnerable)
+        if score is None:
+            return replace(r, score=made)
+        if not isinstance(score, int):
+            raise FormatError(f"a played contract ({r.contract}) cannot have the adjusted score", value=str(score),
+                              **loc)
+        if score != made:
+            raise FormatError(
+                f"score does not match {r.contract} by {r.declarer} taking {r.tricks} tricks, "
+                f"vulnerability {vulnerable} (that scores N-S {made}):", value=score, **loc)
+        return r
+    if isinstance(score, int):
+        try:
+            xlbridge.check_score(score, vulnerable)
+        except xlbridge.XlbridgeError:
+            raise FormatError(f"impossible score for vulnerability {vulnerable}:", value=score, **loc) from None
+        return r
+    if score is None:
+        if r.contract is not None:
+            raise FormatError("no score and no declarer/tricks for contract", value=r.contract, **loc)
+        raise FormatError("no result: no contract, no score", value=f"{r.ns}-{r.ew}", **loc)
+    return r
+
+
+def check_board(number: int, rows: list, locs: list, movement: str, kind: str) -> None:
+    """Refuse duplicate rows and a pair (or team, per direction) meeting the board twice."""
+    seen_rows = {}
+    seen = {}
+    for r, loc in zip(rows, locs):
+        if (r.ns, r.ew) in seen_rows:
+            raise FormatError(f"duplicate row on board {number}: pairs", value=f"{r.ns}-{r.ew}", **loc)
+        seen_rows[(r.ns, r.ew)] = loc
+        if movement == HOWELL and kind != TEAMS and r.ns == r.ew:
+            raise FormatError(f"board {number}: a pair cannot play against itself:", value=r.ns, **loc)
+        for side, num in (("NS", r.ns), ("EW", r.ew)):
+            key = (side, num) if (movement == MITCHELL or kind == TEAMS) else num
+            if key in seen:
+                who = "team" if kind == TEAMS else "pair"
+                label = f"{side} {num}" if isinstance(key, tuple) else num
+                raise FormatError(f"{who} plays board {number} twice:", value=label, **loc)
+            seen[key] = loc
+
+
+def infer_movement(boards_rows) -> str:
+    """``MITCHELL`` or ``HOWELL`` from the travellers: who sat where.
+
+    Mitchell when some number sits both N-S and E-W on the same board (N-S 1 against E-W 1),
+    or when no number ever sits both ways (each pair keeps its direction); otherwise Howell.
+
+    >>> R = Result
+    >>> infer_movement([[R("1", "1"), R("2", "2")]]), infer_movement([[R("1", "2")], [R("2", "1")]])
+    ('MITCHELL', 'HOWELL')
+    """
+    ns_all, ew_all = set(), set()
+    for rows in boards_rows:
+        ns = {r.ns for r in rows}
+        ew = {r.ew for r in rows}
+        if ns & ew:
+            return MITCHELL
+        ns_all |= ns
+        ew_all |= ew
+    if ns_all and not (ns_all & ew_all):
+        return MITCHELL
+    return HOWELL

@@ -1,0 +1,75 @@
+"""The one error the file readers and writers raise, and the size limits they enforce.
+
+A :class:`FormatError` is an :class:`xlbridge.XlbridgeError` (so a ``ValueError``): its text is
+one line naming the file, the line (PBN) or element (USEBIO) and the offending value, clipped
+when long.  Only the file's base name is ever shown, never a directory.
+
+>>> err = FormatError("cannot read score", file="club.pbn", line=12, value="x" * 100)
+>>> str(err)
+"club.pbn, line 12: cannot read score 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...'"
+>>> isinstance(err, ValueError)
+True
+"""
+
+from __future__ import annotations
+
+import os
+
+import xlbridge
+
+__all__ = ["FormatError", "LIMITS", "clip", "display_name"]
+
+#: Size limits on input (a file beyond one is refused with a :class:`FormatError`):
+#:
+#: - ``bytes``: largest file read, 20 MB (a club session is a few tens of kB);
+#: - ``line``: longest PBN line, 100,000 characters;
+#: - ``boards``: most boards in one event, 2,000;
+#: - ``rows``: most traveller rows on one board, 1,000;
+#: - ``participants``: most pairs or teams, 2,000;
+#: - ``depth``: deepest XML element nesting read, 32.
+LIMITS = {"bytes": 20_000_000, "line": 100_000, "boards": 2_000, "rows": 1_000, "participants": 2_000,
+          "depth": 32}
+
+_CLIP = 40
+
+
+def clip(value, width: int = _CLIP) -> str:
+    """``repr`` of a value, clipped to ``width`` characters of text followed by ``...``.
+
+    >>> clip("4S"), clip("a" * 50, 5)
+    ("'4S'", "'aaaaa...'")
+    """
+    if isinstance(value, bytes):
+        value = value.decode("latin-1")
+    if isinstance(value, str) and len(value) > width:
+        return repr(value[:width])[:-1] + "...'"
+    return repr(value)
+
+
+def display_name(source) -> str:
+    """The name a message shows for a source: a path's base name, or ``"input"`` for bytes/text.
+
+    >>> display_name("/srv/uploads/tmp123/club.pbn"), display_name(b"...")
+    ('club.pbn', 'input')
+    """
+    if isinstance(source, (str, os.PathLike)) and not (isinstance(source, str) and "\n" in source):
+        name = os.path.basename(os.fspath(source))
+        return name or "input"
+    return "input"
+
+
+class FormatError(xlbridge.XlbridgeError):
+    """A PBN or USEBIO file (or an event to be written) that cannot be read or written.
+
+    ``file``, ``line`` (PBN), ``element`` (USEBIO, e.g. ``"BOARD 3, TRAVELLER_LINE 2, SCORE"``)
+    and ``value`` (shown clipped) make the one-line message.
+    """
+
+    def __init__(self, message: str, *, file: str | None = None, line: int | None = None,
+                 element: str | None = None, value=None, where: str | None = None):
+        if where is None:
+            parts = [p for p in (file, None if line is None else f"line {line}", element) if p]
+            where = ", ".join(parts) or None
+        if value is not None:
+            message = f"{message} {clip(value)}"
+        super().__init__(message, where=where)

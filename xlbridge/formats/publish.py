@@ -1,0 +1,354 @@
+"""A static results site for an event: rankings, travellers, personal scorecards, hand diagrams.
+
+``publish(event, out_dir)`` writes plain HTML5 pages and one stylesheet (no JavaScript,
+printable through ``@media print``):
+
+- ``index.html``: the ranking of each field (a Mitchell has N-S and E-W fields) with places
+  (``2=`` for a shared place), names, totals and percentages; links to everything else;
+- ``board-<n>.html``: the hand diagram when the deal is known, the double-dummy table and par
+  score when the ``dds`` extra is installed (``endplay``), and the traveller with matchpoints
+  (or IMPs);
+- ``pair-<NS|EW|>-<n>.html``: every pair's (or team's) personal scorecard;
+- teams events: the standings and one ``match-<a>-<b>.html`` scorecard per match.
+
+Every text that came from a file is escaped (:func:`html.escape`).  Numbers are shown with two
+decimals by the EBU display rule (:func:`xlbridge.format_display`).  The event is always scored
+first (:func:`~xlbridge.formats.score_event`): the figures shown are the core's, not a file's.
+
+>>> import tempfile, pathlib
+>>> from xlbridge.formats.model import Board, Event, Result
+>>> e = Event(name="<b>Club</b>", boards=(Board(1, "N", "None", results=(Result("1", "2", score=420),
+...           Result("3", "4", score=400))),))
+>>> out = pathlib.Path(tempfile.mkdtemp())
+>>> sorted(p.name for p in publish(e, out, dds=False))[:3]
+['board-1.html', 'index.html', 'pair-1.html']
+>>> "&lt;b&gt;Club&lt;/b&gt;" in (out / "index.html").read_text(encoding="utf-8")
+True
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from fractions import Fraction
+from pathlib import Path
+
+import xlbridge
+
+from .errors import FormatError
+from .model import MITCHELL, TEAMS, Event, natural_key
+from .scoring import score_event
+
+__all__ = ["publish", "STYLESHEET", "dd_analysis"]
+
+STYLESHEET = """\
+body { font-family: Georgia, "Times New Roman", serif; margin: 1.5em auto; max-width: 60em;
+       padding: 0 1em; color: #222; background: #fff; line-height: 1.35; }
+h1 { font-size: 1.6em; margin-bottom: .1em; }
+h2 { font-size: 1.25em; margin-top: 1.4em; border-bottom: 1px solid #bbb; }
+p.meta { color: #555; margin-top: 0; }
+nav { margin: .6em 0 1em; font-size: .95em; }
+nav a { margin-right: .8em; }
+table { border-collapse: collapse; margin: .5em 0 1em; }
+th, td { border: 1px solid #ccc; padding: .2em .55em; text-align: left; }
+th { background: #eef2f6; }
+td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
+tr:nth-child(even) td { background: #f8f9fb; }
+a { color: #1a4f8b; }
+.red { color: #c0392b; }
+table.deal { border: none; }
+table.deal td { border: none; background: none !important; vertical-align: top; padding: .2em 1em; }
+table.deal td.mid { text-align: center; color: #555; }
+.hand { white-space: nowrap; }
+ul.links { columns: 4; padding-left: 1.2em; }
+@media print {
+  body { max-width: none; margin: 0; font-size: 10pt; }
+  nav, ul.links { display: none; }
+  a { color: inherit; text-decoration: none; }
+  h2 { page-break-after: avoid; }
+  table { page-break-inside: avoid; }
+}
+"""
+
+_SUIT_HTML = {"S": "&spades;", "H": '<span class="red">&hearts;</span>', "D": '<span class="red">&diams;</span>',
+              "C": "&clubs;"}
+_SEAT = {"N": "North", "E": "East", "S": "South", "W": "West"}
+
+
+def _e(x) -> str:
+    return html.escape("" if x is None else str(x), quote=True)
+
+
+def _n(x, places=2) -> str:
+    """Whole numbers as they are, others to 2 decimals (EBU display rule, applied once)."""
+    if x is None:
+        return ""
+    x = Fraction(x)
+    if x.denominator == 1:
+        return str(x.numerator)
+    return xlbridge.format_display(x, "EBU", places)
+
+
+def _pct(x) -> str:
+    return "" if x is None else xlbridge.format_display(Fraction(x), "EBU", 2)
+
+
+def _slug(text) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "_", str(text)).strip("_") or "x"
+
+
+def _pair_file(p_dir, number) -> str:
+    return f"pair-{p_dir + '-' if p_dir else ''}{_slug(number)}.html"
+
+
+def _page(title: str, event: Event, body: str, *, home: bool = False, links=()) -> str:
+    nav = "" if home else "<nav>" + " ".join(['<a href="index.html">Results</a>', *links]) + "</nav>\n"
+    meta = " &middot; ".join(_e(x) for x in (event.site, event.date) if x)
+    return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+            f'<title>{_e(title)}</title>\n<link rel="stylesheet" href="style.css">\n</head>\n<body>\n'
+            f'<h1>{_e(title)}</h1>\n' + (f'<p class="meta">{meta}</p>\n' if meta else "") + nav + body +
+            '</body>\n</html>\n')
+
+
+def _table(head, rows, numeric=()) -> str:
+    th = "".join(f'<th{" class=n" if i in numeric else ""}>{h}</th>' for i, h in enumerate(head))
+    out = [f"<table>\n<thead><tr>{th}</tr></thead>\n<tbody>"]
+    for r in rows:
+        out.append("<tr>" + "".join(f'<td{" class=n" if i in numeric else ""}>{c}</td>' for i, c in enumerate(r))
+                   + "</tr>")
+    out.append("</tbody>\n</table>\n")
+    return "\n".join(out)
+
+
+def _contract_html(c) -> str:
+    if not c:
+        return ""
+    if c == "PASS":
+        return "Pass"
+    m = re.fullmatch(r"([1-7])(NT|[CDHS])(X{0,2})", c)
+    if not m:
+        return _e(c)
+    suit = "NT" if m.group(2) == "NT" else _SUIT_HTML[m.group(2)]
+    return f"{m.group(1)}{suit}{_e(m.group(3))}"
+
+
+def _lead_html(lead) -> str:
+    return "" if not lead else f"{_SUIT_HTML[lead[0]]}{_e(lead[1])}"
+
+
+def _score_text(r):
+    if isinstance(r.score, int):
+        return (str(r.score), "") if r.score >= 0 else ("", str(-r.score))
+    if r.score is None:
+        return ("", "")
+    return (_e(r.score), "")
+
+
+def _hand_html(hand: str) -> str:
+    if hand == "-":
+        return '<div class="hand">?</div>'
+    lines = []
+    for s, cards in zip("SHDC", hand.split(".")):
+        lines.append(f"{_SUIT_HTML[s]} {_e(cards.replace('T', '10')) or '&mdash;'}")
+    return '<div class="hand">' + "<br>".join(lines) + "</div>"
+
+
+def _deal_html(board) -> str:
+    hands = dict(zip("NESW", board.deal[2:].split(" ")))
+    mid = f"Board {board.number}<br>Dealer {_SEAT.get(board.dealer, '')}<br>Vul {_e(board.vulnerable)}"
+    return ('<table class="deal">\n'
+            f'<tr><td></td><td>{_hand_html(hands["N"])}</td><td></td></tr>\n'
+            f'<tr><td>{_hand_html(hands["W"])}</td><td class="mid">{mid}</td><td>{_hand_html(hands["E"])}</td></tr>\n'
+            f'<tr><td></td><td>{_hand_html(hands["S"])}</td><td></td></tr>\n</table>\n')
+
+
+def dd_analysis(board):
+    """Double-dummy tricks and par of a board with a complete deal, with endplay (the ``dds`` extra).
+
+    Returns ``(table, par)``: ``table`` maps seat (N/E/S/W) to tricks in C, D, H, S, NT;
+    ``par`` is endplay's par result as text.  ``None`` when endplay is missing or the deal
+    is incomplete.
+    """
+    if not board.deal or "-" in board.deal.split(":")[1].split(" "):
+        return None
+    try:
+        from endplay.dds import calc_dd_table, par
+        from endplay.types import Deal, Denom, Player, Vul
+    except ImportError:
+        return None
+    t = calc_dd_table(Deal(board.deal))
+    denoms = (Denom.clubs, Denom.diamonds, Denom.hearts, Denom.spades, Denom.nt)
+    table = {seat: [t[d, Player.find(seat)] for d in denoms] for seat in "NESW"}
+    vul = {"None": Vul.none, "NS": Vul.ns, "EW": Vul.ew, "All": Vul.both}[board.vulnerable or "None"]
+    p = par(t, vul, Player.find(board.dealer or "N"))
+    contracts = ", ".join(str(c) for c in p)
+    return table, f"{p.score:+d} ({contracts})" if contracts else f"{p.score:+d}"
+
+
+def _dd_html(board) -> str:
+    res = dd_analysis(board)
+    if res is None:
+        return ""
+    table, par_text = res
+    head = ["", "NT", _SUIT_HTML["S"], _SUIT_HTML["H"], _SUIT_HTML["D"], _SUIT_HTML["C"]]
+    rows = [[_SEAT[s]] + [str(table[s][d]) for d in (4, 3, 2, 1, 0)] for s in "NSEW"]
+    return ("<h2>Double dummy</h2>\n" + _table(head, rows, numeric=range(1, 6)) +
+            f"<p>Par (N-S): {_e(par_text)}</p>\n")
+
+
+def publish(event: Event, out_dir, *, dds="auto") -> list:
+    """Write the results site of ``event`` into ``out_dir`` (created if needed); return the paths.
+
+    ``dds``: ``"auto"`` adds double-dummy tables and par where endplay is installed and the deal
+    is complete, ``True`` requires endplay, ``False`` leaves them out.
+    """
+    if dds is True:
+        try:
+            import endplay.dds  # noqa: F401
+        except ImportError:
+            raise FormatError("double-dummy analysis needs the dds extra (pip install xlbridge[dds])") from None
+    event = score_event(event)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    pages = {"style.css": STYLESHEET}
+    title = event.name or "Results"
+    teams = event.kind == TEAMS
+    mitchell = event.movement == MITCHELL
+    parts = {p.key: p for p in event.participants}
+
+    def link(key):
+        p = parts.get(key)
+        label = (p.label if p else (f"{key[0]} {key[1]}" if key[0] else key[1]))
+        return f'<a href="{_pair_file(key[0], key[1])}">{_e(label)}</a>'
+
+    # ---- index: rankings
+    body = []
+    for field in event.fields():
+        members = [p for p in event.participants if p.direction == field]
+        members.sort(key=lambda p: (p.place is None, p.place or 0, natural_key(p.number)))
+        heading = {"NS": "North-South", "EW": "East-West", None: "Standings" if teams else "Ranking"}[field]
+        body.append(f"<h2>{heading}</h2>\n")
+        pct = any(p.percentage is not None for p in members)
+        head = ["Place", "Team" if teams else "Pair", "Names", "IMPs" if teams or not pct else "Total"]
+        if pct:
+            head += ["Max", "%"]
+        rows = []
+        for p in members:
+            names = " &amp; ".join(_e(n) for n in p.names)
+            if p.name:
+                names = f"<b>{_e(p.name)}</b>" + (f": {names}" if names else "")
+            row = ["" if p.place is None else xlbridge.format_rank(p.place, p.tied), link(p.key), names,
+                   _n(p.total)]
+            if pct:
+                row += [_n(p.maximum), _pct(p.percentage)]
+            rows.append(row)
+        body.append(_table(head, rows, numeric={0, 3, 4, 5}))
+    body.append("<h2>Boards</h2>\n<ul class=\"links\">" + "".join(
+        f'<li><a href="board-{b.number}.html">Board {b.number}</a></li>' for b in event.boards) + "</ul>\n")
+    matches = _matches(event) if teams else {}
+    if matches:
+        body.append("<h2>Matches</h2>\n<ul>" + "".join(
+            f'<li><a href="{_match_file(a, b)}">{_e(_team_name(parts, a))} v {_e(_team_name(parts, b))}</a></li>'
+            for a, b in matches) + "</ul>\n")
+    pages["index.html"] = _page(title, event, "".join(body), home=True)
+
+    # ---- boards
+    for k, b in enumerate(event.boards):
+        body = []
+        nav = []  # previous / next board, in the page's nav bar
+        if k:
+            nav.append(f'<a href="board-{event.boards[k - 1].number}.html">&larr; Board {event.boards[k - 1].number}</a>')
+        if k + 1 < len(event.boards):
+            nav.append(f'<a href="board-{event.boards[k + 1].number}.html">Board {event.boards[k + 1].number} &rarr;</a>')
+        if b.deal:
+            body.append(_deal_html(b))
+        else:
+            body.append(f"<p>Dealer {_SEAT.get(b.dealer, '?')}, vulnerable: {_e(b.vulnerable)}</p>\n")
+        if dds and b.deal:
+            body.append(_dd_html(b))
+        imp = teams or event.scoring != "MP"
+        head = ["N-S", "E-W", "Contract", "By", "Tricks", "Lead", "N-S +", "N-S &minus;"]
+        head += ["IMPs N-S", "IMPs E-W"] if imp else ["MP N-S", "MP E-W", "% N-S"]
+        rows = []
+        for r in b.results:
+            plus, minus = _score_text(r)
+            row = [link(event.pair_key(r, "NS")), link(event.pair_key(r, "EW")), _contract_html(r.contract),
+                   _e(r.declarer), _e(r.tricks), _lead_html(r.lead), plus, minus]
+            row += [_n(r.imp_ns), _n(r.imp_ew)] if imp else [_n(r.mp_ns), _n(r.mp_ew), _pct(r.pct_ns)]
+            rows.append(row)
+        body.append("<h2>Traveller</h2>\n" + _table(head, rows, numeric={4, 6, 7, 8, 9, 10}))
+        pages[f"board-{b.number}.html"] = _page(f"{title}: board {b.number}", event, "".join(body), links=nav)
+
+    # ---- personal scorecards
+    for p in event.participants:
+        rows = []
+        tot = Fraction(0)
+        for b in event.boards:
+            for r in b.results:
+                for side, other in (("NS", "EW"), ("EW", "NS")):
+                    if event.pair_key(r, side) != p.key:
+                        continue
+                    mp = r.mp_ns if side == "NS" else r.mp_ew
+                    pct = r.pct_ns if side == "NS" else r.pct_ew
+                    im = r.imp_ns if side == "NS" else r.imp_ew
+                    val = im if (teams or event.scoring != "MP") else mp
+                    sc = r.score if not isinstance(r.score, int) else (r.score if side == "NS" else -r.score)
+                    tot += val or 0
+                    rows.append([f'<a href="board-{b.number}.html">{b.number}</a>', side,
+                                 link(event.pair_key(r, other)), _contract_html(r.contract), _e(r.declarer),
+                                 _e(r.tricks), _e(sc), _n(val), _pct(pct)])
+        imp = teams or event.scoring != "MP"
+        head = ["Board", "Dir", "Versus", "Contract", "By", "Tricks", "Score", "IMPs" if imp else "MP",
+                "" if imp else "%"]
+        summary = f"<p>{_e(' & '.join(p.names))}" + (f" &middot; total {_n(p.total)}" if p.total is not None else "")
+        summary += (f" &middot; {_pct(p.percentage)} %" if p.percentage is not None else "")
+        summary += (f" &middot; place {xlbridge.format_rank(p.place, p.tied)}" if p.place else "") + "</p>\n"
+        name = ("Team " if teams else "Pair ") + p.label + (f": {p.name}" if p.name else "")
+        pages[_pair_file(p.direction, p.number)] = _page(
+            f"{title}: {name}", event, summary + "<h2>Scorecard</h2>\n" + _table(head, rows, numeric={0, 5, 6, 7, 8}))
+
+    # ---- team matches
+    for (a, bteam), boards in matches.items():
+        rows, ta, tb = [], Fraction(0), Fraction(0)
+        for bno, r1, r2 in boards:
+            ia = r1.imp_ns if r1.ns == a else r1.imp_ew
+            ta += max(ia or 0, 0)
+            tb += max(-(ia or 0), 0)
+            rows.append([f'<a href="board-{bno}.html">{bno}</a>', _contract_html(r1.contract), _e(r1.declarer),
+                         _e(r1.score), _contract_html(r2.contract), _e(r2.declarer), _e(r2.score),
+                         _n(ia) if ia and ia > 0 else "", _n(-ia) if ia and ia < 0 else ""])
+        head = ["Board", "Room 1", "By", "N-S", "Room 2", "By", "N-S", _e(_team_name(parts, a)),
+                _e(_team_name(parts, bteam))]
+        rows.append(["Total", "", "", "", "", "", "", _n(ta), _n(tb)])
+        pages[_match_file(a, bteam)] = _page(
+            f"{title}: {_team_name(parts, a)} v {_team_name(parts, bteam)}", event,
+            "<h2>Match scorecard</h2>\n" + _table(head, rows, numeric={0, 3, 6, 7, 8}))
+
+    written = []
+    for fname, text in pages.items():
+        path = out / fname
+        path.write_text(text, encoding="utf-8", newline="\n")
+        written.append(path)
+    return written
+
+
+def _team_name(parts, number) -> str:
+    p = parts.get((None, number))
+    return p.name if p and p.name else f"Team {number}"
+
+
+def _match_file(a, b) -> str:
+    return f"match-{_slug(a)}-{_slug(b)}.html"
+
+
+def _matches(event: Event) -> dict:
+    """(team a, team b) -> [(board, room-1 row with a N-S, room-2 row)] for boards played at both tables."""
+    out = {}
+    for b in event.boards:
+        for r1 in b.results:
+            for r2 in b.results:
+                if r1 is not r2 and (r1.ns, r1.ew) == (r2.ew, r2.ns) and natural_key(r1.ns) < natural_key(r1.ew):
+                    out.setdefault((r1.ns, r1.ew), []).append((b.number, r1, r2))
+    return dict(sorted(out.items(), key=lambda kv: (natural_key(kv[0][0]), natural_key(kv[0][1]))))
+
