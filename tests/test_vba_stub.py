@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from xlbridge import udfs, vbastub
+from xlbridge import udfs
+from xlbridge.excel import vbastub
 
 ROOT = Path(__file__).resolve().parents[1]
 STUB = ROOT / "vba_stub"
@@ -21,9 +22,9 @@ def generated():
 def test_shipped_stub_is_what_xlwings_generates_now(generated):
     udfs_bas, register_bas = generated
     assert (STUB / "xlwings_udfs.bas").read_bytes() == udfs_bas.encode("utf-8"), \
-        "vba_stub/xlwings_udfs.bas is out of date: run python -m xlbridge.vbastub"
+        "vba_stub/xlwings_udfs.bas is out of date: run python -m xlbridge.excel.vbastub"
     assert (STUB / "xlbridge_register.bas").read_bytes() == register_bas.encode("utf-8"), \
-        "vba_stub/xlbridge_register.bas is out of date: run python -m xlbridge.vbastub"
+        "vba_stub/xlbridge_register.bas is out of date: run python -m xlbridge.excel.vbastub"
 
 
 def test_stub_files_are_ascii_with_crlf_line_endings():

@@ -38,11 +38,11 @@ import functools
 import importlib
 import os
 
-from . import excel as _xl
-from .contract import any_legal_scores as _any_legal_scores, bridge_score as _bridge_score, check_score as _check_score, legal_scores as _legal_scores
-from .entries import NotPlayed as _NotPlayed, parse_entry as _parse_entry
-from .errors import ImpossibleScoreError, InputError, WeightError, XlbridgeError
-from .excel import CallError, ExcelError
+from .excel import cells as _xl
+from .core.contract import any_legal_scores as _any_legal_scores, bridge_score as _bridge_score, check_score as _check_score, legal_scores as _legal_scores
+from .core.entries import NotPlayed as _NotPlayed, parse_entry as _parse_entry
+from .core.errors import ImpossibleScoreError, InputError, WeightError, XlbridgeError
+from .excel.cells import CallError, ExcelError
 
 try:  # xlwings is optional: without it (or where its decorators are no-ops) these are plain functions
     import xlwings as xw  # noqa: F401

@@ -82,7 +82,7 @@ class Contract:
         >>> Contract.parse("8S")
         Traceback (most recent call last):
         ...
-        xlbridge.errors.ContractError: cannot read contract '8S' (expected e.g. 4S, 3NTX, 6HXX, PASS)
+        xlbridge.core.errors.ContractError: cannot read contract '8S' (expected e.g. 4S, 3NTX, 6HXX, PASS)
         """
         if isinstance(text, Contract):
             return text
@@ -348,7 +348,7 @@ def check_score(score, vulnerable, *, where: str | None = None) -> int:
     >>> check_score(410, 1, where="board 1, row 4")
     Traceback (most recent call last):
     ...
-    xlbridge.errors.ImpossibleScoreError: board 1, row 4: impossible score: 410 (no contract and result gives N-S 410 when vulnerability is None)
+    xlbridge.core.errors.ImpossibleScoreError: board 1, row 4: impossible score: 410 (no contract and result gives N-S 410 when vulnerability is None)
     """
     if hasattr(score, "dtype") and hasattr(score, "item"):  # a numpy scalar (np.int64(420))
         score = score.item()

@@ -127,7 +127,7 @@ def parse_entry(value, *, where: str | None = None):
     >>> parse_entry("hello", where="board 2, row 3")
     Traceback (most recent call last):
     ...
-    xlbridge.errors.InputError: board 2, row 3: cannot read score 'hello' (expected a number like 420 or -50, an artificial score like A60/40, or NP)
+    xlbridge.core.errors.InputError: board 2, row 3: cannot read score 'hello' (expected a number like 420 or -50, an artificial score like A60/40, or NP)
     """
     if value is None or isinstance(value, (Artificial, NotPlayed)):
         return value

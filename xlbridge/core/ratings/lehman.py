@@ -37,7 +37,7 @@ from decimal import ROUND_HALF_UP, Decimal
 
 import numpy as np
 
-from .errors import InputError
+from ..errors import InputError
 
 __all__ = [
     "LEHMAN_START",

@@ -40,8 +40,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 
-from .errors import InputError
-from .vp import vp
+from ..errors import InputError
+from ..teams.vp import vp
 
 __all__ = [
     "FORML_ROUNDING_RULES",

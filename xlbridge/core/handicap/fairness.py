@@ -30,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from .errors import InputError
+from ..errors import InputError
 from .forml import _exact, _is_blank, _row, _team_key, _whole, handicapped_result
 
 __all__ = [

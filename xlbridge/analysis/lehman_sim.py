@@ -31,8 +31,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import InputError
-from .lehman import LEHMAN_DECAY, LEHMAN_START, _check_decay, _check_option, _error_array, lehman_deltas_array
+from ..core.errors import InputError
+from ..core.ratings.lehman import LEHMAN_DECAY, LEHMAN_START, _check_decay, _check_option, _error_array, lehman_deltas_array
 
 __all__ = [
     "SEED_003_PUBLISHED",

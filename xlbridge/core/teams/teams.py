@@ -31,8 +31,8 @@ from numbers import Rational
 
 import numpy as np
 
-from .entries import Artificial, parse_entry
-from .errors import InputError, TooManyCombinationsError, WeightError
+from ..entries import Artificial, parse_entry
+from ..errors import InputError, TooManyCombinationsError, WeightError
 from .imps import (
     Butler,
     CrossImps,
@@ -44,7 +44,7 @@ from .imps import (
 )
 from .imps import imps as _imps
 from .vp import vp as _vp
-from .weighted import parse_weight
+from ..pairs.weighted import parse_weight
 
 __all__ = [
     "IMP_ROUNDINGS",

@@ -27,8 +27,8 @@ from numbers import Rational
 
 import numpy as np
 
-from .entries import Artificial, parse_entry
-from .errors import InputError
+from ..entries import Artificial, parse_entry
+from ..errors import InputError
 
 __all__ = [
     "imps",

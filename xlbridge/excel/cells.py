@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from .errors import InputError
+from ..core.errors import InputError
 
 __all__ = [
     "ExcelError",
@@ -166,7 +166,7 @@ def vector(value, name: str) -> list:
     >>> vector([[1, 2], [3, 4]], "scores")
     Traceback (most recent call last):
     ...
-    xlbridge.errors.InputError: scores: expected a row or a column, got a 2 x 2 range
+    xlbridge.core.errors.InputError: scores: expected a row or a column, got a 2 x 2 range
     """
     g = grid(value)
     if not g:
@@ -211,7 +211,7 @@ def as_number(value, name: str, *, where: str | None = None):
     >>> as_number("many", "expected")
     Traceback (most recent call last):
     ...
-    xlbridge.errors.InputError: expected: not a number: 'many'
+    xlbridge.core.errors.InputError: expected: not a number: 'many'
     """
     value = _scalar(value)
     loc = f"{name}, {where}" if where else name
@@ -245,7 +245,7 @@ def as_int(value, name: str, *, where: str | None = None, minimum: int | None = 
     >>> as_int(6.5, "boards")
     Traceback (most recent call last):
     ...
-    xlbridge.errors.InputError: boards: expected a whole number, got 6.5
+    xlbridge.core.errors.InputError: boards: expected a whole number, got 6.5
     """
     n = as_number(value, name, where=where)
     loc = f"{name}, {where}" if where else name

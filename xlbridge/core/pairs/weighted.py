@@ -25,9 +25,9 @@ from math import lcm
 
 import numpy as np
 
-from .contract import check_score
-from .entries import Artificial, NotPlayed, parse_entry
-from .errors import InputError, WeightError, location
+from ..contract import check_score
+from ..entries import Artificial, NotPlayed, parse_entry
+from ..errors import InputError, WeightError, location
 from .matchpoints import (
     _MAX_SCORE,
     FOULED_RULES,

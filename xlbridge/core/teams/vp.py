@@ -34,7 +34,7 @@ from decimal import ROUND_HALF_UP, Decimal, localcontext
 from fractions import Fraction
 from functools import lru_cache
 
-from .errors import InputError
+from ..errors import InputError
 
 __all__ = ["vp", "VP_FRACTION_RULES", "vp_table", "vp_formula", "vp_blitz", "vp_pair"]
 

@@ -33,9 +33,9 @@ from functools import cached_property
 
 import numpy as np
 
-from .contract import check_score, legal_scores, vulnerability
-from .entries import Artificial, NotPlayed, parse_entry
-from .errors import ContractError, ImpossibleScoreError, InputError, location
+from ..contract import check_score, legal_scores, vulnerability
+from ..entries import Artificial, NotPlayed, parse_entry
+from ..errors import ContractError, ImpossibleScoreError, InputError, location
 
 __all__ = [
     "MP_SCALES",
@@ -741,7 +741,7 @@ def matchpoint_session(entries, boards=None, *, expected=None, scale: str = "EBU
     >>> matchpoint_session([420, 410], boards=[1, 1])
     Traceback (most recent call last):
     ...
-    xlbridge.errors.ImpossibleScoreError: board 1, row 2: impossible score: 410 (no contract and result gives N-S 410 when vulnerability is None)
+    xlbridge.core.errors.ImpossibleScoreError: board 1, row 2: impossible score: 410 (no contract and result gives N-S 410 when vulnerability is None)
     """
     sc = _scale(scale)
     entries, boards, groups = _as_array(entries), _as_array(boards), _as_array(groups)

@@ -189,7 +189,7 @@ class InstantChart:
         >>> instant_chart([420, 400], [3, 1], "None").row_index(410)
         Traceback (most recent call last):
         ...
-        xlbridge.errors.ImpossibleScoreError: impossible score: 410 (no contract and result gives N-S 410 when vulnerability is None)
+        xlbridge.core.errors.ImpossibleScoreError: impossible score: 410 (no contract and result gives N-S 410 when vulnerability is None)
         """
         if type(score) is int and _LO <= score <= _HI and score % 10 == 0 and self._legal_mask[(score - _LO) // 10]:
             s = score
@@ -469,11 +469,11 @@ def instant_chart(
     >>> c.award(410)
     Traceback (most recent call last):
     ...
-    xlbridge.errors.ImpossibleScoreError: impossible score: 410 (no contract and result gives N-S 410 when vulnerability is None)
+    xlbridge.core.errors.ImpossibleScoreError: impossible score: 410 (no contract and result gives N-S 410 when vulnerability is None)
     >>> instant_chart([420], [1], "None", adjustments={420: 11})
     Traceback (most recent call last):
     ...
-    xlbridge.errors.InputError: row 2 (+420): adjustment +11 is more than 10 points
+    xlbridge.core.errors.InputError: row 2 (+420): adjustment +11 is more than 10 points
     """
     if rounding not in INSTANT_ROUNDING:
         raise InputError(f"rounding must be one of {', '.join(INSTANT_ROUNDING)}, got {rounding!r}", where=where)
