@@ -31,8 +31,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.errors import InputError
-from ..core.ratings.lehman import LEHMAN_DECAY, LEHMAN_START, _check_decay, _check_option, _error_array, lehman_deltas_array
+from ..core.errors import InputError, LimitError, shown
+from ..core.ratings.lehman import LEHMAN_DECAY, LEHMAN_START, decay_rate, error_bounds, lehman_deltas_array, named_option
 
 __all__ = [
     "SEED_003_PUBLISHED",
@@ -40,7 +40,6 @@ __all__ = [
     "lehman_simulate",
     "lehman_sim_table",
     "lehman_sim_markdown",
-    "lehman_sim_plot",
 ]
 
 #: Seed 003's single published run (weeks 1-10), for comparison only.
@@ -98,15 +97,15 @@ def lehman_simulate(*, runs=2000, seed=2026, weeks=10, sittings_per_week=10, boa
     >>> sim.ratings[("standard", "newcomer")].shape, float(sim.mean("standard", "partner")[0])
     ((50, 3), 50.0)
     """
-    _check_option(decay_order, ("after", "before"), "decay_order")
-    d = _check_decay(decay)
+    named_option(decay_order, ("after", "before"), "decay_order")
+    d = decay_rate(decay)
     for name, value in (("runs", runs), ("weeks", weeks), ("sittings_per_week", sittings_per_week),
                         ("boards_per_sitting", boards_per_sitting), ("decisions_per_board", decisions_per_board)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise InputError(f"{name} must be a whole number of at least 1, got {value!r}")
+            raise InputError(f"{name} must be a whole number of at least 1, got {shown(value)}")
     for name, value in (("newcomer_skill", newcomer_skill), ("partner_skill", partner_skill)):
         if not 0 <= value <= 1:
-            raise InputError(f"{name} must be a probability (0-1), got {value!r}")
+            raise InputError(f"{name} must be a probability (0-1), got {shown(value)}")
     if partner_history < 0 or opponent_rating <= 0:
         raise InputError("partner_history must not be negative and opponent_rating must be positive")
 
@@ -136,7 +135,7 @@ def lehman_simulate(*, runs=2000, seed=2026, weeks=10, sittings_per_week=10, boa
             r4 = np.broadcast_to(r4, (runs, n_boards, 4))
             e4 = None
             if formula == "modified":
-                e = _error_array(h_used)
+                e = error_bounds(h_used)
                 e4 = np.broadcast_to(np.concatenate([e, np.full((runs, 2), 0.5)], axis=1)[:, None, :],
                                      (runs, n_boards, 4))
             q = r4 + lehman_deltas_array(r4, board_pct[:, wk, :], e4)
@@ -199,46 +198,3 @@ def lehman_sim_markdown(sim: LehmanSimulation, *, published=True) -> str:
         pair = "" if row[5] is None else f"{row[5]:.2f}"
         lines.append(f"| {k} | " + " | ".join(cells) + f" | {pair} |")
     return "\n".join(lines)
-
-
-def lehman_sim_plot(sim: LehmanSimulation, path, *, band=(0.1, 0.9), published=True):
-    """Plot the mean trajectories (with a quantile band) of both formulas to ``path`` (PNG); returns the path.
-
-    Solid lines: the newcomer; dashed: the partner; crosses: seed 003's single published run.
-    matplotlib is imported here only (the core never loads it).
-
-    >>> import os, tempfile
-    >>> path = os.path.join(tempfile.mkdtemp(), "sim.png")
-    >>> lehman_sim_plot(lehman_simulate(runs=20, seed=1), path) == path
-    True
-    """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    weeks = np.arange(sim.weeks + 1)
-    fig, ax = plt.subplots(figsize=(8, 6), dpi=110)
-    colours = {"standard": "tab:blue", "modified": "tab:orange"}
-    for formula, colour in colours.items():
-        for who, style in (("newcomer", "-"), ("partner", "--")):
-            ax.plot(weeks, sim.mean(formula, who), style, color=colour, lw=2, label=f"{formula}: {who} (mean)")
-            if band is not None:
-                lo, hi = sim.quantile(formula, who, band[0]), sim.quantile(formula, who, band[1])
-                ax.fill_between(weeks, lo, hi, color=colour, alpha=0.12 if who == "newcomer" else 0.08, lw=0)
-            if published and sim.weeks == 10:
-                ax.plot(weeks[1:], SEED_003_PUBLISHED[(formula, who)], "x", color=colour, ms=6,
-                        label=f"{formula}: {who} (seed 003, one run)" if who == "newcomer" else None)
-    ax.axhline(40, color="grey", lw=0.8, ls=":")
-    ax.set_xlabel("week")
-    ax.set_ylabel("Lehman rating")
-    p = dict(sim.params)
-    title = (f"Seed 003 experiment, {sim.runs} runs: 40 % newcomer, partner with {p['partner_history']} boards"
-             f"\nbands: {int(band[0] * 100)}-{int(band[1] * 100)} % of runs" if band else "")
-    ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2, frameon=False)
-    ax.grid(alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return path

@@ -11,6 +11,16 @@ vulnerability cycle; R. Pavlicek, rpbridge.net 8q43 (204 distinct positive score
 Vulnerability(ns=True, ew=True)
 >>> 410 in legal_scores("None")
 False
+
+**Legality, one table.** Whether an N-S score can occur on a board is decided in one place:
+:func:`legal_table`, built once from Law 77 (every contract, double and trick count), one row
+per vulnerability (None, NS, EW, All) and a fifth row for "at some vulnerability" (travellers
+without board numbers), one column per multiple of 10 from -7600 to +7600. :func:`legal_scores`,
+:func:`check_score` and the vectorised :func:`legal_mask` (whole sessions, instant charts, the
+Excel layer) all read it.
+
+>>> legal_mask([420, 410, 620, 620], [0, 0, 0, 1]).tolist()     # 4S= is 620 only when N-S are vulnerable
+[True, False, False, True]
 """
 
 from __future__ import annotations
@@ -20,7 +30,11 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .errors import ContractError, ImpossibleScoreError
+import numpy as np
+import numpy.typing as npt
+
+from .errors import ContractError, ImpossibleScoreError, shown
+from .numbers import plain
 
 __all__ = [
     "STRAINS",
@@ -33,7 +47,21 @@ __all__ = [
     "legal_scores",
     "any_legal_scores",
     "check_score",
+    "SCORE_LIMIT",
+    "VULNERABILITY_NAMES",
+    "ANY_VULNERABILITY",
+    "vulnerability_index",
+    "board_vulnerabilities",
+    "legal_table",
+    "legal_mask",
 ]
+
+#: Every bridge score is a multiple of 10 between -SCORE_LIMIT and +SCORE_LIMIT (7NTXX down 13 vulnerable).
+SCORE_LIMIT = 7600
+#: The rows of :func:`legal_table`: index 0-3 is a board's vulnerability by its PBN name ...
+VULNERABILITY_NAMES = ("None", "NS", "EW", "All")
+#: ... and row 4 is "legal at some vulnerability" (a traveller without board numbers).
+ANY_VULNERABILITY = 4
 
 STRAINS = ("C", "D", "H", "S", "NT")
 _TRICK_VALUE = {"C": 20, "D": 20, "H": 30, "S": 30, "NT": 30}
@@ -64,14 +92,14 @@ class Contract:
     def __post_init__(self):
         if self.level == 0:
             if self.strain or self.doubled:
-                raise ContractError(f"a passed-out contract has no strain or double: {self!r}")
+                raise ContractError(f"a passed-out contract has no strain or double: {shown(self)}")
             return
         if not isinstance(self.level, int) or not 1 <= self.level <= 7:
-            raise ContractError(f"contract level must be 1-7, got {self.level!r}")
+            raise ContractError(f"contract level must be 1-7, got {shown(self.level)}")
         if self.strain not in STRAINS:
-            raise ContractError(f"strain must be one of {', '.join(STRAINS)}, got {self.strain!r}")
+            raise ContractError(f"strain must be one of {', '.join(STRAINS)}, got {shown(self.strain)}")
         if self.doubled not in (0, 1, 2):
-            raise ContractError(f"doubled must be 0, 1 (X) or 2 (XX), got {self.doubled!r}")
+            raise ContractError(f"doubled must be 0, 1 (X) or 2 (XX), got {shown(self.doubled)}")
 
     @classmethod
     def parse(cls, text: str) -> "Contract":
@@ -87,13 +115,13 @@ class Contract:
         if isinstance(text, Contract):
             return text
         if not isinstance(text, str):
-            raise ContractError(f"contract must be text like '4S' or '3NTX', got {text!r}")
+            raise ContractError(f"contract must be text like '4S' or '3NTX', got {shown(text)}")
         t = text.strip()
         if t.upper() in ("PASS", "P", "AP", "PASSED", "PASSED OUT", "ALL PASS"):
             return cls(0)
         m = _CONTRACT_RE.match(t)
         if not m:
-            raise ContractError(f"cannot read contract {text!r} (expected e.g. 4S, 3NTX, 6HXX, PASS)")
+            raise ContractError(f"cannot read contract {shown(text)} (expected e.g. 4S, 3NTX, 6HXX, PASS)")
         level, strain, dbl = m.groups()
         strain = strain.upper()
         strain = "NT" if strain == "N" else strain
@@ -160,6 +188,7 @@ class Vulnerability:
 
 
 _CYCLE = ("None", "NS", "EW", "All", "NS", "EW", "All", "None", "EW", "All", "None", "NS", "All", "None", "NS", "EW")
+_CYCLE_INDEX = np.array([VULNERABILITY_NAMES.index(v) for v in _CYCLE], dtype=np.int8)
 _VUL_NAMES = {
     "NONE": (False, False), "LOVE": (False, False), "-": (False, False), "NIL": (False, False),
     "NEITHER": (False, False),
@@ -183,12 +212,12 @@ def vulnerability(value) -> Vulnerability:
     if hasattr(value, "dtype") and hasattr(value, "item"):  # a numpy scalar board number
         value = value.item()
     if isinstance(value, bool):
-        raise ContractError(f"vulnerability must be None/NS/EW/All or a board number, got {value!r}")
+        raise ContractError(f"vulnerability must be None/NS/EW/All or a board number, got {shown(value)}")
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if isinstance(value, int):
         if value < 1:
-            raise ContractError(f"board number must be 1 or more, got {value!r}")
+            raise ContractError(f"board number must be 1 or more, got {shown(value)}")
         return vulnerability(_CYCLE[(value - 1) % 16])
     if isinstance(value, str):
         key = value.strip().upper()
@@ -197,7 +226,7 @@ def vulnerability(value) -> Vulnerability:
         if key in _VUL_NAMES:
             ns, ew = _VUL_NAMES[key]
             return Vulnerability(ns, ew)
-    raise ContractError(f"vulnerability must be None/NS/EW/All or a board number, got {value!r}")
+    raise ContractError(f"vulnerability must be None/NS/EW/All or a board number, got {shown(value)}")
 
 
 def _side(declarer) -> str:
@@ -206,7 +235,7 @@ def _side(declarer) -> str:
         return "NS"
     if d in ("E", "W", "EAST", "WEST"):
         return "EW"
-    raise ContractError(f"declarer must be N, E, S or W, got {declarer!r}")
+    raise ContractError(f"declarer must be N, E, S or W, got {shown(declarer)}")
 
 
 def _undertrick_penalty(down: int, doubled: int, vulnerable: bool) -> int:
@@ -241,12 +270,12 @@ def contract_score(contract, tricks: int, vulnerable: bool) -> int:
     if isinstance(tricks, float) and tricks.is_integer():
         tricks = int(tricks)
     if isinstance(tricks, bool) or not isinstance(tricks, int) or not 0 <= tricks <= 13:
-        raise ContractError(f"tricks must be a whole number 0-13, got {tricks!r}")
+        raise ContractError(f"tricks must be a whole number 0-13, got {shown(tricks)}")
     if hasattr(vulnerable, "dtype") and hasattr(vulnerable, "item"):  # numpy bool
         vulnerable = vulnerable.item()
     if vulnerable not in (True, False) or isinstance(vulnerable, (str, float)):
         raise ContractError(
-            f"vulnerable must be True or False (the declaring side's vulnerability), got {vulnerable!r}; "
+            f"vulnerable must be True or False (the declaring side's vulnerability), got {shown(vulnerable)}; "
             f"for a board's vulnerability by name or number use bridge_score"
         )
     if c.is_pass:
@@ -312,11 +341,74 @@ def declarer_scores(vulnerable: bool) -> frozenset:
 
 
 @lru_cache(maxsize=8)
-def _legal(ns: bool, ew: bool) -> frozenset:
+def _legal(ns: bool, ew: bool) -> frozenset[int]:
     return frozenset(declarer_scores(ns)) | frozenset(-s for s in declarer_scores(ew)) | {0}
 
 
-def legal_scores(vulnerable) -> frozenset:
+def vulnerability_index(value: object) -> int:
+    """The row of :func:`legal_table` for a vulnerability (name or board number): 0 None .. 3 All.
+
+    >>> vulnerability_index("EW"), vulnerability_index(4), vulnerability_index(17)
+    (2, 3, 0)
+    """
+    return VULNERABILITY_NAMES.index(vulnerability(value).name)
+
+
+def board_vulnerabilities(boards: npt.ArrayLike) -> npt.NDArray[np.int8]:
+    """Vulnerability rows (0-3) of whole board numbers (1 or more) at once: the 16-board cycle.
+
+    >>> board_vulnerabilities([1, 2, 3, 4, 16, 17]).tolist()
+    [0, 1, 2, 3, 2, 0]
+    """
+    b = np.asarray(boards, dtype=np.int64)
+    if b.size and int(b.min()) < 1:
+        raise ContractError(f"board number must be 1 or more, got {int(b.min())}")
+    return _CYCLE_INDEX[(b - 1) % 16]
+
+
+@lru_cache(maxsize=1)
+def legal_table() -> npt.NDArray[np.bool_]:
+    """The legal N-S scores, read-only: ``table[row, (score + SCORE_LIMIT) // 10]``.
+
+    Rows 0-3: vulnerability None, NS, EW, All (:data:`VULNERABILITY_NAMES`); row 4
+    (:data:`ANY_VULNERABILITY`): legal at some vulnerability. Built from Law 77 by
+    :func:`declarer_scores`: the union of N-S declaring, E-W declaring negated, and 0.
+
+    >>> t = legal_table()
+    >>> t.shape, int(t[0].sum()), bool(t[4, (410 + SCORE_LIMIT) // 10])
+    ((5, 1521), 283, False)
+    """
+    table = np.zeros((5, 2 * SCORE_LIMIT // 10 + 1), dtype=bool)
+    for row, name in enumerate(VULNERABILITY_NAMES):
+        v = vulnerability(name)
+        cols = (np.fromiter(_legal(v.ns, v.ew), dtype=np.int64) + SCORE_LIMIT) // 10
+        table[row, cols] = True
+    table[ANY_VULNERABILITY] = table[:4].any(axis=0)
+    table.flags.writeable = False
+    return table
+
+
+def legal_mask(scores: npt.ArrayLike, vulnerabilities: npt.ArrayLike | int = ANY_VULNERABILITY) -> npt.NDArray[np.bool_]:
+    """Which ``scores`` (whole numbers, any shape) are legal N-S scores, vectorised.
+
+    ``vulnerabilities``: a row of :func:`legal_table` for every score (same shape) or one for all
+    (default: at some vulnerability). A score that is no multiple of 10 or beyond
+    +-:data:`SCORE_LIMIT` is never legal.
+
+    >>> legal_mask([420, 410, 425, 10 ** 12]).tolist()
+    [True, False, False, False]
+    """
+    s = np.asarray(scores, dtype=np.int64)
+    v = np.asarray(vulnerabilities, dtype=np.int64)
+    col = s + SCORE_LIMIT
+    ok = (col >= 0) & (col <= 2 * SCORE_LIMIT) & (col % 10 == 0)
+    idx = np.where(ok, col // 10, 0)
+    flat = legal_table().ravel()
+    width = legal_table().shape[1]
+    return ok & flat[v * width + idx]
+
+
+def legal_scores(vulnerable: object) -> frozenset[int]:
     """The set of all N-S scores that can occur on a board of the given vulnerability.
 
     The union of N-S declaring (N-S vulnerability), the negation of E-W declaring
@@ -330,44 +422,51 @@ def legal_scores(vulnerable) -> frozenset:
 
 
 @lru_cache(maxsize=1)
-def any_legal_scores() -> frozenset:
+def any_legal_scores() -> frozenset[int]:
     """Every N-S score that can occur at some vulnerability (for travellers without board numbers).
 
     >>> 410 in any_legal_scores(), 620 in any_legal_scores(), len(any_legal_scores()) == 2 * 204 + 1
     (False, True, True)
     """
-    return frozenset().union(*(legal_scores(v) for v in ("None", "NS", "EW", "All")))
+    return frozenset().union(*(legal_scores(v) for v in VULNERABILITY_NAMES))
 
 
-def check_score(score, vulnerable, *, where: str | None = None) -> int:
+def check_score(score: object, vulnerable: object = None, *, where: str | None = None) -> int:
     """Return ``score`` as an int if it is a legal N-S score for the vulnerability, else raise.
 
+    ``vulnerable`` ``None``: legal at some vulnerability (a traveller without board numbers).
+
     >>> import numpy as np
-    >>> check_score(420.0, "None"), check_score(np.int64(-100), "All")
-    (420, -100)
+    >>> check_score(420.0, "None"), check_score(np.int64(-100), "All"), check_score(620)
+    (420, -100, 620)
     >>> check_score(410, 1, where="board 1, row 4")
     Traceback (most recent call last):
     ...
     xlbridge.core.errors.ImpossibleScoreError: board 1, row 4: impossible score: 410 (no contract and result gives N-S 410 when vulnerability is None)
     """
-    if hasattr(score, "dtype") and hasattr(score, "item"):  # a numpy scalar (np.int64(420))
-        score = score.item()
+    score = plain(score)
     if isinstance(score, bool):
-        raise ImpossibleScoreError(f"impossible score: {score!r} (not a number)", where=where)
+        raise ImpossibleScoreError(f"impossible score: {shown(score)} (not a number)", where=where)
     if isinstance(score, numbers.Rational) and not isinstance(score, int):
         if score.denominator != 1:
-            raise ImpossibleScoreError(f"impossible score: {score!r} (not a whole number)", where=where)
+            raise ImpossibleScoreError(f"impossible score: {shown(score)} (not a whole number)", where=where)
         score = int(score.numerator)
     if isinstance(score, float):
         if not score.is_integer():
-            raise ImpossibleScoreError(f"impossible score: {score!r} (not a whole number)", where=where)
+            raise ImpossibleScoreError(f"impossible score: {shown(score)} (not a whole number)", where=where)
         score = int(score)
     if not isinstance(score, int):
-        raise ImpossibleScoreError(f"impossible score: {score!r} (not a number)", where=where)
+        raise ImpossibleScoreError(f"impossible score: {shown(score)} (not a number)", where=where)
+    if vulnerable is None:
+        if score not in any_legal_scores():
+            raise ImpossibleScoreError(
+                f"impossible score: {shown(score)} (no contract and result gives N-S {shown(score)} at any vulnerability)",
+                where=where)
+        return score
     v = vulnerability(vulnerable)
     if score not in legal_scores(v):
         raise ImpossibleScoreError(
-            f"impossible score: {score!r} (no contract and result gives N-S {score} when vulnerability is {v.name})",
+            f"impossible score: {shown(score)} (no contract and result gives N-S {shown(score)} when vulnerability is {v.name})",
             where=where,
         )
     return score

@@ -17,12 +17,24 @@ True
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
-from .errors import InputError
+from .errors import ImpossibleScoreError, InputError, LimitError, shown
+from .numbers import MAX_TEXT_LENGTH, exact, number_text, plain
 
-__all__ = ["Artificial", "NotPlayed", "NOT_PLAYED", "parse_entry", "parse_entries", "Entry"]
+__all__ = ["Artificial", "NotPlayed", "NOT_PLAYED", "parse_entry", "parse_entries", "Entry", "MAX_SCORE_READ"]
+
+#: The largest score magnitude read at all. Every bridge score is at most 7,600; with the legality
+#: check switched off other multiples of 10 pass, but never one that could overflow int64.
+MAX_SCORE_READ = 10**15
+
+
+def too_large(value: object, where: str | None = None) -> ImpossibleScoreError:
+    """The error for a score beyond :data:`MAX_SCORE_READ` (returned, for the caller to raise)."""
+    return ImpossibleScoreError(f"impossible score: {shown(value)} (far too large for a bridge score)", where=where)
 
 
 @dataclass(frozen=True)
@@ -38,20 +50,18 @@ class Artificial:
     ns: Fraction
     ew: Fraction
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         for name in ("ns", "ew"):
             v = getattr(self, name)
             if not isinstance(v, Fraction):
-                if isinstance(v, bool) or v is None:
-                    raise InputError(f"artificial score percentage must be a number, got {v!r} for {name.upper()}")
                 try:
-                    object.__setattr__(self, name, Fraction(v))
-                except (TypeError, ValueError, OverflowError):
+                    object.__setattr__(self, name, exact(v))
+                except InputError:
                     raise InputError(
-                        f"artificial score percentage must be a number, got {v!r} for {name.upper()}"
+                        f"artificial score percentage must be a number, got {shown(v)} for {name.upper()}"
                     ) from None
             if not 0 <= getattr(self, name) <= 100:
-                raise InputError(f"artificial score percentage must be 0-100, got {v!r} for {name.upper()}")
+                raise InputError(f"artificial score percentage must be 0-100, got {shown(v)} for {name.upper()}")
 
     @classmethod
     def parse(cls, text: str, *, where: str | None = None) -> "Artificial":
@@ -60,6 +70,9 @@ class Artificial:
         >>> Artificial.parse("A57.5/42.5"), Artificial.parse("ave-")
         (Artificial(ns=Fraction(115, 2), ew=Fraction(85, 2)), Artificial(ns=Fraction(40, 1), ew=Fraction(60, 1)))
         """
+        if len(text) > MAX_TEXT_LENGTH:
+            raise LimitError(f"artificial score {shown(text)} is longer than {MAX_TEXT_LENGTH} characters: not read",
+                             where=where)
         t = text.strip().upper().replace(" ", "")
         if t in _SHORT:
             ns, ew = _SHORT[t]
@@ -67,12 +80,12 @@ class Artificial:
         m = _ART_RE.match(t)
         if not m:
             raise InputError(
-                f"cannot read artificial score {text!r} (expected e.g. A60/40, A50/50, A+, A=, A-)", where=where
+                f"cannot read artificial score {shown(text)} (expected e.g. A60/40, A50/50, A+, A=, A-)", where=where
             )
         return cls(Fraction(m.group(1)), Fraction(m.group(2)))
 
     def __str__(self) -> str:
-        def f(x):
+        def f(x: Fraction) -> str:
             return str(x.numerator) if x.denominator == 1 else str(float(x))
         return f"A{f(self.ns)}/{f(self.ew)}"
 
@@ -88,7 +101,9 @@ class NotPlayed:
 
     _instance = None
 
-    def __new__(cls):
+    _instance: NotPlayed | None
+
+    def __new__(cls) -> NotPlayed:
         if cls._instance is None:
             cls._instance = super().__new__(cls)
         return cls._instance
@@ -99,12 +114,13 @@ class NotPlayed:
     def __str__(self) -> str:
         return "NP"
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[NotPlayed], tuple[()]]:
         return (NotPlayed, ())
 
 
 NOT_PLAYED = NotPlayed()
 
+#: A score cell as read: an N-S score, an artificial score, or not played (blank is ``None``).
 Entry = int | Artificial | NotPlayed
 
 _SHORT = {
@@ -116,7 +132,7 @@ _ART_RE = re.compile(r"^A(\d+(?:\.\d+)?)%?/(\d+(?:\.\d+)?)%?$")
 _NUM_RE = re.compile(r"^[+-]?\d+(?:\.0*)?$")
 
 
-def parse_entry(value, *, where: str | None = None):
+def parse_entry(value: object, *, where: str | None = None) -> Entry | None:
     """Read one score cell: ``int`` N-S score, :class:`Artificial`, ``NOT_PLAYED``, or ``None`` if blank.
 
     Numbers may arrive as floats (Excel) or text (``"+420"``); they must be whole multiples of 10.
@@ -131,17 +147,17 @@ def parse_entry(value, *, where: str | None = None):
     """
     if value is None or isinstance(value, (Artificial, NotPlayed)):
         return value
+    value = plain(value)
     if isinstance(value, bool):
-        raise InputError(f"cannot read score {value!r} (a TRUE/FALSE value is not a score)", where=where)
+        raise InputError(f"cannot read score {shown(value)} (a TRUE/FALSE value is not a score)", where=where)
     if isinstance(value, float):
         if value != value or value in (float("inf"), float("-inf")) or not value.is_integer():
-            raise InputError(f"impossible score: {value!r} (not a whole number of points)", where=where)
+            raise ImpossibleScoreError(f"impossible score: {shown(value)} (not a whole number of points)", where=where)
         value = int(value)
-    if hasattr(value, "dtype") and hasattr(value, "item"):  # numpy scalar
-        return parse_entry(value.item(), where=where)
     if isinstance(value, int):
         if value % 10:
-            raise InputError(f"impossible score: {value!r} (bridge scores are multiples of 10)", where=where)
+            raise ImpossibleScoreError(f"impossible score: {shown(value)} (bridge scores are multiples of 10)",
+                                       where=where)
         return value
     if isinstance(value, str):
         t = value.strip()
@@ -153,14 +169,16 @@ def parse_entry(value, *, where: str | None = None):
         if up.startswith("A"):
             return Artificial.parse(t, where=where)
         if _NUM_RE.match(t):
-            return parse_entry(int(float(t)), where=where)
+            v = number_text(t, "score", where=where)  # bounded: digits and length
+            assert v is not None
+            return parse_entry(int(v), where=where)
     raise InputError(
-        f"cannot read score {value!r} (expected a number like 420 or -50, an artificial score like A60/40, or NP)",
+        f"cannot read score {shown(value)} (expected a number like 420 or -50, an artificial score like A60/40, or NP)",
         where=where,
     )
 
 
-def parse_entries(values, *, where_prefix: str | None = None) -> list:
+def parse_entries(values: Iterable[object], *, where_prefix: str | None = None) -> list[Entry | None]:
     """Read a column of score cells; errors name the 1-based row.
 
     >>> parse_entries([420, "A+", None, "NP"])

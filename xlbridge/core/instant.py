@@ -16,6 +16,10 @@ results of the same boards in an earlier event. The chart is built by Pavlicek's
    (seed: 1, 0, 0 -> 2, 1, 0); see :func:`instant_chart` for the exact rule;
 5. optional judgement adjustments of at most 10 points per row.
 
+The two fields of an event are ranked by :func:`instant_ranking` (ties as everywhere in
+xlbridge: :mod:`xlbridge.core.ranking`); charts are written and read as PBN by
+:mod:`xlbridge.core.instant_pbn`.
+
 >>> chart = instant_chart([450, 420, 400, 170, -50], [2, 4, 3, 6, 1], "None")
 >>> [(r.low, r.high, r.award) for r in chart.rows][:3]
 [(460, 7000, 100), (450, 450, 94), (430, 440, 88)]
@@ -26,17 +30,21 @@ results of the same boards in an earlier event. The chart is built by Pavlicek's
 from __future__ import annotations
 
 import bisect
-import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
-from typing import Iterable, Mapping
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
-from .contract import Vulnerability, check_score, legal_scores, vulnerability
+from .contract import SCORE_LIMIT, Vulnerability, check_score, legal_table, vulnerability, vulnerability_index
 from .entries import Artificial, NotPlayed, parse_entry
-from .errors import ImpossibleScoreError, InputError
+from .errors import ImpossibleScoreError, InputError, LimitError, shown
+from .numbers import whole
+from .ranking import competition_ranking
+from .rounding import round_quotients, rounding_rule
 
 __all__ = [
     "INSTANT_ROUNDING",
@@ -48,14 +56,16 @@ __all__ = [
     "InstantRankedPair",
     "InstantRanking",
     "instant_ranking",
-    "chart_to_pbn",
-    "chart_from_pbn",
+    "MAX_CHART_RESULTS",
 ]
 
-#: Rounding of the exact percentage to a whole-percent award (named options).
+#: Rounding of the exact percentage to a whole-percent award (rules of :mod:`xlbridge.core.rounding`).
 #: ``"half_up"`` (default): a final .5 goes up (Pavlicek 1993 shows 87.5 as 88);
 #: ``"half_even"``: a final .5 goes to the even neighbour.
 INSTANT_ROUNDING = ("half_up", "half_even")
+#: The largest total of historical frequencies a chart is built from (keeps every exact numerator
+#: of the rounding inside int64; real charts come from hundreds or thousands of results).
+MAX_CHART_RESULTS = 10**12
 
 #: Smoothing of the rounded awards (named options).
 #: ``"strict"`` (default, seed 002): awards strictly decreasing from top to bottom; a chart
@@ -99,7 +109,7 @@ class ChartRow:
 
     def __post_init__(self):
         if self.kind not in _KINDS:
-            raise InputError(f"chart row kind must be 'score' or 'gap', got {self.kind!r}")
+            raise InputError(f"chart row kind must be 'score' or 'gap', got {shown(self.kind)}")
         if self.low > self.high:
             raise InputError(f"chart row covers {self.low}..{self.high}: low is above high")
 
@@ -288,25 +298,24 @@ class InstantRanking:
 # ----------------------------------------------------------------------------------------- helpers
 
 
-_LO, _HI = -7600, 7600  # every bridge score is a multiple of 10 in this range (7NTXX down 13 vulnerable)
+_LO, _HI = -SCORE_LIMIT, SCORE_LIMIT  # every bridge score is a multiple of 10 in this range
 _SLOTS = (_HI - _LO) // 10 + 1
 _FULL = _HI - _LO + 1
 
 
-def _legal_array(vul: Vulnerability) -> np.ndarray:
-    return np.array(sorted(legal_scores(vul)), dtype=np.int64)
+def legal_array(vul: Vulnerability) -> npt.NDArray[np.int64]:
+    """The legal N-S scores of a vulnerability, ascending (from :func:`xlbridge.core.contract.legal_table`)."""
+    return np.flatnonzero(_legal_mask(vul.ns, vul.ew)).astype(np.int64) * 10 + _LO
 
 
 @lru_cache(maxsize=4)
-def _legal_mask(ns: bool, ew: bool) -> np.ndarray:
-    mask = np.zeros(_SLOTS, dtype=bool)
-    mask[(_legal_array(Vulnerability(ns, ew)) - _LO) // 10] = True
-    mask.flags.writeable = False
+def _legal_mask(ns: bool, ew: bool) -> npt.NDArray[np.bool_]:
+    mask: npt.NDArray[np.bool_] = legal_table()[vulnerability_index(Vulnerability(ns, ew))]
     return mask
 
 
 @lru_cache(maxsize=4)
-def _legal_full(ns: bool, ew: bool) -> np.ndarray:
+def _legal_full(ns: bool, ew: bool) -> npt.NDArray[np.bool_]:
     """Legal-score mask indexed by score - _LO + 1, with an illegal padding slot at each end."""
     full = np.zeros(_FULL + 2, dtype=bool)
     full[1:1 + 10 * _SLOTS:10] = _legal_mask(ns, ew)
@@ -328,9 +337,9 @@ def _as_int_scores(scores) -> np.ndarray:
         out = np.empty(flat.shape, dtype=np.int64)
         for i, v in enumerate(flat):
             if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
-                raise ImpossibleScoreError(f"impossible score: {v!r} (not a number)", where=f"item {i + 1}")
+                raise ImpossibleScoreError(f"impossible score: {shown(v)} (not a number)", where=f"item {i + 1}")
             if isinstance(v, (float, np.floating)) and not float(v).is_integer():
-                raise ImpossibleScoreError(f"impossible score: {v!r} (not a whole number)", where=f"item {i + 1}")
+                raise ImpossibleScoreError(f"impossible score: {shown(v)} (not a whole number)", where=f"item {i + 1}")
             out[i] = int(v)
         return out.reshape(a.shape)
     if a.dtype.kind == "f":
@@ -344,20 +353,7 @@ def _as_int_scores(scores) -> np.ndarray:
     raise ImpossibleScoreError(f"impossible scores of type {a.dtype} (expected numbers)")
 
 
-def _round_percent(num: np.ndarray, den: int, rounding: str) -> np.ndarray:
-    """Round num/den (num >= 0 integers, den > 0) to whole numbers by the named rule."""
-    q, r = np.divmod(num, den)
-    twice = 2 * r
-    if rounding == "half_up":
-        up = twice >= den
-    elif rounding == "half_even":
-        up = (twice > den) | ((twice == den) & (q % 2 == 1))
-    else:  # pragma: no cover - checked by the caller
-        raise InputError(f"rounding must be one of {INSTANT_ROUNDING}, got {rounding!r}")
-    return q + up
-
-
-def _smooth_strict(rounded: list, exact_num: list, den: int) -> list:
+def smooth_strict(rounded: list, exact_num: list, den: int) -> list:
     """Least change making whole-percent awards strictly decreasing (top row first), within 0..100.
 
     Minimises, over strictly decreasing whole numbers a_1 > ... > a_k in 0..100,
@@ -402,22 +398,11 @@ def _smooth_strict(rounded: list, exact_num: list, den: int) -> list:
     return out
 
 
-def _whole(value, what: str, *, where: str | None, minimum: int | None = None) -> int:
-    if isinstance(value, bool):
-        raise InputError(f"{what} must be a whole number, got {value!r}", where=where)
-    if isinstance(value, (float, np.floating)):
-        if not np.isfinite(value) or not float(value).is_integer():
-            raise InputError(f"{what} must be a whole number, got {value!r}", where=where)
-        value = int(value)
-    if isinstance(value, Fraction) and value.denominator == 1:
-        value = int(value)
-    if isinstance(value, np.integer):
-        value = int(value)
-    if not isinstance(value, int):
-        raise InputError(f"{what} must be a whole number, got {value!r}", where=where)
-    if minimum is not None and value < minimum:
-        raise InputError(f"{what} must be {minimum} or more, got {value!r}", where=where)
-    return value
+def _whole(value: object, what: str, *, where: str | None, minimum: int | None = None) -> int:
+    n = whole(value, what, where=where)
+    if minimum is not None and n < minimum:
+        raise InputError(f"{what} must be {minimum} or more, got {shown(value)}", where=where)
+    return n
 
 
 def _join(where: str | None, inner: str) -> str:
@@ -454,7 +439,8 @@ def instant_chart(
     the closest (least total absolute difference) to the exact percentages; then the higher awards,
     compared from the bottom row up.
     When the rounded awards already decrease strictly they are kept unchanged. More than 101 rows
-    cannot decrease strictly in whole percent: InputError (use ``smoothing="none"``).
+    cannot decrease strictly in whole percent: InputError (``smoothing="none"`` allows equal
+    neighbours). The frequencies may add up to at most :data:`MAX_CHART_RESULTS`.
 
     ``adjustments``: judgement changes in whole points, applied after smoothing, either a sequence
     with one entry per row (top row first; 0 or None for no change) or a mapping from an N-S
@@ -475,12 +461,11 @@ def instant_chart(
     ...
     xlbridge.core.errors.InputError: row 2 (+420): adjustment +11 is more than 10 points
     """
-    if rounding not in INSTANT_ROUNDING:
-        raise InputError(f"rounding must be one of {', '.join(INSTANT_ROUNDING)}, got {rounding!r}", where=where)
+    rule = rounding_rule(rounding, INSTANT_ROUNDING)
     if smoothing not in INSTANT_SMOOTHING:
-        raise InputError(f"smoothing must be one of {', '.join(INSTANT_SMOOTHING)}, got {smoothing!r}", where=where)
+        raise InputError(f"smoothing must be one of {', '.join(INSTANT_SMOOTHING)}, got {shown(smoothing)}", where=where)
     vul = vulnerability(vulnerable)
-    legal = _legal_array(vul)
+    legal = legal_array(vul)
 
     s, slot = _read_scores(scores, vul, where)
     f = None if frequencies is None else _read_frequencies(frequencies, len(s), where)
@@ -488,13 +473,12 @@ def instant_chart(
         raise InputError("no historical results: an instant chart needs at least one score", where=where)
 
     # distinct scores, descending, with total frequencies: one counting pass over the score slots
+    if f is not None and f.size and (int(f.max()) > MAX_CHART_RESULTS or int(f.sum()) > MAX_CHART_RESULTS):
+        raise LimitError(f"the frequencies add up to more than {MAX_CHART_RESULTS:,} results", where=where)
     if f is None:
         counts = np.bincount(slot, minlength=_FULL + 2)
-    elif int(f.sum()) < 2**53:  # float weights add whole numbers exactly below 2**53
+    else:  # float weights add whole numbers exactly below 2**53 (the sum is at most MAX_CHART_RESULTS)
         counts = np.bincount(slot, weights=f, minlength=_FULL + 2).astype(np.int64)
-    else:
-        counts = np.zeros(_FULL + 2, dtype=object)
-        np.add.at(counts, slot, f.astype(object))
     present_slots = np.flatnonzero(counts)[::-1]
     dist = present_slots.astype(np.int64) + (_LO - 1)
     freq = counts[present_slots]
@@ -531,17 +515,16 @@ def instant_chart(
     # percent = 100 * half / (2n); rounded
     den = 2 * n
     num = 100 * half
-    rounded = _round_percent(num, den, rounding)
+    rounded = round_quotients(num, den, rule)
     k = len(low)
     awards = rounded.tolist()
     if smoothing == "strict" and not np.all(np.diff(rounded) < 0):
         if k > 101:
             raise InputError(
-                f"the chart has {k} rows: whole-percent awards can decrease strictly for at most 101 rows "
-                "(use smoothing='none' to keep equal neighbouring awards)",
+                f"the chart has {k} rows: whole-percent awards can decrease strictly for at most 101 rows",
                 where=where,
             )
-        awards = _smooth_strict(awards, num.tolist(), den)
+        awards = smooth_strict(awards, num.tolist(), den)
 
     rows = [
         ChartRow(lo_, hi_, int(aw_), "score" if sc_ else "gap", Fraction(h_, 2), Fraction(nm_, den), int(fr_))
@@ -590,7 +573,7 @@ def _apply_adjustments(rows: list, adjustments, vul, smoothing, max_adjustment, 
     if isinstance(adjustments, Mapping):
         lows = [r.low for r in rows[::-1]]
         for score, d in adjustments.items():
-            s = check_score(score, vul, where=_join(where, f"adjustment for {score!r}"))
+            s = check_score(score, vul, where=_join(where, f"adjustment for {shown(score)}"))
             j = bisect.bisect_right(lows, s) - 1
             if j < 0 or s > rows[k - 1 - j].high:  # pragma: no cover - built charts cover every legal score
                 raise InputError(f"score {s} is not covered by the chart", where=where)
@@ -667,7 +650,7 @@ def instant_ranking(results: Iterable, charts, *, where: str | None = None) -> I
         try:
             board, ns_pair, ew_pair, cell = item
         except (TypeError, ValueError):
-            raise InputError(f"a result must be (board, ns_pair, ew_pair, ns_score), got {item!r}", where=loc) from None
+            raise InputError(f"a result must be (board, ns_pair, ew_pair, ns_score), got {shown(item)}", where=loc) from None
         entry = parse_entry(cell, where=_join(where, f"board {board}, row {i}"))
         if entry is None or isinstance(entry, NotPlayed):
             continue
@@ -675,7 +658,7 @@ def instant_ranking(results: Iterable, charts, *, where: str | None = None) -> I
             ns, ew = entry.ns, entry.ew
         else:
             if board not in charts:
-                raise InputError(f"no chart for board {board!r}", where=loc)
+                raise InputError(f"no chart for board {shown(board)}", where=loc)
             ns = Fraction(charts[board].award(entry, where=_join(where, f"board {board}, row {i}")))
             ew = 100 - ns
         for side, pair, pts in ((0, ns_pair, ns), (1, ew_pair, ew)):
@@ -684,205 +667,9 @@ def instant_ranking(results: Iterable, charts, *, where: str | None = None) -> I
     return InstantRanking(_rank(totals[0]), _rank(totals[1]))
 
 
-def _rank(field_totals: dict) -> tuple:
-    items = [(pair, t, b, t / b) for pair, (t, b) in field_totals.items()]
-    items.sort(key=lambda x: (-x[3], str(x[0])))
-    out = []
-    for pos, (pair, t, b, pct) in enumerate(items):
-        rank = pos + 1
-        if out and out[-1].percent == pct:
-            rank = out[-1].rank
-        tied = (pos > 0 and items[pos - 1][3] == pct) or (pos + 1 < len(items) and items[pos + 1][3] == pct)
-        out.append(InstantRankedPair(rank, pair, t, b, pct, tied))
-    return tuple(out)
-
-
-# --------------------------------------------------------------------------------------------- PBN
-
-_PBN_COLUMNS = ("Rank", "ScoreRange_NS", "ScoreRange_EW", "Percentage_NS", "Percentage_EW")
-
-
-def _fmt_pct(x) -> str:
-    x = Fraction(x)
-    if x.denominator == 1:
-        return str(x.numerator)
-    for d in range(1, 7):
-        if (x * 10**d).denominator == 1:
-            return f"{float(x):.{d}f}"
-    return f"{float(x):.2f}"
-
-
-def _pbn_range(row: ChartRow, above, below, *, ew: bool) -> str:
-    """PBN 2.1 section 5.5 ``<score_range>``: ``s``, ``s1,*``, ``s1,s2``, ``*,s2`` (open bounds)."""
-    if row.kind == "score":
-        return str(-row.low if ew else row.low)
-    lo = "*" if below is None else below  # gap lies strictly above `below` and below `above`
-    hi = "*" if above is None else above
-    if ew:
-        lo, hi = ("*" if hi == "*" else -hi), ("*" if lo == "*" else -lo)
-    return f"{lo},{hi}"
-
-
-def chart_to_pbn(chart: InstantChart, *, with_vulnerable: bool = True) -> str:
-    """The chart as a PBN 2.1 ``InstantScoreTable`` section (PBN 2.1 standard, section 5.5).
-
-    Columns Rank, ScoreRange_NS, ScoreRange_EW, Percentage_NS, Percentage_EW, one row per chart
-    row, top first; a historical score is written as itself, a gap as the open range between the
-    nearest legal scores outside it, which are its neighbouring historical scores (``800,980``;
-    ``980,*`` above the top one, ``*,-100`` below the bottom one). With ``with_vulnerable`` a ``[Vulnerable "..."]`` tag comes first, so that
-    :func:`chart_from_pbn` can tell which scores are legal.
-
-    >>> print(chart_to_pbn(instant_chart([420, 400], [3, 1], "None")))
-    [Vulnerable "None"]
-    [InstantScoreTable "Rank\\1R;ScoreRange_NS\\5R;ScoreRange_EW\\6R;Percentage_NS\\3R;Percentage_EW\\3R"]
-    1 420,* *,-420 100   0
-    2   420   -420  63  37
-    3   400   -400  13  87
-    4 *,400 -400,*   0 100
-    """
-    rows = chart.rows
-    legal = _legal_array(chart.vulnerable).tolist()
-    table = []
-    for i, r in enumerate(rows):
-        # a gap is the open range between the nearest legal scores outside it (for a built chart:
-        # the neighbouring historical scores)
-        j = bisect.bisect_left(legal, r.low)
-        below = legal[j - 1] if j > 0 else None
-        j = bisect.bisect_right(legal, r.high)
-        above = legal[j] if j < len(legal) else None
-        table.append(
-            (str(i + 1), _pbn_range(r, above, below, ew=False), _pbn_range(r, above, below, ew=True),
-             _fmt_pct(r.award), _fmt_pct(100 - r.award))
-        )
-    widths = [max(len(t[c]) for t in table) for c in range(5)]
-    head = ";".join(f"{name}\\{w}R" for name, w in zip(_PBN_COLUMNS, widths))
-    lines = [f'[Vulnerable "{chart.vulnerable.name}"]'] if with_vulnerable else []
-    lines.append(f'[InstantScoreTable "{head}"]')
-    lines += [" ".join(v.rjust(w) for v, w in zip(t, widths)) for t in table]
-    return "\n".join(lines)
-
-
-_TAG_RE = re.compile(r'^\s*\[\s*(\w+)\s+"([^"]*)"\s*\]', re.MULTILINE)
-_TOKEN_RE = re.compile(r'"[^"]*"|[^\s]+')
-_INT_RE = re.compile(r"^[+-]?\d+$")
-_PCT_RE = re.compile(r"^\d+(?:\.\d+)?$")
-
-
-def _parse_bound(tok: str, where: str):
-    if tok == "*":
-        return None
-    if not _INT_RE.match(tok):
-        raise InputError(f"cannot read score {tok!r} in a score range", where=where)
-    return int(tok)
-
-
-def _parse_range(text: str, *, ew: bool, where: str):
-    """Return (kind, exclusive_low, exclusive_high) or (kind, score, score) as N-S scores."""
-    if "," in text:
-        parts = text.split(",")
-        if len(parts) != 2 or parts == ["*", "*"]:
-            raise InputError(f"cannot read score range {text!r} (expected s, s1,*, s1,s2 or *,s2)", where=where)
-        lo, hi = (_parse_bound(p.strip(), where) for p in parts)
-        if lo is not None and hi is not None and lo >= hi:
-            raise InputError(f"score range {text!r} is empty (the first score must be the lower)", where=where)
-        if ew:
-            lo, hi = (None if hi is None else -hi), (None if lo is None else -lo)
-        return "gap", lo, hi
-    s = _parse_bound(text.strip(), where)
-    if s is None:
-        raise InputError(f"cannot read score range {text!r}", where=where)
-    return "score", (-s if ew else s), (-s if ew else s)
-
-
-def chart_from_pbn(text: str, vulnerable=None) -> InstantChart:
-    """Read the first PBN 2.1 ``InstantScoreTable`` section in ``text`` into a chart.
-
-    The vulnerability comes from ``vulnerable`` or from a ``[Vulnerable "..."]`` tag before the
-    table (InputError if neither, or if they disagree). Columns may come in any order with widths
-    (``\\3R``) and order marks (``+``/``-``); ScoreRange_NS or ScoreRange_EW and Percentage_NS or
-    Percentage_EW are needed (if both percentages are given they must add up to 100). A range that
-    holds no legal score is skipped. Rows must not overlap, and awards must not rise from a lower
-    score to a higher one. ``matchpoints`` and ``percent`` of the rows are ``None``.
-
-    >>> c = chart_from_pbn(chart_to_pbn(instant_chart([420, 400], [3, 1], "None")))
-    >>> c.table()
-    [(430, 7000, 100), (420, 420, 63), (400, 400, 13), (-7000, 380, 0)]
-    """
-    if not isinstance(text, str):
-        raise InputError(f"PBN text expected, got {type(text).__name__}")
-    tags = list(_TAG_RE.finditer(text))
-    pos = next((i for i, m in enumerate(tags) if m.group(1) == "InstantScoreTable"), None)
-    if pos is None:
-        raise InputError("no InstantScoreTable section in the PBN text")
-    tab = tags[pos]
-    vul_tag = next((m.group(2) for m in reversed(tags[:pos]) if m.group(1) == "Vulnerable"), None)
-    if vulnerable is None and vul_tag is None:
-        raise InputError("the vulnerability is needed: give vulnerable= or a [Vulnerable] tag before the table")
-    vul = vulnerability(vulnerable if vulnerable is not None else vul_tag)
-    if vulnerable is not None and vul_tag is not None and vulnerability(vul_tag) != vul:
-        raise InputError(f"vulnerable={vulnerable!r} disagrees with the [Vulnerable \"{vul_tag}\"] tag")
-
-    cols = []
-    for c in tab.group(2).split(";"):
-        name = c.strip().lstrip("+-").split("\\")[0].strip()
-        if name:
-            cols.append(name)
-    if not cols:
-        raise InputError("the InstantScoreTable tag names no columns")
-    rng_col = "ScoreRange_NS" if "ScoreRange_NS" in cols else ("ScoreRange_EW" if "ScoreRange_EW" in cols else None)
-    if rng_col is None or not ({"Percentage_NS", "Percentage_EW"} & set(cols)):
-        raise InputError(f"InstantScoreTable columns {cols}: need ScoreRange_NS or _EW and Percentage_NS or _EW")
-
-    body = []
-    rest = text[tab.end():]
-    nl = rest.find("\n")
-    for line in (rest[nl + 1:].splitlines() if nl >= 0 else []):
-        st = line.strip()
-        if st.startswith("[") or (not st and body):
-            break  # the next tag, or the empty line that ends a game
-        if not st or st.startswith("%"):
-            continue
-        body.extend(t.strip('"') for t in _TOKEN_RE.findall(re.sub(r"\{[^}]*\}", " ", line)))
-    if not body or len(body) % len(cols):
-        raise InputError(f"InstantScoreTable has {len(body)} elements: not a whole number of {len(cols)}-column rows")
-
-    legal = _legal_array(vul)
-    parsed = []
-    for r in range(len(body) // len(cols)):
-        vals = dict(zip(cols, body[r * len(cols):(r + 1) * len(cols)]))
-        loc = f"InstantScoreTable row {r + 1}"
-        kind, lo, hi = _parse_range(vals[rng_col], ew=rng_col.endswith("EW"), where=loc)
-        pct = {}
-        for side in ("NS", "EW"):
-            v = vals.get(f"Percentage_{side}")
-            if v is None:
-                continue
-            if not _PCT_RE.match(v) or Fraction(v) > 100:
-                raise InputError(f"cannot read percentage {v!r} (expected a number 0-100)", where=loc)
-            pct[side] = Fraction(v)
-        if "NS" in pct and "EW" in pct and pct["NS"] + pct["EW"] != 100:
-            raise InputError(f"Percentage_NS {vals['Percentage_NS']} and Percentage_EW {vals['Percentage_EW']} "
-                             "do not add up to 100", where=loc)
-        award = pct["NS"] if "NS" in pct else 100 - pct["EW"]
-        award = int(award) if award.denominator == 1 else award
-        if kind == "score":
-            check_score(lo, vul, where=loc)
-            low = high = lo
-        else:
-            i0 = 0 if lo is None else int(np.searchsorted(legal, lo, side="right"))
-            i1 = len(legal) if hi is None else int(np.searchsorted(legal, hi, side="left"))
-            if i0 >= i1:
-                continue  # no legal score in this range
-            low, high = int(legal[i0]), int(legal[i1 - 1])
-        parsed.append((low, high, award, kind, loc))
-    if not parsed:
-        raise InputError("the InstantScoreTable covers no legal score")
-    parsed.sort(key=lambda x: -x[0])
-    for (l1, h1, a1, _, loc1), (l2, h2, a2, _, loc2) in zip(parsed, parsed[1:]):
-        if h2 >= l1:
-            raise InputError(f"{loc1} and {loc2} overlap (both cover N-S {max(l1, l2)})")
-        if a2 > a1:
-            raise InputError(f"award {_fmt_pct(a2)} for N-S {h2} is above award {_fmt_pct(a1)} for the higher "
-                             f"N-S {l1} ({loc1})", where=loc2)
-    rows = tuple(ChartRow(lo, hi, a, kind, None, None) for lo, hi, a, kind, _ in parsed)
-    return InstantChart(rows, vul)
+def _rank(field_totals: dict[Any, tuple[Fraction, int]]) -> tuple[InstantRankedPair, ...]:
+    """One field ranked by mean award (:func:`xlbridge.core.ranking.competition_ranking`)."""
+    items = [(pair, t, b, t / b) for pair, (t, b) in field_totals.items()]  # first appearance
+    return tuple(InstantRankedPair(place.rank, items[place.index][0], items[place.index][1], items[place.index][2],
+                                   items[place.index][3], place.tied)
+                 for place in competition_ranking([x[3] for x in items]))

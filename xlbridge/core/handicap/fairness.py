@@ -12,8 +12,12 @@ wins is X ~ Binomial(n, 1/2) (seed 000: "the probability is the same as for toss
   each end; the seed's Figures 1 and 2 draw the bands for tails of 25 %, 10 % and 1 % (central
   50 %, 80 % and 98 %; the seed's text calls the middle one "90 %", see ERRATA.md).
 * :func:`fairness_count` applies a handicap table to a season of match results.
-* :func:`fairness_bands_data` and :func:`plot_fairness` draw the figures (as a table for a native
-  Excel chart, and as an image with matplotlib imported only inside the function).
+* :func:`fairness_bands_data` gives the seed's figures as a table a native Excel chart can draw;
+  :func:`xlbridge.analysis.plots.fairness_figure` draws them with matplotlib.
+
+The exact sums cost about ``n x min(w, n - w)`` big-integer steps: one value is refused above
+:data:`FAIRNESS_MAX_MATCHES` matches, and a caller computing many values (a column of cells)
+adds up :func:`fairness_work` and refuses the call above :data:`FAIRNESS_MAX_WORK` first.
 
 Seed 000's initial study counted "19 wins and 37 losses for the higher-ranking teams" in 56
 matches: the higher-handicap (lower-ranking) team won 37 of 56, which is as unlikely under fair
@@ -27,11 +31,13 @@ handicaps as 19 of 56 is (symmetry):
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ..errors import InputError
-from .forml import _exact, _is_blank, _row, _team_key, _whole, handicapped_result
+from ..errors import InputError, LimitError, shown
+from ..numbers import exact, is_blank, whole
+from .forml import handicapped_result, team_key
 
 __all__ = [
     "FAIRNESS_TAILS",
@@ -44,41 +50,76 @@ __all__ = [
     "FairnessCount",
     "fairness_count",
     "fairness_bands_data",
-    "plot_fairness",
     "FAIRNESS_MAX_MATCHES",
+    "FAIRNESS_MAX_WORK",
+    "fairness_work",
 ]
 
 #: The tails of the seed's Figures 1 and 2: 25 % (blue), 10 % (green), 1 % (orange) at each end.
 FAIRNESS_TAILS = (0.25, 0.10, 0.01)
-_TAIL_COLOURS = ("tab:blue", "tab:green", "tab:orange")
 
 #: The largest number of matches computed exactly (about a second at the limit). A league plays
 #: hundreds of matches a season; a larger count is refused rather than freezing Excel for minutes.
 FAIRNESS_MAX_MATCHES = 100_000
+#: The most work one call may do over all its values, in :func:`fairness_work` units: what the
+#: single hardest value at :data:`FAIRNESS_MAX_MATCHES` costs, so a column of cells is bounded
+#: like one cell (a column of a thousand 200-match leagues costs 2 % of it).
+FAIRNESS_MAX_WORK = FAIRNESS_MAX_MATCHES * (FAIRNESS_MAX_MATCHES // 2)
 
 
-def _matches(matches, name: str = "matches") -> int:
-    n = _whole(matches, name)
+def _row(i: int) -> str:
+    return f"row {i + 1}"
+
+
+def match_count(matches: object, name: str = "matches") -> int:
+    """A number of matches: a whole number 0 to FAIRNESS_MAX_MATCHES."""
+    n = whole(matches, name)
     if n < 0:
-        raise InputError(f"{name} must be 0 or more, got {matches!r}")
+        raise InputError(f"{name} must be 0 or more, got {shown(matches)}")
     if n > FAIRNESS_MAX_MATCHES:
-        raise InputError(f"{name} {n} is more than the {FAIRNESS_MAX_MATCHES:,} matches computed exactly")
+        raise LimitError(f"{name} {n} is more than the {FAIRNESS_MAX_MATCHES:,} matches computed exactly")
     return n
 
 
-def _n_and_w(wins, matches) -> tuple[int, int]:
-    n = _matches(matches)
-    w = _whole(wins, "wins")
+def wins_and_matches(wins: object, matches: object) -> tuple[int, int]:
+    """``(wins, matches)`` checked: whole numbers, 0 <= wins <= matches <= FAIRNESS_MAX_MATCHES."""
+    n = match_count(matches)
+    w = whole(wins, "wins")
     if not 0 <= w <= n:
-        raise InputError(f"wins must be between 0 and matches ({n}), got {wins!r}")
+        raise InputError(f"wins must be between 0 and matches ({n}), got {shown(wins)}")
     return w, n
 
 
-def _tail(tail) -> Fraction:
-    t = _exact(tail, "tail")
+def tail_share(tail: object) -> Fraction:
+    """A tail share, exactly: 0 <= tail < 1/2 (floats through their decimal text)."""
+    t = exact(tail, "tail")
     if not 0 <= t < Fraction(1, 2):
-        raise InputError(f"tail must be a share at least 0 and below 0.5 (e.g. 0.10 for 10 %), got {tail!r}")
+        raise InputError(f"tail must be a share at least 0 and below 0.5 (e.g. 0.10 for 10 %), got {shown(tail)}")
     return t
+
+
+def fairness_work(matches: object, wins: object = None) -> int:
+    """The cost of one exact value in big-integer steps: ``n x min(w, n - w)`` (a band: ``n x n / 2``).
+
+    Counted before any value is computed, so a call over many cells can refuse itself when the
+    total exceeds :data:`FAIRNESS_MAX_WORK`. Unreadable values cost 0 (they fail on their own).
+
+    >>> fairness_work(56, 19), fairness_work(56), fairness_work("x")
+    (1064, 1568, 0)
+    """
+    try:
+        n = match_count(matches)
+        w = n // 2 if wins is None else whole(wins, "wins")
+    except InputError:
+        return 0
+    return n * max(0, min(w, n - w))
+
+
+def check_work(total: int) -> None:
+    """Raise LimitError if the work of a call (a sum of :func:`fairness_work`) is beyond the limit."""
+    if total > FAIRNESS_MAX_WORK:
+        raise LimitError(f"the exact probabilities of these cells need {total:,} steps, more than the "
+                         f"{FAIRNESS_MAX_WORK:,} allowed in one call: split the range over several calls")
 
 
 def fairness_p_exact(wins, matches) -> Fraction:
@@ -91,7 +132,7 @@ def fairness_p_exact(wins, matches) -> Fraction:
     >>> fairness_p_exact(0, 0)
     Fraction(1, 1)
     """
-    w, n = _n_and_w(wins, matches)
+    w, n = wins_and_matches(wins, matches)
     if 2 * w >= n:  # the shorter sum: P(X <= w) = 1 - P(X <= n - w - 1)
         return 1 - Fraction(_cum_binom(n, n - w - 1), 1 << n)
     return Fraction(_cum_binom(n, w), 1 << n)
@@ -131,7 +172,7 @@ def fairness_p_upper_exact(wins, matches) -> Fraction:
     >>> fairness_p_upper_exact(37, 56) == fairness_p_exact(19, 56)
     True
     """
-    w, n = _n_and_w(wins, matches)
+    w, n = wins_and_matches(wins, matches)
     return fairness_p_exact(n - w, n)
 
 
@@ -173,8 +214,8 @@ def fairness_band(matches, tail) -> tuple[int, int]:
     >>> fairness_band(12, 0.25)
     (5, 7)
     """
-    n = _matches(matches)
-    low = _band_low(n, _tail(tail))
+    n = match_count(matches)
+    low = _band_low(n, tail_share(tail))
     return low, n - low
 
 
@@ -184,12 +225,12 @@ def fairness_in_band(wins, matches, tail) -> bool:
     >>> fairness_in_band(34, 87, 0.10), fairness_in_band(34, 87, 0.01)
     (False, True)
     """
-    w, n = _n_and_w(wins, matches)
+    w, n = wins_and_matches(wins, matches)
     low, high = fairness_band(n, tail)
     return low <= w <= high
 
 
-def _band_lows(max_n: int, t: Fraction) -> list[int]:
+def band_lows(max_n: int, t: Fraction) -> list[int]:
     """low(n) of :func:`fairness_band` for n = 0..max_n, incrementally in exact integers.
 
     With S_n(k) = sum_{j<=k} C(n, j): S_{n+1}(k) = 2 S_n(k) - C(n, k) and low(n+1) is low(n) or
@@ -211,13 +252,15 @@ def _band_lows(max_n: int, t: Fraction) -> list[int]:
     return lows
 
 
-def _tail_label(t: Fraction) -> str:
+def tail_label(t: Fraction) -> str:
+    """``Fraction(1, 10)`` -> ``'10 %'``."""
     pct = t * 100
     text = str(pct.numerator) if pct.denominator == 1 else f"{float(pct):g}"
     return f"{text} %"
 
 
-def fairness_bands_data(max_n, tails=FAIRNESS_TAILS, *, header: bool = True) -> list[list]:
+def fairness_bands_data(max_n: object, tails: Iterable[object] = FAIRNESS_TAILS, *,
+                        header: bool = True) -> list[list[object]]:
     """Return the bands for n = 1..max_n as a table a native Excel chart can draw.
 
     Columns: matches n, expected wins n/2 (the seed's black line), then for each tail the fewest
@@ -230,16 +273,16 @@ def fairness_bands_data(max_n, tails=FAIRNESS_TAILS, *, header: bool = True) -> 
     >>> rows[3]
     [3, 1.5, 1, 2, 0, 3, 0, 3]
     """
-    m = _matches(max_n, "max_n")
+    m = match_count(max_n, "the largest number of matches")
     if m < 1:
-        raise InputError(f"max_n must be at least 1, got {max_n!r}")
-    ts = [_tail(t) for t in tails]
-    lows = [_band_lows(m, t) for t in ts]
+        raise InputError(f"the largest number of matches must be at least 1, got {shown(max_n)}")
+    ts = [tail_share(t) for t in tails]
+    lows = [band_lows(m, t) for t in ts]
     rows: list[list] = []
     if header:
         head: list = ["Matches", "Expected wins"]
         for t in ts:
-            lab = _tail_label(t)
+            lab = tail_label(t)
             head += [f"{lab} tail low", f"{lab} tail high"]
         rows.append(head)
     for n in range(1, m + 1):
@@ -306,23 +349,23 @@ def fairness_count(team_a, team_b, imps_a, imps_b, handicaps) -> FairnessCount:
         )
     table = {}
     for t, v in dict(handicaps).items():
-        key = _team_key(t)
+        key = team_key(t)
         if key in table:
-            raise InputError(f"team {key!r} is in the handicap table twice (names are compared without spaces)")
-        table[key] = _exact(v, f"handicap of {t!r}")
+            raise InputError(f"team {shown(key)} is in the handicap table twice (names are compared without spaces)")
+        table[key] = exact(v, f"handicap of {shown(t)}")
     wins = decided = equal = draws = 0
     for r, (ta, tb, ia, ib) in enumerate(zip(*cols)):
         cells = (ta, tb, ia, ib)
-        if all(_is_blank(c) for c in cells):
+        if all(is_blank(c) for c in cells):
             continue
-        if any(_is_blank(c) for c in cells):
-            raise InputError(f"incomplete match row {cells!r}", where=_row(r))
-        ka, kb = _team_key(ta), _team_key(tb)
+        if any(is_blank(c) for c in cells):
+            raise InputError(f"incomplete match row {shown(cells)}", where=_row(r))
+        ka, kb = team_key(ta), team_key(tb)
         for k in (ka, kb):
             if k not in table:
-                raise InputError(f"team {k!r} has no handicap", where=_row(r))
+                raise InputError(f"team {shown(k)} has no handicap", where=_row(r))
         ha, hb = table[ka], table[kb]
-        xa, xb = _exact(ia, "IMPs of team A", _row(r)), _exact(ib, "IMPs of team B", _row(r))
+        xa, xb = exact(ia, "IMPs of team A", where=_row(r)), exact(ib, "IMPs of team B", where=_row(r))
         if ha == hb:
             equal += 1
             continue
@@ -334,71 +377,3 @@ def fairness_count(team_a, team_b, imps_a, imps_b, handicaps) -> FairnessCount:
         if (winner == "a") == (ha > hb):
             wins += 1
     return FairnessCount(wins, decided, equal, draws)
-
-
-def _point(p):
-    if hasattr(p, "wins") and hasattr(p, "matches"):
-        return p.wins, p.matches, None
-    p = tuple(p)
-    if len(p) == 2:
-        return p[0], p[1], None
-    if len(p) == 3:
-        return p
-    raise InputError(f"a point is (wins, matches) or (wins, matches, label), got {p!r}")
-
-
-def plot_fairness(points, path, *, max_n=None, tails=FAIRNESS_TAILS, title=None):
-    """Draw the bands of seed 000's Figures 1 and 2 with observed results as crosses; save to ``path``.
-
-    The black line is the expected n/2 wins; each band (:func:`fairness_band`) is drawn as a pair
-    of step lines, labelled by its tails (blue 25 %, green 10 %, orange 1 %, as in the seed).
-    ``points`` are (wins, matches) or (wins, matches, label) or :class:`FairnessCount` objects.
-    ``max_n`` defaults to the largest number of matches plus 10 %. matplotlib is imported here
-    (Agg canvas, no pyplot state). Returns ``path``.
-
-    >>> import os, tempfile
-    >>> path = os.path.join(tempfile.mkdtemp(), "fairness.png")
-    >>> plot_fairness([(37, 56, "handicap matches to 2013-14 (higher-ranking team won 19)"), (34, 87)],
-    ...               path, max_n=100) == path
-    True
-    """
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    pts = [_point(p) for p in points]
-    checked = []
-    for w, n, lab in pts:
-        wi, ni = _n_and_w(w, n)
-        checked.append((wi, ni, lab))
-    if max_n is None:
-        biggest = max((n for _, n, _ in checked), default=100)
-        m = max(10, int(biggest * 1.1) + 1)
-    else:
-        m = _whole(max_n, "max_n")
-    ns = list(range(0, m + 1))
-    fig = Figure(figsize=(8, 6), dpi=100)
-    FigureCanvasAgg(fig)
-    ax = fig.add_subplot(1, 1, 1)
-    ax.plot(ns, [n / 2 for n in ns], color="black", lw=1.2, label="expected (n/2)")
-    for i, tail in enumerate(tails):
-        t = _tail(tail)
-        lows = _band_lows(m, t)
-        colour = _TAIL_COLOURS[i] if i < len(_TAIL_COLOURS) else None
-        central = _tail_label(1 - 2 * t)
-        ax.step(ns, lows, where="mid", color=colour, lw=1,
-                label=f"{_tail_label(t)} tails (central {central})")
-        ax.step(ns, [n - lo for n, lo in zip(ns, lows)], where="mid", color=colour, lw=1)
-    markers = ("X", "P", "x", "+", "*", "D", "s")
-    colours = ("red", "purple", "darkgreen", "saddlebrown", "magenta", "teal", "grey")
-    for j, (w, n, lab) in enumerate(checked):
-        ax.scatter([n], [w], marker=markers[j % len(markers)], color=colours[j % len(colours)], s=80,
-                   zorder=3, label=lab if lab is not None else f"{w}/{n}")
-    ax.set_xlim(0, m)
-    ax.set_ylim(0, m / 2 + m * 0.15)
-    ax.set_xlabel("matches between teams with different handicaps (draws excluded)")
-    ax.set_ylabel("wins by the higher-handicap team")
-    ax.set_title(title if title is not None else "Fairness of handicaps: Binomial(n, 1/2) bands")
-    ax.grid(True, alpha=0.3)
-    ax.legend(loc="upper left", fontsize=8)
-    fig.savefig(path)
-    return path

@@ -34,13 +34,15 @@ Seed 000, Table 1, Division 1 (the Lambs erratum, 77 -> 79, is in Division 3):
 
 from __future__ import annotations
 
-import math
-import numbers
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from decimal import Decimal
 from fractions import Fraction
+from typing import Any
 
-from ..errors import InputError
+from ..errors import InputError, LimitError, shown
+from ..numbers import Number, as_exact, exact, is_blank, plain, whole
+from ..ranking import competition_ranking
+from ..rounding import round_fraction, rounding_rule
 from ..teams.vp import vp
 
 __all__ = [
@@ -53,70 +55,70 @@ __all__ = [
     "forml_new_teams_vpdiff",
     "HandicappedResult",
     "handicapped_result",
+    "FORML_LIMITS",
 ]
 
-#: Named rules for rounding a handicap to a whole IMP. ``"half_away"`` (the default) is Excel's
-#: ``ROUND(x, 0)``: halves go away from zero (36.5 -> 37, -36.5 -> -37). ``"half_even"`` sends
-#: halves to the even neighbour (36.5 -> 36, 37.5 -> 38).
+#: Rounding rules offered for a handicap (rules of :mod:`xlbridge.core.rounding`). ``"half_away"``
+#: (the default) is Excel's ``ROUND(x, 0)``: halves go away from zero (36.5 -> 37, -36.5 -> -37).
+#: ``"half_even"`` sends halves to the even neighbour (36.5 -> 36, 37.5 -> 38).
 FORML_ROUNDING_RULES = ("half_away", "half_even")
+
+#: The ranges read (documented limits, so that every value and all work stay bounded): a
+#: division number, an Average VPs (or a VP score), IMPs per VP, a legacy step and the number of
+#: new teams solved jointly (exact Gauss-Jordan elimination, cubic in that number).
+FORML_LIMITS = {"division": 1000, "vps": 1000, "imps_per_vp": 100, "step": 1000, "new_teams": 100}
 
 
 # --------------------------------------------------------------------------------------------
-# private helpers: reading Excel-shaped inputs exactly
+# reading the inputs exactly (xlbridge.core.numbers) and within FORML_LIMITS
 
 
-def _is_blank(x) -> bool:
-    return x is None or (isinstance(x, str) and x.strip() == "")
+def _is_blank(x: object) -> bool:
+    """A blank cell: None or text of spaces (NaN is a number here, refused as not finite)."""
+    return x is None or (isinstance(x, str) and not x.strip())
 
 
-def _exact(x, what: str, where: str | None = None) -> Fraction:
+def _exact(x: object, what: str, where: str | None = None) -> Fraction:
     """Read a number exactly; floats through their decimal text (14.0 -> 14, 13.4 -> 67/5)."""
-    if isinstance(x, bool):
-        raise InputError(f"{what} must be a number, got {x!r}", where=where)
-    if isinstance(x, Fraction):
-        return x
-    if isinstance(x, numbers.Integral):
-        return Fraction(int(x))
-    if isinstance(x, Decimal):
-        if not x.is_finite():
-            raise InputError(f"{what} must be a finite number, got {x!r}", where=where)
-        return Fraction(x)
-    if isinstance(x, numbers.Real):  # float, numpy floating
-        xf = float(x)
-        if not math.isfinite(xf):
-            raise InputError(f"{what} must be a finite number, got {x!r}", where=where)
-        return Fraction(repr(xf))
-    if isinstance(x, str):
-        try:
-            v = Fraction(x.strip())
-        except (ValueError, ZeroDivisionError):
-            raise InputError(f"{what} must be a number, got text {x!r}", where=where) from None
-        return v
-    raise InputError(f"{what} must be a number, got {x!r}", where=where)
+    return exact(x, what, where=where)
 
 
-def _whole(x, what: str, where: str | None = None) -> int:
+def _whole(x: object, what: str, where: str | None = None) -> int:
+    return whole(x, what, where=where)
+
+
+def _bounded(x: object, what: str, where: str | None, limit: int, minimum: Fraction | int | None = None) -> Fraction:
     v = _exact(x, what, where)
-    if v.denominator != 1:
-        raise InputError(f"{what} must be a whole number, got {x!r}", where=where)
-    return v.numerator
+    low = -limit if minimum is None else minimum
+    if not low <= v <= limit:
+        raise InputError(f"{what} must be a number from {low} to {limit:,}, got {shown(x)}", where=where)
+    return v
 
 
-def _out(v: Fraction):
+def team_key(x: object) -> Any:
+    """A team name as compared: text stripped of spaces at both ends, whole numbers as ``int``."""
+    x = plain(x)
+    if isinstance(x, str):
+        return x.strip()
+    if isinstance(x, float) and x.is_integer():
+        return int(x)
+    return x
+
+
+def _out(v: Fraction) -> Number:
     """An exact result: int when whole, else the Fraction."""
-    return v.numerator if v.denominator == 1 else v
+    return as_exact(v)
 
 
 def _row(i: int) -> str:
     return f"row {i + 1}"
 
 
-def _check_rule(rounding: str) -> None:
-    if rounding not in FORML_ROUNDING_RULES:
-        raise InputError(f"unknown rounding rule {rounding!r} (choose from {', '.join(FORML_ROUNDING_RULES)})")
+def _check_rule(rounding: object) -> str:
+    return rounding_rule(rounding, FORML_ROUNDING_RULES).name
 
 
-def forml_round(x, rounding: str = "half_away") -> int:
+def forml_round(x: object, rounding: str = "half_away") -> int:
     """Round an exact number to a whole IMP by a named rule (the only rounding Form-L does).
 
     ``"half_away"`` (default, = Excel ``ROUND(x, 0)``): halves away from zero;
@@ -129,12 +131,8 @@ def forml_round(x, rounding: str = "half_away") -> int:
     >>> forml_round(-2.5)
     -3
     """
-    _check_rule(rounding)
-    v = _exact(x, "value to round")
-    if rounding == "half_even":
-        return round(v)
-    sign = -1 if v < 0 else 1
-    return sign * math.floor(abs(v) + Fraction(1, 2))
+    rule = _check_rule(rounding)
+    return int(round_fraction(_exact(x, "value to round"), rule))
 
 
 def _read_table(divisions, avg_vps):
@@ -150,10 +148,11 @@ def _read_table(divisions, avg_vps):
         if _is_blank(d) and _is_blank(a):
             continue
         if _is_blank(d):
-            raise InputError(f"division is blank but Average VPs is {a!r}", where=_row(i))
+            raise InputError(f"division is blank but Average VPs is {shown(a)}", where=_row(i))
         if _is_blank(a):
-            raise InputError(f"Average VPs is blank for a team in division {d!r}", where=_row(i))
-        rows.append((i, _whole(d, "division", _row(i)), _exact(a, "Average VPs", _row(i))))
+            raise InputError(f"Average VPs is blank for a team in division {shown(d)}", where=_row(i))
+        div = whole(d, "division", where=_row(i), minimum=1, maximum=FORML_LIMITS["division"])
+        rows.append((i, div, _bounded(a, "Average VPs", _row(i), FORML_LIMITS["vps"])))
     return rows, len(divisions)
 
 
@@ -196,10 +195,10 @@ def _merged(rows, overlap: int):
     return merged
 
 
-def _check_overlap(overlap) -> int:
+def _check_overlap(overlap: object) -> int:
     ov = _whole(overlap, "overlap")
-    if ov < 1:
-        raise InputError(f"overlap must be a whole number of ranks, at least 1, got {overlap!r}")
+    if not 1 <= ov <= FORML_LIMITS["division"]:
+        raise InputError(f"overlap must be a whole number of ranks, at least 1, got {shown(overlap)}")
     return ov
 
 
@@ -256,7 +255,7 @@ def forml_handicaps(
     [36, 44, 73, 76, 79, 101]
     """
     _check_rule(rounding)
-    factor = _exact(imps_per_vp, "imps_per_vp")
+    factor = _bounded(imps_per_vp, "IMPs per VP", None, FORML_LIMITS["imps_per_vp"], Fraction(0))
     return [
         None if v is None else forml_round(factor * v, rounding)
         for v in forml_vpdiff(divisions, avg_vps, merged=True, overlap=overlap)
@@ -271,12 +270,13 @@ def legacy_handicaps(divisions, avg_vps, *, step=6) -> list:
     division k and the rest of it follows from there. Ties share a handicap and the next team keeps
     its rank's step ("1224" ranking): Table 1's Existing column has Eroes and Discards (14.0) both
     0 and Gambits 12. So handicap = offset + step x (number of teams in the division with strictly
-    higher Average VPs). Results are ints (Fractions if ``step`` is fractional); blank rows None.
+    higher Average VPs): the competition ranking of :mod:`xlbridge.core.ranking`. ``step`` is 0 or
+    more. Results are ints (Fractions if ``step`` is fractional); blank rows None.
 
     >>> legacy_handicaps([2, 1, 2, 1], [9.0, 12.0, 9.5, 11.0])
     [12, 0, 6, 6]
     """
-    st = _exact(step, "step")
+    st = _bounded(step, "step", None, FORML_LIMITS["step"], Fraction(0))
     rows, n = _read_table(divisions, avg_vps)
     by_div: dict[int, list[tuple[int, Fraction]]] = {}
     for i, d, a in rows:
@@ -285,24 +285,14 @@ def legacy_handicaps(divisions, avg_vps, *, step=6) -> list:
     offset = Fraction(0)
     for d in sorted(by_div):
         members = by_div[d]
-        vals = sorted((a for _, a in members), reverse=True)
-        for i, a in members:
-            above = sum(1 for v in vals if v > a)
-            out[i] = offset + st * above
+        for place in competition_ranking([a for _, a in members]):
+            out[members[place.index][0]] = offset + st * (place.rank - 1)  # rank - 1 teams are higher
         offset = max(out[i] for i, _ in members)
     return [None if i not in out else _out(out[i]) for i in range(n)]
 
 
 # --------------------------------------------------------------------------------------------
 # new teams
-
-
-def _team_key(x):
-    if isinstance(x, str):
-        return x.strip()
-    if isinstance(x, float) and x.is_integer():
-        return int(x)
-    return x
 
 
 def _solve_exact(a: list[list[Fraction]], b: list[Fraction]) -> list[Fraction]:
@@ -365,12 +355,12 @@ def forml_new_teams_vpdiff(teams, opponents, vps_for, vps_against, known_teams, 
         if _is_blank(t) and _is_blank(v):
             continue
         if _is_blank(t) or _is_blank(v):
-            raise InputError(f"known team {t!r} with VP difference {v!r}: one of them is blank",
+            raise InputError(f"known team {shown(t)} with VP difference {shown(v)}: one of them is blank",
                              where=f"known teams, {_row(r)}")
-        key = _team_key(t)
+        key = team_key(t)
         if key in known:
-            raise InputError(f"known team {key!r} is listed twice", where=f"known teams, {_row(r)}")
-        known[key] = _exact(v, "known VP difference", f"known teams, {_row(r)}")
+            raise InputError(f"known team {shown(key)} is listed twice", where=f"known teams, {_row(r)}")
+        known[key] = _bounded(v, "known VP difference", f"known teams, {_row(r)}", FORML_LIMITS["vps"])
 
     new: dict = {}  # name -> index, first appearance order
     matches = []  # (team_i, team_j, margin of i)
@@ -379,11 +369,12 @@ def forml_new_teams_vpdiff(teams, opponents, vps_for, vps_against, known_teams, 
         if all(_is_blank(c) for c in cells):
             continue
         if any(_is_blank(c) for c in cells):
-            raise InputError(f"incomplete match row {cells!r}", where=_row(r))
-        ti, oi = _team_key(t), _team_key(o)
+            raise InputError(f"incomplete match row {shown(cells)}", where=_row(r))
+        ti, oi = team_key(t), team_key(o)
         if ti == oi:
-            raise InputError(f"team {ti!r} is listed as its own opponent", where=_row(r))
-        m = _exact(f, "VPs for", _row(r)) - _exact(a, "VPs against", _row(r))
+            raise InputError(f"team {shown(ti)} is listed as its own opponent", where=_row(r))
+        vl = FORML_LIMITS["vps"]
+        m = _bounded(f, "VPs for", _row(r), vl) - _bounded(a, "VPs against", _row(r), vl)
         if ti in known and oi in known:
             continue
         for name in (ti, oi):
@@ -393,6 +384,8 @@ def forml_new_teams_vpdiff(teams, opponents, vps_for, vps_against, known_teams, 
 
     names = list(new)
     k = len(names)
+    if k > FORML_LIMITS["new_teams"]:
+        raise LimitError(f"{k} new teams: at most {FORML_LIMITS['new_teams']} are solved together")
     if k == 0:
         return {}
     # union-find over new-new matches: every component must touch a known team
@@ -446,7 +439,7 @@ def forml_new_teams(
     {'X': 7, 'Y': 20}
     """
     _check_rule(rounding)
-    factor = _exact(imps_per_vp, "imps_per_vp")
+    factor = _bounded(imps_per_vp, "IMPs per VP", None, FORML_LIMITS["imps_per_vp"], Fraction(0))
     d = forml_new_teams_vpdiff(teams, opponents, vps_for, vps_against, known_teams, known_vpdiff)
     return {t: forml_round(factor * v, rounding) for t, v in d.items()}
 

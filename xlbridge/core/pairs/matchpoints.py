@@ -1,22 +1,11 @@
-"""Matchpoints (Law 78A) for one board or a whole session, Neuberg factoring, fouled boards, rankings.
+"""Matchpoints (Law 78A) for one board or a whole session: Neuberg factoring, artificial scores, fouled boards.
 
 Everything is exact.  Per row the N-S and E-W matchpoints are kept as integer numerators over
 a per-row integer denominator (numpy arrays, so a session of a million rows is scored with a
 few sorts) and turned into ``fractions.Fraction`` only when asked for (``SessionMP.ns``).
+Scales and the Neuberg formula: :mod:`xlbridge.core.pairs.neuberg`; weighted scores:
+:mod:`xlbridge.core.pairs.weighted`; rankings: :mod:`xlbridge.core.pairs.standings`.
 
-Scales (a named option ``scale=``):
-
-- ``"EBU"`` (default; Law 78A, WBF, EBU): 2 points for each score beaten, 1 for each tie;
-  top = 2(n - 1).
-- ``"ACBL"``: 1 point for each score beaten, 1/2 for each tie; top = n - 1.  Every figure is
-  exactly half the EBU figure.
-
-Neuberg (seed 001, REFERENCE.md): with A actual results where E were expected, each result is
-treated as occurring E/A times: MP = (M + 1) E / A - 1 on the 2/1 scale and
-(M + 1/2) E / A - 1/2 on the 1/0.5 scale, M being the matchpoints among the A results.
-
->>> neuberg(14, 16, 8)
-Fraction(29, 1)
 >>> s = matchpoint_session([490, 460, 460, 430, 430, 430, 400, -50], expected=16)
 >>> [str(x) for x in s.ns]
 ['29', '23', '23', '13', '13', '13', '5', '1']
@@ -24,39 +13,33 @@ Fraction(29, 1)
 
 from __future__ import annotations
 
-import numbers
-from collections.abc import Mapping
-from decimal import Decimal
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
-from ..contract import check_score, legal_scores, vulnerability
-from ..entries import Artificial, NotPlayed, parse_entry
-from ..errors import ContractError, ImpossibleScoreError, InputError, location
+from ..boards import as_column, board_label, check_traveller, factorize
+from ..entries import MAX_SCORE_READ, Artificial, NotPlayed, parse_entry, too_large
+from ..errors import InputError, location, shown
+from ..numbers import whole
+from .neuberg import MAX_RESULTS, mp_scale, scale_denominator
 
 __all__ = [
-    "MP_SCALES",
     "FOULED_RULES",
     "ROW_BLANK",
     "ROW_NOT_PLAYED",
     "ROW_SCORE",
     "ROW_ARTIFICIAL",
-    "neuberg",
-    "mp_top",
-    "mp_percent",
     "SessionMP",
     "matchpoint_session",
-    "Standing",
-    "ARTIFICIAL_RULES",
-    "pairs_ranking",
+    "session_from_rows",
 ]
 
-#: Matchpoint scales: name -> (points for a score beaten, points for a tie).
-MP_SCALES = {"EBU": (2, 1), "ACBL": (1, Fraction(1, 2))}
-_SCALE_ALIASES = {"EBU": "EBU", "2/1": "EBU", "WBF": "EBU", "ACBL": "ACBL", "1/0.5": "ACBL", "1/.5": "ACBL"}
+IntArray = npt.NDArray[np.int64]
 
 #: Fouled-board rules (REFERENCE.md, "Fouled boards"):
 #:
@@ -73,174 +56,27 @@ _SMALL_AWARDS = {1: (60,), 2: (65, 55), 3: (70, 60, 50)}
 ROW_BLANK, ROW_NOT_PLAYED, ROW_SCORE, ROW_ARTIFICIAL = 0, 1, 2, 3
 
 
-def _scale(scale) -> str:
-    key = scale.strip().upper() if isinstance(scale, str) else scale
-    if key not in _SCALE_ALIASES:
-        raise InputError(f"unknown matchpoint scale {scale!r} (expected 'EBU' (2/1) or 'ACBL' (1/0.5))")
-    return _SCALE_ALIASES[key]
+def fouled_rule(fouled: object) -> str:
+    """The fouled-board rule named ``fouled`` (case-insensitive), one of :data:`FOULED_RULES`."""
+    key = fouled.strip().lower() if isinstance(fouled, str) else None
+    for rule in FOULED_RULES:
+        if rule.lower() == key:
+            return rule
+    raise InputError(f"unknown fouled-board rule {shown(fouled)} (expected one of {', '.join(FOULED_RULES)})")
 
 
-def _to_fraction(value, what: str) -> Fraction:
-    """Exact value of a number; a float is read as its shortest decimal (19.9 -> 199/10)."""
-    if isinstance(value, Fraction):
-        return value
-    if isinstance(value, bool) or value is None:
-        raise InputError(f"{what} must be a number, got {value!r}")
-    if hasattr(value, "dtype") and hasattr(value, "item"):
-        value = value.item()
-    if isinstance(value, float):
-        if value != value or value in (float("inf"), float("-inf")):
-            raise InputError(f"{what} must be a finite number, got {value!r}")
-        return Fraction(repr(value))
-    if isinstance(value, int):
-        return Fraction(value)
-    if isinstance(value, str):
-        try:
-            return Fraction(value.strip())
-        except (ValueError, ZeroDivisionError):
-            pass
-    elif isinstance(value, (numbers.Rational, Decimal)):
-        return Fraction(value)
-    raise InputError(f"{what} must be a number, got {value!r}")
-
-
-def _count(value, what: str, minimum: int = 1) -> int:
-    if hasattr(value, "dtype") and hasattr(value, "item"):
-        value = value.item()
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise InputError(f"{what} must be a whole number {minimum} or more, got {value!r}")
-    return value
-
-
-def mp_top(results: int, scale: str = "EBU") -> int:
-    """The top on a board of ``results`` results: 2(n - 1) on the EBU scale, n - 1 on the ACBL scale.
-
-    >>> mp_top(11), mp_top(11, "ACBL")
-    (20, 10)
-    """
-    n = _count(results, "results")
-    return 2 * (n - 1) if _scale(scale) == "EBU" else n - 1
-
-
-def neuberg(mp, expected, actual, scale: str = "EBU") -> Fraction:
-    """Neuberg-factor matchpoints ``mp`` earned among ``actual`` results to ``expected`` results.
-
-    EBU 2/1 scale: (M + 1) E / A - 1 (seed 001, section 5: (M E + (E - A)) / A);
-    ACBL 1/0.5 scale: (M + 1/2) E / A - 1/2.  Equal to matchpointing the board with every
-    result occurring E/A times.  ``mp`` may be a fraction (floats are read as their decimal).
-
-    >>> neuberg(14, 16, 8), neuberg(18, 11, 10)            # seed 001: 29 and 19.9
-    (Fraction(29, 1), Fraction(199, 10))
-    >>> [str(neuberg(m, 6, 5, "ACBL")) for m in (4, 2.5, 1, 0)]   # seed 004 (ERRATA)
-    ['49/10', '31/10', '13/10', '1/10']
-    """
-    sc = _scale(scale)
-    e = _count(expected, "expected number of results")
-    a = _count(actual, "actual number of results")
-    if e < a:
-        raise InputError(f"expected {e} results but there are {a} (expected must be at least the actual number)")
-    m = _to_fraction(mp, "matchpoints")
-    top = 2 * (a - 1) if sc == "EBU" else a - 1
-    if not 0 <= m <= top:
-        raise InputError(f"matchpoints {mp!r} are outside 0..{top}, the top for {a} results on the {sc} scale")
-    half = 1 if sc == "EBU" else Fraction(1, 2)
-    return (m + half) * e / a - half
-
-
-def mp_percent(mp, results, scale: str = "EBU") -> Fraction:
-    """Matchpoints as an exact percentage of the top for a board of ``results`` results.
-
-    100 mp / top, top = 2(n - 1) (EBU) or n - 1 (ACBL).
-
-    >>> mp_percent(Fraction(1060, 11), 51)       # seed 001, section 7: 96.36... %
-    Fraction(1060, 11)
-    >>> mp_percent(3, 4, "ACBL")
-    Fraction(100, 1)
-    """
-    n = _count(results, "results", 2)
-    top = mp_top(n, scale)
-    return _to_fraction(mp, "matchpoints") * 100 / top
-
-
-# --------------------------------------------------------------------------------------------
-# reading the inputs
-
-
-def _as_array(values):
-    """A pandas Series / Index becomes its numpy array; anything else is returned unchanged."""
-    if values is not None and hasattr(values, "to_numpy") and not isinstance(values, np.ndarray):
-        return values.to_numpy()
-    return values
-
-
-def _board_label(b):
-    if hasattr(b, "dtype") and hasattr(b, "item"):
-        b = b.item()
-    if isinstance(b, float):
-        if b != b:
-            return None  # a blank cell arriving as NaN
-        if b.is_integer():
-            return int(b)
-    if isinstance(b, str):
-        t = b.strip()
-        if not t:
-            return None
-        if t.lstrip("+-").isdigit():
-            return int(t)
-        return t
-    return b
-
-
-def _factorize(values, n: int, what: str):
-    """Integer codes 0..k-1 for ``values`` and the label of each code.
-
-    Integer board numbers are coded as ``number - lowest`` (labels with no row are harmless);
-    other labels in order of first appearance.
-    """
-    if values is None:
-        return np.zeros(n, dtype=np.int64), [None]
-    if len(values) != n:
-        raise InputError(f"{what} has {len(values)} rows but the scores have {n}")
-    arr = values if isinstance(values, np.ndarray) and values.ndim == 1 else None
-    if arr is not None and arr.dtype.kind == "f" and n and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
-        arr = arr.astype(np.int64)
-    if arr is not None and arr.dtype.kind in "iu":
-        arr = arr.astype(np.int64, copy=False)
-        lo, hi = (int(arr.min()), int(arr.max())) if n else (0, -1)
-        if hi - lo <= 4 * n + 16:  # dense labels (board numbers): code = label - lowest
-            return arr - lo, list(range(lo, hi + 1))
-        uniq, inv = np.unique(arr, return_inverse=True)
-        return inv.astype(np.int64).reshape(-1), [int(u) for u in uniq]
-    codes = np.empty(n, dtype=np.int64)
-    seen: dict = {}
-    labels = []
-    for i, v in enumerate(values):
-        lab = _board_label(v)
-        c = seen.get(lab)
-        if c is None:
-            c = seen[lab] = len(labels)
-            labels.append(lab)
-        codes[i] = c
-    return codes, labels
-
-
-def _where(board, row, boards_given: bool):
+def _where(board: object, row: int, boards_given: bool) -> str | None:
     return location(board=board if boards_given else None, row=row)
 
 
-#: Largest score magnitude read at all (any bridge score is at most 7,600; with
-#: ``check_legal=False`` other multiples of 10 pass, but never one that could overflow int64).
-_MAX_SCORE = 10**15
+def read_entries(entries: Any, board_codes: IntArray, board_labels: Sequence[Any],
+                 boards_given: bool) -> tuple[npt.NDArray[np.int8], IntArray, dict[int, Artificial]]:
+    """Score cells of a traveller as ``kind`` (int8: ROW_*), ``score`` (int64) arrays and {row: Artificial}.
 
-
-def _too_large(value, where):
-    raise InputError(f"impossible score: {value!r} (far too large for a bridge score)", where=where)
-
-
-def _read_entries(entries, board_codes, board_labels, boards_given):
-    """kind (int8), score (int64) arrays and {row: Artificial}."""
+    A numpy numeric array (NaN = blank) is read without a Python loop. Only the form of each
+    cell is checked here (a whole multiple of 10, not absurdly large); legality per board is
+    :func:`xlbridge.core.boards.check_traveller`.
+    """
     n = len(entries)
     kind = np.zeros(n, dtype=np.int8)
     score = np.zeros(n, dtype=np.int64)
@@ -251,19 +87,19 @@ def _read_entries(entries, board_codes, board_labels, boards_given):
             blank = np.isnan(vals)
             good = ~blank
             with np.errstate(invalid="ignore"):
-                bad = good & ((~np.isfinite(vals)) | (vals != np.round(vals)) | (np.abs(vals) > _MAX_SCORE))
+                bad = good & ((~np.isfinite(vals)) | (vals != np.round(vals)) | (np.abs(vals) > MAX_SCORE_READ))
             if bad.any():
                 i = int(np.flatnonzero(bad)[0])
                 where = _where(board_labels[board_codes[i]], i + 1, boards_given)
                 parse_entry(float(vals[i]), where=where)  # raises for NaN-free non-whole / infinite values
-                _too_large(float(vals[i]), where)
+                raise too_large(float(vals[i]), where)
             ivals = np.where(good, vals, 0).astype(np.int64)
         else:
             good = np.ones(n, dtype=bool)
-            huge = vals > _MAX_SCORE if vals.dtype.kind == "u" else (vals > _MAX_SCORE) | (vals < -_MAX_SCORE)
+            huge = vals > MAX_SCORE_READ if vals.dtype.kind == "u" else (vals > MAX_SCORE_READ) | (vals < -MAX_SCORE_READ)
             if huge.any():
                 i = int(np.flatnonzero(huge)[0])
-                _too_large(vals[i].item(), _where(board_labels[board_codes[i]], i + 1, boards_given))
+                raise too_large(vals[i].item(), _where(board_labels[board_codes[i]], i + 1, boards_given))
             ivals = vals.astype(np.int64, copy=False)  # read only, never written
         bad = good & (ivals % 10 != 0)
         if bad.any():
@@ -275,8 +111,8 @@ def _read_entries(entries, board_codes, board_labels, boards_given):
         score[good] = ivals[good]
         return kind, score, arts
     for i, v in enumerate(entries):
-        if isinstance(v, int) and not isinstance(v, bool) and v % 10 == 0:
-            e = v
+        if type(v) is int and v % 10 == 0 and -MAX_SCORE_READ <= v <= MAX_SCORE_READ:
+            e: object = v
         else:
             e = parse_entry(v, where=_where(board_labels[board_codes[i]], i + 1, boards_given))
         if e is None:
@@ -287,111 +123,28 @@ def _read_entries(entries, board_codes, board_labels, boards_given):
             kind[i] = ROW_ARTIFICIAL
             arts[i] = e
         else:
-            if not -_MAX_SCORE <= e <= _MAX_SCORE:
-                _too_large(e, _where(board_labels[board_codes[i]], i + 1, boards_given))
+            assert isinstance(e, int)
+            if not -MAX_SCORE_READ <= e <= MAX_SCORE_READ:
+                raise too_large(e, _where(board_labels[board_codes[i]], i + 1, boards_given))
             kind[i] = ROW_SCORE
             score[i] = e
     return kind, score, arts
 
 
-_VUL_NAMES = ("None", "NS", "EW", "All")
-_CYCLE_IDX = np.array([0, 1, 2, 3, 1, 2, 3, 0, 2, 3, 0, 1, 3, 0, 1, 2], dtype=np.int64)
-_LEGAL_TABLE: list = []
-
-
-def _legal_table():
-    """(offset, table[vul, score + offset]) of the legal N-S scores for each vulnerability (no division)."""
-    if not _LEGAL_TABLE:
-        sets = [legal_scores(v) for v in _VUL_NAMES]
-        off = max(abs(x) for st in sets for x in st)
-        tab = np.zeros((4, 2 * off + 1), dtype=bool)
-        for vi, st in enumerate(sets):
-            tab[vi, np.fromiter(st, dtype=np.int64) + off] = True
-        _LEGAL_TABLE.extend([off, tab])
-    return _LEGAL_TABLE
-
-
-def _check_legal(kind, score, board_codes, board_labels):
-    """Raise ImpossibleScoreError naming board, row and value for the first illegal score."""
-    real = kind == ROW_SCORE
-    if not real.any():
-        return
-    used = np.bincount(board_codes[real], minlength=len(board_labels)) > 0
-    vul_of_board = np.full(len(board_labels), -1, dtype=np.int64)
-    labels = board_labels
-    if all(type(x) is int and x >= 1 for x in labels):
-        vul_of_board[:] = _CYCLE_IDX[(np.array(labels, dtype=np.int64) - 1) % 16]
-    else:
-        for c in np.flatnonzero(used).tolist():
-            lab = labels[c]
-            try:
-                v = vulnerability(lab)
-            except (ContractError, TypeError) as exc:
-                row = int(np.flatnonzero(real & (board_codes == c))[0]) + 1
-                raise InputError(
-                    f"board {lab!r} is not a board number, so its vulnerability is unknown "
-                    f"(pass check_legal=False to skip the legal-score check)",
-                    where=location(row=row),
-                ) from exc
-            vul_of_board[c] = _VUL_NAMES.index(v.name)
-    off, tab = _legal_table()
-    vrow = vul_of_board[board_codes]
-    col = score + off
-    width = tab.shape[1]
-    flat = tab.ravel()
-    if int(col.min()) >= 0 and int(col.max()) < width:
-        ok = flat[vrow * width + col]
-    else:
-        inside = (col >= 0) & (col < width)
-        ok = np.zeros(len(score), dtype=bool)
-        ok[inside] = flat[vrow[inside] * width + col[inside]]
-    bad = real & ~ok
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        check_score(int(score[i]), _VUL_NAMES[vrow[i]], where=location(board=board_labels[board_codes[i]], row=i + 1))
-        raise AssertionError("legal-score table disagrees with check_score")  # pragma: no cover
-
-
-def _check_legal_any(kind, score, extra=()):
-    """Without board numbers: every score must be legal under some vulnerability (+410 never is).
-
-    ``extra``: further (row index, score) pairs to check (other outcomes of weighted scores).
-    """
-    off, tab = _legal_table()
-    anyvul = tab.any(axis=0)
-    real = kind == ROW_SCORE
-    col = score + off
-    ok = (col >= 0) & (col < len(anyvul))
-    ok[ok] = anyvul[col[ok]]
-    bad = np.flatnonzero(real & ~ok)
-    rows = [(int(i), int(score[i])) for i in bad[:1]]
-    rows += [(i, s) for i, s in extra if not (0 <= s + off < len(anyvul) and anyvul[s + off])]
-    if rows:
-        i, s = min(rows)
-        raise ImpossibleScoreError(
-            f"impossible score: {s!r} (no contract and result gives N-S {s} at any vulnerability)",
-            where=location(row=i + 1),
-        )
-
-
-def _counts(kind, bcode, nb):
+def results_per_board(kind: npt.NDArray[np.int8], bcode: IntArray, nb: int) -> IntArray:
     """Rows holding a score or an artificial score, per board code."""
     scored = kind >= ROW_SCORE
     return np.bincount(bcode if scored.all() else bcode[scored], minlength=nb)
 
 
-#: Largest accepted E: keeps every integer numerator of the vectorised core far inside int64.
-_MAX_EXPECTED = 10**9
-
-
-def _limit_expected(e: int, where) -> int:
-    if e > _MAX_EXPECTED:
-        raise InputError(f"expected number of results {e} is more than {_MAX_EXPECTED:,}", where=where)
+def _limit_expected(e: int, where: str | None) -> int:
+    if e > MAX_RESULTS:
+        raise InputError(f"expected number of results {e} is more than {MAX_RESULTS:,}", where=where)
     return e
 
 
-def _expected_per_board(expected, counts, board_labels, boards_given):
-    """E for each board code; checks E >= results on the board."""
+def expected_per_board(expected: object, counts: IntArray, board_labels: Sequence[Any], boards_given: bool) -> IntArray:
+    """E for each board code (``expected``: None, one number, or a mapping board -> E); checks E >= results."""
     nb = len(board_labels)
     if expected is None:
         e = int(counts.max()) if len(counts) else 0
@@ -399,17 +152,19 @@ def _expected_per_board(expected, counts, board_labels, boards_given):
     if isinstance(expected, Mapping):
         if not boards_given:
             raise InputError("expected is a mapping board -> number of results, but no boards were given "
-                             "(pass boards=, or one number for expected)")
-        norm = {_board_label(k): v for k, v in expected.items()}
+                             "(give the boards, or one number for expected)")
+        norm = {board_label(k): v for k, v in expected.items()}
         out = np.zeros(nb, dtype=np.int64)
         for c, lab in enumerate(board_labels):
             if counts[c] == 0:
                 continue
             if lab not in norm:
-                raise InputError(f"expected has no number of results for board {lab!r}")
-            out[c] = _limit_expected(_count(norm[lab], f"expected results for board {lab!r}"), f"board {lab!r}")
+                raise InputError(f"expected has no number of results for board {shown(lab)}")
+            out[c] = _limit_expected(whole(norm[lab], f"expected results for board {shown(lab)}", minimum=1),
+                                     f"board {shown(lab)}")
     else:
-        out = np.full(nb, _limit_expected(_count(expected, "expected number of results"), None), dtype=np.int64)
+        out = np.full(nb, _limit_expected(whole(expected, "expected number of results", minimum=1), None),
+                      dtype=np.int64)
     short = np.flatnonzero(out < counts)
     if len(short):
         c = int(short[0])
@@ -598,20 +353,21 @@ class SessionMP:
         return self._percent(self.ew)
 
 
-def _scale_den(sc: str) -> int:
-    return 1 if sc == "EBU" else 2
+def score_rows(kind: npt.NDArray[np.int8], score: IntArray, arts: dict[int, Artificial], bcode: IntArray,
+               board_labels: Sequence[Any], E_board: IntArray, sc: str, gcode: IntArray | None = None,
+               fouled: str = "EBU", boards_given: bool = True, skip_rows: npt.NDArray[np.bool_] | None = None,
+               ) -> tuple[Any, Any, Any, Any, Any]:
+    """Numerators/denominators for every row (see SessionMP): ``(ns_num, ew_num, den, top, E)``.
 
-
-def _score_session(kind, score, arts, bcode, board_labels, E_board, sc, gcode=None, fouled="EBU",
-                   boards_given=True, skip_rows=None):
-    """Numerators/denominators for every row (see SessionMP).  ``skip_rows``: mask left at 0/1.
+    The vectorised core of :func:`matchpoint_session` (also used by weighted sessions).
+    ``skip_rows``: rows left at 0/1 (the caller scores them).
 
     Real results: N-S (M + 1) E - A over A (2/1 scale; over 2A on the 1/0.5 scale) with
     M + 1 = less + le (2 per score beaten, 1 per other tie), E-W likewise from the other end.
     """
     n = len(kind)
     scored = kind >= ROW_SCORE
-    sd = _scale_den(sc)
+    sd = scale_denominator(sc)
     if scored.all() and n and int(E_board.min()) == int(E_board.max()):
         e = int(E_board.max())  # one E for every row: a scalar, no gather
         E = np.broadcast_to(np.int64(e), (n,))
@@ -660,7 +416,7 @@ def _score_session(kind, score, arts, bcode, board_labels, E_board, sc, gcode=No
     return ns_num, ew_num, den, top, E
 
 
-def _fixed_awards(rule: str, size: int, expected: int, largest: int) -> bool:
+def fixed_awards(rule: str, size: int, expected: int, largest: int) -> bool:
     """Whether a deal group of ``size`` real results on a fouled board gets the fixed awards.
 
     ``expected``: E of the board (the full field); ``largest``: the largest group on the board.
@@ -696,7 +452,7 @@ def _small_subfields(ridx, gkey, ng, score, A, Er, top_ebu, sd, rule, ns_num, ew
         if ngroups[b] < 2:
             continue
         size = len(members)
-        if not _fixed_awards(rule, size, int(Er[j0]), int(max_size[b])):
+        if not fixed_awards(rule, size, int(Er[j0]), int(max_size[b])):
             continue
         awards = _SMALL_AWARDS[size]
         rows = [int(ridx[j]) for j in members]
@@ -713,8 +469,8 @@ def _small_subfields(ridx, gkey, ng, score, A, Er, top_ebu, sd, rule, ns_num, ew
             den[r] = 100 * sd
 
 
-def matchpoint_session(entries, boards=None, *, expected=None, scale: str = "EBU", check_legal: bool = True,
-                       groups=None, fouled: str = "EBU") -> SessionMP:
+def matchpoint_session(entries: Any, boards: Any = None, *, expected: object = None, scale: str = "EBU",
+                       check_legal: bool = True, groups: Any = None, fouled: str = "EBU") -> SessionMP:
     """Matchpoint a traveller sheet or a whole session at once (rows grouped by board); exact.
 
     ``entries``: one per row, an N-S score (int, or a raw cell such as ``420.0``, ``"+420"``),
@@ -743,184 +499,51 @@ def matchpoint_session(entries, boards=None, *, expected=None, scale: str = "EBU
     ...
     xlbridge.core.errors.ImpossibleScoreError: board 1, row 2: impossible score: 410 (no contract and result gives N-S 410 when vulnerability is None)
     """
-    sc = _scale(scale)
-    entries, boards, groups = _as_array(entries), _as_array(boards), _as_array(groups)
-    if fouled not in FOULED_RULES:
-        raise InputError(f"unknown fouled-board rule {fouled!r} (expected one of {', '.join(FOULED_RULES)})")
+    entries, boards, groups = as_column(entries), as_column(boards), as_column(groups)
     n = len(entries)
-    boards_given = boards is not None
-    bcode, blabels = _factorize(boards, n, "boards")
-    kind, score, arts = _read_entries(entries, bcode, blabels, boards_given)
+    bcode, blabels = factorize(boards, n, "boards")
+    kind, score, arts = read_entries(entries, bcode, blabels, boards is not None)
+    gcode = None if groups is None else factorize(groups, n, "groups")[0]
+    return session_from_rows(kind, score, arts, bcode if boards is not None else None,
+                             blabels if boards is not None else None, expected=expected, scale=scale,
+                             check_legal=check_legal, group_codes=gcode, fouled=fouled)
+
+
+def session_from_rows(kind: npt.NDArray[np.int8], score: IntArray, arts: dict[int, Artificial],
+                      board_codes: IntArray | None = None, board_labels: Sequence[Any] | None = None, *,
+                      expected: object = None, scale: str = "EBU", check_legal: bool = True,
+                      group_codes: IntArray | None = None, fouled: str = "EBU") -> SessionMP:
+    """:func:`matchpoint_session` for rows already read: ``kind`` (ROW_*), ``score``, {row: Artificial}.
+
+    For callers that read the score cells themselves, vectorised (the Excel layer): the board
+    codes and labels come from :func:`xlbridge.core.boards.factorize` (``None``: one board).
+
+    >>> import numpy as np
+    >>> s = session_from_rows(np.array([ROW_SCORE] * 3, dtype=np.int8), np.array([420, 400, 400]), {})
+    >>> s.ns
+    [Fraction(4, 1), Fraction(1, 1), Fraction(1, 1)]
+    """
+    sc = mp_scale(scale)
+    fouled = fouled_rule(fouled)
+    n = len(kind)
+    boards_given = board_codes is not None and board_labels is not None
     if boards_given:
-        missing = None
+        assert board_codes is not None and board_labels is not None
+        bcode, blabels = board_codes, list(board_labels)
         if any(lab is None for lab in blabels):
             missing = (kind != ROW_BLANK) & np.array([lab is None for lab in blabels])[bcode]
-        if missing is not None and missing.any():
-            i = int(np.flatnonzero(missing)[0])
-            raise InputError("a score has no board number", where=location(row=i + 1))
-        if check_legal:
-            _check_legal(kind, score, bcode, blabels)
-    elif check_legal:
-        _check_legal_any(kind, score)
-    gcode = None
-    if groups is not None:
-        gcode, _ = _factorize(groups, n, "groups")
-    counts = _counts(kind, bcode, len(blabels))
-    E_board = _expected_per_board(expected, counts, blabels, boards_given)
-    ns_num, ew_num, den, top, E = _score_session(kind, score, arts, bcode, blabels, E_board, sc, gcode, fouled,
-                                                 boards_given)
+            if missing.any():
+                i = int(np.flatnonzero(missing)[0])
+                raise InputError("a score has no board number", where=location(row=i + 1))
+    else:
+        bcode, blabels = np.zeros(n, dtype=np.int64), [None]
+    if check_legal:
+        check_traveller(score, kind == ROW_SCORE, bcode if boards_given else None, blabels if boards_given else None)
+    counts = results_per_board(kind, bcode, len(blabels))
+    E_board = expected_per_board(expected, counts, blabels, boards_given)
+    ns_num, ew_num, den, top, E = score_rows(kind, score, arts, bcode, blabels, E_board, sc, group_codes, fouled,
+                                             boards_given)
     return SessionMP(sc, ns_num, ew_num, den, top, E, kind,
                      bcode if boards_given else None, tuple(blabels) if boards_given else None)
 
 
-# --------------------------------------------------------------------------------------------
-# pair rankings
-
-
-@dataclass(frozen=True)
-class Standing:
-    """One pair's result over a session: exact total, maximum, percentage; rank and exact tie.
-
-    ``percentage`` is ``None`` (and ``rank`` ``None``) for a pair with no scored board;
-    ``boards`` is the number of boards with matchpoints that were added up.
-
-    >>> Standing("7", Fraction(9), Fraction(12), Fraction(75), 2, True, 3).percentage
-    Fraction(75, 1)
-    """
-
-    pair: object
-    total: Fraction
-    maximum: Fraction
-    percentage: Fraction | None
-    rank: int | None
-    tied: bool
-    boards: int = 0
-
-
-def _blank_pair(p) -> bool:
-    return p is None or (isinstance(p, float) and p != p) or (isinstance(p, str) and not p.strip())
-
-
-def _pair_label(p):
-    if hasattr(p, "dtype") and hasattr(p, "item"):
-        p = p.item()
-    if isinstance(p, float) and p.is_integer():
-        return int(p)
-    if isinstance(p, str):
-        return p.strip()
-    return p
-
-
-#: Artificial-score rules for rankings (``pairs_ranking(..., artificial=)``):
-#:
-#: - ``"fixed"`` (default): an artificial score counts as awarded (60 / 50 / 40 % of the top).
-#: - ``"session"``: a pair awarded more than 50 % gets its percentage on its other boards
-#:   instead when that is higher, a pair awarded less than 50 % gets it when that is lower
-#:   (regulations such as "60 % or the session percentage if greater", Law 12C2; REFERENCE.md).
-ARTIFICIAL_RULES = ("fixed", "session")
-
-
-def _session_artificial(s: "SessionMP", ns_pairs, ew_pairs, mp_ns, mp_ew, tops):
-    """mp_ns / mp_ew with artificial awards replaced per the "session" rule (new lists)."""
-    mp_ns, mp_ew = list(mp_ns), list(mp_ew)
-    art = s.kind == ROW_ARTIFICIAL
-    tot: dict = {}
-    mx: dict = {}
-    for i in np.flatnonzero(~art & s.scored).tolist():
-        for pair, mp in ((ns_pairs[i], mp_ns[i]), (ew_pairs[i], mp_ew[i])):
-            if not _blank_pair(pair):
-                p = _pair_label(pair)
-                tot[p] = tot.get(p, 0) + mp
-                mx[p] = mx.get(p, 0) + tops[i]
-    for i in np.flatnonzero(art).tolist():
-        t = tops[i]
-        for pair, col in ((ns_pairs[i], mp_ns), (ew_pairs[i], mp_ew)):
-            if _blank_pair(pair) or not t:
-                continue
-            p = _pair_label(pair)
-            if not mx.get(p):
-                continue  # no other board: the award stands
-            pct, sess = col[i] * 100 / t, tot[p] * 100 / mx[p]
-            if (pct > 50 and sess > pct) or (pct < 50 and sess < pct):
-                col[i] = sess * t / 100
-    return mp_ns, mp_ew
-
-
-def pairs_ranking(boards, ns_pairs, ew_pairs, mp_ns=None, mp_ew=None, tops=None, *,
-                  artificial: str = "fixed") -> list[Standing]:
-    """Rank pairs by exact percentage: per pair the total matchpoints, the maximum, the percentage.
-
-    Either ``pairs_ranking(session, ns_pairs, ew_pairs)`` with a :class:`SessionMP` (or the
-    result of ``weighted_session``), or ``pairs_ranking(boards, ns_pairs, ew_pairs, mp_ns,
-    mp_ew, tops)`` with parallel columns (matchpoints as Fractions, ints or decimals; rows whose
-    matchpoints are ``None`` are skipped).  A pair playing both directions just sums.  The
-    maximum is the sum of the tops of the boards the pair has a score on; percentage =
-    100 total / maximum.  Ranks are decided on the exact percentages; equal ones share the
-    rank ("competition" ranking 1, 2=, 2=, 4) with ``tied`` set.  Best first; ties keep the
-    order of first appearance.  A pair may not appear twice on one board.  ``artificial``
-    (with a SessionMP): "fixed" (default) or "session" (see ``ARTIFICIAL_RULES``).
-
-    >>> s = matchpoint_session([420, 400, 400], boards=[1, 1, 1])
-    >>> [(x.pair, x.total, x.rank, x.tied) for x in pairs_ranking(s, [1, 2, 3], [4, 5, 6])]
-    ... # doctest: +NORMALIZE_WHITESPACE
-    [(1, Fraction(4, 1), 1, False), (5, Fraction(3, 1), 2, True), (6, Fraction(3, 1), 2, True),
-     (2, Fraction(1, 1), 4, True), (3, Fraction(1, 1), 4, True), (4, Fraction(0, 1), 6, False)]
-    """
-    if artificial not in ARTIFICIAL_RULES:
-        raise InputError(f"unknown artificial-score rule {artificial!r} (expected 'fixed' or 'session')")
-    if isinstance(boards, SessionMP):
-        s = boards
-        mp_ns, mp_ew, tops, boards = s.ns, s.ew, s.tops, s.boards
-        if len(ns_pairs) != len(s) or len(ew_pairs) != len(s):
-            raise InputError(f"ns_pairs and ew_pairs need {len(s)} rows, one per row of the session")
-        if artificial == "session":
-            mp_ns, mp_ew = _session_artificial(s, ns_pairs, ew_pairs, mp_ns, mp_ew, tops)
-    elif artificial == "session":
-        raise InputError('artificial="session" needs a SessionMP (it must know which rows are artificial)')
-    n = len(ns_pairs)
-    cols = {"ew_pairs": ew_pairs, "mp_ns": mp_ns, "mp_ew": mp_ew, "tops": tops}
-    for name, col in cols.items():
-        if col is None:
-            raise InputError(f"pairs_ranking needs {name} (or a SessionMP as the first argument)")
-        if len(col) != n:
-            raise InputError(f"{name} has {len(col)} rows but ns_pairs has {n}")
-    if boards is not None and len(boards) != n:
-        raise InputError(f"boards has {len(boards)} rows but ns_pairs has {n}")
-    total: dict = {}
-    maximum: dict = {}
-    count: dict = {}
-    seen: set = set()
-    for i in range(n):
-        t = tops[i]
-        for pair, mp in ((ns_pairs[i], mp_ns[i]), (ew_pairs[i], mp_ew[i])):
-            if _blank_pair(pair):
-                continue
-            p = _pair_label(pair)
-            if p not in total:
-                total[p], maximum[p], count[p] = Fraction(0), Fraction(0), 0
-            if mp is None or t is None:
-                continue
-            if boards is not None:
-                b = _board_label(boards[i])
-                if (p, b) in seen:
-                    raise InputError(f"pair {p!r} has two results on board {b!r}", where=location(row=i + 1))
-                seen.add((p, b))
-            total[p] += _to_fraction(mp, f"matchpoints of pair {p!r} (row {i + 1})")
-            maximum[p] += _to_fraction(t, f"top of row {i + 1}")
-            count[p] += 1
-    pct = {p: (total[p] * 100 / maximum[p] if maximum[p] else None) for p in total}
-    order = list(total)  # first appearance
-    ranked = sorted((p for p in order if pct[p] is not None), key=lambda p: -pct[p])
-    out = []
-    k = 0
-    while k < len(ranked):
-        j = k
-        while j + 1 < len(ranked) and pct[ranked[j + 1]] == pct[ranked[k]]:
-            j += 1
-        for p in ranked[k:j + 1]:
-            out.append(Standing(p, total[p], maximum[p], pct[p], k + 1, j > k, count[p]))
-        k = j + 1
-    for p in order:
-        if pct[p] is None:
-            out.append(Standing(p, total[p], maximum[p], None, None, False, 0))
-    return out

@@ -25,29 +25,23 @@ from math import lcm
 
 import numpy as np
 
-from ..contract import check_score
-from ..entries import Artificial, NotPlayed, parse_entry
-from ..errors import InputError, WeightError, location
+from ..boards import as_column, check_traveller, factorize
+from ..entries import MAX_SCORE_READ, Artificial, NotPlayed, parse_entry, too_large
+from ..errors import InputError, WeightError, location, shown
+from ..numbers import number_text, plain
 from .matchpoints import (
-    _MAX_SCORE,
-    FOULED_RULES,
     ROW_ARTIFICIAL,
     ROW_BLANK,
     ROW_NOT_PLAYED,
     ROW_SCORE,
     SessionMP,
-    _as_array,
-    _check_legal,
-    _check_legal_any,
-    _counts,
-    _expected_per_board,
-    _factorize,
-    _fixed_awards,
-    _scale,
-    _scale_den,
-    _score_session,
-    _too_large,
+    expected_per_board,
+    fixed_awards,
+    fouled_rule,
+    results_per_board,
+    score_rows,
 )
+from .neuberg import mp_scale, scale_denominator
 
 __all__ = ["parse_weight", "weighted_session", "expected_matchpoints"]
 
@@ -70,37 +64,36 @@ def parse_weight(value, *, where: str | None = None) -> Fraction | None:
     """
     if value is None:
         return None
-    if hasattr(value, "dtype") and hasattr(value, "item"):
-        value = value.item()
+    value = plain(value)
     percent = False
     if isinstance(value, bool):
-        raise WeightError(f"weight {value!r} is not a number", where=where)
+        raise WeightError(f"weight {shown(value)} is not a number", where=where)
     if isinstance(value, str):
         t = value.strip()
         if not t:
             return None
         if t.endswith("%"):
             percent, t = True, t[:-1].strip()
-        try:
-            w = Fraction(t)
-        except (ValueError, ZeroDivisionError):
-            raise WeightError(f"cannot read weight {value!r} (expected e.g. 0.6, 60 or 60%)", where=where) from None
+        read = number_text(t, "weight", where=where)  # bounded: digits and exponent
+        if read is None:
+            raise WeightError(f"cannot read weight {shown(value)} (expected e.g. 0.6, 60 or 60%)", where=where)
+        w = read
     elif isinstance(value, float):
         if value != value:
             return None  # a blank cell arriving as NaN
         if value in (float("inf"), float("-inf")):
-            raise WeightError(f"weight {value!r} is not a finite number", where=where)
+            raise WeightError(f"weight {shown(value)} is not a finite number", where=where)
         w = _float_weight(value)
     elif isinstance(value, (int, Fraction)):
         w = Fraction(value)
     else:
-        raise WeightError(f"cannot read weight {value!r} (expected e.g. 0.6, 60 or 60%)", where=where)
+        raise WeightError(f"cannot read weight {shown(value)} (expected e.g. 0.6, 60 or 60%)", where=where)
     if w < 0:
-        raise WeightError(f"weight {value!r} is negative", where=where)
+        raise WeightError(f"weight {shown(value)} is negative", where=where)
     if percent or w > 1:
         w /= 100
     if w > 1:
-        raise WeightError(f"weight {value!r} is more than 100 %", where=where)
+        raise WeightError(f"weight {shown(value)} is more than 100 %", where=where)
     return w
 
 
@@ -134,13 +127,13 @@ def _read_row(value, where):
     outs = []
     for item in items:
         if not _is_pair(item):
-            raise WeightError(f"expected (score, weight) pairs, got {item!r}", where=where)
+            raise WeightError(f"expected (score, weight) pairs, got {shown(item)}", where=where)
         sc, w = item
         e = parse_entry(sc, where=where)
         w = parse_weight(w, where=where)
         if e is None:
             if w:
-                raise WeightError(f"weight {item[1]!r} is given without a score", where=where)
+                raise WeightError(f"weight {shown(item[1])} is given without a score", where=where)
             continue
         if isinstance(e, NotPlayed):
             raise WeightError("NP cannot be one outcome of a weighted score", where=where)
@@ -192,16 +185,16 @@ def expected_matchpoints(rows) -> list[Fraction]:
         out = []
         for item in r:
             if not _is_pair(item):
-                raise WeightError(f"expected (score, weight) pairs, got {item!r}", where=where)
+                raise WeightError(f"expected (score, weight) pairs, got {shown(item)}", where=where)
             sc, w = item
             if isinstance(sc, bool) or not isinstance(sc, int):
                 e = parse_entry(sc, where=where)
                 if not isinstance(e, int):
-                    raise InputError(f"an outcome must be an N-S score, got {sc!r}", where=where)
+                    raise InputError(f"an outcome must be an N-S score, got {shown(sc)}", where=where)
                 sc = e
             wf = parse_weight(w, where=where)
             if wf is None:
-                raise WeightError(f"a weight is missing for outcome {sc!r}", where=where)
+                raise WeightError(f"a weight is missing for outcome {shown(sc)}", where=where)
             out.append((sc, wf))
         total = sum(w for _, w in out)
         if total != 1:
@@ -280,27 +273,26 @@ def weighted_session(outcomes, boards=None, *, expected=None, scale: str = "EBU"
     >>> [str(x) for x in s.ns]      # seed 004: pair A 2.75 (ERRATA), pair B 2.80, 4.45, 2.40, 2.40, 0.2
     ['11/4', '14/5', '89/20', '12/5', '12/5', '1/5']
     """
-    sc = _scale(scale)
-    if fouled not in FOULED_RULES:
-        raise InputError(f"unknown fouled-board rule {fouled!r} (expected one of {', '.join(FOULED_RULES)})")
-    boards, groups = _as_array(boards), _as_array(groups)
+    sc = mp_scale(scale)
+    fouled = fouled_rule(fouled)
+    boards, groups = as_column(boards), as_column(groups)
     n = len(outcomes)
     boards_given = boards is not None
-    bcode, blabels = _factorize(boards, n, "boards")
-    gcode = None if groups is None else _factorize(groups, n, "groups")[0]
+    bcode, blabels = factorize(boards, n, "boards")
+    gcode = None if groups is None else factorize(groups, n, "groups")[0]
     kind = np.zeros(n, dtype=np.int8)
     score = np.zeros(n, dtype=np.int64)
     arts: dict[int, Artificial] = {}
     weighted_rows: dict[int, list] = {}
     for i, v in enumerate(outcomes):
-        if type(v) is int and v % 10 == 0 and -_MAX_SCORE <= v <= _MAX_SCORE:
+        if type(v) is int and v % 10 == 0 and -MAX_SCORE_READ <= v <= MAX_SCORE_READ:
             kind[i], score[i] = ROW_SCORE, v
             continue
         where = location(board=blabels[bcode[i]] if boards_given else None, row=i + 1)
         k, outs = _read_row(v, where)
         for e, _ in outs:
-            if isinstance(e, int) and not -_MAX_SCORE <= e <= _MAX_SCORE:
-                _too_large(e, where)
+            if isinstance(e, int) and not -MAX_SCORE_READ <= e <= MAX_SCORE_READ:
+                raise too_large(e, where)
         if k == "blank":
             continue
         if k == "np":
@@ -317,22 +309,17 @@ def weighted_session(outcomes, boards=None, *, expected=None, scale: str = "EBU"
         if (kind != ROW_BLANK).any() and any(blabels[c] is None for c in set(bcode[kind != ROW_BLANK].tolist())):
             i = int(np.flatnonzero((kind != ROW_BLANK) & np.array([b is None for b in blabels])[bcode])[0])
             raise InputError("a score has no board number", where=location(row=i + 1))
-        if check_legal:
-            _check_legal(kind, score, bcode, blabels)  # first outcome of each row
-            for i, outs in weighted_rows.items():
-                lab = blabels[bcode[i]]
-                for e, _ in outs[1:]:
-                    check_score(e, lab, where=location(board=lab, row=i + 1))
-    elif check_legal:
-        _check_legal_any(kind, score, [(i, e) for i, outs in weighted_rows.items() for e, _ in outs[1:]])
-    counts = _counts(kind, bcode, len(blabels))
-    E_board = _expected_per_board(expected, counts, blabels, boards_given)
+    if check_legal:  # the first outcome of each row, then the others
+        check_traveller(score, kind == ROW_SCORE, bcode if boards_given else None, blabels if boards_given else None,
+                        extra=[(i, e) for i, outs in weighted_rows.items() for e, _ in outs[1:]])
+    counts = results_per_board(kind, bcode, len(blabels))
+    E_board = expected_per_board(expected, counts, blabels, boards_given)
     wboards = sorted({int(bcode[i]) for i in weighted_rows})
     skip = np.isin(bcode, np.array(wboards, dtype=np.int64)) if wboards else None
-    ns_num, ew_num, den, top, E = _score_session(kind, score, arts, bcode, blabels, E_board, sc, gcode, fouled,
-                                                 boards_given, skip_rows=skip)
+    ns_num, ew_num, den, top, E = score_rows(kind, score, arts, bcode, blabels, E_board, sc, gcode, fouled,
+                                             boards_given, skip_rows=skip)
     if wboards:
-        sd = _scale_den(sc)
+        sd = scale_denominator(sc)
         rows_of: dict[int, list[int]] = {}
         for i in np.flatnonzero(skip & (kind == ROW_SCORE)).tolist():
             rows_of.setdefault(int(bcode[i]), []).append(i)
@@ -349,7 +336,7 @@ def weighted_session(outcomes, boards=None, *, expected=None, scale: str = "EBU"
                 dist = [weighted_rows.get(i) or ((int(score[i]), 1),) for i in rows]
                 ems, d2 = _expected_m_scaled(dist)
                 a = len(rows)
-                if fouled_board and _fixed_awards(fouled, a, e, largest):
+                if fouled_board and fixed_awards(fouled, a, e, largest):
                     # percent = base + 5 M of the full top, for each side (M = em / D^2)
                     base = _FIXED_BASE[a]
                     for i, em in zip(rows, ems):

@@ -25,26 +25,23 @@ Weights are written 0.6, 60 or "60%" (a number above 1 is a percentage; 1 means 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from numbers import Rational
+from typing import Any
 
 import numpy as np
 
-from ..entries import Artificial, parse_entry
-from ..errors import InputError, TooManyCombinationsError, WeightError
-from .imps import (
-    Butler,
-    CrossImps,
-    _board_key,
-    _expected_results,
-    artificial_imps,
-    butler_datums,
-    imps_array,
-)
-from .imps import imps as _imps
-from .vp import vp as _vp
+from ..boards import board_label, check_traveller
+from ..contract import check_score
+from ..entries import MAX_SCORE_READ, Artificial, parse_entry
+from ..errors import InputError, LimitError, TooManyCombinationsError, WeightError, shown
+from ..numbers import exact, is_blank, whole
 from ..pairs.weighted import parse_weight
+from ..rounding import round_fraction, rounding_rule
+from .butler import Butler, butler_datums
+from .imps import CrossImps, artificial_imps, expected_results, imps, imps_array
+from .vp import MAX_BOARDS, vp
 
 __all__ = [
     "IMP_ROUNDINGS",
@@ -61,7 +58,8 @@ __all__ = [
     "match_result",
 ]
 
-#: Rules for rounding a weighted (fractional) IMP result to a whole IMP (see :func:`round_imps`).
+#: Rules offered for rounding a weighted (fractional) IMP result to a whole IMP (see
+#: :func:`round_imps`; names of :mod:`xlbridge.core.rounding`, where "nearest" is half_away).
 IMP_ROUNDINGS = ("nearest", "favour_non_offending")
 #: Board-a-match scales (see :func:`board_a_match`).
 BAM_SCALES = ("net", "points")
@@ -76,7 +74,7 @@ _CHUNK = 8192  # combinations scored at once (bounds memory: chunk x results int
 # --------------------------------------------------------------------------- weights & outcomes
 
 def _weight(value, where=None) -> Fraction:
-    """One weight as an exact Fraction by the project's rule (:func:`xlbridge.weighted.parse_weight`):
+    """One weight as an exact Fraction by the project's rule (:func:`xlbridge.core.pairs.weighted.parse_weight`):
     0.6, 60 and "60%" all mean 3/5; a blank weight is an error here."""
     w = parse_weight(value, where=where)
     if w is None:
@@ -103,18 +101,18 @@ def _outcomes(outcomes, weights=None, where=None) -> tuple:
         pairs = list(outcomes)
         for p in pairs:
             if not (isinstance(p, (list, tuple)) and len(p) == 2):
-                raise WeightError(f"an outcome must be a (score, weight) pair, got {p!r}", where=where)
-    filled = [(s, w) for s, w in pairs if not (_blank(s) and _blank(w))]
-    if len(filled) == 1 and _blank(filled[0][1]):
+                raise WeightError(f"an outcome must be a (score, weight) pair, got {shown(p)}", where=where)
+    filled = [(s, w) for s, w in pairs if not (is_blank(s) and is_blank(w))]
+    if len(filled) == 1 and is_blank(filled[0][1]):
         filled = [(filled[0][0], 1)]
     out = []
     for k, (s, w) in enumerate(filled, start=1):
         w_here = f"{where}, outcome {k}" if where else f"outcome {k}"
         e = parse_entry(s, where=w_here)
         if not isinstance(e, int):
-            raise InputError(f"each outcome of a weighted score must be a N-S score, got {s!r}", where=w_here)
-        if _blank(w):
-            raise WeightError(f"outcome {s!r} has no weight", where=w_here)
+            raise InputError(f"each outcome of a weighted score must be a N-S score, got {shown(s)}", where=w_here)
+        if is_blank(w):
+            raise WeightError(f"outcome {shown(s)} has no weight", where=w_here)
         out.append((e, _weight(w, where=w_here)))
     if not out:
         raise WeightError("a weighted score needs at least one outcome", where=where)
@@ -124,10 +122,6 @@ def _outcomes(outcomes, weights=None, where=None) -> tuple:
     return tuple((s, w) for s, w in out if w)
 
 
-def _blank(x) -> bool:
-    return x is None or (isinstance(x, str) and not x.strip()) or (isinstance(x, float) and x != x)
-
-
 # --------------------------------------------------------------------------- rounding
 
 _OFFENDERS = {None: None, "neither": None, "none": None, "both": "both",
@@ -135,7 +129,7 @@ _OFFENDERS = {None: None, "neither": None, "none": None, "both": "both",
               "ew": "them", "e-w": "them", "b": "them", "them": "them"}
 
 
-def round_imps(value, rule: str | None = "nearest", *, offender=None) -> Fraction:
+def round_imps(value: object, rule: str | None = "nearest", *, offender: object = None) -> Fraction:
     """Round a weighted IMP result to a whole IMP by a named rule (``None``: keep it exact).
 
     - ``"nearest"``: to the nearest IMP, an exact half away from zero (the same for both teams).
@@ -150,42 +144,51 @@ def round_imps(value, rule: str | None = "nearest", *, offender=None) -> Fractio
     >>> [round_imps(Fraction(5, 2), "favour_non_offending", offender=o) for o in ("ns", "ew", None)]
     [Fraction(2, 1), Fraction(3, 1), Fraction(2, 1)]
     """
-    x = _number(value, "IMPs to round")  # a float is read as its shortest repr, as everywhere
+    x = exact(value, "IMPs")  # a float is read as its shortest repr, as everywhere
     if rule is None:
         return x
-    if rule not in IMP_ROUNDINGS:
-        raise InputError(f"unknown IMP rounding {rule!r} (expected None or one of {', '.join(IMP_ROUNDINGS)})")
+    r = rounding_rule(rule, IMP_ROUNDINGS, what="IMP rounding")
     key = offender.strip().lower() if isinstance(offender, str) else offender
     if key not in _OFFENDERS:
-        raise InputError(f"unknown offender {offender!r} (expected 'ns', 'ew', 'a', 'b', 'both' or None)")
-    lo = math.floor(x)
-    rest = x - lo
-    if rest != Fraction(1, 2):
-        return Fraction(lo + (rest > Fraction(1, 2)))
-    if rule == "nearest":
-        return Fraction(lo + 1 if x > 0 else lo)
-    who = _OFFENDERS[key]
-    return Fraction(lo + 1 if who == "them" else lo)
+        raise InputError(f"unknown offender {shown(offender)} (expected 'ns', 'ew', 'a', 'b', 'both' or None)")
+    if r.name == "favour_non_offending":  # a half up when the other side offended, else down
+        return round_fraction(x, "half_up" if _OFFENDERS[key] == "them" else "half_down")
+    return round_fraction(x, r)
 
 
 # --------------------------------------------------------------------------- knockout / Swiss / BAM
 
-def outcome_imps(outcomes, other, *, weights=None) -> tuple:
+def _other_room(other: object, check_legal: bool) -> int:
+    o = parse_entry(other, where="other room")
+    if not isinstance(o, int):
+        raise InputError(f"the other room's score must be a N-S score, got {shown(other)}", where="other room")
+    return check_score(o, None, where="other room") if check_legal else o
+
+
+def _legal_outcomes(outs: tuple[tuple[int, Fraction], ...], check_legal: bool) -> tuple[tuple[int, Fraction], ...]:
+    if check_legal:
+        for k, (s, _) in enumerate(outs, start=1):
+            check_score(s, None, where=f"outcome {k}")
+    return outs
+
+
+def outcome_imps(outcomes: Any, other: object, *, weights: Any = None,
+                 check_legal: bool = True) -> tuple[tuple[int, Fraction], ...]:
     """Each outcome of a weighted score IMPed against the other room: ``((imps, weight), ...)``.
 
     IMPs are for the side sitting N-S at the weighted table (``imps(score - other)``, ``other``
-    being the other room's N-S score).
+    being the other room's N-S score). With ``check_legal`` (default) every score must be one
+    that some contract gives (at some vulnerability: the board is not known here).
 
     >>> outcome_imps({420: "60%", -50: "40%"}, 400)
     ((1, Fraction(3, 5)), (-10, Fraction(2, 5)))
     """
-    o = parse_entry(other, where="other room")
-    if not isinstance(o, int):
-        raise InputError(f"the other room's score must be a N-S score, got {other!r}", where="other room")
-    return tuple((_imps(s - o), w) for s, w in _outcomes(outcomes, weights))
+    o = _other_room(other, check_legal)
+    return tuple((imps(s - o), w) for s, w in _legal_outcomes(_outcomes(outcomes, weights), check_legal))
 
 
-def weighted_imps(outcomes, other, *, weights=None, rounding: str | None = None, offender=None) -> Fraction:
+def weighted_imps(outcomes: Any, other: object, *, weights: Any = None, rounding: str | None = None,
+                  offender: object = None, check_legal: bool = True) -> Fraction:
     """IMPs of a weighted score against the other room: each outcome IMPed, then weighted.
 
     Knockout / teams play (seed 004): ``0.6 x imps(420 - 400) + 0.4 x imps(-50 - 400) = -3.4``.
@@ -196,11 +199,12 @@ def weighted_imps(outcomes, other, *, weights=None, rounding: str | None = None,
     >>> weighted_imps([420, -50], 400, weights=[60, 40])
     Fraction(-17, 5)
     """
-    x = sum((i * w for i, w in outcome_imps(outcomes, other, weights=weights)), Fraction(0))
+    x = sum((i * w for i, w in outcome_imps(outcomes, other, weights=weights, check_legal=check_legal)), Fraction(0))
     return round_imps(x, rounding, offender=offender)
 
 
-def board_a_match(outcomes, other, *, weights=None, scale: str = "net") -> Fraction:
+def board_a_match(outcomes: Any, other: object, *, weights: Any = None, scale: str = "net",
+                  check_legal: bool = True) -> Fraction:
     """Board-a-match score of a weighted result against the other room's N-S score.
 
     ``scale="net"`` (seed 004): win +1, tie 0, loss -1, so 0.6 x 1 + 0.4 x (-1) = 0.2.
@@ -212,12 +216,10 @@ def board_a_match(outcomes, other, *, weights=None, scale: str = "net") -> Fract
     (Fraction(0, 1), Fraction(1, 2))
     """
     if scale not in BAM_SCALES:
-        raise InputError(f"unknown board-a-match scale {scale!r} (expected one of {', '.join(BAM_SCALES)})")
-    o = parse_entry(other, where="other room")
-    if not isinstance(o, int):
-        raise InputError(f"the other room's score must be a N-S score, got {other!r}", where="other room")
+        raise InputError(f"unknown board-a-match scale {shown(scale)} (expected one of {', '.join(BAM_SCALES)})")
+    o = _other_room(other, check_legal)
     total = Fraction(0)
-    for s, w in _outcomes(outcomes, weights):
+    for s, w in _legal_outcomes(_outcomes(outcomes, weights), check_legal):
         sign = (s > o) - (s < o)
         total += w * (sign if scale == "net" else Fraction(sign + 1, 2))
     return total
@@ -234,35 +236,19 @@ def _imp_boards(weighted, where="weighted board"):
         out = []
         for k, p in enumerate(pairs, start=1):
             if not (isinstance(p, (list, tuple)) and len(p) == 2):
-                raise WeightError(f"an outcome must be an (IMPs, weight) pair, got {p!r}", where=f"{where} {b}")
-            out.append((_number(p[0], f"{where} {b}, outcome {k}"), _weight(p[1], where=f"{where} {b}, outcome {k}")))
+                raise WeightError(f"an outcome must be an (IMPs, weight) pair, got {shown(p)}", where=f"{where} {b}")
+            out.append((exact(p[0], "IMPs", where=f"{where} {b}, outcome {k}"), _weight(p[1], where=f"{where} {b}, outcome {k}")))
         if not out or sum(w for _, w in out) != 1:
             raise WeightError("weights of a weighted board must total 100%", where=f"{where} {b}")
         boards.append(tuple((i, w) for i, w in out if w))
     return boards
 
 
-def _number(x, where) -> Fraction:
-    if hasattr(x, "dtype") and hasattr(x, "item"):
-        x = x.item()
-    if isinstance(x, bool) or x is None:
-        raise InputError(f"IMPs must be a number, got {x!r}", where=where)
-    if isinstance(x, float):
-        if not math.isfinite(x):
-            raise InputError(f"IMPs must be a finite number, got {x!r}", where=where)
-        return Fraction(repr(x))
-    try:
-        return Fraction(x)
-    except (TypeError, ValueError):
-        raise InputError(f"IMPs must be a number, got {x!r}", where=where) from None
-
-
 def _combinations(boards, limit):
     n = math.prod(len(b) for b in boards)
     if n > limit:
         raise TooManyCombinationsError(
-            f"{n:,} combinations of weighted outcomes exceed the limit of {limit:,}; "
-            "pass max_combinations= to allow more (time grows with the count)"
+            f"{n:,} combinations of weighted outcomes exceed the limit of {limit:,} (time grows with the count)"
         )
     return n
 
@@ -287,14 +273,14 @@ def weighted_vp(margin, weighted, boards, *, level: str = "imp", rounding: str |
     12.016
     """
     n = _boards_arg(boards)
-    m0 = _number(margin, "margin")
+    m0 = exact(margin, "IMPs", where="margin")
     wb = _imp_boards(weighted)
     if level == "imp":
         extra = sum((i * w for b in wb for i, w in b), Fraction(0))
         total = round_imps(m0 + extra, rounding, offender=offender)
-        return _vp(total, n, fraction=fraction)
+        return vp(total, n, fraction=fraction)
     if level != "vp":
-        raise InputError(f"unknown level {level!r} (expected 'imp' or 'vp')")
+        raise InputError(f"unknown level {shown(level)} (expected 'imp' or 'vp')")
     # The VPs of a combination depend only on its IMP total, so the combinations are folded into
     # the exact distribution of that total, board by board (a convolution): as exact as
     # enumerating, with at most (distinct totals x outcomes) steps per board.
@@ -307,22 +293,17 @@ def weighted_vp(margin, weighted, boards, *, level: str = "imp", rounding: str |
         dist = nxt
         if len(dist) > max_combinations:
             raise TooManyCombinationsError(
-                f"{len(dist):,} distinct IMP totals exceed the limit of {max_combinations:,}; "
-                "pass max_combinations= to allow more"
+                f"{len(dist):,} distinct IMP totals exceed the limit of {max_combinations:,}"
             )
     total = Fraction(0)
     for s, p in dist.items():
         m = m0 + s if rounding is None else round_imps(m0 + s, rounding, offender=offender)
-        total += p * _vp(m, n, fraction=fraction)
+        total += p * vp(m, n, fraction=fraction)
     return total
 
 
-def _boards_arg(boards) -> int:
-    if isinstance(boards, float) and boards.is_integer():
-        boards = int(boards)
-    if isinstance(boards, bool) or not isinstance(boards, int) or boards < 1:
-        raise InputError(f"number of boards must be a whole number of 1 or more, got {boards!r}")
-    return boards
+def _boards_arg(boards: object) -> int:
+    return whole(boards, "number of boards", minimum=1, maximum=MAX_BOARDS)
 
 
 # --------------------------------------------------------------------------- match result
@@ -371,20 +352,20 @@ def match_result(board_imps, boards=None, *, level: str = "imp", rounding: str |
         raise InputError("a match needs at least one board")
     plain, weighted = [], []
     for b, x in enumerate(items, start=1):
-        if _blank(x):
+        if is_blank(x):
             continue
         if isinstance(x, (list, tuple, dict)):
             weighted.append(_imp_boards([x], where=f"board {b}")[0])
         else:
-            plain.append(_number(x, f"board {b}"))
+            plain.append(exact(x, "IMPs", where=f"board {b}"))
     expected = plain + [sum((i * w for i, w in wb), Fraction(0)) for wb in weighted]
     imps_a = sum((x for x in expected if x > 0), Fraction(0))
     imps_b = -sum((x for x in expected if x < 0), Fraction(0))
     margin = round_imps(imps_a - imps_b, rounding, offender=offender)
     if level == "imp" or not weighted:
         if level not in ("imp", "vp"):
-            raise InputError(f"unknown level {level!r} (expected 'imp' or 'vp')")
-        va = _vp(margin, n, fraction=fraction)
+            raise InputError(f"unknown level {shown(level)} (expected 'imp' or 'vp')")
+        va = vp(margin, n, fraction=fraction)
     else:
         va = weighted_vp(sum(plain, Fraction(0)), weighted, n, level=level, rounding=rounding, offender=offender,
                          fraction=fraction, max_combinations=max_combinations)
@@ -393,8 +374,8 @@ def match_result(board_imps, boards=None, *, level: str = "imp", rounding: str |
 
 # --------------------------------------------------------------------------- pairs-style: cross-IMPs, Butler
 
-def _rows(scores, weights, boards):
-    """Normalise rows to plain entries or outcome tuples, and group them by board."""
+def _rows(scores: Any, weights: Any, boards: Any, check_legal: bool) -> tuple[list[Any], dict[Any, list[int]]]:
+    """Normalise rows to plain entries or outcome tuples, group them by board, check legality."""
     scores = list(scores)
     if weights is not None:
         weights = list(weights)
@@ -406,14 +387,30 @@ def _rows(scores, weights, boards):
             raise InputError(f"boards has {len(boards)} rows but scores has {len(scores)}: they must be parallel")
     rows, groups = [], {}
     for i, cell in enumerate(scores):
-        label = None if boards is None else _board_key(boards[i])
+        label = None if boards is None else board_label(boards[i])
         where = f"row {i + 1}" if label is None else f"board {label}, row {i + 1}"
         e = _row(cell, None if weights is None else weights[i], where)
         if boards is not None and e is not None and label is None:
             raise InputError("a score has no board number", where=where)
         rows.append(e)
         groups.setdefault(label, []).append(i)
+    if check_legal:
+        first = np.array([_first_score(e) for e in rows], dtype=np.int64)
+        real = np.array([isinstance(e, (int, tuple)) and not isinstance(e, bool) for e in rows], dtype=bool)
+        extra = [(i, sc) for i, e in enumerate(rows) if isinstance(e, tuple) for sc, _ in e[1:]]
+        if boards is None:
+            check_traveller(first, real, extra=extra)
+        else:
+            index = {k: b for b, k in enumerate(groups)}
+            codes = np.array([index[board_label(b)] for b in boards], dtype=np.int64)
+            check_traveller(first, real, codes, list(groups), extra=extra)
     return rows, groups
+
+
+def _first_score(e: object) -> int:
+    if isinstance(e, tuple):
+        return int(e[0][0])
+    return e if type(e) is int and -MAX_SCORE_READ <= e <= MAX_SCORE_READ else 0
 
 
 def _row(cell, w, where):
@@ -427,12 +424,12 @@ def _row(cell, w, where):
         ws = list(w) if isinstance(w, seq) else [w] + [None] * (len(cell) - 1)
         if len(ws) != len(cell):
             raise WeightError(f"{len(cell)} outcomes but {len(ws)} weights", where=where)
-        pairs = [(x, y) for x, y in zip(cell, ws) if not (_blank(x) and _blank(y))]
+        pairs = [(x, y) for x, y in zip(cell, ws) if not (is_blank(x) and is_blank(y))]
         if not pairs:
             return None
-        if len(pairs) == 1 and (_blank(pairs[0][1]) or _weight(pairs[0][1], where) == 1):
+        if len(pairs) == 1 and (is_blank(pairs[0][1]) or _weight(pairs[0][1], where) == 1):
             return parse_entry(pairs[0][0], where=where)
-        if all(_blank(y) for _, y in pairs):
+        if all(is_blank(y) for _, y in pairs):
             raise WeightError("several outcomes but no weights", where=where)
         e = _outcomes([x for x, _ in pairs], [y for _, y in pairs], where=where)
     else:
@@ -442,11 +439,11 @@ def _row(cell, w, where):
 
 def _expected(rows, groups, expected):
     counted = {k: sum(isinstance(rows[i], (int, tuple, Artificial)) for i in idx) for k, idx in groups.items()}
-    return _expected_results(counted, expected)
+    return expected_results(counted, expected)
 
 
-def weighted_cross_imps(scores, weights=None, boards=None, *, average: bool = False,
-                        expected: int | None = None) -> CrossImps:
+def weighted_cross_imps(scores: Any, weights: Any = None, boards: Any = None, *, average: bool = False,
+                        expected: int | None = None, check_legal: bool = True) -> CrossImps:
     """Cross-IMPs of a traveller holding weighted scores: the exact expected value.
 
     Row ``i`` is a plain score cell (420, ``A60/40``, ``NP``, blank) or a weighted result: a
@@ -455,13 +452,14 @@ def weighted_cross_imps(scores, weights=None, boards=None, *, average: bool = Fa
     pairwise comparisons, so the average over every combination of outcomes equals
     ``sum over pairs of w_a w_b imps(a - b)`` (REFERENCE.md; seed 004): no enumeration needed,
     and the result equals weighting the :func:`xlbridge.imps.cross_imps` of every combination.
-    Factoring, averaging and artificial scores as in :func:`xlbridge.imps.cross_imps`.
+    Factoring, averaging, artificial scores and ``check_legal`` (every outcome must be a legal
+    score of its board) as in :func:`xlbridge.core.teams.imps.cross_imps`.
 
     >>> r = weighted_cross_imps([[(420, 0.6), (-50, 0.4)], 420, 400, 400, 170, -50], average=True)
     >>> [str(x) for x in r.ns]
     ['-18/25', '22/5', '92/25', '92/25', '-66/25', '-42/5']
     """
-    rows, groups = _rows(scores, weights, boards)
+    rows, groups = _rows(scores, weights, boards, check_legal)
     E = _expected(rows, groups, expected)
     ns, ew = [None] * len(rows), [None] * len(rows)
     for idx in groups.values():
@@ -504,8 +502,9 @@ def weighted_cross_imps(scores, weights=None, boards=None, *, average: bool = Fa
     return CrossImps(tuple(ns), tuple(ew), E, bool(average))
 
 
-def weighted_butler(scores, weights=None, boards=None, *, trim="acbl", rounding: str = "even",
-                    max_combinations: int = DEFAULT_MAX_COMBINATIONS) -> Butler:
+def weighted_butler(scores: Any, weights: Any = None, boards: Any = None, *, trim: object = "acbl",
+                    rounding: str = "half_even", max_combinations: int = DEFAULT_MAX_COMBINATIONS,
+                    check_legal: bool = True) -> Butler:
     """Butler IMPs of a traveller holding weighted scores: exact, by enumerating combinations.
 
     The datum (a trimmed mean, rounded) is not linear in the scores, so each combination of
@@ -514,15 +513,15 @@ def weighted_butler(scores, weights=None, boards=None, *, trim="acbl", rounding:
     are weighted by the combination's probability (the product of the chosen outcomes'
     weights).  The count is the product of the numbers of outcomes of the weighted rows on the
     board; above ``max_combinations`` (default :data:`DEFAULT_MAX_COMBINATIONS`) a
-    :class:`~xlbridge.errors.TooManyCombinationsError` is raised.  ``datums`` holds each board's
-    *expected* datum.  Rows as in :func:`weighted_cross_imps`; ``trim`` and ``rounding`` as in
-    :func:`xlbridge.imps.butler_datum`.
+    :class:`~xlbridge.core.errors.TooManyCombinationsError` is raised.  ``datums`` holds each board's
+    *expected* datum.  Rows and ``check_legal`` as in :func:`weighted_cross_imps`; ``trim`` and
+    ``rounding`` as in :func:`xlbridge.core.teams.butler.butler_datum`.
 
     >>> b = weighted_butler([[(420, 0.6), (-50, 0.4)], 420, 400, 400, 170, -50], trim="topbottom")
     >>> [str(x) for x in b.ns]
     ['-8/5', '16/5', '16/5', '16/5', '-19/5', '-41/5']
     """
-    rows, groups = _rows(scores, weights, boards)
+    rows, groups = _rows(scores, weights, boards, check_legal)
     ns, ew = [None] * len(rows), [None] * len(rows)
     datums = {}
     for label, idx in groups.items():

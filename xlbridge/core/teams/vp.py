@@ -30,50 +30,36 @@ Fraction(609, 50)
 from __future__ import annotations
 
 import math
-from decimal import ROUND_HALF_UP, Decimal, localcontext
+from decimal import Decimal, localcontext
 from fractions import Fraction
 from functools import lru_cache
 
-from ..errors import InputError
+from ..errors import InputError, shown
+from ..numbers import exact, whole
+from ..rounding import round_fraction
 
-__all__ = ["vp", "VP_FRACTION_RULES", "vp_table", "vp_formula", "vp_blitz", "vp_pair"]
+__all__ = ["vp", "VP_FRACTION_RULES", "MAX_BOARDS", "vp_table", "vp_formula", "vp_blitz", "vp_pair"]
 
 #: Rules for a fractional IMP margin (see :func:`vp`).
 VP_FRACTION_RULES = ("interpolate", "round")
+#: The longest match a VP scale is built for (a scale of N boards has 15 sqrt(N) + 1 entries, each
+#: a 50-digit evaluation; 1,000 boards take well under a second). Real matches are far shorter.
+MAX_BOARDS = 1000
 
 
-def _boards(boards) -> int:
-    """Check and return the number of boards of a match (a whole number >= 1)."""
-    if isinstance(boards, bool):
-        raise InputError(f"number of boards must be a whole number of 1 or more, got {boards!r}")
-    if isinstance(boards, float) and boards.is_integer():
-        boards = int(boards)
-    if hasattr(boards, "dtype") and hasattr(boards, "item"):
-        return _boards(boards.item())
-    if not isinstance(boards, int) or boards < 1:
-        raise InputError(f"number of boards must be a whole number of 1 or more, got {boards!r}")
-    return boards
+def _boards(boards: object) -> int:
+    """Check and return the number of boards of a match (a whole number 1 to MAX_BOARDS)."""
+    return whole(boards, "number of boards", minimum=1, maximum=MAX_BOARDS)
 
 
-def _margin(margin) -> Fraction:
+def _margin(margin: object) -> Fraction:
     """An exact Fraction of an IMP margin (a float is read as its shortest repr: 4.6 -> 23/5)."""
-    if hasattr(margin, "dtype") and hasattr(margin, "item"):
-        if getattr(margin, "size", 1) != 1:
-            raise InputError("vp takes one IMP margin at a time (use a loop or the VP worksheet function for ranges)")
-        margin = margin.item()
-    if isinstance(margin, bool) or margin is None:
-        raise InputError(f"IMP margin must be a number, got {margin!r}")
-    if isinstance(margin, float):
-        if not math.isfinite(margin):
-            raise InputError(f"IMP margin must be a finite number, got {margin!r}")
-        return Fraction(repr(margin))
-    try:
-        return Fraction(margin)
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"IMP margin must be a number, got {margin!r}") from exc
+    if hasattr(margin, "dtype") and getattr(margin, "size", 1) != 1:
+        raise InputError("vp takes one IMP margin at a time (use a loop or the VP worksheet function for ranges)")
+    return exact(margin, "IMP margin")
 
 
-def vp_blitz(boards) -> int:
+def vp_blitz(boards: object) -> int:
     """The smallest whole IMP margin that scores 20 VPs: ``ceil(15 sqrt(N))`` (the last table row).
 
     >>> vp_blitz(7), vp_blitz(16), vp_blitz(32)
@@ -83,7 +69,7 @@ def vp_blitz(boards) -> int:
     return math.isqrt(225 * n - 1) + 1 if n else 0  # ceil(sqrt(225 n)) without floats
 
 
-def vp_formula(margin, boards) -> Decimal:
+def vp_formula(margin: object, boards: object) -> Decimal:
     """The unrounded WBF 2013 formula value for an IMP margin (50 significant digits).
 
     ``10 + 10 (1 - tau^(3M/B)) / (1 - tau^3)`` capped at 20 for ``M >= 0``; ``20 - VP(-M)``
@@ -106,13 +92,13 @@ def vp_formula(margin, boards) -> Decimal:
 
 
 @lru_cache(maxsize=256)
-def _table_cents(n: int) -> tuple:
+def _table_cents(n: int) -> tuple[int, ...]:
     """The published table in hundredths of a VP, margins 0 .. blitz (see module docstring)."""
     top = vp_blitz(n)
     cents = []
     for m in range(top + 1):
         x = vp_formula(m, n)
-        cents.append(min(2000, int((x * 100).quantize(Decimal(1), rounding=ROUND_HALF_UP))))
+        cents.append(min(2000, int(round_fraction(Fraction(x) * 100, "half_away"))))  # x > 0: a half goes up
     # Concavity: no step may exceed the one before it; raise the middle value by 0.01 until so.
     changed = True
     while changed:
@@ -124,7 +110,7 @@ def _table_cents(n: int) -> tuple:
     return tuple(cents)
 
 
-def vp_table(boards) -> tuple:
+def vp_table(boards: object) -> tuple[Fraction, ...]:
     """The published WBF 2013 continuous scale for a match of ``boards`` boards.
 
     Element ``m`` is the winner's VPs (a ``Fraction`` with two decimals) for a margin of ``m``
@@ -138,13 +124,14 @@ def vp_table(boards) -> tuple:
     return tuple(Fraction(c, 100) for c in _table_cents(_boards(boards)))
 
 
-def vp(margin, boards, *, fraction: str = "interpolate") -> Fraction:
+def vp(margin: object, boards: object, *, fraction: str = "interpolate") -> Fraction:
     """VPs (WBF 2013 continuous 20-VP scale, published table) of the side with this IMP margin.
 
     ``margin`` may be negative (the loser gets ``20 - VP(winner)``) or fractional (see
     ``fraction``: ``"interpolate"`` between the neighbouring whole margins, the default, or
     ``"round"`` the margin to a whole IMP first, half away from zero).  Margins at or past the
-    blitz score 20 / 0.  Source: WBF Scoring Panel 2013; REFERENCE.md; seed 004.
+    blitz score 20 / 0.  ``boards`` is 1 to :data:`MAX_BOARDS`.  Source: WBF Scoring Panel 2013;
+    REFERENCE.md; seed 004.
 
     >>> vp(0, 7), vp(40, 7), vp(-100, 7)
     (Fraction(10, 1), Fraction(20, 1), Fraction(0, 1))
@@ -154,25 +141,26 @@ def vp(margin, boards, *, fraction: str = "interpolate") -> Fraction:
     n = _boards(boards)
     m = _margin(margin)
     if fraction not in VP_FRACTION_RULES:
-        raise InputError(f"unknown fractional-margin rule {fraction!r} (expected one of {', '.join(VP_FRACTION_RULES)})")
+        raise InputError(f"unknown fractional-margin rule {shown(fraction)} "
+                         f"(expected one of {', '.join(VP_FRACTION_RULES)})")
     if m < 0:
         return 20 - vp(-m, n, fraction=fraction)
     cents = _table_cents(n)
     top = len(cents) - 1
-    whole = m.numerator // m.denominator
-    rest = m - whole
-    if rest and fraction == "round":
-        whole, rest = (whole + 1 if rest >= Fraction(1, 2) else whole), Fraction(0)
-    if whole >= top:
+    w = m.numerator // m.denominator
+    rest = m - w
+    if rest and fraction == "round":  # m > 0 here: half away from zero is half up
+        w, rest = int(round_fraction(m, "half_away")), Fraction(0)
+    if w >= top:
         return Fraction(20)
-    lo = Fraction(cents[whole], 100)
+    lo = Fraction(cents[w], 100)
     if not rest:
         return lo
-    hi = Fraction(cents[whole + 1], 100)
+    hi = Fraction(cents[w + 1], 100)
     return lo + rest * (hi - lo)
 
 
-def vp_pair(margin, boards, *, fraction: str = "interpolate") -> tuple:
+def vp_pair(margin: object, boards: object, *, fraction: str = "interpolate") -> tuple[Fraction, Fraction]:
     """VPs of both sides, ``(winner-of-margin side, other side)``; they total 20.
 
     >>> vp_pair(5, 7)

@@ -6,15 +6,10 @@ import sys
 import numpy as np
 import pytest
 
-from xlbridge.errors import InputError
-from xlbridge.lehman import lehman_error, lehman_pseudo, lehman_update
-from xlbridge.lehman_sim import (
-    SEED_003_PUBLISHED,
-    lehman_sim_markdown,
-    lehman_sim_plot,
-    lehman_sim_table,
-    lehman_simulate,
-)
+from xlbridge.analysis.lehman_sim import SEED_003_PUBLISHED, lehman_sim_markdown, lehman_sim_table, lehman_simulate
+from xlbridge.analysis.plots import lehman_sim_plot
+from xlbridge.core.errors import InputError
+from xlbridge.core.ratings.lehman import lehman_error, lehman_pseudo, lehman_update
 
 
 @pytest.fixture(scope="module")

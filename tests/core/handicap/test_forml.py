@@ -12,8 +12,8 @@ import random
 import pytest
 from hypothesis import given, strategies as st
 
-from xlbridge.errors import InputError
-from xlbridge.forml import (
+from xlbridge.core.errors import InputError
+from xlbridge.core.handicap.forml import (
     forml_handicaps,
     forml_new_teams,
     forml_new_teams_vpdiff,

@@ -14,17 +14,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from xlbridge.contract import legal_scores
-from xlbridge.errors import ImpossibleScoreError, InputError
-from xlbridge.instant import (
-    ChartRow,
-    _smooth_strict,
-    chart_from_pbn,
-    chart_to_pbn,
-    instant_award,
-    instant_chart,
-    instant_ranking,
-)
+from xlbridge.core.contract import legal_scores
+from xlbridge.core.errors import ImpossibleScoreError, InputError
+from xlbridge.core.instant import ChartRow, instant_award, instant_chart, instant_ranking, smooth_strict
+from xlbridge.core.instant_pbn import chart_from_pbn, chart_to_pbn
 
 F = Fraction
 
@@ -176,7 +169,7 @@ def plateaus(draw):
 @given(plateaus())
 def test_smoothing_is_the_least_change(case):
     rounded, nums, den = case
-    got = _smooth_strict(rounded, nums, den)
+    got = smooth_strict(rounded, nums, den)
     assert got == brute_smooth(rounded, [F(x, den) for x in nums])
 
 

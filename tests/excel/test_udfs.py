@@ -24,7 +24,7 @@ from xlbridge import udfs
 from xlbridge.excel import CallError, ExcelError
 
 F = udfs.EXCEL_FUNCTIONS
-UDFS_MD = Path(__file__).resolve().parents[1].parent / "shared" / "UDFS.md"
+UDFS_MD = Path(__file__).resolve().parents[2].parent / "shared" / "UDFS.md"
 EXTENSIONS = {
     "PAIRS_RANKING": ["boards", "ns_pairs", "ew_pairs", "scores", "[weights]", "[expected]", "[scale]"],
     "MATCH_RESULT": ["board_imps", "boards", "[rounding]"],
@@ -481,9 +481,10 @@ def test_com_runtime_sends_errors_as_vt_error_codes():
         made.append(code)
         return ("VT_ERROR", code)
 
-    res = udfs._for_runtime([[420, ExcelError("#VALUE!")], [ExcelError("#N/A"), None]], "com", fake_variant)
+    for_runtime = udfs._for_runtime
+    res = for_runtime([[420, ExcelError("#VALUE!")], [ExcelError("#N/A"), None]], "com", fake_variant)
     assert res == [[420, ("VT_ERROR", -2146826273)], [("VT_ERROR", -2146826246), None]]
-    assert udfs._for_runtime([[ExcelError("#N/A")]], "python") == [["#N/A"]]
+    assert for_runtime([[ExcelError("#N/A")]], "python") == [["#N/A"]]
 
 
 def test_loads_without_xlwings_and_without_a_server_licence():

@@ -11,18 +11,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from xlbridge.errors import InputError
-from xlbridge.lehman import (
-    LehmanLedger,
+from xlbridge.core.errors import InputError
+from xlbridge.core.ratings.ledger import LehmanLedger, lehman_ledger, lehman_ledger_arrays, lehman_side_by_side
+from xlbridge.core.ratings.lehman import (
     imps_to_percent,
     lehman_delta,
     lehman_display,
     lehman_error,
-    lehman_ledger,
-    lehman_ledger_arrays,
     lehman_predict,
     lehman_pseudo,
-    lehman_side_by_side,
     lehman_update,
 )
 

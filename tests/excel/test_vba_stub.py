@@ -10,7 +10,7 @@ import pytest
 from xlbridge import udfs
 from xlbridge.excel import vbastub
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 STUB = ROOT / "vba_stub"
 
 

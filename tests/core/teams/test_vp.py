@@ -27,8 +27,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import xlbridge
-from xlbridge.errors import InputError
-from xlbridge.vp import vp, vp_blitz, vp_pair, vp_table
+from xlbridge.core.errors import InputError
+from xlbridge.core.teams.vp import vp, vp_blitz, vp_pair, vp_table
 
 
 def F(text):

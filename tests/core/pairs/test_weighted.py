@@ -16,7 +16,7 @@ from xlbridge import (
     parse_weight,
     weighted_session,
 )
-from xlbridge.weighted import expected_matchpoints
+from xlbridge.core.pairs.weighted import expected_matchpoints
 
 # ---------------------------------------------------------------- seed 004
 

@@ -14,8 +14,9 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from xlbridge.errors import InputError
-from xlbridge.fairness import (
+from xlbridge.analysis.plots import plot_fairness
+from xlbridge.core.errors import InputError
+from xlbridge.core.handicap.fairness import (
     FAIRNESS_TAILS,
     fairness_band,
     fairness_bands_data,
@@ -25,9 +26,8 @@ from xlbridge.fairness import (
     fairness_p_exact,
     fairness_p_upper,
     fairness_p_upper_exact,
-    plot_fairness,
 )
-from xlbridge.forml import forml_vpdiff
+from xlbridge.core.handicap.forml import forml_vpdiff
 
 
 def coin_cdf(wins, n):
@@ -265,7 +265,7 @@ def test_with_noise_halved_handicaps_are_detected_as_unfair():
 
 
 def test_plot_fairness_writes_a_png(tmp_path):
-    from xlbridge.fairness import FairnessCount
+    from xlbridge.core.handicap.fairness import FairnessCount
 
     path = tmp_path / "fairness.png"
     out = plot_fairness([(37, 56, "handicap matches to 2013-14 (higher-ranking team won 19)"), (34, 87),
@@ -281,7 +281,7 @@ def test_seed_tails_are_the_default():
 
 
 def test_huge_match_counts_are_refused_not_computed_for_minutes():
-    from xlbridge.fairness import FAIRNESS_MAX_MATCHES
+    from xlbridge.core.handicap.fairness import FAIRNESS_MAX_MATCHES
 
     with pytest.raises(InputError, match="more than the 100,000 matches"):
         fairness_band(FAIRNESS_MAX_MATCHES + 1, 0.1)
