@@ -20,15 +20,15 @@ Public Sub RegisterXlbridgeFunctions()
         ArgumentDescriptions:=Array( _
             "N-S scores, one row per result: numbers, A60/40 (artificial, %), NP (not played); blanks ignored", _
             "Board numbers parallel to the scores (optional; rows are grouped by board; vulnerability by board)", _
-            "Which scores the datum drops: ""acbl"" (5 % at each end; default) or another named rule", _
-            "Rounding of a final 5 in the datum: ""even"" (default) or another named rule")
+            "Which scores the datum drops: ""acbl"" (5 % at each end; default), another named rule, or a whole number at each end", _
+            "Rounding of a final 5 in the datum: ""half_even"" (default) or another named rule")
     Application.MacroOptions Macro:="BUTLER_DATUM", _
         Description:="The Butler datum of one board: trimmed mean of the N-S scores, rounded to 10.", _
         Category:="xlbridge", _
         ArgumentDescriptions:=Array( _
             "N-S scores of one board", _
-            "Which scores the datum drops: ""acbl"" (default) or another named rule", _
-            "Rounding of a final 5: ""even"" (default) or another named rule")
+            "Which scores the datum drops: ""acbl"" (default), another named rule, or a whole number at each end", _
+            "Rounding of a final 5: ""half_even"" (default) or another named rule")
     Application.MacroOptions Macro:="CROSS_IMPS", _
         Description:="N-S and E-W cross-IMPs of each row (n x 2): total, or average with TRUE.", _
         Category:="xlbridge", _
@@ -102,7 +102,7 @@ Public Sub RegisterXlbridgeFunctions()
         ArgumentDescriptions:=Array( _
             "Division of each team: 1 (top), 2, ...", _
             "Average VPs of each team in its division last season", _
-            "IMPs per rank within a division (optional; default 6)")
+            "IMPs per rank within a division (optional; default 6; 0 or more)")
     Application.MacroOptions Macro:="LEHMAN_DELTA", _
         Description:="Lehman rating changes N, S, E, W (1 x 4); with error bounds, the modified formula.", _
         Category:="xlbridge", _
@@ -160,7 +160,7 @@ Public Sub RegisterXlbridgeFunctions()
         Description:="Matchpoints as a percentage of the top for a board of that many results.", _
         Category:="xlbridge", _
         ArgumentDescriptions:=Array( _
-            "Matchpoints (a cell or a range)", _
+            "Matchpoints (a cell or a range), 0 to the top of the board", _
             "Number of results on the board (sets the top)", _
             "Matchpoint scale: ""EBU"" (2 per score beaten, 1 per tie; default) or ""ACBL"" (1 and 1/2)")
     Application.MacroOptions Macro:="NEUBERG", _
@@ -196,7 +196,7 @@ Public Sub RegisterXlbridgeFunctions()
         Category:="xlbridge", _
         ArgumentDescriptions:=Array( _
             "IMP margin of the side (negative if it lost; a cell or a range)", _
-            "Number of boards in the match")
+            "Number of boards in the match (1 to 1,000)")
     Application.MacroOptions Macro:="WEIGHTED_IMPS", _
         Description:="IMPs of a weighted result against the other room: each outcome IMPed, then weighted.", _
         Category:="xlbridge", _

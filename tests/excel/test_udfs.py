@@ -481,7 +481,8 @@ def test_com_runtime_sends_errors_as_vt_error_codes():
         made.append(code)
         return ("VT_ERROR", code)
 
-    for_runtime = udfs._for_runtime
+    from xlbridge.excel.runtime import for_runtime
+
     res = for_runtime([[420, ExcelError("#VALUE!")], [ExcelError("#N/A"), None]], "com", fake_variant)
     assert res == [[420, ("VT_ERROR", -2146826273)], [("VT_ERROR", -2146826246), None]]
     assert for_runtime([[ExcelError("#N/A")]], "python") == [["#N/A"]]

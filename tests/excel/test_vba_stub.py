@@ -82,8 +82,8 @@ def test_generator_restores_the_environment():
 
 def test_classic_xlwings_metadata_and_legacy_spill_option(monkeypatch):
     monkeypatch.setenv("XLBRIDGE_LEGACY_SPILL", "1")
-    with vbastub._stubbed_com() as xlu:
-        mod = vbastub._classic_module(vbastub._UDFS_PY, xlu)
+    with vbastub.stubbed_com() as xlu:
+        mod = vbastub.classic_module(vbastub.UDFS_PY, xlu)
     assert mod.RUNTIME == "com"
     for name in udfs.EXCEL_FUNCTIONS:
         xf = getattr(mod, name).__xlfunc__

@@ -1,14 +1,17 @@
 """Generate ``vba_stub/``: the ``xlwings_udfs`` VBA module and the function-registration module.
 
-``python -m xlbridge.excel.vbastub`` rewrites both files; ``python -m xlbridge.excel.vbastub --check`` exits
-with status 1 and lists the differences when they no longer match :mod:`xlbridge.udfs`.
+``python -m xlbridge.excel.vbastub`` rewrites both files; ``--check`` exits with status 1 and
+lists the differences when they no longer match :mod:`xlbridge.udfs` (whose functions are made
+from the TABLE, :mod:`xlbridge.excel.functions`). ``python -m xlbridge.excel`` regenerates these
+and docs/functions.md together.
 
 * ``vba_stub/xlwings_udfs.bas`` is exactly what xlwings' own "Import Functions" writes for
   ``xlbridge.udfs`` (``xlwings.udfs.import_udfs`` -> ``generate_vba_wrapper``, xlwings 0.37.8),
   with CRLF line endings as on Windows. The generator runs xlwings' code itself: the COM
   modules it imports (``pythoncom``, ``pywintypes``, ``win32com``) are replaced by empty stubs
-  while it runs, and a private copy of ``xlbridge/udfs.py`` is decorated with xlwings' classic
-  (COM) decorators, so the VBA is what Windows would produce.
+  while it runs, and a private copy of ``xlbridge/udfs.py`` is loaded with xlwings' classic (COM)
+  decorators in place, so the functions it makes from the TABLE carry the metadata Windows
+  would see and the VBA is what Windows would produce.
 * ``vba_stub/xlbridge_register.bas`` has one macro, ``RegisterXlbridgeFunctions``, that calls
   ``Application.MacroOptions`` for every function with the description, the category
   ``xlbridge`` and the argument help, as xlwings' import does after importing the module
@@ -33,7 +36,8 @@ import sys
 import types
 from pathlib import Path
 
-__all__ = ["generate", "write", "check", "STUB_DIR", "UDFS_BAS", "REGISTER_BAS", "XLWINGS_VERSION"]
+__all__ = ["generate", "write", "check", "STUB_DIR", "UDFS_BAS", "REGISTER_BAS", "XLWINGS_VERSION", "UDFS_PY",
+           "stubbed_com", "classic_module"]
 
 #: The xlwings version the stub is generated for (pyproject pins ``xlwings==0.37.8``).
 XLWINGS_VERSION = "0.37.8"
@@ -41,7 +45,7 @@ XLWINGS_VERSION = "0.37.8"
 STUB_DIR = Path(__file__).resolve().parents[2] / "vba_stub"
 UDFS_BAS = "xlwings_udfs.bas"
 REGISTER_BAS = "xlbridge_register.bas"
-_UDFS_PY = Path(__file__).resolve().parents[1] / "udfs.py"
+UDFS_PY = Path(__file__).resolve().parents[1] / "udfs.py"
 
 
 class _FakeBook:
@@ -52,7 +56,7 @@ class _FakeBook:
 
 
 @contextlib.contextmanager
-def _stubbed_com():
+def stubbed_com():
     """Empty stand-ins for the Windows COM modules xlwings.udfs imports, restored afterwards."""
     names = ("pythoncom", "pywintypes", "win32com", "win32com.client")
     saved = {n: sys.modules.get(n) for n in names + ("xlwings.udfs",)}
@@ -82,7 +86,7 @@ def _stubbed_com():
                     sys.modules[n] = m
 
 
-def _classic_module(path: Path, xlu):
+def classic_module(path: Path, xlu):
     """A private copy of the udfs module decorated with xlwings' classic (COM) decorators."""
     import xlwings
 
@@ -137,9 +141,9 @@ def generate(udfs_path: str | Path | None = None, *, module_name: str = "xlbridg
     ``workbook_name`` ending in ``.xlam`` makes xlwings write ``ActiveWorkbook`` instead of
     ``ThisWorkbook`` (the shipped stub is for a normal workbook).
     """
-    path = Path(udfs_path) if udfs_path is not None else _UDFS_PY
-    with _stubbed_com() as xlu:
-        mod = _classic_module(path, xlu)
+    path = Path(udfs_path) if udfs_path is not None else UDFS_PY
+    with stubbed_com() as xlu:
+        mod = classic_module(path, xlu)
         buf = io.StringIO()
         vba = xlu.VBAWriter(buf)
         # the header import_udfs writes (xlwings/udfs.py), then the wrapper of each function
