@@ -29,7 +29,7 @@ MODULES = (
     "core.errors", "core.numbers", "core.contract", "core.entries", "core.boards", "core.rounding",
     "core.ranking", "core.pairs.neuberg", "core.pairs.matchpoints", "core.pairs.weighted",
     "core.pairs.standings", "core.teams.imps", "core.teams.butler", "core.teams.vp", "core.teams.teams",
-    "core.instant", "core.instant_pbn", "core.ratings.lehman", "core.ratings.ledger",
+    "core.instant.chart", "core.instant.ranking", "core.instant.pbn", "core.ratings.lehman", "core.ratings.ledger",
     "core.handicap.forml", "core.handicap.fairness", "analysis.lehman_sim", "analysis.plots",
 )
 
@@ -46,7 +46,7 @@ LEGACY_MODULES = {
     "imps": ("core.teams.imps", "core.teams.butler"),
     "vp": ("core.teams.vp",),
     "teams": ("core.teams.teams",),
-    "instant": ("core.instant", "core.instant_pbn"),
+    "instant": ("core.instant.chart", "core.instant.ranking", "core.instant.pbn"),
     "lehman": ("core.ratings.lehman", "core.ratings.ledger"),
     "lehman_sim": ("analysis.lehman_sim", "analysis.plots"),
     "forml": ("core.handicap.forml",),

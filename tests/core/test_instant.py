@@ -16,8 +16,9 @@ from hypothesis import strategies as st
 
 from xlbridge.core.contract import legal_scores
 from xlbridge.core.errors import ImpossibleScoreError, InputError
-from xlbridge.core.instant import ChartRow, instant_award, instant_chart, instant_ranking, smooth_strict
-from xlbridge.core.instant_pbn import chart_from_pbn, chart_to_pbn
+from xlbridge.core.instant import ChartRow, instant_award, instant_chart, instant_ranking
+from xlbridge.core.instant.chart import smooth_strict
+from xlbridge.core.instant.pbn import chart_from_pbn, chart_to_pbn
 
 F = Fraction
 

@@ -90,21 +90,10 @@ def location(*, sheet: object = None, cell: object = None, board: object = None,
     >>> location() is None
     True
     """
-    parts = []
-    if sheet is not None and cell is not None:
-        parts.append(f"{_label(sheet)}!{_label(cell)}")
-    elif sheet is not None:
-        parts.append(f"sheet {_label(sheet)}")
-    elif cell is not None:
-        parts.append(f"cell {_label(cell)}")
-    if board is not None:
-        parts.append(f"board {_label(board)}")
-    if row is not None:
-        parts.append(f"row {_label(row)}")
-    if column is not None:
-        parts.append(f"column {_label(column)}")
-    if item is not None:
-        parts.append(_label(item))
+    parts = [f"{_label(sheet)}!{_label(cell)}"] if sheet is not None and cell is not None else []
+    named = (("sheet", None if parts else sheet), ("cell", None if parts else cell), ("board", board), ("row", row),
+             ("column", column), ("", item))
+    parts += [f"{word} {_label(v)}".strip() for word, v in named if v is not None]
     return ", ".join(parts) if parts else None
 
 

@@ -5,7 +5,7 @@
 next entry's rank counts every entry above it. Entries with equal values keep the order in
 which they first appeared in the input (a stable sort); nothing else (names, seats) breaks a
 tie, because the Laws rank exact ties equal. Pairs rankings (:mod:`xlbridge.core.pairs.standings`),
-instant-matchpoint fields (:mod:`xlbridge.core.instant`) and the legacy handicap steps
+instant-matchpoint fields (:mod:`xlbridge.core.instant.ranking`) and the legacy handicap steps
 (:mod:`xlbridge.core.handicap.forml`) all rank here.
 
 >>> [(p.index, p.rank, p.tied) for p in competition_ranking([75, 90, 75, 60])]

@@ -39,7 +39,7 @@ from ..core.contract import bridge_score
 from ..core.errors import InputError
 from ..core.handicap import fairness as fairness_core
 from ..core.handicap import forml as forml_core
-from ..core.instant import instant_award, instant_chart
+from ..core.instant.chart import instant_award, instant_chart
 from ..core.pairs import neuberg as neuberg_core
 from ..core.pairs import standings as standings_core
 from ..core.pairs.matchpoints import session_from_rows
@@ -50,7 +50,11 @@ from ..core.teams import butler as butler_core
 from ..core.teams import imps as imps_core
 from ..core.teams import teams as teams_core
 from ..core.teams.vp import MAX_BOARDS, vp
-from . import adapters as a
+from .adapters import handicaps as ah
+from .adapters import instant as ai
+from .adapters import pairs as ap
+from .adapters import ratings as ar
+from .adapters import teams as at
 from . import cells as xl
 
 __all__ = ["Arg", "ExcelFunction", "FUNCTIONS", "BY_NAME", "NAMES", "CATEGORY", "REQUIRED", "reference_markdown"]
@@ -165,7 +169,7 @@ PAIRS, TEAMS, INSTANT, RATINGS, HANDICAPS = ("Boards and pairs", "Teams", "Insta
 #: Every Excel function, in catalogue order (then the template extensions in their groups).
 FUNCTIONS: tuple[ExcelFunction, ...] = (
     ExcelFunction(
-        "BRIDGE_SCORE", a.bridge_score, (bridge_score,),
+        "BRIDGE_SCORE", ap.bridge_score, (bridge_score,),
         (_arg("contract", "cells", "Contract like 4S, 3NTX, 6HXX, 3N or PASS (a cell or a column)"),
          _arg("declarer", "cells", "Declarer: N, E, S or W"),
          _arg("tricks", "cells", "Tricks taken by declarer, 0-13"),
@@ -173,7 +177,7 @@ FUNCTIONS: tuple[ExcelFunction, ...] = (
         "N-S score of a contract result (Law 77); works on ranges element-wise.",
         "N-S score (Law 77), element-wise; a blank contract gives a blank cell.", PAIRS),
     ExcelFunction(
-        "SCORE_OR_TYPED", a.score_or_typed, (bridge_score,),
+        "SCORE_OR_TYPED", ap.score_or_typed, (bridge_score,),
         (_arg("contract", "cells", "Contract like 4S, 3NTX or PASS; blank to use the typed score"),
          _arg("declarer", "cells", "Declarer: N, E, S or W"),
          _arg("tricks", "cells", "Tricks taken by declarer, 0-13"),
@@ -183,13 +187,13 @@ FUNCTIONS: tuple[ExcelFunction, ...] = (
         "BRIDGE_SCORE where a contract is given, else the typed score cell (a number, A60/40 or NP) "
         "unchanged; element-wise (template extension).", PAIRS),
     ExcelFunction(
-        "MATCHPOINTS", a.matchpoints, (session_from_rows,),
+        "MATCHPOINTS", ap.matchpoints, (session_from_rows,),
         (_SCORES, _BOARDS, _EXPECTED, _SCALE),
         "N-S and E-W matchpoints of each row (n x 2), Neuberg-factored, grouped by board.",
         "n x 2: N-S and E-W matchpoints of each row (Law 78A), rows grouped by board, Neuberg-factored to "
         "`expected` results; artificial scores get their percentage of the full top; NP rows are blank.", PAIRS),
     ExcelFunction(
-        "WEIGHTED_MP", a.weighted_mp, (weighted_session,),
+        "WEIGHTED_MP", ap.weighted_mp, (weighted_session,),
         (_arg("scores", "range", "n x k range: row i holds the possible N-S outcomes of result i (a plain result: "
                                  "one score)"),
          _arg("weights", "range", "n x k range parallel to scores: the weights of the outcomes (total 1 or 100 % "
@@ -199,7 +203,7 @@ FUNCTIONS: tuple[ExcelFunction, ...] = (
         "n x 2 like MATCHPOINTS for travellers holding Law 12C1(c) weighted scores: exactly as if every "
         "combination of outcomes were matchpointed and averaged.", PAIRS),
     ExcelFunction(
-        "NEUBERG", a.neuberg, (neuberg_core.neuberg,),
+        "NEUBERG", ap.neuberg, (neuberg_core.neuberg,),
         (_arg("mp", "cells", "Matchpoints earned among the actual results (a cell or a range)"),
          _arg("expected", "cells", "Expected number of results on the board (E)"),
          _arg("actual", "cells", "Actual number of results on the board (A)"),
@@ -207,14 +211,14 @@ FUNCTIONS: tuple[ExcelFunction, ...] = (
         "The Neuberg formula: matchpoints factored from actual to expected results.",
         "The Neuberg formula, element-wise over `mp`: `NEUBERG(14, 16, 8)` = 29.", PAIRS),
     ExcelFunction(
-        "MP_PERCENT", a.mp_percent, (neuberg_core.mp_percent,),
+        "MP_PERCENT", ap.mp_percent, (neuberg_core.mp_percent,),
         (_arg("mp", "cells", "Matchpoints (a cell or a range), 0 to the top of the board"),
          _arg("results", "cells", "Number of results on the board (sets the top)"),
          _SCALE),
         "Matchpoints as a percentage of the top for a board of that many results.",
         "Matchpoints (0 to the top) as a percentage of the top for a board of `results` results.", PAIRS),
     ExcelFunction(
-        "PAIRS_RANKING", a.pairs_ranking, (session_from_rows, weighted_session, standings_core.pairs_ranking),
+        "PAIRS_RANKING", ap.pairs_ranking, (session_from_rows, weighted_session, standings_core.pairs_ranking),
         (_arg("boards", "column", "Board number of each row"),
          _arg("ns_pairs", "column", "N-S pair of each row"),
          _arg("ew_pairs", "column", "E-W pair of each row"),
@@ -225,18 +229,18 @@ FUNCTIONS: tuple[ExcelFunction, ...] = (
         "k x 4: Pair, Total MP, Percentage, Rank, best first; ranks decided on exact values, ties as `3=` "
         "(template extension).", PAIRS),
     ExcelFunction(
-        "IMPS", a.imps, (imps_core.imps, imps_core.imps_array),
+        "IMPS", at.imps, (imps_core.imps, imps_core.imps_array),
         (_arg("difference", "cells", "Points difference (a cell or a range)"),),
         "IMPs for a points difference (Law 78B); works on ranges element-wise.",
         "IMPs for a points difference, element-wise (Law 78B).", TEAMS),
     ExcelFunction(
-        "CROSS_IMPS", a.cross_imps, (imps_core.cross_imps,),
+        "CROSS_IMPS", at.cross_imps, (imps_core.cross_imps,),
         (_SCORES, _BOARDS,
          _opt("average", "bool", "TRUE for the average over the other results; FALSE or blank for the total", False)),
         "N-S and E-W cross-IMPs of each row (n x 2): total, or average with TRUE.",
         "n x 2: N-S and E-W cross-IMPs per row; the total, or the average over the others with TRUE.", TEAMS),
     ExcelFunction(
-        "BUTLER", a.butler, (butler_core.butler,),
+        "BUTLER", at.butler, (butler_core.butler,),
         (_SCORES, _BOARDS,
          _opt("trim", "text", 'Which scores the datum drops: "acbl" (5 % at each end; default), another named '
                               "rule, or a whole number at each end"),
@@ -244,7 +248,7 @@ FUNCTIONS: tuple[ExcelFunction, ...] = (
         "N-S and E-W IMPs against the Butler datum of each board (n x 2).",
         "n x 2: N-S and E-W IMPs against the datum of each board.", TEAMS),
     ExcelFunction(
-        "BUTLER_DATUM", a.butler_datum, (butler_core.butler_datum,),
+        "BUTLER_DATUM", at.butler_datum, (butler_core.butler_datum,),
         (_arg("scores", "column", "N-S scores of one board"),
          _opt("trim", "text", 'Which scores the datum drops: "acbl" (default), another named rule, or a whole '
                               "number at each end"),
@@ -253,14 +257,14 @@ FUNCTIONS: tuple[ExcelFunction, ...] = (
         "The Butler datum of one board (named so because DATUM is Excel's DATE in German, Dutch and "
         "Swedish).", TEAMS),
     ExcelFunction(
-        "VP", a.vp, (vp,),
+        "VP", at.vp, (vp,),
         (_arg("margin", "cells", "IMP margin of the side (negative if it lost; a cell or a range)"),
          _arg("boards", "cells", f"Number of boards in the match (1 to {MAX_BOARDS:,})")),
         "VPs for an IMP margin on the WBF 2013 continuous 20-VP scale (published table).",
         "VPs of the side with that IMP margin on the WBF 2013 continuous 20-point scale (the published, "
         "concavity-corrected table): `VP(5, 7)` = 12.18.", TEAMS),
     ExcelFunction(
-        "WEIGHTED_IMPS", a.weighted_imps, (teams_core.weighted_imps,),
+        "WEIGHTED_IMPS", at.weighted_imps, (teams_core.weighted_imps,),
         (_arg("scores", "range", "The possible N-S outcomes of the weighted result (a row; n x k for n results)"),
          _arg("weights", "range", "Their weights (total 1 or 100 %)"),
          _arg("other", "cells", "N-S score in the other room")),
@@ -268,7 +272,7 @@ FUNCTIONS: tuple[ExcelFunction, ...] = (
         "IMPs of a weighted result against the other room's score: each outcome IMPed, then weighted "
         "(unrounded).", TEAMS),
     ExcelFunction(
-        "MATCH_RESULT", a.match_result, (teams_core.match_result,),
+        "MATCH_RESULT", at.match_result, (teams_core.match_result,),
         (_arg("board_imps", "column", "IMPs of team A on each board (negative when B gained)"),
          _arg("boards", "whole", "Number of boards in the match (VP scale)", minimum=1, maximum=MAX_BOARDS),
          _opt("rounding", "text", 'Optional: "nearest" rounds the IMP margin once before the VP look-up; blank '
@@ -276,14 +280,14 @@ FUNCTIONS: tuple[ExcelFunction, ...] = (
         "Match result (1 x 4): IMPs A, IMPs B, VP A, VP B.",
         "1 x 4: IMPs A, IMPs B, VP A, VP B of a match from its board IMPs (template extension).", TEAMS),
     ExcelFunction(
-        "INSTANT_MP", a.instant_mp, (instant_chart,),
+        "INSTANT_MP", ai.instant_mp, (instant_chart,),
         (_arg("scores", "column", "Historical N-S scores of the board"),
          _arg("frequencies", "column", "How often each score occurred"),
          _arg("vulnerable", "cells", _VUL)),
         "Instant matchpoint award chart (k x 3): lowest score, highest score, N-S award %.",
         "k x 3 award chart: lowest N-S score, highest N-S score, N-S award in %, top row first.", INSTANT),
     ExcelFunction(
-        "INSTANT_AWARD", a.instant_award, (instant_chart, instant_award),
+        "INSTANT_AWARD", ai.instant_award, (instant_chart, instant_award),
         (_arg("score", "cells", "N-S score(s) to look up"),
          _arg("scores", "column", "Historical N-S scores of the board"),
          _arg("frequencies", "column", "How often each score occurred"),
@@ -291,24 +295,24 @@ FUNCTIONS: tuple[ExcelFunction, ...] = (
         "N-S instant matchpoint award (%) for a score, from the chart of historical scores.",
         "The N-S award (%) for `score` from that chart, element-wise over `score`.", INSTANT),
     ExcelFunction(
-        "LEHMAN_PREDICT", a.lehman_predict, (lehman_core.lehman_predict,),
+        "LEHMAN_PREDICT", ar.lehman_predict, (lehman_core.lehman_predict,),
         (_arg("ratings", "range", "4 cells: the ratings of N, S, E, W"),),
         "Predicted N-S percentage from the four Lehman ratings.",
         "Predicted N-S percentage; `ratings` = 4 cells N, S, E, W.", RATINGS),
     ExcelFunction(
-        "LEHMAN_DELTA", a.lehman_delta, (lehman_core.lehman_delta,),
+        "LEHMAN_DELTA", ar.lehman_delta, (lehman_core.lehman_delta,),
         (_arg("ratings", "range", "4 cells: the ratings of N, S, E, W"),
          _arg("ns_pct", "number", "Percentage scored by N-S", default=REQUIRED),
          _opt("errors", "range", "4 error bounds 0-1 for the modified formula (optional; blank: standard Lehman)")),
         "Lehman rating changes N, S, E, W (1 x 4); with error bounds, the modified formula.",
         "1 x 4 rating changes (N, S, E, W); with 4 error bounds, the error-bound modification.", RATINGS),
     ExcelFunction(
-        "LEHMAN_ERROR", a.lehman_error, (lehman_core.lehman_error,),
+        "LEHMAN_ERROR", ar.lehman_error, (lehman_core.lehman_error,),
         (_arg("boards", "cells", "Number of boards of history"),),
         "Error bound of a rating: 1 / SQRT(boards - 1); 1 below 2 boards.",
         "1 / sqrt(boards - 1); 1 (100 %) below 2 boards.", RATINGS),
     ExcelFunction(
-        "LEHMAN_UPDATE", a.lehman_update, (lehman_core.lehman_update,),
+        "LEHMAN_UPDATE", ar.lehman_update, (lehman_core.lehman_update,),
         (_arg("rating", "number", "Current rating", default=REQUIRED),
          _arg("history", "number", "Boards of history behind the rating", default=REQUIRED),
          _arg("pseudo_sum", "number", "Sum of the week's pseudo-ratings", default=REQUIRED),
@@ -317,7 +321,7 @@ FUNCTIONS: tuple[ExcelFunction, ...] = (
         "Weekly Lehman update (1 x 2): the new rating and the new decayed history count.",
         "1 x 2: the new rating and the new (decayed) history count.", RATINGS),
     ExcelFunction(
-        "LEHMAN_LEDGER", a.lehman_ledger, (ledger_core.lehman_ledger_arrays,),
+        "LEHMAN_LEDGER", ar.lehman_ledger, (ledger_core.lehman_ledger_arrays,),
         (_arg("weeks", "column", "Week number of each board row"),
          _arg("north", "column", "North player of each row"),
          _arg("south", "column", "South player of each row"),
@@ -330,26 +334,26 @@ FUNCTIONS: tuple[ExcelFunction, ...] = (
         "players x 4: Player, Rating, History boards, Error bound after the season (template extension).",
         RATINGS),
     ExcelFunction(
-        "FORML_HANDICAP", a.forml_handicap, (forml_core.forml_handicaps,),
+        "FORML_HANDICAP", ah.forml_handicap, (forml_core.forml_handicaps,),
         (_DIV, _AVG, _IPV, _OVERLAP),
         "Form-L handicap IMPs (whole numbers) for each team.",
         "Handicap IMPs (whole numbers) for each row; `divisions` are 1 (top), 2, ...", HANDICAPS),
     ExcelFunction(
-        "FORML_VPDIFF", a.forml_vpdiff, (forml_core.forml_vpdiff,),
+        "FORML_VPDIFF", ah.forml_vpdiff, (forml_core.forml_vpdiff,),
         (_DIV, _AVG,
          _opt("merged", "bool", "TRUE for the Merged VP difference; FALSE or blank for the Expected", False),
          _OVERLAP),
         "Form-L Expected (or Merged) VP difference of each team, unrounded.",
         "The Expected (or, with `merged` TRUE, the Merged) VP difference of each row, unrounded.", HANDICAPS),
     ExcelFunction(
-        "LEGACY_HANDICAP", a.legacy_handicap, (forml_core.legacy_handicaps,),
+        "LEGACY_HANDICAP", ah.legacy_handicap, (forml_core.legacy_handicaps,),
         (_DIV, _AVG,
          _opt("step", "number", "IMPs per rank within a division (optional; default 6; 0 or more)",
               minimum=0, maximum=forml_core.FORML_LIMITS["step"])),
         "Handicaps of the system Form-L replaced (6-IMP steps, chained divisions).",
         "The handicaps of the system Form-L replaced (6-IMP steps, chained divisions).", HANDICAPS),
     ExcelFunction(
-        "FORML_NEWTEAMS", a.forml_newteams, (forml_core.forml_new_teams,),
+        "FORML_NEWTEAMS", ah.forml_newteams, (forml_core.forml_new_teams,),
         (_arg("teams", "column", "Team of each match row"),
          _arg("opponents", "column", "Its opponent"),
          _arg("vps_for", "column", "VPs of the team"),
@@ -361,7 +365,7 @@ FUNCTIONS: tuple[ExcelFunction, ...] = (
         "For every team not among `known_teams`: its handicap IMPs, solved jointly when new teams met "
         "each other.", HANDICAPS),
     ExcelFunction(
-        "FAIRNESS", a.fairness, (fairness_core.fairness_p_exact, fairness_core.fairness_p_upper_exact),
+        "FAIRNESS", ah.fairness, (fairness_core.fairness_p_exact, fairness_core.fairness_p_upper_exact),
         (_arg("wins", "cells", "Wins of the side counted (e.g. the higher-handicap team; seed 000: 34 of 87)"),
          _arg("matches", "cells", "Decided matches between teams with different handicaps"),
          _opt("upper", "bool", "Optional: TRUE for the upper tail P(X >= wins); blank or FALSE for P(X <= wins)",
@@ -369,7 +373,7 @@ FUNCTIONS: tuple[ExcelFunction, ...] = (
         "P(X <= wins) (or P(X >= wins) with upper TRUE) for X ~ Binomial(matches, 1/2), exact.",
         "P(X <= wins) for X ~ Binomial(matches, 1/2), exact; with `upper` TRUE, P(X >= wins).", HANDICAPS),
     ExcelFunction(
-        "FAIRNESS_BAND", a.fairness_band, (fairness_core.fairness_band,),
+        "FAIRNESS_BAND", ah.fairness_band, (fairness_core.fairness_band,),
         (_arg("matches", "cells", "Number of decided matches (one cell, or a column for a whole band line)"),
          _arg("tail", "number", "Share of outcomes excluded at each end, e.g. 0.25, 0.10, 0.01", default=REQUIRED)),
         "Fewest and most wins (n x 2) of the band excluding a tail share at each end, per number of matches.",

@@ -28,7 +28,6 @@ True
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import importlib.util
 import io
@@ -181,20 +180,11 @@ def check(stub_dir: str | Path = STUB_DIR, udfs_path: str | Path | None = None) 
     return problems
 
 
-def main(argv=None) -> int:
-    """Command line: regenerate vba_stub/ (default) or ``--check`` it."""
-    ap = argparse.ArgumentParser(prog="python -m xlbridge.excel.vbastub", description=__doc__.splitlines()[0])
-    ap.add_argument("--check", action="store_true", help="only compare; exit 1 if vba_stub/ is out of date")
-    ap.add_argument("--dir", default=str(STUB_DIR), help="the stub directory (default: vba_stub/)")
-    a = ap.parse_args(argv)
-    if a.check:
-        problems = check(a.dir)
-        for p in problems:
-            print(p)
-        return 1 if problems else 0
-    for p in write(a.dir):
-        print(f"wrote {p}")
-    return 0
+def main(argv: list[str] | None = None) -> int:
+    """Command line: the same as ``python -m xlbridge.excel [--check]`` (every generated file)."""
+    from .generated import main as generated_main
+
+    return generated_main(argv)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -37,7 +37,7 @@ from fractions import Fraction
 
 from ..errors import InputError, LimitError, shown
 from ..numbers import exact, is_blank, whole
-from .forml import handicapped_result, team_key
+from .forml import handicapped_result, match_rows, team_key
 
 __all__ = [
     "FAIRNESS_TAILS",
@@ -341,12 +341,7 @@ def fairness_count(team_a, team_b, imps_a, imps_b, handicaps) -> FairnessCount:
     >>> c.wins, c.matches, c.draws, c.equal_handicaps
     (2, 3, 1, 0)
     """
-    cols = [list(team_a), list(team_b), list(imps_a), list(imps_b)]
-    if len({len(c) for c in cols}) != 1:
-        raise InputError(
-            "team_a, team_b, imps_a and imps_b must have the same length, got "
-            + ", ".join(str(len(c)) for c in cols)
-        )
+    rows = match_rows([team_a, team_b, imps_a, imps_b], "team_a, team_b, imps_a and imps_b")
     table = {}
     for t, v in dict(handicaps).items():
         key = team_key(t)
@@ -354,12 +349,7 @@ def fairness_count(team_a, team_b, imps_a, imps_b, handicaps) -> FairnessCount:
             raise InputError(f"team {shown(key)} is in the handicap table twice (names are compared without spaces)")
         table[key] = exact(v, f"handicap of {shown(t)}")
     wins = decided = equal = draws = 0
-    for r, (ta, tb, ia, ib) in enumerate(zip(*cols)):
-        cells = (ta, tb, ia, ib)
-        if all(is_blank(c) for c in cells):
-            continue
-        if any(is_blank(c) for c in cells):
-            raise InputError(f"incomplete match row {shown(cells)}", where=_row(r))
+    for r, (ta, tb, ia, ib) in rows:
         ka, kb = team_key(ta), team_key(tb)
         for k in (ka, kb):
             if k not in table:

@@ -95,6 +95,26 @@ def _bounded(x: object, what: str, where: str | None, limit: int, minimum: Fract
     return v
 
 
+def match_rows(columns: Sequence[Iterable[object]], names: str) -> list[tuple[int, tuple[object, ...]]]:
+    """The rows of parallel match columns as ``(row index, cells)``: blank rows skipped, a half-blank
+    row (or columns of different lengths, ``names`` naming them) refused.
+
+    >>> match_rows([["A", None], ["B", None]], "teams and opponents")
+    [(0, ('A', 'B'))]
+    """
+    cols = [list(c) for c in columns]
+    if len({len(c) for c in cols}) != 1:
+        raise InputError(f"{names} must have the same length, got " + ", ".join(str(len(c)) for c in cols))
+    out = []
+    for r, cells in enumerate(zip(*cols)):
+        if all(_is_blank(c) for c in cells):
+            continue
+        if any(_is_blank(c) for c in cells):
+            raise InputError(f"incomplete match row {shown(cells)}", where=_row(r))
+        out.append((r, cells))
+    return out
+
+
 def team_key(x: object) -> Any:
     """A team name as compared: text stripped of spaces at both ends, whole numbers as ``int``."""
     x = plain(x)
@@ -341,12 +361,7 @@ def forml_new_teams_vpdiff(teams, opponents, vps_for, vps_against, known_teams, 
     ...                        ["A", "B"], [0, 6])
     {'X': Fraction(8, 3), 'Y': Fraction(22, 3)}
     """
-    cols = [list(teams), list(opponents), list(vps_for), list(vps_against)]
-    if len({len(c) for c in cols}) != 1:
-        raise InputError(
-            "teams, opponents, vps_for and vps_against must have the same length, got "
-            + ", ".join(str(len(c)) for c in cols)
-        )
+    rows = match_rows([teams, opponents, vps_for, vps_against], "teams, opponents, vps_for and vps_against")
     kt, kv = list(known_teams), list(known_vpdiff)
     if len(kt) != len(kv):
         raise InputError(f"known_teams and known_vpdiff must have the same length, got {len(kt)} and {len(kv)}")
@@ -364,12 +379,7 @@ def forml_new_teams_vpdiff(teams, opponents, vps_for, vps_against, known_teams, 
 
     new: dict = {}  # name -> index, first appearance order
     matches = []  # (team_i, team_j, margin of i)
-    for r, (t, o, f, a) in enumerate(zip(*cols)):
-        cells = (t, o, f, a)
-        if all(_is_blank(c) for c in cells):
-            continue
-        if any(_is_blank(c) for c in cells):
-            raise InputError(f"incomplete match row {shown(cells)}", where=_row(r))
+    for r, (t, o, f, a) in rows:
         ti, oi = team_key(t), team_key(o)
         if ti == oi:
             raise InputError(f"team {shown(ti)} is listed as its own opponent", where=_row(r))

@@ -4,7 +4,7 @@
 so that the legal scores are known when it is read back); :func:`chart_from_pbn` reads one.
 Pure text processing (standard library, numpy for the legal-score search).
 
->>> from xlbridge.core.instant import instant_chart
+>>> from xlbridge.core.instant.chart import instant_chart
 >>> c = chart_from_pbn(chart_to_pbn(instant_chart([420, 400], [3, 1], "None")))
 >>> c.table()
 [(430, 7000, 100), (420, 420, 63), (400, 400, 13), (-7000, 380, 0)]
@@ -18,9 +18,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from .contract import check_score, vulnerability
-from .errors import InputError, shown
-from .instant import ChartRow, InstantChart, legal_array
+from ..contract import check_score, vulnerability
+from ..errors import InputError, shown
+from .chart import ChartRow, InstantChart, legal_array
 
 __all__ = ["chart_to_pbn", "chart_from_pbn"]
 
@@ -57,7 +57,7 @@ def chart_to_pbn(chart: InstantChart, *, with_vulnerable: bool = True) -> str:
     ``980,*`` above the top one, ``*,-100`` below the bottom one). With ``with_vulnerable`` a ``[Vulnerable "..."]`` tag comes first, so that
     :func:`chart_from_pbn` can tell which scores are legal.
 
-    >>> from xlbridge.core.instant import instant_chart
+    >>> from xlbridge.core.instant.chart import instant_chart
     >>> print(chart_to_pbn(instant_chart([420, 400], [3, 1], "None")))
     [Vulnerable "None"]
     [InstantScoreTable "Rank\\1R;ScoreRange_NS\\5R;ScoreRange_EW\\6R;Percentage_NS\\3R;Percentage_EW\\3R"]
@@ -130,7 +130,7 @@ def chart_from_pbn(text: str, vulnerable=None) -> InstantChart:
     holds no legal score is skipped. Rows must not overlap, and awards must not rise from a lower
     score to a higher one. ``matchpoints`` and ``percent`` of the rows are ``None``.
 
-    >>> from xlbridge.core.instant import instant_chart
+    >>> from xlbridge.core.instant.chart import instant_chart
     >>> c = chart_from_pbn(chart_to_pbn(instant_chart([420, 400], [3, 1], "None")))
     >>> c.table()
     [(430, 7000, 100), (420, 420, 63), (400, 400, 13), (-7000, 380, 0)]

@@ -1,4 +1,4 @@
-"""Instant matchpoint award charts (seed 002, R. Pavlicek), rankings scored with them, PBN export/import.
+"""Instant matchpoint award charts (seed 002, R. Pavlicek): building a chart and looking scores up.
 
 An instant-matchpoint event looks every result up in a chart prepared in advance from the
 results of the same boards in an earlier event. The chart is built by Pavlicek's method
@@ -16,9 +16,8 @@ results of the same boards in an earlier event. The chart is built by Pavlicek's
    (seed: 1, 0, 0 -> 2, 1, 0); see :func:`instant_chart` for the exact rule;
 5. optional judgement adjustments of at most 10 points per row.
 
-The two fields of an event are ranked by :func:`instant_ranking` (ties as everywhere in
-xlbridge: :mod:`xlbridge.core.ranking`); charts are written and read as PBN by
-:mod:`xlbridge.core.instant_pbn`.
+The two fields of an event are ranked by :mod:`xlbridge.core.instant.ranking`; charts are
+written and read as PBN by :mod:`xlbridge.core.instant.pbn`.
 
 >>> chart = instant_chart([450, 420, 400, 170, -50], [2, 4, 3, 6, 1], "None")
 >>> [(r.low, r.high, r.award) for r in chart.rows][:3]
@@ -30,7 +29,7 @@ xlbridge: :mod:`xlbridge.core.ranking`); charts are written and read as PBN by
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
@@ -39,24 +38,20 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .contract import SCORE_LIMIT, Vulnerability, check_score, legal_table, vulnerability, vulnerability_index
-from .entries import Artificial, NotPlayed, parse_entry
-from .errors import ImpossibleScoreError, InputError, LimitError, shown
-from .numbers import whole
-from .ranking import competition_ranking
-from .rounding import round_quotients, rounding_rule
+from ..contract import SCORE_LIMIT, Vulnerability, check_score, legal_table, vulnerability, vulnerability_index
+from ..entries import Artificial, NotPlayed, parse_entry
+from ..errors import ImpossibleScoreError, InputError, LimitError, shown
+from ..numbers import whole
+from ..rounding import round_quotients, rounding_rule
 
 __all__ = [
     "INSTANT_ROUNDING",
     "INSTANT_SMOOTHING",
+    "MAX_CHART_RESULTS",
     "ChartRow",
     "InstantChart",
     "instant_chart",
     "instant_award",
-    "InstantRankedPair",
-    "InstantRanking",
-    "instant_ranking",
-    "MAX_CHART_RESULTS",
 ]
 
 #: Rounding of the exact percentage to a whole-percent award (rules of :mod:`xlbridge.core.rounding`).
@@ -270,29 +265,6 @@ class InstantChart:
         [(430, 7000, 100), (420, 420, 50), (-7000, 400, 0)]
         """
         return [(r.low, r.high, r.award) for r in self.rows]
-
-
-@dataclass(frozen=True)
-class InstantRankedPair:
-    """A pair's place in its direction's field: rank (ties share the best), total and mean award.
-
-    ``percent`` is the exact mean award (total / boards). ``tied`` says the rank is shared.
-    """
-
-    rank: int
-    pair: object
-    total: Fraction
-    boards: int
-    percent: Fraction
-    tied: bool = False
-
-
-@dataclass(frozen=True)
-class InstantRanking:
-    """The N-S and the E-W field of an instant-matchpoint event, each ranked on its own."""
-
-    ns: tuple
-    ew: tuple
 
 
 # ----------------------------------------------------------------------------------------- helpers
@@ -621,55 +593,3 @@ def instant_award(score, chart: InstantChart, *, where: str | None = None):
     if isinstance(score, (list, tuple, np.ndarray)):
         return chart.awards(score)
     return chart.award(score, where=where)
-
-
-# ----------------------------------------------------------------------------------------- ranking
-
-
-def instant_ranking(results: Iterable, charts, *, where: str | None = None) -> InstantRanking:
-    """Rank the N-S field and the E-W field separately, from awards looked up in each board's chart.
-
-    ``results``: rows ``(board, ns_pair, ew_pair, ns_score)``; ``charts``: a mapping board -> chart.
-    A score cell may also hold an artificial score (``A60/40``: each side gets its percentage) or
-    ``NP`` / blank (not played: the board does not count for either pair). A pair's total is the
-    sum of its awards, its ``percent`` the exact mean award; pairs are ranked by ``percent``
-    (highest first), ties share the best rank (seed 002: the two fields are scored
-    independently to produce two winners).
-
-    >>> c = instant_chart([450, 420, 400, 170, -50], [2, 4, 3, 6, 1], "None")
-    >>> r = instant_ranking([(1, "N1", "E1", 420), (1, "N2", "E2", 430), (2, "N1", "E2", "A60/40")],
-    ...                     {1: c, 2: c})
-    >>> [(p.rank, p.pair, p.percent) for p in r.ns]
-    [(1, 'N2', Fraction(88, 1)), (2, 'N1', Fraction(135, 2))]
-    >>> [(p.rank, p.pair, p.total) for p in r.ew]
-    [(1, 'E2', Fraction(52, 1)), (2, 'E1', Fraction(25, 1))]
-    """
-    totals = ({}, {})
-    for i, item in enumerate(results, start=1):
-        loc = _join(where, f"row {i}")
-        try:
-            board, ns_pair, ew_pair, cell = item
-        except (TypeError, ValueError):
-            raise InputError(f"a result must be (board, ns_pair, ew_pair, ns_score), got {shown(item)}", where=loc) from None
-        entry = parse_entry(cell, where=_join(where, f"board {board}, row {i}"))
-        if entry is None or isinstance(entry, NotPlayed):
-            continue
-        if isinstance(entry, Artificial):
-            ns, ew = entry.ns, entry.ew
-        else:
-            if board not in charts:
-                raise InputError(f"no chart for board {shown(board)}", where=loc)
-            ns = Fraction(charts[board].award(entry, where=_join(where, f"board {board}, row {i}")))
-            ew = 100 - ns
-        for side, pair, pts in ((0, ns_pair, ns), (1, ew_pair, ew)):
-            t, b = totals[side].get(pair, (Fraction(0), 0))
-            totals[side][pair] = (t + pts, b + 1)
-    return InstantRanking(_rank(totals[0]), _rank(totals[1]))
-
-
-def _rank(field_totals: dict[Any, tuple[Fraction, int]]) -> tuple[InstantRankedPair, ...]:
-    """One field ranked by mean award (:func:`xlbridge.core.ranking.competition_ranking`)."""
-    items = [(pair, t, b, t / b) for pair, (t, b) in field_totals.items()]  # first appearance
-    return tuple(InstantRankedPair(place.rank, items[place.index][0], items[place.index][1], items[place.index][2],
-                                   items[place.index][3], place.tied)
-                 for place in competition_ranking([x[3] for x in items]))
