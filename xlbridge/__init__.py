@@ -54,7 +54,7 @@ LEGACY_MODULES = {
 }
 
 
-def _legacy_module(name: str, paths: tuple) -> _types.ModuleType:
+def _legacy_module(name: str, paths: tuple[str, ...]) -> _types.ModuleType:
     mods = [_sys.modules[f"{__name__}.{p}"] for p in paths]
     if len(mods) == 1:
         return mods[0]
@@ -65,7 +65,7 @@ def _legacy_module(name: str, paths: tuple) -> _types.ModuleType:
         for public in m.__all__:
             setattr(legacy, public, getattr(m, public))
             names.append(public)
-    legacy.__all__ = names
+    setattr(legacy, "__all__", names)
     return legacy
 
 

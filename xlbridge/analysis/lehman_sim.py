@@ -29,18 +29,26 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from typing import Any
+
 import numpy as np
+import numpy.typing as npt
 
 from ..core.errors import InputError, LimitError, shown
 from ..core.ratings.lehman import LEHMAN_DECAY, LEHMAN_START, decay_rate, error_bounds, lehman_deltas_array, named_option
 
 __all__ = [
+    "SIMULATION_MAX_DECISIONS",
     "SEED_003_PUBLISHED",
     "LehmanSimulation",
     "lehman_simulate",
     "lehman_sim_table",
     "lehman_sim_markdown",
 ]
+
+#: The most random decisions one simulation draws (runs x weeks x boards x decisions; memory and
+#: time grow with it: the default experiment draws 4 million).
+SIMULATION_MAX_DECISIONS = 10**8
 
 #: Seed 003's single published run (weeks 1-10), for comparison only.
 SEED_003_PUBLISHED = {
@@ -62,9 +70,9 @@ class LehmanSimulation:
     (30, 2, (3,))
     """
 
-    ratings: dict
-    pair_pct: np.ndarray
-    params: tuple
+    ratings: dict[tuple[str, str], npt.NDArray[np.float64]]
+    pair_pct: npt.NDArray[np.float64]
+    params: tuple[tuple[str, Any], ...]
 
     @property
     def runs(self) -> int:
@@ -74,24 +82,28 @@ class LehmanSimulation:
     def weeks(self) -> int:
         return int(self.pair_pct.shape[1])
 
-    def mean(self, formula: str, who: str) -> np.ndarray:
+    def mean(self, formula: str, who: str) -> npt.NDArray[np.float64]:
         """Mean rating over the runs at the end of weeks 0..weeks (week 0: the start)."""
-        return self.ratings[(formula, who)].mean(axis=0)
+        out: npt.NDArray[np.float64] = self.ratings[(formula, who)].mean(axis=0)
+        return out
 
-    def quantile(self, formula: str, who: str, q: float) -> np.ndarray:
+    def quantile(self, formula: str, who: str, q: float) -> npt.NDArray[np.float64]:
         """The ``q`` quantile over the runs at the end of weeks 0..weeks."""
-        return np.quantile(self.ratings[(formula, who)], q, axis=0)
+        out: npt.NDArray[np.float64] = np.quantile(self.ratings[(formula, who)], q, axis=0)
+        return out
 
 
-def lehman_simulate(*, runs=2000, seed=2026, weeks=10, sittings_per_week=10, boards_per_sitting=5,
-                    decisions_per_board=4, newcomer_skill=0.40, partner_skill=0.50, partner_history=500,
-                    opponent_rating=LEHMAN_START, decay=LEHMAN_DECAY, decay_order="after", history_cap=None,
-                    floor=1.0) -> LehmanSimulation:
+def lehman_simulate(*, runs: int = 2000, seed: int | None = 2026, weeks: int = 10, sittings_per_week: int = 10,
+                    boards_per_sitting: int = 5, decisions_per_board: int = 4, newcomer_skill: float = 0.40,
+                    partner_skill: float = 0.50, partner_history: float = 500, opponent_rating: float = LEHMAN_START,
+                    decay: float = LEHMAN_DECAY, decay_order: str = "after", history_cap: float | None = None,
+                    floor: float | None = 1.0) -> LehmanSimulation:
     """Run seed 003's experiment ``runs`` times (deterministic given ``seed``) under both formulas.
 
     Defaults are the seed's: 5 boards a sitting, 10 sittings a week, 10 weeks, a 40 % newcomer,
     a 50 % partner with 500 boards of history; weekly update options as in
-    :func:`xlbridge.lehman.lehman_update` (``combine="boards"``), plus the ledger's ``floor``.
+    :func:`xlbridge.core.ratings.lehman.lehman_update` (``combine="boards"``), plus the ledger's
+    ``floor``. The work is bounded: at most :data:`SIMULATION_MAX_DECISIONS` decisions in all.
 
     >>> sim = lehman_simulate(runs=50, weeks=2, seed=7)
     >>> sim.ratings[("standard", "newcomer")].shape, float(sim.mean("standard", "partner")[0])
@@ -103,11 +115,14 @@ def lehman_simulate(*, runs=2000, seed=2026, weeks=10, sittings_per_week=10, boa
                         ("boards_per_sitting", boards_per_sitting), ("decisions_per_board", decisions_per_board)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
             raise InputError(f"{name} must be a whole number of at least 1, got {shown(value)}")
-    for name, value in (("newcomer_skill", newcomer_skill), ("partner_skill", partner_skill)):
-        if not 0 <= value <= 1:
-            raise InputError(f"{name} must be a probability (0-1), got {shown(value)}")
+    for name, skill in (("newcomer_skill", newcomer_skill), ("partner_skill", partner_skill)):
+        if not 0 <= skill <= 1:
+            raise InputError(f"{name} must be a probability (0-1), got {shown(skill)}")
     if partner_history < 0 or opponent_rating <= 0:
         raise InputError("partner_history must not be negative and opponent_rating must be positive")
+    total = runs * weeks * sittings_per_week * boards_per_sitting * decisions_per_board
+    if total > SIMULATION_MAX_DECISIONS:
+        raise LimitError(f"{total:,} simulated decisions are more than the {SIMULATION_MAX_DECISIONS:,} allowed")
 
     rng = np.random.default_rng(seed)
     n_boards = sittings_per_week * boards_per_sitting
@@ -161,7 +176,7 @@ def lehman_simulate(*, runs=2000, seed=2026, weeks=10, sittings_per_week=10, boa
     return LehmanSimulation(out, board_pct.mean(axis=-1), params)
 
 
-def lehman_sim_table(sim: LehmanSimulation) -> list[tuple]:
+def lehman_sim_table(sim: LehmanSimulation) -> list[tuple[Any, ...]]:
     """[(week, standard newcomer, standard partner, modified newcomer, modified partner, pair %)] means.
 
     Week 0 is the start (pair % None).
@@ -177,7 +192,7 @@ def lehman_sim_table(sim: LehmanSimulation) -> list[tuple]:
     ]
 
 
-def lehman_sim_markdown(sim: LehmanSimulation, *, published=True) -> str:
+def lehman_sim_markdown(sim: LehmanSimulation, *, published: bool = True) -> str:
     """The mean trajectories as a Markdown table (one decimal), with seed 003's single run beside them.
 
     >>> print(lehman_sim_markdown(lehman_simulate(runs=10, weeks=1), published=False).splitlines()[0])

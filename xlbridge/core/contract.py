@@ -89,7 +89,7 @@ class Contract:
     strain: str = ""
     doubled: int = 0
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.level == 0:
             if self.strain or self.doubled:
                 raise ContractError(f"a passed-out contract has no strain or double: {shown(self)}")
@@ -102,7 +102,7 @@ class Contract:
             raise ContractError(f"doubled must be 0, 1 (X) or 2 (XX), got {shown(self.doubled)}")
 
     @classmethod
-    def parse(cls, text: str) -> "Contract":
+    def parse(cls, text: object) -> Contract:
         """Read PBN-style contract text: ``4S``, ``3NTX``, ``6HXX``, ``3N``, ``PASS`` (also ``R`` for XX).
 
         >>> Contract.parse("3N"), Contract.parse(" 6hR ")
@@ -182,7 +182,7 @@ class Vulnerability:
         return self.ns if _side(declarer) == "NS" else self.ew
 
     @classmethod
-    def parse(cls, value) -> "Vulnerability":
+    def parse(cls, value: object) -> Vulnerability:
         """Read a PBN name (None, NS, EW, All; also Both, Love, -, Nil, Neither) or a board number."""
         return vulnerability(value)
 
@@ -198,7 +198,7 @@ _VUL_NAMES = {
 }
 
 
-def vulnerability(value) -> Vulnerability:
+def vulnerability(value: object) -> Vulnerability:
     """Vulnerability from a PBN name or a board number (standard 16-board cycle).
 
     Board numbers follow the cycle None, NS, EW, All, NS, EW, All, None, EW, All, None,
@@ -229,7 +229,7 @@ def vulnerability(value) -> Vulnerability:
     raise ContractError(f"vulnerability must be None/NS/EW/All or a board number, got {shown(value)}")
 
 
-def _side(declarer) -> str:
+def _side(declarer: object) -> str:
     d = declarer.strip().upper() if isinstance(declarer, str) else declarer
     if d in ("N", "S", "NORTH", "SOUTH"):
         return "NS"
@@ -248,7 +248,7 @@ def _undertrick_penalty(down: int, doubled: int, vulnerable: bool) -> int:
     return pen * doubled  # redoubled = twice doubled
 
 
-def contract_score(contract, tricks: int, vulnerable: bool) -> int:
+def contract_score(contract: Contract | str, tricks: object, vulnerable: object) -> int:
     """The declaring side's score for ``contract`` with ``tricks`` tricks taken (Law 77).
 
     Trick score per odd trick C/D 20, H/S 30, NT 40 + 30 (x2 doubled, x4 redoubled); game
@@ -265,14 +265,12 @@ def contract_score(contract, tricks: int, vulnerable: bool) -> int:
     0
     """
     c = Contract.parse(contract) if not isinstance(contract, Contract) else contract
-    if hasattr(tricks, "dtype") and hasattr(tricks, "item"):  # a numpy scalar
-        tricks = tricks.item()
+    tricks = plain(tricks)  # a numpy scalar
     if isinstance(tricks, float) and tricks.is_integer():
         tricks = int(tricks)
     if isinstance(tricks, bool) or not isinstance(tricks, int) or not 0 <= tricks <= 13:
         raise ContractError(f"tricks must be a whole number 0-13, got {shown(tricks)}")
-    if hasattr(vulnerable, "dtype") and hasattr(vulnerable, "item"):  # numpy bool
-        vulnerable = vulnerable.item()
+    vulnerable = plain(vulnerable)  # numpy bool
     if vulnerable not in (True, False) or isinstance(vulnerable, (str, float)):
         raise ContractError(
             f"vulnerable must be True or False (the declaring side's vulnerability), got {shown(vulnerable)}; "
@@ -302,7 +300,7 @@ def contract_score(contract, tricks: int, vulnerable: bool) -> int:
     return score
 
 
-def bridge_score(contract, declarer, tricks, vulnerable) -> int:
+def bridge_score(contract: object, declarer: object, tricks: object, vulnerable: object) -> int:
     """N-S score of a result: ``contract`` played by ``declarer`` (N/E/S/W) taking ``tricks`` tricks.
 
     ``vulnerable`` is a PBN name (None, NS, EW, All, ...) or a board number. A passed-out
@@ -323,7 +321,7 @@ def bridge_score(contract, declarer, tricks, vulnerable) -> int:
 
 
 @lru_cache(maxsize=2)
-def declarer_scores(vulnerable: bool) -> frozenset:
+def declarer_scores(vulnerable: bool) -> frozenset[int]:
     """Every score the declaring side can make (or lose) with the given vulnerability.
 
     >>> s = declarer_scores(False)
@@ -405,7 +403,8 @@ def legal_mask(scores: npt.ArrayLike, vulnerabilities: npt.ArrayLike | int = ANY
     idx = np.where(ok, col // 10, 0)
     flat = legal_table().ravel()
     width = legal_table().shape[1]
-    return ok & flat[v * width + idx]
+    out: npt.NDArray[np.bool_] = ok & flat[v * width + idx]
+    return out
 
 
 def legal_scores(vulnerable: object) -> frozenset[int]:

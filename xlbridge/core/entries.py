@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeAlias
 
 from .errors import ImpossibleScoreError, InputError, LimitError, shown
 from .numbers import MAX_TEXT_LENGTH, exact, number_text, plain
@@ -99,9 +99,7 @@ class NotPlayed:
     (True, 'NP')
     """
 
-    _instance = None
-
-    _instance: NotPlayed | None
+    _instance: NotPlayed | None = None
 
     def __new__(cls) -> NotPlayed:
         if cls._instance is None:
@@ -121,7 +119,7 @@ class NotPlayed:
 NOT_PLAYED = NotPlayed()
 
 #: A score cell as read: an N-S score, an artificial score, or not played (blank is ``None``).
-Entry = int | Artificial | NotPlayed
+Entry: TypeAlias = int | Artificial | NotPlayed
 
 _SHORT = {
     "A+": (60, 40), "AVE+": (60, 40), "AVG+": (60, 40),

@@ -32,6 +32,7 @@ import re
 from decimal import Decimal
 from fractions import Fraction
 from numbers import Integral, Rational, Real
+from typing import TypeAlias
 
 from .errors import InputError, LimitError, shown
 
@@ -47,7 +48,7 @@ MAX_DIGITS = 100
 MAX_EXPONENT = 400
 
 #: An exact number as the core returns it: an ``int`` when whole, else a ``Fraction``.
-Number = int | Fraction
+Number: TypeAlias = int | Fraction
 
 _DECIMAL_RE = re.compile(r"^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$")
 _RATIO_RE = re.compile(r"^([+-]?\d+)\s*/\s*([+-]?\d+)$")

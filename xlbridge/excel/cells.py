@@ -451,7 +451,7 @@ class Column:
 def _as_float(c: Any) -> float:
     t = type(c)
     if t is float:
-        return c
+        return float(c)
     if t is int and -2 ** 63 < c < 2 ** 63:
         return float(c)
     return math.nan

@@ -63,11 +63,11 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     if a.check:
         problems = check_all()
-        for p in problems:
-            print(p)
+        for problem in problems:
+            print(problem)
         return 1 if problems else 0
-    for p in write_all():
-        print(f"wrote {p.relative_to(ROOT)}")
+    for path in write_all():
+        print(f"wrote {path.relative_to(ROOT)}")
     return 0
 
 

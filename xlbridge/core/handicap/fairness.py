@@ -34,6 +34,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 from ..errors import InputError, LimitError, shown
 from ..numbers import exact, is_blank, whole
@@ -122,7 +123,7 @@ def check_work(total: int) -> None:
                          f"{FAIRNESS_MAX_WORK:,} allowed in one call: split the range over several calls")
 
 
-def fairness_p_exact(wins, matches) -> Fraction:
+def fairness_p_exact(wins: object, matches: object) -> Fraction:
     """Return P(X <= wins) for X ~ Binomial(matches, 1/2) as an exact Fraction.
 
     P = sum(C(n, k) for k = 0..wins) / 2**n (seed 000: "throwing X heads in Y tosses of a coin").
@@ -149,7 +150,7 @@ def _cum_binom(n: int, k: int) -> int:
     return s
 
 
-def fairness_p(wins, matches) -> float:
+def fairness_p(wins: object, matches: object) -> float:
     """Return P(X <= wins) for X ~ Binomial(matches, 1/2), computed exactly, as a float.
 
     See :func:`fairness_p_exact`. Seed 000: the existing system's retrospective 34 wins of 87 ->
@@ -161,7 +162,7 @@ def fairness_p(wins, matches) -> float:
     return float(fairness_p_exact(wins, matches))
 
 
-def fairness_p_upper_exact(wins, matches) -> Fraction:
+def fairness_p_upper_exact(wins: object, matches: object) -> Fraction:
     """Return P(X >= wins) for X ~ Binomial(matches, 1/2) as an exact Fraction: the upper tail.
 
     P(X >= w) = P(X <= n - w) by symmetry; small when the higher-handicap team wins too often
@@ -176,7 +177,7 @@ def fairness_p_upper_exact(wins, matches) -> Fraction:
     return fairness_p_exact(n - w, n)
 
 
-def fairness_p_upper(wins, matches) -> float:
+def fairness_p_upper(wins: object, matches: object) -> float:
     """Return P(X >= wins) for X ~ Binomial(matches, 1/2), computed exactly, as a float.
 
     See :func:`fairness_p_upper_exact`. Seed 000: 37 wins of 56 for the higher-handicap team
@@ -199,7 +200,7 @@ def _band_low(n: int, t: Fraction) -> int:
     return k
 
 
-def fairness_band(matches, tail) -> tuple[int, int]:
+def fairness_band(matches: object, tail: object) -> tuple[int, int]:
     """Return (fewest, most) wins of the band that excludes the share ``tail`` at each end.
 
     Definition: with X ~ Binomial(n, 1/2), the band is every win count w with P(X <= w) > tail and
@@ -219,7 +220,7 @@ def fairness_band(matches, tail) -> tuple[int, int]:
     return low, n - low
 
 
-def fairness_in_band(wins, matches, tail) -> bool:
+def fairness_in_band(wins: object, matches: object, tail: object) -> bool:
     """Return True if ``wins`` of ``matches`` lies inside the band of :func:`fairness_band`.
 
     >>> fairness_in_band(34, 87, 0.10), fairness_in_band(34, 87, 0.01)
@@ -278,15 +279,15 @@ def fairness_bands_data(max_n: object, tails: Iterable[object] = FAIRNESS_TAILS,
         raise InputError(f"the largest number of matches must be at least 1, got {shown(max_n)}")
     ts = [tail_share(t) for t in tails]
     lows = [band_lows(m, t) for t in ts]
-    rows: list[list] = []
+    rows: list[list[object]] = []
     if header:
-        head: list = ["Matches", "Expected wins"]
+        head: list[object] = ["Matches", "Expected wins"]
         for t in ts:
             lab = tail_label(t)
             head += [f"{lab} tail low", f"{lab} tail high"]
         rows.append(head)
     for n in range(1, m + 1):
-        row: list = [n, n / 2]
+        row: list[object] = [n, n / 2]
         for lo in lows:
             row += [lo[n], n - lo[n]]
         rows.append(row)
@@ -326,7 +327,8 @@ class FairnessCount:
         return fairness_p_upper(self.wins, self.matches)
 
 
-def fairness_count(team_a, team_b, imps_a, imps_b, handicaps) -> FairnessCount:
+def fairness_count(team_a: Iterable[object], team_b: Iterable[object], imps_a: Iterable[object],
+                   imps_b: Iterable[object], handicaps: Mapping[Any, object]) -> FairnessCount:
     """Apply a handicap table to a season of matches; count wins of the higher-handicap team.
 
     Seed 000 ("Initial study"): for every match, the higher-handicap team's IMPs get the handicap

@@ -155,7 +155,7 @@ def forml_round(x: object, rounding: str = "half_away") -> int:
     return int(round_fraction(_exact(x, "value to round"), rule))
 
 
-def _read_table(divisions, avg_vps):
+def _read_table(divisions: Iterable[object], avg_vps: Iterable[object]) -> tuple[list[tuple[int, int, Fraction]], int]:
     """Rows -> (list of (row, division, avg) for non-blank rows, n_rows)."""
     divisions = list(divisions)
     avg_vps = list(avg_vps)
@@ -176,7 +176,7 @@ def _read_table(divisions, avg_vps):
     return rows, len(divisions)
 
 
-def _expected(rows):
+def _expected(rows: list[tuple[int, int, Fraction]]) -> tuple[dict[int, Fraction], dict[int, list[tuple[int, Fraction]]]]:
     """Expected VP Difference per row index, and the division order."""
     by_div: dict[int, list[tuple[int, Fraction]]] = {}
     for i, d, a in rows:
@@ -191,7 +191,7 @@ def _expected(rows):
     return out, by_div
 
 
-def _merged(rows, overlap: int):
+def _merged(rows: list[tuple[int, int, Fraction]], overlap: int) -> dict[int, Fraction]:
     expected, by_div = _expected(rows)
     merged: dict[int, Fraction] = {}
     offset = Fraction(0)
@@ -226,7 +226,8 @@ def _check_overlap(overlap: object) -> int:
 # public API
 
 
-def forml_vpdiff(divisions, avg_vps, *, merged: bool = False, overlap: int = 2) -> list:
+def forml_vpdiff(divisions: Iterable[object], avg_vps: Iterable[object], *, merged: bool = False,
+                 overlap: object = 2) -> list[Fraction | None]:
     """Return each team's Expected (or, with ``merged=True``, Merged) VP Difference, exactly.
 
     Expected VP Difference = (top team's Average VPs - own) x 2(N-1)/N within its division of N
@@ -257,8 +258,9 @@ def forml_vpdiff(divisions, avg_vps, *, merged: bool = False, overlap: int = 2) 
 
 
 def forml_handicaps(
-    divisions, avg_vps, *, imps_per_vp=2.75, overlap: int = 2, rounding: str = "half_away"
-) -> list:
+    divisions: Iterable[object], avg_vps: Iterable[object], *, imps_per_vp: object = 2.75, overlap: object = 2,
+    rounding: str = "half_away",
+) -> list[int | None]:
     """Return Form-L handicap IMPs: ``imps_per_vp`` x Merged VP Difference, rounded to whole IMPs.
 
     Seed 000, "System structure" 3: Handicap IMPs = 2.75 x Merged VP Diff. The product is exact and
@@ -282,7 +284,8 @@ def forml_handicaps(
     ]
 
 
-def legacy_handicaps(divisions, avg_vps, *, step=6) -> list:
+def legacy_handicaps(divisions: Iterable[object], avg_vps: Iterable[object], *,
+                     step: object = 6) -> list[Number | None]:
     """Return the handicaps of the system Form-L replaced: ``step``-IMP steps, chained divisions.
 
     Seed 000, "System structure" (i)-(iii): teams ranked by Average VPs within a division get
@@ -333,7 +336,9 @@ def _solve_exact(a: list[list[Fraction]], b: list[Fraction]) -> list[Fraction]:
     return [rows[i][m] for i in range(m)]
 
 
-def forml_new_teams_vpdiff(teams, opponents, vps_for, vps_against, known_teams, known_vpdiff) -> dict:
+def forml_new_teams_vpdiff(teams: Iterable[object], opponents: Iterable[object], vps_for: Iterable[object],
+                           vps_against: Iterable[object], known_teams: Iterable[object],
+                           known_vpdiff: Iterable[object]) -> dict[Any, Fraction]:
     """Return the exact Merged VP Difference of every new team, solved jointly.
 
     The model (seed 000, "Handicapping of new teams"): a team's VP Difference ``d`` is the VP
@@ -365,7 +370,7 @@ def forml_new_teams_vpdiff(teams, opponents, vps_for, vps_against, known_teams, 
     kt, kv = list(known_teams), list(known_vpdiff)
     if len(kt) != len(kv):
         raise InputError(f"known_teams and known_vpdiff must have the same length, got {len(kt)} and {len(kv)}")
-    known: dict = {}
+    known: dict[Any, Fraction] = {}
     for r, (t, v) in enumerate(zip(kt, kv)):
         if _is_blank(t) and _is_blank(v):
             continue
@@ -377,7 +382,7 @@ def forml_new_teams_vpdiff(teams, opponents, vps_for, vps_against, known_teams, 
             raise InputError(f"known team {shown(key)} is listed twice", where=f"known teams, {_row(r)}")
         known[key] = _bounded(v, "known VP difference", f"known teams, {_row(r)}", FORML_LIMITS["vps"])
 
-    new: dict = {}  # name -> index, first appearance order
+    new: dict[Any, int] = {}  # name -> index, first appearance order
     matches = []  # (team_i, team_j, margin of i)
     for r, (t, o, f, a) in rows:
         ti, oi = team_key(t), team_key(o)
@@ -401,7 +406,7 @@ def forml_new_teams_vpdiff(teams, opponents, vps_for, vps_against, known_teams, 
     # union-find over new-new matches: every component must touch a known team
     parent = list(range(k))
 
-    def find(x):
+    def find(x: int) -> int:
         while parent[x] != x:
             parent[x] = parent[parent[x]]
             x = parent[x]
@@ -436,9 +441,10 @@ def forml_new_teams_vpdiff(teams, opponents, vps_for, vps_against, known_teams, 
 
 
 def forml_new_teams(
-    teams, opponents, vps_for, vps_against, known_teams, known_vpdiff, *, imps_per_vp=2.75,
+    teams: Iterable[object], opponents: Iterable[object], vps_for: Iterable[object], vps_against: Iterable[object],
+    known_teams: Iterable[object], known_vpdiff: Iterable[object], *, imps_per_vp: object = 2.75,
     rounding: str = "half_away",
-) -> dict:
+) -> dict[Any, int]:
     """Return handicap IMPs for the teams not in ``known_teams``, from this season's matches.
 
     Handicap = ``imps_per_vp`` x the new team's VP Difference from :func:`forml_new_teams_vpdiff`
@@ -469,13 +475,13 @@ class HandicappedResult:
     (-2, 'b', True)
     """
 
-    imps_a: object
-    imps_b: object
-    vp_a: object = None
-    vp_b: object = None
+    imps_a: Number
+    imps_b: Number
+    vp_a: Fraction | None = None
+    vp_b: Fraction | None = None
 
     @property
-    def margin(self):
+    def margin(self) -> Number:
         """Adjusted IMP margin of team A (positive: A won after handicap)."""
         return self.imps_a - self.imps_b
 
@@ -486,7 +492,8 @@ class HandicappedResult:
         return "a" if m > 0 else "b" if m < 0 else None
 
 
-def handicapped_result(imps_a, imps_b, handicap_a, handicap_b, boards=None) -> HandicappedResult:
+def handicapped_result(imps_a: object, imps_b: object, handicap_a: object, handicap_b: object,
+                       boards: object = None) -> HandicappedResult:
     """Apply the handicap difference to a match: the higher-handicap team gets the difference in IMPs.
 
     adjusted A = imps_a + max(handicap_a - handicap_b, 0), adjusted B likewise (seed 000: handicaps

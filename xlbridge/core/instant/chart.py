@@ -29,7 +29,8 @@ written and read as PBN by :mod:`xlbridge.core.instant.pbn`.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Mapping
+import math
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
@@ -102,13 +103,13 @@ class ChartRow:
     frequency: int = 0
     adjustment: int = 0
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.kind not in _KINDS:
             raise InputError(f"chart row kind must be 'score' or 'gap', got {shown(self.kind)}")
         if self.low > self.high:
             raise InputError(f"chart row covers {self.low}..{self.high}: low is above high")
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
         """Unpack as ``(low, high, award)``: the three INSTANT_MP columns."""
         return iter((self.low, self.high, self.award))
 
@@ -145,15 +146,15 @@ class InstantChart:
     [100, 63, 0]
     """
 
-    rows: tuple
+    rows: tuple[ChartRow, ...]
     vulnerable: Vulnerability
     results: int | None = None
-    _row_of: np.ndarray = field(default=None, repr=False, compare=False)
-    _code: np.ndarray = field(default=None, repr=False, compare=False)
-    _award_of: np.ndarray = field(default=None, repr=False, compare=False)
-    _legal_mask: np.ndarray = field(default=None, repr=False, compare=False)
+    _row_of: Any = field(default=None, repr=False, compare=False)
+    _code: Any = field(default=None, repr=False, compare=False)
+    _award_of: Any = field(default=None, repr=False, compare=False)
+    _legal_mask: Any = field(default=None, repr=False, compare=False)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "vulnerable", vulnerability(self.vulnerable))
         rows = tuple(self.rows)
         object.__setattr__(self, "rows", rows)
@@ -188,7 +189,7 @@ class InstantChart:
         object.__setattr__(self, "_code", full)
         object.__setattr__(self, "_award_of", aw)
 
-    def row_index(self, score, *, where: str | None = None) -> int:
+    def row_index(self, score: object, *, where: str | None = None) -> int:
         """Index (0 = top row) of the row holding the N-S ``score``; an illegal score raises.
 
         >>> instant_chart([420, 400], [3, 1], "None").row_index(410)
@@ -205,7 +206,7 @@ class InstantChart:
             raise InputError(f"score {s} is not covered by any row of the chart", where=where)
         return j
 
-    def row(self, score, *, where: str | None = None) -> ChartRow:
+    def row(self, score: object, *, where: str | None = None) -> ChartRow:
         """The row holding the N-S ``score``.
 
         >>> instant_chart([420, 400], [3, 1], "None").row(-50).label
@@ -213,7 +214,7 @@ class InstantChart:
         """
         return self.rows[self.row_index(score, where=where)]
 
-    def award(self, score, *, where: str | None = None) -> int | Fraction:
+    def award(self, score: object, *, where: str | None = None) -> int | Fraction:
         """The N-S award (percent) for the N-S ``score``; ImpossibleScoreError if no contract scores it.
 
         >>> instant_chart([420, 400], [3, 1], "None").award(-1100)
@@ -221,7 +222,7 @@ class InstantChart:
         """
         return self.row(score, where=where).award
 
-    def award_ew(self, score, *, where: str | None = None) -> int | Fraction:
+    def award_ew(self, score: object, *, where: str | None = None) -> int | Fraction:
         """The E-W award for the N-S ``score``: 100 - the N-S award.
 
         >>> instant_chart([420, 400], [3, 1], "None").award_ew(400)
@@ -229,7 +230,7 @@ class InstantChart:
         """
         return 100 - self.award(score, where=where)
 
-    def awards(self, scores) -> np.ndarray:
+    def awards(self, scores: npt.ArrayLike) -> npt.NDArray[Any]:
         """N-S awards for an array of N-S scores (vectorised: one ``searchsorted`` per array).
 
         Returns an int64 array (float64 only for a chart read from PBN with decimal percentages).
@@ -248,9 +249,10 @@ class InstantChart:
                 check_score(int(s.ravel()[bad]), self.vulnerable, where=f"item {bad + 1}")
             raise InputError(f"score {int(s.ravel()[bad])} is not covered by any row of the chart",
                              where=f"item {bad + 1}")
-        return code if self._award_of.dtype.kind == "i" else self._award_of[code]
+        out: npt.NDArray[Any] = code if self._award_of.dtype.kind == "i" else self._award_of[code]
+        return out
 
-    def awards_ew(self, scores) -> np.ndarray:
+    def awards_ew(self, scores: npt.ArrayLike) -> npt.NDArray[Any]:
         """E-W awards (100 - N-S award) for an array of N-S scores.
 
         >>> instant_chart([420, 400], [3, 1], "None").awards_ew([420, 400]).tolist()
@@ -258,7 +260,7 @@ class InstantChart:
         """
         return 100 - self.awards(scores)
 
-    def table(self) -> list:
+    def table(self) -> list[tuple[int, int, int | Fraction]]:
         """The chart as (lowest N-S score, highest N-S score, N-S award) rows, top first (the INSTANT_MP array).
 
         >>> instant_chart([420], [1], "None").table()
@@ -302,7 +304,7 @@ def _offsets(s: np.ndarray) -> np.ndarray:
     return off
 
 
-def _as_int_scores(scores) -> np.ndarray:
+def _as_int_scores(scores: npt.ArrayLike) -> npt.NDArray[np.int64]:
     a = np.asarray(scores)
     if a.dtype == object or a.dtype.kind in "USb":
         flat = a.ravel()
@@ -325,7 +327,7 @@ def _as_int_scores(scores) -> np.ndarray:
     raise ImpossibleScoreError(f"impossible scores of type {a.dtype} (expected numbers)")
 
 
-def smooth_strict(rounded: list, exact_num: list, den: int) -> list:
+def smooth_strict(rounded: list[int], exact_num: list[int], den: int) -> list[int]:
     """Least change making whole-percent awards strictly decreasing (top row first), within 0..100.
 
     Minimises, over strictly decreasing whole numbers a_1 > ... > a_k in 0..100,
@@ -336,31 +338,33 @@ def smooth_strict(rounded: list, exact_num: list, den: int) -> list:
     """
     k = len(rounded)
     big = 100 * den * k + 1  # > any total of the second criterion (each term <= 100 den)
-    inf = None
-    prev = None  # prev[v] = best total cost of rows 0..i-1 with row i-1 at award v
-    choice = []  # choice[i][v] = award of row i-1 in the best path ending at (i, v)
+    inf = math.inf  # no path (exact comparisons: ints against an infinite float)
+    prev: list[float] | None = None  # prev[v] = best total cost of rows 0..i-1 with row i-1 at award v
+    choice: list[list[int]] = []  # choice[i][v] = award of row i-1 in the best path ending at (i, v)
     for i in range(k):
         cost = [abs(v - rounded[i]) * big + abs(v * den - exact_num[i]) for v in range(101)]
         if prev is None:
-            cur = cost
-            choice.append([None] * 101)
+            cur: list[float] = list(cost)
+            choice.append([-1] * 101)
         else:
             cur = [inf] * 101
-            ch = [None] * 101
-            best, arg = inf, None  # min over u > v of prev[u], ties to the higher u
+            ch = [-1] * 101
+            best: float = inf
+            arg = -1  # min over u > v of prev[u], ties to the higher u
             for v in range(100, -1, -1):
                 if v + 1 <= 100:
                     p = prev[v + 1]
-                    if p is not inf and (best is inf or p < best):
+                    if p < best:
                         best, arg = p, v + 1
-                if best is not inf:
+                if best < inf:
                     cur[v] = best + cost[v]
                     ch[v] = arg
             choice.append(ch)
         prev = cur
-    best, arg = inf, None
+    assert prev is not None
+    best, arg = inf, -1
     for v in range(100, -1, -1):
-        if prev[v] is not inf and (best is inf or prev[v] < best):
+        if prev[v] < best:
             best, arg = prev[v], v
     out = [0] * k
     v = arg
@@ -385,11 +389,11 @@ def _join(where: str | None, inner: str) -> str:
 
 
 def instant_chart(
-    scores,
-    frequencies,
-    vulnerable,
+    scores: npt.ArrayLike,
+    frequencies: npt.ArrayLike | None,
+    vulnerable: object,
     *,
-    adjustments=None,
+    adjustments: Any = None,
     rounding: str = "half_up",
     smoothing: str = "strict",
     max_adjustment: int = 10,
@@ -508,7 +512,8 @@ def instant_chart(
     return InstantChart(tuple(rows), vul, n)
 
 
-def _read_scores(scores, vul: Vulnerability, where):
+def _read_scores(scores: npt.ArrayLike, vul: Vulnerability,
+                 where: str | None) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     try:
         s = _as_int_scores(scores).ravel()
     except ImpossibleScoreError as e:
@@ -521,7 +526,7 @@ def _read_scores(scores, vul: Vulnerability, where):
     return s, slot
 
 
-def _read_frequencies(frequencies, count: int, where) -> np.ndarray:
+def _read_frequencies(frequencies: npt.ArrayLike, count: int, where: str | None) -> npt.NDArray[np.int64]:
     a = np.asarray(frequencies)
     if a.dtype.kind in "iu":
         f = a.astype(np.int64).ravel()
@@ -538,7 +543,8 @@ def _read_frequencies(frequencies, count: int, where) -> np.ndarray:
     return f
 
 
-def _apply_adjustments(rows: list, adjustments, vul, smoothing, max_adjustment, where) -> list:
+def _apply_adjustments(rows: list[ChartRow], adjustments: Any, vul: Vulnerability, smoothing: str,
+                       max_adjustment: object, where: str | None) -> list[ChartRow]:
     max_adjustment = _whole(max_adjustment, "max_adjustment", where=where, minimum=0)
     k = len(rows)
     deltas = [0] * k
@@ -583,7 +589,7 @@ def _apply_adjustments(rows: list, adjustments, vul, smoothing, max_adjustment, 
     return out
 
 
-def instant_award(score, chart: InstantChart, *, where: str | None = None):
+def instant_award(score: object, chart: InstantChart, *, where: str | None = None) -> Any:
     """The N-S award for ``score`` on ``chart`` (an array of scores gives an array of awards).
 
     >>> c = instant_chart([450, 420, 400, 170, -50], [2, 4, 3, 6, 1], "None")

@@ -27,7 +27,7 @@ __all__ = ["chart_to_pbn", "chart_from_pbn"]
 _PBN_COLUMNS = ("Rank", "ScoreRange_NS", "ScoreRange_EW", "Percentage_NS", "Percentage_EW")
 
 
-def _fmt_pct(x) -> str:
+def _fmt_pct(x: int | Fraction) -> str:
     x = Fraction(x)
     if x.denominator == 1:
         return str(x.numerator)
@@ -37,14 +37,14 @@ def _fmt_pct(x) -> str:
     return f"{float(x):.2f}"
 
 
-def _pbn_range(row: ChartRow, above, below, *, ew: bool) -> str:
+def _pbn_range(row: ChartRow, above: int | None, below: int | None, *, ew: bool) -> str:
     """PBN 2.1 section 5.5 ``<score_range>``: ``s``, ``s1,*``, ``s1,s2``, ``*,s2`` (open bounds)."""
     if row.kind == "score":
         return str(-row.low if ew else row.low)
-    lo = "*" if below is None else below  # gap lies strictly above `below` and below `above`
-    hi = "*" if above is None else above
-    if ew:
-        lo, hi = ("*" if hi == "*" else -hi), ("*" if lo == "*" else -lo)
+    if ew:  # the E-W view: the range mirrored
+        below, above = (None if above is None else -above), (None if below is None else -below)
+    lo = "*" if below is None else str(below)  # gap lies strictly above `below` and below `above`
+    hi = "*" if above is None else str(above)
     return f"{lo},{hi}"
 
 
@@ -94,7 +94,7 @@ _INT_RE = re.compile(r"^[+-]?\d+$")
 _PCT_RE = re.compile(r"^\d+(?:\.\d+)?$")
 
 
-def _parse_bound(tok: str, where: str):
+def _parse_bound(tok: str, where: str) -> int | None:
     if tok == "*":
         return None
     if not _INT_RE.match(tok):
@@ -102,7 +102,7 @@ def _parse_bound(tok: str, where: str):
     return int(tok)
 
 
-def _parse_range(text: str, *, ew: bool, where: str):
+def _parse_range(text: str, *, ew: bool, where: str) -> tuple[str, int | None, int | None]:
     """Return (kind, exclusive_low, exclusive_high) or (kind, score, score) as N-S scores."""
     if "," in text:
         parts = text.split(",")
@@ -120,7 +120,7 @@ def _parse_range(text: str, *, ew: bool, where: str):
     return "score", (-s if ew else s), (-s if ew else s)
 
 
-def chart_from_pbn(text: str, vulnerable=None) -> InstantChart:
+def chart_from_pbn(text: str, vulnerable: object = None) -> InstantChart:
     """Read the first PBN 2.1 ``InstantScoreTable`` section in ``text`` into a chart.
 
     The vulnerability comes from ``vulnerable`` or from a ``[Vulnerable "..."]`` tag before the
@@ -160,7 +160,7 @@ def chart_from_pbn(text: str, vulnerable=None) -> InstantChart:
     if rng_col is None or not ({"Percentage_NS", "Percentage_EW"} & set(cols)):
         raise InputError(f"InstantScoreTable columns {cols}: need ScoreRange_NS or _EW and Percentage_NS or _EW")
 
-    body = []
+    body: list[str] = []
     rest = text[tab.end():]
     nl = rest.find("\n")
     for line in (rest[nl + 1:].splitlines() if nl >= 0 else []):
@@ -174,7 +174,7 @@ def chart_from_pbn(text: str, vulnerable=None) -> InstantChart:
         raise InputError(f"InstantScoreTable has {len(body)} elements: not a whole number of {len(cols)}-column rows")
 
     legal = legal_array(vul)
-    parsed = []
+    parsed: list[tuple[int, int, int | Fraction, str, str]] = []
     for r in range(len(body) // len(cols)):
         vals = dict(zip(cols, body[r * len(cols):(r + 1) * len(cols)]))
         loc = f"InstantScoreTable row {r + 1}"
@@ -190,11 +190,10 @@ def chart_from_pbn(text: str, vulnerable=None) -> InstantChart:
         if "NS" in pct and "EW" in pct and pct["NS"] + pct["EW"] != 100:
             raise InputError(f"Percentage_NS {vals['Percentage_NS']} and Percentage_EW {vals['Percentage_EW']} "
                              "do not add up to 100", where=loc)
-        award = pct["NS"] if "NS" in pct else 100 - pct["EW"]
-        award = int(award) if award.denominator == 1 else award
+        exact_award = pct["NS"] if "NS" in pct else 100 - pct["EW"]
+        award: int | Fraction = int(exact_award) if exact_award.denominator == 1 else exact_award
         if kind == "score":
-            check_score(lo, vul, where=loc)
-            low = high = lo
+            low = high = check_score(lo, vul, where=loc)
         else:
             i0 = 0 if lo is None else int(np.searchsorted(legal, lo, side="right"))
             i1 = len(legal) if hi is None else int(np.searchsorted(legal, hi, side="left"))

@@ -43,8 +43,8 @@ class InstantRankedPair:
 class InstantRanking:
     """The N-S and the E-W field of an instant-matchpoint event, each ranked on its own."""
 
-    ns: tuple
-    ew: tuple
+    ns: tuple[InstantRankedPair, ...]
+    ew: tuple[InstantRankedPair, ...]
 
 
 
@@ -52,7 +52,8 @@ def _join(where: str | None, inner: str) -> str:
     return f"{where}, {inner}" if where else inner
 
 
-def instant_ranking(results: Iterable, charts, *, where: str | None = None) -> InstantRanking:
+def instant_ranking(results: Iterable[Any], charts: Mapping[Any, InstantChart], *,
+                    where: str | None = None) -> InstantRanking:
     """Rank the N-S field and the E-W field separately, from awards looked up in each board's chart.
 
     ``results``: rows ``(board, ns_pair, ew_pair, ns_score)``; ``charts``: a mapping board -> chart.
@@ -71,7 +72,7 @@ def instant_ranking(results: Iterable, charts, *, where: str | None = None) -> I
     >>> [(p.rank, p.pair, p.total) for p in r.ew]
     [(1, 'E2', Fraction(52, 1)), (2, 'E1', Fraction(25, 1))]
     """
-    totals = ({}, {})
+    totals: tuple[dict[Any, tuple[Fraction, int]], dict[Any, tuple[Fraction, int]]] = ({}, {})
     for i, item in enumerate(results, start=1):
         loc = _join(where, f"row {i}")
         try:

@@ -180,7 +180,7 @@ def expected_per_board(expected: object, counts: IntArray, board_labels: Sequenc
 # the vectorised core
 
 
-def _rank_in_groups(gkey, score, tens=False):
+def _rank_in_groups(gkey: IntArray, score: IntArray, tens: bool = False) -> tuple[IntArray, IntArray, IntArray]:
     """For each element: how many in its group score less, less-or-equal, and the group size.
 
     Scores are multiples of 10, so (group, score) maps to a dense integer key.  When the key
@@ -237,7 +237,7 @@ def _rank_in_groups(gkey, score, tens=False):
     np.not_equal(sk[1:], sk[:-1], out=new_r[1:])
     new_r |= new_g
 
-    def starts_ends(flags):
+    def starts_ends(flags: npt.NDArray[np.bool_]) -> tuple[IntArray, IntArray]:
         starts = np.flatnonzero(flags)
         ends = np.empty_like(starts)
         ends[:-1] = starts[1:]
@@ -280,16 +280,16 @@ class SessionMP:
     expected: np.ndarray
     kind: np.ndarray
     board_codes: np.ndarray | None = None
-    board_labels: tuple | None = None
+    board_labels: tuple[Any, ...] | None = None
 
     @cached_property
-    def boards(self) -> tuple | None:
+    def boards(self) -> tuple[Any, ...] | None:
         """The board label of each row (``None`` when the call had no ``boards``).
 
         >>> matchpoint_session([420, 400, 170], boards=[1.0, "1", 2]).boards
         (1, 1, 2)
         """
-        if self.board_codes is None:
+        if self.board_codes is None or self.board_labels is None:
             return None
         lab = self.board_labels
         return tuple(lab[c] for c in self.board_codes.tolist())
@@ -306,10 +306,10 @@ class SessionMP:
         """
         return self.kind >= ROW_SCORE
 
-    def _fractions(self, num) -> list:
+    def _fractions(self, num: npt.NDArray[Any]) -> list[Fraction | None]:
         # values repeat across rows and boards: build each distinct Fraction once
-        cache: dict = {}
-        out = []
+        cache: dict[tuple[int, int], Fraction] = {}
+        out: list[Fraction | None] = []
         for n, d, k in zip(num.tolist(), self.den.tolist(), self.kind.tolist()):
             if k >= ROW_SCORE:
                 f = cache.get((n, d))
@@ -321,25 +321,25 @@ class SessionMP:
         return out
 
     @cached_property
-    def ns(self) -> list:
+    def ns(self) -> list[Fraction | None]:
         """N-S matchpoints per row (``Fraction``; ``None`` for blank and not-played rows)."""
         return self._fractions(self.ns_num)
 
     @cached_property
-    def ew(self) -> list:
+    def ew(self) -> list[Fraction | None]:
         """E-W matchpoints per row (``Fraction``; ``None`` for blank and not-played rows)."""
         return self._fractions(self.ew_num)
 
     @cached_property
-    def tops(self) -> list:
+    def tops(self) -> list[int | None]:
         """The top of each row's board (``int``; ``None`` for blank and not-played rows)."""
         return [t if k >= ROW_SCORE else None for t, k in zip(self.top.tolist(), self.kind.tolist())]
 
-    def _percent(self, values) -> list:
-        return [None if v is None or t == 0 else v * 100 / t for v, t in zip(values, self.tops)]
+    def _percent(self, values: list[Fraction | None]) -> list[Fraction | None]:
+        return [None if v is None or not t else v * 100 / t for v, t in zip(values, self.tops)]
 
     @cached_property
-    def ns_percent(self) -> list:
+    def ns_percent(self) -> list[Fraction | None]:
         """N-S matchpoints as an exact percentage of the top (``None`` where there is no score).
 
         >>> matchpoint_session([420, 400, 400, "NP"], expected=4).ns_percent   # (M + 1) 4/3 - 1 of top 6
@@ -348,7 +348,7 @@ class SessionMP:
         return self._percent(self.ns)
 
     @cached_property
-    def ew_percent(self) -> list:
+    def ew_percent(self) -> list[Fraction | None]:
         """E-W matchpoints as an exact percentage of the top (``None`` where there is no score)."""
         return self._percent(self.ew)
 
@@ -368,6 +368,7 @@ def score_rows(kind: npt.NDArray[np.int8], score: IntArray, arts: dict[int, Arti
     n = len(kind)
     scored = kind >= ROW_SCORE
     sd = scale_denominator(sc)
+    e: Any  # E as one int (every row the same) or per row
     if scored.all() and n and int(E_board.min()) == int(E_board.max()):
         e = int(E_board.max())  # one E for every row: a scalar, no gather
         E = np.broadcast_to(np.int64(e), (n,))
@@ -430,7 +431,9 @@ def fixed_awards(rule: str, size: int, expected: int, largest: int) -> bool:
     return size <= 2 or largest > 3
 
 
-def _small_subfields(ridx, gkey, ng, score, A, Er, top_ebu, sd, rule, ns_num, ew_num, den):
+def _small_subfields(ridx: IntArray, gkey: IntArray, ng: int, score: IntArray, A: IntArray, Er: IntArray,
+                     top_ebu: IntArray, sd: int, rule: str, ns_num: npt.NDArray[Any], ew_num: npt.NDArray[Any],
+                     den: npt.NDArray[Any]) -> None:
     """Overwrite rows of small fouled sub-fields with the fixed percentages of the named rule.
 
     Only boards with two or more deal groups are fouled; a one-group board is scored normally.

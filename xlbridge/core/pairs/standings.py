@@ -69,12 +69,13 @@ def _pair_label(p: object) -> Any:
 ARTIFICIAL_RULES = ("fixed", "session")
 
 
-def _session_artificial(s: "SessionMP", ns_pairs, ew_pairs, mp_ns, mp_ew, tops):
+def _session_artificial(s: SessionMP, ns_pairs: Sequence[Any], ew_pairs: Sequence[Any], mp_ns: Sequence[Any],
+                        mp_ew: Sequence[Any], tops: Sequence[Any]) -> tuple[list[Any], list[Any]]:
     """mp_ns / mp_ew with artificial awards replaced per the "session" rule (new lists)."""
     mp_ns, mp_ew = list(mp_ns), list(mp_ew)
     art = s.kind == ROW_ARTIFICIAL
-    tot: dict = {}
-    mx: dict = {}
+    tot: dict[Any, Any] = {}
+    mx: dict[Any, Any] = {}
     for i in np.flatnonzero(~art & s.scored).tolist():
         for pair, mp in ((ns_pairs[i], mp_ns[i]), (ew_pairs[i], mp_ew[i])):
             if not _blank_pair(pair):
@@ -95,7 +96,8 @@ def _session_artificial(s: "SessionMP", ns_pairs, ew_pairs, mp_ns, mp_ew, tops):
     return mp_ns, mp_ew
 
 
-def pairs_ranking(boards, ns_pairs, ew_pairs, mp_ns=None, mp_ew=None, tops=None, *,
+def pairs_ranking(boards: Any, ns_pairs: Sequence[Any], ew_pairs: Sequence[Any], mp_ns: Sequence[Any] | None = None,
+                  mp_ew: Sequence[Any] | None = None, tops: Sequence[Any] | None = None, *,
                   artificial: str = "fixed") -> list[Standing]:
     """Rank pairs by exact percentage: per pair the total matchpoints, the maximum, the percentage.
 
@@ -136,10 +138,11 @@ def pairs_ranking(boards, ns_pairs, ew_pairs, mp_ns=None, mp_ew=None, tops=None,
             raise InputError(f"{name} has {len(col)} rows but ns_pairs has {n}")
     if boards is not None and len(boards) != n:
         raise InputError(f"boards has {len(boards)} rows but ns_pairs has {n}")
-    total: dict = {}
-    maximum: dict = {}
-    count: dict = {}
-    seen: set = set()
+    assert mp_ns is not None and mp_ew is not None and tops is not None
+    total: dict[Any, Fraction] = {}
+    maximum: dict[Any, Fraction] = {}
+    count: dict[Any, int] = {}
+    seen: set[tuple[Any, Any]] = set()
     for i in range(n):
         t = tops[i]
         for pair, mp in ((ns_pairs[i], mp_ns[i]), (ew_pairs[i], mp_ew[i])):

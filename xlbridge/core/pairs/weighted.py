@@ -20,14 +20,16 @@ board: O(K log K) for K outcomes, where enumeration is the product of the outcom
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from math import lcm
+from typing import Any
 
 import numpy as np
 
 from ..boards import as_column, check_traveller, factorize
 from ..entries import MAX_SCORE_READ, Artificial, NotPlayed, parse_entry, too_large
-from ..errors import InputError, WeightError, location, shown
+from ..errors import InputError, LimitError, WeightError, location, shown
 from ..numbers import number_text, plain
 from .matchpoints import (
     ROW_ARTIFICIAL,
@@ -43,10 +45,14 @@ from .matchpoints import (
 )
 from .neuberg import mp_scale, scale_denominator
 
-__all__ = ["parse_weight", "weighted_session", "expected_matchpoints"]
+__all__ = ["parse_weight", "weighted_session", "expected_matchpoints", "MAX_WEIGHT_DENOMINATOR"]
+
+#: The largest common denominator of one board's weights (60 digits): weights such as 60 %, 1/3 or
+#: 0.123456 need a handful; the bound keeps the exact integer arithmetic of a call bounded.
+MAX_WEIGHT_DENOMINATOR = 10**60
 
 
-def parse_weight(value, *, where: str | None = None) -> Fraction | None:
+def parse_weight(value: object, *, where: str | None = None) -> Fraction | None:
     """Read a weight as an exact fraction of 1: ``0.6``, ``60``, ``"60%"``, ``"0.6"``, ``"3/5"`` -> 3/5.
 
     Rule: text ending in ``%`` is a percentage; otherwise a number greater than 1 is a
@@ -106,11 +112,11 @@ def _float_weight(x: float) -> Fraction:
     return Fraction(repr(x))
 
 
-def _is_pair(x) -> bool:
+def _is_pair(x: object) -> bool:
     return isinstance(x, (tuple, list)) and len(x) == 2
 
 
-def _read_row(value, where):
+def _read_row(value: object, where: str | None) -> tuple[str, list[tuple[Any, Fraction]]]:
     """('blank'|'np'|'art'|'real', payload): payload a list of (entry, Fraction weight)."""
     if isinstance(value, (list, tuple)) and not (len(value) == 2 and not any(isinstance(v, (list, tuple))
                                                                             for v in value)):
@@ -144,27 +150,27 @@ def _read_row(value, where):
         outs = [(outs[0][0], Fraction(1))]
     if any(w is None for _, w in outs):
         raise WeightError(f"a weight is missing: {_show(outs)}", where=where)
-    total = sum(w for _, w in outs)
+    total = sum((w for _, w in outs if w is not None), Fraction(0))
     if total != 1:
         raise WeightError(f"weights total {_pct(total)} %, not 100 %: {_show(outs)}", where=where)
-    outs = [(e, w) for e, w in outs if w]
-    kinds = {isinstance(e, Artificial) for e, _ in outs}
+    kept = [(e, w) for e, w in outs if w]
+    kinds = {isinstance(e, Artificial) for e, _ in kept}
     if len(kinds) > 1:
         raise WeightError(f"a weighted score mixing artificial and real outcomes is not supported: {_show(outs)}",
                           where=where)
-    return ("art" if kinds == {True} else "real"), outs
+    return ("art" if kinds == {True} else "real"), kept
 
 
-def _pct(w) -> str:
+def _pct(w: Fraction) -> str:
     x = w * 100
     return str(x.numerator) if x.denominator == 1 else f"{float(x):.12g}"
 
 
-def _show(outs) -> str:
+def _show(outs: list[tuple[Any, Fraction | None]]) -> str:
     return ", ".join(f"{e} x {'?' if w is None else _pct(w) + ' %'}" for e, w in outs)
 
 
-def expected_matchpoints(rows) -> list[Fraction]:
+def expected_matchpoints(rows: Iterable[Iterable[Any]]) -> list[Fraction]:
     """Expected 2/1 matchpoints (not factored) of each row of one board among all its rows.
 
     ``rows[i]`` is a list of (N-S score, weight) with weights totalling 1.  For each outcome o
@@ -196,7 +202,7 @@ def expected_matchpoints(rows) -> list[Fraction]:
             if wf is None:
                 raise WeightError(f"a weight is missing for outcome {shown(sc)}", where=where)
             out.append((sc, wf))
-        total = sum(w for _, w in out)
+        total = sum((w for _, w in out), Fraction(0))
         if total != 1:
             raise WeightError(f"weights total {_pct(total)} %, not 100 %", where=where)
         checked.append(out)
@@ -204,29 +210,32 @@ def expected_matchpoints(rows) -> list[Fraction]:
     return [Fraction(em, d2) for em in ems]
 
 
-def _expected_m_scaled(rows):
+def _expected_m_scaled(rows: list[Any]) -> tuple[list[int], int]:
     """(integer numerators of E[M_i], their common denominator D^2); see expected_matchpoints."""
     d = 1
     for r in rows:
         for _, w in r:
             if type(w) is not int:
                 d = lcm(d, Fraction(w).denominator)
-    merged = []
+    if d > MAX_WEIGHT_DENOMINATOR:
+        raise LimitError(f"the weights of one board need a common denominator of {len(str(d))} digits, more than "
+                         f"the {len(str(MAX_WEIGHT_DENOMINATOR)) - 1} read (write weights such as 60 % or 1/3)")
+    merged: list[list[tuple[int, int]]] = []
     freq: dict[int, int] = {}
     for r in rows:
         if len(r) == 1:  # a plain result: weight 1
             s = r[0][0]
-            merged.append(((s, d),))
+            merged.append([(s, d)])
             freq[s] = freq.get(s, 0) + d
             continue
-        own: dict[int, int] = {}
+        weights: dict[int, int] = {}
         for s, w in r:
             w = Fraction(w)
-            own[s] = own.get(s, 0) + w.numerator * (d // w.denominator)
-        merged.append(sorted(own.items()))
-        for s, wi in own.items():
+            weights[s] = weights.get(s, 0) + w.numerator * (d // w.denominator)
+        merged.append(sorted(weights.items()))
+        for s, wi in weights.items():
             freq[s] = freq.get(s, 0) + wi
-    below = {}
+    below: dict[int, int] = {}
     acc = 0
     for s in sorted(freq):
         below[s] = acc
@@ -249,8 +258,8 @@ def _expected_m_scaled(rows):
 _FIXED_BASE = {1: 60, 2: 55, 3: 50}
 
 
-def weighted_session(outcomes, boards=None, *, expected=None, scale: str = "EBU",
-                     check_legal: bool = True, groups=None, fouled: str = "EBU") -> SessionMP:
+def weighted_session(outcomes: Sequence[Any], boards: Any = None, *, expected: object = None, scale: str = "EBU",
+                     check_legal: bool = True, groups: Any = None, fouled: str = "EBU") -> SessionMP:
     """Matchpoint a session in which some results are Law 12C1(c) weighted scores; exact.
 
     ``outcomes[i]`` is a list of (N-S score, weight) pairs (weights as accepted by
@@ -283,7 +292,7 @@ def weighted_session(outcomes, boards=None, *, expected=None, scale: str = "EBU"
     kind = np.zeros(n, dtype=np.int8)
     score = np.zeros(n, dtype=np.int64)
     arts: dict[int, Artificial] = {}
-    weighted_rows: dict[int, list] = {}
+    weighted_rows: dict[int, list[tuple[int, Fraction]]] = {}
     for i, v in enumerate(outcomes):
         if type(v) is int and v % 10 == 0 and -MAX_SCORE_READ <= v <= MAX_SCORE_READ:
             kind[i], score[i] = ROW_SCORE, v
@@ -325,7 +334,7 @@ def weighted_session(outcomes, boards=None, *, expected=None, scale: str = "EBU"
             rows_of.setdefault(int(bcode[i]), []).append(i)
         idx, vals_ns, vals_ew, vals_den = [], [], [], []
         for b in wboards:
-            by_group: dict = {}
+            by_group: dict[Any, list[int]] = {}
             for i in rows_of[b]:
                 by_group.setdefault(None if gcode is None else int(gcode[i]), []).append(i)
             fouled_board = len(by_group) > 1

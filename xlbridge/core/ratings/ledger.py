@@ -12,6 +12,7 @@ because the primary Lehman specification was not found.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any
@@ -64,28 +65,28 @@ class LehmanLedger:
     """
 
     formula: str
-    players: tuple
-    weeks: tuple
+    players: tuple[Any, ...]
+    weeks: tuple[Any, ...]
     ratings: np.ndarray
     history: np.ndarray
     boards: np.ndarray
-    options: tuple = ()
+    options: tuple[tuple[str, Any], ...] = ()
 
-    def _col(self, player) -> int:
+    def _col(self, player: object) -> int:
         try:
-            return self._index[player]
+            return int(self._index[player])
         except KeyError:
             raise InputError(f"unknown player {shown(player)}") from None
 
     @property
-    def _index(self) -> dict:
+    def _index(self) -> dict[Any, int]:
         idx = self.__dict__.get("_index_cache")
         if idx is None:
             idx = {p: i for i, p in enumerate(self.players)}
             object.__setattr__(self, "_index_cache", idx)
         return idx
 
-    def rating(self, player, week=None) -> float:
+    def rating(self, player: object, week: object = None) -> float:
         """The player's rating after ``week`` (default: the last week); NaN before the player appeared."""
         row = len(self.weeks) - 1
         if week is not None:
@@ -99,16 +100,16 @@ class LehmanLedger:
                 row = self.weeks.index(week)
         return float(self.ratings[row, self._col(player)])
 
-    def error(self, player) -> float:
+    def error(self, player: object) -> float:
         """The player's current error bound, 1 / sqrt(history - 1) (1.0 below 2 boards)."""
         h = self.history[-1, self._col(player)]
         return 1.0 if not np.isfinite(h) else lehman_error(float(h))
 
-    def display(self, player, **options) -> float:
+    def display(self, player: object, **options: Any) -> float:
         """The player's current rating shown as :func:`lehman_display` suggests."""
         return lehman_display(self.rating(player), self.error(player), **options)
 
-    def trajectory(self, player) -> list[tuple]:
+    def trajectory(self, player: object) -> list[tuple[Any, int, float, float]]:
         """[(week, boards, rating, history)] for every processed week since the player appeared."""
         c = self._col(player)
         return [
@@ -117,7 +118,7 @@ class LehmanLedger:
             if np.isfinite(self.ratings[i, c])
         ]
 
-    def final(self) -> dict:
+    def final(self) -> dict[Any, tuple[float, float, float]]:
         """{player: (rating, history, error)} after the last week."""
         out = {}
         for p, r, h in zip(self.players, self.ratings[-1], self.history[-1]):
@@ -126,7 +127,7 @@ class LehmanLedger:
         return out
 
 
-def _player_codes(cols):
+def _player_codes(cols: list[Any]) -> tuple[npt.NDArray[np.int64], tuple[Any, ...]]:
     """Map four columns of player ids to integer codes; returns (codes (m,4), players tuple)."""
     m = len(cols[0])
     try:
@@ -152,7 +153,7 @@ def _player_codes(cols):
             raise InputError("a player is missing (empty id)", where=f"row {i % m + 1}, seat {'NSEW'[i // m]}")
         players, inv = np.unique(allv, return_inverse=True)
         return inv.reshape(4, m).T.astype(np.int64), tuple(players.tolist())
-    index: dict = {}
+    index: dict[Any, int] = {}
     codes = np.empty((m, 4), dtype=np.int64)
     for j, col in enumerate(cols):
         for i, p in enumerate(col):
@@ -165,7 +166,7 @@ def _player_codes(cols):
     return codes, tuple(index)
 
 
-def lehman_ledger(rows, *, formula="standard", **options) -> LehmanLedger:
+def lehman_ledger(rows: Iterable[Any], *, formula: str = "standard", **options: Any) -> LehmanLedger:
     """Process a season of board rows ``(week, N, S, E, W, N-S %)`` into every player's rating history.
 
     Each row is one board (or a set of boards counted as one; use :func:`lehman_ledger_arrays`'s
@@ -191,7 +192,7 @@ def lehman_ledger(rows, *, formula="standard", **options) -> LehmanLedger:
     return lehman_ledger_arrays(week, n, s, e, w, pct, formula=formula, **options)
 
 
-def _as_float_column(values, what):
+def _as_float_column(values: Any, what: str) -> npt.NDArray[np.float64]:
     try:
         a = np.asarray(values, dtype=float)
     except (TypeError, ValueError):
@@ -205,9 +206,11 @@ def _as_float_column(values, what):
     return a
 
 
-def lehman_ledger_arrays(week, north, south, east, west, ns_pct, *, boards=None, formula="standard",
-                         decay=LEHMAN_DECAY, decay_order="after", history_cap=None, combine="boards",
-                         idle="decay", floor=1.0, initial=None, resets=None) -> LehmanLedger:
+def lehman_ledger_arrays(week: Any, north: Any, south: Any, east: Any, west: Any, ns_pct: Any, *, boards: Any = None,
+                         formula: str = "standard", decay: object = LEHMAN_DECAY, decay_order: str = "after",
+                         history_cap: object = None, combine: str = "boards", idle: str = "decay",
+                         floor: object = 1.0, initial: Mapping[Any, Any] | None = None,
+                         resets: Iterable[Any] | None = None) -> LehmanLedger:
     """Column form of :func:`lehman_ledger`, vectorised with numpy (per week: all deltas at once, then bincount).
 
     Options (all explicit because the primary specification was not found):
@@ -303,7 +306,7 @@ def lehman_ledger_arrays(week, north, south, east, west, ns_pct, *, boards=None,
             raise InputError(f"initial rating must be positive and history not negative, got {shown(value)}",
                              where=f"player {shown(p)}")
         rating[index[p]], hist[index[p]], present[index[p]] = r0, h0, True
-    reset_by_week: dict = {}
+    reset_by_week: dict[int, list[int]] = {}
     for item in resets or ():
         try:
             w0, p = item
@@ -385,7 +388,7 @@ def lehman_ledger_arrays(week, north, south, east, west, ns_pct, *, boards=None,
     return LehmanLedger(formula, players, tuple(all_weeks), out_r, out_h, out_b, options)
 
 
-def lehman_side_by_side(rows, **options) -> list[tuple]:
+def lehman_side_by_side(rows: Iterable[Any], **options: Any) -> list[tuple[Any, ...]]:
     """Both formulas side by side: [(week, player, boards, standard rating, modified rating, history, error)].
 
     One line per player and processed week since the player appeared; ``options`` as in

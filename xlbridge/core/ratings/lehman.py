@@ -79,7 +79,7 @@ def _number(value: object, what: str, where: str | None = None) -> float:
     return finite_float(value, what, where=where)
 
 
-def _four(values, what: str) -> list[float]:
+def _four(values: object, what: str) -> list[float]:
     if values is None or isinstance(values, (str, bytes)):
         raise InputError(f"{what} must be 4 numbers (N, S, E, W), got {shown(values)}")
     try:
@@ -91,7 +91,7 @@ def _four(values, what: str) -> list[float]:
     return [_number(v, what, where=f"seat {seat}") for v, seat in zip(seq, "NSEW")]
 
 
-def _ratings(values) -> np.ndarray:
+def _ratings(values: object) -> npt.NDArray[np.float64]:
     r = _four(values, "ratings")
     for x, seat in zip(r, "NSEW"):
         if x <= 0:
@@ -99,7 +99,7 @@ def _ratings(values) -> np.ndarray:
     return np.array(r)
 
 
-def _errors(values) -> np.ndarray:
+def _errors(values: object) -> npt.NDArray[np.float64]:
     e = _four(values, "error bounds")
     for x, seat in zip(e, "NSEW"):
         if not 0 <= x <= 1:
@@ -107,7 +107,7 @@ def _errors(values) -> np.ndarray:
     return np.array(e)
 
 
-def _pct(value) -> float:
+def _pct(value: object) -> float:
     p = _number(value, "N-S percentage")
     if not 0 <= p <= 100:
         raise InputError(f"N-S percentage must be between 0 and 100, got {shown(value)}")
@@ -117,7 +117,8 @@ def _pct(value) -> float:
 # --------------------------------------------------------------------------- the formulas
 
 
-def lehman_deltas_array(ratings, ns_pct, errors=None) -> np.ndarray:
+def lehman_deltas_array(ratings: npt.ArrayLike, ns_pct: npt.ArrayLike,
+                        errors: npt.ArrayLike | None = None) -> npt.NDArray[np.float64]:
     """Vectorised Lehman deltas: ``ratings`` (..., 4) N, S, E, W, ``ns_pct`` (...), ``errors`` (..., 4).
 
     No validation (the ledger and the simulation validate once, in bulk); returns the (..., 4)
@@ -141,10 +142,11 @@ def lehman_deltas_array(ratings, ns_pct, errors=None) -> np.ndarray:
         f_ns = p * r_all / (50 * r_ns) - 1  # P / predicted - 1
         f_ew = (100 - p) * r_all / (50 * r_ew) - 1
     f = np.stack([f_ns, f_ns, f_ew, f_ew], axis=-1)
-    return r * f
+    out: npt.NDArray[np.float64] = r * f
+    return out
 
 
-def lehman_predict(ratings) -> float:
+def lehman_predict(ratings: object) -> float:
     """Predicted N-S percentage from the four ratings (N, S, E, W): 50 R_ns / R_nsew.
 
     Source: seed 003 ("P^ns = 50 Rns / Rnsew"); partnership rating = mean of the two.
@@ -159,7 +161,7 @@ def lehman_predict(ratings) -> float:
     return float(50 * r_ns / ((r_ns + r_ew) / 2))
 
 
-def lehman_delta(ratings, ns_pct, errors=None) -> tuple[float, float, float, float]:
+def lehman_delta(ratings: object, ns_pct: object, errors: object = None) -> tuple[float, float, float, float]:
     """The four rating changes (N, S, E, W) for a board (or set of boards) scored ``ns_pct`` % by N-S.
 
     Without ``errors``: the standard formula, ``delta_n = R_n (P / predicted - 1)``.  With 4 error
@@ -175,10 +177,10 @@ def lehman_delta(ratings, ns_pct, errors=None) -> tuple[float, float, float, flo
     p = _pct(ns_pct)
     e = None if errors is None else _errors(errors)
     d = lehman_deltas_array(r, np.float64(p), e)
-    return tuple(float(x) for x in d)
+    return float(d[0]), float(d[1]), float(d[2]), float(d[3])
 
 
-def lehman_pseudo(ratings, ns_pct, errors=None) -> tuple[float, float, float, float]:
+def lehman_pseudo(ratings: object, ns_pct: object, errors: object = None) -> tuple[float, float, float, float]:
     """The four pseudo-ratings (N, S, E, W): current rating + :func:`lehman_delta`.
 
     Standard: ``Q_n = R_n P / predicted``; modified: ``Q'_n = R_n + delta'_n`` (seed 003).
@@ -188,10 +190,10 @@ def lehman_pseudo(ratings, ns_pct, errors=None) -> tuple[float, float, float, fl
     """
     r = _ratings(ratings)
     d = lehman_delta(r, ns_pct, errors)
-    return tuple(float(x + y) for x, y in zip(r, d))
+    return float(r[0] + d[0]), float(r[1] + d[1]), float(r[2] + d[2]), float(r[3] + d[3])
 
 
-def lehman_error(boards) -> float:
+def lehman_error(boards: object) -> float:
     """Error bound of a rating with ``boards`` boards of history: 1 / sqrt(boards - 1); 1.0 below 2 boards.
 
     Source: seed 003 (the standard error estimate; "100 %" when there are fewer than 2 samples).
@@ -229,8 +231,9 @@ def decay_rate(decay: object) -> float:
     return d
 
 
-def lehman_update(rating, history, pseudo_sum, week_boards, decay=LEHMAN_DECAY, *, decay_order="after",
-                  history_cap=None, combine="boards") -> tuple[float, float]:
+def lehman_update(rating: object, history: object, pseudo_sum: object, week_boards: object,
+                  decay: object = LEHMAN_DECAY, *, decay_order: str = "after",
+                  history_cap: object = None, combine: str = "boards") -> tuple[float, float]:
     """A player's weekly update: (new rating, new history count) from the week's pseudo-ratings.
 
     ``combine="boards"`` (the only rule implemented; REFERENCE.md's natural reading, the primary
@@ -270,7 +273,8 @@ def lehman_update(rating, history, pseudo_sum, week_boards, decay=LEHMAN_DECAY, 
     return float(new_r), float(new_h)
 
 
-def imps_to_percent(imps_per_board, multiplier=IMPS_TO_PERCENT_MULTIPLIER, *, clip=True) -> float:
+def imps_to_percent(imps_per_board: object, multiplier: object = IMPS_TO_PERCENT_MULTIPLIER, *,
+                    clip: bool = True) -> float:
     """An IMP result as a Lehman percentage: 50 + multiplier x IMPs per board (default multiplier 20/3).
 
     Source: REFERENCE.md (the multiplier reported for Lehman by clubs that copied it).  With
@@ -291,7 +295,8 @@ def _round_half_away(x: float, decimals: int) -> float:
     return float(round_fraction(Fraction(repr(x)), "half_away", decimals))
 
 
-def lehman_display(rating, error, *, bound="points", decimals=None, clip=True) -> float:
+def lehman_display(rating: object, error: object, *, bound: str = "points", decimals: int | None = None,
+                   clip: bool = True) -> float:
     """Display value suggested in seed 003: rating minus error bound, with no more digits than the error justifies.
 
     ``bound="points"`` (default): the bound in rating points is ``100 x error`` (seed 003:

@@ -222,7 +222,8 @@ def butler(entries: Iterable[object], boards: Iterable[object] | None = None, *,
     datums = {k: (int(d[b]) if counts[b] else None) for b, k in enumerate(groups)}
     row_imps = np.where(pos_b >= 0, ims[pos_b, pos_c], 0).tolist()
     memo = {i: (Fraction(i), Fraction(-i)) for i in range(-24, 25)}
-    ns, ew = [], []
+    ns: list[Fraction | None] = []
+    ew: list[Fraction | None] = []
     for i, e in enumerate(parsed):
         if type(e) is int:
             v, w = memo[row_imps[i]]

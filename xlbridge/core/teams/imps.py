@@ -19,6 +19,7 @@ Butler scoring (IMPs against a datum) is :mod:`xlbridge.core.teams.butler`.
 
 from __future__ import annotations
 
+import math
 from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -76,7 +77,8 @@ def imps(difference: object) -> int:
     (1, 1, 2, -24, 24)
     """
     d = exact_or_int(difference, "a points difference")
-    n = bisect_right(IMP_THRESHOLDS, abs(d))
+    magnitude = d if d >= 0 else -d
+    n = bisect_right(IMP_THRESHOLDS, math.floor(magnitude))  # the thresholds are whole numbers
     return n if d >= 0 else -n
 
 
@@ -94,8 +96,10 @@ def imps_array(differences: npt.ArrayLike) -> npt.NDArray[Any]:
     n = np.searchsorted(_THR, np.abs(d), side="right")
     out = np.where(d < 0, -n, n)
     if d.dtype.kind == "f":
-        return np.where(np.isnan(d), np.nan, out.astype(float))
-    return out.astype(np.int64)
+        res: npt.NDArray[Any] = np.where(np.isnan(d), np.nan, out.astype(float))
+        return res
+    ints: npt.NDArray[np.int64] = out.astype(np.int64)
+    return ints
 
 
 def artificial_imps(entry: Artificial) -> tuple[Fraction, Fraction]:
@@ -138,14 +142,14 @@ def traveller_rows(entries: Iterable[object], boards: Iterable[object] | None, *
         labels = [board_label(b) for b in boards]
         if len(labels) != len(entries):
             raise InputError(f"boards has {len(labels)} rows but scores has {len(entries)}: they must be parallel")
-    parsed = []
-    groups: dict = {}
+    parsed: list[Entry | None] = []
+    groups: dict[Any, list[int]] = {}
     board_of = []
     for i, (value, board) in enumerate(zip(entries, labels)):
-        t = type(value)
-        if t is int and not value % 10:
+        e: Entry | None
+        if type(value) is int and not value % 10:
             e = value  # the common case, without the general parser
-        elif t is float and value.is_integer() and not value % 10:
+        elif type(value) is float and value.is_integer() and not value % 10:
             e = int(value)
         else:
             e = parse_entry(value, where=f"row {i + 1}" if board is None else f"board {board}, row {i + 1}")
@@ -237,12 +241,13 @@ def check_score_matrix(scores: npt.ArrayLike, present: npt.ArrayLike | None) -> 
     elif S.dtype.kind not in "iu":
         raise InputError(f"scores must be numbers (N-S points), got an array of {S.dtype}")
     S = np.where(present, S, 0).astype(np.int64)
-    return S, present
+    return S, np.asarray(present, dtype=bool)
 
 
 # --------------------------------------------------------------------------- cross-IMPs
 
-def cross_imp_totals(scores, present=None):
+def cross_imp_totals(scores: npt.ArrayLike, present: npt.ArrayLike | None = None,
+                     ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """Cross-IMP totals of every result against the others on its board (numpy core).
 
     ``scores`` is a (boards x results) array of N-S scores; missing results are NaN or marked
@@ -271,14 +276,14 @@ _LUT_SPAN = int(_THR[-1])  # |difference| >= 4000 is 24 IMPs: clip there
 _LUT = None
 
 
-def _lut():
+def _lut() -> npt.NDArray[np.int8]:
     global _LUT
     if _LUT is None:
         _LUT = imps_array(np.arange(-_LUT_SPAN, _LUT_SPAN + 1)).astype(np.int8)
     return _LUT
 
 
-def _totals_pairwise(S, present):
+def _totals_pairwise(S: npt.NDArray[np.int64], present: npt.NDArray[np.bool_]) -> npt.NDArray[np.int64]:
     B, n = S.shape
     lut = _lut()
     if np.abs(S).max(initial=0) > 2**30:
@@ -297,7 +302,8 @@ def _totals_pairwise(S, present):
     return out
 
 
-def _totals_sorted(S, present, counts):
+def _totals_sorted(S: npt.NDArray[np.int64], present: npt.NDArray[np.bool_],
+                   counts: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
     B, n = S.shape
     big = int(np.abs(S[present]).max()) if present.any() else 0
     sentinel = big + int(_THR[-1]) + 10  # above every query s + t of its own row
@@ -332,8 +338,8 @@ class CrossImps:
     ((Fraction(1, 1), Fraction(-1, 1), None), (Fraction(-1, 1), Fraction(1, 1), None), 2, False)
     """
 
-    ns: tuple
-    ew: tuple
+    ns: tuple[Fraction | None, ...]
+    ew: tuple[Fraction | None, ...]
     expected: int
     average: bool
 
@@ -373,8 +379,9 @@ def cross_imps(entries: Iterable[object], boards: Iterable[object] | None = None
     real = pos_b >= 0
     row_tot = np.where(real, totals[pos_b, pos_c], 0).tolist()
     row_a = np.where(real, counts[pos_b], 0).tolist()
-    memo: dict = {}
-    ns, ew = [], []
+    memo: dict[tuple[int, int], tuple[Fraction, Fraction]] = {}
+    ns: list[Fraction | None] = []
+    ew: list[Fraction | None] = []
     for i, e in enumerate(parsed):
         if type(e) is int:
             key = (row_tot[i], row_a[i])

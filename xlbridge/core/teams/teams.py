@@ -73,7 +73,7 @@ _CHUNK = 8192  # combinations scored at once (bounds memory: chunk x results int
 
 # --------------------------------------------------------------------------- weights & outcomes
 
-def _weight(value, where=None) -> Fraction:
+def _weight(value: object, where: str | None = None) -> Fraction:
     """One weight as an exact Fraction by the project's rule (:func:`xlbridge.core.pairs.weighted.parse_weight`):
     0.6, 60 and "60%" all mean 3/5; a blank weight is an error here."""
     w = parse_weight(value, where=where)
@@ -82,7 +82,7 @@ def _weight(value, where=None) -> Fraction:
     return w
 
 
-def _outcomes(outcomes, weights=None, where=None) -> tuple:
+def _outcomes(outcomes: Any, weights: Any = None, where: str | None = None) -> tuple[tuple[int, Fraction], ...]:
     """Normalise a weighted result to ``((score, Fraction weight), ...)``, weights totalling 1.
 
     Accepts pairs ``[(420, 0.6), (-50, 0.4)]``, a mapping ``{420: 0.6, -50: 0.4}``, or scores
@@ -225,7 +225,7 @@ def board_a_match(outcomes: Any, other: object, *, weights: Any = None, scale: s
     return total
 
 
-def _imp_boards(weighted, where="weighted board"):
+def _imp_boards(weighted: Any, where: str = "weighted board") -> list[tuple[tuple[Fraction, Fraction], ...]]:
     """Normalise weighted boards to tuples of (Fraction imps, Fraction weight)."""
     items = list(weighted)
     if items and isinstance(items[0], (list, tuple)) and len(items[0]) == 2 and not isinstance(items[0][0], (list, tuple, dict)):
@@ -244,7 +244,7 @@ def _imp_boards(weighted, where="weighted board"):
     return boards
 
 
-def _combinations(boards, limit):
+def _combinations(boards: Sequence[Sequence[Any]], limit: int) -> int:
     n = math.prod(len(b) for b in boards)
     if n > limit:
         raise TooManyCombinationsError(
@@ -253,7 +253,8 @@ def _combinations(boards, limit):
     return n
 
 
-def weighted_vp(margin, weighted, boards, *, level: str = "imp", rounding: str | None = None, offender=None,
+def weighted_vp(margin: object, weighted: Any, boards: object, *, level: str = "imp", rounding: str | None = None,
+                offender: object = None,
                 fraction: str = "interpolate", max_combinations: int = DEFAULT_MAX_COMBINATIONS) -> Fraction:
     """VPs of a Swiss / round-robin match that has weighted boards (seed 004).
 
@@ -286,7 +287,7 @@ def weighted_vp(margin, weighted, boards, *, level: str = "imp", rounding: str |
     # enumerating, with at most (distinct totals x outcomes) steps per board.
     dist = {Fraction(0): Fraction(1)}
     for b in wb:
-        nxt: dict = {}
+        nxt: dict[Fraction, Fraction] = {}
         for s, p in dist.items():
             for i, w in b:
                 nxt[s + i] = nxt.get(s + i, 0) + p * w
@@ -330,7 +331,8 @@ class MatchResult:
     boards: int
 
 
-def match_result(board_imps, boards=None, *, level: str = "imp", rounding: str | None = None, offender=None,
+def match_result(board_imps: Iterable[Any], boards: object = None, *, level: str = "imp", rounding: str | None = None,
+                 offender: object = None,
                  fraction: str = "interpolate", max_combinations: int = DEFAULT_MAX_COMBINATIONS) -> MatchResult:
     """Score a match from its per-board IMPs (for team A; negative = team B won the board).
 
@@ -385,7 +387,8 @@ def _rows(scores: Any, weights: Any, boards: Any, check_legal: bool) -> tuple[li
         boards = list(boards)
         if len(boards) != len(scores):
             raise InputError(f"boards has {len(boards)} rows but scores has {len(scores)}: they must be parallel")
-    rows, groups = [], {}
+    rows: list[Any] = []
+    groups: dict[Any, list[int]] = {}
     for i, cell in enumerate(scores):
         label = None if boards is None else board_label(boards[i])
         where = f"row {i + 1}" if label is None else f"board {label}, row {i + 1}"
@@ -413,7 +416,7 @@ def _first_score(e: object) -> int:
     return e if type(e) is int and -MAX_SCORE_READ <= e <= MAX_SCORE_READ else 0
 
 
-def _row(cell, w, where):
+def _row(cell: Any, w: Any, where: str) -> Any:
     """One traveller row: a plain entry (int, Artificial, NOT_PLAYED, None) or an outcome tuple."""
     seq = (list, tuple, np.ndarray)
     if isinstance(cell, dict):
@@ -437,7 +440,7 @@ def _row(cell, w, where):
     return e[0][0] if len(e) == 1 else e
 
 
-def _expected(rows, groups, expected):
+def _expected(rows: list[Any], groups: dict[Any, list[int]], expected: object) -> int:
     counted = {k: sum(isinstance(rows[i], (int, tuple, Artificial)) for i in idx) for k, idx in groups.items()}
     return expected_results(counted, expected)
 
@@ -461,7 +464,8 @@ def weighted_cross_imps(scores: Any, weights: Any = None, boards: Any = None, *,
     """
     rows, groups = _rows(scores, weights, boards, check_legal)
     E = _expected(rows, groups, expected)
-    ns, ew = [None] * len(rows), [None] * len(rows)
+    ns: list[Fraction | None] = [None] * len(rows)
+    ew: list[Fraction | None] = [None] * len(rows)
     for idx in groups.values():
         real = [i for i in idx if isinstance(rows[i], (int, tuple))]
         a = len(real)
@@ -522,8 +526,9 @@ def weighted_butler(scores: Any, weights: Any = None, boards: Any = None, *, tri
     ['-8/5', '16/5', '16/5', '16/5', '-19/5', '-41/5']
     """
     rows, groups = _rows(scores, weights, boards, check_legal)
-    ns, ew = [None] * len(rows), [None] * len(rows)
-    datums = {}
+    ns: list[Fraction | None] = [None] * len(rows)
+    ew: list[Fraction | None] = [None] * len(rows)
+    datums: dict[Any, Any] = {}
     for label, idx in groups.items():
         real = [i for i in idx if isinstance(rows[i], (int, tuple))]
         for i in idx:

@@ -68,7 +68,7 @@ def lehman_update(rating: Fraction | int, history: Fraction | int, pseudo_sum: F
     >>> [round(x, 4) for x in lehman_update(50, 100, 400, 10, None)[0]]
     [49.0909, 102.63]
     """
-    kw = {} if decay is None else {"decay": float(decay)}
+    kw: dict[str, Any] = {} if decay is None else {"decay": float(decay)}
     res = core_lehman_update(float(rating), float(history), float(pseudo_sum), float(week_boards), **kw)
     return [[xl.to_cell(v) for v in res]]
 

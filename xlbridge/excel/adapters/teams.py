@@ -107,7 +107,7 @@ def weighted_imps(scores: Cells, weights: Cells, other: Cells) -> Any:
     if len(oth) == 1 and len(w.outcomes) > 1:
         oth = oth * len(w.outcomes)
     same_length({"scores": w.outcomes, "other": oth})
-    out = []
+    out: list[list[Any]] = []
     for i, (outs, o) in enumerate(zip(w.outcomes, oth)):
         err = w.errors.get(i) or xl.error_literal(o)
         if err is not None:
