@@ -15,10 +15,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from ..core.errors import InputError, XlbridgeError
 from . import cells as xl
 
-__all__ = ["Cells", "is_listlike", "broadcast", "elementwise", "given"]
+__all__ = ["Cells", "is_listlike", "broadcast", "elementwise", "given", "number_line", "shaped"]
 
 #: What Excel sends for a cell or a range.
 Cells = Any
@@ -29,8 +31,9 @@ def is_listlike(v: object) -> bool:
     return isinstance(v, (list, tuple)) or (hasattr(v, "ndim") and getattr(v, "ndim", 0) > 0)
 
 
-def broadcast(args: dict[str, Cells]) -> tuple[list[list[dict[str, Any]]], bool]:
-    """The cells of each result position (rows of {argument: cell}) and whether any argument is a range."""
+def broadcast(args: dict[str, Cells]) -> tuple[list[list[Any]], tuple[int, int], bool]:
+    """Each argument as a flat list of cells over the result positions (row by row), the result
+    shape, and whether any argument is a range. Single cells broadcast; ranges share one shape."""
     grids = {k: xl.grid(v) for k, v in args.items()}
     shapes = {k: (len(g), len(g[0]) if g else 0) for k, g in grids.items()}
     big = {k: s for k, s in shapes.items() if s != (1, 1)}
@@ -41,53 +44,79 @@ def broadcast(args: dict[str, Cells]) -> tuple[list[list[dict[str, Any]]], bool]
         desc = ", ".join(f"{k} is {s[0]} x {s[1]}" for k, s in big.items())
         raise InputError(f"ranges must have the same size or be single cells: {desc}")
     h, w = next(iter(big.values()), (1, 1))
-    rows = [[{k: (g[0][0] if shapes[k] == (1, 1) else g[r][c]) for k, g in grids.items()} for c in range(w)]
-            for r in range(h)]
-    return rows, any(is_listlike(v) for v in args.values())
+    flat = [[g[0][0]] * (h * w) if shapes[k] == (1, 1) else [c for row in g for c in row] for k, g in grids.items()]
+    return flat, (h, w), any(is_listlike(v) for v in args.values())
 
 
 def elementwise(fn: Callable[..., Any], args: dict[str, Cells], *, blank_if: tuple[str, ...] = ()) -> Any:
-    """Apply ``fn`` cell by cell (results of repeated cells computed once).
+    """Apply ``fn`` cell by cell, its arguments positional in ``args`` order (repeated cells computed once).
 
     A cell holding an Excel error passes it on; a cell ``fn`` cannot read gives ``#VALUE!``;
     a position whose ``blank_if`` arguments are all blank gives a blank cell.
     """
-    rows, listlike = broadcast(args)
-    names = list(args)
+    columns, (h, w), listlike = broadcast(args)
+    blank_at = [i for i, k in enumerate(args) if k in blank_if]
     memo: dict[tuple[Any, ...], Any] = {}
     out = []
-    for row in rows:
-        res = []
-        for cells in row:
-            key = tuple(cells[k] for k in names)
+    for key in zip(*columns):
+        try:
+            hit = memo.get(key, memo)
+        except TypeError:  # an unhashable cell
+            hit = memo
+        if hit is memo:
+            hit = _cell(fn, key, blank_at)
             try:
-                hit = memo.get(key, memo)
-            except TypeError:  # an unhashable cell
-                hit = memo
-            if hit is memo:
-                hit = _cell(fn, cells, names, blank_if)
-                try:
-                    memo[key] = hit
-                except TypeError:
-                    pass
-            res.append(hit)
-        out.append(res)
-    return out if listlike else out[0][0]
+                memo[key] = hit
+            except TypeError:
+                pass
+        out.append(hit)
+    if not listlike:
+        return out[0]
+    return [out[r * w:(r + 1) * w] for r in range(h)]
 
 
-def _cell(fn: Callable[..., Any], cells: dict[str, Any], names: list[str], blank_if: tuple[str, ...]) -> Any:
-    for k in names:
-        err = xl.error_literal(cells[k])
+def _cell(fn: Callable[..., Any], cells: tuple[Any, ...], blank_at: list[int]) -> Any:
+    for c in cells:
+        err = xl.error_literal(c)
         if err is not None:
             return err
-    if blank_if and all(xl.is_blank(cells[k]) for k in blank_if):
+    if blank_at and all(xl.is_blank(cells[i]) for i in blank_at):
         return None
     try:
-        return xl.to_cell(fn(**cells))
+        return xl.to_cell(fn(*cells))
     except (XlbridgeError, ValueError, TypeError, ZeroDivisionError, OverflowError):
         return xl.VALUE
 
 
+def number_line(value: Cells, name: str) -> tuple[xl.Column, bool] | None:
+    """A row or column argument holding plain numbers only (no blank, text or error): the column read
+    once, and whether it is a row; else None (the caller goes cell by cell).
+
+    >>> line = number_line([[1.0], [2.0]], "x")
+    >>> line[0].numbers.tolist(), line[1]
+    ([1.0, 2.0], False)
+    >>> number_line([[1.0], ["NP"]], "x") is None, number_line(5.0, "x") is None
+    (True, True)
+    """
+    if not is_listlike(value):
+        return None
+    is_row = False
+    if isinstance(value, list) and len(value) == 1 and isinstance(value[0], (list, tuple)):
+        is_row, value = True, list(value[0])
+    elif getattr(value, "ndim", 1) == 2 and getattr(value, "shape", (0, 0))[0] == 1:
+        is_row = True
+    try:
+        c = xl.read_column(value, name)
+    except InputError:
+        return None
+    if not len(c) or not np.isfinite(c.numbers).all():
+        return None
+    return c, is_row
+
+
+def shaped(values: list[Any], is_row: bool) -> list[list[Any]]:
+    """Flat results back in the shape of their argument: one row, or one cell per row."""
+    return [values] if is_row else xl.table(values)
 
 
 def given(**opts: Any) -> dict[str, Any]:

@@ -222,7 +222,11 @@ def read_weighted(scores: Any, weights: Any, boards: list[Any] | None) -> Weight
     reasons: dict[int, str] = {}
     bad: set[Any] = set()
     labels = None if boards is None else factorize(boards, len(sg))
+    plain = _plain_rows(sg, wg, boards)
     for i, row in enumerate(sg):
+        if plain[i] is not None:  # one plain legal score, no weight: the common row
+            outcomes.append(plain[i])
+            continue
         where = f"row {i + 1}"
         cells = [(j, v) for j, v in enumerate(row) if not xl.is_blank(v)]
         bkey = None if labels is None else int(labels[0][i])
@@ -258,6 +262,25 @@ def read_weighted(scores: Any, weights: Any, boards: list[Any] | None) -> Weight
             outcomes.append([(0, Fraction(1))])
             bad.add(bkey)
     return WeightedRows(outcomes, errors, reasons, bad)
+
+
+def _plain_rows(sg: list[list[Any]], wg: list[list[Any]] | None, boards: list[Any] | None) -> list[int | None]:
+    """Per row: its score when the row is one plain whole number (the other cells and every weight
+    blank) that is a legal score of its board, else None (read cell by cell). One vectorised check."""
+    first = [r[0] if type(r[0]) in (float, int) and all(c is None for c in r[1:]) else None for r in sg]
+    if wg is not None:
+        first = [v if v is not None and all(c is None for c in w) else None for v, w in zip(first, wg)]
+    s = xl.read_column([[v] for v in first], "scores")
+    ok = s.whole & (np.abs(s.numbers) <= SCORE_LIMIT)
+    if boards is None:
+        vul: Any = ANY_VULNERABILITY
+    else:
+        b = xl.read_column(boards, "boards")
+        good = b.whole & (b.numbers >= 1)
+        ok &= good
+        vul = board_vulnerabilities(np.where(good, b.ints(), 1))
+    ok &= legal_mask(s.ints(), vul)
+    return [int(v) if good else None for v, good in zip(s.numbers.tolist(), ok.tolist())]
 
 
 def mask_weighted(rows: list[list[Any]], w: WeightedRows, boards: list[Any] | None, width: int) -> list[list[Any]]:

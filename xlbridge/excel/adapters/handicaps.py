@@ -94,9 +94,13 @@ def fairness(wins: Cells, matches: Cells, upper: bool) -> Any:
     >>> round(fairness(19, 56, False), 4), round(fairness(37, 56, True), 4)
     (0.0111, 0.0111)
     """
-    rows, _ = broadcast({"wins": wins, "matches": matches})
-    check_work(sum(fairness_work(c["matches"], c["wins"]) for row in rows for c in row
-                   if xl.error_literal(c["wins"]) is None and xl.error_literal(c["matches"]) is None))
+    (ws, ms), _, _ = broadcast({"wins": wins, "matches": matches})
+    pairs: Any = list(zip(ws, ms))
+    try:
+        pairs = set(pairs)  # repeated cells are computed once
+    except TypeError:
+        pass
+    check_work(sum(fairness_work(m, w) for w, m in pairs if xl.error_literal(w) is None and xl.error_literal(m) is None))
     fn = fairness_p_upper_exact if upper else fairness_p_exact
     return elementwise(lambda wins, matches: fn(wins, matches), {"wins": wins, "matches": matches},
                        blank_if=("wins", "matches"))
@@ -117,16 +121,19 @@ def fairness_band(matches: Cells, tail: Cells) -> list[list[Any]]:
     t = xl.optional(tail, None)
     ms = nonempty(xl.vector(matches, "matches"), "matches")
     core_fairness_band(0, t)  # check the tail once, before any row
-    check_work(sum(fairness_work(m) for m in ms if xl.error_literal(m) is None))
+    distinct = {m for m in ms if xl.error_literal(m) is None and not xl.is_blank(m)}
+    check_work(sum(fairness_work(m) for m in distinct))  # each distinct count is computed once
+    memo: dict[Any, list[Any]] = {}
     out: list[list[Any]] = []
-    for i, m in enumerate(ms, start=1):
+    for m in ms:
         err = xl.error_literal(m)
         if err is not None or xl.is_blank(m):
             out.append([err, err])
             continue
-        try:
-            lo, hi = core_fairness_band(xl.as_int(m, "matches", where=f"row {i}", minimum=0), t)
-            out.append([lo, hi])
-        except XlbridgeError:
-            out.append([xl.VALUE, xl.VALUE])
+        if m not in memo:
+            try:
+                memo[m] = list(core_fairness_band(xl.as_int(m, "matches", minimum=0), t))
+            except XlbridgeError:
+                memo[m] = [xl.VALUE, xl.VALUE]
+        out.append(list(memo[m]))
     return out

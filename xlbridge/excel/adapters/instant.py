@@ -8,17 +8,25 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
+from ...core.contract import legal_mask, vulnerability_index
 from ...core.errors import InputError
 from ...core.instant.chart import InstantChart, instant_chart
 from .. import cells as xl
-from ..elementwise import Cells, elementwise
+from ..elementwise import Cells, elementwise, number_line, shaped
 from ..travellers import same_length
 
 def _chart(scores: Cells, frequencies: Cells, vulnerable: Cells) -> InstantChart:
-    s = xl.vector(scores, "scores")
-    f = xl.vector(frequencies, "frequencies")
-    same_length({"scores": s, "frequencies": f})
-    pairs = [(i, a, b) for i, (a, b) in enumerate(zip(s, f)) if not (xl.is_blank(a) and xl.is_blank(b))]
+    vul = xl.optional(vulnerable, None)
+    if vul is None:
+        raise InputError("vulnerability is missing (None, NS, EW, All or a board number)", where="vulnerable")
+    s = xl.read_column(scores, "scores")
+    f = xl.read_column(frequencies, "frequencies")
+    same_length({"scores": s.cells, "frequencies": f.cells})
+    if len(s) and s.whole.all() and f.whole.all():  # plain whole numbers: straight to the core, vectorised
+        return instant_chart(s.ints(), f.ints(), vul)
+    pairs = [(i, a, b) for i, (a, b) in enumerate(zip(s.cells, f.cells)) if not (xl.is_blank(a) and xl.is_blank(b))]
     for i, a, b in pairs:
         for v, what in ((a, "score"), (b, "frequency")):
             err = xl.error_literal(v)
@@ -26,9 +34,6 @@ def _chart(scores: Cells, frequencies: Cells, vulnerable: Cells) -> InstantChart
                 raise InputError(f"the {what} cell holds {err}", where=f"row {i + 1}")
     sc = [xl.as_int(a, "scores", where=f"row {i + 1}") for i, a, _ in pairs]
     fr = [xl.as_int(b, "frequencies", where=f"row {i + 1}", minimum=0) for i, _, b in pairs]
-    vul = xl.optional(vulnerable, None)
-    if vul is None:
-        raise InputError("vulnerability is missing (None, NS, EW, All or a board number)", where="vulnerable")
     return instant_chart(sc, fr, vul)
 
 
@@ -54,4 +59,16 @@ def instant_award(score: Cells, scores: Cells, frequencies: Cells, vulnerable: C
     [[75], [ExcelError('#VALUE!')]]
     """
     chart = _chart(scores, frequencies, vulnerable)
+    line = number_line(score, "score")
+    if line is not None and line[0].whole.all():  # a column of plain whole numbers: one look-up
+        ints = line[0].ints()
+        ok = legal_mask(ints, vulnerability_index(chart.vulnerable))
+        if ok.all():
+            aw = chart.awards(ints)
+            return shaped(aw.tolist() if aw.dtype.kind == "i" else [xl.to_cell(a) for a in aw.tolist()], line[1])
+        awards = np.zeros(len(ints), dtype=object)
+        if ok.any():
+            awards[ok] = chart.awards(ints[ok]).astype(object)
+        cells = [a if good else xl.VALUE for a, good in zip(awards.tolist(), ok.tolist())]
+        return shaped([xl.to_cell(a) for a in cells], line[1])
     return elementwise(lambda score: chart.award(xl.as_int(score, "score")), {"score": score}, blank_if=("score",))

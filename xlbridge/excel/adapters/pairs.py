@@ -63,10 +63,7 @@ def matchpoints(scores: Cells, boards: Cells, expected: int | None, scale: str) 
     t = read_traveller(scores, boards)
     session = session_from_rows(t.kind, t.score, t.arts, t.codes, t.labels, expected=expected, scale=scale,
                                 check_legal=False)  # read_traveller checked every score against the same table
-    scored = session.kind >= ROW_SCORE
-    rows = [list(r) for r in zip(xl.ratio_cells(session.ns_num, session.den, scored),
-                                 xl.ratio_cells(session.ew_num, session.den, scored))]
-    return t.mask(rows, 2)
+    return t.mask(_session_cells(session), 2)
 
 
 def _boards_column(boards: Cells) -> list[Any] | None:
@@ -75,8 +72,8 @@ def _boards_column(boards: Cells) -> list[Any] | None:
 
 def _session_cells(session: Any) -> list[list[Any]]:
     scored = session.kind >= ROW_SCORE
-    return [list(r) for r in zip(xl.ratio_cells(session.ns_num, session.den, scored),
-                                 xl.ratio_cells(session.ew_num, session.den, scored))]
+    return xl.table(xl.ratio_cells(session.ns_num, session.den, scored),
+                    xl.ratio_cells(session.ew_num, session.den, scored))
 
 
 def weighted_mp(scores: Cells, weights: Cells, boards: Cells, expected: int | None, scale: str) -> list[list[Any]]:

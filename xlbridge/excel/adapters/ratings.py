@@ -9,6 +9,8 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+import numpy as np
+
 from ...core.errors import InputError
 from ...core.ratings.ledger import lehman_ledger_arrays
 from ...core.ratings.lehman import lehman_delta as core_lehman_delta
@@ -16,7 +18,7 @@ from ...core.ratings.lehman import lehman_error as core_lehman_error
 from ...core.ratings.lehman import lehman_predict as core_lehman_predict
 from ...core.ratings.lehman import lehman_update as core_lehman_update
 from .. import cells as xl
-from ..elementwise import Cells, elementwise
+from ..elementwise import Cells, elementwise, number_line, shaped
 from ..travellers import same_length
 
 def _four(values: Cells, name: str) -> list[float]:
@@ -55,6 +57,10 @@ def lehman_error(boards: Cells) -> Any:
     >>> lehman_error(26)
     0.2
     """
+    line = number_line(boards, "boards")
+    if line is not None and (line[0].numbers >= 0).all():  # the same IEEE operations as lehman_error
+        n = line[0].numbers
+        return shaped(np.where(n < 2, 1.0, 1.0 / np.sqrt(np.maximum(n - 1, 1.0))).tolist(), line[1])
     return elementwise(lambda boards: core_lehman_error(float(xl.as_number(boards, "boards"))), {"boards": boards},
                        blank_if=("boards",))
 
@@ -82,9 +88,17 @@ def lehman_ledger(weeks: Cells, north: Cells, south: Cells, east: Cells, west: C
     >>> lehman_ledger([1], ["ann"], ["bob"], ["cy"], ["di"], [60], "standard", None)
     [['ann', 60.0, 0.933, 1.0], ['bob', 60.0, 0.933, 1.0], ['cy', 40.0, 0.933, 1.0], ['di', 40.0, 0.933, 1.0]]
     """
-    cols = {k: xl.vector(v, k) for k, v in (("weeks", weeks), ("north", north), ("south", south),
-                                             ("east", east), ("west", west), ("ns_pct", ns_pct))}
+    wk, pc = xl.read_column(weeks, "weeks"), xl.read_column(ns_pct, "ns_pct")
+    seats = {k: xl.vector(v, k) for k, v in (("north", north), ("south", south), ("east", east), ("west", west))}
+    cols = {"weeks": wk.cells, **seats, "ns_pct": pc.cells}
     same_length(cols)
+    kw: dict[str, Any] = {"formula": formula}
+    if decay is not None:
+        kw["decay"] = float(decay)
+    if len(wk) and wk.whole.all() and np.isfinite(pc.numbers).all() and all(_plain_names(c) for c in seats.values()):
+        # every cell filled and plain (what a season sheet holds): the columns go to the core as read
+        led = lehman_ledger_arrays(wk.ints(), *seats.values(), pc.numbers, **kw)
+        return [[xl.to_cell(p), r, h, e] for p, (r, h, e) in led.final().items()]
     keep = [i for i in range(len(cols["weeks"])) if not all(xl.is_blank(c[i]) for c in cols.values())]
     for i in keep:
         for k, c in cols.items():
@@ -94,8 +108,11 @@ def lehman_ledger(weeks: Cells, north: Cells, south: Cells, east: Cells, west: C
     sel = {k: [c[i] for i in keep] for k, c in cols.items()}
     sel["ns_pct"] = [float(xl.as_number(v, "ns_pct", where=f"row {i + 1}")) for i, v in zip(keep, sel["ns_pct"])]
     sel["weeks"] = [xl.as_int(v, "weeks", where=f"row {i + 1}") for i, v in zip(keep, sel["weeks"])]
-    kw: dict[str, Any] = {"formula": formula}
-    if decay is not None:
-        kw["decay"] = float(decay)
     led = lehman_ledger_arrays(sel["weeks"], sel["north"], sel["south"], sel["east"], sel["west"], sel["ns_pct"], **kw)
     return [[xl.to_cell(p), r, h, e] for p, (r, h, e) in led.final().items()]
+
+
+def _plain_names(cells: list[Any]) -> bool:
+    """Whether a player column holds no blank and no error value (names or numbers only)."""
+    return all((type(c) is str and c.strip() and (c[0] != "#" or xl.error_literal(c) is None))
+               or (type(c) in (int, float) and c == c) for c in cells)

@@ -19,7 +19,7 @@ from ...core.teams.teams import match_result as core_match_result
 from ...core.teams.teams import weighted_imps as core_weighted_imps
 from ...core.teams.vp import vp as core_vp
 from .. import cells as xl
-from ..elementwise import Cells, elementwise, given, is_listlike
+from ..elementwise import Cells, elementwise, given, is_listlike, number_line, shaped
 from ..travellers import read_traveller, read_weighted, same_length
 
 def imps(difference: Cells) -> Any:
@@ -30,12 +30,9 @@ def imps(difference: Cells) -> Any:
     >>> imps([[20], [-430], [4000]])
     [[1], [-10], [24]]
     """
-    if is_listlike(difference):
-        c = xl.read_column(difference, "difference") if xl.shape_of(difference)[1] == 1 or \
-            xl.shape_of(difference)[0] == 1 else None
-        if c is not None and len(c) and c.whole.all():
-            flat = imps_array(c.ints()).tolist()
-            return [[v] for v in flat] if xl.shape_of(difference)[1] == 1 else [flat]
+    line = number_line(difference, "difference")
+    if line is not None and line[0].whole.all():
+        return shaped(imps_array(line[0].ints()).tolist(), line[1])
     return elementwise(lambda difference: core_imps(xl.as_int(difference, "difference")), {"difference": difference},
                        blank_if=("difference",))
 
