@@ -30,7 +30,7 @@ import numpy as np
 from ..boards import as_column, check_traveller, factorize
 from ..entries import MAX_SCORE_READ, Artificial, NotPlayed, parse_entry, too_large
 from ..errors import InputError, LimitError, WeightError, location, shown
-from ..numbers import number_text, plain
+from ..numbers import exact, number_text, plain
 from .matchpoints import (
     ROW_ARTIFICIAL,
     ROW_BLANK,
@@ -105,11 +105,11 @@ def parse_weight(value: object, *, where: str | None = None) -> Fraction | None:
 
 def _float_weight(x: float) -> Fraction:
     """A float weight as the simple fraction it stands for (1/3), else as its decimal."""
-    exact = Fraction(x)
-    simple = exact.limit_denominator(10_000)
-    if abs(simple - exact) <= abs(exact) * Fraction(1, 10**12):
+    binary = Fraction(x)
+    simple = binary.limit_denominator(10_000)
+    if abs(simple - binary) <= abs(binary) * Fraction(1, 10**12):
         return simple
-    return Fraction(repr(x))
+    return exact(x, "weight")  # as everywhere: the float's shortest decimal (0.123456)
 
 
 def _is_pair(x: object) -> bool:

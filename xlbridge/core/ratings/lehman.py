@@ -33,14 +33,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from ..errors import InputError, shown
-from ..numbers import finite_float
+from ..numbers import exact, finite_float
 from ..rounding import round_fraction
 
 __all__ = [
@@ -292,7 +291,7 @@ def imps_to_percent(imps_per_board: object, multiplier: object = IMPS_TO_PERCENT
 
 
 def _round_half_away(x: float, decimals: int) -> float:
-    return float(round_fraction(Fraction(repr(x)), "half_away", decimals))
+    return float(round_fraction(exact(x, "the value to show"), "half_away", decimals))
 
 
 def lehman_display(rating: object, error: object, *, bound: str = "points", decimals: int | None = None,

@@ -97,7 +97,8 @@ def lehman_ledger(weeks: Cells, north: Cells, south: Cells, east: Cells, west: C
         kw["decay"] = float(decay)
     if len(wk) and wk.whole.all() and np.isfinite(pc.numbers).all() and all(_plain_names(c) for c in seats.values()):
         # every cell filled and plain (what a season sheet holds): the columns go to the core as read
-        led = lehman_ledger_arrays(wk.ints(), *seats.values(), pc.numbers, **kw)
+        led = lehman_ledger_arrays(wk.ints(), seats["north"], seats["south"], seats["east"], seats["west"], pc.numbers,
+                                   **kw)
         return [[xl.to_cell(p), r, h, e] for p, (r, h, e) in led.final().items()]
     keep = [i for i in range(len(cols["weeks"])) if not all(xl.is_blank(c[i]) for c in cols.values())]
     for i in keep:
