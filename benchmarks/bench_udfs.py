@@ -1,14 +1,17 @@
-"""Benchmark of the Excel layer (xlbridge.udfs): one call per column versus what a user would do instead.
+"""Benchmark of the Excel layer (xlbridge.udfs): every Excel function against the core it calls.
 
-Not a test. Run: python benchmarks/bench_udfs.py [--boards 100] [--tables 20]
+Not a test. Run: python benchmarks/bench_udfs.py [--rows 100000] [--big 1000000] [--only NAME ...]
 
-Compares, on a session of travellers (boards x tables rows, Excel-shaped: a column of floats):
-- MATCHPOINTS as ONE call over the whole session (rows grouped by board),
-- MATCHPOINTS called once per board (a formula per traveller block),
-- a per-cell style loop (one call per row, each scoring its board again - what a per-row UDF costs),
-- pandas groupby + rank (floats, no legality check, no Neuberg) - what a Python user might write,
-- the core matchpoint_session directly (the adapter's overhead).
-And BRIDGE_SCORE over a column versus a plain Python loop over xlbridge.bridge_score.
+Part 1: each of the 27 Excel functions called once over ``--rows`` rows of Excel-shaped input
+(columns as lists of one-float rows, as xlwings delivers them with ndim=2), timed against the core
+function(s) it calls doing the same work on plain Python / numpy input (what a Python user would
+call). The goal (issue 13): every Excel function within about 3x its core. Functions whose
+arguments are a few cells (LEHMAN_PREDICT, LEHMAN_DELTA, LEHMAN_UPDATE) are timed per call.
+
+Part 2: MATCHPOINTS over ``--big`` rows (a session of boards x 20 tables) against pandas
+``groupby().rank()``, both from Excel-shaped lists to Excel-shaped n x 2 lists and on numpy arrays
+alone. The goal: within about 2x pandas. Every result is compared with the reference (pandas
+agrees on every value on this all-full session).
 """
 
 from __future__ import annotations
@@ -17,16 +20,16 @@ import argparse
 import platform
 import random
 import time
+from fractions import Fraction
 
 import numpy as np
 
-from xlbridge import bridge_score, legal_scores, matchpoint_session
+import xlbridge as xb
 from xlbridge.udfs import EXCEL_FUNCTIONS as F
 
 
 def best_of(fn, repeat=3):
-    best = float("inf")
-    out = None
+    best, out = float("inf"), None
     for _ in range(repeat):
         t = time.perf_counter()
         out = fn()
@@ -34,89 +37,208 @@ def best_of(fn, repeat=3):
     return best, out
 
 
-def session(boards, tables, seed=1):
+def col(values):
+    """A column as xlwings delivers it with ndim=2."""
+    return [[float(v) if isinstance(v, int) and not isinstance(v, bool) else v] for v in values]
+
+
+def session(n, tables=20, seed=1):
+    """n rows: boards of `tables` results each, legal scores for each board's vulnerability."""
     rnd = random.Random(seed)
-    rows_s, rows_b = [], []
-    for b in range(1, boards + 1):
-        legal = sorted(s for s in legal_scores(b) if -1400 <= s <= 1400)
-        common = rnd.sample(legal, 6)
+    legal = {v: sorted(s for s in xb.legal_scores(v) if -1400 <= s <= 1400) for v in range(1, 17)}
+    scores, boards = [], []
+    for b in range(1, n // tables + 1):
+        common = rnd.sample(legal[(b - 1) % 16 + 1], 6)
         for _ in range(tables):
-            rows_s.append([float(rnd.choice(common))])
-            rows_b.append([float(b)])
-    return rows_s, rows_b
+            scores.append(rnd.choice(common))
+            boards.append(b)
+    return scores, boards
+
+
+def cases(n):
+    """{NAME: (excel call, core call)} doing the same work on `n` rows."""
+    rnd = random.Random(2)
+    scores, boards = session(n)
+    S, B = col(scores), col(boards)
+    s_arr, b_arr = np.array(scores, dtype=float), np.array(boards, dtype=float)
+    contracts = [rnd.choice(["4S", "3NT", "2H", "6DX", "1NT", "PASS"]) for _ in range(n)]
+    decl = [rnd.choice("NESW") for _ in range(n)]
+    tricks = [rnd.randint(6, 12) for _ in range(n)]
+    mp = [rnd.randint(0, 30) for _ in range(n)]
+    diffs = [10 * rnd.randint(-400, 400) for _ in range(n)]
+    margins = [rnd.randint(-60, 60) for _ in range(n)]
+    # weighted: every 50th row a weighted result between two scores of its board
+    wsc = [[s, None] for s in scores]
+    wwt = [[None, None] for _ in scores]
+    outcomes = list(scores)
+    for i in range(0, n, 50):
+        other = scores[i + 1] if i + 1 < n and boards[i + 1] == boards[i] else scores[i]
+        wsc[i], wwt[i] = [scores[i], other], [0.6, 0.4]
+        outcomes[i] = [(scores[i], Fraction(3, 5)), (other, Fraction(2, 5))]
+    ns_pairs = [1 + (i % 20) for i in range(n)]
+    ew_pairs = [21 + (i % 20) for i in range(n)]
+    board_imps = [rnd.randint(-12, 12) for _ in range(n)]
+    hist = [rnd.choice([980, 800, 480, 450, 420, 400, -50, -100]) for _ in range(n)]
+    chart_scores, chart_freq = [980, 800, 480, 450, 420, 400, -50, -100], [4, 3, 8, 26, 115, 6, 17, 1]
+    look = [rnd.choice([980, 500, 420, 170, -100, -1100]) for _ in range(n)]
+    chart = xb.instant_chart(chart_scores, chart_freq, "None")
+    hist_chart = xb.instant_chart(hist, None, "None")
+    players = [f"p{i}" for i in range(200)]
+    weeks = [1 + i * 10 // n for i in range(n)]
+    seats = [rnd.sample(players, 4) for _ in range(n)]
+    north, south, east, west = ([s[k] for s in seats] for k in range(4))
+    pct = [float(rnd.randint(20, 80)) for _ in range(n)]
+    divs = [1 + i // 100 for i in range(n)] if n >= 100 else [1] * n
+    divs = [min(d, 1000) for d in divs]
+    avgs = [round(rnd.uniform(2, 18), 1) for _ in range(n)]
+    known = [f"T{i}" for i in range(400)]
+    known_vp = [round(rnd.uniform(0, 30), 2) for _ in known]
+    new = [f"N{i}" for i in range(50)]
+    m_teams, m_opp, m_for, m_ag = [], [], [], []
+    for i in range(n):
+        t = new[i % 50] if i % 10 == 0 else rnd.choice(known)
+        o = rnd.choice(known)
+        if t == o:
+            o = known[(known.index(o) + 1) % len(known)]
+        v = rnd.randint(0, 20)
+        m_teams.append(t), m_opp.append(o), m_for.append(v), m_ag.append(20 - v)
+    fw = [rnd.randint(60, 140) for _ in range(n)]
+    fn = [200] * n
+    # the Excel-shaped inputs, built before any timing
+    X = [
+        col(contracts),
+        col(decl),
+        col(tricks),
+        col(mp),
+        col(ns_pairs),
+        col(ew_pairs),
+        col(diffs),
+        col(margins),
+        col(board_imps),
+        col(hist),
+        col([1] * n),
+        col(look),
+        col(chart_scores),
+        col(chart_freq),
+        col([i % 500 for i in range(n)]),
+        col(weeks),
+        col(north),
+        col(south),
+        col(east),
+        col(west),
+        col(pct),
+        col(divs),
+        col(avgs),
+        col(m_teams),
+        col(m_opp),
+        col(m_for),
+        col(m_ag),
+        col(known),
+        col(known_vp),
+        col(fw),
+        col(fn),
+    ]
+    return {
+        "BRIDGE_SCORE": (lambda: F["BRIDGE_SCORE"](X[0], X[1], X[2], B),
+                         lambda: [xb.bridge_score(c, d, t, b) for c, d, t, b in zip(contracts, decl, tricks, boards)]),
+        "SCORE_OR_TYPED": (lambda: F["SCORE_OR_TYPED"](X[0], X[1], X[2], B, S),
+                           lambda: [xb.bridge_score(c, d, t, b) for c, d, t, b in zip(contracts, decl, tricks, boards)]),
+        "MATCHPOINTS": (lambda: F["MATCHPOINTS"](S, B), lambda: xb.matchpoint_session(s_arr, b_arr)),
+        "WEIGHTED_MP": (lambda: F["WEIGHTED_MP"](wsc, wwt, B), lambda: xb.weighted_session(outcomes, boards)),
+        "NEUBERG": (lambda: F["NEUBERG"](X[3], 22, 16), lambda: [xb.neuberg(m, 22, 16) for m in mp]),
+        "MP_PERCENT": (lambda: F["MP_PERCENT"](X[3], 16), lambda: [xb.mp_percent(m, 16) for m in mp]),
+        "PAIRS_RANKING": (lambda: F["PAIRS_RANKING"](B, X[4], X[5], S),
+                          lambda: xb.pairs_ranking(xb.matchpoint_session(s_arr, b_arr), ns_pairs, ew_pairs)),
+        "IMPS": (lambda: F["IMPS"](X[6]), lambda: xb.imps_array(np.array(diffs))),
+        "CROSS_IMPS": (lambda: F["CROSS_IMPS"](S, B), lambda: xb.cross_imps(scores, boards)),
+        "BUTLER": (lambda: F["BUTLER"](S, B), lambda: xb.butler(scores, boards)),
+        "BUTLER_DATUM": (lambda: F["BUTLER_DATUM"](S), lambda: xb.butler_datum(scores)),
+        "VP": (lambda: F["VP"](X[7], 32), lambda: [xb.vp.vp(m, 32) for m in margins]),
+        "WEIGHTED_IMPS": (lambda: F["WEIGHTED_IMPS"](wsc, wwt, S),
+                          lambda: [xb.weighted_imps([(r[0], w[0] or 1)] if r[1] is None else list(zip(r, w)), o)
+                                   for r, w, o in zip(wsc, wwt, scores)]),
+        "MATCH_RESULT": (lambda: F["MATCH_RESULT"](X[8], 32), lambda: xb.match_result(board_imps, 32)),
+        "INSTANT_MP": (lambda: F["INSTANT_MP"](X[9], X[10], "None"),
+                       lambda: xb.instant_chart(hist, [1] * n, "None")),
+        "INSTANT_AWARD": (lambda: F["INSTANT_AWARD"](X[11], X[12], X[13], "None"),
+                          lambda: xb.instant_chart(chart_scores, chart_freq, "None").awards(np.array(look))),
+        "LEHMAN_PREDICT": (lambda: F["LEHMAN_PREDICT"]([[50.0, 45.0, 45.0, 45.0]]),
+                           lambda: xb.lehman_predict([50.0, 45.0, 45.0, 45.0])),
+        "LEHMAN_DELTA": (lambda: F["LEHMAN_DELTA"]([[50.0, 45.0, 45.0, 45.0]], 42.0),
+                         lambda: xb.lehman_delta([50.0, 45.0, 45.0, 45.0], 42.0)),
+        "LEHMAN_ERROR": (lambda: F["LEHMAN_ERROR"](X[14]),
+                         lambda: [xb.lehman_error(i % 500) for i in range(n)]),
+        "LEHMAN_UPDATE": (lambda: F["LEHMAN_UPDATE"](50.0, 100.0, 400.0, 10.0),
+                          lambda: xb.lehman_update(50.0, 100.0, 400.0, 10.0)),
+        "LEHMAN_LEDGER": (lambda: F["LEHMAN_LEDGER"](X[15], X[16], X[17], X[18], X[19], X[20]),
+                          lambda: xb.lehman_ledger_arrays(weeks, north, south, east, west, pct).final()),
+        "FORML_HANDICAP": (lambda: F["FORML_HANDICAP"](X[21], X[22]), lambda: xb.forml_handicaps(divs, avgs)),
+        "FORML_VPDIFF": (lambda: F["FORML_VPDIFF"](X[21], X[22]), lambda: xb.forml_vpdiff(divs, avgs)),
+        "LEGACY_HANDICAP": (lambda: F["LEGACY_HANDICAP"](X[21], X[22]), lambda: xb.legacy_handicaps(divs, avgs)),
+        "FORML_NEWTEAMS": (lambda: F["FORML_NEWTEAMS"](X[23], X[24], X[25], X[26], X[27],
+                                                        X[28]),
+                           lambda: xb.forml_new_teams(m_teams, m_opp, m_for, m_ag, known, known_vp)),
+        "FAIRNESS": (lambda: F["FAIRNESS"](X[29], X[30]),
+                     lambda: [xb.fairness_p_exact(w, m) for w, m in zip(fw, fn)]),
+        "FAIRNESS_BAND": (lambda: F["FAIRNESS_BAND"](X[30], 0.1), lambda: [xb.fairness_band(m, 0.1) for m in fn]),
+    }, hist_chart
+
+
+def part1(n, only):
+    print(f"\nPart 1: each Excel function over {n:,} rows against its core (best of 3)")
+    print(f"  {'function':<16} {'Excel':>10} {'core':>10}  ratio")
+    table, _ = cases(n)
+    ratios = {}
+    for name, (excel, core) in table.items():
+        if only and name not in only:
+            continue
+        t_core, _ = best_of(core)
+        t_x, out = best_of(excel)
+        assert not (isinstance(out, str) and not out.startswith("#")), (name, out)
+        ratios[name] = t_x / t_core
+        print(f"  {name:<16} {t_x * 1e3:8.1f} ms {t_core * 1e3:8.1f} ms  {ratios[name]:5.2f}")
+    assert sorted(F) == sorted(table)
+    worst = max(ratios, key=ratios.get)
+    print(f"  worst: {worst} {ratios[worst]:.2f}x; {sum(r <= 3 for r in ratios.values())} of {len(ratios)} within 3x")
+
+
+def part2(n):
+    import pandas as pd
+
+    print(f"\nPart 2: MATCHPOINTS over {n:,} rows ({n // 20:,} boards x 20 tables) against pandas (best of 3)")
+    scores, boards = session(n)
+    S, B = col(scores), col(boards)
+    s_arr, b_arr = np.array(scores, dtype=float), np.array(boards, dtype=float)
+
+    def pandas_excel_shaped():  # from Excel-shaped lists to n x 2 lists, as a pandas user would write it
+        df = pd.DataFrame({"board": [r[0] for r in B], "score": [r[0] for r in S]})
+        rank = df.groupby("board")["score"].rank(method="average")
+        ns = 2 * (rank - 1)
+        return np.column_stack([ns, 2 * (20 - 1) - ns]).tolist()
+
+    t_x, res = best_of(lambda: F["MATCHPOINTS"](S, B))
+    t_core, _ = best_of(lambda: xb.matchpoint_session(s_arr, b_arr))
+    t_pd, ref = best_of(pandas_excel_shaped)
+    t_pda, _ = best_of(lambda: pd.DataFrame({"b": b_arr, "s": s_arr}).groupby("b")["s"].rank())
+    assert [[float(a), float(b)] for a, b in res] == ref, "pandas disagrees"
+    print(f"  MATCHPOINTS (xlbridge.udfs), lists in/out      {t_x * 1e3:8.1f} ms  1.00")
+    print(f"  pandas groupby().rank(), lists in/out          {t_pd * 1e3:8.1f} ms  {t_pd / t_x:5.2f}"
+          f"   (xlbridge {t_x / t_pd:.2f}x pandas)")
+    print(f"  pandas groupby().rank() on arrays only         {t_pda * 1e3:8.1f} ms  {t_pda / t_x:5.2f}"
+          f"   (xlbridge {t_x / t_pda:.2f}x pandas)")
+    print(f"  core matchpoint_session on arrays              {t_core * 1e3:8.1f} ms  {t_core / t_x:5.2f}")
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--boards", type=int, default=100)
-    ap.add_argument("--tables", type=int, default=20)
+    ap.add_argument("--rows", type=int, default=100_000)
+    ap.add_argument("--big", type=int, default=1_000_000)
+    ap.add_argument("--only", nargs="*", default=[])
     a = ap.parse_args()
-    s, b = session(a.boards, a.tables)
-    n = len(s)
-    print(f"session: {a.boards} boards x {a.tables} tables = {n} rows; "
-          f"{platform.python_implementation()} {platform.python_version()}, numpy {np.__version__}")
-
-    t_one, one = best_of(lambda: F["MATCHPOINTS"](s, b))
-    t_core, core = best_of(lambda: matchpoint_session([r[0] for r in s], [r[0] for r in b]))
-
-    def per_board():
-        out = []
-        for k in range(a.boards):
-            blk = slice(k * a.tables, (k + 1) * a.tables)
-            out += F["MATCHPOINTS"](s[blk], b[blk], a.tables)
-        return out
-
-    t_board, pb = best_of(per_board)
-
-    def per_cell(limit=200):  # one call per row, each scoring its whole board (timed on `limit` rows)
-        out = []
-        for i in range(limit):
-            k = i // a.tables
-            blk = slice(k * a.tables, (k + 1) * a.tables)
-            out.append(F["MATCHPOINTS"](s[blk], b[blk], a.tables)[i - k * a.tables])
-        return out
-
-    lim = min(200, n)
-    t_cell_part, pc = best_of(lambda: per_cell(lim), repeat=1)
-    t_cell = t_cell_part * n / lim
-
-    try:
-        import pandas as pd
-
-        def with_pandas():
-            df = pd.DataFrame({"board": [r[0] for r in b], "score": [r[0] for r in s]})
-            rank = df.groupby("board")["score"].rank(method="average")
-            return (2 * (rank - 1)).tolist()
-
-        t_pd, pdv = best_of(with_pandas)
-    except ImportError:  # pragma: no cover
-        t_pd, pdv = None, None
-
-    assert one == pb and [r for r in one[:lim]] == pc
-    assert [r[0] for r in one] == [float(x) for x in core.ns]
-    if pdv is not None:
-        assert [float(r[0]) for r in one] == pdv, "pandas disagrees"
-
-    print("\nMATCHPOINTS over the session")
-    print(f"  one call (xlbridge.udfs)          {t_one * 1e3:9.1f} ms   1.00")
-    print(f"  core matchpoint_session directly  {t_core * 1e3:9.1f} ms   {t_core / t_one:5.2f}  (adapter overhead)")
-    print(f"  one call per board                {t_board * 1e3:9.1f} ms   {t_board / t_one:5.2f}")
-    print(f"  one call per row (extrapolated)   {t_cell * 1e3:9.1f} ms   {t_cell / t_one:5.2f}")
-    if t_pd is not None:
-        print(f"  pandas groupby rank (floats)      {t_pd * 1e3:9.1f} ms   {t_pd / t_one:5.2f}  (same values here)")
-
-    rnd = random.Random(2)
-    contracts = [rnd.choice(["4S", "3NT", "2H", "6DX", "1NT", "PASS"]) for _ in range(n)]
-    decl = [rnd.choice("NESW") for _ in range(n)]
-    tricks = [float(rnd.randint(6, 12)) for _ in range(n)]
-    vul = [float(r[0]) for r in b]
-    col = lambda v: [[x] for x in v]  # noqa: E731
-    t_bs, bs = best_of(lambda: F["BRIDGE_SCORE"](col(contracts), col(decl), col(tricks), col(vul)))
-    t_loop, lp = best_of(lambda: [bridge_score(c, d, t, v) for c, d, t, v in zip(contracts, decl, tricks, vul)])
-    assert [r[0] for r in bs] == lp
-    print("\nBRIDGE_SCORE over a column")
-    print(f"  one call (xlbridge.udfs)          {t_bs * 1e3:9.1f} ms   1.00")
-    print(f"  plain loop over bridge_score      {t_loop * 1e3:9.1f} ms   {t_loop / t_bs:5.2f}  (adapter overhead)")
+    print(f"{platform.python_implementation()} {platform.python_version()}, numpy {np.__version__}")
+    part1(a.rows, set(a.only))
+    if not a.only or "MATCHPOINTS" in a.only:
+        part2(a.big)
 
 
 if __name__ == "__main__":

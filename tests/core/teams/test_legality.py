@@ -1,0 +1,55 @@
+"""Teams scoring refuses impossible scores, as pairs scoring does, with an explicit opt-out (issue 13).
+
+Legal scores by hand from Law 77: +410 no contract gives at any vulnerability; +620 (4S= vulnerable)
+only when N-S are vulnerable (boards 2, 4, 5, 7 ...); -620 only when E-W are (boards 3, 4, 6, 7 ...).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from xlbridge import (
+    ImpossibleScoreError,
+    board_a_match,
+    butler,
+    butler_datum,
+    cross_imps,
+    outcome_imps,
+    weighted_butler,
+    weighted_cross_imps,
+    weighted_imps,
+)
+
+
+@pytest.mark.parametrize("call", [
+    lambda **k: cross_imps([420, 410, 400], **k),
+    lambda **k: butler([420, 410, 400], **k),
+    lambda **k: butler_datum([420, 410, 400], **k),
+    lambda **k: weighted_cross_imps([420, [(410, 0.5), (400, 0.5)], 400], **k),
+    lambda **k: weighted_butler([420, [(400, 0.5), (410, 0.5)], 400], **k),
+])
+def test_410_is_refused_with_its_row_unless_the_check_is_off(call):
+    with pytest.raises(ImpossibleScoreError, match=r"^row 2: impossible score: 410 .*at any vulnerability"):
+        call()
+    call(check_legal=False)  # the arithmetic still works on any multiple of 10
+
+
+def test_with_boards_legality_is_that_of_the_board():
+    # board 4: both vulnerable, +620 is 4S= and +650 4S+1; board 1: nobody vulnerable, +620 is impossible
+    assert cross_imps([620, 650], boards=[4, 4]).ns == (-1, 1)   # a 30-point difference: 1 IMP (Law 78B)
+    with pytest.raises(ImpossibleScoreError, match=r"^board 1, row 1: impossible score: 620 .*vulnerability is None"):
+        butler([620, 420], boards=[1, 1])
+    with pytest.raises(ImpossibleScoreError, match=r"^board 1, row 2: impossible score: -620"):
+        weighted_butler([420, [(-620, 0.5), (-50, 0.5)]], boards=[1, 1])
+
+
+def test_knockout_and_board_a_match_check_both_rooms():
+    with pytest.raises(ImpossibleScoreError, match="other room: impossible score: 410"):
+        weighted_imps([(420, 0.6), (-50, 0.4)], 410)
+    with pytest.raises(ImpossibleScoreError, match="outcome 2: impossible score: 410"):
+        outcome_imps([(420, 0.6), (410, 0.4)], 400)
+    with pytest.raises(ImpossibleScoreError, match="impossible score: 410"):
+        board_a_match([(410, 1)], 400)
+    assert board_a_match([(410, 1)], 400, check_legal=False) == 1
+    # seed 004's figures are legal scores: unchanged
+    assert weighted_imps([(420, 0.6), (-50, 0.4)], 400) == pytest.approx(-3.4)

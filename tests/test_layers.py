@@ -1,0 +1,136 @@
+"""The import direction is the architecture: a test over the source (ast), so a wrong import fails CI.
+
+Layers (docs/architecture.md): ``core`` (pure: standard library + numpy) <- ``analysis`` and
+``excel`` <- ``udfs`` (the facade xlwings loads); the batch side (recalc, safety, xlsxpatch),
+``templates``, ``formats`` and ``cli`` get their rows in LAYERS when they move into their packages
+(one line each). No module imports another module's private (underscore) name, nor reaches one
+through a module attribute.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PKG = Path(__file__).resolve().parents[1] / "xlbridge"
+
+#: Third-party packages that only some layers may use.
+OPTIONAL = {"xlwings", "openpyxl", "formulas", "matplotlib", "pandas", "defusedxml", "tqdm", "schedula", "scipy"}
+
+#: layer (the first part of a module's path under xlbridge/) -> (xlbridge layers it may import,
+#: optional packages it may import at module level, optional packages it may import inside functions)
+LAYERS = {
+    "core": ({"core"}, set(), set()),
+    "analysis": ({"core", "analysis"}, set(), {"matplotlib"}),
+    "excel": ({"core", "excel"}, set(), {"xlwings", "pythoncom", "win32com"}),
+    "udfs": ({"excel"}, set(), set()),
+    # "batch": ({"core", "batch", "udfs"}, {...}, {...}),      <- added by the batch/ move
+    # "templates": (...), "formats": (...), "cli": (...)
+}
+
+
+def _modules():
+    for path in sorted(PKG.rglob("*.py")):
+        rel = path.relative_to(PKG.parent).with_suffix("")
+        parts = list(rel.parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        yield ".".join(parts), path
+
+
+MODULES = dict(_modules())
+
+
+def _layer(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else None
+
+
+def _resolve(module: str, path: Path, node: ast.ImportFrom) -> str:
+    if not node.level:
+        return node.module or ""
+    package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+    base = package[: len(package) - node.level + 1]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def _imports(module: str, path: Path):
+    """(imported module, imported name or None, at module level?) for every import in the file."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    inside = set()  # inside a function, or under ``if TYPE_CHECKING:`` (never run): not module level
+    for fn in ast.walk(tree):
+        typing_only = isinstance(fn, ast.If) and isinstance(fn.test, ast.Name) and fn.test.id == "TYPE_CHECKING"
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or typing_only:
+            inside.update(id(n) for n in ast.walk(fn) if n is not fn)
+    for node in ast.walk(tree):
+        top = id(node) not in inside
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                yield a.name, None, top
+        elif isinstance(node, ast.ImportFrom):
+            target = _resolve(module, path, node)
+            for a in node.names:
+                yield target, a.name, top
+
+
+def test_every_module_is_seen():
+    assert "xlbridge.core.contract" in MODULES and "xlbridge.excel.functions" in MODULES and "xlbridge.udfs" in MODULES
+    assert all(_layer(m) in LAYERS for m in MODULES if m.startswith(("xlbridge.core", "xlbridge.excel",
+                                                                      "xlbridge.analysis")))
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if _layer(m) in LAYERS))
+def test_layer_rules(module):
+    allowed, top_ok, lazy_ok = LAYERS[_layer(module)]
+    for target, name, top in _imports(module, MODULES[module]):
+        root = target.split(".")[0]
+        if root == "xlbridge":
+            layer = _layer(target) if target != "xlbridge" else None
+            if layer is None and name is not None:  # from xlbridge import x: x is the layer
+                layer = name if f"xlbridge.{name}" in MODULES else None
+            assert layer in allowed, f"{module} imports {target}{'.' + name if name else ''} (layer {layer})"
+        elif root in OPTIONAL or root in ("pythoncom", "win32com"):
+            assert (root in top_ok) if top else (root in top_ok or root in lazy_ok), \
+                f"{module} imports {root} {'at module level' if top else 'inside a function'}"
+
+
+def test_core_imports_only_the_standard_library_and_numpy():
+    import sys
+
+    stdlib = set(sys.stdlib_module_names) | {"__future__"}
+    for module, path in MODULES.items():
+        if _layer(module) != "core":
+            continue
+        for target, _, _ in _imports(module, path):
+            root = target.split(".")[0]
+            assert root in stdlib or root in ("numpy", "xlbridge"), f"{module} imports {target}"
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_no_private_name_of_another_module(module):
+    path = MODULES[module]
+    for target, name, _ in _imports(module, path):
+        if target.startswith("xlbridge") and name and name.startswith("_") and not name.startswith("__"):
+            assert target == module, f"{module} imports {name} from {target}"
+    # nor through an imported module: ``cells._show`` where ``cells`` is another xlbridge module
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    modules = {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
+               and _resolve(module, path, n).startswith("xlbridge") for a in n.names
+               if f"{_resolve(module, path, n)}.{a.name}" in MODULES}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in modules:
+            assert not (node.attr.startswith("_") and not node.attr.startswith("__")), \
+                f"{module} uses {node.value.id}.{node.attr}"
+
+
+def test_the_rules_catch_a_bad_import(tmp_path):
+    # the checks themselves can fail: a core module importing the Excel layer, and a private name
+    bad = tmp_path / "xlbridge" / "core" / "bad.py"
+    bad.parent.mkdir(parents=True)
+    bad.write_text("from ..excel.cells import _scalar\nimport matplotlib\n", encoding="utf-8")
+    found = list(_imports("xlbridge.core.bad", bad))
+    assert ("xlbridge.excel.cells", "_scalar", True) in found and ("matplotlib", None, True) in found
+    allowed, top_ok, _ = LAYERS["core"]
+    assert _layer("xlbridge.excel.cells") not in allowed and "matplotlib" not in top_ok

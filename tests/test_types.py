@@ -1,0 +1,43 @@
+"""Types: the package ships py.typed, mypy is configured (strict for the core) and CI runs it.
+
+The type check itself runs in .ci/run (``python -m mypy``, about 15 s cold: too slow for a test);
+these checks keep that wiring in place.
+"""
+
+from __future__ import annotations
+
+import inspect
+import tomllib
+from pathlib import Path
+
+import xlbridge
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_py_typed_is_shipped():
+    assert (ROOT / "xlbridge" / "py.typed").exists()
+    cfg = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "py.typed" in cfg["tool"]["setuptools"]["package-data"]["xlbridge"]
+    assert any(req.startswith("mypy") for req in cfg["project"]["optional-dependencies"]["test"])
+
+
+def test_mypy_is_configured_strict_for_the_core_and_run_by_ci():
+    cfg = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mypy"]
+    assert cfg["files"] == ["xlbridge"]
+    core = [o for o in cfg["overrides"] if "xlbridge.core.*" in o["module"]]
+    assert core and core[0]["strict"] is True
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "python -m mypy ||" in ci and ci.index("python -m mypy") < ci.index("python -m pytest")
+
+
+def test_every_public_function_is_annotated():
+    missing = []
+    for name in xlbridge.__all__:
+        obj = getattr(xlbridge, name)
+        if inspect.isfunction(obj):
+            sig = inspect.signature(obj)
+            if sig.return_annotation is inspect.Signature.empty or any(
+                    p.annotation is inspect.Parameter.empty for p in sig.parameters.values()):
+                missing.append(name)
+    assert missing == []

@@ -1,0 +1,147 @@
+"""The exceptions xlbridge raises: small ``ValueError`` subclasses whose messages say what and where.
+
+One hierarchy for every layer::
+
+    XlbridgeError (ValueError)
+    +-- InputError                  a value or range is malformed or out of range
+    |   +-- ContractError           a contract, declarer, trick count or vulnerability
+    |   +-- ImpossibleScoreError    a score no contract and result gives (on this board)
+    |   +-- WeightError             weights of a weighted score (Law 12C1(c))
+    |   +-- LimitError              more work or a bigger value than a documented limit
+    |       +-- TooManyCombinationsError
+    +-- WorkbookError               a workbook file is refused (batch layer)
+
+Every error carries an optional ``where`` (for example ``"board 3, row 7"`` or
+``"Travellers!G12"``) that is put in front of the message, so a scorer reading it knows which
+cell to fix. Messages are one line: a value that is shown is clipped by :func:`shown`, and a
+message never names a Python parameter (the Excel layer shows these texts in cells).
+
+>>> err = ImpossibleScoreError("impossible score: 410 (no contract scores that)", where="board 1, row 4")
+>>> str(err)
+'board 1, row 4: impossible score: 410 (no contract scores that)'
+>>> isinstance(err, InputError) and isinstance(err, ValueError)
+True
+>>> shown("1e" + "9" * 999_998)
+"'1e999999999999999999…' (1,000,000 characters)"
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "XlbridgeError",
+    "InputError",
+    "ContractError",
+    "ImpossibleScoreError",
+    "WeightError",
+    "LimitError",
+    "TooManyCombinationsError",
+    "WorkbookError",
+    "location",
+    "shown",
+    "SHOWN_CHARACTERS",
+]
+
+#: The longest ``repr`` of a value shown whole in a message; longer ones are clipped.
+SHOWN_CHARACTERS = 40
+_CLIP = 20
+
+
+def shown(value: object) -> str:
+    """``repr(value)`` for a message, clipped when long, always one line.
+
+    A text longer than :data:`SHOWN_CHARACTERS` shows its first 20 characters, an ellipsis and
+    its length, so a message never echoes a megabyte argument.
+
+    >>> shown(410), shown("NP"), shown(2.5)
+    ('410', "'NP'", '2.5')
+    >>> shown("x" * 100)
+    "'xxxxxxxxxxxxxxxxxxxx…' (100 characters)"
+    >>> shown(10 ** 100)
+    '10000000000000000000… (101 characters)'
+    """
+    if isinstance(value, str):
+        if len(value) + 2 <= SHOWN_CHARACTERS:
+            return repr(value)
+        head = repr(value[:_CLIP])
+        return f"{head[:-1]}…{head[-1]} ({len(value):,} characters)"
+    text = repr(value)
+    if len(text) <= SHOWN_CHARACTERS:
+        return text
+    return f"{text[:_CLIP]}… ({len(text):,} characters)"
+
+
+def _label(value: object) -> str:
+    """A board, row or sheet label as written in a location (text unquoted, but clipped)."""
+    if isinstance(value, str):
+        return value if len(value) <= SHOWN_CHARACTERS else shown(value)
+    return shown(value)
+
+
+def location(*, sheet: object = None, cell: object = None, board: object = None, row: object = None,
+             column: object = None, item: object = None) -> str | None:
+    """Format a location for an error message from the parts that are given.
+
+    Parts that are ``None`` are left out (0 is a valid value).
+
+    >>> location(board=3, row=7)
+    'board 3, row 7'
+    >>> location(sheet="Travellers", cell="G12")
+    'Travellers!G12'
+    >>> location() is None
+    True
+    """
+    parts = [f"{_label(sheet)}!{_label(cell)}"] if sheet is not None and cell is not None else []
+    named = (("sheet", None if parts else sheet), ("cell", None if parts else cell), ("board", board), ("row", row),
+             ("column", column), ("", item))
+    parts += [f"{word} {_label(v)}".strip() for word, v in named if v is not None]
+    return ", ".join(parts) if parts else None
+
+
+def _one_line(text: object) -> str:
+    return " ".join(str(text).splitlines())
+
+
+class XlbridgeError(ValueError):
+    """Base class of every error xlbridge raises on bad input."""
+
+    def __init__(self, message: str, *, where: str | None = None):
+        self.message = _one_line(message)
+        self.where = None if where is None else _one_line(where)
+        super().__init__(f"{self.where}: {self.message}" if self.where else self.message)
+
+    def at(self, where: str) -> XlbridgeError:
+        """Return a copy of this error located at ``where`` (outer location first).
+
+        >>> InputError("not a number", where="row 2").at("board 1")
+        InputError('board 1, row 2: not a number')
+        """
+        inner = f"{where}, {self.where}" if self.where else where
+        return type(self)(self.message, where=inner)
+
+
+class InputError(XlbridgeError):
+    """An input value or range is malformed or out of range (text where a number belongs, wrong size, ...)."""
+
+
+class ContractError(InputError):
+    """A contract, declarer, trick count or vulnerability cannot be read."""
+
+
+class ImpossibleScoreError(InputError):
+    """A score that no contract and result can produce (on this board)."""
+
+
+class WeightError(InputError):
+    """Weights of a Law 12C1(c) weighted score are unreadable, negative or do not total 100 %."""
+
+
+class LimitError(InputError):
+    """A call would do more work, or read a bigger number, than a documented limit allows."""
+
+
+class TooManyCombinationsError(LimitError):
+    """An exact computation would need more combinations than the documented limit."""
+
+
+class WorkbookError(XlbridgeError):
+    """A workbook file is refused (not a workbook, damaged, protected, hostile)."""

@@ -1,0 +1,174 @@
+"""Pairs rankings: each pair's exact total, maximum and percentage over a session, ranked.
+
+Ranks are decided on the exact percentages by :func:`xlbridge.core.ranking.competition_ranking`
+(equal percentages share the best rank, "3="; ties keep the order of first appearance).
+
+>>> from xlbridge.core.pairs.matchpoints import matchpoint_session
+>>> s = matchpoint_session([420, 400, 400], boards=[1, 1, 1])
+>>> [(x.pair, x.rank, x.tied) for x in pairs_ranking(s, [1, 2, 3], [4, 5, 6])][:3]
+[(1, 1, False), (5, 2, True), (6, 2, True)]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from ..boards import board_label
+from ..errors import InputError, location, shown
+from ..numbers import exact, is_blank, plain
+from ..ranking import competition_ranking
+from .matchpoints import ROW_ARTIFICIAL, SessionMP
+
+__all__ = ["Standing", "ARTIFICIAL_RULES", "pairs_ranking"]
+
+
+@dataclass(frozen=True)
+class Standing:
+    """One pair's result over a session: exact total, maximum, percentage; rank and exact tie.
+
+    ``percentage`` is ``None`` (and ``rank`` ``None``) for a pair with no scored board;
+    ``boards`` is the number of boards with matchpoints that were added up.
+
+    >>> Standing("7", Fraction(9), Fraction(12), Fraction(75), 2, True, 3).percentage
+    Fraction(75, 1)
+    """
+
+    pair: object
+    total: Fraction
+    maximum: Fraction
+    percentage: Fraction | None
+    rank: int | None
+    tied: bool
+    boards: int = 0
+
+
+def _blank_pair(p: object) -> bool:
+    return is_blank(p)
+
+
+def _pair_label(p: object) -> Any:
+    p = plain(p)
+    if isinstance(p, float) and p.is_integer():
+        return int(p)
+    if isinstance(p, str):
+        return p.strip()
+    return p
+
+
+#: Artificial-score rules for rankings (``pairs_ranking(..., artificial=)``):
+#:
+#: - ``"fixed"`` (default): an artificial score counts as awarded (60 / 50 / 40 % of the top).
+#: - ``"session"``: a pair awarded more than 50 % gets its percentage on its other boards
+#:   instead when that is higher, a pair awarded less than 50 % gets it when that is lower
+#:   (regulations such as "60 % or the session percentage if greater", Law 12C2; REFERENCE.md).
+ARTIFICIAL_RULES = ("fixed", "session")
+
+
+def _session_artificial(s: SessionMP, ns_pairs: Sequence[Any], ew_pairs: Sequence[Any], mp_ns: Sequence[Any],
+                        mp_ew: Sequence[Any], tops: Sequence[Any]) -> tuple[list[Any], list[Any]]:
+    """mp_ns / mp_ew with artificial awards replaced per the "session" rule (new lists)."""
+    mp_ns, mp_ew = list(mp_ns), list(mp_ew)
+    art = s.kind == ROW_ARTIFICIAL
+    tot: dict[Any, Any] = {}
+    mx: dict[Any, Any] = {}
+    for i in np.flatnonzero(~art & s.scored).tolist():
+        for pair, mp in ((ns_pairs[i], mp_ns[i]), (ew_pairs[i], mp_ew[i])):
+            if not _blank_pair(pair):
+                p = _pair_label(pair)
+                tot[p] = tot.get(p, 0) + mp
+                mx[p] = mx.get(p, 0) + tops[i]
+    for i in np.flatnonzero(art).tolist():
+        t = tops[i]
+        for pair, col in ((ns_pairs[i], mp_ns), (ew_pairs[i], mp_ew)):
+            if _blank_pair(pair) or not t:
+                continue
+            p = _pair_label(pair)
+            if not mx.get(p):
+                continue  # no other board: the award stands
+            pct, sess = col[i] * 100 / t, tot[p] * 100 / mx[p]
+            if (pct > 50 and sess > pct) or (pct < 50 and sess < pct):
+                col[i] = sess * t / 100
+    return mp_ns, mp_ew
+
+
+def pairs_ranking(boards: Any, ns_pairs: Sequence[Any], ew_pairs: Sequence[Any], mp_ns: Sequence[Any] | None = None,
+                  mp_ew: Sequence[Any] | None = None, tops: Sequence[Any] | None = None, *,
+                  artificial: str = "fixed") -> list[Standing]:
+    """Rank pairs by exact percentage: per pair the total matchpoints, the maximum, the percentage.
+
+    Either ``pairs_ranking(session, ns_pairs, ew_pairs)`` with a :class:`SessionMP` (or the
+    result of ``weighted_session``), or ``pairs_ranking(boards, ns_pairs, ew_pairs, mp_ns,
+    mp_ew, tops)`` with parallel columns (matchpoints as Fractions, ints or decimals; rows whose
+    matchpoints are ``None`` are skipped).  A pair playing both directions just sums.  The
+    maximum is the sum of the tops of the boards the pair has a score on; percentage =
+    100 total / maximum.  Ranks are decided on the exact percentages; equal ones share the
+    rank ("competition" ranking 1, 2=, 2=, 4) with ``tied`` set.  Best first; ties keep the
+    order of first appearance.  A pair may not appear twice on one board.  ``artificial``
+    (with a SessionMP): "fixed" (default) or "session" (see ``ARTIFICIAL_RULES``).
+
+    >>> from xlbridge.core.pairs.matchpoints import matchpoint_session
+    >>> s = matchpoint_session([420, 400, 400], boards=[1, 1, 1])
+    >>> [(x.pair, x.total, x.rank, x.tied) for x in pairs_ranking(s, [1, 2, 3], [4, 5, 6])]
+    ... # doctest: +NORMALIZE_WHITESPACE
+    [(1, Fraction(4, 1), 1, False), (5, Fraction(3, 1), 2, True), (6, Fraction(3, 1), 2, True),
+     (2, Fraction(1, 1), 4, True), (3, Fraction(1, 1), 4, True), (4, Fraction(0, 1), 6, False)]
+    """
+    if artificial not in ARTIFICIAL_RULES:
+        raise InputError(f"unknown artificial-score rule {shown(artificial)} (expected 'fixed' or 'session')")
+    if isinstance(boards, SessionMP):
+        s = boards
+        mp_ns, mp_ew, tops, boards = s.ns, s.ew, s.tops, s.boards
+        if len(ns_pairs) != len(s) or len(ew_pairs) != len(s):
+            raise InputError(f"ns_pairs and ew_pairs need {len(s)} rows, one per row of the session")
+        if artificial == "session":
+            mp_ns, mp_ew = _session_artificial(s, ns_pairs, ew_pairs, mp_ns, mp_ew, tops)
+    elif artificial == "session":
+        raise InputError('artificial="session" needs a SessionMP (it must know which rows are artificial)')
+    n = len(ns_pairs)
+    cols = {"ew_pairs": ew_pairs, "mp_ns": mp_ns, "mp_ew": mp_ew, "tops": tops}
+    for name, col in cols.items():
+        if col is None:
+            raise InputError(f"pairs_ranking needs {name} (or a SessionMP as the first argument)")
+        if len(col) != n:
+            raise InputError(f"{name} has {len(col)} rows but ns_pairs has {n}")
+    if boards is not None and len(boards) != n:
+        raise InputError(f"boards has {len(boards)} rows but ns_pairs has {n}")
+    assert mp_ns is not None and mp_ew is not None and tops is not None
+    total: dict[Any, Fraction] = {}
+    maximum: dict[Any, Fraction] = {}
+    count: dict[Any, int] = {}
+    seen: set[tuple[Any, Any]] = set()
+    for i in range(n):
+        t = tops[i]
+        for pair, mp in ((ns_pairs[i], mp_ns[i]), (ew_pairs[i], mp_ew[i])):
+            if _blank_pair(pair):
+                continue
+            p = _pair_label(pair)
+            if p not in total:
+                total[p], maximum[p], count[p] = Fraction(0), Fraction(0), 0
+            if mp is None or t is None:
+                continue
+            if boards is not None:
+                b = board_label(boards[i])
+                if (p, b) in seen:
+                    raise InputError(f"pair {shown(p)} has two results on board {shown(b)}", where=location(row=i + 1))
+                seen.add((p, b))
+            total[p] += exact(mp, f"matchpoints of pair {shown(p)} (row {i + 1})")
+            maximum[p] += exact(t, f"top of row {i + 1}")
+            count[p] += 1
+    pct = {p: (total[p] * 100 / maximum[p] if maximum[p] else None) for p in total}
+    order = list(total)  # first appearance
+    ranked = [p for p in order if pct[p] is not None]
+    out = []
+    for place in competition_ranking([pct[p] for p in ranked]):
+        p = ranked[place.index]
+        out.append(Standing(p, total[p], maximum[p], pct[p], place.rank, place.tied, count[p]))
+    for p in order:
+        if pct[p] is None:
+            out.append(Standing(p, total[p], maximum[p], None, None, False, 0))
+    return out

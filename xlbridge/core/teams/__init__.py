@@ -1,0 +1,1 @@
+"""Part of the pure core (see xlbridge.core)."""

@@ -1,0 +1,149 @@
+"""Adapters of the pairs functions: BRIDGE_SCORE, SCORE_OR_TYPED, MATCHPOINTS, WEIGHTED_MP, NEUBERG, MP_PERCENT, PAIRS_RANKING.
+
+Each reads its cells (score columns once, :mod:`xlbridge.excel.travellers`), calls the core
+(:mod:`xlbridge.core.contract`, :mod:`xlbridge.core.pairs`) and shapes the result.
+
+>>> matchpoints([[420.0], [400.0], [170.0]], None, None, "EBU")
+[[4, 0], [2, 2], [0, 4]]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...core.contract import bridge_score as core_bridge_score
+from ...core.entries import parse_entry
+from ...core.errors import InputError, shown
+from ...core.pairs.matchpoints import ROW_SCORE, session_from_rows
+from ...core.pairs.neuberg import mp_percent as core_mp_percent
+from ...core.pairs.neuberg import neuberg as core_neuberg
+from ...core.pairs.standings import pairs_ranking as core_pairs_ranking
+from ...core.pairs.weighted import weighted_session
+from ...core.ranking import format_rank
+from .. import cells as xl
+from ..elementwise import Cells, elementwise
+from ..travellers import mask_weighted, read_traveller, read_weighted, same_length
+
+def bridge_score(contract: Cells, declarer: Cells, tricks: Cells, vulnerable: Cells) -> Any:
+    """N-S score of each result (Law 77), element-wise; a blank contract gives a blank cell.
+
+    >>> bridge_score([["4S"], ["3NTX"]], [["N"], ["E"]], [[10], [8]], 1)   # 3NTX by E one down: +100
+    [[420], [100]]
+    """
+    return elementwise(core_bridge_score, {"contract": contract, "declarer": declarer, "tricks": tricks,
+                                           "vulnerable": vulnerable}, blank_if=("contract",))
+
+
+def score_or_typed(contract: Cells, declarer: Cells, tricks: Cells, board: Cells, typed: Cells) -> Any:
+    """BRIDGE_SCORE where a contract is given, else the typed score cell passed through unchanged.
+
+    >>> score_or_typed([["4S"], [None], [None], [None]], "N", 10, 1, [[None], ["A60/40"], ["NP"], [None]])
+    [[420], ['A60/40'], ['NP'], [None]]
+    """
+    def one(contract: Any, declarer: Any, tricks: Any, board: Any, typed: Any) -> Any:
+        if xl.is_blank(contract):
+            if xl.is_blank(typed):
+                return None
+            parse_entry(typed)  # refuse what no score cell can hold (text, 425, TRUE)
+            return typed.strip() if isinstance(typed, str) else typed
+        return core_bridge_score(contract, declarer, tricks, board)
+
+    return elementwise(one, {"contract": contract, "declarer": declarer, "tricks": tricks, "board": board,
+                             "typed": typed})
+
+
+def matchpoints(scores: Cells, boards: Cells, expected: int | None, scale: str) -> list[list[Any]]:
+    """n x 2 N-S / E-W matchpoints per row (xlbridge.core.pairs.matchpoints), read and returned per column.
+
+    Seed 001, section 4(e): 8 results Neuberg-factored to 16 expected.
+
+    >>> matchpoints([490, 460, 460, 430, 430, 430, 400, -50], None, 16, "EBU")[0]
+    [29, 1]
+    """
+    t = read_traveller(scores, boards)
+    session = session_from_rows(t.kind, t.score, t.arts, t.codes, t.labels, expected=expected, scale=scale,
+                                check_legal=False)  # read_traveller checked every score against the same table
+    return t.mask(_session_cells(session), 2)
+
+
+def _boards_column(boards: Cells) -> list[Any] | None:
+    return None if xl.optional(boards) is None else xl.vector(boards, "boards")
+
+
+def _session_cells(session: Any) -> list[list[Any]]:
+    scored = session.kind >= ROW_SCORE
+    return xl.table(xl.ratio_cells(session.ns_num, session.den, scored),
+                    xl.ratio_cells(session.ew_num, session.den, scored))
+
+
+def weighted_mp(scores: Cells, weights: Cells, boards: Cells, expected: int | None, scale: str) -> list[list[Any]]:
+    """n x 2 matchpoints for travellers with Law 12C1(c) weighted scores (xlbridge.core.pairs.weighted).
+
+    Seed 004, two weighted scores (ERRATA: pair A 2.75): 1/0.5 scale, 6 expected results.
+
+    >>> r = weighted_mp([[420, None], [400, None], [400, None], [-50, None], [420, -50], [170, 420]],
+    ...                 [[None, None], [None, None], [None, None], [None, None], [0.6, 0.4], [0.5, 0.5]],
+    ...                 None, 6, "ACBL")
+    >>> [round(x[0], 2) for x in r]
+    [4.45, 2.4, 2.4, 0.2, 2.75, 2.8]
+    """
+    b = _boards_column(boards)
+    w = read_weighted(scores, weights, b)
+    session = weighted_session(w.outcomes, b, expected=expected, scale=scale, check_legal=False)
+    return mask_weighted(_session_cells(session), w, b, 2)
+
+
+def neuberg(mp: Cells, expected: Cells, actual: Cells, scale: str) -> Any:
+    """The Neuberg formula element-wise over ``mp`` (xlbridge.core.pairs.neuberg).
+
+    >>> neuberg(14, 16, 8, "EBU"), neuberg(18, 11, 10, "EBU")
+    (29, 19.9)
+    """
+    return elementwise(lambda mp, expected, actual: core_neuberg(xl.as_number(mp, "mp"), expected, actual, scale),
+                       {"mp": mp, "expected": expected, "actual": actual}, blank_if=("mp",))
+
+
+def mp_percent(mp: Cells, results: Cells, scale: str) -> Any:
+    """Matchpoints (0 to the top) as a percentage of the top, element-wise (xlbridge.core.pairs.neuberg).
+
+    >>> round(mp_percent(1060 / 11, 51, "EBU"), 4)
+    96.3636
+    """
+    return elementwise(lambda mp, results: core_mp_percent(xl.as_number(mp, "mp"), results, scale),
+                       {"mp": mp, "results": results}, blank_if=("mp",))
+
+
+def pairs_ranking(boards: Cells, ns_pairs: Cells, ew_pairs: Cells, scores: Cells, weights: Cells,
+                  expected: int | None, scale: str) -> list[list[Any]]:
+    """k x 4 table Pair, Total MP, Percentage, Rank ("3=" for exact ties), best first; exact inside.
+
+    >>> pairs_ranking([1, 1, 1], [1, 2, 3], [4, 5, 6], [420, 400, 400], None, None, "EBU")[:2]
+    [[1, 4, 100, '1'], [5, 3, 75, '2=']]
+    """
+    b = xl.vector(boards, "boards")
+    ns, ew = xl.vector(ns_pairs, "ns_pairs"), xl.vector(ew_pairs, "ew_pairs")
+    sg = xl.grid(scores)
+    same_length({"boards": b, "ns_pairs": ns, "ew_pairs": ew, "scores": sg})
+    if xl.optional(weights) is None and all(len(r) == 1 for r in sg):
+        t = read_traveller([r[0] for r in sg], b)
+        errors, why = t.errors, t.reasons
+        session: Any = session_from_rows(t.kind, t.score, t.arts, t.codes, t.labels, expected=expected, scale=scale,
+                                         check_legal=False)
+    else:
+        w = read_weighted(scores, weights, b)
+        errors, why = w.errors, w.reasons
+        session = weighted_session(w.outcomes, b, expected=expected, scale=scale, check_legal=False)
+    if errors:
+        i = min(errors)
+        what = why.get(i) or f"row {i + 1}: cannot read the score {_show_cell(sg[i])}"
+        raise InputError(f"{what} (the ranking needs every result)")
+    out = []
+    for st in core_pairs_ranking(session, ns, ew):
+        rank = None if st.rank is None else format_rank(st.rank, st.tied)
+        out.append([xl.to_cell(st.pair), xl.to_cell(st.total), xl.to_cell(st.percentage), rank])
+    return out
+
+
+def _show_cell(row: list[Any]) -> str:
+    vals = [v for v in row if not xl.is_blank(v)]
+    return shown(vals[0]) if len(vals) == 1 else shown(vals)

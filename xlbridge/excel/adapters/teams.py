@@ -1,0 +1,144 @@
+"""Adapters of the teams functions: IMPS, CROSS_IMPS, BUTLER, BUTLER_DATUM, VP, WEIGHTED_IMPS, MATCH_RESULT.
+
+>>> cross_imps([[420.0], [400.0], [170.0], [-50.0]], None, False)[0]
+[17, -17]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...core.entries import parse_entry
+from ...core.errors import InputError, XlbridgeError
+from ...core.teams.butler import butler as core_butler
+from ...core.teams.butler import butler_datum as core_butler_datum
+from ...core.teams.imps import cross_imps as core_cross_imps
+from ...core.teams.imps import imps as core_imps
+from ...core.teams.imps import imps_array
+from ...core.teams.teams import match_result as core_match_result
+from ...core.teams.teams import weighted_imps as core_weighted_imps
+from ...core.teams.vp import vp as core_vp
+from .. import cells as xl
+from ..elementwise import Cells, elementwise, given, is_listlike, number_line, shaped
+from ..travellers import read_traveller, read_weighted, same_length
+
+def imps(difference: Cells) -> Any:
+    """IMPs for a points difference (Law 78B), element-wise (xlbridge.core.teams.imps).
+
+    A column of plain whole numbers is converted in one vectorised look-up.
+
+    >>> imps([[20], [-430], [4000]])
+    [[1], [-10], [24]]
+    """
+    line = number_line(difference, "difference")
+    if line is not None and line[0].whole.all():
+        return shaped(imps_array(line[0].ints()).tolist(), line[1])
+    return elementwise(lambda difference: core_imps(xl.as_int(difference, "difference")), {"difference": difference},
+                       blank_if=("difference",))
+
+
+def cross_imps(scores: Cells, boards: Cells, average: bool) -> list[list[Any]]:
+    """n x 2 N-S / E-W cross-IMPs per row (xlbridge.core.teams.imps.cross_imps).
+
+    Law 78B by hand: 420 against 400, 170, -50 is 1 + 6 + 10 = 17 IMPs.
+
+    >>> cross_imps([420, 400, 170, -50], None, False)
+    [[17, -17], [15, -15], [-6, 6], [-26, 26]]
+    """
+    t = read_traveller(scores, boards)
+    res = core_cross_imps(t.entries(), t.board_cells(), average=average, check_legal=False)
+    return t.mask(xl.to_cells(list(zip(res.ns, res.ew))), 2)
+
+
+def butler(scores: Cells, boards: Cells, trim: str | None, rounding: str | None) -> list[list[Any]]:
+    """n x 2 N-S / E-W IMPs against the Butler datum (xlbridge.core.teams.butler).
+
+    Four scores, nothing trimmed: mean 235, datum 240; 420 - 240 = 180 is 5 IMPs (Law 78B).
+
+    >>> butler([420, 400, 170, -50], None, None, None)
+    [[5, -5], [4, -4], [-2, 2], [-7, 7]]
+    """
+    t = read_traveller(scores, boards)
+    res = core_butler(t.entries(), t.board_cells(), check_legal=False, **given(trim=trim, rounding=rounding))
+    return t.mask(xl.to_cells(list(zip(res.ns, res.ew))), 2)
+
+
+def butler_datum(scores: Cells, trim: str | None, rounding: str | None) -> Any:
+    """The Butler datum of one board (xlbridge.core.teams.butler); NP, blank and A60/40 cells are ignored.
+
+    An impossible score (no contract gives it) stops the call with its row.
+
+    >>> butler_datum([[420], [400], ["NP"], [170], [-50]], None, None)   # mean 235 -> 240 (a final 5 to the even ten)
+    240
+    >>> butler_datum([[420], [400], [170], [-50]], 1.0, None)             # drop one at each end: 285 -> 280
+    280
+    """
+    s = xl.vector(scores, "scores")
+    for v in s:
+        err = xl.error_literal(v)
+        if err is not None:
+            return err
+    return xl.to_cell(core_butler_datum(s, **given(trim=trim, rounding=rounding)))
+
+
+def vp(margin: Cells, boards: Cells) -> Any:
+    """VPs on the WBF 2013 20-VP scale (published table), element-wise over ``margin``.
+
+    >>> vp(5, 7)
+    12.18
+    """
+    return elementwise(lambda margin, boards: core_vp(xl.as_number(margin, "margin"), boards),
+                       {"margin": margin, "boards": boards}, blank_if=("margin",))
+
+
+def weighted_imps(scores: Cells, weights: Cells, other: Cells) -> Any:
+    """IMPs of a weighted result against the other room, per row (xlbridge.core.teams.teams.weighted_imps).
+
+    Seed 004: 60 % of 420 and 40 % of -50 against 400 is 0.6 x 1 + 0.4 x (-10) = -3.4 IMPs.
+
+    >>> weighted_imps([[420, -50]], [[0.6, 0.4]], 400)
+    -3.4
+    """
+    w = read_weighted(scores, weights, None)
+    oth = xl.vector(other, "other")
+    if len(oth) == 1 and len(w.outcomes) > 1:
+        oth = oth * len(w.outcomes)
+    same_length({"scores": w.outcomes, "other": oth})
+    out: list[list[Any]] = []
+    for i, (outs, o) in enumerate(zip(w.outcomes, oth)):
+        err = w.errors.get(i) or xl.error_literal(o)
+        if err is not None:
+            out.append([err])
+            continue
+        if outs is None or xl.is_blank(o):
+            out.append([None])
+            continue
+        try:
+            oe = parse_entry(o, where=f"row {i + 1}")
+            pairs = outs if isinstance(outs, list) else [(outs, 1)]
+            out.append([xl.to_cell(core_weighted_imps(pairs, oe))])
+        except XlbridgeError:
+            out.append([xl.VALUE])
+    return out[0][0] if len(out) == 1 and not is_listlike(other) else out
+
+
+def match_result(board_imps: Cells, boards: int | None, rounding: str | None) -> list[list[Any]]:
+    """1 x 4: IMPs A, IMPs B, VP A, VP B of a match from its board IMPs (xlbridge.core.teams.teams).
+
+    ``rounding`` (optional) rounds the final IMP margin once before the VP look-up, as the
+    regulations do for weighted boards ("nearest"); blank keeps it exact.
+
+    Seed 004: margin 10 - 5 = 5 IMPs over 7 boards is 12.18 VP on the WBF 2013 scale.
+
+    >>> match_result([3, 0, 5, 2, -2, 0, -3], 7, None)
+    [[10, 5, 12.18, 7.82]]
+    """
+    cells = xl.vector(board_imps, "board_imps")
+    for i, v in enumerate(cells):
+        err = xl.error_literal(v)
+        if err is not None:
+            raise InputError(f"the IMPs cell holds {err}", where=f"row {i + 1}")
+    vals = [None if xl.is_blank(v) else xl.as_number(v, "board_imps", where=f"row {i + 1}")
+            for i, v in enumerate(cells)]
+    res = core_match_result(vals, boards, rounding=rounding)
+    return [[xl.to_cell(v) for v in (res.imps_a, res.imps_b, res.vp_a, res.vp_b)]]

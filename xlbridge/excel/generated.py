@@ -1,0 +1,75 @@
+"""The files generated from the TABLE (:mod:`xlbridge.excel.functions`): write them, or check them.
+
+- ``vba_stub/xlwings_udfs.bas`` and ``vba_stub/xlbridge_register.bas`` (:mod:`xlbridge.excel.vbastub`);
+- ``docs/functions.md`` (:func:`xlbridge.excel.functions.reference_markdown`).
+
+``python -m xlbridge.excel`` rewrites them; ``python -m xlbridge.excel --check`` lists the stale
+ones and exits 1 (tests/excel/test_generated.py runs the check).
+
+>>> sorted(p.name for p in expected_files())
+['functions.md', 'xlbridge_register.bas', 'xlwings_udfs.bas']
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from . import vbastub
+from .functions import reference_markdown
+
+__all__ = ["ROOT", "expected_files", "write_all", "check_all", "main"]
+
+#: The checkout holding ``xlbridge/``, ``vba_stub/`` and ``docs/``.
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def expected_files(root: Path = ROOT) -> dict[Path, bytes]:
+    """{path: content} of every generated file, as the TABLE makes it now."""
+    udfs_bas, register_bas = vbastub.generate()
+    return {
+        root / "vba_stub" / vbastub.UDFS_BAS: udfs_bas.encode("utf-8"),
+        root / "vba_stub" / vbastub.REGISTER_BAS: register_bas.encode("utf-8"),
+        root / "docs" / "functions.md": reference_markdown().encode("utf-8"),
+    }
+
+
+def write_all(root: Path = ROOT) -> list[Path]:
+    """Rewrite every generated file; return their paths."""
+    out = []
+    for path, data in expected_files(root).items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        out.append(path)
+    return out
+
+
+def check_all(root: Path = ROOT) -> list[str]:
+    """The stale or missing generated files (empty when all are current)."""
+    problems = []
+    for path, data in expected_files(root).items():
+        if not path.exists():
+            problems.append(f"{path.relative_to(root)}: missing (run python -m xlbridge.excel)")
+        elif path.read_bytes() != data:
+            problems.append(f"{path.relative_to(root)}: out of date (run python -m xlbridge.excel)")
+    return problems
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m xlbridge.excel [--check]``."""
+    ap = argparse.ArgumentParser(prog="python -m xlbridge.excel", description=__doc__.splitlines()[0])
+    ap.add_argument("--check", action="store_true", help="only compare; exit 1 if a generated file is out of date")
+    a = ap.parse_args(argv)
+    if a.check:
+        problems = check_all()
+        for problem in problems:
+            print(problem)
+        return 1 if problems else 0
+    for path in write_all():
+        print(f"wrote {path.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

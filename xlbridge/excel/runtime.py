@@ -1,0 +1,176 @@
+"""xlwings glue: the decorated worksheet functions and the plain callables, built from the TABLE.
+
+:func:`make_udfs` turns every declaration of :mod:`xlbridge.excel.functions` into a module-level
+function with the catalogue's exact signature (argument names, order, ``None`` for optional
+ones), a one-line docstring for the function wizard, decorated with whichever xlwings runtime
+is active (``xw.func``, ``xw.ret``, ``xw.arg`` with ``ndim=2, err_to_str=True`` and the argument
+help). :func:`plain_functions` gives the same functions as plain callables for the batch
+engine (``EXCEL_FUNCTIONS``).
+
+Every call is :func:`guarded`: a failure becomes one short :class:`~xlbridge.excel.cells.CallError`
+text (``"NAME: where: what"``), never a traceback. Under classic xlwings (COM, Windows) per-cell
+errors are sent as ``VT_ERROR`` variants (:func:`for_runtime`), which Excel shows as real errors.
+
+xlwings is imported lazily here (:func:`xlwings_decorators`), never by the core; without it (or
+where its decorators cannot load, e.g. xlwings Server without a licence) the decorators are no-ops.
+
+>>> plain = plain_functions()
+>>> plain["NEUBERG"](14, 16, 8), plain["VP"](5, 0)
+(29, ExcelError('#VALUE!'))
+>>> plain["MATCHPOINTS"]([[420.0], [400.0]], None, None, "FRENCH")
+CallError("MATCHPOINTS: unknown matchpoint scale 'FRENCH' (expected 'EBU' (2/1) or 'ACBL' (1/0.5))")
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+from ..core.errors import XlbridgeError, shown
+from .cells import CallError, ExcelError
+from .functions import CATEGORY, FUNCTIONS, ExcelFunction
+
+__all__ = ["xlwings_decorators", "runtime_of", "guarded", "for_runtime", "plain_functions", "make_udfs",
+           "COM_SCODES", "return_options"]
+
+# Excel's error codes as COM VT_ERROR scodes (xlwings/_xlwindows.py ``cell_errors``).
+COM_SCODES = {
+    "#DIV/0!": -2146826281, "#N/A": -2146826246, "#NAME?": -2146826259, "#NULL!": -2146826288,
+    "#NUM!": -2146826252, "#REF!": -2146826265, "#VALUE!": -2146826273,
+}
+
+
+def return_options() -> dict[str, Any]:
+    """xlwings' return options: results spill natively (Excel 365/2021, xlwings Lite/Server).
+
+    For an older Excel without dynamic arrays, the environment variable XLBRIDGE_LEGACY_SPILL=1
+    (read when the functions are made) turns on xlwings' legacy ``expand="table"`` (classic
+    xlwings only; it overwrites the cells the result spills into).
+    """
+    legacy = os.environ.get("XLBRIDGE_LEGACY_SPILL", "").strip() in ("1", "true", "yes")
+    return {"expand": "table"} if legacy else {}
+
+
+class _NoXlwings:
+    """No-op stand-ins for ``xw.func``, ``xw.arg`` and ``xw.ret``."""
+
+    @staticmethod
+    def func(f: Any = None, **kwargs: Any) -> Any:
+        return f if f is not None else (lambda g: g)
+
+    @staticmethod
+    def arg(*args: Any, **kwargs: Any) -> Any:
+        return lambda g: g
+
+    @staticmethod
+    def ret(*args: Any, **kwargs: Any) -> Any:
+        return lambda g: g
+
+
+def xlwings_decorators() -> Any:
+    """The xlwings module (its ``func``, ``arg``, ``ret``), or no-op stand-ins when it cannot load."""
+    try:  # xlwings is optional: without it (or where its decorators are no-ops) these are plain functions
+        import xlwings as xw
+
+        xw.func, xw.arg, xw.ret  # noqa: B018
+        return xw
+    except Exception:  # ImportError, or xlwings.LicenseError under XLWINGS_ON_SERVER without a key
+        return _NoXlwings()
+
+
+def runtime_of(xw: Any) -> str:
+    """Which xlwings runtime the decorators come from: "com" (classic, Windows), "officejs" or "python"."""
+    mod = getattr(getattr(xw, "func", None), "__module__", "") or ""
+    if mod == "xlwings.udfs":
+        return "com"
+    if mod.endswith("udfs_officejs"):
+        return "officejs"
+    return "python"
+
+
+def guarded(decl: ExcelFunction, args: tuple[Any, ...]) -> Any:
+    """Run a function by its declaration; any failure becomes one short CallError, never a traceback."""
+    try:
+        return decl.call(*args)
+    except XlbridgeError as e:
+        return CallError(f"{decl.name}: {e}")
+    except MemoryError:
+        raise  # the batch engine reports a memory limit by name
+    except Exception as e:  # a bug: still a short message in the cell, not a traceback
+        return CallError(f"{decl.name}: internal error ({type(e).__name__}: {shown(str(e))})")
+
+
+def _com_errors(value: Any, make_error: Callable[[int], Any]) -> Any:
+    if isinstance(value, ExcelError):
+        return make_error(COM_SCODES[str(value)])
+    if isinstance(value, list):
+        return [_com_errors(v, make_error) for v in value]
+    return value
+
+
+def for_runtime(value: Any, runtime: str, make_error: Callable[[int], Any] | None = None) -> Any:
+    """Per-cell ExcelError strings as the runtime needs them (COM: VT_ERROR variants; else unchanged).
+
+    >>> for_runtime([[1, ExcelError("#N/A")]], "com", lambda code: ("VT_ERROR", code))
+    [[1, ('VT_ERROR', -2146826246)]]
+    """
+    if runtime != "com":
+        return value
+    if make_error is None:  # pragma: no cover - Windows only
+        import pythoncom
+        from win32com.client import VARIANT
+
+        def make_error(code: int) -> Any:
+            return VARIANT(pythoncom.VT_ERROR, code)
+
+    return _com_errors(value, make_error)
+
+
+def _plain(decl: ExcelFunction) -> Callable[..., Any]:
+    def fn(*args: Any) -> Any:
+        return guarded(decl, args)
+
+    return fn
+
+
+def plain_functions(module: str = "xlbridge.udfs") -> dict[str, Callable[..., Any]]:
+    """{EXCEL NAME: plain callable} with the catalogue's signatures: the batch engine's registry."""
+    out = {}
+    for d in FUNCTIONS:
+        fn = _named(d, _plain(d))
+        fn.__module__ = module
+        out[d.name] = fn
+    return out
+
+
+def _named(decl: ExcelFunction, call: Callable[..., Any]) -> Callable[..., Any]:
+    """A function with ``decl``'s exact signature (no annotations: xlwings reads them as converters)."""
+    params = ", ".join(f"{a.name}=None" if a.optional else a.name for a in decl.args)
+    names = ", ".join(a.name for a in decl.args)
+    src = f"def {decl.name}({params}):\n    return _call({names})\n"
+    namespace: dict[str, Any] = {"_call": call}
+    exec(compile(src, f"<xlbridge.excel: {decl.name}>", "exec"), namespace)  # noqa: S102 - our own table
+    fn: Callable[..., Any] = namespace[decl.name]
+    fn.__doc__ = decl.help
+    fn.__qualname__ = decl.name
+    return fn
+
+
+def make_udfs(xw: Any, *, module: str = "xlbridge.udfs", category: str = CATEGORY,
+              ret: dict[str, Any] | None = None) -> dict[str, Callable[..., Any]]:
+    """{NAME: worksheet function} for every declaration, decorated with ``xw``'s ``func``/``ret``/``arg``."""
+    runtime = runtime_of(xw)
+    out: dict[str, Callable[..., Any]] = {}
+    for decl in FUNCTIONS:
+        def run(*args: Any, _decl: ExcelFunction = decl) -> Any:
+            return for_runtime(guarded(_decl, args), runtime)
+
+        fn = _named(decl, run)
+        fn.__module__ = module
+        for arg in decl.args:
+            fn = xw.arg(arg.name, ndim=2, err_to_str=True, doc=arg.help)(fn)
+        fn = xw.ret(**(return_options() if ret is None else ret))(fn)
+        fn = xw.func(category=category)(fn)
+        out[decl.name] = fn
+    return out
