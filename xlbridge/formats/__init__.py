@@ -41,9 +41,9 @@ def read_event(source):
     ...
     xlbridge.formats.errors.FormatError: input: empty file
     """
-    from .pbn import _load
+    from .pbn import load_source
 
-    data, name = _load(source)
+    data, name = load_source(source)
     head = data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
     if head == b"<":
         return read_usebio(data, name=name)

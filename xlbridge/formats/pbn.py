@@ -63,7 +63,7 @@ from .errors import LIMITS, FormatError, display_name
 from .model import (HOWELL, MITCHELL, PAIRS, TEAMS, Board, Event, Participant, Result, natural_key,
                     normalize_contract, normalize_deal, normalize_lead, normalize_seat, parse_number)
 
-__all__ = ["read_pbn", "write_pbn", "decode_pbn", "SCORE_TABLE_COLUMNS", "TOTAL_SCORE_TABLE_COLUMNS"]
+__all__ = ["read_pbn", "write_pbn", "decode_pbn", "load_source", "SCORE_TABLE_COLUMNS", "TOTAL_SCORE_TABLE_COLUMNS"]
 
 #: ScoreTable columns read (PBN 2.1 section 5.9 plus Lead, Table, Round written by scoring programs).
 SCORE_TABLE_COLUMNS = ("Rank", "PairId_NS", "PairId_EW", "Names_NS", "Names_EW", "Contract", "Declarer",
@@ -83,7 +83,7 @@ _PBN_SCORING = {"MP": "MP", "IMP": "IMP", "CROSS_IMP": "Cross-IMP", "BUTLER": "B
 
 # ------------------------------------------------------------------------------------------ decoding
 
-def _load(source) -> tuple[bytes, str]:
+def load_source(source) -> tuple[bytes, str]:
     """Bytes and display name of a path, bytes, or text; refuses files over the size limit."""
     name = display_name(source)
     if isinstance(source, (bytes, bytearray, memoryview)):
@@ -420,7 +420,7 @@ def read_pbn(source, *, name: str | None = None) -> Event:
     ...
     xlbridge.formats.errors.FormatError: input, line 3: score does not match 4S by N taking 10 tricks, vulnerability None (that scores N-S 420): 410
     """
-    data, fname = _load(source)
+    data, fname = load_source(source)
     name = name or fname
     if not data.strip():
         raise FormatError("empty file", file=name)

@@ -132,9 +132,9 @@ def read_usebio(source, *, name: str | None = None) -> Event:
     ...
     xlbridge.formats.errors.FormatError: input, EVENT: USEBIO event type not supported yet (pairs events only): 'TEAMS'
     """
-    from .pbn import _load
+    from .pbn import load_source
 
-    data, fname = _load(source)
+    data, fname = load_source(source)
     fname = name or fname
     if not data.strip():
         raise FormatError("empty file", file=fname)
