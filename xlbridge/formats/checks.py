@@ -16,13 +16,14 @@ xlbridge.formats.errors.FormatError: club.pbn, line 7: score does not match 4S b
 from __future__ import annotations
 
 from dataclasses import replace
+from fractions import Fraction
 
 import xlbridge
 
 from .errors import FormatError
 from .model import HOWELL, MITCHELL, TEAMS, Result
 
-__all__ = ["check_result", "check_board", "infer_movement"]
+__all__ = ["check_result", "check_board", "infer_movement", "mark_ties", "format_number"]
 
 
 def check_result(r: Result, vulnerable: str, loc: dict) -> Result:
@@ -104,3 +105,23 @@ def infer_movement(boards_rows) -> str:
     if ns_all and not (ns_all & ew_all):
         return MITCHELL
     return HOWELL
+
+def mark_ties(parts):
+    """Set ``tied`` where two participants of one field share a place (PBN Rank has no '=')."""
+    count = {}
+    for p in parts:
+        if p.place is not None:
+            count[(p.direction, p.place)] = count.get((p.direction, p.place), 0) + 1
+    return [replace(p, tied=count.get((p.direction, p.place), 0) > 1) if p.place is not None else p
+            for p in parts]
+
+
+def format_number(x) -> str:
+    """Exact decimal text when it has at most 4 decimals, else 2 decimals (EBU display rule)."""
+    if x is None:
+        return "-"
+    x = Fraction(x)
+    for places in range(5):
+        if (x * 10**places).denominator == 1:
+            return xlbridge.format_display(x, "EBU", places)
+    return xlbridge.format_display(x, "EBU", 2)

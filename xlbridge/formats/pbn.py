@@ -58,7 +58,7 @@ from fractions import Fraction
 
 import xlbridge
 
-from .checks import check_board, check_result, infer_movement
+from .checks import format_number, mark_ties, check_board, check_result, infer_movement
 from .errors import LIMITS, FormatError, display_name
 from .model import (HOWELL, MITCHELL, PAIRS, TEAMS, Board, Event, Participant, Result, natural_key,
                     normalize_contract, normalize_deal, normalize_lead, normalize_seat, parse_number)
@@ -548,34 +548,17 @@ def read_pbn(source, *, name: str | None = None) -> Event:
                         names_seen.get(("NS", num)) or names_seen.get(("EW", num)) or ())
                     participants[key] = Participant(num, key[0], nm)
     parts = sorted(participants.values(), key=lambda p: (p.direction or "", natural_key(p.number)))
-    parts = _mark_ties(parts)
+    parts = mark_ties(parts)
     scoring = "IMP" if kind == TEAMS else "MP"
     if ev["Scoring"]:
         scoring = _SCORINGS.get(ev["Scoring"].split(";")[0].strip().upper(), scoring)
     return Event(ev["Event"], _date(ev["Date"]), ev["Site"], kind, scoring, movement, tuple(parts), tuple(boards))
 
 
-def _mark_ties(parts):
-    """Set ``tied`` where two participants of one field share a place (PBN Rank has no '=')."""
-    count = {}
-    for p in parts:
-        if p.place is not None:
-            count[(p.direction, p.place)] = count.get((p.direction, p.place), 0) + 1
-    return [replace(p, tied=count.get((p.direction, p.place), 0) > 1) if p.place is not None else p
-            for p in parts]
 
 
 # ------------------------------------------------------------------------------------------ writer
 
-def _fmt(x) -> str:
-    """Exact decimal text when it has at most 4 decimals, else 2 decimals (EBU display rule)."""
-    if x is None:
-        return "-"
-    x = Fraction(x)
-    for places in range(5):
-        if (x * 10**places).denominator == 1:
-            return xlbridge.format_display(x, "EBU", places)
-    return xlbridge.format_display(x, "EBU", 2)
 
 
 def _quote(s: str) -> str:
@@ -665,8 +648,8 @@ def _score_cells(r: Result, cols) -> list:
     v = {"PairId_NS": r.ns, "PairId_EW": r.ew, "Contract": r.contract or "-",
          "Declarer": r.declarer or "-", "Result": "-" if r.tricks is None else str(r.tricks),
          "Lead": r.lead or "-", "Score_NS": "-", "Score_EW": "-",
-         "MP_NS": _fmt(r.mp_ns), "MP_EW": _fmt(r.mp_ew), "Percentage_NS": _fmt(r.pct_ns),
-         "Percentage_EW": _fmt(r.pct_ew), "IMP_NS": _fmt(r.imp_ns), "IMP_EW": _fmt(r.imp_ew),
+         "MP_NS": format_number(r.mp_ns), "MP_EW": format_number(r.mp_ew), "Percentage_NS": format_number(r.pct_ns),
+         "Percentage_EW": format_number(r.pct_ew), "IMP_NS": format_number(r.imp_ns), "IMP_EW": format_number(r.imp_ew),
          "Table": "-" if r.table is None else str(r.table), "Round": "-" if r.round is None else str(r.round)}
     if r.contract == "PASS":
         v["Contract"] = "Pass"
@@ -701,7 +684,7 @@ def _total_table(event: Event, mitchell: bool) -> list:
     for p in order:
         v = {"Rank": "-" if p.place is None else str(p.place), "PairId": p.number, "TeamId": p.number,
              "Direction": p.direction or "-", "TeamName": _quote(p.name or ""),
-             "TotalMP": _fmt(p.total), "TotalIMP": _fmt(p.total), "TotalPercentage": _fmt(p.percentage),
+             "TotalMP": format_number(p.total), "TotalIMP": format_number(p.total), "TotalPercentage": format_number(p.percentage),
              "NrBoards": "-" if p.boards is None else str(p.boards), "Names": _quote(";".join(p.names))}
         rows.append([v[c[0]] for c in cols])
     return _table("TotalScoreTable", cols, rows)

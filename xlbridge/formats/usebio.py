@@ -244,9 +244,9 @@ def read_usebio(source, *, name: str | None = None) -> Event:
             for side, num in (("NS", r.ns), ("EW", r.ew)):
                 key = (side if movement == MITCHELL else None, num)
                 participants.setdefault(key, Participant(num, key[0]))
-    from .pbn import _mark_ties
+    from .checks import mark_ties
 
-    parts = _mark_ties(sorted(participants.values(), key=lambda p: (p.direction or "", natural_key(p.number))))
+    parts = mark_ties(sorted(participants.values(), key=lambda p: (p.direction or "", natural_key(p.number))))
     site = None
     club = root.find("CLUB")
     if club is not None:
@@ -307,9 +307,9 @@ def _read_line(rd, tl, where, loc) -> Result:
 # ------------------------------------------------------------------------------------------ writer
 
 def _dec(x) -> str:
-    from .pbn import _fmt
+    from .checks import format_number
 
-    return _fmt(x)
+    return format_number(x)
 
 
 def _sub(parent, tag, text=None):
