@@ -21,6 +21,7 @@ __all__ = [
     "WeightError",
     "TooManyCombinationsError",
     "WorkbookError",
+    "LimitError",
     "location",
 ]
 
@@ -91,3 +92,11 @@ class TooManyCombinationsError(XlbridgeError):
 
 class WorkbookError(XlbridgeError):
     """A workbook file is refused (not a workbook, damaged, protected, hostile)."""
+
+
+class LimitError(WorkbookError):
+    """A workbook or a run is refused because a documented limit was reached (size, count, memory, time).
+
+    >>> str(LimitError("refused: more than 1,000,000 cells, the limit (reached in sheet Travellers)", where="a.xlsx"))
+    'a.xlsx: refused: more than 1,000,000 cells, the limit (reached in sheet Travellers)'
+    """
