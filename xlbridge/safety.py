@@ -71,6 +71,7 @@ __all__ = [
     "clip",
     "one_line",
     "scrub_paths",
+    "check_regular_file",
     "open_regular_file",
     "snapshot_file",
     "private_tempdir",
@@ -441,6 +442,25 @@ def _kind_of(mode: int) -> str:
     if stat.S_ISSOCK(mode):
         return "a socket"
     return "not a regular file"
+
+
+def check_regular_file(path, name: str | None = None) -> None:
+    """Refuse ``path`` at once unless it is a regular file (or a symlink to one); nothing is opened.
+
+    >>> try:
+    ...     check_regular_file("/", "root.xlsx")
+    ... except WorkbookError as err:
+    ...     print(err)
+    root.xlsx: refused: this is a folder, not a workbook file
+    """
+    path = os.fspath(path)
+    name = os.path.basename(path) if name is None else name
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        _refuse(f"cannot read the file ({exc.strerror or type(exc).__name__})", name)
+    if not stat.S_ISREG(st.st_mode):
+        _refuse(f"refused: this is {_kind_of(st.st_mode)}, not a workbook file", name)
 
 
 def open_regular_file(path, name: str | None = None) -> int:
@@ -937,14 +957,32 @@ def umask_mode(mode: int = 0o666) -> int:
     return mode & ~mask
 
 
-def write_atomic(dest, write, *, mode: int | None = None, owner: tuple | None = None) -> None:
+def write_atomic(dest, write, *, mode: int | None = None, owner: tuple | None = None,
+                 before_replace=None) -> None:
     """Create ``dest`` atomically: ``write(binary file)`` fills a temporary file in the same folder.
 
     The temporary file ``.xlbridge-PID-XXXX.tmp`` is fsynced, given ``mode`` (default: the umask's
     mode for a new file, i.e. what any program creating the file would give it) and, when running as
-    root, ``owner`` (uid, gid), then renamed over ``dest`` (``os.replace``) and the folder fsynced.
-    On any failure (including a signal turned into an exception) the temporary file is removed and
-    ``dest`` is untouched.
+    root, ``owner`` (uid, gid), then ``before_replace()`` runs if given (``--in-place`` writes the
+    backup there, once the new file is complete), then it is renamed over ``dest`` (``os.replace``)
+    and the folder fsynced. On any failure (including a signal turned into an exception) the
+    temporary file is removed and ``dest`` is untouched.
+
+    >>> import tempfile, os
+    >>> d = tempfile.mkdtemp()
+    >>> write_atomic(os.path.join(d, "a.bin"), lambda fh: fh.write(b"new"))
+    >>> open(os.path.join(d, "a.bin"), "rb").read(), os.stat(os.path.join(d, "a.bin")).st_mode & 0o777 == umask_mode()
+    (b'new', True)
+    >>> def fail(fh):
+    ...     raise OSError("disk full")
+    >>> try:
+    ...     write_atomic(os.path.join(d, "a.bin"), fail)
+    ... except OSError as err:
+    ...     print(err)
+    disk full
+    >>> os.listdir(d), open(os.path.join(d, "a.bin"), "rb").read()
+    (['a.bin'], b'new')
+    >>> import shutil; shutil.rmtree(d)
     """
     dest = os.fspath(dest)
     folder = os.path.dirname(os.path.abspath(dest))
@@ -957,6 +995,8 @@ def write_atomic(dest, write, *, mode: int | None = None, owner: tuple | None = 
             write(fh)
             fh.flush()
             os.fsync(fh.fileno())
+        if before_replace is not None:
+            before_replace()
         os.replace(tmp, dest)
     except BaseException:
         with contextlib.suppress(OSError):
