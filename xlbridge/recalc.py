@@ -289,6 +289,7 @@ def _adapt_function(name: str, fn, messages: dict):
         try:
             x = float(v)
         except (OverflowError, ValueError, TypeError, ArithmeticError):  # beyond a double, or not a number
+            note(name, "result beyond Excel's number range (about 1.8E+308)")
             return Error.errors["#NUM!"]
         if x != x or x in (float("inf"), float("-inf")):
             return Error.errors["#NUM!"]
@@ -317,6 +318,9 @@ def _adapt_function(name: str, fn, messages: dict):
             return number_out(v)
         if hasattr(v, "__float__"):  # Fraction, Decimal and other numbers
             return number_out(v)
+        if isinstance(v, (list, tuple, dict, set, frozenset, np.ndarray)) or hasattr(v, "__next__"):
+            note(name, f"a {type(v).__name__} where one cell's value belongs")
+            return Error.errors["#VALUE!"]
         return str(v)
 
     def safe_out(v):
@@ -497,12 +501,11 @@ def _unfollowed_cells(model, state: _LinkState) -> set:
     """{(SHEET, ref)} of the workbook's cells that depend on a book that was not opened."""
     dmap = model.dsp.dmap
     start = []
-    served = set(state.by_name) | {state.main}
-    for node in model.dsp.data_nodes:
+    for node in model.dsp.data_nodes:  # every node of another book (a cached copy may lack the sheet or cell)
         if not isinstance(node, str):
             continue
         m = _BOOK_OF_NODE.match(node)
-        if m and (m.group("dir") not in ("", ".") or m.group("file").upper() not in served):
+        if m and (m.group("dir") not in ("", ".") or m.group("file").upper() != state.main):
             start.append(node)
     seen, stack = set(start), list(start)
     while stack:
@@ -591,7 +594,13 @@ def _model_class():
             return data[BOOK], ctx
 
         def add_sheet(self, worksheet, context):
-            worksheet, ctx = super().add_sheet(worksheet, context)
+            try:
+                worksheet, ctx = super().add_sheet(worksheet, context)
+            except Exception:
+                state = self.__dict__.get("_xlbridge_links")
+                if state is not None and context.get("excel") != state.main:  # a sheet the cached copy lacks
+                    state.refused.add(f"{context.get('excel')}!{worksheet}")
+                raise
             raw = worksheet._ws if isinstance(worksheet, _SparseSheet) else worksheet
             views = self.__dict__.setdefault("_xlbridge_sparse_views", {})
             # one view per sheet, kept alive with it: ``complete`` caches max_row per sheet object
@@ -684,22 +693,22 @@ def _engine_guards(path: str, messages: dict, functions: dict, progress: bool):
         return original_load(filename, *args, **kwargs)
 
     loggers = [logging.getLogger(n) for n in ("formulas", "schedula")]
-    disabled = [lg.disabled for lg in loggers]
+    levels = [lg.level for lg in loggers]
     old_tqdm, old_base_error = fx.tqdm, ff.BaseError
     xlreader._xlbridge_original_load = original_load
     xlreader.load_workbook = guarded_load
     ff.BaseError = (old_base_error, MemoryError)
     fx.tqdm = types.SimpleNamespace(tqdm=functools.partial(
         tqdm.tqdm, disable=not progress, file=sys.stderr, desc="compiling formulas", leave=False))
-    for lg in loggers:
-        lg.disabled = True
+    for lg in loggers:  # (a level, unlike ``disabled``, also holds for their child loggers)
+        lg.setLevel(logging.CRITICAL + 1)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             yield
     finally:
-        for lg, was in zip(loggers, disabled):
-            lg.disabled = was
+        for lg, level in zip(loggers, levels):
+            lg.setLevel(level)
         fx.tqdm, ff.BaseError = old_tqdm, old_base_error
         xlreader.load_workbook = original_load
         with contextlib.suppress(AttributeError):

@@ -542,8 +542,10 @@ def read_external_links(zf: zipfile.ZipFile, parts) -> list[ExternalBookCache]:
     """Read the cached values of the links to other workbooks (``parts`` in the order of the workbook's
     ``<externalReference>`` elements, as :func:`xlbridge.safety.check_workbook` reports them).
 
-    Only the package is read: the linked files are never opened. A link without an
-    ``<externalBook>`` (a DDE or OLE link) has no sheets. Cell types as Excel writes them: ``t="str"``
+    Only the package is read: the linked files are never opened. Only sheets with cached data
+    (a ``<sheetData>`` without ``refreshError``) are kept; a link without an ``<externalBook>`` (a DDE or
+    OLE link) has none. A reference into a sheet that is not kept is ``#REF!``; a cell missing from a
+    kept sheet was blank when Excel cached it. Cell types as Excel writes them: ``t="str"``
     (or ``s``/``inlineStr``) text, ``b`` boolean, ``e`` error, otherwise a number; a value that does
     not read as its type is left out (the cell then reads as blank).
     """
@@ -564,13 +566,11 @@ def read_external_links(zf: zipfile.ZipFile, parts) -> list[ExternalBookCache]:
         book = next((el for el in root if _clark_local(el.tag) == "externalBook"), None)
         if book is not None:
             names = [el.get("val", "") for el in book.iter() if _clark_local(el.tag) == "sheetName"]
-            for name in names:
-                sheets.setdefault(name, {})
             for data in (el for el in book.iter() if _clark_local(el.tag) == "sheetData"):
                 sid = data.get("sheetId", "")
-                if not sid.isdigit() or int(sid) >= len(names):
+                if not sid.isdigit() or int(sid) >= len(names) or data.get("refreshError") in ("1", "true"):
                     continue
-                cells = sheets[names[int(sid)]]
+                cells = sheets.setdefault(names[int(sid)], {})
                 for cell in (el for el in data.iter() if _clark_local(el.tag) == "cell"):
                     try:
                         key = parse_ref(cell.get("r", ""))
