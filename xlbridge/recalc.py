@@ -1245,6 +1245,10 @@ def recalc_workbook(book, output=None, *, in_place: bool = False, functions: dic
     try:
         with BookLock(dest, timeout=limits.max_seconds, name=name), private_tempdir() as tmp:
             return _recalc_locked(src, dest, name, tmp, in_place, functions, limits, isolate, bar, start)
+    except WorkbookError as exc:
+        if exc.where is None:  # (the scanners name the sheet and cell; the file goes in front)
+            raise exc.at(name) from None
+        raise
     finally:
         bar.close()
 
