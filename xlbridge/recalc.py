@@ -648,11 +648,13 @@ def _model_class():
 
 
 def _load_workbook(path, data_only=False):
-    """The engine's reader on the one allowed file, links to other workbooks not even read by openpyxl."""
+    """The engine's reader (openpyxl) on the one allowed file: also the check that openpyxl can read the book."""
     from formulas.excel import xlreader
 
     load = getattr(xlreader, "_xlbridge_original_load", xlreader.load_workbook)
-    return load(path, data_only=data_only, keep_links=False)
+    # keep_links=True: openpyxl reads the externalLink parts of the package (never the linked files), so
+    # a damaged one is found here; what it reads is not used (links come from _defuse_external_links)
+    return load(path, data_only=data_only, keep_links=True)
 
 
 @contextlib.contextmanager
@@ -808,6 +810,7 @@ def recalc_values(path: str, targets: dict, functions: dict | None = None, *, pr
         state = model.__dict__["_xlbridge_links"]
         try:
             model.loads(path)
+            _phase("linking")
             model.finish()
             model.dsp.raises = _raise_limits_only
             if progress:
@@ -1049,6 +1052,7 @@ class ChildProcess:
         self.workdir, self.readable, self.grace = workdir, tuple(readable), grace
 
     def run(self, tick=None):
+        import gc
         import mmap
         import multiprocessing as mp
 
@@ -1062,7 +1066,11 @@ class ChildProcess:
             proc = ctx.Process(target=_child_main, daemon=True, args=(
                 send, death_r, death_w, sink, os.getpid(), self.job, self.workdir, self.readable,
                 self.max_memory, self.max_seconds))
-            proc.start()
+            gc.freeze()  # the child then never walks the parent's objects: fewer copy-on-write pages
+            try:
+                proc.start()
+            finally:
+                gc.unfreeze()
             send.close()
             os.close(death_r)
             death_r = None
@@ -1111,7 +1119,8 @@ def _where(location, phase, sheets: dict) -> str:
     kind, sheet = phase or ("", "")
     if kind == "compiling" and sheet:
         return f"in sheet {sheet_name(sheet.upper())} (compiling its formulas)"
-    return {"loading": "while loading the workbook", "evaluating": "while evaluating the formulas",
+    return {"loading": "while loading the workbook", "linking": "while resolving the formulas' references",
+            "evaluating": "while evaluating the formulas",
             "collecting": "while collecting the results"}.get(kind, "while starting the formula engine")
 
 
@@ -1142,9 +1151,10 @@ def _run_engine(engine_copy, targets, functions, links, limits: SafetyLimits, na
     if status == "died":
         raise WorkbookError(f"refused: the formula engine died (exit code {payload}; out of memory?) "
                             f"{_where(None, phase, sheets)}", where=name)
-    text = scrub_paths(str(payload), private)
-    raise WorkbookError(f"the formula engine failed {_where(None, phase, sheets)}: {one_line(text, 300)}",
-                        where=name)
+    text = one_line(scrub_paths(str(payload), private), 300)
+    if phase and phase[0] == "loading":  # openpyxl could not read it: Excel would have to repair it
+        raise WorkbookError(f"damaged workbook: it cannot be read ({text})", where=name)
+    raise WorkbookError(f"the formula engine failed {_where(None, phase, sheets)}: {text}", where=name)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -1270,36 +1280,35 @@ def _recalc_locked(src, dest, name, tmp, in_place, functions, limits, isolate, b
         for sheet, part in info.sheets:
             bar.phase(f"scanning {sheet}")
             data = zf.read(part)
-            layout = scan_sheet(data, part=part, sheet=sheet)
+            layout = scan_sheet(data, part=part, sheet=sheet, cell_formats=info.cell_formats)
             cells = set(layout.formula_cells)
             covered += len(cells) + sum((r2 - r1 + 1) * (c2 - c1 + 1) for r1, c1, r2, c2 in layout.array_ranges)
             if covered > limits.max_formula_cells:
                 raise LimitError(f"refused: more than {limits.max_formula_cells} formula and array-formula "
                                  f"cells (sheet {clip(sheet, 40)[1:-1]})", where=name)
+            stripped[part] = strip_empty_cells(data, layout)  # (their s and r are checked by scan_sheet)
             if not cells and not layout.array_ranges:
                 continue
-            stripped[part] = strip_empty_cells(data, layout)
             targets[sheet] = {"cells": sorted(cells), "arrays": list(layout.array_ranges)}
             layouts[sheet] = layout
             parts[sheet] = part
-        links = read_external_links(zf, info.external_links) if targets else []
+        links = read_external_links(zf, info.external_links)
     private = {tmp: "", snapshot: name}
-    if targets:
-        bar.phase("loading the formula engine")
-        _engine()  # import the engine here, once: forked children inherit it instead of importing it again
-        engine_dir = os.path.join(tmp, "engine")
-        os.mkdir(engine_dir, 0o700)
-        # the engine reads a private copy, alone in its folder, without the styled blank cells (faster)
-        engine_copy = os.path.join(engine_dir, "workbook" + ext)
-        private[engine_copy] = name
-        private[engine_dir] = ""
-        copy_zip(snapshot, engine_copy, stripped)
-        stripped.clear()
-        bar.phase(f"evaluating {sum(len(t['cells']) for t in targets.values())} formulas")
-        values, messages = _run_engine(engine_copy, targets, functions, links, limits, name, sheet_names,
-                                       private, tick=bar.tick, isolate=isolate)
-    else:
-        values, messages = {}, {}
+    # the engine runs even without formulas: its reading of the workbook (openpyxl) checks what Excel would
+    # have to repair, so an output is always a workbook openpyxl opens
+    bar.phase("loading the formula engine")
+    _engine()  # import the engine here, once: forked children inherit it instead of importing it again
+    engine_dir = os.path.join(tmp, "engine")
+    os.mkdir(engine_dir, 0o700)
+    # the engine reads a private copy, alone in its folder, without the styled blank cells (faster)
+    engine_copy = os.path.join(engine_dir, "workbook" + ext)
+    private[engine_copy] = name
+    private[engine_dir] = ""
+    copy_zip(snapshot, engine_copy, stripped)
+    stripped.clear()
+    bar.phase(f"evaluating {sum(len(t['cells']) for t in targets.values())} formulas")
+    values, messages = _run_engine(engine_copy, targets, functions, links, limits, name, sheet_names,
+                                   private, tick=bar.tick, isolate=isolate)
     replacements, errors, warnings, written = {}, [], [], 0
     call_errors = messages.get(_CALL_ERRORS, {})
     cell_messages = messages.get(_CELL_MESSAGES, {})

@@ -249,7 +249,8 @@ class WorkbookInfo:
 
     ``sheets``: ((sheet name, worksheet part), ...) in workbook order (chartsheets left out);
     ``external_links``: the externalLink parts in the order of ``<externalReference>`` (link 1 first);
-    ``cells``, ``rows``, ``shared_strings``, ``styles``: the streamed counts.
+    ``cells``, ``rows``, ``shared_strings``, ``styles``: the streamed counts; ``cell_formats``: the
+    ``<xf>`` of ``<cellXfs>`` in ``xl/styles.xml`` (a cell's ``s`` must be below it), None without that part.
 
     >>> WorkbookInfo(members=("a.xml",), has_vba=False, total_uncompressed=10).has_vba
     False
@@ -264,6 +265,7 @@ class WorkbookInfo:
     rows: int = 0
     shared_strings: int = 0
     styles: int = 0
+    cell_formats: int | None = None
 
 
 # --------------------------------------------------------------------------------------------------
@@ -283,6 +285,7 @@ class _Totals:
 
     def __init__(self):
         self.cells = self.rows = self.shared_strings = self.styles = self.names = 0
+        self.cell_formats = None  # <xf> in <cellXfs> of xl/styles.xml (the part openpyxl reads), None: no part
         self.rels: dict = {}  # rels part -> [(Id, Type, Target, TargetMode)]
         self.sheets: list = []  # (name, r:id) from workbook.xml
         self.ext_refs: list = []  # r:id of <externalReference>, in order
@@ -315,6 +318,7 @@ def _counting_handler(part: str, where: str, totals: _Totals, limits: SafetyLimi
             self.depth = 0
             self.formula = None  # characters of the formula or defined name being read, or None
             self.cell = "?"
+            self.cell_xfs = False
 
         def startElement(self, tag, attrs):
             self.depth += 1
@@ -341,10 +345,16 @@ def _counting_handler(part: str, where: str, totals: _Totals, limits: SafetyLimi
                 totals.shared_strings += 1
                 if totals.shared_strings > limits.max_shared_strings:
                     over("shared strings", limits.max_shared_strings)
-            elif kind == "styleSheet" and local in _STYLE_RECORDS:
-                totals.styles += 1
-                if totals.styles > limits.max_styles:
-                    over("style records", limits.max_styles)
+            elif kind == "styleSheet":
+                if local == "cellXfs" and part == "xl/styles.xml":
+                    self.cell_xfs = True
+                    totals.cell_formats = 0
+                elif local == "xf" and self.cell_xfs:
+                    totals.cell_formats += 1
+                if local in _STYLE_RECORDS:
+                    totals.styles += 1
+                    if totals.styles > limits.max_styles:
+                        over("style records", limits.max_styles)
             elif kind == "externalLink" and local == "cell":
                 totals.cells += 1
                 if totals.cells > limits.max_cells:
@@ -368,6 +378,8 @@ def _counting_handler(part: str, where: str, totals: _Totals, limits: SafetyLimi
 
         def endElement(self, tag):
             self.depth -= 1
+            if self.cell_xfs and _local(tag) == "cellXfs":
+                self.cell_xfs = False
             if self.formula is not None and _local(tag) in ("f", "definedName"):
                 self.formula = None
 
@@ -667,7 +679,8 @@ def _check_stream(fh, limits: SafetyLimits, name: str | None) -> WorkbookInfo:
         has_vba = any(n.lower().endswith("vbaproject.bin") for n in names)
         return WorkbookInfo(members=tuple(names), has_vba=has_vba, total_uncompressed=total, sheets=sheets,
                             external_links=links, cells=totals.cells, rows=totals.rows,
-                            shared_strings=totals.shared_strings, styles=totals.styles)
+                            shared_strings=totals.shared_strings, styles=totals.styles,
+                            cell_formats=totals.cell_formats if "xl/styles.xml" in names else None)
 
 
 def _resolve_target(rels_part: str, target: str) -> str | None:

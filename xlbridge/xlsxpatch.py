@@ -160,9 +160,11 @@ def _local(name: str) -> str:
 
 
 _ROW_RE = re.compile(r"^[0-9]{1,7}$")
+_STYLE_RE = re.compile(r"^[0-9]{1,9}$")
 
 
-def scan_sheet(data: bytes, *, part: str = "worksheet", sheet: str | None = None) -> SheetLayout:
+def scan_sheet(data: bytes, *, part: str = "worksheet", sheet: str | None = None,
+               cell_formats: int | None = None) -> SheetLayout:
     """Locate sheetData, rows, cells, formulas and array ranges of a worksheet part by byte offset.
 
     Uses expat with absolute byte indices (the whole part is parsed in one call); a DTD or an
@@ -170,7 +172,8 @@ def scan_sheet(data: bytes, *, part: str = "worksheet", sheet: str | None = None
     it relies on are parsed defensively and refused in one line (naming ``sheet``, or ``part``) when
     Excel would call the file damaged: a row number that is not a whole number from 1 to 1,048,576
     (``<row r="five">``), a cell reference outside A1:XFD1048576, rows or cells out of order or
-    repeated, an array range that is not a range.
+    repeated, an array range that is not a range, a cell style number ``s`` that is not a whole number
+    or (given ``cell_formats``, the number of cell formats of the styles part) names no format.
 
     >>> xml = b'<worksheet><sheetData><row r="2"><c r="A2"><f t="array" ref="A2:B3">F()</f><v>1</v></c></row></sheetData></worksheet>'
     >>> lay = scan_sheet(xml)
@@ -235,7 +238,15 @@ def scan_sheet(data: bytes, *, part: str = "worksheet", sheet: str | None = None
             state["row"] = row
             state["col"] = 0
         elif local == "c" and parent == "row":
-            r = dict(attrs).get("r")
+            cattrs = dict(attrs)
+            r = cattrs.get("r")
+            style = cattrs.get("s")
+            if style:  # (openpyxl reads an empty s as format 0, like a missing one)
+                if not _STYLE_RE.match(style):
+                    damaged(f"cell {_clip(r or '?', 12)[1:-1]}: style number {_clip(style)} is not a whole number")
+            if cell_formats is not None and int(style or 0) >= max(cell_formats, 0):
+                damaged(f"cell {_clip(r or '?', 12)[1:-1]}: style number {int(style or 0)} names no cell format "
+                        f"(the workbook has {cell_formats})")
             if r is not None:
                 try:
                     rr, cc = parse_ref(r)
