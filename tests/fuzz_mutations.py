@@ -185,7 +185,11 @@ def run_case(data: bytes, folder: Path, name: str = "case.xlsx", timeout: float 
         assert len(err.strip().splitlines()) == 1, err
         assert not out.exists()
     else:
-        openpyxl.load_workbook(out).close()
+        try:
+            openpyxl.load_workbook(out).close()
+        except Exception as exc:
+            raise AssertionError(f"exit {code} but the output does not open with openpyxl: "
+                                 f"{type(exc).__name__}: {exc}") from None
         out.unlink()
     left = sorted(p.name for p in folder.iterdir())
     assert left == [name], left

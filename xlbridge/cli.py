@@ -162,6 +162,7 @@ def _install_signal_handlers():
 def _recalc(args) -> int:
     import dataclasses
 
+    from .errors import WorkbookError
     from .safety import one_line
 
     def fail(code: int, key: str, msg: str) -> int:
@@ -174,7 +175,6 @@ def _recalc(args) -> int:
     previous = _install_signal_handlers()
     try:
         try:
-            from .errors import WorkbookError
             from .recalc import recalc_workbook
             from .safety import DEFAULT_LIMITS
 

@@ -90,6 +90,8 @@ __all__ = [
     "RecalcCellError",
     "RecalcReport",
     "ChildProcess",
+    "EngineStopped",
+    "ExternalLinkRefused",
     "default_output_path",
     "recalc_workbook",
     "recalc_values",
@@ -1028,7 +1030,7 @@ def _child_main(conn, death_r, death_w, sink, parent_pid, job, workdir, readable
 class ChildProcess:
     """Run ``job()`` (no arguments: a closure or ``functools.partial``) in a sandboxed child process.
 
-    The child (``fork`` start method on Linux/macOS; ``spawn`` elsewhere, with fewer guards):
+    The child (``fork`` start method: Linux and macOS; elsewhere :meth:`run` refuses):
 
     - has its own session and process group (``os.setsid``); the parent kills the whole group;
     - dies with the parent: ``prctl(PR_SET_PDEATHSIG, SIGKILL)`` on Linux, and a thread blocked on
@@ -1056,8 +1058,9 @@ class ChildProcess:
         import mmap
         import multiprocessing as mp
 
-        methods = mp.get_all_start_methods()
-        ctx = mp.get_context("fork" if "fork" in methods else "spawn")
+        if "fork" not in mp.get_all_start_methods():  # Windows: no fork, setsid, killpg or RLIMIT_AS
+            raise WorkbookError("the bounded formula-engine process needs a POSIX system (Linux, macOS)")
+        ctx = mp.get_context("fork")
         recv, send = ctx.Pipe(duplex=False)
         death_r, death_w = os.pipe()
         sink = mmap.mmap(-1, _PHASE_SIZE)

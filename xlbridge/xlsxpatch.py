@@ -241,9 +241,8 @@ def scan_sheet(data: bytes, *, part: str = "worksheet", sheet: str | None = None
             cattrs = dict(attrs)
             r = cattrs.get("r")
             style = cattrs.get("s")
-            if style:  # (openpyxl reads an empty s as format 0, like a missing one)
-                if not _STYLE_RE.match(style):
-                    damaged(f"cell {_clip(r or '?', 12)[1:-1]}: style number {_clip(style)} is not a whole number")
+            if style is not None and not _STYLE_RE.match(style):
+                damaged(f"cell {_clip(r or '?', 12)[1:-1]}: style number {_clip(style)} is not a whole number")
             if cell_formats is not None and int(style or 0) >= max(cell_formats, 0):
                 damaged(f"cell {_clip(r or '?', 12)[1:-1]}: style number {int(style or 0)} names no cell format "
                         f"(the workbook has {cell_formats})")
