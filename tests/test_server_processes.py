@@ -63,13 +63,34 @@ def _engine_child(proc, timeout=120):
     """The engine's child process of the command ``proc`` once it exists (the command is evaluating)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        kids = children_of(proc.pid)
+        # the engine's child leads its own process group (any other child, e.g. a short-lived helper an
+        # imported library runs, does not)
+        kids = [k for k in children_of(proc.pid) if _pgid(k) == k]
         if kids:
             time.sleep(1.0)  # well inside the evaluation
             return kids[0]
         assert proc.poll() is None, proc.communicate()
         time.sleep(0.05)
     raise AssertionError("the engine's child process never appeared")
+
+
+def _pgid(pid):
+    try:
+        return os.getpgid(pid)
+    except OSError:
+        return None
+
+
+def _unlocked(path, timeout=15):
+    """True once no process holds a lock on ``path`` (Linux /proc/locks): a killed process's are released."""
+    ino = os.stat(path).st_ino
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with open("/proc/locks") as fh:
+            if not any(f":{ino} " in line for line in fh):
+                return True
+        time.sleep(0.05)
+    return False
 
 
 def _gone(pid, timeout=15):
@@ -132,6 +153,7 @@ def test_sigkill_child_dies_with_parent_and_next_run_cleans(busy, tmp_path, mode
     old = time.time() - 7200
     os.utime(tmp / left[0], (old, old))
     small = _small_book(tmp_path / "in" / "small.xlsx")
+    assert _unlocked(out / ".busy-out.xlsx.xlbridge-lock")  # the dead child's lock is released
     monkeypatch.setattr(tempfile, "tempdir", str(tmp))
     assert main(["recalc", str(small), "-o", str(out / "small-out.xlsx"), "--no-progress"]) == 0
     assert os.listdir(tmp) == []
