@@ -218,6 +218,19 @@ def test_memory_limit_in_a_custom_function_is_named_not_value(tmp_path):
     assert not (tmp_path / "o.xlsx").exists()
 
 
+def test_memory_error_caught_by_the_excel_layer_still_refuses_the_run(tmp_path):
+    """xlbridge.udfs turns any exception of a function into one CallError text (``_guarded``); a MemoryError
+    caught there must still refuse the run with the memory limit named, not become a cell's text."""
+    import xlbridge.udfs as udfs
+
+    def hog(*args):
+        raise MemoryError()
+
+    book = _book(tmp_path, {"A1": 3, "D4": "=HOG(A1)"})
+    with pytest.raises(LimitError, match="memory limit of [0-9.]+ MiB reached in sheet Travellers, cell D4"):
+        recalc_workbook(book, tmp_path / "o.xlsx", functions={"HOG": lambda *a: udfs._guarded("HOG", hog, a)})
+
+
 @pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="needs Linux /proc")
 def test_memory_limit_in_a_builtin_function_is_named_not_value(tmp_path):
     book = _book(tmp_path, {"A1": 2_000_000_000, "C3": '=LEN(REPT("xy", A1))'})

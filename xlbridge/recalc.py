@@ -310,6 +310,8 @@ def _adapt_function(name: str, fn, messages: dict):
             if v in Error.errors:
                 return Error.errors[v]
             if type(v).__name__ == "CallError":  # xlbridge.excel.CallError: the call could not run
+                if "internal error (MemoryError" in v:  # the Excel layer caught the memory limit: refuse the run
+                    raise MemoryError(str(v))
                 messages.setdefault(_CALL_ERRORS, {})[str(v)] = name
             return str(v)
         if isinstance(v, (bool, np.bool_)):
@@ -1046,6 +1048,11 @@ class ChildProcess:
     (SHEET, ref) or None), ("error", one line), or ("died", exit code); ``phase`` is (kind, sheet) of
     what the child last reported doing. SIGTERM/SIGINT to the parent (turned into exceptions by the
     CLI) and any other exit kill the child group in ``finally``.
+
+    >>> ChildProcess(lambda: 6 * 7, max_memory=16 << 30, max_seconds=60).run()[:2]
+    ('ok', 42)
+    >>> ChildProcess(lambda: open("/etc/hostname").read(), max_memory=16 << 30, max_seconds=60).run()[:2]
+    ('error', 'PermissionError: the formula engine may not open other files')
     """
 
     def __init__(self, job, *, max_memory: int, max_seconds: float, workdir=None, readable=(),
