@@ -7,7 +7,15 @@ Exit codes of ``xlbridge recalc``:
 - 2: the file was refused (not a workbook, damaged, password-protected, hostile, over a size, memory
   or time limit), the command line is wrong, or the [batch] extra is not installed; the one-line
   reason is printed on stderr (and, with ``--json``, a summary with ``"ok": false`` on stdout);
-- 3: the output could not be written (permissions, disk full).
+- 3: the output could not be written (permissions, disk full);
+- 128 + N: stopped by signal N (SIGTERM: 143, SIGINT: 130, SIGHUP: 129); the engine's child process,
+  temporary files and the lock are removed first and nothing is written.
+
+Every failure is one line on stderr (``xlbridge recalc: BOOK: reason``), never a traceback: an
+unexpected exception is reported as one line with exit 2. The limits ``--timeout`` (seconds, more
+than 0 and at most 86,400), ``--max-memory`` (MiB, 1 to 1,048,576) and ``--max-cells`` (1 to
+100,000,000) are checked before anything runs; NaN, zero or negative values are refused, so no value
+switches a limit off.
 
 ``xlbridge templates [--out DIR] [--check]`` builds the bundled template workbooks (or, with
 ``--check``, checks that the files in DIR are what the code builds); exit 0 when fine, 1 when
@@ -21,16 +29,80 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import signal
 import sys
 
 __all__ = ["main", "build_parser"]
 
 EXIT_OK, EXIT_CELL_ERRORS, EXIT_REFUSED, EXIT_WRITE = 0, 1, 2, 3
+MAX_TIMEOUT = 86_400.0  # one day
+MAX_MEMORY_MIB = 1 << 20  # 1 TiB
+MAX_CELLS = 100_000_000
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (``xlbridge recalc: error: ...``) and exit code 2."""
+
+    def error(self, message):
+        from .safety import one_line
+
+        self.exit(EXIT_REFUSED, f"{self.prog}: error: {one_line(message, 300)} (see {self.prog} --help)\n")
+
+
+def _number(text: str, *, kind, low: float, high: float, what: str, low_inclusive: bool):
+    """Parse a limit from the command line: finite, within [low, high] (``low`` excluded unless inclusive)."""
+    from .safety import clip
+
+    try:
+        value = kind(text)
+    except (TypeError, ValueError):
+        value = None
+    if value is None or not math.isfinite(value) or value > high or value < low or (
+            value == low and not low_inclusive):
+        def fmt(x):
+            return f"{int(x):,}" if float(x).is_integer() else f"{x:g}"
+
+        bound = f"{'from' if low_inclusive else 'more than'} {fmt(low)} {'to' if low_inclusive else 'and at most'} {fmt(high)}"
+        raise argparse.ArgumentTypeError(f"must be a {'whole ' if kind is int else ''}number "
+                                         f"{bound}, not {clip(text, 20)}")
+    return value
+
+
+def _seconds(text):
+    """``--timeout``: seconds, more than 0 and at most one day.
+
+    >>> _seconds("30")
+    30.0
+    >>> _seconds("nan")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: must be a number more than 0 and at most 86,400, not 'nan'
+    """
+    return _number(text, kind=float, low=0, high=MAX_TIMEOUT, what="--timeout", low_inclusive=False)
+
+
+def _mib(text):
+    """``--max-memory``: MiB, a whole number from 1 to 1,048,576.
+
+    >>> _mib("1024")
+    1024
+    >>> _mib("-1")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: must be a whole number from 1 to 1,048,576, not '-1'
+    """
+    return _number(text, kind=int, low=1, high=MAX_MEMORY_MIB, what="--max-memory", low_inclusive=True)
+
+
+def _cells(text):
+    """``--max-cells``: a whole number from 1 to 100,000,000."""
+    return _number(text, kind=int, low=1, high=MAX_CELLS, what="--max-cells", low_inclusive=True)
 
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of the ``xlbridge`` command."""
-    p = argparse.ArgumentParser(prog="xlbridge", description="Exact contract-bridge scoring for Excel.")
+    p = _Parser(prog="xlbridge", description="Exact contract-bridge scoring for Excel.")
     sub = p.add_subparsers(dest="command", required=True)
     r = sub.add_parser("recalc", help="recalculate every formula of a workbook headlessly",
                        description="Recalculate every formula (standard Excel and xlbridge functions) and "
@@ -42,64 +114,118 @@ def build_parser() -> argparse.ArgumentParser:
                    help="replace BOOK atomically, keeping the previous file as BOOK.bak")
     r.add_argument("--json", action="store_true", help="print a machine-readable summary on stdout")
     r.add_argument("--no-progress", action="store_true", help="no progress output on stderr")
-    r.add_argument("--timeout", type=float, metavar="SECONDS",
-                   help="wall-clock limit of the file checks and, separately, of the formula engine (default 600)")
-    r.add_argument("--max-memory", type=int, metavar="MIB",
-                   help="address-space limit of the formula engine in MiB (default 4096)")
+    r.add_argument("--timeout", type=_seconds, metavar="SECONDS",
+                   help="wall-clock limit of the file checks and, separately, of the formula engine "
+                        "(default 600; more than 0, at most 86400)")
+    r.add_argument("--max-memory", type=_mib, metavar="MIB",
+                   help="address-space limit of the formula engine in MiB (default 4096; 1 to 1048576)")
+    r.add_argument("--max-cells", type=_cells, metavar="N",
+                   help="most cells (<c> elements) the workbook may hold over all sheets (default 1000000)")
     t = sub.add_parser("templates", help="build (or check) the bundled template workbooks")
     t.add_argument("--out", metavar="DIR", default="workbooks", help="folder (default: workbooks)")
     t.add_argument("--check", action="store_true", help="check the files in DIR instead of writing them")
     return p
 
 
+class _Interrupted(BaseException):
+    """SIGTERM/SIGINT/SIGHUP during a run, raised where the run is so that every cleanup runs."""
+
+    def __init__(self, signum):
+        super().__init__(signum)
+        self.signum = signum
+
+
+_SIGNALS = tuple(s for s in (getattr(signal, n, None) for n in ("SIGTERM", "SIGINT", "SIGHUP")) if s is not None)
+
+
+def _on_signal(signum, frame):
+    for sig in _SIGNALS:  # a second signal must not interrupt the cleanup
+        signal.signal(sig, signal.SIG_IGN)
+    raise _Interrupted(signum)
+
+
+def _install_signal_handlers():
+    """Turn SIGTERM/SIGINT/SIGHUP into an exception (main thread only); return the previous handlers."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    previous = {}
+    for sig in _SIGNALS:
+        try:
+            previous[sig] = signal.signal(sig, _on_signal)
+        except (ValueError, OSError):
+            pass
+    return previous
+
+
 def _recalc(args) -> int:
     import dataclasses
 
     from .errors import WorkbookError
-    from .recalc import recalc_workbook
-    from .safety import DEFAULT_LIMITS
+    from .safety import one_line
 
-    limits = DEFAULT_LIMITS
-    if args.timeout is not None:
-        limits = dataclasses.replace(limits, max_seconds=args.timeout)
-    if args.max_memory is not None:
-        limits = dataclasses.replace(limits, max_memory=args.max_memory << 20)
-    progress = not args.no_progress and sys.stderr.isatty()
+    def fail(code: int, key: str, msg: str) -> int:
+        msg = one_line(msg, 600)
+        if args.json:
+            print(json.dumps({"source": args.book, "ok": False, key: msg}))
+        print(f"xlbridge recalc: {msg}", file=sys.stderr)
+        return code
+
+    previous = _install_signal_handlers()
     try:
-        report = recalc_workbook(args.book, args.output, in_place=args.in_place, progress=progress,
-                                 limits=limits)
-    except WorkbookError as exc:
-        if args.json:
-            print(json.dumps({"source": args.book, "ok": False, "refused": str(exc)}))
-        print(f"xlbridge recalc: {exc}", file=sys.stderr)
-        return EXIT_REFUSED
-    except OSError as exc:
-        if args.json:
-            print(json.dumps({"source": args.book, "ok": False, "write_error": str(exc)}))
-        print(f"xlbridge recalc: cannot write the output: {exc}", file=sys.stderr)
-        return EXIT_WRITE
-    except ImportError as exc:  # the [batch] extra is missing: say so in one line, not a traceback
-        msg = (f"the headless batch layer is not installed ({exc}); "
-               f"install it with: python -m pip install \"xlbridge[batch]\"")
-        if args.json:
-            print(json.dumps({"source": args.book, "ok": False, "refused": msg}))
-        print(f"xlbridge recalc: {msg}", file=sys.stderr)
-        return EXIT_REFUSED
-    except MemoryError:
-        msg = f"{args.book}: refused: out of memory"
-        if args.json:
-            print(json.dumps({"source": args.book, "ok": False, "refused": msg}))
-        print(f"xlbridge recalc: {msg}", file=sys.stderr)
-        return EXIT_REFUSED
+        try:
+            from .recalc import recalc_workbook
+            from .safety import DEFAULT_LIMITS
+
+            limits = DEFAULT_LIMITS
+            if args.timeout is not None:
+                limits = dataclasses.replace(limits, max_seconds=args.timeout)
+            if args.max_memory is not None:
+                limits = dataclasses.replace(limits, max_memory=args.max_memory << 20)
+            if args.max_cells is not None:
+                limits = dataclasses.replace(limits, max_cells=args.max_cells)
+            progress = not args.no_progress and sys.stderr.isatty()
+            report = recalc_workbook(args.book, args.output, in_place=args.in_place, progress=progress,
+                                     limits=limits)
+        except _Interrupted as exc:
+            name = signal.Signals(exc.signum).name
+            return fail(128 + exc.signum, "refused", f"{_name(args.book)}: interrupted by {name}; nothing written")
+        except WorkbookError as exc:
+            return fail(EXIT_REFUSED, "refused", str(exc))
+        except OSError as exc:
+            what = exc.strerror or type(exc).__name__
+            target = args.book if args.in_place else (args.output or "the output")
+            return fail(EXIT_WRITE, "write_error", f"cannot write the output: {what} ({target})")
+        except ImportError as exc:  # the [batch] extra is missing: say so in one line, not a traceback
+            return fail(EXIT_REFUSED, "refused", f"the headless batch layer is not installed ({exc}); "
+                                                 f"install it with: python -m pip install \"xlbridge[batch]\"")
+        except MemoryError:
+            return fail(EXIT_REFUSED, "refused", f"{_name(args.book)}: refused: out of memory")
+        except (Exception, RecursionError) as exc:  # never a traceback, whatever happened
+            return fail(EXIT_REFUSED, "refused",
+                        f"{_name(args.book)}: refused: unexpected {type(exc).__name__} ({exc})")
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     if args.json:
         print(report.to_json())
     else:
         for err in report.errors:
             print(err)
+    for warning in report.warnings:
+        print(f"xlbridge recalc: warning: {warning}", file=sys.stderr)
+    if not args.json:
         extra = f" (backup: {report.backup})" if report.backup else ""
         print(f"{report.output}: {report.formula_cells} formula cells in {report.sheets} sheets recalculated, "
               f"{len(report.errors)} with errors, {report.seconds:.1f} s{extra}", file=sys.stderr)
     return EXIT_OK if report.ok else EXIT_CELL_ERRORS
+
+
+def _name(book) -> str:
+    import os
+
+    return os.path.basename(str(book))
 
 
 def _templates(args) -> int:

@@ -1,22 +1,33 @@
 """Recalculate every formula of a workbook headlessly and write the results as cached values.
 
-This is ``xlbridge recalc BOOK``. The steps, in order:
+This is ``xlbridge recalc BOOK``, written to run on a server for files uploaded by anyone
+(docs/recalc.md, "Running it on a server"). The steps, in order:
 
-1. :func:`xlbridge.safety.check_workbook` refuses hostile or broken files before anything parses
-   them (zip bombs, entity bombs, XXE, non-workbooks, truncated or password-protected files).
-2. Every worksheet part is scanned (:func:`xlbridge.xlsxpatch.scan_sheet`) for its formula cells
-   and array-formula ranges.
-3. The formula engine of the `formulas <https://pypi.org/project/formulas/>`_ package evaluates
+1. Leftovers of killed runs are removed (:func:`xlbridge.safety.remove_stale_leftovers`), the
+   destination is locked (:class:`xlbridge.safety.BookLock`), and the input is copied into a private
+   temporary folder (:func:`xlbridge.safety.snapshot_file`: a FIFO, device or folder is refused at
+   once); everything after reads only that snapshot.
+2. :func:`xlbridge.safety.check_workbook` refuses hostile or broken files before anything parses
+   them (zip bombs, entity bombs, XXE, non-workbooks, truncated or password-protected files,
+   relationships leaving the package, missing sheets) and counts cells, rows, shared strings,
+   styles and formula lengths against the limits while the XML streams.
+3. Every worksheet part is scanned (:func:`xlbridge.xlsxpatch.scan_sheet`) for its formula cells
+   and array-formula ranges; the cached copies of linked workbooks are read
+   (:func:`xlbridge.xlsxpatch.read_external_links`).
+4. The formula engine of the `formulas <https://pypi.org/project/formulas/>`_ package evaluates
    the whole workbook, standard Excel functions and the xlbridge functions
-   (``xlbridge.udfs.EXCEL_FUNCTIONS``, registered under their Excel names) alike, in a child process
-   whose address space is limited to ``limits.max_memory`` (``RLIMIT_AS``) and which is killed after
-   ``limits.max_seconds``.
-4. The results are spliced into a *copy* of the file as the cells' cached values
+   (``xlbridge.udfs.EXCEL_FUNCTIONS``, registered under their Excel names) alike, in a
+   :class:`ChildProcess`: its own session, killed with the parent, address space limited to
+   ``limits.max_memory``, a time limit of ``limits.max_seconds``, working in an empty private folder,
+   unable to open any file but its copy of the workbook. :func:`_defuse_external_links` makes the
+   engine serve links to other workbooks from Excel's cached copy (as Excel does when links are not
+   updated) or as ``#REF!`` ("link to another workbook not followed"); it never opens another file.
+5. The results are spliced into a *copy* of the file as the cells' cached values
    (:func:`xlbridge.xlsxpatch.patch_sheet`, :func:`xlbridge.xlsxpatch.copy_zip`); nothing is re-saved
    through openpyxl, so formulas, VBA, charts, styles, validation and defined names stay as they were.
-   The copy is written to a temporary file in the destination folder, fsynced and renamed over the
-   destination (atomic). With ``in_place=True`` the input is first copied to ``BOOK.bak`` (e.g.
-   ``pairs.xlsx.bak``) and then replaced atomically; otherwise the input is never written.
+   The copy is written atomically (:func:`xlbridge.safety.write_atomic`). With ``in_place=True`` the
+   previous book is kept as ``BOOK.bak`` (e.g. ``pairs.xlsx.bak``, itself written atomically) and the
+   book keeps its mode and owner; otherwise the input is never written.
 
 How the xlbridge functions see their arguments (what xlwings delivers in Excel): a one-cell range
 or a scalar comes as a scalar, a larger range as a list of rows (2-D list); numbers as ``float``,
@@ -24,11 +35,13 @@ blanks as ``None``, error cells as their error text such as ``"#N/A"`` (xlwings 
 ``err_to_str=True``, which every xlbridge function declares), text as ``str``, booleans as ``bool``.
 Their results: a scalar or a 2-D list/array; ``None`` is shown blank (an empty string, as xlwings
 does), the strings ``"#VALUE!"``, ``"#N/A"``, ... (or an object with a ``code`` attribute holding one)
-become Excel errors. An exception raised by the function becomes ``#VALUE!`` in the cell and its
-message is reported. A :class:`xlbridge.excel.CallError` result (the one short text of a call that
-cannot run at all) is written as text, as Excel shows it, and reported like an error (code
-``message``). A result smaller than its array range is repeated like Excel does (a scalar, a single
-row or a single column); the other cells get ``#N/A``.
+become Excel errors; a number beyond a double (a huge ``int`` or ``Fraction``), NaN or infinity is
+``#NUM!``. An exception raised by the function becomes ``#VALUE!`` in the cell and its message is
+reported (one line, clipped); a ``MemoryError`` refuses the whole run with the memory limit named. A
+:class:`xlbridge.excel.CallError` result (the one short text of a call that cannot run at all) is
+written as text, as Excel shows it, and reported like an error (code ``message``). A result smaller
+than its array range is repeated like Excel does (a scalar, a single row or a single column); the
+other cells get ``#N/A``. Text longer than Excel's 32,767 characters is clipped, with a warning.
 
 >>> default_output_path("workbooks/pairs.xlsx")
 'workbooks/pairs-recalculated.xlsx'
@@ -36,35 +49,55 @@ row or a single column); the other cells get ``#N/A``.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import functools
 import json
 import os
 import re
-import shutil
+import signal
+import stat
 import sys
-import tempfile
 import time
 
-from .errors import WorkbookError
-from .safety import DEFAULT_LIMITS, SafetyLimits, check_workbook
+from .errors import WorkbookLimitError, WorkbookError
+from .safety import (
+    DEFAULT_LIMITS,
+    EXCEL_MAX_TEXT,
+    BookLock,
+    SafetyLimits,
+    check_regular_file,
+    check_workbook,
+    clip,
+    one_line,
+    private_tempdir,
+    remove_stale_leftovers,
+    scrub_paths,
+    snapshot_file,
+    write_atomic,
+)
 from .xlsxpatch import (
     ExcelErrorValue,
     cell_ref,
     copy_zip,
     patch_sheet,
+    read_external_links,
     scan_sheet,
     strip_empty_cells,
-    workbook_sheet_parts,
 )
 
 __all__ = [
     "RecalcCellError",
     "RecalcReport",
+    "ChildProcess",
+    "EngineStopped",
+    "ExternalLinkRefused",
     "default_output_path",
     "recalc_workbook",
     "recalc_values",
     "xlbridge_excel_functions",
     "ERROR_MEANINGS",
+    "LINK_NOT_FOLLOWED",
 ]
 
 ERROR_MEANINGS = {
@@ -81,6 +114,10 @@ ERROR_MEANINGS = {
     "#CIRC!": "circular reference",
 }
 
+LINK_NOT_FOLLOWED = "link to another workbook not followed"
+DDE_NOT_FOLLOWED = "link to another program (DDE) not followed"
+_ENGINE_SUFFIXES = (".xlsx", ".xlsm", ".xltx", ".xltm")
+
 
 @dataclasses.dataclass(frozen=True)
 class RecalcCellError:
@@ -96,18 +133,27 @@ class RecalcCellError:
     message: str = ""
 
     def __str__(self):
-        quoted = self.sheet if self.sheet.replace("_", "").isalnum() else "'" + self.sheet.replace("'", "''") + "'"
-        return f"{quoted}!{self.cell}: {self.code} {self.message}".rstrip()
+        return f"{_qualified(self.sheet, self.cell)}: {self.code} {self.message}".rstrip()
+
+
+def _qualified(sheet: str, cell: str) -> str:
+    """``Sheet!A1``, the sheet quoted as Excel writes it when needed (``'My sheet'!A1``).
+
+    >>> _qualified("Travellers", "K7"), _qualified("O'Brien scores", "A1")
+    ('Travellers!K7', "'O''Brien scores'!A1")
+    """
+    quoted = sheet if sheet.replace("_", "").isalnum() else "'" + sheet.replace("'", "''") + "'"
+    return f"{quoted}!{cell}"
 
 
 @dataclasses.dataclass(frozen=True)
 class RecalcReport:
-    """What a recalculation did: files, counts, the cells that evaluated to errors, time taken.
+    """What a recalculation did: files, counts, the cells that evaluated to errors, warnings, time taken.
 
     >>> r = RecalcReport("a.xlsx", "a-recalculated.xlsx", None, 1, 2, 2,
     ...                  (RecalcCellError("S", "A1", "#DIV/0!", "division by zero"),), 0.25, False)
-    >>> r.ok, r.to_dict()["error_count"], r.to_dict()["errors"][0]["cell"]
-    (False, 1, 'A1')
+    >>> r.ok, r.to_dict()["error_count"], r.to_dict()["errors"][0]["cell"], r.warnings
+    (False, 1, 'A1', ())
     """
 
     source: str
@@ -119,6 +165,7 @@ class RecalcReport:
     errors: tuple[RecalcCellError, ...]
     seconds: float
     has_vba: bool
+    warnings: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -136,6 +183,7 @@ class RecalcReport:
             "cells_written": self.cells_written,
             "error_count": len(self.errors),
             "errors": [dataclasses.asdict(e) for e in self.errors],
+            "warnings": list(self.warnings),
             "seconds": round(self.seconds, 3),
             "has_vba": self.has_vba,
             "ok": self.ok,
@@ -170,7 +218,9 @@ def xlbridge_excel_functions() -> dict:
 
 
 _CALL_ERRORS = "\x00call errors"  # key of {message: function name} in the messages dict
-_OUT_OF_MEMORY = "\x00out of memory"  # set when a custom function raised MemoryError
+_CELL_MESSAGES = "\x00cell messages"  # key of {(SHEET, ref): message} (formulas the engine cannot read, DDE)
+_UNFOLLOWED = "\x00unfollowed"  # key of {(SHEET, ref)} of cells that depend on a link not followed
+_MAX_MESSAGES = 1000  # distinct messages kept per function (a column of failing calls repeats itself)
 
 
 def _engine():
@@ -182,12 +232,36 @@ def _engine():
     from formulas.tokens.operand import Error, XlError
 
     formulas.get_functions()  # loads every function module (scipy.stats among them) once per process
+    import mimetypes
+
+    import openpyxl  # noqa: F401  (what the engine's child uses, loaded before it is sandboxed)
+
+    if not mimetypes.inited:  # openpyxl guesses image types; the sandboxed child may not read /etc/mime.types
+        mimetypes.init()
     return formulas, np, sh, Array, wrap_func, Ranges, Error, XlError
 
 
+def _message_of(exc: BaseException) -> str:
+    try:
+        text = str(exc) or type(exc).__name__
+    except Exception:  # a __str__ that fails is not the cell's problem
+        text = type(exc).__name__
+    return one_line(text, 300)
+
+
 def _adapt_function(name: str, fn, messages: dict):
-    """Wrap an Excel-shaped callable for the formulas engine (see the module docstring)."""
+    """Wrap an Excel-shaped callable for the formulas engine (see the module docstring).
+
+    Whatever the callable returns or raises ends as a value or an Excel error of its cell: the
+    wrapper itself never raises, except ``MemoryError`` (the run is then refused with the memory
+    limit named, not shown as a bare ``#VALUE!``) and what is not an ``Exception`` (the time limit).
+    """
     formulas, np, sh, Array, wrap_func, Ranges, Error, XlError = _engine()
+
+    def note(key, text):
+        found = messages.setdefault(key, [])
+        if len(found) < _MAX_MESSAGES:
+            found.append(text)
 
     def cell_in(v):
         if isinstance(v, XlError):
@@ -213,6 +287,16 @@ def _adapt_function(name: str, fn, messages: dict):
             return [[cell_in(v) for v in row] for row in a.tolist()]
         return cell_in(a)
 
+    def number_out(v):
+        try:
+            x = float(v)
+        except (OverflowError, ValueError, TypeError, ArithmeticError):  # beyond a double, or not a number
+            note(name, "result beyond Excel's number range (about 1.8E+308)")
+            return Error.errors["#NUM!"]
+        if x != x or x in (float("inf"), float("-inf")):
+            return Error.errors["#NUM!"]
+        return x if not isinstance(v, int) or abs(v) > 2 ** 53 else v
+
     def cell_out(v):
         if v is None:
             return ""
@@ -220,7 +304,7 @@ def _adapt_function(name: str, fn, messages: dict):
         if isinstance(code, str) and code in Error.errors:
             msg = getattr(v, "message", "")
             if msg:
-                messages.setdefault(name, []).append(str(msg))
+                note(name, one_line(msg, 300))
             return Error.errors[code]
         if isinstance(v, str):
             if v in Error.errors:
@@ -232,39 +316,54 @@ def _adapt_function(name: str, fn, messages: dict):
             return bool(v)
         if isinstance(v, (np.integer, np.floating)):
             v = v.item()
-        if isinstance(v, float) and (v != v or v in (float("inf"), float("-inf"))):
-            return Error.errors["#NUM!"]
         if isinstance(v, (int, float)):
-            return v
-        try:  # Fraction, Decimal and other numbers
-            return float(v)
-        except (TypeError, ValueError):
-            return str(v)
+            return number_out(v)
+        if hasattr(v, "__float__"):  # Fraction, Decimal and other numbers
+            return number_out(v)
+        if isinstance(v, (list, tuple, dict, set, frozenset, np.ndarray)) or hasattr(v, "__next__"):
+            note(name, f"a {type(v).__name__} where one cell's value belongs")
+            return Error.errors["#VALUE!"]
+        return str(v)
+
+    def safe_out(v):
+        try:
+            return cell_out(v)
+        except MemoryError:
+            raise
+        except Exception as exc:  # a result that cannot even be shown
+            note(name, f"result cannot be shown ({_message_of(exc)})")
+            return Error.errors["#VALUE!"]
 
     def wrapper(*args):
         try:
             res = fn(*[arg_in(a) for a in args])
         except MemoryError:  # over the memory limit: the whole run is refused, not just this cell
-            messages[_OUT_OF_MEMORY] = True
-            return np.asarray([[Error.errors["#VALUE!"]]], object).view(Array)
+            raise
         except Exception as exc:  # any failure is #VALUE! in the cell, with the message reported
-            messages.setdefault(name, []).append(str(exc) or type(exc).__name__)
+            note(name, _message_of(exc))
             return np.asarray([[Error.errors["#VALUE!"]]], object).view(Array)
-        if isinstance(res, np.ndarray) or isinstance(res, (list, tuple)):
-            rows = res.tolist() if isinstance(res, np.ndarray) else [
-                r.tolist() if isinstance(r, np.ndarray) else r for r in res]
-            if rows and not isinstance(rows[0], (list, tuple)):
-                rows = [rows]  # a 1-D result is a row, as in xlwings
-            if not rows:
-                return np.asarray([[Error.errors["#N/A"]]], object).view(Array)
-            width = max(len(r) for r in rows)
-            out = np.empty((len(rows), width), object)
-            out[:, :] = Error.errors["#N/A"]
-            for i, r in enumerate(rows):
-                for j, v in enumerate(r):
-                    out[i, j] = cell_out(v)
-            return out.view(Array)
-        return np.asarray([[cell_out(res)]], object).view(Array)
+        try:
+            if isinstance(res, np.ndarray) or isinstance(res, (list, tuple)):
+                rows = res.tolist() if isinstance(res, np.ndarray) else [
+                    r.tolist() if isinstance(r, np.ndarray) else r for r in res]
+                if rows and not isinstance(rows[0], (list, tuple)):
+                    rows = [rows]  # a 1-D result is a row, as in xlwings
+                rows = [r if isinstance(r, (list, tuple)) else [r] for r in rows]
+                if not rows or not any(rows):
+                    return np.asarray([[Error.errors["#N/A"]]], object).view(Array)
+                width = max(len(r) for r in rows)
+                out = np.empty((len(rows), width), object)
+                out[:, :] = Error.errors["#N/A"]
+                for i, r in enumerate(rows):
+                    for j, v in enumerate(r):
+                        out[i, j] = safe_out(v)
+                return out.view(Array)
+            return np.asarray([[safe_out(res)]], object).view(Array)
+        except MemoryError:
+            raise
+        except Exception as exc:
+            note(name, f"result cannot be shown ({_message_of(exc)})")
+            return np.asarray([[Error.errors["#VALUE!"]]], object).view(Array)
 
     wrapper.__name__ = name
     return wrap_func(wrapper, ranges=True)
@@ -311,22 +410,199 @@ class _SparseSheet:
         return [[cell for cell in found if cell is not None and cell.value is not None]]
 
 
-def _sparse_model_class():
-    """``formulas.ExcelModel`` that compiles only the cells that hold something.
+# --------------------------------------------------------------------------------------------------
+# links to other workbooks: never followed
 
-    The stock ``push`` walks ``worksheet.iter_rows()``, which visits (and creates) every cell of the
-    sheet's bounding box: for a 10,000-row template that is a quarter of a million blank cells, each
-    made into a graph node. Blank cells need no node (a reference to one reads as empty either way),
-    so this walks openpyxl's dict of existing cells instead and skips those without a value. The body
-    is otherwise the stock one of formulas 1.3. ``add_sheet`` hands the stock ``complete`` step a
-    :class:`_SparseSheet`, so the blank cells of referenced ranges get no node either.
+
+class ExternalLinkRefused(LookupError):
+    """The engine asked for another workbook; it is not opened (the cell becomes #REF!)."""
+
+
+@dataclasses.dataclass
+class _LinkState:
+    """What :func:`_defuse_external_links` gives the model: the one file it may open and the cached links."""
+
+    path: str  # the engine's copy of the workbook: the only file the engine opens
+    links: tuple = ()  # ExternalBookCache, link 1 first
+    main: str | None = None  # key of the workbook in model.books
+    link_names: dict = dataclasses.field(default_factory=dict)  # {"1": ("", "secret.xlsx")}
+    by_name: dict = dataclasses.field(default_factory=dict)  # {"SECRET.XLSX": ExternalBookCache}
+    refused: set = dataclasses.field(default_factory=set)  # book names asked for and not opened
+    cell_messages: dict = dataclasses.field(default_factory=dict)  # {(SHEET, ref): message}
+
+
+def _link_file_names(links, main: str) -> dict:
+    """{index: file name} for the links: the linked file's own name, made unique and never the workbook's.
+
+    >>> from xlbridge.xlsxpatch import ExternalBookCache as L
+    >>> _link_file_names([L(1, "../a/secret.xlsx", {}), L(2, "secret.xlsx", {}), L(3, "workbook.xlsx", {})],
+    ...                  "WORKBOOK.XLSX")
+    {1: 'secret.xlsx', 2: 'link2-secret.xlsx', 3: 'link3-workbook.xlsx'}
+    """
+    out, seen = {}, {main.upper()}
+    for link in links:
+        base = re.sub(r"[\[\]'!\x00-\x1f]", "", link.file_name)[:100] or f"link{link.index}"
+        if base.upper() in seen or base.isdigit():
+            base = f"link{link.index}-{base}"
+        seen.add(base.upper())
+        out[link.index] = base
+    return out
+
+
+def _defuse_external_links(model, path: str, links=()) -> None:
+    """Make ``model`` (a model of :func:`_model_class`) unable to open any file but ``path``.
+
+    formulas 1.3 loads another workbook whenever a cell, a defined name or an ``INDIRECT("...")`` text
+    names one (``[secret.xlsx]S!A1``, ``'/srv/club/[secret.xlsx]S'!A1``, ``[1]S!A1`` through the
+    workbook's externalLink parts, URL and UNC paths alike): ``ExcelModel.complete`` calls
+    ``add_book(name)``, which opens ``basedir/name`` with openpyxl. After this step ``add_book`` of
+    the model opens ``path`` once (the workbook itself, with openpyxl's ``keep_links=False``) and
+    never anything else: a link whose cached copy the workbook carries (``links``, from
+    ``xl/externalLinks/externalLinkN.xml``) is served from that copy, as Excel does when links are not
+    updated; any other book name raises :class:`ExternalLinkRefused`, which the engine turns into
+    ``#REF!`` (and :func:`recalc_values` reports as "link to another workbook not followed").
+    """
+    state = _LinkState(os.path.realpath(path), tuple(links))
+    main = os.path.basename(path).upper()
+    names = _link_file_names(state.links, main)
+    for link in state.links:
+        state.link_names[str(link.index)] = ("", names[link.index])
+        state.by_name[names[link.index].upper()] = link
+    model.__dict__["_xlbridge_links"] = state
+
+
+def _cached_workbook(link):
+    """An in-memory openpyxl workbook holding a link's cached values (nothing is read from disk)."""
+    import openpyxl
+
+    wb = openpyxl.Workbook()
+    wb.remove(wb.active)
+    for title, cells in link.sheets.items():
+        try:
+            ws = wb.create_sheet(title=title)
+        except (ValueError, TypeError):  # a name openpyxl refuses: that sheet reads as #REF!
+            continue
+        if ws.title != title:
+            wb.remove(ws)
+            continue
+        for (r, c), v in cells.items():
+            cell = ws.cell(r, c)
+            if isinstance(v, ExcelErrorValue):
+                cell._value, cell.data_type = v.code, "e"
+            elif isinstance(v, str):
+                cell._value, cell.data_type = v, "s"  # text as text, never a formula
+            else:
+                cell.value = v
+    return wb
+
+
+_BOOK_OF_NODE = re.compile(r"^'?(?P<dir>[^\[']*)\[(?P<file>[^\]]+)\]")
+
+
+def _unfollowed_cells(model, state: _LinkState) -> set:
+    """{(SHEET, ref)} of the workbook's cells that depend on a book that was not opened."""
+    dmap = model.dsp.dmap
+    start = []
+    for node in model.dsp.data_nodes:  # every node of another book (a cached copy may lack the sheet or cell)
+        if not isinstance(node, str):
+            continue
+        m = _BOOK_OF_NODE.match(node)
+        if m and (m.group("dir") not in ("", ".") or m.group("file").upper() != state.main):
+            start.append(node)
+    seen, stack = set(start), list(start)
+    while stack:
+        for nxt in dmap.succ.get(stack.pop(), ()):
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    out = set()
+    for node in seen:
+        if isinstance(node, str) and "!" in node:
+            m = _BOOK_OF_NODE.match(node)
+            if m and m.group("dir") in ("", ".") and m.group("file").upper() == state.main:
+                sheet, ref = _split_node(node)
+                out.add((sheet, ref))
+                out.add((sheet, ref.split(":", 1)[0]))
+    return out
+
+
+def _split_node(node: str) -> tuple[str, str]:
+    """("SHEET", "A1") of an engine node name such as ``'[workbook.xlsx]SHEET'!A1``.
+
+    >>> _split_node("'[workbook.xlsx]MY SHEET'!B2:C3")
+    ('MY SHEET', 'B2:C3')
+    """
+    sheet_part, ref = node.rsplit("!", 1)
+    sheet = sheet_part[1:-1] if sheet_part.startswith("'") and sheet_part.endswith("'") else sheet_part
+    sheet = (sheet.split("]", 1)[1] if "]" in sheet else sheet).replace("''", "'")
+    return sheet.upper(), ref.upper()
+
+
+@functools.lru_cache(maxsize=None)
+def _model_class():
+    """``formulas.ExcelModel`` that compiles only the cells that hold something and never opens another file.
+
+    - ``push`` walks openpyxl's dict of existing cells instead of ``worksheet.iter_rows()`` (which
+      visits, and creates, every cell of the bounding box: a quarter of a million blank cells for a
+      10,000-row template) and skips cells without a value; ``add_sheet`` hands the stock
+      ``complete`` step a :class:`_SparseSheet`, so blank cells of referenced ranges get no node either.
+    - ``add_book`` is the defused one described in :func:`_defuse_external_links`.
+    - ``compile_cell`` turns a formula the engine cannot read into an error of that cell only
+      (``#NAME?``; ``#REF!`` for a DDE link such as ``=cmd|'/c calc'!A0``) instead of failing the run.
     """
     import formulas
     import schedula as sh
+    from formulas.excel import BOOK
 
-    class SparseExcelModel(formulas.ExcelModel):
+    class XlbridgeExcelModel(formulas.ExcelModel):
+        def add_book(self, book=None, context=None, data_only=False):
+            state = self.__dict__.get("_xlbridge_links")
+            if state is None:
+                raise ExternalLinkRefused("the model was not defused (_defuse_external_links)")
+            ctx = (context or {}).copy()
+            if isinstance(book, str):
+                parts = book.replace("\\", "/").split("/")
+                ctx["directory"], ctx["filename"] = "/".join(parts[:-1]), parts[-1]
+            elif book is not None:
+                raise ExternalLinkRefused("only a file name can be loaded")
+            directory, filename = ctx.get("directory") or "", ctx.get("filename") or ""
+            if self.basedir is None:  # the workbook itself: the one file this model opens
+                if os.path.realpath(os.path.join(directory, filename)) != state.path:
+                    raise ExternalLinkRefused(LINK_NOT_FOLLOWED)
+                self.basedir = os.path.dirname(state.path)
+                state.main = key = filename.upper()
+                data = sh.get_nested_dicts(self.books, key)
+                data[BOOK] = _load_workbook(state.path, data_only)
+                data["external_links"] = dict(state.link_names)
+            elif directory in ("", ".") and filename.upper() == state.main:
+                key = state.main
+                data = sh.get_nested_dicts(self.books, key)
+            else:
+                link = state.by_name.get(filename.upper()) if directory in ("", ".") else None
+                if link is None:
+                    state.refused.add(book if isinstance(book, str) else filename)
+                    raise ExternalLinkRefused(LINK_NOT_FOLLOWED)
+                key = filename.upper()
+                data = sh.get_nested_dicts(self.books, key)
+                if BOOK not in data:
+                    data[BOOK] = _cached_workbook(link)
+                    data["external_links"] = {}
+            ctx["directory"] = ""
+            ctx["excel"] = key
+            if "references" not in data:
+                refs_ctx = {"external_links": data["external_links"]}
+                refs_ctx.update(ctx)
+                data["references"] = self.add_references(data[BOOK], context=refs_ctx)
+            return data[BOOK], ctx
+
         def add_sheet(self, worksheet, context):
-            worksheet, ctx = super().add_sheet(worksheet, context)
+            try:
+                worksheet, ctx = super().add_sheet(worksheet, context)
+            except Exception:
+                state = self.__dict__.get("_xlbridge_links")
+                if state is not None and context.get("excel") != state.main:  # a sheet the cached copy lacks
+                    state.refused.add(f"{context.get('excel')}!{worksheet}")
+                raise
             raw = worksheet._ws if isinstance(worksheet, _SparseSheet) else worksheet
             views = self.__dict__.setdefault("_xlbridge_sparse_views", {})
             # one view per sheet, kept alive with it: ``complete`` caches max_row per sheet object
@@ -339,6 +615,7 @@ def _sparse_model_class():
             existing = getattr(worksheet, "_cells", None)
             if not isinstance(existing, dict):
                 return super().push(worksheet, context)
+            _phase("compiling", getattr(worksheet, "title", ""))
             worksheet, context = self.add_sheet(worksheet, context)
             references = self.references
             formula_references = self.formula_references(context)
@@ -352,7 +629,147 @@ def _sparse_model_class():
                 self.add_cell(sh.await_result(cell), ctx, formula_ranges)
             return self
 
-    return SparseExcelModel
+        def compile_cell(self, cell, context, references, formula_references):
+            try:
+                return super().compile_cell(cell, context, references, formula_references)
+            except Exception as exc:  # a formula the engine cannot read: an error of this cell only
+                if _is_memory_error(exc):  # (constant parts are evaluated while compiling)
+                    raise
+                value = cell.value if isinstance(cell.value, str) else getattr(cell.value, "text", "")
+                value = value if isinstance(value, str) else ""
+                dde = "|" in value
+                state = self.__dict__.get("_xlbridge_links")
+                if state is not None:
+                    state.cell_messages[(str(context.get("sheet", "")).upper(), cell.coordinate)] = (
+                        DDE_NOT_FOLLOWED if dde else
+                        f"formula not understood by the formula engine: {clip(value, 60)}")
+                crd = formula_references.get(cell.coordinate, cell.coordinate)
+                return self._compile_cell(crd, "=#REF!" if dde else "=#NAME?", context, True, references)
+
+    return XlbridgeExcelModel
+
+
+def _load_workbook(path, data_only=False):
+    """The engine's reader (openpyxl) on the one allowed file: also the check that openpyxl can read the book."""
+    from formulas.excel import xlreader
+
+    load = getattr(xlreader, "_xlbridge_original_load", xlreader.load_workbook)
+    # keep_links=True: openpyxl reads the externalLink parts of the package (never the linked files), so
+    # a damaged one is found here; what it reads is not used (links come from _defuse_external_links)
+    return load(path, data_only=data_only, keep_links=True)
+
+
+@contextlib.contextmanager
+def _engine_guards(path: str, messages: dict, functions: dict, progress: bool):
+    """Everything the engine run changes in the formulas package, undone on exit.
+
+    - the custom functions registered under their Excel names (and ``_xludf.`` names);
+    - ``formulas.excel.xlreader.load_workbook`` refuses every file but ``path`` (a second line of
+      defence behind :func:`_defuse_external_links`);
+    - ``MemoryError`` inside a built-in function is no longer swallowed as ``#VALUE!`` (formulas'
+      ``wrap_func`` re-raises what ``formulas.functions.BaseError`` names);
+    - the loggers of formulas and schedula are silenced (they print tracebacks and file paths);
+    - the compile progress bar goes to stderr only with ``progress``.
+    """
+    import logging
+    import types
+    import warnings
+
+    import formulas
+    import formulas.excel as fx
+    import formulas.functions as ff
+    import tqdm
+    from formulas.excel import xlreader
+
+    registry = formulas.get_functions()
+    saved = {}
+    for name, fn in (functions or {}).items():
+        for key in (name.upper(), "_XLUDF." + name.upper()):
+            saved[key] = registry.get(key)
+            registry[key] = _adapt_function(name.upper(), fn, messages)
+    allowed = os.path.realpath(path)
+    original_load = xlreader.load_workbook
+
+    def guarded_load(filename, *args, **kwargs):
+        if not isinstance(filename, str) or os.path.realpath(filename) != allowed:
+            raise ExternalLinkRefused(LINK_NOT_FOLLOWED)
+        kwargs["keep_links"] = False
+        return original_load(filename, *args, **kwargs)
+
+    loggers = [logging.getLogger(n) for n in ("formulas", "schedula")]
+    levels = [lg.level for lg in loggers]
+    old_tqdm, old_base_error = fx.tqdm, ff.BaseError
+    xlreader._xlbridge_original_load = original_load
+    xlreader.load_workbook = guarded_load
+    ff.BaseError = (old_base_error, MemoryError)
+    fx.tqdm = types.SimpleNamespace(tqdm=functools.partial(
+        tqdm.tqdm, disable=not progress, file=sys.stderr, desc="compiling formulas", leave=False))
+    for lg in loggers:  # (a level, unlike ``disabled``, also holds for their child loggers)
+        lg.setLevel(logging.CRITICAL + 1)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        for lg, level in zip(loggers, levels):
+            lg.setLevel(level)
+        fx.tqdm, ff.BaseError = old_tqdm, old_base_error
+        xlreader.load_workbook = original_load
+        with contextlib.suppress(AttributeError):
+            del xlreader._xlbridge_original_load
+        for key, fn in saved.items():
+            if fn is None:
+                registry.pop(key, None)
+            else:
+                registry[key] = fn
+
+
+def _raise_limits_only(exc) -> bool | str:
+    """``raises`` of the engine's dispatcher: stop for memory, stay silent (no logged traceback) otherwise."""
+    return True if _is_memory_error(exc) else ""
+
+
+def _is_memory_error(exc) -> bool:
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, MemoryError):
+            return True
+        inner = getattr(exc, "ex", None)
+        exc = inner if isinstance(inner, BaseException) else (exc.__cause__ or exc.__context__)
+    return False
+
+
+def _engine_location(exc) -> tuple | None:
+    """(SHEET, ref) of the cell the engine was evaluating when ``exc`` was raised, from its traceback.
+
+    schedula evaluates each cell's formula in ``Solution._set_function_node_output``; its
+    ``node_attr["outputs"]`` names the cell (``'[workbook.xlsx]SHEET'!A1``). The outermost such frame
+    whose output is a cell is the workbook's cell (inner ones are parts of one formula).
+    """
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        tb = exc.__traceback__
+        while tb is not None:
+            frame = tb.tb_frame
+            if frame.f_code.co_name == "_set_function_node_output":
+                attr = frame.f_locals.get("node_attr")
+                outputs = attr.get("outputs") if isinstance(attr, dict) else None
+                if outputs and isinstance(outputs[0], str) and _BOOK_OF_NODE.match(outputs[0]) and "!" in outputs[0]:
+                    return _split_node(outputs[0])
+            tb = tb.tb_next
+        inner = getattr(exc, "ex", None)
+        exc = inner if isinstance(inner, BaseException) else (exc.__cause__ or exc.__context__)
+    return None
+
+
+class EngineStopped(Exception):
+    """The engine run stopped at a limit: ``kind`` "memory" or "time", ``where`` (SHEET, ref) or None."""
+
+    def __init__(self, kind: str, where=None):
+        super().__init__(kind)
+        self.kind, self.where = kind, where
 
 
 def _value_out(v, sh, np, XlError):
@@ -365,57 +782,56 @@ def _value_out(v, sh, np, XlError):
         return bool(v)
     if isinstance(v, (np.integer, np.floating)):
         return v.item()
-    return v
+    if isinstance(v, (str, int, float)):
+        return v
+    try:
+        return float(v) if hasattr(v, "__float__") else str(v)
+    except Exception:
+        return ExcelErrorValue("#VALUE!")
 
 
-def recalc_values(path: str, targets: dict, functions: dict | None = None, *, progress: bool = False) -> tuple:
+def recalc_values(path: str, targets: dict, functions: dict | None = None, *, progress: bool = False,
+                  links=()) -> tuple:
     """Evaluate the workbook at ``path`` with the formulas engine; return (values, messages).
 
     ``targets`` is {sheet name: {"cells": [(row, col), ...], "arrays": [(r1, c1, r2, c2), ...]}};
     ``values`` is {sheet name: {(row, col): value}} with values as in
     :func:`xlbridge.xlsxpatch.patch_sheet`; ``messages`` is {FUNCTION NAME: [message, ...]} from
-    the custom functions. Runs in the calling process (no limits): use :func:`recalc_workbook`.
+    the custom functions (plus internal keys). ``links``: the cached copies of linked workbooks
+    (:func:`xlbridge.xlsxpatch.read_external_links`); no other file than ``path`` is ever opened
+    (:func:`_defuse_external_links`). Runs in the calling process, with no memory or time limit: use
+    :func:`recalc_workbook`. Raises :class:`EngineStopped` when memory runs out.
     """
-    import functools
-    import types
-
     formulas, np, sh, Array, wrap_func, Ranges, Error, XlError = _engine()
-    import formulas.excel as fx
-    import tqdm
 
-    registry = formulas.get_functions()
     messages: dict = {}
-    saved = {}
-    for name, fn in (functions or {}).items():
-        for key in (name.upper(), "_XLUDF." + name.upper()):
-            saved[key] = registry.get(key)
-            registry[key] = _adapt_function(name.upper(), fn, messages)
-    old_tqdm = fx.tqdm
-    fx.tqdm = types.SimpleNamespace(tqdm=functools.partial(
-        tqdm.tqdm, disable=not progress, file=sys.stderr, desc="compiling formulas", leave=False))
-    try:
-        model = _sparse_model_class()().loads(path).finish()
-        if progress:
-            print("xlbridge recalc: evaluating ...", file=sys.stderr)
-        solution = model.calculate()
-        if messages.get(_OUT_OF_MEMORY):
-            raise MemoryError("a custom function ran out of memory")
-    finally:
-        fx.tqdm = old_tqdm
-        for key, fn in saved.items():
-            if fn is None:
-                registry.pop(key, None)
-            else:
-                registry[key] = fn
+    _phase("loading")
+    with _engine_guards(path, messages, functions, progress):
+        model = _model_class()()
+        _defuse_external_links(model, path, links)
+        state = model.__dict__["_xlbridge_links"]
+        try:
+            model.loads(path)
+            _phase("linking")
+            model.finish()
+            model.dsp.raises = _raise_limits_only
+            if progress:
+                print("xlbridge recalc: evaluating ...", file=sys.stderr)
+            _phase("evaluating")
+            solution = model.calculate()
+        except Exception as exc:
+            if _is_memory_error(exc):
+                raise EngineStopped("memory", _engine_location(exc)) from None
+            raise
+        messages[_CELL_MESSAGES] = dict(state.cell_messages)
+        messages[_UNFOLLOWED] = _unfollowed_cells(model, state) if state.refused else set()
+    _phase("collecting")
     # index results by (SHEET, ref)
     by_ref: dict = {}
     for key, val in solution.items():
         if not isinstance(key, str) or "!" not in key:
             continue
-        sheet_part, ref = key.rsplit("!", 1)
-        sheet = sheet_part.strip("'")
-        sheet = (sheet.split("]", 1)[1] if "]" in sheet else sheet).replace("''", "'")
-        by_ref[(sheet.upper(), ref.upper())] = val
+        by_ref[_split_node(key)] = val
     values: dict = {}
     for sheet, tg in targets.items():
         got: dict = {}
@@ -457,70 +873,299 @@ def recalc_values(path: str, targets: dict, functions: dict | None = None, *, pr
 
 
 # --------------------------------------------------------------------------------------------------
-# the bounded child process
+# the child process
 
 
-def _child(conn, path, targets, functions, progress, max_memory):
-    try:
-        if max_memory:
+_PHASE_SINK = None  # the shared buffer the child writes its phase to (None outside the child)
+_PHASE_SIZE = 512
+
+
+def _phase(kind: str, sheet: str = "") -> None:
+    """Record what the engine is doing (``kind``, ``sheet``), for a limit message naming where it hit."""
+    sink = _PHASE_SINK
+    if sink is None:
+        return
+    data = f"{kind}\x1f{sheet}".encode("utf-8", "replace")[: _PHASE_SIZE - 1]
+    sink[:_PHASE_SIZE] = data.ljust(_PHASE_SIZE, b"\0")
+
+
+class _TimeLimit(BaseException):
+    """Raised in the child by SIGALRM at the time limit (a BaseException: no ``except Exception`` eats it)."""
+
+
+def _raise_time_limit(signum, frame):
+    raise _TimeLimit()
+
+
+_SPREADSHEET_SUFFIXES = (".xlsx", ".xlsm", ".xltx", ".xltm", ".xls", ".xlsb", ".xlam", ".ods", ".csv", ".zip")
+_BLOCKED_EVENTS = frozenset({
+    "socket.__new__", "socket.connect", "socket.bind", "socket.getaddrinfo", "socket.gethostbyname",
+    "socket.gethostbyaddr", "socket.sendto", "urllib.Request", "webbrowser.open",
+    "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty",
+    "os.startfile", "pty.spawn",
+    "os.remove", "os.rename", "os.rmdir", "os.mkdir", "os.symlink", "os.link", "os.truncate", "os.chmod",
+    "os.chown", "os.chdir", "os.listdir", "os.scandir", "shutil.rmtree", "shutil.copyfile", "shutil.move",
+    "glob.glob",
+})
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+
+
+def _install_file_guard(readable) -> None:
+    """In the child only: an audit hook (PEP 578) refusing files, sockets and processes.
+
+    Allowed: reading the files in ``readable`` (the engine's copy of the workbook) and reading what
+    the Python installation holds (modules imported late), spreadsheets excepted. Refused with
+    ``PermissionError``: any other file, any write, listing or changing folders, sockets, URLs and
+    starting processes. Audit hooks cannot be removed: this is never installed in the calling process.
+    """
+    import site
+
+    allowed = {os.path.realpath(os.fspath(p)) for p in readable}
+    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, *getattr(site, "getsitepackages", lambda: [])(),
+             *[p for p in sys.path if p and p != "." and os.path.isabs(p)]}
+    roots = tuple(sorted({os.path.realpath(p).rstrip(os.sep) + os.sep for p in roots if p}))
+
+    def hook(event, args):
+        if event == "open":
+            target = args[0] if args else None
+            if target is None or isinstance(target, int):
+                return
+            mode = args[1] if len(args) > 1 else None
+            flags = args[2] if len(args) > 2 and isinstance(args[2], int) else 0
+            writing = bool(flags & _WRITE_FLAGS) or (isinstance(mode, str) and any(ch in mode for ch in "wax+"))
             try:
-                import resource
+                real = os.path.realpath(os.fsdecode(target))
+            except Exception:
+                raise PermissionError("the formula engine may not open files") from None
+            if not writing and (real in allowed or (real.startswith(roots)
+                                                    and not real.lower().endswith(_SPREADSHEET_SUFFIXES))):
+                return
+            raise PermissionError("the formula engine may not open other files")
+        if event in _BLOCKED_EVENTS:
+            if event in ("os.listdir", "os.scandir") and args and isinstance(args[0], (str, bytes)):
+                # importing a module lists its package folder: allowed inside the Python installation
+                with contextlib.suppress(Exception):
+                    if (os.path.realpath(os.fsdecode(args[0])) + os.sep).startswith(roots):
+                        return
+            raise PermissionError(f"the formula engine may not do that ({event})")
 
-                resource.setrlimit(resource.RLIMIT_AS, (max_memory, max_memory))
-            except (ImportError, ValueError, OSError):
-                pass
-        result = recalc_values(path, targets, functions, progress=progress)
+    sys.addaudithook(hook)
+
+
+def _set_parent_death_signal(parent_pid: int) -> None:
+    """Linux: be sent SIGKILL when the parent dies (``prctl(PR_SET_PDEATHSIG)``); exit if it is gone already."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG = 1
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent_pid:  # the parent died before the signal was armed
+        os._exit(1)
+
+
+def _watch_parent(fd: int) -> None:
+    """Block on the read end of a pipe only the parent writes to; EOF means the parent is gone: exit."""
+    try:
+        while os.read(fd, 1):
+            pass
+    except OSError:
+        pass
+    os._exit(1)
+
+
+def _child_main(conn, death_r, death_w, sink, parent_pid, job, workdir, readable, max_memory, max_seconds):
+    """The body of the engine's child process (fork start method): sandbox first, then ``job()``."""
+    global _PHASE_SINK
+    import threading
+
+    try:
+        with contextlib.suppress(OSError):
+            os.setsid()  # own session and process group: the parent kills the whole group
+        for sig in (signal.SIGTERM, signal.SIGINT, getattr(signal, "SIGHUP", None)):
+            if sig is not None:
+                signal.signal(sig, signal.SIG_DFL)
+        _set_parent_death_signal(parent_pid)
+        os.close(death_w)
+        threading.Thread(target=_watch_parent, args=(death_r,), daemon=True).start()
+        _PHASE_SINK = sink
+        try:
+            import resource
+
+            resource.setrlimit(resource.RLIMIT_AS, (max_memory, max_memory))
+            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        except (ImportError, ValueError, OSError):
+            pass
+        devnull = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):  # nothing the engine prints reaches the user (tracebacks, paths)
+            os.dup2(devnull, fd)
+        os.close(devnull)
+        if workdir is not None:
+            os.chdir(workdir)
+        _install_file_guard(readable)
+        if hasattr(signal, "setitimer"):
+            signal.signal(signal.SIGALRM, _raise_time_limit)
+            signal.setitimer(signal.ITIMER_REAL, max(max_seconds, 0.001))
+        result = job()
+        if hasattr(signal, "setitimer"):
+            signal.setitimer(signal.ITIMER_REAL, 0)
         conn.send(("ok", result))
-    except MemoryError:
-        conn.send(("memory", None))
+    except EngineStopped as exc:
+        conn.send((exc.kind, exc.where))
+    except _TimeLimit as exc:
+        conn.send(("time", _engine_location(exc)))
+    except MemoryError as exc:
+        conn.send(("memory", _engine_location(exc)))
     except BaseException as exc:  # report anything to the parent as one line
-        conn.send(("error", f"{type(exc).__name__}: {exc}".splitlines()[0][:300]))
+        if _is_memory_error(exc):
+            conn.send(("memory", _engine_location(exc)))
+        else:
+            conn.send(("error", one_line(f"{type(exc).__name__}: {_message_of(exc)}", 300)))
     finally:
         conn.close()
 
 
-def _run_bounded(path, targets, functions, progress, limits: SafetyLimits, name: str, tick=None):
-    import multiprocessing as mp
+class ChildProcess:
+    """Run ``job()`` (no arguments: a closure or ``functools.partial``) in a sandboxed child process.
 
-    methods = mp.get_all_start_methods()
-    ctx = mp.get_context("fork" if "fork" in methods else "spawn")
-    parent, child = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_child, args=(child, path, targets, functions, progress, limits.max_memory),
-                       daemon=True)
-    proc.start()
-    child.close()
-    try:
-        deadline = time.monotonic() + limits.max_seconds
-        while not parent.poll(min(0.5, max(deadline - time.monotonic(), 0))):
-            if tick is not None:
-                tick()
-            if time.monotonic() >= deadline:
-                break
-        if not parent.poll(0):
-            raise WorkbookError(f"refused: recalculation took longer than the limit of {limits.max_seconds:g} s",
-                                where=name)
+    The child (``fork`` start method: Linux and macOS; elsewhere :meth:`run` refuses):
+
+    - has its own session and process group (``os.setsid``); the parent kills the whole group;
+    - dies with the parent: ``prctl(PR_SET_PDEATHSIG, SIGKILL)`` on Linux, and a thread blocked on
+      a pipe only the parent holds open (EOF when the parent is gone, whatever the platform);
+    - has its address space limited to ``max_memory`` (``RLIMIT_AS``) and no core dumps;
+    - has SIGALRM at ``max_seconds`` (the limit is reported with the cell being evaluated); the
+      parent kills it ``grace`` seconds later if it is stuck in C code;
+    - works in ``workdir`` with stdin/stdout/stderr on ``/dev/null``;
+    - may read only the files in ``readable`` and the Python installation: an audit hook refuses
+      other files, writes, folder listings, sockets, URLs and new processes.
+
+    :meth:`run` returns ``(status, payload, phase)``: ("ok", job's result), ("memory" or "time",
+    (SHEET, ref) or None), ("error", one line), or ("died", exit code); ``phase`` is (kind, sheet) of
+    what the child last reported doing. SIGTERM/SIGINT to the parent (turned into exceptions by the
+    CLI) and any other exit kill the child group in ``finally``.
+
+    >>> ChildProcess(lambda: 6 * 7, max_memory=16 << 30, max_seconds=60).run()[:2]
+    ('ok', 42)
+    >>> ChildProcess(lambda: open("/etc/hostname").read(), max_memory=16 << 30, max_seconds=60).run()[:2]
+    ('error', 'PermissionError: the formula engine may not open other files')
+    """
+
+    def __init__(self, job, *, max_memory: int, max_seconds: float, workdir=None, readable=(),
+                 grace: float = 5.0):
+        self.job, self.max_memory, self.max_seconds = job, max_memory, max_seconds
+        self.workdir, self.readable, self.grace = workdir, tuple(readable), grace
+
+    def run(self, tick=None):
+        import gc
+        import mmap
+        import multiprocessing as mp
+
+        if "fork" not in mp.get_all_start_methods():  # Windows: no fork, setsid, killpg or RLIMIT_AS
+            raise WorkbookError("the bounded formula-engine process needs a POSIX system (Linux, macOS)")
+        ctx = mp.get_context("fork")
+        recv, send = ctx.Pipe(duplex=False)
+        death_r, death_w = os.pipe()
+        sink = mmap.mmap(-1, _PHASE_SIZE)
+        proc = None
         try:
-            status, payload = parent.recv()
-        except EOFError:
-            proc.join(5)
-            raise WorkbookError(f"refused: the formula engine died (exit code {proc.exitcode}; out of memory?)",
-                                where=name) from None
-    finally:
-        if proc.is_alive():
-            proc.kill()
-        proc.join(5)
-        parent.close()
+            proc = ctx.Process(target=_child_main, daemon=True, args=(
+                send, death_r, death_w, sink, os.getpid(), self.job, self.workdir, self.readable,
+                self.max_memory, self.max_seconds))
+            gc.freeze()  # the child then never walks the parent's objects: fewer copy-on-write pages
+            try:
+                proc.start()
+            finally:
+                gc.unfreeze()
+            send.close()
+            os.close(death_r)
+            death_r = None
+            deadline = time.monotonic() + self.max_seconds + self.grace
+            status, payload = "time", None
+            while True:
+                if recv.poll(min(0.25, max(deadline - time.monotonic(), 0))):
+                    try:
+                        status, payload = recv.recv()
+                    except (EOFError, OSError):
+                        proc.join(5)
+                        status, payload = "died", proc.exitcode
+                    break
+                if tick is not None:
+                    tick()
+                if time.monotonic() >= deadline:
+                    break
+            raw = bytes(sink[:_PHASE_SIZE]).split(b"\0", 1)[0].decode("utf-8", "replace")
+            kind, _, sheet = raw.partition("\x1f")
+            return status, payload, (kind, sheet)
+        finally:
+            if proc is not None and proc.pid is not None:
+                with contextlib.suppress(OSError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                with contextlib.suppress(OSError, AttributeError):
+                    proc.kill()
+                proc.join(5)
+            for fd in (death_r, death_w):
+                if fd is not None:
+                    with contextlib.suppress(OSError):
+                        os.close(fd)
+            recv.close()
+            with contextlib.suppress(Exception):
+                send.close()
+            sink.close()
+
+
+def _where(location, phase, sheets: dict) -> str:
+    """'in sheet Travellers, cell K7' / 'while loading the workbook' for a limit message."""
+    def sheet_name(up):
+        return clip(sheets.get(up, up), 40)[1:-1]
+
+    if location:
+        sheet, ref = location
+        return f"in sheet {sheet_name(sheet)}, cell {ref}"
+    kind, sheet = phase or ("", "")
+    if kind == "compiling" and sheet:
+        return f"in sheet {sheet_name(sheet.upper())} (compiling its formulas)"
+    return {"loading": "while loading the workbook", "linking": "while resolving the formulas' references",
+            "evaluating": "while evaluating the formulas",
+            "collecting": "while collecting the results"}.get(kind, "while starting the formula engine")
+
+
+def _run_engine(engine_copy, targets, functions, links, limits: SafetyLimits, name: str, sheets: dict,
+                private: dict, tick=None, isolate=True):
+    """Evaluate in a :class:`ChildProcess` (or in this process without ``isolate``); refuse at a limit."""
+    job = functools.partial(recalc_values, engine_copy, targets, functions, links=links)
+    if not isolate:
+        try:
+            return job()
+        except EngineStopped as exc:
+            status, payload, phase = exc.kind, exc.where, ("", "")
+    else:
+        status, payload, phase = ChildProcess(
+            job, max_memory=limits.max_memory, max_seconds=limits.max_seconds,
+            workdir=os.path.dirname(engine_copy), readable=(engine_copy,)).run(tick)
+    if status == "ok":
+        return payload
     if status == "memory":
-        raise WorkbookError(f"refused: recalculation needs more memory than the limit of "
-                            f"{limits.max_memory >> 20} MiB", where=name)
-    if status == "error":
-        raise WorkbookError(f"the formula engine failed: {payload}", where=name)
-    return payload
+        mib = limits.max_memory / (1 << 20)
+        raise WorkbookLimitError(f"refused: memory limit of {mib:g} MiB reached {_where(payload, phase, sheets)} "
+                         f"(recalculation needs more memory than the limit; raise it with --max-memory)", where=name)
+    if status == "time":
+        s = limits.max_seconds
+        raise WorkbookLimitError(f"refused: time limit of {s:g} s reached {_where(payload, phase, sheets)} "
+                         f"(recalculation took longer than the limit of {s:g} s; raise it with --timeout)",
+                         where=name)
+    if status == "died":
+        raise WorkbookError(f"refused: the formula engine died (exit code {payload}; out of memory?) "
+                            f"{_where(None, phase, sheets)}", where=name)
+    text = one_line(scrub_paths(str(payload), private), 300)
+    if phase and phase[0] == "loading":  # openpyxl could not read it: Excel would have to repair it
+        raise WorkbookError(f"damaged workbook: it cannot be read ({text})", where=name)
+    raise WorkbookError(f"the formula engine failed {_where(None, phase, sheets)}: {text}", where=name)
 
 
 # --------------------------------------------------------------------------------------------------
-
-
 
 
 _CALLED = re.compile(r"(?<![A-Z0-9_.])(?:_XLUDF\.)?([A-Z_][A-Z0-9_.]*)\s*\(")
@@ -535,36 +1180,13 @@ def _messages_for(formula: str, messages: dict) -> str:
     called = set(_CALLED.findall(formula.upper()))
     found = []
     for fname, msgs in messages.items():
-        if fname in (_CALL_ERRORS, _OUT_OF_MEMORY):
+        if not isinstance(fname, str) or fname.startswith("\x00"):
             continue
         if fname in called:
             uniq = list(dict.fromkeys(msgs))
             more = f" (+{len(uniq) - 3} more)" if len(uniq) > 3 else ""
             found.append(f"{fname}: " + "; ".join(uniq[:3]) + more)
     return " | ".join(found)
-
-
-def _write_atomic(src: str, dest: str, replacements: dict) -> None:
-    folder = os.path.dirname(os.path.abspath(dest))
-    fd, tmp = tempfile.mkstemp(prefix=".xlbridge-", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            copy_zip(src, fh, replacements)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, dest)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    try:  # make the rename itself durable
-        dfd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
-    except OSError:
-        pass
 
 
 class _Progress:
@@ -590,6 +1212,20 @@ class _Progress:
     def close(self) -> None:
         if self._bar is not None:
             self._bar.close()
+            self._bar = None
+
+
+def _check_destination(dest: str, name: str) -> None:
+    """Refuse a destination that exists and is not a regular file (never replace a FIFO, device or folder)."""
+    try:
+        st = os.stat(dest)
+    except FileNotFoundError:
+        return
+    except OSError:
+        return  # unreadable folder and the like: writing will report it
+    if not stat.S_ISREG(st.st_mode):
+        kind = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file"
+        raise WorkbookError(f"refused: the output {clip(dest, 80)} exists and is {kind}", where=name)
 
 
 def recalc_workbook(book, output=None, *, in_place: bool = False, functions: dict | None = None,
@@ -598,89 +1234,150 @@ def recalc_workbook(book, output=None, *, in_place: bool = False, functions: dic
     """Recalculate every formula of ``book`` and write the results as cached values into a copy.
 
     ``output``: where to write (default :func:`default_output_path`); ``in_place=True`` replaces
-    ``book`` itself atomically after copying it to ``book + ".bak"``. ``functions``: {EXCEL NAME:
-    callable} for the custom functions (default :func:`xlbridge_excel_functions`). ``limits``:
-    :class:`xlbridge.safety.SafetyLimits` (file checks, and memory/time of the engine when
-    ``isolate`` is true, the default). Raises :class:`xlbridge.errors.WorkbookError` when the file is
-    refused; cells evaluating to Excel errors are listed in the report (``report.errors``).
+    ``book`` itself atomically after keeping the previous file as ``book + ".bak"`` (both keep the
+    book's mode, and owner when run as root). A new output gets the umask's mode; an output that is
+    replaced keeps its mode. ``functions``: {EXCEL NAME: callable} for the custom functions (default
+    :func:`xlbridge_excel_functions`). ``limits``: :class:`xlbridge.safety.SafetyLimits` (file
+    checks, and memory/time of the engine when ``isolate`` is true, the default; without it the
+    engine runs in this process, unbounded, which only tests should do). Raises
+    :class:`xlbridge.errors.WorkbookError` when the file is refused (:class:`xlbridge.errors.WorkbookLimitError`
+    at a limit) and ``OSError`` when the output cannot be written; cells evaluating to Excel errors
+    are listed in the report (``report.errors``). No temporary file or folder outlives the call.
     """
     start = time.perf_counter()
     limits = DEFAULT_LIMITS if limits is None else limits
+    if not isinstance(limits, SafetyLimits):
+        raise TypeError("limits must be a SafetyLimits")
     src = os.fspath(book)
     name = os.path.basename(src)
     if in_place and output is not None and os.path.abspath(os.fspath(output)) != os.path.abspath(src):
         raise WorkbookError("give either an output file or in-place, not both", where=name)
     dest = src if in_place else os.fspath(output) if output is not None else default_output_path(src)
-    if not in_place and os.path.exists(dest) and os.path.samefile(dest, src):
+    if not in_place and os.path.exists(dest) and os.path.exists(src) and os.path.samefile(dest, src):
         raise WorkbookError("refusing to overwrite the input file; use --in-place to replace it", where=name)
+    check_regular_file(src, name)
+    _check_destination(dest, name)
+    dest_dir = os.path.dirname(os.path.abspath(dest))
+    remove_stale_leftovers([dest_dir])
     bar = _Progress(progress, name)
-    bar.phase("checking the file")
-    info = check_workbook(src, limits=limits, name=name)
-    functions = xlbridge_excel_functions() if functions is None else functions
+    try:
+        with BookLock(dest, timeout=limits.max_seconds, name=name), private_tempdir() as tmp:
+            return _recalc_locked(src, dest, name, tmp, in_place, functions, limits, isolate, bar, start)
+    except WorkbookError as exc:
+        if exc.where is None:  # (the scanners name the sheet and cell; the file goes in front)
+            raise exc.at(name) from None
+        raise
+    finally:
+        bar.close()
 
+
+def _recalc_locked(src, dest, name, tmp, in_place, functions, limits, isolate, bar, start) -> RecalcReport:
     import zipfile
 
+    bar.phase("checking the file")
+    ext = os.path.splitext(src)[1].lower()
+    ext = ext if ext in _ENGINE_SUFFIXES else ".xlsx"
+    snapshot = os.path.join(tmp, "upload" + ext)
+    source_stat = snapshot_file(src, snapshot, limits=limits, name=name)
+    info = check_workbook(snapshot, limits=limits, name=name)
+    functions = xlbridge_excel_functions() if functions is None else functions
+    sheet_names = {sheet.upper(): sheet for sheet, _ in info.sheets}
+
     targets, layouts, parts, stripped, covered = {}, {}, {}, {}, 0
-    with zipfile.ZipFile(src) as zf:
-        for sheet, part in workbook_sheet_parts(zf):
+    with zipfile.ZipFile(snapshot) as zf:
+        for sheet, part in info.sheets:
             bar.phase(f"scanning {sheet}")
             data = zf.read(part)
-            layout = scan_sheet(data, part=part)
-            stripped[part] = strip_empty_cells(data, layout)
+            layout = scan_sheet(data, part=part, sheet=sheet, cell_formats=info.cell_formats)
             cells = set(layout.formula_cells)
             covered += len(cells) + sum((r2 - r1 + 1) * (c2 - c1 + 1) for r1, c1, r2, c2 in layout.array_ranges)
             if covered > limits.max_formula_cells:
-                raise WorkbookError(f"refused: more than {limits.max_formula_cells} formula and array-formula "
-                                    f"cells (sheet {sheet})", where=name)
+                raise WorkbookLimitError(f"refused: more than {limits.max_formula_cells} formula and array-formula "
+                                 f"cells (sheet {clip(sheet, 40)[1:-1]})", where=name)
+            stripped[part] = strip_empty_cells(data, layout)  # (their s and r are checked by scan_sheet)
             if not cells and not layout.array_ranges:
                 continue
             targets[sheet] = {"cells": sorted(cells), "arrays": list(layout.array_ranges)}
             layouts[sheet] = layout
-            parts[sheet] = (part, data)
-    if targets:
-        bar.phase("loading the formula engine")
-        _engine()  # import the engine here, once: forked children inherit it instead of importing it again
-        with tempfile.TemporaryDirectory(prefix="xlbridge-recalc-") as tmpdir:
-            # the engine reads a private copy without the styled blank cells (much faster to load)
-            engine_copy = os.path.join(tmpdir, name)
-            copy_zip(src, engine_copy, stripped)
-            bar.phase(f"evaluating {sum(len(t['cells']) for t in targets.values())} formulas")
-            if isolate:
-                values, messages = _run_bounded(engine_copy, targets, functions, False, limits, name,
-                                                tick=bar.tick)
-            else:
-                values, messages = recalc_values(engine_copy, targets, functions)
-    else:
-        values, messages = {}, {}
-    replacements, errors, written = {}, [], 0
+            parts[sheet] = part
+        links = read_external_links(zf, info.external_links)
+    private = {tmp: "", snapshot: name}
+    # the engine runs even without formulas: its reading of the workbook (openpyxl) checks what Excel would
+    # have to repair, so an output is always a workbook openpyxl opens
+    bar.phase("loading the formula engine")
+    _engine()  # import the engine here, once: forked children inherit it instead of importing it again
+    engine_dir = os.path.join(tmp, "engine")
+    os.mkdir(engine_dir, 0o700)
+    # the engine reads a private copy, alone in its folder, without the styled blank cells (faster)
+    engine_copy = os.path.join(engine_dir, "workbook" + ext)
+    private[engine_copy] = name
+    private[engine_dir] = ""
+    copy_zip(snapshot, engine_copy, stripped)
+    stripped.clear()
+    bar.phase(f"evaluating {sum(len(t['cells']) for t in targets.values())} formulas")
+    values, messages = _run_engine(engine_copy, targets, functions, links, limits, name, sheet_names,
+                                   private, tick=bar.tick, isolate=isolate)
+    replacements, errors, warnings, written = {}, [], [], 0
     call_errors = messages.get(_CALL_ERRORS, {})
-    for sheet, (part, data) in parts.items():
-        bar.phase(f"writing {sheet}")
-        layout = layouts[sheet]
-        vals = values.get(sheet, {})
-        anchors = {}
-        for r1, c1, r2, c2 in layout.array_ranges:
-            for r in range(r1, r2 + 1):
-                for c in range(c1, c2 + 1):
-                    anchors[(r, c)] = (r1, c1)
-        for (r, c), v in sorted(vals.items()):
-            if isinstance(v, ExcelErrorValue):
-                formula = layout.formula_cells.get(anchors.get((r, c), (r, c)), "")
-                msg = v.message or _messages_for(formula, messages) or ERROR_MEANINGS.get(v.code, "")
-                errors.append(RecalcCellError(sheet, cell_ref(r, c), v.code, msg))
-            elif isinstance(v, str) and v in call_errors:
-                errors.append(RecalcCellError(sheet, cell_ref(r, c), "message", v))
-        replacements[part] = patch_sheet(data, layout, vals)
-        written += len(vals)
-    backup = None
-    if in_place:
-        backup = src + ".bak"
-        shutil.copy2(src, backup)
+    cell_messages = messages.get(_CELL_MESSAGES, {})
+    unfollowed = messages.get(_UNFOLLOWED, set())
+    with zipfile.ZipFile(snapshot) as zf:
+        for sheet, part in parts.items():
+            bar.phase(f"writing {sheet}")
+            layout = layouts[sheet]
+            vals = values.get(sheet, {})
+            up = sheet.upper()
+            anchors = {}
+            for r1, c1, r2, c2 in layout.array_ranges:
+                for r in range(r1, r2 + 1):
+                    for c in range(c1, c2 + 1):
+                        anchors[(r, c)] = (r1, c1)
+            for (r, c), v in sorted(vals.items()):
+                anchor = anchors.get((r, c), (r, c))
+                if isinstance(v, ExcelErrorValue):
+                    formula = layout.formula_cells.get(anchor, "")
+                    key = (up, cell_ref(*anchor))
+                    msg = (cell_messages.get(key) or (LINK_NOT_FOLLOWED if v.code == "#REF!" and key in unfollowed
+                                                       else "")
+                           or v.message or _messages_for(formula, messages) or ERROR_MEANINGS.get(v.code, ""))
+                    errors.append(RecalcCellError(sheet, cell_ref(r, c), v.code,
+                                                  one_line(scrub_paths(msg, private), 400)))
+                elif isinstance(v, str):
+                    if v in call_errors:
+                        errors.append(RecalcCellError(sheet, cell_ref(r, c), "message", one_line(v, 400)))
+                    if len(v) > EXCEL_MAX_TEXT:
+                        warnings.append(f"{_qualified(sheet, cell_ref(r, c))}: text of {len(v):,} characters "
+                                        f"clipped to Excel's limit of {EXCEL_MAX_TEXT:,}")
+                        vals[(r, c)] = v[:EXCEL_MAX_TEXT]
+            replacements[part] = patch_sheet(zf.read(part), layout, vals)
+            written += len(vals)
+    backup = src + ".bak" if in_place else None
     bar.phase(f"saving {os.path.basename(dest)}")
-    _write_atomic(src, dest, replacements)
-    bar.close()
+    keep = None
+    if in_place:
+        keep = source_stat
+    else:
+        with contextlib.suppress(OSError):
+            existing = os.stat(dest)
+            if stat.S_ISREG(existing.st_mode):
+                keep = existing
+    mode = None if keep is None else stat.S_IMODE(keep.st_mode)
+    owner = None if keep is None else (keep.st_uid, keep.st_gid)
+
+    def write_output(fh):
+        copy_zip(snapshot, fh, replacements)
+
+    def write_backup():
+        def copy(fh):
+            with open(snapshot, "rb") as raw:
+                while chunk := raw.read(1 << 20):
+                    fh.write(chunk)
+        write_atomic(backup, copy, mode=mode, owner=owner)
+
+    write_atomic(dest, write_output, mode=mode, owner=owner, before_replace=write_backup if in_place else None)
     return RecalcReport(
         source=src, output=dest, backup=backup, sheets=len(targets),
         formula_cells=sum(len(t["cells"]) for t in targets.values()), cells_written=written,
         errors=tuple(errors), seconds=time.perf_counter() - start, has_vba=info.has_vba,
+        warnings=tuple(warnings),
     )

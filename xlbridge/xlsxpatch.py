@@ -36,6 +36,7 @@ import dataclasses
 import math
 import posixpath
 import re
+import urllib.parse
 import zipfile
 
 from .errors import WorkbookError
@@ -48,6 +49,8 @@ __all__ = [
     "parse_ref",
     "parse_range",
     "workbook_sheet_parts",
+    "ExternalBookCache",
+    "read_external_links",
     "scan_sheet",
     "patch_sheet",
     "strip_empty_cells",
@@ -71,21 +74,35 @@ class ExcelErrorValue:
 
 
 _REF_RE = re.compile(r"^\$?([A-Za-z]{1,3})\$?([0-9]{1,7})$")
+MAX_ROW, MAX_COL = 1_048_576, 16_384  # Excel's sheet: rows 1..1048576, columns A..XFD
 
 
 def parse_ref(ref: str) -> tuple[int, int]:
-    """Return (row, column), both 1-based, of an A1 reference.
+    """Return (row, column), both 1-based, of an A1 reference inside Excel's sheet (A1 to XFD1048576).
 
-    >>> parse_ref("B3"), parse_ref("$AA$10")
-    ((3, 2), (10, 27))
+    >>> parse_ref("B3"), parse_ref("$AA$10"), parse_ref("XFD1048576")
+    ((3, 2), (10, 27), (1048576, 16384))
+    >>> parse_ref("XFE1")
+    Traceback (most recent call last):
+    ...
+    xlbridge.core.errors.WorkbookError: bad cell reference 'XFE1'
     """
-    m = _REF_RE.match(ref)
+    m = _REF_RE.match(ref) if isinstance(ref, str) else None
     if m is None:
-        raise WorkbookError(f"bad cell reference {ref!r}")
+        raise WorkbookError(f"bad cell reference {_clip(ref)}")
     col = 0
     for ch in m.group(1).upper():
         col = col * 26 + ord(ch) - 64
-    return int(m.group(2)), col
+    row = int(m.group(2))
+    if not (1 <= row <= MAX_ROW and col <= MAX_COL):
+        raise WorkbookError(f"bad cell reference {_clip(ref)}")
+    return row, col
+
+
+def _clip(value, width: int = 40) -> str:
+    from .safety import clip
+
+    return clip(value, width)
 
 
 def cell_ref(row: int, col: int) -> str:
@@ -107,13 +124,15 @@ def parse_range(ref: str) -> tuple[int, int, int, int]:
     >>> parse_range("K2:L1001"), parse_range("C4")
     ((2, 11, 1001, 12), (4, 3, 4, 3))
     """
+    if not isinstance(ref, str):
+        raise WorkbookError(f"bad cell range {_clip(ref)}")
     a, _, b = ref.partition(":")
     r1, c1 = parse_ref(a)
     r2, c2 = parse_ref(b) if b else (r1, c1)
     return min(r1, r2), min(c1, c2), max(r1, r2), max(c1, c2)
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, slots=True)
 class CellSpan:
     """Where one ``<c>`` element is in the part's bytes, its attributes and its children's spans."""
 
@@ -140,18 +159,38 @@ def _local(name: str) -> str:
     return name.rsplit(":", 1)[-1]
 
 
-def scan_sheet(data: bytes, *, part: str = "worksheet") -> SheetLayout:
+_ROW_RE = re.compile(r"^[0-9]{1,7}$")
+_STYLE_RE = re.compile(r"^[0-9]{1,9}$")
+
+
+def scan_sheet(data: bytes, *, part: str = "worksheet", sheet: str | None = None,
+               cell_formats: int | None = None) -> SheetLayout:
     """Locate sheetData, rows, cells, formulas and array ranges of a worksheet part by byte offset.
 
     Uses expat with absolute byte indices (the whole part is parsed in one call); a DTD or an
-    entity declaration is refused (the part has already passed :mod:`xlbridge.safety`).
+    entity declaration is refused (the part has already passed :mod:`xlbridge.safety`). The numbers
+    it relies on are parsed defensively and refused in one line (naming ``sheet``, or ``part``) when
+    Excel would call the file damaged: a row number that is not a whole number from 1 to 1,048,576
+    (``<row r="five">``), a cell reference outside A1:XFD1048576, rows or cells out of order or
+    repeated, an array range that is not a range, a cell style number ``s`` that is not a whole number
+    or (given ``cell_formats``, the number of cell formats of the styles part) names no format.
 
     >>> xml = b'<worksheet><sheetData><row r="2"><c r="A2"><f t="array" ref="A2:B3">F()</f><v>1</v></c></row></sheetData></worksheet>'
     >>> lay = scan_sheet(xml)
     >>> lay.array_ranges, lay.formula_cells
     (((2, 1, 3, 2),), {(2, 1): 'F()'})
+    >>> try:
+    ...     scan_sheet(b'<worksheet><sheetData><row r="five"/></sheetData></worksheet>', sheet="Travellers")
+    ... except WorkbookError as err:
+    ...     print(err)
+    damaged workbook: sheet Travellers: row number 'five' is not a whole number from 1 to 1048576
     """
     import xml.parsers.expat as expat
+
+    label = f"sheet {_clip(sheet)[1:-1]}" if sheet is not None else f"worksheet {_clip(part, 80)[1:-1]}"
+
+    def damaged(what: str):
+        raise WorkbookError(f"damaged workbook: {label}: {what}")
 
     parser = expat.ParserCreate()
     parser.ordered_attributes = True
@@ -188,17 +227,39 @@ def scan_sheet(data: bytes, *, part: str = "worksheet") -> SheetLayout:
             sheetdata[0] = [name, idx, None, None, None]
         elif local == "row" and parent == "sheetData":
             r = dict(attrs).get("r")
-            state["row"] = int(r) if r is not None else state["row"] + 1
+            if r is None:
+                row = state["row"] + 1
+            elif _ROW_RE.match(r) and 1 <= int(r) <= MAX_ROW:
+                row = int(r)
+            else:
+                damaged(f"row number {_clip(r)} is not a whole number from 1 to {MAX_ROW}")
+            if row <= state["row"] or row > MAX_ROW:
+                damaged(f"row {row} comes after row {state['row']} (rows out of order or repeated)")
+            state["row"] = row
             state["col"] = 0
         elif local == "c" and parent == "row":
-            r = dict(attrs).get("r")
+            cattrs = dict(attrs)
+            r = cattrs.get("r")
+            style = cattrs.get("s")
+            if style is not None and not _STYLE_RE.match(style):
+                damaged(f"cell {_clip(r or '?', 12)[1:-1]}: style number {_clip(style)} is not a whole number")
+            if cell_formats is not None and int(style or 0) >= max(cell_formats, 0):
+                damaged(f"cell {_clip(r or '?', 12)[1:-1]}: style number {int(style or 0)} names no cell format "
+                        f"(the workbook has {cell_formats})")
             if r is not None:
-                rr, cc = parse_ref(r)
+                try:
+                    rr, cc = parse_ref(r)
+                except WorkbookError:
+                    damaged(f"cell reference {_clip(r)} is not a cell of an Excel sheet (A1 to XFD{MAX_ROW})")
                 if rr != state["row"]:
-                    raise WorkbookError(f"damaged worksheet {part}: cell {r} inside row {state['row']}")
+                    damaged(f"cell {r} inside row {state['row']}")
+                if cc <= state["col"]:
+                    damaged(f"cell {r} comes after column {state['col']} of its row (cells out of order or repeated)")
                 state["col"] = cc
             else:
                 state["col"] += 1
+                if state["col"] > MAX_COL:
+                    damaged(f"row {state['row']} has more than {MAX_COL} cells")
             children.clear()
             cur_cell[0] = (state["row"], state["col"])
         elif parent == "c" and depth == 4:
@@ -206,7 +267,10 @@ def scan_sheet(data: bytes, *, part: str = "worksheet") -> SheetLayout:
                 ftext.clear()
                 fa = dict(attrs)
                 if fa.get("t") == "array" and fa.get("ref"):
-                    array_ranges.append(parse_range(fa["ref"]))
+                    try:
+                        array_ranges.append(parse_range(fa["ref"]))
+                    except WorkbookError:
+                        damaged(f"cell {cell_ref(*cur_cell[0])}: array range {_clip(fa['ref'])} is not a range")
         if sheetdata[0] is not None and sheetdata[0][2] is None and parent == "sheetData":
             sheetdata[0][2] = idx  # first event inside sheetData
 
@@ -251,14 +315,14 @@ def scan_sheet(data: bytes, *, part: str = "worksheet") -> SheetLayout:
     try:
         parser.Parse(data, True)
     except expat.ExpatError as exc:
-        raise WorkbookError(f"damaged workbook: XML part {part} is not well-formed ({exc})") from None
+        raise WorkbookError(f"damaged workbook: XML part {_clip(part, 80)[1:-1]} is not well-formed ({exc})") from None
     if sheetdata[0] is None:
-        raise WorkbookError(f"damaged workbook: worksheet part {part} has no sheetData")
+        damaged("no sheetData")
     # cells of an array range are written even when they hold no <f>
     return SheetLayout(cells, rows, tuple(sheetdata[0]), formula_cells, tuple(array_ranges), state["prefix"])
 
 
-_ILLEGAL_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+_ILLEGAL_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")  # (lone surrogates too)
 
 
 def _escape(text: str) -> str:
@@ -271,7 +335,10 @@ def _escape_attr(text: str) -> str:
 
 
 def _number(x) -> str | None:
-    x = float(x)
+    try:
+        x = float(x)
+    except (OverflowError, ValueError, TypeError):  # a number beyond a double (a huge int or Fraction)
+        return None
     if math.isnan(x) or math.isinf(x):
         return None
     if x.is_integer() and abs(x) < 1e15:
@@ -410,7 +477,9 @@ def strip_empty_cells(data: bytes, layout: SheetLayout) -> bytes:
 def workbook_sheet_parts(zf: zipfile.ZipFile) -> list[tuple[str, str]]:
     """Return [(sheet name, zip member of its worksheet part)] in workbook order (chartsheets skipped).
 
-    Reads ``xl/workbook.xml`` and its relationships with defusedxml.
+    Reads ``xl/workbook.xml`` and its relationships with defusedxml. A worksheet listed in the
+    workbook whose part is missing is refused (Excel would call the file damaged), as is a
+    relationship leaving the package.
     """
     import defusedxml.ElementTree as DET
 
@@ -418,29 +487,123 @@ def workbook_sheet_parts(zf: zipfile.ZipFile) -> list[tuple[str, str]]:
         root = DET.fromstring(zf.read("xl/workbook.xml"), forbid_dtd=True)
         rels = DET.fromstring(zf.read("xl/_rels/workbook.xml.rels"), forbid_dtd=True)
     except KeyError as exc:
-        raise WorkbookError(f"damaged workbook: missing part {exc.args[0]}") from None
-    def clark_local(tag: str) -> str:
-        return tag.rsplit("}", 1)[-1]
-
-    targets = {}
-    for rel in rels:
-        if clark_local(rel.tag) == "Relationship":
-            target = rel.get("Target", "")
-            if target.startswith("/"):
-                path = target.lstrip("/")
-            else:
-                path = posixpath.normpath(posixpath.join("xl", target))
-            targets[rel.get("Id")] = (path, rel.get("Type", ""))
+        raise WorkbookError(f"damaged workbook: missing part {_clip(exc.args[0], 80)[1:-1]}") from None
+    targets = _relationships(rels, "xl")
     out = []
     names = set(zf.namelist())
     for el in root.iter():
-        if clark_local(el.tag) != "sheet":
+        if _clark_local(el.tag) != "sheet":
             continue
-        rid = next((v for k, v in el.attrib.items() if k.startswith("{") and clark_local(k) == "id"), None)
-        path, typ = targets.get(rid, (None, ""))
-        if path is None or not typ.endswith("/worksheet") or path not in names:
+        rid = next((v for k, v in el.attrib.items() if k.startswith("{") and _clark_local(k) == "id"), None)
+        path, typ, external = targets.get(rid, (None, "", False))
+        if not typ.endswith("/worksheet"):
             continue
+        if path is None or external or path not in names:
+            raise WorkbookError(f"damaged workbook: the part of sheet {_clip(el.get('name'))} is missing")
         out.append((el.get("name"), path))
+    return out
+
+
+def _clark_local(tag: str) -> str:
+    return tag.rsplit("}", 1)[-1]
+
+
+def _relationships(rels, folder: str) -> dict:
+    """{Id: (zip member or None when outside the package, Type, external?)} of a parsed .rels part."""
+    out = {}
+    for rel in rels:
+        if _clark_local(rel.tag) != "Relationship":
+            continue
+        target = rel.get("Target", "")
+        external = rel.get("TargetMode") == "External"
+        path = target[1:] if target.startswith("/") else posixpath.join(folder, target)
+        path = posixpath.normpath(path) if path else "."
+        if path in (".", "..") or path.startswith("../") or path.startswith("/"):
+            path = None
+        out[rel.get("Id")] = (path, rel.get("Type", ""), external)
+    return out
+
+
+@dataclasses.dataclass(frozen=True)
+class ExternalBookCache:
+    """Excel's cached copy of a linked workbook, from ``xl/externalLinks/externalLinkN.xml``.
+
+    ``index`` is N of ``[N]Sheet!A1`` in formulas; ``target`` the linked file as the link names it
+    (never opened); ``sheets`` {sheet name: {(row, col): value}} with values as Excel cached them
+    (float, str, bool or :class:`ExcelErrorValue`).
+    """
+
+    index: int
+    target: str
+    sheets: dict
+
+    @property
+    def file_name(self) -> str:
+        """The last component of ``target`` (``'secret.xlsx'`` for ``'file:///C:/club/secret.xlsx'``).
+
+        >>> ExternalBookCache(1, "../club/secret.xlsx", {}).file_name
+        'secret.xlsx'
+        """
+        tail = re.split(r"[/\\]", self.target.rstrip("/\\"))[-1]
+        return urllib.parse.unquote(tail)
+
+
+def read_external_links(zf: zipfile.ZipFile, parts) -> list[ExternalBookCache]:
+    """Read the cached values of the links to other workbooks (``parts`` in the order of the workbook's
+    ``<externalReference>`` elements, as :func:`xlbridge.safety.check_workbook` reports them).
+
+    Only the package is read: the linked files are never opened. Only sheets with cached data
+    (a ``<sheetData>`` without ``refreshError``) are kept; a link without an ``<externalBook>`` (a DDE or
+    OLE link) has none. A reference into a sheet that is not kept is ``#REF!``; a cell missing from a
+    kept sheet was blank when Excel cached it. Cell types as Excel writes them: ``t="str"``
+    (or ``s``/``inlineStr``) text, ``b`` boolean, ``e`` error, otherwise a number; a value that does
+    not read as its type is left out (the cell then reads as blank).
+    """
+    import defusedxml.ElementTree as DET
+
+    out = []
+    for index, part in enumerate(parts, start=1):
+        root = DET.fromstring(zf.read(part), forbid_dtd=True)
+        rels_part = posixpath.join(posixpath.dirname(part), "_rels", posixpath.basename(part) + ".rels")
+        target = ""
+        if rels_part in zf.namelist():
+            rels = DET.fromstring(zf.read(rels_part), forbid_dtd=True)
+            for rel in rels:
+                if _clark_local(rel.tag) == "Relationship":
+                    target = rel.get("Target", "") or target
+                    break
+        sheets: dict = {}
+        book = next((el for el in root if _clark_local(el.tag) == "externalBook"), None)
+        if book is not None:
+            names = [el.get("val", "") for el in book.iter() if _clark_local(el.tag) == "sheetName"]
+            for data in (el for el in book.iter() if _clark_local(el.tag) == "sheetData"):
+                sid = data.get("sheetId", "")
+                if not sid.isdigit() or int(sid) >= len(names) or data.get("refreshError") in ("1", "true"):
+                    continue
+                cells = sheets.setdefault(names[int(sid)], {})
+                for cell in (el for el in data.iter() if _clark_local(el.tag) == "cell"):
+                    try:
+                        key = parse_ref(cell.get("r", ""))
+                    except WorkbookError:
+                        continue
+                    v = next((el.text or "" for el in cell if _clark_local(el.tag) == "v"), None)
+                    if v is None:
+                        continue
+                    t = cell.get("t", "n")
+                    if t in ("str", "s", "inlineStr"):
+                        cells[key] = v
+                    elif t == "b":
+                        cells[key] = v.strip() in ("1", "true")
+                    elif t == "e":
+                        cells[key] = ExcelErrorValue(v.strip() if v.strip() in EXCEL_ERROR_CODES else "#N/A")
+                    else:
+                        try:
+                            x = float(v)
+                        except ValueError:
+                            continue
+                        if math.isfinite(x):
+                            cells[key] = x
+        out.append(ExternalBookCache(index, target, sheets))
     return out
 
 

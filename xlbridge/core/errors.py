@@ -36,6 +36,7 @@ __all__ = [
     "LimitError",
     "TooManyCombinationsError",
     "WorkbookError",
+    "WorkbookLimitError",
     "location",
     "shown",
     "SHOWN_CHARACTERS",
@@ -145,3 +146,14 @@ class TooManyCombinationsError(LimitError):
 
 class WorkbookError(XlbridgeError):
     """A workbook file is refused (not a workbook, damaged, protected, hostile)."""
+
+
+class WorkbookLimitError(WorkbookError, LimitError):
+    """A workbook or a run is refused because a documented limit was reached (size, count, memory, time).
+
+    Both a :class:`WorkbookError` (the file is refused) and a :class:`LimitError` (a limit was reached).
+
+    >>> str(WorkbookLimitError("refused: more than 1,000,000 cells, the limit (reached in sheet Travellers)",
+    ...                        where="a.xlsx"))
+    'a.xlsx: refused: more than 1,000,000 cells, the limit (reached in sheet Travellers)'
+    """

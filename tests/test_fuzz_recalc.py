@@ -1,0 +1,65 @@
+"""Reproducible fuzzing of ``xlbridge recalc`` with seeded mutations of the shipped templates' XML parts.
+
+tests/fuzz_mutations.py builds each case: one XML part of a template (workbooks/*.xlsx, with its styled
+blank input cells left out so that a case takes a fraction of a second) damaged byte-wise or made
+hostile while staying well-formed (numbers, attribute values, formulas, rows, cells, relationships,
+deep nesting). For every case, run through ``xlbridge.cli.main`` in this process (a sample also as
+``python -m xlbridge`` in a subprocess): the exit code is 0, 1 or 2; stderr never holds a traceback and
+a refusal is one line; the input is byte-identical afterwards; the output is either absent or a
+workbook openpyxl opens; nothing else is left in the folder or the temporary folder. Time is bounded by
+``--timeout 5`` per case (the command's own limit). ``benchmarks/bench_fuzz.py`` runs many more cases
+on the full templates.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import tempfile
+
+import openpyxl
+import pytest
+from fuzz_mutations import cases, run_case
+from server_helpers import run_cli, sha
+
+SEED = 20261123
+COUNT = 160
+
+
+@pytest.fixture
+def private_tmp(tmp_path, monkeypatch):
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
+    return tmp
+
+
+def test_seeded_mutations_in_process(tmp_path, private_tmp):
+    work = tmp_path / "work"
+    work.mkdir()
+    codes = collections.Counter()
+    for i, (template, data, what) in enumerate(cases(SEED, COUNT, lean_templates=True)):
+        try:
+            result = run_case(data, work, timeout=5)
+        except AssertionError as exc:  # name the case: the seed and index reproduce it
+            raise AssertionError(f"case {i} of seed {SEED} ({template}, {what[:200]}): {exc}") from None
+        codes[result["code"]] += 1
+        assert os.listdir(private_tmp) == [], (i, what)
+    # the mix is what makes the run meaningful: refusals and full recalculations both happen
+    assert codes[2] >= COUNT // 10 and codes[0] + codes[1] >= COUNT // 10, codes
+
+
+def test_seeded_mutations_sample_as_a_command(tmp_path):
+    for i, (template, data, what) in enumerate(cases(SEED + 1, 2, lean_templates=True)):
+        src, out = tmp_path / f"case{i}.xlsx", tmp_path / f"out{i}.xlsx"
+        src.write_bytes(data)
+        before = sha(src)
+        proc = run_cli("recalc", src, "-o", out, "--no-progress", "--timeout", "5", env={"TMPDIR": str(tmp_path)})
+        assert proc.returncode in (0, 1, 2), (what, proc.stderr)
+        assert "Traceback" not in proc.stderr, (what, proc.stderr)
+        assert sha(src) == before
+        if proc.returncode == 2:
+            assert len(proc.stderr.strip().splitlines()) == 1 and not out.exists(), (what, proc.stderr)
+        else:
+            openpyxl.load_workbook(out).close()
+    assert not [p for p in os.listdir(tmp_path) if p.startswith(("xlbridge-", ".xlbridge-", "."))]
