@@ -8,7 +8,7 @@ import random
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from xlbridge.core.errors import InputError
@@ -282,6 +282,8 @@ def seasons(draw):
 @settings(max_examples=60)
 @given(seasons(), st.sampled_from(["standard", "modified"]), st.sampled_from(["after", "before"]),
        st.sampled_from([None, 40.0]), st.sampled_from(["decay", "keep"]), st.sampled_from([0.067, 0.2]))
+# found by hypothesis: an idle player with a subnormal history kept 20.5, not (h * 20.5) / h = 20.0
+@example(([(1, "ann", "bob", "cy", "di", 1.0)], {"ed": (20.5, 5e-324)}, []), "standard", "after", None, "decay", 0.067)
 def test_ledger_matches_plain_python_reference(season, formula, order, cap, idle, decay):
     rows, initial, resets = season
     floor = 1.0

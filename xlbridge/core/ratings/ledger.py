@@ -358,7 +358,9 @@ def lehman_ledger_arrays(week: Any, north: Any, south: Any, east: Any, west: Any
         q = r4 + lehman_deltas_array(r4, pct[sel], e4)
         qsum = np.bincount(idx.ravel(), weights=(q * nb[sel][:, None]).ravel(), minlength=npl)
         denom = h_used + played_n
-        new_r = np.divide(h_used * rating + qsum, denom, out=rating.copy(), where=denom > 0)
+        # only the players of this week change: an idle player's rating is kept exactly (recomputing it
+        # as (h * r) / h loses digits when h is tiny, e.g. a subnormal history)
+        new_r = np.divide(h_used * rating + qsum, denom, out=rating.copy(), where=played & (denom > 0))
         if fl is not None:
             new_r = np.where(played, np.maximum(new_r, fl), new_r)
         rating = new_r
