@@ -1,9 +1,11 @@
 """The import direction is the architecture: a test over the source (ast), so a wrong import fails CI.
 
 Layers (docs/architecture.md): ``core`` (pure: standard library + numpy) <- ``analysis`` and
-``excel`` <- ``udfs`` (the facade xlwings loads); the batch side (recalc, safety, xlsxpatch),
-``templates``, ``formats`` and ``cli`` get their rows in LAYERS when they move into their packages
-(one line each). No module imports another module's private (underscore) name, nor reaches one
+``excel`` <- ``udfs`` (the facade xlwings loads); ``batch`` (recalc, safety, xlsxpatch) imports the
+core and the Excel layer only (never ``udfs``, hence never xlwings; never templates, formats or the
+cli), and its third-party packages inside functions only, so that ``import xlbridge.batch.recalc``
+stays cheap; ``templates``, ``formats`` and ``cli`` get their rows in LAYERS when they move into
+their packages (one line each). No module imports another module's private (underscore) name, nor reaches one
 through a module attribute.
 """
 
@@ -26,7 +28,7 @@ LAYERS = {
     "analysis": ({"core", "analysis"}, set(), {"matplotlib"}),
     "excel": ({"core", "excel"}, set(), {"xlwings", "pythoncom", "win32com"}),
     "udfs": ({"excel"}, set(), set()),
-    # "batch": ({"core", "batch", "udfs"}, {...}, {...}),      <- added by the batch/ move
+    "batch": ({"core", "excel", "batch"}, set(), {"openpyxl", "formulas", "schedula", "defusedxml", "tqdm"}),
     # "templates": (...), "formats": (...), "cli": (...)
 }
 
@@ -77,8 +79,9 @@ def _imports(module: str, path: Path):
 
 def test_every_module_is_seen():
     assert "xlbridge.core.contract" in MODULES and "xlbridge.excel.functions" in MODULES and "xlbridge.udfs" in MODULES
+    assert "xlbridge.batch.recalc" in MODULES and "xlbridge.batch.safety" in MODULES
     assert all(_layer(m) in LAYERS for m in MODULES if m.startswith(("xlbridge.core", "xlbridge.excel",
-                                                                      "xlbridge.analysis")))
+                                                                      "xlbridge.analysis", "xlbridge.batch")))
 
 
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if _layer(m) in LAYERS))
@@ -134,3 +137,6 @@ def test_the_rules_catch_a_bad_import(tmp_path):
     assert ("xlbridge.excel.cells", "_scalar", True) in found and ("matplotlib", None, True) in found
     allowed, top_ok, _ = LAYERS["core"]
     assert _layer("xlbridge.excel.cells") not in allowed and "matplotlib" not in top_ok
+    # the batch layer may not reach the templates, the formats, the cli nor the xlwings facade
+    allowed, top_ok, lazy_ok = LAYERS["batch"]
+    assert not allowed & {"templates", "formats", "cli", "udfs"} and "formulas" not in top_ok
