@@ -225,7 +225,13 @@ _UNFOLLOWED = "\x00unfollowed"  # key of {(SHEET, ref)} of cells that depend on 
 _MAX_MESSAGES = 1000  # distinct messages kept per function (a column of failing calls repeats itself)
 
 
+@functools.lru_cache(maxsize=None)
 def _engine():
+    """Import the formula engine once per process (forked children inherit it).
+
+    Its function registry is :class:`xlbridge.batch.registry.LazyFunctions`: a function module is
+    imported when the book uses one of its functions (SciPy only when a function calls it).
+    """
     import formulas
     import numpy as np
     import schedula as sh
@@ -233,10 +239,13 @@ def _engine():
     from formulas.ranges import Ranges
     from formulas.tokens.operand import Error, XlError
 
-    formulas.get_functions()  # loads every function module (scipy.stats among them) once per process
+    from .registry import install
+
+    install()
     import mimetypes
 
     import openpyxl  # noqa: F401  (what the engine's child uses, loaded before it is sandboxed)
+    import openpyxl.formula.translate  # noqa: F401  (shared formulas, read in the child)
 
     if not mimetypes.inited:  # openpyxl guesses image types; the sandboxed child may not read /etc/mime.types
         mimetypes.init()
@@ -426,6 +435,8 @@ class _LinkState:
 
     path: str  # the engine's copy of the workbook: the only file the engine opens
     links: tuple = ()  # ExternalBookCache, link 1 first
+    book: object = None  # the workbook read without its cells (openpyxl), when the sheets come streamed
+    sheets: dict = dataclasses.field(default_factory=dict)  # {SHEET: SheetRead}: the streamed sheets
     main: str | None = None  # key of the workbook in model.books
     link_names: dict = dataclasses.field(default_factory=dict)  # {"1": ("", "secret.xlsx")}
     by_name: dict = dataclasses.field(default_factory=dict)  # {"SECRET.XLSX": ExternalBookCache}
@@ -451,7 +462,7 @@ def _link_file_names(links, main: str) -> dict:
     return out
 
 
-def _defuse_external_links(model, path: str, links=()) -> None:
+def _defuse_external_links(model, path: str, links=(), *, book=None, sheets=None) -> None:
     """Make ``model`` (a model of :func:`_model_class`) unable to open any file but ``path``.
 
     formulas 1.3 loads another workbook whenever a cell, a defined name or an ``INDIRECT("...")`` text
@@ -463,8 +474,13 @@ def _defuse_external_links(model, path: str, links=()) -> None:
     ``xl/externalLinks/externalLinkN.xml``) is served from that copy, as Excel does when links are not
     updated; any other book name raises :class:`ExternalLinkRefused`, which the engine turns into
     ``#REF!`` (and :func:`recalc_values` reports as "link to another workbook not followed").
+
+    ``book`` and ``sheets``: the workbook already read without its cells and its sheets read by
+    :func:`xlbridge.batch.sheetxml.read_sheet` ({sheet name: SheetRead}); the model then opens no
+    file at all and takes each sheet's cells from ``sheets`` (constants as range blocks).
     """
-    state = _LinkState(os.path.realpath(path), tuple(links))
+    state = _LinkState(os.path.realpath(path), tuple(links), book,
+                       {name.upper(): read for name, read in (sheets or {}).items()})
     main = os.path.basename(path).upper()
     names = _link_file_names(state.links, main)
     for link in state.links:
@@ -554,7 +570,9 @@ def _model_class():
     """
     import formulas
     import schedula as sh
-    from formulas.excel import BOOK
+    from formulas.cell import RangesAssembler
+    from formulas.excel import BOOK, SHEETS
+    from formulas.ranges import _intersect
 
     class XlbridgeExcelModel(formulas.ExcelModel):
         def add_book(self, book=None, context=None, data_only=False):
@@ -574,8 +592,10 @@ def _model_class():
                 self.basedir = os.path.dirname(state.path)
                 state.main = key = filename.upper()
                 data = sh.get_nested_dicts(self.books, key)
-                data[BOOK] = _load_workbook(state.path, data_only)
+                data[BOOK] = _load_workbook(state.path, data_only) if state.book is None else state.book
                 data["external_links"] = dict(state.link_names)
+                for sheet, read in state.sheets.items():  # the array formulas, as openpyxl would list them
+                    sh.get_nested_dicts(self.books, key, SHEETS, sheet)["formula_references"] = dict(read.array_refs)
             elif directory in ("", ".") and filename.upper() == state.main:
                 key = state.main
                 data = sh.get_nested_dicts(self.books, key)
@@ -614,6 +634,11 @@ def _model_class():
             return view[0], ctx
 
         def push(self, worksheet, context):
+            state = self.__dict__.get("_xlbridge_links")
+            raw = worksheet._ws if isinstance(worksheet, _SparseSheet) else worksheet
+            if (state is not None and state.sheets and context.get("excel") == state.main
+                    and getattr(raw, "title", "").upper() in state.sheets):
+                return self._push_streamed(worksheet, context, state.sheets[raw.title.upper()])
             existing = getattr(worksheet, "_cells", None)
             if not isinstance(existing, dict):
                 return super().push(worksheet, context)
@@ -630,6 +655,73 @@ def _model_class():
             for cell in cells:
                 self.add_cell(sh.await_result(cell), ctx, formula_ranges)
             return self
+
+        def _push_streamed(self, worksheet, context, read):
+            """Add a streamed sheet: formula and special cells one by one, constants as column blocks."""
+            from .bookdata import CellView, constant_blocks
+
+            _phase("compiling", getattr(worksheet, "title", ""))
+            worksheet, context = self.add_sheet(worksheet, context)
+            references = self.references
+            formula_references = self.formula_references(context)
+            formula_ranges = self.formula_ranges(context)
+            ctx = {"external_links": self.external_links(context)}
+            ctx.update(context)
+            singles = [(pos, CellView(cell_ref(*pos), text, "f")) for pos, text in read.formulas.items()]
+            singles += [(pos, CellView(cell_ref(*pos), v, t)) for pos, (v, t) in read.special.items()]
+            singles.sort(key=lambda x: x[0])
+            cells = [self.compile_cell(view, ctx, references, formula_references) for _, view in singles]
+            for cell in cells:
+                self.add_cell(sh.await_result(cell), ctx, formula_ranges)
+            barriers: dict = {}
+            for (r, c), _ in singles:
+                barriers.setdefault(c, []).append((r, r))
+            for r1, c1, r2, c2 in read.layout.array_ranges:
+                for c in range(c1, c2 + 1):
+                    barriers.setdefault(c, []).append((r1, r2))
+            for block in constant_blocks(read.columns, barriers, empty=sh.EMPTY):
+                ref = f"{cell_ref(block.first_row, block.column)}:{cell_ref(block.last_row, block.column)}"
+                self.add_cell(_block_cell(ref, block.values, ctx), ctx, formula_ranges)
+            return self
+
+        def _assemble_ranges(self, cells, nodes=None, compact=1):
+            """formulas' own ``_assemble_ranges``, skipping the range cells that lie outside each range.
+
+            A range cell that does not meet an assembler's range adds nothing to it (its push finds no
+            missing cell); with one block per column and one node per array, checking the bounds
+            first saves building and intersecting their cell sets for every range of the sheet.
+            """
+            state = self.__dict__.get("_xlbridge_links")
+            if state is None or not state.sheets:  # the stock path stays formulas' own
+                return super()._assemble_ranges(cells, nodes=nodes, compact=compact)
+            get, dsp = sh.get_nested_dicts, self.dsp
+            pred = dsp.dmap.pred
+            if nodes is None:
+                nodes = {k for k in dsp.data_nodes if k not in dsp.default_values}
+            it = (k for k in nodes if not pred[k] and not isinstance(k, sh.Token))
+            bounds = {}
+            for c in self.cells.values():
+                rng = getattr(getattr(c, "range", None), "ranges", None)
+                if rng:
+                    bounds[c.output] = rng[0]
+            ranges = []
+            for n_id in it:
+                try:
+                    ra = RangesAssembler(n_id, compact=compact)
+                except ValueError:
+                    continue
+                rng = ra.range.ranges[0]
+                for out, idx in get(cells, "range", rng["sheet_id"], default=list):
+                    box = bounds.get(out)
+                    if box is not None and not _intersect(rng, box):
+                        continue
+                    if not ra.push(idx, out):
+                        break
+                ra.push(get(cells, "cell", rng["sheet_id"]))
+                ranges.append(ra)
+            ranges = sorted(ranges, key=lambda x: len(x.missing))
+            for ra in ranges:
+                ra.add(dsp)
 
         def compile_cell(self, cell, context, references, formula_references):
             try:
@@ -649,6 +741,13 @@ def _model_class():
                 return self._compile_cell(crd, "=#REF!" if dde else "=#NAME?", context, True, references)
 
     return XlbridgeExcelModel
+
+
+def _block_cell(ref: str, values, context):
+    """An engine cell holding a block of constants (the value of a range, as a column)."""
+    from formulas.cell import Cell
+
+    return Cell(ref, values, context=context, check_formula=False)
 
 
 def _load_workbook(path, data_only=False):
@@ -793,7 +892,7 @@ def _value_out(v, sh, np, XlError):
 
 
 def recalc_values(path: str, targets: dict, functions: dict | None = None, *, progress: bool = False,
-                  links=()) -> tuple:
+                  links=(), book=None, sheets=None) -> tuple:
     """Evaluate the workbook at ``path`` with the formulas engine; return (values, messages).
 
     ``targets`` is {sheet name: {"cells": [(row, col), ...], "arrays": [(r1, c1, r2, c2), ...]}};
@@ -801,8 +900,10 @@ def recalc_values(path: str, targets: dict, functions: dict | None = None, *, pr
     :func:`xlbridge.batch.xlsxpatch.patch_sheet`; ``messages`` is {FUNCTION NAME: [message, ...]} from
     the custom functions (plus internal keys). ``links``: the cached copies of linked workbooks
     (:func:`xlbridge.batch.xlsxpatch.read_external_links`); no other file than ``path`` is ever opened
-    (:func:`_defuse_external_links`). Runs in the calling process, with no memory or time limit: use
-    :func:`recalc_workbook`. Raises :class:`EngineStopped` when memory runs out.
+    (:func:`_defuse_external_links`). ``book`` and ``sheets``: the workbook read without its cells and
+    its streamed sheets (see :func:`evaluate_workbook`); without them the engine reads ``path`` with
+    openpyxl, one node per cell (the stock path). Runs in the calling process, with no memory or time
+    limit: use :func:`recalc_workbook`. Raises :class:`EngineStopped` when memory runs out.
     """
     formulas, np, sh, Array, wrap_func, Ranges, Error, XlError = _engine()
 
@@ -810,7 +911,7 @@ def recalc_values(path: str, targets: dict, functions: dict | None = None, *, pr
     _phase("loading")
     with _engine_guards(path, messages, functions, progress):
         model = _model_class()()
-        _defuse_external_links(model, path, links)
+        _defuse_external_links(model, path, links, book=book, sheets=sheets)
         state = model.__dict__["_xlbridge_links"]
         try:
             model.loads(path)
@@ -872,6 +973,62 @@ def recalc_values(path: str, targets: dict, functions: dict | None = None, *, pr
             got[(r, c)] = 0 if v is None else v  # a formula giving a blank cell shows 0 in Excel
         values[sheet] = got
     return values, messages
+
+
+def evaluate_workbook(path: str, sheets, *, cell_formats: int | None = None, functions: dict | None = None,
+                      external_links=(), max_formula_cells: int | None = None, progress: bool = False) -> tuple:
+    """Read and evaluate the workbook at ``path``: return (values, messages, layouts). The engine's job.
+
+    ``sheets``: ((sheet name, worksheet part), ...) as :func:`xlbridge.batch.safety.check_workbook`
+    found them. Each worksheet part is read once, streamed (:func:`xlbridge.batch.sheetxml.read_sheet`):
+    the layout the results are spliced into, the formula cells and the constants by column. When
+    that pass vouches for every part, the engine gets the workbook without its cells (openpyxl reads
+    the rest, which also checks it) and the constants as range blocks (:mod:`xlbridge.batch.bookdata`);
+    otherwise (something openpyxl may read differently) the engine reads ``path`` itself, one node
+    per cell, as it always did. ``values`` and ``messages`` are those of :func:`recalc_values`;
+    ``layouts`` is {sheet name: SheetLayout} of the sheets holding formulas. Raises
+    :class:`~xlbridge.core.errors.WorkbookError` for a damaged sheet and
+    :class:`~xlbridge.core.errors.WorkbookLimitError` past ``max_formula_cells``.
+    """
+    import zipfile
+
+    from .bookdata import book_without_cells, read_shared_strings
+    from .sheetxml import read_sheet
+
+    _phase("loading")
+    shared = read_shared_strings(path)
+    reads: dict = {}
+    covered = 0
+    with zipfile.ZipFile(path) as zf:
+        for sheet, part in sheets:
+            _phase("reading", sheet)
+            got = read_sheet(zf.read(part), part=part, sheet=sheet, cell_formats=cell_formats,
+                             shared_strings=shared, values=True)
+            lay = got.layout
+            covered += len(lay.formula_cells) + sum((r2 - r1 + 1) * (c2 - c1 + 1) for r1, c1, r2, c2 in lay.array_ranges)
+            if max_formula_cells is not None and covered > max_formula_cells:
+                raise WorkbookLimitError(f"refused: more than {max_formula_cells} formula and array-formula "
+                                         f"cells (sheet {clip(sheet, 40)[1:-1]})")
+            reads[sheet] = (part, got)
+        links = read_external_links(zf, external_links)
+    targets = {sheet: {"cells": sorted(got.layout.formula_cells), "arrays": list(got.layout.array_ranges)}
+               for sheet, (_, got) in reads.items() if got.layout.formula_cells or got.layout.array_ranges}
+    book, streamed = None, None
+    if all(got.unusual is None for _, got in reads.values()):
+        _phase("loading")
+        spans = {part: (got.layout.sheetdata[2], got.layout.sheetdata[3]) for part, got in reads.values()
+                 if got.layout.sheetdata[2] is not None and got.layout.sheetdata[3] is not None}
+        book = _load_workbook(book_without_cells(path, spans))
+        if [ws.title for ws in book.worksheets] == [sheet for sheet, _ in sheets]:
+            streamed = {sheet: got for sheet, (_, got) in reads.items()}
+        else:  # openpyxl names the sheets otherwise: let it read the whole book
+            book = None
+    layouts = {sheet: got.layout for sheet, (_, got) in reads.items() if sheet in targets}
+    if streamed is None:
+        reads.clear()
+    values, messages = recalc_values(path, targets, functions, progress=progress, links=links, book=book,
+                                     sheets=streamed)
+    return values, messages, layouts
 
 
 # --------------------------------------------------------------------------------------------------
@@ -1016,6 +1173,8 @@ def _child_main(conn, death_r, death_w, sink, parent_pid, job, workdir, readable
         conn.send(("ok", result))
     except EngineStopped as exc:
         conn.send((exc.kind, exc.where))
+    except WorkbookError as exc:  # a damaged or over-limit part, found while reading it
+        conn.send(("refused", (isinstance(exc, WorkbookLimitError), exc.message, exc.where)))
     except _TimeLimit as exc:
         conn.send(("time", _engine_location(exc)))
     except MemoryError as exc:
@@ -1134,10 +1293,15 @@ def _where(location, phase, sheets: dict) -> str:
             "collecting": "while collecting the results"}.get(kind, "while starting the formula engine")
 
 
-def _run_engine(engine_copy, targets, functions, links, limits: SafetyLimits, name: str, sheets: dict,
+def _run_engine(engine_copy, info, functions, limits: SafetyLimits, name: str, sheets: dict,
                 private: dict, tick=None, isolate=True):
-    """Evaluate in a :class:`ChildProcess` (or in this process without ``isolate``); refuse at a limit."""
-    job = functools.partial(recalc_values, engine_copy, targets, functions, links=links)
+    """:func:`evaluate_workbook` in a :class:`ChildProcess` (or in this process without ``isolate``).
+
+    Refuses the workbook at a limit, and when the child finds it damaged.
+    """
+    job = functools.partial(evaluate_workbook, engine_copy, info.sheets, cell_formats=info.cell_formats,
+                            functions=functions, external_links=info.external_links,
+                            max_formula_cells=limits.max_formula_cells)
     if not isolate:
         try:
             return job()
@@ -1149,6 +1313,9 @@ def _run_engine(engine_copy, targets, functions, links, limits: SafetyLimits, na
             workdir=os.path.dirname(engine_copy), readable=(engine_copy,)).run(tick)
     if status == "ok":
         return payload
+    if status == "refused":
+        is_limit, message, where = payload
+        raise (WorkbookLimitError if is_limit else WorkbookError)(message, where=where)
     if status == "memory":
         mib = limits.max_memory / (1 << 20)
         raise WorkbookLimitError(f"refused: memory limit of {mib:g} MiB reached {_where(payload, phase, sheets)} "
@@ -1285,40 +1452,22 @@ def _recalc_locked(src, dest, name, tmp, in_place, functions, limits, isolate, b
     functions = xlbridge_excel_functions() if functions is None else functions
     sheet_names = {sheet.upper(): sheet for sheet, _ in info.sheets}
 
-    targets, layouts, parts, stripped, covered = {}, {}, {}, {}, 0
-    with zipfile.ZipFile(snapshot) as zf:
-        for sheet, part in info.sheets:
-            bar.phase(f"scanning {sheet}")
-            data = zf.read(part)
-            layout = scan_sheet(data, part=part, sheet=sheet, cell_formats=info.cell_formats)
-            cells = set(layout.formula_cells)
-            covered += len(cells) + sum((r2 - r1 + 1) * (c2 - c1 + 1) for r1, c1, r2, c2 in layout.array_ranges)
-            if covered > limits.max_formula_cells:
-                raise WorkbookLimitError(f"refused: more than {limits.max_formula_cells} formula and array-formula "
-                                 f"cells (sheet {clip(sheet, 40)[1:-1]})", where=name)
-            stripped[part] = strip_empty_cells(data, layout)  # (their s and r are checked by scan_sheet)
-            if not cells and not layout.array_ranges:
-                continue
-            targets[sheet] = {"cells": sorted(cells), "arrays": list(layout.array_ranges)}
-            layouts[sheet] = layout
-            parts[sheet] = part
-        links = read_external_links(zf, info.external_links)
     private = {tmp: "", snapshot: name}
-    # the engine runs even without formulas: its reading of the workbook (openpyxl) checks what Excel would
-    # have to repair, so an output is always a workbook openpyxl opens
+    # the engine runs even without formulas: its reading of the workbook (openpyxl, and the streamed reading
+    # of each sheet) checks what Excel would have to repair, so an output is always a workbook openpyxl opens
     bar.phase("loading the formula engine")
     _engine()  # import the engine here, once: forked children inherit it instead of importing it again
     engine_dir = os.path.join(tmp, "engine")
     os.mkdir(engine_dir, 0o700)
-    # the engine reads a private copy, alone in its folder, without the styled blank cells (faster)
+    # the engine reads a private copy, alone in its folder
     engine_copy = os.path.join(engine_dir, "workbook" + ext)
     private[engine_copy] = name
     private[engine_dir] = ""
-    copy_zip(snapshot, engine_copy, stripped)
-    stripped.clear()
-    bar.phase(f"evaluating {sum(len(t['cells']) for t in targets.values())} formulas")
-    values, messages = _run_engine(engine_copy, targets, functions, links, limits, name, sheet_names,
-                                   private, tick=bar.tick, isolate=isolate)
+    copy_zip(snapshot, engine_copy, {})
+    bar.phase("reading and evaluating the formulas")
+    values, messages, layouts = _run_engine(engine_copy, info, functions, limits, name, sheet_names,
+                                            private, tick=bar.tick, isolate=isolate)
+    parts = {sheet: part for sheet, part in info.sheets if sheet in layouts}
     replacements, errors, warnings, written = {}, [], [], 0
     call_errors = messages.get(_CALL_ERRORS, {})
     cell_messages = messages.get(_CELL_MESSAGES, {})
@@ -1378,8 +1527,8 @@ def _recalc_locked(src, dest, name, tmp, in_place, functions, limits, isolate, b
 
     write_atomic(dest, write_output, mode=mode, owner=owner, before_replace=write_backup if in_place else None)
     return RecalcReport(
-        source=src, output=dest, backup=backup, sheets=len(targets),
-        formula_cells=sum(len(t["cells"]) for t in targets.values()), cells_written=written,
+        source=src, output=dest, backup=backup, sheets=len(layouts),
+        formula_cells=sum(len(lay.formula_cells) for lay in layouts.values()), cells_written=written,
         errors=tuple(errors), seconds=time.perf_counter() - start, has_vba=info.has_vba,
         warnings=tuple(warnings),
     )
