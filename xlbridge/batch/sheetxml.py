@@ -137,12 +137,13 @@ def _inline_text(snippet: bytes, declarations: tuple[tuple[str, str], ...]) -> s
 
 def read_sheet(data: bytes, *, part: str = "worksheet", sheet: str | None = None,
                cell_formats: int | None = None, shared_strings: list[str] | None = None,
-               values: bool = False, full: bool = False) -> SheetRead:
+               values: bool = False, full: bool = False, row_before: int = 0) -> SheetRead:
     """Read a worksheet part in one expat pass; see the module docstring.
 
     ``values``: also collect what the formula engine reads (constants, formulas, special cells);
     ``shared_strings``: the workbook's shared-string table (formulas' reading of it); ``full``: keep
-    the span of every cell in the layout (not only of those :func:`patch_sheet` may rewrite).
+    the span of every cell in the layout (not only of those :func:`patch_sheet` may rewrite);
+    ``row_before``: the row number before the first row (when reading one row out of its part).
     """
     import xml.parsers.expat as expat
 
@@ -178,7 +179,8 @@ def read_sheet(data: bytes, *, part: str = "worksheet", sheet: str | None = None
     active: list = []  # array ranges that may still hold cells of the rows to come
     row_arrays: list = []  # (c1, c2) of the array ranges covering the current row
     text: list = []
-    depth = ev = cur_row = cur_col = ncells = collecting = 0  # collecting: 1 <v> text, 2 <f> text
+    depth = ev = cur_col = ncells = collecting = 0  # collecting: 1 <v> text, 2 <f> text
+    cur_row = row_before
     in_sd = in_row = in_cell = False
     q_row = q_c = q_prefix = ""
     q_children: frozenset = frozenset()
@@ -514,7 +516,7 @@ def read_sheet(data: bytes, *, part: str = "worksheet", sheet: str | None = None
         damaged("no sheetData")
     if values and sd[3] is not None and data.find(b"xmlns", sd[1], sd[3]) >= 0:
         note("a namespace declared (or the word xmlns written) inside the sheet data")
-    layout = SheetLayout(cells, rows, tuple(sd), formula_cells, tuple(array_ranges), q_prefix)
+    layout = SheetLayout(cells, rows, tuple(sd), formula_cells, tuple(array_ranges), q_prefix, full)
     return SheetRead(layout, columns, formulas, array_refs, special, unusual[0] if unusual else None, ncells)
 
 

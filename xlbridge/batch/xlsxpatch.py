@@ -153,14 +153,7 @@ class SheetLayout:
     formula_cells: dict  # (row, col) -> formula text as written
     array_ranges: tuple  # ((r1, c1, r2, c2), ...) from <f t="array" ref=...>
     prefix: str  # "x:" when the main namespace is written with a prefix, else ""
-
-
-def _local(name: str) -> str:
-    return name.rsplit(":", 1)[-1]
-
-
-_ROW_RE = re.compile(r"^[0-9]{1,7}$")
-_STYLE_RE = re.compile(r"^[0-9]{1,9}$")
+    complete: bool = True  # every cell in ``cells`` (False: only those a patch may rewrite)
 
 
 def scan_sheet(data: bytes, *, part: str = "worksheet", sheet: str | None = None,
@@ -185,141 +178,9 @@ def scan_sheet(data: bytes, *, part: str = "worksheet", sheet: str | None = None
     ...     print(err)
     damaged workbook: sheet Travellers: row number 'five' is not a whole number from 1 to 1048576
     """
-    import xml.parsers.expat as expat
+    from .sheetxml import read_sheet
 
-    label = f"sheet {_clip(sheet)[1:-1]}" if sheet is not None else f"worksheet {_clip(part, 80)[1:-1]}"
-
-    def damaged(what: str):
-        raise WorkbookError(f"damaged workbook: {label}: {what}")
-
-    parser = expat.ParserCreate()
-    parser.ordered_attributes = True
-    parser.buffer_text = False
-
-    def refuse(*_args):
-        raise WorkbookError(f"refused: XML part {part} contains a DTD or entity declaration")
-
-    parser.StartDoctypeDeclHandler = refuse
-    parser.EntityDeclHandler = refuse
-    parser.ExternalEntityRefHandler = refuse
-
-    cells: dict = {}
-    rows: dict = {}
-    formula_cells: dict = {}
-    array_ranges: list = []
-    sheetdata: list = [None]
-    stack: list = []  # (local, qname, start, attrs)
-    state = {"row": 0, "col": 0, "prefix": "", "events": 0}
-    children: list = []
-    cur_cell: list = [None]
-    ftext: list = []
-
-    def start(name, attrs):
-        idx = parser.CurrentByteIndex
-        local = _local(name)
-        attrs = tuple(zip(attrs[0::2], attrs[1::2]))
-        depth = len(stack)
-        parent = stack[-1][0] if stack else None
-        state["events"] += 1
-        stack.append((local, name, idx, attrs, state["events"]))
-        if local == "sheetData" and parent == "worksheet":
-            state["prefix"] = name[: -len(local)]
-            sheetdata[0] = [name, idx, None, None, None]
-        elif local == "row" and parent == "sheetData":
-            r = dict(attrs).get("r")
-            if r is None:
-                row = state["row"] + 1
-            elif _ROW_RE.match(r) and 1 <= int(r) <= MAX_ROW:
-                row = int(r)
-            else:
-                damaged(f"row number {_clip(r)} is not a whole number from 1 to {MAX_ROW}")
-            if row <= state["row"] or row > MAX_ROW:
-                damaged(f"row {row} comes after row {state['row']} (rows out of order or repeated)")
-            state["row"] = row
-            state["col"] = 0
-        elif local == "c" and parent == "row":
-            cattrs = dict(attrs)
-            r = cattrs.get("r")
-            style = cattrs.get("s")
-            if style is not None and not _STYLE_RE.match(style):
-                damaged(f"cell {_clip(r or '?', 12)[1:-1]}: style number {_clip(style)} is not a whole number")
-            if cell_formats is not None and int(style or 0) >= max(cell_formats, 0):
-                damaged(f"cell {_clip(r or '?', 12)[1:-1]}: style number {int(style or 0)} names no cell format "
-                        f"(the workbook has {cell_formats})")
-            if r is not None:
-                try:
-                    rr, cc = parse_ref(r)
-                except WorkbookError:
-                    damaged(f"cell reference {_clip(r)} is not a cell of an Excel sheet (A1 to XFD{MAX_ROW})")
-                if rr != state["row"]:
-                    damaged(f"cell {r} inside row {state['row']}")
-                if cc <= state["col"]:
-                    damaged(f"cell {r} comes after column {state['col']} of its row (cells out of order or repeated)")
-                state["col"] = cc
-            else:
-                state["col"] += 1
-                if state["col"] > MAX_COL:
-                    damaged(f"row {state['row']} has more than {MAX_COL} cells")
-            children.clear()
-            cur_cell[0] = (state["row"], state["col"])
-        elif parent == "c" and depth == 4:
-            if local == "f":
-                ftext.clear()
-                fa = dict(attrs)
-                if fa.get("t") == "array" and fa.get("ref"):
-                    try:
-                        array_ranges.append(parse_range(fa["ref"]))
-                    except WorkbookError:
-                        damaged(f"cell {cell_ref(*cur_cell[0])}: array range {_clip(fa['ref'])} is not a range")
-        if sheetdata[0] is not None and sheetdata[0][2] is None and parent == "sheetData":
-            sheetdata[0][2] = idx  # first event inside sheetData
-
-    def chars(text):
-        state["events"] += 1
-        if stack and stack[-1][0] == "f" and len(stack) == 5:
-            ftext.append(text)
-
-    def end(name):
-        idx = parser.CurrentByteIndex
-        local, qname, s_idx, attrs, n_events = stack.pop()
-        # an empty-element tag <x/>: no event since its start, and expat reports its end after "/>"
-        empty = n_events == state["events"] and idx > s_idx and data[idx - 2: idx] == b"/>"
-        state["events"] += 1
-        if empty:
-            e_idx = idx
-            content = None
-        else:
-            e_idx = data.index(b">", idx) + 1
-            content = idx
-        parent = stack[-1][0] if stack else None
-        if local == "sheetData" and parent == "worksheet":
-            sd = sheetdata[0]
-            if empty:
-                sd[2] = None
-            elif sd[2] is None:
-                sd[2] = idx
-            sd[3] = idx if not empty else None
-            sd[4] = e_idx
-        elif local == "row" and parent == "sheetData":
-            rows[state["row"]] = (qname, s_idx, e_idx, content, attrs)
-        elif local == "c" and parent == "row":
-            cells[cur_cell[0]] = CellSpan(qname, s_idx, e_idx, attrs, tuple(children))
-        elif parent == "c" and len(stack) == 4:
-            children.append((local, s_idx, e_idx))
-            if local == "f":
-                formula_cells[cur_cell[0]] = "".join(ftext)
-
-    parser.StartElementHandler = start
-    parser.EndElementHandler = end
-    parser.CharacterDataHandler = chars
-    try:
-        parser.Parse(data, True)
-    except expat.ExpatError as exc:
-        raise WorkbookError(f"damaged workbook: XML part {_clip(part, 80)[1:-1]} is not well-formed ({exc})") from None
-    if sheetdata[0] is None:
-        damaged("no sheetData")
-    # cells of an array range are written even when they hold no <f>
-    return SheetLayout(cells, rows, tuple(sheetdata[0]), formula_cells, tuple(array_ranges), state["prefix"])
+    return read_sheet(data, part=part, sheet=sheet, cell_formats=cell_formats, full=True).layout
 
 
 _ILLEGAL_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")  # (lone surrogates too)
@@ -415,10 +276,14 @@ def patch_sheet(data: bytes, layout: SheetLayout, values: dict) -> bytes:
     sd_qname, sd_start, sd_content, sd_endtag, sd_end = layout.sheetdata
     row_order = sorted(layout.rows)
     by_row: dict = {}
-    if new_cells:
+    if new_cells and layout.complete:
         for (rr, cc), sp in layout.cells.items():
             if rr in new_cells:
                 by_row.setdefault(rr, []).append((cc, sp))
+    elif new_cells:  # the layout holds only the cells to rewrite: find the others of those rows
+        for rr in new_cells:
+            if rr in layout.rows:
+                by_row[rr] = _cells_of_row(data, (*layout.rows[rr], rr))
     for r in sorted(new_cells):
         items = sorted(new_cells[r])
         if r in layout.rows:
@@ -453,6 +318,19 @@ def patch_sheet(data: bytes, layout: SheetLayout, values: dict) -> bytes:
         pos = e
     out.append(data[pos:])
     return b"".join(out)
+
+
+def _cells_of_row(data: bytes, row: tuple) -> list:
+    """[(column, CellSpan)] of one ``<row>`` element, read again by expat from its own bytes."""
+    from .sheetxml import read_sheet
+
+    qname, start, end = row[0], row[1], row[2]
+    head = b"<worksheet><sheetData>"
+    rows = read_sheet(head + data[start:end] + b"</sheetData></worksheet>", full=True, row_before=row[5] - 1)
+    got = rows.layout
+    shift = start - len(head)
+    return [(cc, dataclasses.replace(sp, start=sp.start + shift, end=sp.end + shift))
+            for (_, cc), sp in got.cells.items()]
 
 
 def strip_empty_cells(data: bytes, layout: SheetLayout) -> bytes:
