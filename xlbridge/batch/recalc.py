@@ -786,7 +786,7 @@ def _engine_guards(path: str, messages: dict, functions: dict, progress: bool):
     saved = {}
     for name, fn in (functions or {}).items():
         for key in (name.upper(), "_XLUDF." + name.upper()):
-            saved[key] = registry.get(key)
+            saved[key] = dict.get(registry, key)  # (what is set now; a lazy registry loads nothing for it)
             registry[key] = _adapt_function(name.upper(), fn, messages)
     allowed = os.path.realpath(path)
     original_load = xlreader.load_workbook
@@ -976,7 +976,8 @@ def recalc_values(path: str, targets: dict, functions: dict | None = None, *, pr
 
 
 def evaluate_workbook(path: str, sheets, *, cell_formats: int | None = None, functions: dict | None = None,
-                      external_links=(), max_formula_cells: int | None = None, progress: bool = False) -> tuple:
+                      external_links=(), max_formula_cells: int | None = None, progress: bool = False,
+                      streamed: bool = True) -> tuple:
     """Read and evaluate the workbook at ``path``: return (values, messages, layouts). The engine's job.
 
     ``sheets``: ((sheet name, worksheet part), ...) as :func:`xlbridge.batch.safety.check_workbook`
@@ -986,7 +987,8 @@ def evaluate_workbook(path: str, sheets, *, cell_formats: int | None = None, fun
     the rest, which also checks it) and the constants as range blocks (:mod:`xlbridge.batch.bookdata`);
     otherwise (something openpyxl may read differently) the engine reads ``path`` itself, one node
     per cell, as it always did. ``values`` and ``messages`` are those of :func:`recalc_values`;
-    ``layouts`` is {sheet name: SheetLayout} of the sheets holding formulas. Raises
+    ``layouts`` is {sheet name: SheetLayout} of the sheets holding formulas; ``streamed=False`` takes
+    the stock path whatever the reading found (for comparisons). Raises
     :class:`~xlbridge.core.errors.WorkbookError` for a damaged sheet and
     :class:`~xlbridge.core.errors.WorkbookLimitError` past ``max_formula_cells``.
     """
@@ -1014,7 +1016,7 @@ def evaluate_workbook(path: str, sheets, *, cell_formats: int | None = None, fun
     targets = {sheet: {"cells": sorted(got.layout.formula_cells), "arrays": list(got.layout.array_ranges)}
                for sheet, (_, got) in reads.items() if got.layout.formula_cells or got.layout.array_ranges}
     book, streamed = None, None
-    if all(got.unusual is None for _, got in reads.values()):
+    if streamed and all(got.unusual is None for _, got in reads.values()):
         _phase("loading")
         spans = {part: (got.layout.sheetdata[2], got.layout.sheetdata[3]) for part, got in reads.values()
                  if got.layout.sheetdata[2] is not None and got.layout.sheetdata[3] is not None}

@@ -1,0 +1,112 @@
+"""Start-up: a recalculation imports only what it uses (issue 14).
+
+- formulas' function registry is lazy (``xlbridge.batch.registry``): same functions as the stock
+  ``get_functions()``, but a module is imported only when the book uses one of its names, and SciPy
+  only when a function calls it;
+- the import set of ``xlbridge recalc workbooks/pairs.xlsx``, in a fresh interpreter: no SciPy,
+  xlwings, matplotlib or pandas, and of formulas' function modules only those defining the
+  functions the book's formulas call (found here by reading the formulas with openpyxl).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import openpyxl
+import pytest
+
+from xlbridge.batch import registry
+
+ROOT = Path(__file__).resolve().parents[1]
+PAIRS = ROOT / "workbooks" / "pairs.xlsx"
+NEVER = ("scipy", "xlwings", "matplotlib", "pandas")
+
+
+def test_the_index_is_the_installed_formulas():
+    assert {m: sorted(names.split()) for m, names in registry.MODULE_NAMES.items()} == registry.index_of_installed()
+
+
+def test_the_lazy_registry_holds_the_stock_functions():
+    import formulas.functions as ff
+
+    stock = ff.get_functions.__wrapped__() if hasattr(ff.get_functions, "__wrapped__") else None
+    if stock is None:  # already replaced in this process: rebuild the stock table the way formulas does
+        import collections
+        import importlib
+
+        stock = collections.defaultdict(lambda: ff.not_implemented)
+        for name in ff.SUBMODULES:
+            stock.update(importlib.import_module(name, ff.__name__).FUNCTIONS)
+        stock.update(ff.FUNCTIONS)
+    lazy = registry.LazyFunctions(ff)
+    for name in ("IFERROR", "INDEX", "COUNT", "T.DIST", "VLOOKUP", "_XLFN.XLOOKUP", "ARRAY"):
+        assert lazy[name] is stock[name], name
+    assert dict(lazy.load_all()) == dict(stock)
+    assert lazy["NO.SUCH.FUNCTION"] is ff.not_implemented and lazy.get("ALSO.MISSING") is None
+
+
+def test_a_name_set_on_the_registry_is_never_overridden():
+    import formulas.functions as ff
+
+    lazy = registry.LazyFunctions(ff)
+    mine = object()
+    lazy["COUNT"] = mine  # the xlbridge functions are registered the same way
+    assert "INDEX" in lazy and lazy["COUNT"] is mine
+    lazy.load_all()
+    assert lazy["COUNT"] is mine
+
+
+PROBE = r"""
+import json, sys
+from xlbridge.batch.recalc import recalc_workbook
+recalc_workbook(sys.argv[1], sys.argv[2], isolate=False)
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def _book_functions(path: Path) -> set[str]:
+    wb = openpyxl.load_workbook(path)
+    names = set()
+    for ws in wb.worksheets:
+        for row in ws.iter_rows():
+            for c in row:
+                text = getattr(c.value, "text", c.value)
+                if isinstance(text, str) and text.startswith("="):
+                    names.update(m.upper() for m in re.findall(r"([A-Za-z_][A-Za-z0-9_.]*)\(", text))
+    return names
+
+
+def test_a_pairs_recalc_imports_only_what_it_uses(tmp_path):
+    out = subprocess.run([sys.executable, "-c", PROBE, str(PAIRS), str(tmp_path / "out.xlsx")],
+                         capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    modules = set(json.loads(out.stdout.splitlines()[-1]))
+    assert not [m for m in modules if m.split(".")[0] in NEVER]
+    # formulas' function modules: those its own import needs, and those defining the book's functions
+    base = subprocess.run([sys.executable, "-c", "import json, sys; import formulas, formulas.functions; "
+                           "from formulas.excel import ExcelModel; print(json.dumps(sorted(sys.modules)))"],
+                          capture_output=True, text=True, timeout=300)
+    imported_anyway = {m for m in json.loads(base.stdout) if m.startswith("formulas.functions.")}
+    used = {"formulas.functions" + registry._MODULE_OF[n] for n in _book_functions(PAIRS) if n in registry._MODULE_OF}
+    assert used and "formulas.functions.stat" in used  # COUNT (Neuberg sheet): statistics, without SciPy
+    # what those import in turn: operators (a formula with +, -, *, /, &, =, <, >: the book has them) imports
+    # text and look; IFERROR (logic) imports info when it runs
+    deps = {"formulas.functions." + m for m in ("operators", "text", "look", "info")}
+    loaded = {m for m in modules if m.startswith("formulas.functions.")}
+    assert loaded == imported_anyway | used | deps
+    assert not loaded & {"formulas.functions." + m for m in ("math", "financial", "eng", "date", "comp", "google")}
+
+
+@pytest.mark.parametrize("argv", [["recalc", str(PAIRS), "-o", "OUT", "--no-progress"]])
+def test_the_command_never_imports_the_excel_or_plotting_stack(tmp_path, argv):
+    argv = [a.replace("OUT", str(tmp_path / "o.xlsx")) for a in argv]
+    out = subprocess.run([sys.executable, "-X", "importtime", "-m", "xlbridge", *argv], capture_output=True,
+                         text=True, timeout=300, cwd=ROOT)
+    assert out.returncode == 0, out.stderr[-2000:]
+    imported = {line.split("|")[-1].strip() for line in out.stderr.splitlines() if line.startswith("import time:")}
+    assert "xlbridge.batch.recalc" in imported
+    assert not [m for m in imported if m.split(".")[0] in NEVER]
