@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from openpyxl.worksheet.formula import ArrayFormula
 
-from xlbridge.batch.recalc import evaluate_workbook, xlbridge_excel_functions
+from xlbridge.batch.recalc import ENGINE_PATH, evaluate_workbook, xlbridge_excel_functions
 from xlbridge.batch.safety import check_workbook
 from xlbridge.batch.xlsxpatch import cell_ref
 
@@ -123,6 +123,7 @@ def _both(path):
     kw = dict(cell_formats=info.cell_formats, functions=FUNCTIONS, external_links=info.external_links)
     fast = evaluate_workbook(str(path), info.sheets, streamed=True, **kw)
     stock = evaluate_workbook(str(path), info.sheets, streamed=False, **kw)
+    assert (fast[1].pop(ENGINE_PATH), stock[1].pop(ENGINE_PATH)) == ("ranges", "cells")
     return fast, stock
 
 

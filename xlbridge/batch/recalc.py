@@ -98,6 +98,8 @@ __all__ = [
     "xlbridge_excel_functions",
     "ERROR_MEANINGS",
     "LINK_NOT_FOLLOWED",
+    "ENGINE_PATH",
+    "evaluate_workbook",
 ]
 
 ERROR_MEANINGS = {
@@ -115,6 +117,9 @@ ERROR_MEANINGS = {
 }
 
 LINK_NOT_FOLLOWED = "link to another workbook not followed"
+#: Key of the messages dict saying which path the engine took: "ranges" (constants as range blocks
+#: from the streamed sheets) or "cells" (openpyxl read the book; one node per cell).
+ENGINE_PATH = "\x00engine path"
 DDE_NOT_FOLLOWED = "link to another program (DDE) not followed"
 _ENGINE_SUFFIXES = (".xlsx", ".xlsm", ".xltx", ".xltm")
 
@@ -1015,21 +1020,22 @@ def evaluate_workbook(path: str, sheets, *, cell_formats: int | None = None, fun
         links = read_external_links(zf, external_links)
     targets = {sheet: {"cells": sorted(got.layout.formula_cells), "arrays": list(got.layout.array_ranges)}
                for sheet, (_, got) in reads.items() if got.layout.formula_cells or got.layout.array_ranges}
-    book, streamed = None, None
+    book, by_sheet = None, None
     if streamed and all(got.unusual is None for _, got in reads.values()):
         _phase("loading")
         spans = {part: (got.layout.sheetdata[2], got.layout.sheetdata[3]) for part, got in reads.values()
                  if got.layout.sheetdata[2] is not None and got.layout.sheetdata[3] is not None}
         book = _load_workbook(book_without_cells(path, spans))
         if [ws.title for ws in book.worksheets] == [sheet for sheet, _ in sheets]:
-            streamed = {sheet: got for sheet, (_, got) in reads.items()}
+            by_sheet = {sheet: got for sheet, (_, got) in reads.items()}
         else:  # openpyxl names the sheets otherwise: let it read the whole book
             book = None
     layouts = {sheet: got.layout for sheet, (_, got) in reads.items() if sheet in targets}
-    if streamed is None:
+    if by_sheet is None:
         reads.clear()
     values, messages = recalc_values(path, targets, functions, progress=progress, links=links, book=book,
-                                     sheets=streamed)
+                                     sheets=by_sheet)
+    messages[ENGINE_PATH] = "cells" if by_sheet is None else "ranges"
     return values, messages, layouts
 
 

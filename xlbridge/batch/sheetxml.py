@@ -137,13 +137,13 @@ def _inline_text(snippet: bytes, declarations: tuple[tuple[str, str], ...]) -> s
 
 def read_sheet(data: bytes, *, part: str = "worksheet", sheet: str | None = None,
                cell_formats: int | None = None, shared_strings: list[str] | None = None,
-               values: bool = False, full: bool = False, row_before: int = 0) -> SheetRead:
+               values: bool = False, full: bool = False) -> SheetRead:
     """Read a worksheet part in one expat pass; see the module docstring.
 
     ``values``: also collect what the formula engine reads (constants, formulas, special cells);
     ``shared_strings``: the workbook's shared-string table (formulas' reading of it); ``full``: keep
-    the span of every cell in the layout (not only of those :func:`patch_sheet` may rewrite);
-    ``row_before``: the row number before the first row (when reading one row out of its part).
+    the span of every cell in the layout (not only of those :func:`patch_sheet` may rewrite, with
+    the columns and offsets of the cells of a row where an array range lacks a cell).
     """
     import xml.parsers.expat as expat
 
@@ -179,8 +179,9 @@ def read_sheet(data: bytes, *, part: str = "worksheet", sheet: str | None = None
     active: list = []  # array ranges that may still hold cells of the rows to come
     row_arrays: list = []  # (c1, c2) of the array ranges covering the current row
     text: list = []
-    depth = ev = cur_col = ncells = collecting = 0  # collecting: 1 <v> text, 2 <f> text
-    cur_row = row_before
+    depth = ev = cur_row = cur_col = ncells = collecting = 0  # collecting: 1 <v> text, 2 <f> text
+    row_cells: dict = {}  # (compact layout) row -> [(column, start)] where an array range lacks a cell
+    this_row: list = []  # [(column, start)] of the cells of the current row, when it meets an array range
     in_sd = in_row = in_cell = False
     q_row = q_c = q_prefix = ""
     q_children: frozenset = frozenset()
@@ -320,6 +321,8 @@ def read_sheet(data: bytes, *, part: str = "worksheet", sheet: str | None = None
                 if cur_col > MAX_COL:
                     damaged(f"row {cur_row} has more than {MAX_COL} cells")
             ncells += 1
+            if not full:
+                this_row.append((cur_col, idx))
             c_pos = (cur_row, cur_col)
             c_attrs = attrs
             c_t = attrs.get("t")
@@ -404,6 +407,8 @@ def read_sheet(data: bytes, *, part: str = "worksheet", sheet: str | None = None
         if d == 2:
             if in_row:
                 in_row = False
+                if not full:
+                    end_row_cells()
                 s_idx = starts[2]
                 e_idx = span_end(s_idx, idx, empty)
                 is_empty = e_idx == idx
@@ -420,6 +425,17 @@ def read_sheet(data: bytes, *, part: str = "worksheet", sheet: str | None = None
                     sd[2] = idx
                 sd[3] = idx
             sd[4] = e_idx
+
+    def end_row_cells() -> None:
+        if not row_arrays:
+            this_row.clear()
+            return
+        want = set()
+        for c1, c2 in row_arrays:
+            want.update(range(c1, c2 + 1))
+        if len(want) > sum(1 for col, _ in this_row if col in want):  # a cell to insert: keep the row's cells
+            row_cells[cur_row] = list(this_row)
+        this_row.clear()
 
     def end_cell(qname: str, s_idx: int, idx: int, empty: bool) -> None:
         pos = c_pos
@@ -516,7 +532,7 @@ def read_sheet(data: bytes, *, part: str = "worksheet", sheet: str | None = None
         damaged("no sheetData")
     if values and sd[3] is not None and data.find(b"xmlns", sd[1], sd[3]) >= 0:
         note("a namespace declared (or the word xmlns written) inside the sheet data")
-    layout = SheetLayout(cells, rows, tuple(sd), formula_cells, tuple(array_ranges), q_prefix, full)
+    layout = SheetLayout(cells, rows, tuple(sd), formula_cells, tuple(array_ranges), q_prefix, full, row_cells)
     return SheetRead(layout, columns, formulas, array_refs, special, unusual[0] if unusual else None, ncells)
 
 

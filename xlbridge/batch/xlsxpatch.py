@@ -154,6 +154,9 @@ class SheetLayout:
     array_ranges: tuple  # ((r1, c1, r2, c2), ...) from <f t="array" ref=...>
     prefix: str  # "x:" when the main namespace is written with a prefix, else ""
     complete: bool = True  # every cell in ``cells`` (False: only those a patch may rewrite)
+    # without ``complete``: row -> [(column, start offset)] of every cell of a row where an array range
+    # lacks a <c> element (where a patch inserts one)
+    row_cells: dict = dataclasses.field(default_factory=dict)
 
 
 def scan_sheet(data: bytes, *, part: str = "worksheet", sheet: str | None = None,
@@ -275,15 +278,13 @@ def patch_sheet(data: bytes, layout: SheetLayout, values: dict) -> bytes:
     # insert missing cells into existing rows, or new rows into sheetData
     sd_qname, sd_start, sd_content, sd_endtag, sd_end = layout.sheetdata
     row_order = sorted(layout.rows)
-    by_row: dict = {}
+    by_row: dict = {}  # row -> [(column, start offset)] of its cells
     if new_cells and layout.complete:
         for (rr, cc), sp in layout.cells.items():
             if rr in new_cells:
-                by_row.setdefault(rr, []).append((cc, sp))
-    elif new_cells:  # the layout holds only the cells to rewrite: find the others of those rows
-        for rr in new_cells:
-            if rr in layout.rows:
-                by_row[rr] = _cells_of_row(data, (*layout.rows[rr], rr))
+                by_row.setdefault(rr, []).append((cc, sp.start))
+    elif new_cells:  # the layout holds only the cells to rewrite, and the cells of rows lacking some
+        by_row = {rr: layout.row_cells.get(rr, []) for rr in new_cells}
     for r in sorted(new_cells):
         items = sorted(new_cells[r])
         if r in layout.rows:
@@ -296,7 +297,7 @@ def patch_sheet(data: bytes, layout: SheetLayout, values: dict) -> bytes:
             cols = [col for col, _ in row_cells]
             for cc, xml in items:
                 k = bisect.bisect_right(cols, cc)
-                pos = row_cells[k][1].start if k < len(row_cells) else content_end
+                pos = row_cells[k][1] if k < len(row_cells) else content_end
                 edits.append((pos, pos, xml))
         else:
             body = f'<{prefix}row r="{r}">'.encode() + b"".join(x for _, x in items) + f"</{prefix}row>".encode()
@@ -318,19 +319,6 @@ def patch_sheet(data: bytes, layout: SheetLayout, values: dict) -> bytes:
         pos = e
     out.append(data[pos:])
     return b"".join(out)
-
-
-def _cells_of_row(data: bytes, row: tuple) -> list:
-    """[(column, CellSpan)] of one ``<row>`` element, read again by expat from its own bytes."""
-    from .sheetxml import read_sheet
-
-    qname, start, end = row[0], row[1], row[2]
-    head = b"<worksheet><sheetData>"
-    rows = read_sheet(head + data[start:end] + b"</sheetData></worksheet>", full=True, row_before=row[5] - 1)
-    got = rows.layout
-    shift = start - len(head)
-    return [(cc, dataclasses.replace(sp, start=sp.start + shift, end=sp.end + shift))
-            for (_, cc), sp in got.cells.items()]
 
 
 def strip_empty_cells(data: bytes, layout: SheetLayout) -> bytes:
