@@ -3,8 +3,14 @@
 ``build_all(out_dir)`` writes them, ``check_all(dir)`` lists every difference between the files in
 ``dir`` and a fresh build (the ``xlbridge templates [--out DIR] [--check]`` command calls these two).
 
-Determinism: the workbook properties (creator, created, modified) are fixed and the zip is
-re-packed with fixed member timestamps, so two builds with the same openpyxl are byte-identical.
+Determinism: the workbook properties (creator, created, modified) are fixed, every XML part is
+written in its W3C canonical form (C14N 2.0, :func:`xml.etree.ElementTree.canonicalize`) and the
+zip is re-packed with fixed member timestamps, so two builds with the same openpyxl are
+byte-identical whichever XML library openpyxl picked: openpyxl serialises with lxml when lxml is
+importable at its import and with ElementTree otherwise, and the two place namespace
+declarations differently (lxml on each element, ElementTree on the root). Without the canonical
+form, a process that imported openpyxl before lxml was installed and a process started after
+built different bytes from the same code (the cause of a once-failing CLI test).
 ``check_all`` does NOT compare bytes (that would break on another openpyxl version); it
 compares a canonical dump (:func:`canonical_dump`) of every sheet's cells, formulas, styles,
 data validations, merged cells, column widths, defined names, charts and the document properties.
@@ -21,6 +27,7 @@ import io
 import os
 import zipfile
 from pathlib import Path
+from xml.etree.ElementTree import canonicalize
 
 from openpyxl import load_workbook
 from openpyxl.utils.cell import range_boundaries
@@ -31,7 +38,7 @@ from ..core.errors import InputError
 from . import handicap, instant, lehman, pairs, teams
 from .styling import ZIP_TIME
 
-__all__ = ["TEMPLATES", "build_workbook", "build_bytes", "build_all", "check_all", "canonical_dump"]
+__all__ = ["TEMPLATES", "build_workbook", "build_bytes", "build_all", "check_all", "canonical_dump", "canonical_xml"]
 
 
 #: Every template: file name -> the function that builds its workbook.
@@ -58,8 +65,9 @@ def build_bytes(name: str) -> bytes:
     """Return the bytes of template ``name``: deterministic for a given openpyxl version.
 
     The document properties are fixed (:data:`CREATOR`, :data:`FIXED_TIME`; openpyxl's
-    ``save`` would stamp the current time, so the writer is driven directly) and every zip member
-    gets the fixed timestamp 2026-01-01 00:00.
+    ``save`` would stamp the current time, so the writer is driven directly), every XML part is
+    canonicalised (:func:`canonical_xml`) and every zip member gets the fixed timestamp
+    2026-01-01 00:00.
     """
     wb = build_workbook(name)
     raw = io.BytesIO()
@@ -71,8 +79,26 @@ def build_bytes(name: str) -> bytes:
             zi = zipfile.ZipInfo(info.filename, date_time=ZIP_TIME)
             zi.compress_type = zipfile.ZIP_DEFLATED
             zi.external_attr = 0o600 << 16
-            dst.writestr(zi, src.read(info.filename))
+            data = src.read(info.filename)
+            dst.writestr(zi, canonical_xml(data) if info.filename.endswith((".xml", ".rels")) else data)
     return out.getvalue()
+
+
+def canonical_xml(data: bytes) -> bytes:
+    """The W3C canonical form (C14N 2.0) of an XML part, UTF-8: the same bytes for the same document.
+
+    Namespace declarations move to where they are used, attributes are sorted, empty elements
+    are written as a start and an end tag and the XML declaration is dropped (UTF-8 is XML's
+    default), so the output does not depend on which library serialised the input.
+
+    >>> lx = b'<a xmlns="urn:m"><b xmlns:x="urn:x" x:k="1" j="2"/></a>'
+    >>> et = b"<?xml version='1.0'?><a xmlns='urn:m' xmlns:x='urn:x'><b j='2' x:k='1' /></a>"
+    >>> canonical_xml(lx) == canonical_xml(et)
+    True
+    >>> canonical_xml(lx)
+    b'<a xmlns="urn:m"><b xmlns:x="urn:x" j="2" x:k="1"></b></a>'
+    """
+    return canonicalize(data).encode("utf-8")
 
 
 def build_all(out_dir) -> list[Path]:
