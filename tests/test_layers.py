@@ -1,9 +1,10 @@
 """The import direction is the architecture: a test over the source (ast), so a wrong import fails CI.
 
 Layers (docs/architecture.md): ``core`` (pure: standard library + numpy) <- ``analysis`` and
-``excel`` <- ``udfs`` (the facade xlwings loads); the batch side (recalc, safety, xlsxpatch),
-``templates``, ``formats`` and ``cli`` get their rows in LAYERS when they move into their packages
-(one line each). No module imports another module's private (underscore) name, nor reaches one
+``excel`` <- ``udfs`` (the facade xlwings loads); ``templates`` (the template workbooks: the core
+and the Excel layer's declarations, openpyxl; never the batch layer, which the cli composes with
+it); the batch side (recalc, safety, xlsxpatch), ``formats`` and ``cli`` get their rows in LAYERS
+when they move into their packages (one line each). No module imports another module's private (underscore) name, nor reaches one
 through a module attribute.
 """
 
@@ -26,8 +27,9 @@ LAYERS = {
     "analysis": ({"core", "analysis"}, set(), {"matplotlib"}),
     "excel": ({"core", "excel"}, set(), {"xlwings", "pythoncom", "win32com"}),
     "udfs": ({"excel"}, set(), set()),
+    "templates": ({"core", "excel", "templates"}, {"openpyxl"}, set()),
     # "batch": ({"core", "batch", "udfs"}, {...}, {...}),      <- added by the batch/ move
-    # "templates": (...), "formats": (...), "cli": (...)
+    # "formats": (...), "cli": (...)
 }
 
 
@@ -77,8 +79,9 @@ def _imports(module: str, path: Path):
 
 def test_every_module_is_seen():
     assert "xlbridge.core.contract" in MODULES and "xlbridge.excel.functions" in MODULES and "xlbridge.udfs" in MODULES
+    assert "xlbridge.templates.pairs" in MODULES and "xlbridge.templates.styling" in MODULES
     assert all(_layer(m) in LAYERS for m in MODULES if m.startswith(("xlbridge.core", "xlbridge.excel",
-                                                                      "xlbridge.analysis")))
+                                                                      "xlbridge.analysis", "xlbridge.templates")))
 
 
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if _layer(m) in LAYERS))
@@ -134,3 +137,5 @@ def test_the_rules_catch_a_bad_import(tmp_path):
     assert ("xlbridge.excel.cells", "_scalar", True) in found and ("matplotlib", None, True) in found
     allowed, top_ok, _ = LAYERS["core"]
     assert _layer("xlbridge.excel.cells") not in allowed and "matplotlib" not in top_ok
+    # the templates may not import the batch layer (the cli composes building and recalculating)
+    assert _layer("xlbridge.recalc") not in LAYERS["templates"][0] and "formulas" not in LAYERS["templates"][1]
