@@ -18,7 +18,7 @@ where its decorators cannot load, e.g. xlwings Server without a licence) the dec
 >>> plain["NEUBERG"](14, 16, 8), plain["VP"](5, 0)
 (29, ExcelError('#VALUE!'))
 >>> plain["MATCHPOINTS"]([[420.0], [400.0]], None, None, "FRENCH")
-CallError("MATCHPOINTS: unknown matchpoint scale 'FRENCH' (expected 'EBU' (2/1) or 'ACBL' (1/0.5))")
+CallError("MATCHPOINTS: unknown matchpoint scale 'FRENCH' (expected one of EBU, ACBL)")
 """
 
 from __future__ import annotations

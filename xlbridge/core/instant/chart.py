@@ -43,7 +43,7 @@ from ..contract import SCORE_LIMIT, Vulnerability, check_score, legal_table, vul
 from ..entries import Artificial, NotPlayed, parse_entry
 from ..errors import ImpossibleScoreError, InputError, LimitError, shown
 from ..numbers import whole
-from ..rounding import round_quotients, rounding_rule
+from ..rounding import named_option, round_quotients, rounding_rule
 
 __all__ = [
     "INSTANT_ROUNDING",
@@ -438,8 +438,7 @@ def instant_chart(
     xlbridge.core.errors.InputError: row 2 (+420): adjustment +11 is more than 10 points
     """
     rule = rounding_rule(rounding, INSTANT_ROUNDING)
-    if smoothing not in INSTANT_SMOOTHING:
-        raise InputError(f"smoothing must be one of {', '.join(INSTANT_SMOOTHING)}, got {shown(smoothing)}", where=where)
+    smoothing = named_option(smoothing, INSTANT_SMOOTHING, "smoothing rule", where=where)
     vul = vulnerability(vulnerable)
     legal = legal_array(vul)
 
@@ -545,7 +544,7 @@ def _read_frequencies(frequencies: npt.ArrayLike, count: int, where: str | None)
 
 def _apply_adjustments(rows: list[ChartRow], adjustments: Any, vul: Vulnerability, smoothing: str,
                        max_adjustment: object, where: str | None) -> list[ChartRow]:
-    max_adjustment = _whole(max_adjustment, "max_adjustment", where=where, minimum=0)
+    max_adjustment = _whole(max_adjustment, "largest adjustment", where=where, minimum=0)
     k = len(rows)
     deltas = [0] * k
     if isinstance(adjustments, Mapping):

@@ -27,7 +27,7 @@ import numpy.typing as npt
 from ..entries import Artificial, parse_entry
 from ..errors import InputError, shown
 from ..numbers import number_text, plain, whole
-from ..rounding import round_quotients, rounding_rule
+from ..rounding import named_option, round_quotients, rounding_rule
 from .imps import artificial_imps, check_score_matrix, imps_array, traveller_rows, traveller_matrix
 
 __all__ = [
@@ -80,14 +80,14 @@ def trim_rule(trim: object) -> str | int:
     """
     trim = plain(trim)
     if isinstance(trim, str):
-        rule = trim.strip().lower()
-        if rule in BUTLER_TRIMS:
-            return rule
-        number = None
         try:
-            number = number_text(rule)
+            return named_option(trim, BUTLER_TRIMS, "Butler trim")
         except InputError:
-            pass
+            pass  # a whole number as text, or the message below
+        try:
+            number = number_text(trim)
+        except InputError:
+            number = None
         if number is not None and number.denominator == 1 and number >= 0:
             return int(number)
     elif not isinstance(trim, bool) and isinstance(trim, (int, float)):
