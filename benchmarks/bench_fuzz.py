@@ -39,9 +39,9 @@ def main(argv=None) -> int:
     p.add_argument("--lean", action="store_true", help="templates without their styled blank cells (as in CI)")
     args = p.parse_args(argv)
 
-    import xlbridge.recalc
+    import xlbridge.batch.recalc
 
-    xlbridge.recalc._engine()  # imported once, as a server process would
+    xlbridge.batch.recalc._engine()  # imported once, as a server process would
     codes, reasons, seconds, failures = collections.Counter(), collections.Counter(), [], []
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="bench-fuzz-") as folder:

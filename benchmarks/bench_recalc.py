@@ -125,7 +125,7 @@ def main():
     ap.add_argument("--engine-max", type=int, default=2_000,
                     help="largest row count for which the formulas engine evaluates the COUNTIF sheet")
     args = ap.parse_args()
-    from xlbridge.recalc import _engine, recalc_workbook
+    from xlbridge.batch.recalc import _engine, recalc_workbook
 
     d = Path(tempfile.mkdtemp(prefix="bench-recalc-"))
     rows = travellers(args.rows)

@@ -12,7 +12,7 @@ def recalc_copy(src: Path, tmp: Path):
 
     Returns (output path, the output opened with ``data_only=True``).
     """
-    from xlbridge import recalc
+    from xlbridge.batch import recalc
 
     before = hashlib.sha256(src.read_bytes()).hexdigest()
     out = tmp / (src.stem + "-recalculated.xlsx")

@@ -20,7 +20,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-recalc = pytest.importorskip("xlbridge.recalc", reason="needs the [batch] extra")
+recalc = pytest.importorskip("xlbridge.batch.recalc", reason="needs the [batch] extra")
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "workbooks" / "pairs.xlsx"

@@ -16,8 +16,8 @@ import openpyxl
 import pytest
 from openpyxl.worksheet.formula import ArrayFormula
 
-from xlbridge.recalc import recalc_workbook
-from xlbridge.xlsxpatch import parse_range
+from xlbridge.batch.recalc import recalc_workbook
+from xlbridge.batch.xlsxpatch import parse_range
 
 ROOT = Path(__file__).resolve().parents[1]
 

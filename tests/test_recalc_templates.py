@@ -16,12 +16,12 @@ import openpyxl
 import pytest
 from openpyxl.worksheet.formula import ArrayFormula
 
-from xlbridge.xlsxpatch import parse_range
+from xlbridge.batch.xlsxpatch import parse_range
 
 ROOT = Path(__file__).resolve().parents[1]
 NAMES = ["pairs.xlsx", "handicap.xlsx", "teams.xlsx", "instant.xlsx", "lehman.xlsx"]
 udfs = pytest.importorskip("xlbridge.udfs")
-recalc = pytest.importorskip("xlbridge.recalc")
+recalc = pytest.importorskip("xlbridge.batch.recalc")
 
 REF = r"(?:(?:'[^']+'|[A-Za-z_][\w.]*)!)?\$?[A-Z]{1,3}\$?\d+(?::\$?[A-Z]{1,3}\$?\d+)?"
 CALL = re.compile(r"^=([A-Z_][A-Z0-9_.]*)\((.*)\)$")

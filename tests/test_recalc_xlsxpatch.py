@@ -1,4 +1,4 @@
-"""Byte splicing of cached values (xlbridge.xlsxpatch): properties checked with a real XML parser."""
+"""Byte splicing of cached values (xlbridge.batch.xlsxpatch): properties checked with a real XML parser."""
 
 import xml.etree.ElementTree as ET
 
@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from xlbridge.errors import WorkbookError
-from xlbridge.xlsxpatch import (
+from xlbridge.batch.xlsxpatch import (
     ExcelErrorValue,
     cell_ref,
     parse_range,

@@ -12,8 +12,8 @@ import openpyxl
 import pytest
 
 from xlbridge.errors import WorkbookError
-from xlbridge.recalc import recalc_workbook
-from xlbridge.safety import SafetyLimits, check_workbook
+from xlbridge.batch.recalc import recalc_workbook
+from xlbridge.batch.safety import SafetyLimits, check_workbook
 
 BILLION_LAUGHS = b"""<?xml version="1.0"?>
 <!DOCTYPE lolz [

@@ -21,8 +21,8 @@ from server_helpers import ROOT, Tripwire, rebuild, run_cli, sha
 
 from xlbridge.cli import main
 from xlbridge.errors import WorkbookLimitError, WorkbookError
-from xlbridge.recalc import recalc_workbook
-from xlbridge.safety import SafetyLimits, check_workbook, clip
+from xlbridge.batch.recalc import recalc_workbook
+from xlbridge.batch.safety import SafetyLimits, check_workbook, clip
 
 NS = b'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"'
 
@@ -39,7 +39,7 @@ def good(tmp_path_factory):
 
 
 def _sheet(rows: int, cols: int, cell='<c r="{ref}"/>') -> bytes:
-    from xlbridge.xlsxpatch import cell_ref
+    from xlbridge.batch.xlsxpatch import cell_ref
 
     body = "".join(f'<row r="{r}">' + "".join(cell.format(ref=cell_ref(r, c)) for c in range(1, cols + 1)) + "</row>"
                    for r in range(1, rows + 1))
@@ -96,7 +96,7 @@ def test_cli_max_cells(good, capsys, tmp_path):
 
 RUN_CAPPED = r"""
 import resource, sys
-import xlbridge.cli, xlbridge.recalc, xlbridge.safety
+import xlbridge.cli, xlbridge.batch.recalc, xlbridge.batch.safety
 with open("/proc/self/status") as fh:
     vm = next(int(l.split()[1]) * 1024 for l in fh if l.startswith("VmSize:"))
 resource.setrlimit(resource.RLIMIT_AS, (vm + (256 << 20), vm + (256 << 20)))
@@ -286,7 +286,7 @@ FUNCS = {
 
 def test_whatever_a_function_returns_or_raises_ends_in_its_cell(tmp_path, capsys):
     book = _book(tmp_path, {f"A{i}": f"={name}(1)" for i, name in enumerate(FUNCS, start=1)})
-    import xlbridge.recalc as rc
+    import xlbridge.batch.recalc as rc
 
     report = rc.recalc_workbook(book, tmp_path / "o.xlsx", functions=FUNCS)
     errors = {e.cell: e for e in report.errors}
@@ -311,12 +311,12 @@ def test_cli_prints_the_clip_warning(tmp_path, capsys, monkeypatch):
 
 
 def test_unexpected_exception_is_one_line_exit_2(good, tmp_path, capsys, monkeypatch):
-    import xlbridge.recalc
+    import xlbridge.batch.recalc
 
     def broken(*args, **kwargs):
         raise RuntimeError("something\nunexpected " + "x" * 5000)
 
-    monkeypatch.setattr(xlbridge.recalc, "recalc_workbook", broken)
+    monkeypatch.setattr(xlbridge.batch.recalc, "recalc_workbook", broken)
     assert main(["recalc", str(good), "-o", str(tmp_path / "o.xlsx"), "--json", "--no-progress"]) == 2
     captured = capsys.readouterr()
     assert len(captured.err.strip().splitlines()) == 1 and "Traceback" not in captured.err
@@ -327,7 +327,7 @@ def test_unexpected_exception_is_one_line_exit_2(good, tmp_path, capsys, monkeyp
 def test_clip_shows_length():
     assert clip("1e" + "9" * 999_998, 6) == "'1e9999…' (1,000,000 characters)"
     with pytest.raises(WorkbookError, match=r"bad cell reference 'A{40}…' \(100,000 characters\)"):
-        from xlbridge.xlsxpatch import parse_ref
+        from xlbridge.batch.xlsxpatch import parse_ref
 
         parse_ref("A" * 100_000)
 

@@ -15,7 +15,7 @@ from recalc_helpers import recalc_copy
 import pytest
 from openpyxl.worksheet.formula import ArrayFormula
 
-recalc = pytest.importorskip("xlbridge.recalc", reason="needs xlbridge.recalc (the headless recalc engine)")
+recalc = pytest.importorskip("xlbridge.batch.recalc", reason="needs xlbridge.batch.recalc (the headless recalc engine)")
 pytest.importorskip("xlbridge.udfs", reason="needs xlbridge.udfs (the Excel functions)")
 
 from xlbridge import templates as T  # noqa: E402

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-recalc = pytest.importorskip("xlbridge.recalc", reason="needs xlbridge.recalc (the headless recalc engine)")
+recalc = pytest.importorskip("xlbridge.batch.recalc", reason="needs xlbridge.batch.recalc (the headless recalc engine)")
 pytest.importorskip("xlbridge.udfs", reason="needs xlbridge.udfs (the Excel functions)")
 
 SRC = Path(__file__).resolve().parents[1] / "workbooks" / "pairs.xlsx"

@@ -4,8 +4,7 @@ Importing this package loads the pure core (:mod:`xlbridge.core`, standard libra
 only; never xlwings, openpyxl, formulas, matplotlib or pandas) and the analyses built on it
 (:mod:`xlbridge.analysis`, matplotlib imported inside its plotting functions only). The Excel
 layer is :mod:`xlbridge.udfs` (built by :mod:`xlbridge.excel`); the headless batch layer is
-:mod:`xlbridge.recalc` and the ``xlbridge`` command; the template workbooks are built by
-:mod:`xlbridge.templates`. See
+:mod:`xlbridge.batch.recalc`, :mod:`xlbridge.templates` and the ``xlbridge`` command. See
 docs/architecture.md for the layers.
 
 Every public name of the core and analysis modules is available here. Two functions share

@@ -45,14 +45,14 @@ class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors (``xlbridge recalc: error: ...``) and exit code 2."""
 
     def error(self, message):
-        from .safety import one_line
+        from .batch.safety import one_line
 
         self.exit(EXIT_REFUSED, f"{self.prog}: error: {one_line(message, 300)} (see {self.prog} --help)\n")
 
 
 def _number(text: str, *, kind, low: float, high: float, what: str, low_inclusive: bool):
     """Parse a limit from the command line: finite, within [low, high] (``low`` excluded unless inclusive)."""
-    from .safety import clip
+    from .batch.safety import clip
 
     try:
         value = kind(text)
@@ -162,8 +162,8 @@ def _install_signal_handlers():
 def _recalc(args) -> int:
     import dataclasses
 
-    from .errors import WorkbookError
-    from .safety import one_line
+    from .core.errors import WorkbookError
+    from .batch.safety import one_line
 
     def fail(code: int, key: str, msg: str) -> int:
         msg = one_line(msg, 600)
@@ -175,8 +175,8 @@ def _recalc(args) -> int:
     previous = _install_signal_handlers()
     try:
         try:
-            from .recalc import recalc_workbook
-            from .safety import DEFAULT_LIMITS
+            from .batch.recalc import recalc_workbook
+            from .batch.safety import DEFAULT_LIMITS
 
             limits = DEFAULT_LIMITS
             if args.timeout is not None:
@@ -229,7 +229,7 @@ def _name(book) -> str:
 
 
 def _templates(args) -> int:
-    from .errors import XlbridgeError
+    from .core.errors import XlbridgeError
 
     try:
         from . import templates

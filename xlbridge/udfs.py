@@ -7,7 +7,7 @@ and generated here by :mod:`xlbridge.excel.runtime` with the catalogue's signatu
 Python functions.
 
 ``EXCEL_FUNCTIONS`` maps every Excel name to a plain callable (the batch engine's registry,
-read by :mod:`xlbridge.recalc`): per-cell errors are :class:`xlbridge.excel.cells.ExcelError`
+read by :mod:`xlbridge.batch.recalc`): per-cell errors are :class:`xlbridge.excel.cells.ExcelError`
 strings such as ``"#N/A"`` and whole-call messages :class:`xlbridge.excel.cells.CallError`
 strings. Under xlwings' Office.js runtime the error strings become real Excel errors; under
 classic xlwings on Windows (COM) they are sent as ``VT_ERROR`` variants.

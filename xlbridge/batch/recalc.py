@@ -3,17 +3,17 @@
 This is ``xlbridge recalc BOOK``, written to run on a server for files uploaded by anyone
 (docs/recalc.md, "Running it on a server"). The steps, in order:
 
-1. Leftovers of killed runs are removed (:func:`xlbridge.safety.remove_stale_leftovers`), the
-   destination is locked (:class:`xlbridge.safety.BookLock`), and the input is copied into a private
-   temporary folder (:func:`xlbridge.safety.snapshot_file`: a FIFO, device or folder is refused at
+1. Leftovers of killed runs are removed (:func:`xlbridge.batch.safety.remove_stale_leftovers`), the
+   destination is locked (:class:`xlbridge.batch.safety.BookLock`), and the input is copied into a private
+   temporary folder (:func:`xlbridge.batch.safety.snapshot_file`: a FIFO, device or folder is refused at
    once); everything after reads only that snapshot.
-2. :func:`xlbridge.safety.check_workbook` refuses hostile or broken files before anything parses
+2. :func:`xlbridge.batch.safety.check_workbook` refuses hostile or broken files before anything parses
    them (zip bombs, entity bombs, XXE, non-workbooks, truncated or password-protected files,
    relationships leaving the package, missing sheets) and counts cells, rows, shared strings,
    styles and formula lengths against the limits while the XML streams.
-3. Every worksheet part is scanned (:func:`xlbridge.xlsxpatch.scan_sheet`) for its formula cells
+3. Every worksheet part is scanned (:func:`xlbridge.batch.xlsxpatch.scan_sheet`) for its formula cells
    and array-formula ranges; the cached copies of linked workbooks are read
-   (:func:`xlbridge.xlsxpatch.read_external_links`).
+   (:func:`xlbridge.batch.xlsxpatch.read_external_links`).
 4. The formula engine of the `formulas <https://pypi.org/project/formulas/>`_ package evaluates
    the whole workbook, standard Excel functions and the xlbridge functions
    (``xlbridge.udfs.EXCEL_FUNCTIONS``, registered under their Excel names) alike, in a
@@ -23,9 +23,9 @@ This is ``xlbridge recalc BOOK``, written to run on a server for files uploaded 
    engine serve links to other workbooks from Excel's cached copy (as Excel does when links are not
    updated) or as ``#REF!`` ("link to another workbook not followed"); it never opens another file.
 5. The results are spliced into a *copy* of the file as the cells' cached values
-   (:func:`xlbridge.xlsxpatch.patch_sheet`, :func:`xlbridge.xlsxpatch.copy_zip`); nothing is re-saved
+   (:func:`xlbridge.batch.xlsxpatch.patch_sheet`, :func:`xlbridge.batch.xlsxpatch.copy_zip`); nothing is re-saved
    through openpyxl, so formulas, VBA, charts, styles, validation and defined names stay as they were.
-   The copy is written atomically (:func:`xlbridge.safety.write_atomic`). With ``in_place=True`` the
+   The copy is written atomically (:func:`xlbridge.batch.safety.write_atomic`). With ``in_place=True`` the
    previous book is kept as ``BOOK.bak`` (e.g. ``pairs.xlsx.bak``, itself written atomically) and the
    book keeps its mode and owner; otherwise the input is never written.
 
@@ -60,7 +60,7 @@ import stat
 import sys
 import time
 
-from .errors import WorkbookLimitError, WorkbookError
+from ..core.errors import WorkbookLimitError, WorkbookError
 from .safety import (
     DEFAULT_LIMITS,
     EXCEL_MAX_TEXT,
@@ -205,12 +205,14 @@ def default_output_path(book) -> str:
 
 
 def xlbridge_excel_functions() -> dict:
-    """Return ``xlbridge.udfs.EXCEL_FUNCTIONS`` ({EXCEL NAME: callable}), or {} if that layer is absent."""
-    try:
-        from . import udfs
-    except ImportError:
-        return {}
-    return dict(getattr(udfs, "EXCEL_FUNCTIONS", {}) or {})
+    """Return the xlbridge Excel functions ({EXCEL NAME: callable}), as ``xlbridge.udfs.EXCEL_FUNCTIONS``.
+
+    Taken from the Excel layer's table (:func:`xlbridge.excel.runtime.plain_functions`), not from
+    :mod:`xlbridge.udfs`: a batch run never imports xlwings.
+    """
+    from ..excel.runtime import plain_functions
+
+    return plain_functions()
 
 
 # --------------------------------------------------------------------------------------------------
@@ -434,7 +436,7 @@ class _LinkState:
 def _link_file_names(links, main: str) -> dict:
     """{index: file name} for the links: the linked file's own name, made unique and never the workbook's.
 
-    >>> from xlbridge.xlsxpatch import ExternalBookCache as L
+    >>> from xlbridge.batch.xlsxpatch import ExternalBookCache as L
     >>> _link_file_names([L(1, "../a/secret.xlsx", {}), L(2, "secret.xlsx", {}), L(3, "workbook.xlsx", {})],
     ...                  "WORKBOOK.XLSX")
     {1: 'secret.xlsx', 2: 'link2-secret.xlsx', 3: 'link3-workbook.xlsx'}
@@ -796,9 +798,9 @@ def recalc_values(path: str, targets: dict, functions: dict | None = None, *, pr
 
     ``targets`` is {sheet name: {"cells": [(row, col), ...], "arrays": [(r1, c1, r2, c2), ...]}};
     ``values`` is {sheet name: {(row, col): value}} with values as in
-    :func:`xlbridge.xlsxpatch.patch_sheet`; ``messages`` is {FUNCTION NAME: [message, ...]} from
+    :func:`xlbridge.batch.xlsxpatch.patch_sheet`; ``messages`` is {FUNCTION NAME: [message, ...]} from
     the custom functions (plus internal keys). ``links``: the cached copies of linked workbooks
-    (:func:`xlbridge.xlsxpatch.read_external_links`); no other file than ``path`` is ever opened
+    (:func:`xlbridge.batch.xlsxpatch.read_external_links`); no other file than ``path`` is ever opened
     (:func:`_defuse_external_links`). Runs in the calling process, with no memory or time limit: use
     :func:`recalc_workbook`. Raises :class:`EngineStopped` when memory runs out.
     """
@@ -1237,7 +1239,7 @@ def recalc_workbook(book, output=None, *, in_place: bool = False, functions: dic
     ``book`` itself atomically after keeping the previous file as ``book + ".bak"`` (both keep the
     book's mode, and owner when run as root). A new output gets the umask's mode; an output that is
     replaced keeps its mode. ``functions``: {EXCEL NAME: callable} for the custom functions (default
-    :func:`xlbridge_excel_functions`). ``limits``: :class:`xlbridge.safety.SafetyLimits` (file
+    :func:`xlbridge_excel_functions`). ``limits``: :class:`xlbridge.batch.safety.SafetyLimits` (file
     checks, and memory/time of the engine when ``isolate`` is true, the default; without it the
     engine runs in this process, unbounded, which only tests should do). Raises
     :class:`xlbridge.errors.WorkbookError` when the file is refused (:class:`xlbridge.errors.WorkbookLimitError`

@@ -1,6 +1,6 @@
 """Refuse hostile or broken workbook files before anything parses them, and bound every run.
 
-:func:`check_workbook` is run by ``xlbridge recalc`` (and by :func:`xlbridge.recalc.recalc_workbook`)
+:func:`check_workbook` is run by ``xlbridge recalc`` (and by :func:`xlbridge.batch.recalc.recalc_workbook`)
 before the formula engine or openpyxl sees the file. It reads only the zip's central directory
 first, so a zip bomb is refused from its *declared* sizes before a byte is decompressed; then it
 streams every member through a size-bounded reader (so a member that inflates past its declared size
@@ -29,8 +29,8 @@ change of formula engine:
 
 Every refusal raises :class:`xlbridge.errors.WorkbookError` (a :class:`xlbridge.errors.WorkbookLimitError`
 when a limit is the reason) with a one-line message. Memory and time of the formula engine itself are
-bounded by :func:`xlbridge.recalc.recalc_workbook`, which runs it in a child process
-(:class:`xlbridge.recalc.ChildProcess`).
+bounded by :func:`xlbridge.batch.recalc.recalc_workbook`, which runs it in a child process
+(:class:`xlbridge.batch.recalc.ChildProcess`).
 
 >>> import io, zipfile
 >>> buf = io.BytesIO(b"just some text, not a workbook")
@@ -58,7 +58,7 @@ import time
 import urllib.parse
 import zipfile
 
-from .errors import WorkbookLimitError, WorkbookError
+from ..core.errors import WorkbookLimitError, WorkbookError
 
 __all__ = [
     "SafetyLimits",

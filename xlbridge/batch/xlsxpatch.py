@@ -39,7 +39,7 @@ import re
 import urllib.parse
 import zipfile
 
-from .errors import WorkbookError
+from ..core.errors import WorkbookError
 
 __all__ = [
     "ExcelErrorValue",
@@ -168,7 +168,7 @@ def scan_sheet(data: bytes, *, part: str = "worksheet", sheet: str | None = None
     """Locate sheetData, rows, cells, formulas and array ranges of a worksheet part by byte offset.
 
     Uses expat with absolute byte indices (the whole part is parsed in one call); a DTD or an
-    entity declaration is refused (the part has already passed :mod:`xlbridge.safety`). The numbers
+    entity declaration is refused (the part has already passed :mod:`xlbridge.batch.safety`). The numbers
     it relies on are parsed defensively and refused in one line (naming ``sheet``, or ``part``) when
     Excel would call the file damaged: a row number that is not a whole number from 1 to 1,048,576
     (``<row r="five">``), a cell reference outside A1:XFD1048576, rows or cells out of order or
@@ -550,7 +550,7 @@ class ExternalBookCache:
 
 def read_external_links(zf: zipfile.ZipFile, parts) -> list[ExternalBookCache]:
     """Read the cached values of the links to other workbooks (``parts`` in the order of the workbook's
-    ``<externalReference>`` elements, as :func:`xlbridge.safety.check_workbook` reports them).
+    ``<externalReference>`` elements, as :func:`xlbridge.batch.safety.check_workbook` reports them).
 
     Only the package is read: the linked files are never opened. Only sheets with cached data
     (a ``<sheetData>`` without ``refreshError``) are kept; a link without an ``<externalBook>`` (a DDE or
