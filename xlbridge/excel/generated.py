@@ -4,7 +4,7 @@
 - ``docs/functions.md`` (:func:`xlbridge.excel.functions.reference_markdown`).
 
 ``python -m xlbridge.excel`` rewrites them; ``python -m xlbridge.excel --check`` lists the stale
-ones and exits 1 (tests/excel/test_generated.py runs the check).
+ones and exits 1 (tests/excel/test_functions.py runs the check).
 
 >>> sorted(p.name for p in expected_files())
 ['functions.md', 'xlbridge_register.bas', 'xlwings_udfs.bas']
