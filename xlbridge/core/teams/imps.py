@@ -19,7 +19,6 @@ Butler scoring (IMPs against a datum) is :mod:`xlbridge.core.teams.butler`.
 
 from __future__ import annotations
 
-import math
 from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -32,7 +31,7 @@ import numpy.typing as npt
 from ..boards import board_label, check_traveller
 from ..entries import MAX_SCORE_READ, Artificial, Entry, parse_entry, too_large
 from ..errors import InputError, shown
-from ..numbers import exact_or_int, whole
+from ..numbers import whole
 from ..pairs.neuberg import MAX_RESULTS
 
 __all__ = [
@@ -70,15 +69,20 @@ ARTIFICIAL_IMPS = Fraction(3, 10)
 def imps(difference: object) -> int:
     """IMPs for a points difference (Law 78B), sign kept: ``imps(-250) == -6``.
 
-    Differences are normally multiples of 10; one that falls between two bands of the Law's
-    table (possible only for a non-bridge number such as 15) takes the lower band.
+    Law 78B converts a difference of two bridge scores, always a whole number of points
+    (normally a multiple of 10): a fractional difference such as 19.5 is refused (InputError),
+    as Excel's ``IMPS`` refuses it with ``#VALUE!``. A whole number between two bands of the
+    Law's table (possible only for a non-bridge number such as 15) takes the lower band.
 
-    >>> imps(20), imps(40), imps(50), imps(-4000), imps(9990)
-    (1, 1, 2, -24, 24)
+    >>> imps(20), imps(40), imps(50), imps(-4000), imps(9990), imps("-250")
+    (1, 1, 2, -24, 24, -6)
+    >>> imps(19.5)
+    Traceback (most recent call last):
+    ...
+    xlbridge.core.errors.InputError: a points difference must be a whole number, got 19.5
     """
-    d = exact_or_int(difference, "a points difference")
-    magnitude = d if d >= 0 else -d
-    n = bisect_right(IMP_THRESHOLDS, math.floor(magnitude))  # the thresholds are whole numbers
+    d = whole(difference, "a points difference")
+    n = bisect_right(IMP_THRESHOLDS, abs(d))
     return n if d >= 0 else -n
 
 
