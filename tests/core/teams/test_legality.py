@@ -15,6 +15,8 @@ from xlbridge import (
     board_a_match,
     butler,
     butler_datum,
+    butler_datums,
+    cross_imp_totals,
     cross_imps,
     outcome_imps,
     weighted_butler,
@@ -40,6 +42,19 @@ def test_410_is_refused_with_its_row_unless_the_check_is_off(call, ns):
     with pytest.raises(ImpossibleScoreError, match=r"^row 2: impossible score: 410 .*at any vulnerability"):
         call()
     assert call(check_legal=False) == ns  # the arithmetic still works on any multiple of 10
+
+
+def test_the_numpy_cores_check_legality_too_with_the_same_opt_out():
+    # exported at the top level, so checked like the rest; by hand as above: datum 410, cross-IMPs 0+0, 0+1, -1+0
+    for call in (butler_datums, cross_imp_totals):
+        with pytest.raises(ImpossibleScoreError, match=r"^row 1 \(board\), column 1: impossible score: 410 .*any vulnerability"):
+            call([[410, 420, 400]])
+    assert butler_datums([[410, 420, 400]], check_legal=False)[0].tolist() == [410]
+    assert cross_imp_totals([[410, 420, 400]], check_legal=False)[0].tolist() == [[0, 1, -1]]
+    # even unchecked, a number beyond any score is refused, never wrapped around in int64
+    for call in (butler_datums, cross_imp_totals):
+        with pytest.raises(ImpossibleScoreError, match=r"column 2: impossible score: 1e\+300 \(far too large"):
+            call([[420, 1e300]], check_legal=False)
 
 
 def test_with_boards_legality_is_that_of_the_board():

@@ -29,6 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..boards import board_label, check_traveller
+from ..contract import check_score, legal_mask
 from ..entries import MAX_SCORE_READ, Artificial, Entry, parse_entry, too_large
 from ..errors import InputError, shown
 from ..numbers import whole
@@ -218,7 +219,20 @@ def expected_results(counted: dict[Any, int], expected: object) -> int:
     return e
 
 
-def check_score_matrix(scores: npt.ArrayLike, present: npt.ArrayLike | None) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
+def check_score_matrix(scores: npt.ArrayLike, present: npt.ArrayLike | None, *, check_legal: bool = False,
+                       ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
+    """A (boards x results) array of N-S scores as int64, and which are present (NaN: missing).
+
+    Every present score must be a whole number of points no larger than
+    :data:`~xlbridge.core.entries.MAX_SCORE_READ` (so the int64 arithmetic never wraps around),
+    and with ``check_legal`` one that some contract and result gives (Law 77, at any
+    vulnerability: a matrix has no board numbers).
+
+    >>> check_score_matrix([[420, 410]], None, check_legal=True)
+    Traceback (most recent call last):
+    ...
+    xlbridge.core.errors.ImpossibleScoreError: row 1 (board), column 2: impossible score: 410 (no contract and result gives N-S 410 at any vulnerability)
+    """
     S = np.asarray(scores)
     if S.ndim == 1:
         S = S[None, :]
@@ -235,37 +249,52 @@ def check_score_matrix(scores: npt.ArrayLike, present: npt.ArrayLike | None) -> 
         if present.ndim == 1:
             present = present[None, :]
         if present.shape != S.shape:
-            raise InputError(f"present has shape {present.shape} but scores has {S.shape}")
+            raise InputError(f"the present marks have shape {present.shape} but the scores have {S.shape}")
+
+    def at(r: int, c: int) -> str:
+        return f"row {r + 1} (board), column {c + 1}"
+
     if S.dtype.kind == "f":
         bad = present & ~(np.isfinite(S) & (S == np.round(S)))
         if bad.any():
             r, c = (int(x) for x in np.argwhere(bad)[0])
-            raise InputError(f"scores must be whole numbers of points: row {r + 1} (board), column {c + 1} "
-                             f"holds {float(S[r, c])!r}")
+            raise InputError(f"scores must be whole numbers of points: {at(r, c)} holds {float(S[r, c])!r}")
     elif S.dtype.kind not in "iu":
         raise InputError(f"scores must be numbers (N-S points), got an array of {S.dtype}")
+    with np.errstate(invalid="ignore"):
+        huge = present & ((S > MAX_SCORE_READ) | (S < -MAX_SCORE_READ) if S.dtype.kind != "u" else S > MAX_SCORE_READ)
+    if huge.any():
+        r, c = (int(x) for x in np.argwhere(huge)[0])
+        raise too_large(S[r, c].item(), at(r, c))
     S = np.where(present, S, 0).astype(np.int64)
+    if check_legal:
+        illegal = present & ~legal_mask(S)
+        if illegal.any():
+            r, c = (int(x) for x in np.argwhere(illegal)[0])
+            check_score(int(S[r, c]), where=at(r, c))
     return S, np.asarray(present, dtype=bool)
 
 
 # --------------------------------------------------------------------------- cross-IMPs
 
-def cross_imp_totals(scores: npt.ArrayLike, present: npt.ArrayLike | None = None,
+def cross_imp_totals(scores: npt.ArrayLike, present: npt.ArrayLike | None = None, *, check_legal: bool = True,
                      ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """Cross-IMP totals of every result against the others on its board (numpy core).
 
     ``scores`` is a (boards x results) array of N-S scores; missing results are NaN or marked
     ``False`` in ``present``.  Returns ``(totals, counts)``: int64 totals (0 where missing) and
-    the number of real results on each board.  Exact integers.  Up to
-    ``_PAIRWISE_MAX`` results per board every pair is compared through an int8 lookup table
-    (boards in chunks of about 4 million pairs); larger boards count each result's total from
-    the sorted scores, one pass per IMP threshold (O(n log n) per board).
+    the number of real results on each board.  Exact integers.  A score no contract and result
+    gives (at any vulnerability, Law 77) is refused unless ``check_legal`` is False (then any
+    whole number up to :data:`~xlbridge.core.entries.MAX_SCORE_READ` is compared).  Up to 256
+    results per board every pair is compared through an int8 lookup table (boards in chunks of
+    about 4 million pairs); larger boards count each result's total from the sorted scores, one
+    pass per IMP threshold (O(n log n) per board).
 
     >>> t, a = cross_imp_totals([[420, 400, 170, -50], [100, float("nan"), -100, 0]])
     >>> t.tolist(), a.tolist()
     ([[17, 15, -6, -26], [8, 0, -8, 0]], [4, 3])
     """
-    S, present = check_score_matrix(scores, present)
+    S, present = check_score_matrix(scores, present, check_legal=check_legal)
     B, n = S.shape
     counts = present.sum(axis=1).astype(np.int64)
     if B == 0 or n == 0:
@@ -379,7 +408,7 @@ def cross_imps(entries: Iterable[object], boards: Iterable[object] | None = None
                for k, rows in groups.items()}
     E = expected_results(counted, expected)
     S, valid, pos_b, pos_c = traveller_matrix(parsed, groups, board_idx)
-    totals, counts = cross_imp_totals(S, valid)
+    totals, counts = cross_imp_totals(S, valid, check_legal=False)  # traveller_rows checked them
     real = pos_b >= 0
     row_tot = np.where(real, totals[pos_b, pos_c], 0).tolist()
     row_a = np.where(real, counts[pos_b], 0).tolist()

@@ -561,7 +561,7 @@ def weighted_butler(scores: Any, weights: Any = None, boards: Any = None, *, tri
             for r in range(len(real)):
                 if sizes[r] > 1 or dens[r] != 1:
                     wc = wc * choice_w[r][digits[r]]
-            d, _ = butler_datums(S, trim=trim, rounding=rounding)
+            d, _ = butler_datums(S, trim=trim, rounding=rounding, check_legal=False)  # outcomes checked
             im = imps_array(S - d[:, None])
             acc = acc + np.asarray(wc.astype(object).dot(im.astype(object)) if use_obj else wc.dot(im), dtype=object)
             dat += int((wc * d).sum()) if not use_obj else sum(int(x) * int(y) for x, y in zip(wc, d))
