@@ -522,7 +522,8 @@ def instant_chart(
 
 def _read_scores(scores: npt.ArrayLike, vul: Vulnerability,
                  where: str | None) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    s = _legal_scores(scores.ravel() if isinstance(scores, np.ndarray) else list(scores), vul, where, place="row")
+    given: Any = scores
+    s = _legal_scores(given.ravel() if isinstance(given, np.ndarray) else list(given), vul, where, place="row")
     return s, _offsets(s)
 
 

@@ -238,41 +238,42 @@ def check_score_matrix(scores: npt.ArrayLike, present: npt.ArrayLike | None, *, 
         S = S[None, :]
     if S.ndim != 2:
         raise InputError(f"scores must be a 2-D array (one row per board), got {S.ndim} dimensions")
+    mask: npt.NDArray[np.bool_]
     if present is None:
         if S.dtype.kind == "f":
-            present = ~np.isnan(S)
-            S = np.where(present, S, 0)
+            mask = ~np.isnan(S)
+            S = np.where(mask, S, 0)
         else:
-            present = np.ones(S.shape, dtype=bool)
+            mask = np.ones(S.shape, dtype=bool)
     else:
-        present = np.asarray(present, dtype=bool)
-        if present.ndim == 1:
-            present = present[None, :]
-        if present.shape != S.shape:
-            raise InputError(f"the present marks have shape {present.shape} but the scores have {S.shape}")
+        mask = np.asarray(present, dtype=bool)
+        if mask.ndim == 1:
+            mask = mask[None, :]
+        if mask.shape != S.shape:
+            raise InputError(f"the present marks have shape {mask.shape} but the scores have {S.shape}")
 
     def at(r: int, c: int) -> str:
         return f"row {r + 1} (board), column {c + 1}"
 
     if S.dtype.kind == "f":
-        bad = present & ~(np.isfinite(S) & (S == np.round(S)))
+        bad = mask & ~(np.isfinite(S) & (S == np.round(S)))
         if bad.any():
             r, c = (int(x) for x in np.argwhere(bad)[0])
             raise InputError(f"scores must be whole numbers of points: {at(r, c)} holds {float(S[r, c])!r}")
     elif S.dtype.kind not in "iu":
         raise InputError(f"scores must be numbers (N-S points), got an array of {S.dtype}")
     with np.errstate(invalid="ignore"):
-        huge = present & ((S > MAX_SCORE_READ) | (S < -MAX_SCORE_READ) if S.dtype.kind != "u" else S > MAX_SCORE_READ)
+        huge = mask & ((S > MAX_SCORE_READ) | (S < -MAX_SCORE_READ) if S.dtype.kind != "u" else S > MAX_SCORE_READ)
     if huge.any():
         r, c = (int(x) for x in np.argwhere(huge)[0])
         raise too_large(S[r, c].item(), at(r, c))
-    S = np.where(present, S, 0).astype(np.int64)
+    S = np.where(mask, S, 0).astype(np.int64)
     if check_legal:
-        illegal = present & ~legal_mask(S)
+        illegal = mask & ~legal_mask(S)
         if illegal.any():
             r, c = (int(x) for x in np.argwhere(illegal)[0])
             check_score(int(S[r, c]), where=at(r, c))
-    return S, np.asarray(present, dtype=bool)
+    return S, mask
 
 
 # --------------------------------------------------------------------------- cross-IMPs
