@@ -17,6 +17,7 @@ import importlib.util
 import os
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 
 import pytest
@@ -41,7 +42,8 @@ reveal_type(VP)
 
 def test_mypy_sees_the_public_api_of_a_user_script(tmp_path):
     script = tmp_path / "user_script.py"
-    script.write_text(USER_SCRIPT, encoding="utf-8")
+    # new text each run: mypy's cache would otherwise skip an unchanged script and print no reveal_type
+    script.write_text(f"# run {uuid.uuid4()}\n{USER_SCRIPT}", encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {"MYPYPATH": str(ROOT)}
     out = subprocess.run([sys.executable, "-m", "mypy", "--strict", str(script)], cwd=ROOT, env=env,
                          capture_output=True, text=True, timeout=300)
