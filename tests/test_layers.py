@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from xlbridge import LEGACY_MODULES
+
 PKG = Path(__file__).resolve().parents[1] / "xlbridge"
 
 #: Third-party packages that only some layers may use.
@@ -32,6 +34,9 @@ LAYERS = {
     "templates": ({"core", "excel", "templates"}, {"openpyxl"}, set()),
     "batch": ({"core", "excel", "batch"}, set(), {"openpyxl", "formulas", "schedula", "defusedxml", "tqdm"}),
     # "formats": (...), "cli": (...)
+    # the old module paths (xlbridge/matchpoints.py ..., generated): re-exports of the core and analyses only
+    **{name: ({"core", "analysis"}, set(), set()) for name in LEGACY_MODULES},
+    "vbastub": ({"excel"}, set(), set()),
 }
 
 
