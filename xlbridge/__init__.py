@@ -62,123 +62,89 @@ from . import (
     rounding as rounding, teams as teams, vp as vp, weighted as weighted,
 )
 from .core.errors import (
-    XlbridgeError as XlbridgeError, InputError as InputError, ContractError as ContractError,
-    ImpossibleScoreError as ImpossibleScoreError, WeightError as WeightError, LimitError as LimitError,
-    TooManyCombinationsError as TooManyCombinationsError, WorkbookError as WorkbookError,
-    WorkbookLimitError as WorkbookLimitError, location as location, shown as shown,
-    SHOWN_CHARACTERS as SHOWN_CHARACTERS,
+    XlbridgeError, InputError, ContractError, ImpossibleScoreError, WeightError, LimitError,
+    TooManyCombinationsError, WorkbookError, WorkbookLimitError, location, shown, SHOWN_CHARACTERS,
 )
 from .core.numbers import (
-    MAX_TEXT_LENGTH as MAX_TEXT_LENGTH, MAX_DIGITS as MAX_DIGITS, MAX_EXPONENT as MAX_EXPONENT,
-    number_text as number_text, exact as exact, exact_or_int as exact_or_int, whole as whole,
+    MAX_TEXT_LENGTH, MAX_DIGITS, MAX_EXPONENT, number_text, exact, exact_or_int, whole,
 )
 from .core.contract import (
-    STRAINS as STRAINS, Contract as Contract, Vulnerability as Vulnerability, vulnerability as vulnerability,
-    contract_score as contract_score, bridge_score as bridge_score, declarer_scores as declarer_scores,
-    legal_scores as legal_scores, any_legal_scores as any_legal_scores, check_score as check_score,
-    SCORE_LIMIT as SCORE_LIMIT, VULNERABILITY_NAMES as VULNERABILITY_NAMES,
-    ANY_VULNERABILITY as ANY_VULNERABILITY, vulnerability_index as vulnerability_index,
-    board_vulnerabilities as board_vulnerabilities, legal_table as legal_table, legal_mask as legal_mask,
+    STRAINS, Contract, Vulnerability, vulnerability, contract_score, bridge_score, declarer_scores,
+    legal_scores, any_legal_scores, check_score, SCORE_LIMIT, VULNERABILITY_NAMES, ANY_VULNERABILITY,
+    vulnerability_index, board_vulnerabilities, legal_table, legal_mask,
 )
 from .core.entries import (
-    Artificial as Artificial, NotPlayed as NotPlayed, NOT_PLAYED as NOT_PLAYED, parse_entry as parse_entry,
-    parse_entries as parse_entries, Entry as Entry, MAX_SCORE_READ as MAX_SCORE_READ,
+    Artificial, NotPlayed, NOT_PLAYED, parse_entry, parse_entries, Entry, MAX_SCORE_READ,
 )
 from .core.boards import (
-    board_label as board_label, check_traveller as check_traveller,
+    board_label, check_traveller,
 )
 from .core.rounding import (
-    RoundingRule as RoundingRule, ROUNDING_RULES as ROUNDING_RULES, ROUNDING_ALIASES as ROUNDING_ALIASES,
-    rounding_rule as rounding_rule, named_option as named_option, round_fraction as round_fraction,
-    round_quotients as round_quotients, round_display as round_display, format_display as format_display,
+    RoundingRule, ROUNDING_RULES, ROUNDING_ALIASES, rounding_rule, named_option, round_fraction,
+    round_quotients, round_display, format_display,
 )
 from .core.ranking import (
-    Place as Place, competition_ranking as competition_ranking, format_rank as format_rank,
+    Place, competition_ranking, format_rank,
 )
 from .core.pairs.neuberg import (
-    MP_SCALES as MP_SCALES, MP_SCALE_ALIASES as MP_SCALE_ALIASES, MAX_RESULTS as MAX_RESULTS,
-    mp_scale as mp_scale, mp_top as mp_top, neuberg as neuberg, mp_percent as mp_percent,
+    MP_SCALES, MP_SCALE_ALIASES, MAX_RESULTS, mp_scale, mp_top, neuberg, mp_percent,
 )
 from .core.pairs.matchpoints import (
-    FOULED_RULES as FOULED_RULES, ROW_BLANK as ROW_BLANK, ROW_NOT_PLAYED as ROW_NOT_PLAYED,
-    ROW_SCORE as ROW_SCORE, ROW_ARTIFICIAL as ROW_ARTIFICIAL, SessionMP as SessionMP,
-    matchpoint_session as matchpoint_session, session_from_rows as session_from_rows,
+    FOULED_RULES, ROW_BLANK, ROW_NOT_PLAYED, ROW_SCORE, ROW_ARTIFICIAL, SessionMP, matchpoint_session,
+    session_from_rows,
 )
 from .core.pairs.weighted import (
-    parse_weight as parse_weight, weighted_session as weighted_session,
-    expected_matchpoints as expected_matchpoints, MAX_WEIGHT_DENOMINATOR as MAX_WEIGHT_DENOMINATOR,
+    parse_weight, weighted_session, expected_matchpoints, MAX_WEIGHT_DENOMINATOR,
 )
 from .core.pairs.standings import (
-    Standing as Standing, ARTIFICIAL_RULES as ARTIFICIAL_RULES, pairs_ranking as pairs_ranking,
+    Standing, ARTIFICIAL_RULES, pairs_ranking,
 )
 from .core.teams.imps import (
-    IMP_SCALE as IMP_SCALE, IMP_THRESHOLDS as IMP_THRESHOLDS, ARTIFICIAL_IMPS as ARTIFICIAL_IMPS,
-    imps_array as imps_array, artificial_imps as artificial_imps, CrossImps as CrossImps,
-    cross_imps as cross_imps, cross_imp_totals as cross_imp_totals,
+    IMP_SCALE, IMP_THRESHOLDS, ARTIFICIAL_IMPS, imps_array, artificial_imps, CrossImps, cross_imps,
+    cross_imp_totals,
 )
 from .core.teams.butler import (
-    BUTLER_TRIMS as BUTLER_TRIMS, BUTLER_ROUNDINGS as BUTLER_ROUNDINGS,
-    butler_trim_count as butler_trim_count, butler_datum as butler_datum, butler_datums as butler_datums,
-    Butler as Butler, butler as butler,
+    BUTLER_TRIMS, BUTLER_ROUNDINGS, butler_trim_count, butler_datum, butler_datums, Butler, butler,
 )
 from .core.teams.vp import (
-    VP_FRACTION_RULES as VP_FRACTION_RULES, MAX_BOARDS as MAX_BOARDS, vp_table as vp_table,
-    vp_formula as vp_formula, vp_blitz as vp_blitz, vp_pair as vp_pair,
+    VP_FRACTION_RULES, MAX_BOARDS, vp_table, vp_formula, vp_blitz, vp_pair,
 )
 from .core.teams.teams import (
-    IMP_ROUNDINGS as IMP_ROUNDINGS, BAM_SCALES as BAM_SCALES,
-    DEFAULT_MAX_COMBINATIONS as DEFAULT_MAX_COMBINATIONS, round_imps as round_imps,
-    outcome_imps as outcome_imps, weighted_imps as weighted_imps, weighted_vp as weighted_vp,
-    board_a_match as board_a_match, weighted_cross_imps as weighted_cross_imps,
-    weighted_butler as weighted_butler, MatchResult as MatchResult, match_result as match_result,
+    IMP_ROUNDINGS, BAM_SCALES, DEFAULT_MAX_COMBINATIONS, round_imps, outcome_imps, weighted_imps, weighted_vp,
+    board_a_match, weighted_cross_imps, weighted_butler, MatchResult, match_result,
 )
 from .core.instant.chart import (
-    INSTANT_ROUNDING as INSTANT_ROUNDING, INSTANT_SMOOTHING as INSTANT_SMOOTHING,
-    MAX_CHART_RESULTS as MAX_CHART_RESULTS, ChartRow as ChartRow, InstantChart as InstantChart,
-    instant_chart as instant_chart, instant_award as instant_award,
+    INSTANT_ROUNDING, INSTANT_SMOOTHING, MAX_CHART_RESULTS, ChartRow, InstantChart, instant_chart,
+    instant_award,
 )
 from .core.instant.ranking import (
-    InstantRankedPair as InstantRankedPair, InstantRanking as InstantRanking,
-    instant_ranking as instant_ranking,
+    InstantRankedPair, InstantRanking, instant_ranking,
 )
 from .core.instant.pbn import (
-    chart_to_pbn as chart_to_pbn, chart_from_pbn as chart_from_pbn,
+    chart_to_pbn, chart_from_pbn,
 )
 from .core.ratings.lehman import (
-    LEHMAN_START as LEHMAN_START, LEHMAN_DECAY as LEHMAN_DECAY,
-    IMPS_TO_PERCENT_MULTIPLIER as IMPS_TO_PERCENT_MULTIPLIER, lehman_predict as lehman_predict,
-    lehman_delta as lehman_delta, lehman_pseudo as lehman_pseudo, lehman_error as lehman_error,
-    lehman_update as lehman_update, imps_to_percent as imps_to_percent, lehman_display as lehman_display,
-    lehman_deltas_array as lehman_deltas_array,
+    LEHMAN_START, LEHMAN_DECAY, IMPS_TO_PERCENT_MULTIPLIER, lehman_predict, lehman_delta, lehman_pseudo,
+    lehman_error, lehman_update, imps_to_percent, lehman_display, lehman_deltas_array,
 )
 from .core.ratings.ledger import (
-    LehmanLedger as LehmanLedger, lehman_ledger as lehman_ledger,
-    lehman_ledger_arrays as lehman_ledger_arrays, lehman_side_by_side as lehman_side_by_side,
-    MAX_WEEK as MAX_WEEK,
+    LehmanLedger, lehman_ledger, lehman_ledger_arrays, lehman_side_by_side, MAX_WEEK,
 )
 from .core.handicap.forml import (
-    FORML_ROUNDING_RULES as FORML_ROUNDING_RULES, forml_vpdiff as forml_vpdiff,
-    forml_handicaps as forml_handicaps, forml_round as forml_round, legacy_handicaps as legacy_handicaps,
-    forml_new_teams as forml_new_teams, forml_new_teams_vpdiff as forml_new_teams_vpdiff,
-    HandicappedResult as HandicappedResult, handicapped_result as handicapped_result,
-    FORML_LIMITS as FORML_LIMITS,
+    FORML_ROUNDING_RULES, forml_vpdiff, forml_handicaps, forml_round, legacy_handicaps, forml_new_teams,
+    forml_new_teams_vpdiff, HandicappedResult, handicapped_result, FORML_LIMITS,
 )
 from .core.handicap.fairness import (
-    FAIRNESS_TAILS as FAIRNESS_TAILS, fairness_p as fairness_p, fairness_p_exact as fairness_p_exact,
-    fairness_p_upper as fairness_p_upper, fairness_p_upper_exact as fairness_p_upper_exact,
-    fairness_band as fairness_band, fairness_in_band as fairness_in_band, FairnessCount as FairnessCount,
-    fairness_count as fairness_count, fairness_bands_data as fairness_bands_data,
-    FAIRNESS_MAX_MATCHES as FAIRNESS_MAX_MATCHES, FAIRNESS_MAX_WORK as FAIRNESS_MAX_WORK,
-    fairness_work as fairness_work,
+    FAIRNESS_TAILS, fairness_p, fairness_p_exact, fairness_p_upper, fairness_p_upper_exact, fairness_band,
+    fairness_in_band, FairnessCount, fairness_count, fairness_bands_data, FAIRNESS_MAX_MATCHES,
+    FAIRNESS_MAX_WORK, fairness_work,
 )
 from .analysis.lehman_sim import (
-    SIMULATION_MAX_DECISIONS as SIMULATION_MAX_DECISIONS, SEED_003_PUBLISHED as SEED_003_PUBLISHED,
-    LehmanSimulation as LehmanSimulation, lehman_simulate as lehman_simulate,
-    lehman_sim_table as lehman_sim_table, lehman_sim_markdown as lehman_sim_markdown,
+    SIMULATION_MAX_DECISIONS, SEED_003_PUBLISHED, LehmanSimulation, lehman_simulate, lehman_sim_table,
+    lehman_sim_markdown,
 )
 from .analysis.plots import (
-    fairness_figure as fairness_figure, lehman_sim_figure as lehman_sim_figure,
-    plot_fairness as plot_fairness, lehman_sim_plot as lehman_sim_plot,
+    fairness_figure, lehman_sim_figure, plot_fairness, lehman_sim_plot,
 )
 __all__ = [
     "XlbridgeError", "InputError", "ContractError", "ImpossibleScoreError", "WeightError", "LimitError",

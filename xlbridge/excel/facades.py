@@ -4,8 +4,9 @@ Generated (by :mod:`xlbridge.excel.generated`, ``python -m xlbridge.excel``) fro
 by hand in ``xlbridge/__init__.py`` (``MODULES``, ``LEGACY_MODULES``) and from the TABLE:
 
 - the block of ``xlbridge/__init__.py`` between its BEGIN/END lines: every public name of
-  ``MODULES`` as an explicit re-export (``from .core.errors import InputError as InputError``),
-  and the old module paths (``xlbridge.matchpoints``) imported as the modules they are;
+  ``MODULES`` imported by name (``from .core.errors import (InputError, ...)``) and listed in a
+  literal ``__all__`` (which makes each an explicit re-export, also for ``mypy --strict``), and the
+  old module paths (``xlbridge.matchpoints``) imported as the modules they are;
 - one thin module per old path (``xlbridge/matchpoints.py``): star imports of the modules now
   holding its names (mypy re-exports those) and the ``__all__`` of those modules;
 - the block of ``xlbridge/udfs.py``: one assignment per Excel function (``VP = _UDFS["VP"]``).
@@ -15,8 +16,8 @@ Nothing here is imported at run time by ``import xlbridge``: the written files a
 >>> block = init_block(("core.ranking",), {"rounding": ("core.rounding", "core.ranking")})
 >>> print(block.splitlines()[1])
 from . import rounding as rounding
->>> "format_rank as format_rank" in block
-True
+>>> "    Place, competition_ranking, format_rank," in block, '"format_rank",' in block
+(True, True)
 """
 
 from __future__ import annotations
@@ -89,7 +90,7 @@ def init_block(modules: tuple[str, ...], legacy: dict[str, tuple[str, ...]], roo
             if name in seen:
                 raise ValueError(f"{name!r} is exported by both {seen[name]} and {path}")
             seen[name] = path
-            names.append(f"{name} as {name}")
+            names.append(name)
         if names:
             lines.append(_wrapped(f"from .{path} import (", names))
     lines.append(_wrapped("__all__ = [", [f'"{n}"' for n in seen], "]"))
