@@ -27,3 +27,13 @@ def test_no_page_calls_a_module_as_a_function():
     for p in PAGES:
         text = p.read_text(encoding="utf-8")
         assert not re.search(r"xlbridge\.(imps|vp)\(", text), p.name
+
+
+def test_every_test_file_a_page_or_docstring_names_exists():
+    # a docstring once sent readers to tests/excel/test_generated.py, which never existed
+    named = []
+    for path in PAGES + sorted((ROOT / "xlbridge").rglob("*.py")):
+        for m in re.finditer(r"\btests/[A-Za-z0-9_/]+\.py\b", path.read_text(encoding="utf-8")):
+            named.append((path.relative_to(ROOT).as_posix(), m.group()))
+    assert len(named) > 5
+    assert [(where, p) for where, p in named if not (ROOT / p).is_file()] == []

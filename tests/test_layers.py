@@ -4,8 +4,9 @@ Layers (docs/architecture.md): ``core`` (pure: standard library + numpy) <- ``an
 ``excel`` <- ``udfs`` (the facade xlwings loads); ``batch`` (recalc, safety, xlsxpatch) imports the
 core and the Excel layer only (never ``udfs``, hence never xlwings; never templates, formats or the
 cli), and its third-party packages inside functions only, so that ``import xlbridge.batch.recalc``
-stays cheap; ``templates``, ``formats`` and ``cli`` get their rows in LAYERS when they move into
-their packages (one line each). No module imports another module's private (underscore) name, nor reaches one
+stays cheap; ``templates`` (the template workbooks: the core and the Excel layer's declarations,
+openpyxl; never the batch layer, which the cli composes with it); ``formats`` and ``cli`` get their
+rows in LAYERS when they move into their packages (one line each). No module imports another module's private (underscore) name, nor reaches one
 through a module attribute.
 """
 
@@ -15,6 +16,8 @@ import ast
 from pathlib import Path
 
 import pytest
+
+from xlbridge import LEGACY_MODULES
 
 PKG = Path(__file__).resolve().parents[1] / "xlbridge"
 
@@ -28,8 +31,12 @@ LAYERS = {
     "analysis": ({"core", "analysis"}, set(), {"matplotlib"}),
     "excel": ({"core", "excel"}, set(), {"xlwings", "pythoncom", "win32com"}),
     "udfs": ({"excel"}, set(), set()),
+    "templates": ({"core", "excel", "templates"}, {"openpyxl"}, set()),
     "batch": ({"core", "excel", "batch"}, set(), {"openpyxl", "formulas", "schedula", "defusedxml", "tqdm"}),
-    # "templates": (...), "formats": (...), "cli": (...)
+    # "formats": (...), "cli": (...)
+    # the old module paths (xlbridge/matchpoints.py ..., generated): re-exports of the core and analyses only
+    **{name: ({"core", "analysis"}, set(), set()) for name in LEGACY_MODULES},
+    "vbastub": ({"excel"}, set(), set()),
 }
 
 
@@ -79,9 +86,11 @@ def _imports(module: str, path: Path):
 
 def test_every_module_is_seen():
     assert "xlbridge.core.contract" in MODULES and "xlbridge.excel.functions" in MODULES and "xlbridge.udfs" in MODULES
+    assert "xlbridge.templates.pairs" in MODULES and "xlbridge.templates.styling" in MODULES
     assert "xlbridge.batch.recalc" in MODULES and "xlbridge.batch.safety" in MODULES
     assert all(_layer(m) in LAYERS for m in MODULES if m.startswith(("xlbridge.core", "xlbridge.excel",
-                                                                      "xlbridge.analysis", "xlbridge.batch")))
+                                                                      "xlbridge.analysis", "xlbridge.templates",
+                                                                      "xlbridge.batch")))
 
 
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if _layer(m) in LAYERS))
@@ -137,6 +146,8 @@ def test_the_rules_catch_a_bad_import(tmp_path):
     assert ("xlbridge.excel.cells", "_scalar", True) in found and ("matplotlib", None, True) in found
     allowed, top_ok, _ = LAYERS["core"]
     assert _layer("xlbridge.excel.cells") not in allowed and "matplotlib" not in top_ok
+    # the templates may not import the batch layer (the cli composes building and recalculating)
+    assert _layer("xlbridge.batch.recalc") not in LAYERS["templates"][0] and "formulas" not in LAYERS["templates"][1]
     # the batch layer may not reach the templates, the formats, the cli nor the xlwings facade
     allowed, top_ok, lazy_ok = LAYERS["batch"]
     assert not allowed & {"templates", "formats", "cli", "udfs"} and "formulas" not in top_ok

@@ -144,6 +144,16 @@ def test_every_excel_name_but_datum_is_there():
     assert "BUTLER_DATUM" in udfs.EXCEL_FUNCTIONS and "DATUM" not in udfs.EXCEL_FUNCTIONS
 
 
+def test_the_old_vbastub_command_still_checks_the_generated_files():
+    # documented before the move to xlbridge/excel/: ``python -m xlbridge.vbastub --check``
+    out = subprocess.run([sys.executable, "-m", "xlbridge.vbastub", "--check"], capture_output=True, text=True)
+    assert (out.returncode, out.stdout, out.stderr) == (0, "", "")
+    from xlbridge.excel import vbastub as new
+    from xlbridge.vbastub import generate, check
+
+    assert generate is new.generate and check is new.check
+
+
 def test_old_module_paths_import_in_a_fresh_interpreter():
     code = ("import xlbridge.matchpoints, xlbridge.imps, xlbridge.lehman_sim, xlbridge.excel, sys; "
             "from xlbridge.fairness import plot_fairness; from xlbridge.errors import InputError; "

@@ -308,7 +308,7 @@ def test_cli_templates_build_and_check(tmp_path, capsys, monkeypatch):
 
     templates = pytest.importorskip("xlbridge.templates")
     # one template is enough to test the command (building all five is the templates' own test)
-    monkeypatch.setattr(templates, "TEMPLATES", {"lehman.xlsx": templates.TEMPLATES["lehman.xlsx"]})
+    monkeypatch.setattr(templates.build, "TEMPLATES", {"lehman.xlsx": templates.TEMPLATES["lehman.xlsx"]})
     out = tmp_path / "wb"
     assert main(["templates", "--out", str(out), "--check"]) == 1  # nothing built yet: differences
     assert "lehman.xlsx" in capsys.readouterr().out

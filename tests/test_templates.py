@@ -110,6 +110,27 @@ def test_cli_builds_the_same_bytes(tmp_path):
         assert (tmp_path / n).read_bytes() == T.build_bytes(n)
 
 
+def test_bytes_do_not_depend_on_openpyxl_xml_library():
+    """The cause of a once-flaky test_cli_builds_the_same_bytes: openpyxl serialises with lxml when
+    lxml is importable when openpyxl is imported, else with ElementTree, and the two write namespace
+    declarations differently. lxml was installed on the machine while a test run was going on: the
+    run's cached build (ElementTree) and the CLI it started (lxml) differed, first in
+    docProps/core.xml. The builds are canonical XML now: the same bytes either way."""
+    pytest.importorskip("lxml")  # a [test] dependency: both serialisers are exercised
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    code = ("import sys, openpyxl.xml; from xlbridge.templates import build_bytes; "
+            "assert openpyxl.xml.LXML is (sys.argv[1] == 'True'); "
+            "sys.stdout.buffer.write(build_bytes(sys.argv[2]))")
+    for name in ("handicap.xlsx", "pairs.xlsx"):  # handicap has a chart and a drawing
+        built = {}
+        for lx in ("True", "False"):
+            r = subprocess.run([sys.executable, "-c", code, lx, name], capture_output=True,
+                               env=dict(env, OPENPYXL_LXML=lx), cwd=ROOT)
+            assert r.returncode == 0, r.stderr.decode()
+            built[lx] = r.stdout
+        assert built["True"] == built["False"] == T.build_bytes(name)
+
+
 def test_core_does_not_import_templates_or_openpyxl():
     code = "import sys, xlbridge; print('openpyxl' in sys.modules, 'xlbridge.templates' in sys.modules)"
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)

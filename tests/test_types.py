@@ -41,3 +41,20 @@ def test_every_public_function_is_annotated():
                     p.annotation is inspect.Parameter.empty for p in sig.parameters.values()):
                 missing.append(name)
     assert missing == []
+
+
+def test_the_command_line_is_type_checked_and_the_config_says_who_runs_mypy():
+    cfg = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mypy"]
+    ignored = {m for o in cfg["overrides"] if o.get("ignore_errors") for m in o["module"]}
+    annotated = {m for o in cfg["overrides"] if o.get("disallow_untyped_defs") for m in o["module"]}
+    assert not {"xlbridge.cli", "xlbridge.__main__"} & ignored
+    assert {"xlbridge.cli", "xlbridge.__main__"} <= annotated
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert "Run by tests/test_types.py" not in text and "Run by .ci/run" in text
+    from xlbridge import cli
+
+    for name, fn in inspect.getmembers(cli, inspect.isfunction):
+        if fn.__module__ == cli.__name__:
+            sig = inspect.signature(fn)
+            assert sig.return_annotation is not inspect.Signature.empty, name
+            assert all(p.annotation is not inspect.Parameter.empty for p in sig.parameters.values()), name

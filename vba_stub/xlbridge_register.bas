@@ -23,7 +23,7 @@ Public Sub RegisterXlbridgeFunctions()
             "Which scores the datum drops: ""acbl"" (5 % at each end; default), another named rule, or a whole number at each end", _
             "Rounding of a final 5 in the datum: ""half_even"" (default) or another named rule")
     Application.MacroOptions Macro:="BUTLER_DATUM", _
-        Description:="The Butler datum of one board: trimmed mean of the N-S scores, rounded to 10.", _
+        Description:="The Butler datum of one board: trimmed mean of the N-S scores, rounded to 10 (not DATUM: that is DATE in German Excel).", _
         Category:="xlbridge", _
         ArgumentDescriptions:=Array( _
             "N-S scores of one board", _

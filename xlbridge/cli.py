@@ -32,6 +32,9 @@ import json
 import math
 import signal
 import sys
+from collections.abc import Sequence
+from types import FrameType
+from typing import Any, NoReturn
 
 __all__ = ["main", "build_parser"]
 
@@ -44,13 +47,14 @@ MAX_CELLS = 100_000_000
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors (``xlbridge recalc: error: ...``) and exit code 2."""
 
-    def error(self, message):
+    def error(self, message: str) -> NoReturn:
         from .batch.safety import one_line
 
         self.exit(EXIT_REFUSED, f"{self.prog}: error: {one_line(message, 300)} (see {self.prog} --help)\n")
 
 
-def _number(text: str, *, kind, low: float, high: float, what: str, low_inclusive: bool):
+def _number(text: str, *, kind: type[int] | type[float], low: float, high: float, what: str,
+            low_inclusive: bool) -> float:
     """Parse a limit from the command line: finite, within [low, high] (``low`` excluded unless inclusive)."""
     from .batch.safety import clip
 
@@ -60,7 +64,7 @@ def _number(text: str, *, kind, low: float, high: float, what: str, low_inclusiv
         value = None
     if value is None or not math.isfinite(value) or value > high or value < low or (
             value == low and not low_inclusive):
-        def fmt(x):
+        def fmt(x: float) -> str:
             return f"{int(x):,}" if float(x).is_integer() else f"{x:g}"
 
         bound = f"{'from' if low_inclusive else 'more than'} {fmt(low)} {'to' if low_inclusive else 'and at most'} {fmt(high)}"
@@ -69,7 +73,7 @@ def _number(text: str, *, kind, low: float, high: float, what: str, low_inclusiv
     return value
 
 
-def _seconds(text):
+def _seconds(text: str) -> float:
     """``--timeout``: seconds, more than 0 and at most one day.
 
     >>> _seconds("30")
@@ -82,7 +86,7 @@ def _seconds(text):
     return _number(text, kind=float, low=0, high=MAX_TIMEOUT, what="--timeout", low_inclusive=False)
 
 
-def _mib(text):
+def _mib(text: str) -> int:
     """``--max-memory``: MiB, a whole number from 1 to 1,048,576.
 
     >>> _mib("1024")
@@ -92,12 +96,12 @@ def _mib(text):
     ...
     argparse.ArgumentTypeError: must be a whole number from 1 to 1,048,576, not '-1'
     """
-    return _number(text, kind=int, low=1, high=MAX_MEMORY_MIB, what="--max-memory", low_inclusive=True)
+    return int(_number(text, kind=int, low=1, high=MAX_MEMORY_MIB, what="--max-memory", low_inclusive=True))
 
 
-def _cells(text):
+def _cells(text: str) -> int:
     """``--max-cells``: a whole number from 1 to 100,000,000."""
-    return _number(text, kind=int, low=1, high=MAX_CELLS, what="--max-cells", low_inclusive=True)
+    return int(_number(text, kind=int, low=1, high=MAX_CELLS, what="--max-cells", low_inclusive=True))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -130,7 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
 class _Interrupted(BaseException):
     """SIGTERM/SIGINT/SIGHUP during a run, raised where the run is so that every cleanup runs."""
 
-    def __init__(self, signum):
+    def __init__(self, signum: int) -> None:
         super().__init__(signum)
         self.signum = signum
 
@@ -138,13 +142,13 @@ class _Interrupted(BaseException):
 _SIGNALS = tuple(s for s in (getattr(signal, n, None) for n in ("SIGTERM", "SIGINT", "SIGHUP")) if s is not None)
 
 
-def _on_signal(signum, frame):
+def _on_signal(signum: int, frame: FrameType | None) -> None:
     for sig in _SIGNALS:  # a second signal must not interrupt the cleanup
         signal.signal(sig, signal.SIG_IGN)
     raise _Interrupted(signum)
 
 
-def _install_signal_handlers():
+def _install_signal_handlers() -> dict[signal.Signals, Any]:
     """Turn SIGTERM/SIGINT/SIGHUP into an exception (main thread only); return the previous handlers."""
     import threading
 
@@ -159,7 +163,7 @@ def _install_signal_handlers():
     return previous
 
 
-def _recalc(args) -> int:
+def _recalc(args: argparse.Namespace) -> int:
     import dataclasses
 
     from .core.errors import WorkbookError
@@ -222,13 +226,13 @@ def _recalc(args) -> int:
     return EXIT_OK if report.ok else EXIT_CELL_ERRORS
 
 
-def _name(book) -> str:
+def _name(book: object) -> str:
     import os
 
     return os.path.basename(str(book))
 
 
-def _templates(args) -> int:
+def _templates(args: argparse.Namespace) -> int:
     from .core.errors import XlbridgeError
 
     try:
@@ -253,7 +257,7 @@ def _templates(args) -> int:
         return EXIT_REFUSED
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``xlbridge`` command with ``argv`` (default: ``sys.argv[1:]``); return the exit code."""
     args = build_parser().parse_args(argv)
     if args.command == "recalc":

@@ -301,9 +301,9 @@ def test_adjustment_breaking_order_refused():
         instant_chart(SEED_SCORES, SEED_FREQ, "None", adjustments=[1, 2])
     with pytest.raises(InputError, match="whole number"):
         instant_chart(SEED_SCORES, SEED_FREQ, "None", adjustments={980: 0.5})
-    with pytest.raises(InputError, match="max_adjustment must be 0 or more, got -1"):
+    with pytest.raises(InputError, match="largest adjustment must be 0 or more, got -1"):
         instant_chart(SEED_SCORES, SEED_FREQ, "None", adjustments={980: 0}, max_adjustment=-1)
-    with pytest.raises(InputError, match="max_adjustment must be a whole number, got None"):
+    with pytest.raises(InputError, match="largest adjustment must be a whole number, got None"):
         instant_chart(SEED_SCORES, SEED_FREQ, "None", adjustments={980: 0}, max_adjustment=None)
     # a stricter limit is an option: 0 forbids every change
     with pytest.raises(InputError, match=r"row 8 \(\+450\): adjustment -1 is more than 0 points"):

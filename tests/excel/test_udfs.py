@@ -630,3 +630,31 @@ def test_the_decorated_excel_functions_pass_their_arguments_through_unchanged():
     assert [round(r[0], 10) for r in udfs.WEIGHTED_MP(*SEED004, None, 6.0, "ACBL")][4] == 2.75   # ERRATA
     pseudo = [r + d for r, d in zip([50, 45, 45, 45], udfs.LEHMAN_DELTA([[50.0, 45.0, 45.0, 45.0]], 42.0)[0])]
     assert [round(q, 2) for q in pseudo] == [40.89, 36.81, 53.65, 53.65]
+
+
+def test_a_wrong_argument_count_is_one_excel_message_not_a_python_one(tmp_path):
+    # Excel's rule: optional (bracketed) arguments may be left out, the others may not
+    from xlbridge.excel.cells import CallError
+    from xlbridge.udfs import EXCEL_FUNCTIONS as X
+
+    assert X["VP"](5) == CallError("VP: needs 2 arguments (margin, boards), got 1")
+    assert X["VP"](5, 7, 1) == CallError("VP: needs 2 arguments (margin, boards), got 3")
+    assert X["MATCHPOINTS"]() == CallError(
+        "MATCHPOINTS: needs 1 to 4 arguments (scores, [boards], [expected], [scale]), got 0")
+    assert X["NEUBERG"](14, 16, 8) == 29 and X["VP"](margin=5, boards=7) == X["VP"](5, 7)
+    assert X["MATCHPOINTS"]([[420.0], [400.0]]) == X["MATCHPOINTS"]([[420.0], [400.0]], None, None, None)
+    assert isinstance(X["VP"](5, board=7), CallError)
+    assert str(inspect.signature(X["MATCHPOINTS"])) == "(scores, boards=None, expected=None, scale=None)"
+    # through the batch engine: the cell shows the same one line
+    import openpyxl
+
+    from xlbridge.batch.recalc import recalc_workbook
+
+    wb = openpyxl.Workbook()
+    wb.active["A1"] = "=VP(5)"
+    wb.active["A2"] = "=VP(5,7)"
+    wb.save(tmp_path / "a.xlsx")
+    out = recalc_workbook(str(tmp_path / "a.xlsx")).output
+    ws = openpyxl.load_workbook(out, data_only=True).active
+    assert ws["A1"].value == "VP: needs 2 arguments (margin, boards), got 1"
+    assert ws["A2"].value == 12.18  # WBF 2013 table, 5 IMPs over 7 boards

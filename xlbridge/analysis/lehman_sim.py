@@ -35,7 +35,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ..core.errors import InputError, LimitError, shown
-from ..core.ratings.lehman import LEHMAN_DECAY, LEHMAN_START, decay_rate, error_bounds, lehman_deltas_array, named_option
+from ..core.ratings.lehman import DECAY_ORDERS, LEHMAN_DECAY, LEHMAN_START, decay_rate, error_bounds, lehman_deltas_array
+from ..core.rounding import named_option
 
 __all__ = [
     "SIMULATION_MAX_DECISIONS",
@@ -109,7 +110,7 @@ def lehman_simulate(*, runs: int = 2000, seed: int | None = 2026, weeks: int = 1
     >>> sim.ratings[("standard", "newcomer")].shape, float(sim.mean("standard", "partner")[0])
     ((50, 3), 50.0)
     """
-    named_option(decay_order, ("after", "before"), "decay_order")
+    decay_order = named_option(decay_order, DECAY_ORDERS, "decay order")
     d = decay_rate(decay)
     for name, value in (("runs", runs), ("weeks", weeks), ("sittings_per_week", sittings_per_week),
                         ("boards_per_sitting", boards_per_sitting), ("decisions_per_board", decisions_per_board)):

@@ -25,7 +25,6 @@ Excel layer) all read it.
 
 from __future__ import annotations
 
-import numbers
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -33,7 +32,8 @@ from functools import lru_cache
 import numpy as np
 import numpy.typing as npt
 
-from .errors import ContractError, ImpossibleScoreError, shown
+from .entries import MAX_SCORE_READ, parse_entry, too_large
+from .errors import ContractError, ImpossibleScoreError, InputError, shown
 from .numbers import plain
 
 __all__ = [
@@ -443,19 +443,15 @@ def check_score(score: object, vulnerable: object = None, *, where: str | None =
     ...
     xlbridge.core.errors.ImpossibleScoreError: board 1, row 4: impossible score: 410 (no contract and result gives N-S 410 when vulnerability is None)
     """
-    score = plain(score)
-    if isinstance(score, bool):
-        raise ImpossibleScoreError(f"impossible score: {shown(score)} (not a number)", where=where)
-    if isinstance(score, numbers.Rational) and not isinstance(score, int):
-        if score.denominator != 1:
-            raise ImpossibleScoreError(f"impossible score: {shown(score)} (not a whole number)", where=where)
-        score = int(score.numerator)
-    if isinstance(score, float):
-        if not score.is_integer():
-            raise ImpossibleScoreError(f"impossible score: {shown(score)} (not a whole number)", where=where)
-        score = int(score)
-    if not isinstance(score, int):
-        raise ImpossibleScoreError(f"impossible score: {shown(score)} (not a number)", where=where)
+    given = score = plain(score)
+    if type(score) is not int:  # a float, Fraction or text: read as a score cell is (InputError if not a number)
+        entry = parse_entry(score, where=where)
+        if type(entry) is not int:
+            raise InputError(f"{shown(given)} is not a score here (expected a number of N-S points like 420 or -50)",
+                             where=where)
+        score = entry
+    elif not -MAX_SCORE_READ <= score <= MAX_SCORE_READ:
+        raise too_large(score, where)
     if vulnerable is None:
         if score not in any_legal_scores():
             raise ImpossibleScoreError(

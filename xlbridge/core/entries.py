@@ -16,6 +16,7 @@ True
 
 from __future__ import annotations
 
+import numbers
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -133,7 +134,8 @@ _NUM_RE = re.compile(r"^[+-]?\d+(?:\.0*)?$")
 def parse_entry(value: object, *, where: str | None = None) -> Entry | None:
     """Read one score cell: ``int`` N-S score, :class:`Artificial`, ``NOT_PLAYED``, or ``None`` if blank.
 
-    Numbers may arrive as floats (Excel) or text (``"+420"``); they must be whole multiples of 10.
+    Numbers may arrive as floats (Excel), whole Fractions or text (``"+420"``); they must be whole
+    multiples of 10, at most :data:`MAX_SCORE_READ` in size (so never an int64 wrap-around).
     Whether the score is legal on the board is checked separately (:func:`xlbridge.contract.check_score`).
 
     >>> parse_entry("-50")
@@ -149,10 +151,20 @@ def parse_entry(value: object, *, where: str | None = None) -> Entry | None:
     if isinstance(value, bool):
         raise InputError(f"cannot read score {shown(value)} (a TRUE/FALSE value is not a score)", where=where)
     if isinstance(value, float):
-        if value != value or value in (float("inf"), float("-inf")) or not value.is_integer():
+        if value != value or value in (float("inf"), float("-inf")):
+            raise InputError(f"cannot read score {shown(value)} (not a number)", where=where)
+        if not value.is_integer():
             raise ImpossibleScoreError(f"impossible score: {shown(value)} (not a whole number of points)", where=where)
+        if abs(value) > MAX_SCORE_READ:
+            raise too_large(value, where)
         value = int(value)
+    if isinstance(value, numbers.Rational) and not isinstance(value, int):  # Fraction(420): the number it is
+        if value.denominator != 1:
+            raise ImpossibleScoreError(f"impossible score: {shown(value)} (not a whole number of points)", where=where)
+        value = int(value.numerator)
     if isinstance(value, int):
+        if not -MAX_SCORE_READ <= value <= MAX_SCORE_READ:
+            raise too_large(value, where)
         if value % 10:
             raise ImpossibleScoreError(f"impossible score: {shown(value)} (bridge scores are multiples of 10)",
                                        where=where)
@@ -164,7 +176,7 @@ def parse_entry(value: object, *, where: str | None = None) -> Entry | None:
         up = t.upper()
         if up in ("NP", "N/P", "NOT PLAYED"):
             return NOT_PLAYED
-        if up.startswith("A"):
+        if up.startswith("A") and ("/" in up or up.replace(" ", "") in _SHORT):  # "abc" is no artificial score
             return Artificial.parse(t, where=where)
         if _NUM_RE.match(t):
             v = number_text(t, "score", where=where)  # bounded: digits and length

@@ -59,7 +59,12 @@ def shown(value: object) -> str:
     "'xxxxxxxxxxxxxxxxxxxx…' (100 characters)"
     >>> shown(10 ** 100)
     '10000000000000000000… (101 characters)'
+    >>> import numpy as np
+    >>> shown(np.str_("abc")), shown(np.float64(2.5))      # a numpy scalar as the value it holds
+    ("'abc'", '2.5')
     """
+    if getattr(value, "ndim", None) == 0 and hasattr(value, "dtype") and hasattr(value, "item"):
+        value = value.item()  # a numpy scalar: shown as its value, not as np.str_('abc')
     if isinstance(value, str):
         if len(value) + 2 <= SHOWN_CHARACTERS:
             return repr(value)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import InputError, shown
+from .rounding import named_option
 
 __all__ = ["Place", "competition_ranking", "format_rank"]
 
@@ -47,8 +48,7 @@ def competition_ranking(values: Sequence[Any], *, best: str = "highest") -> list
     >>> [(p.index, p.rank) for p in competition_ranking([3, 1, 2], best="lowest")]
     [(1, 1), (2, 2), (0, 3)]
     """
-    if best not in ("highest", "lowest"):
-        raise InputError(f"best must be 'highest' or 'lowest', got {shown(best)}")
+    best = named_option(best, ("highest", "lowest"), "ranking order (which value is best)")
     # sorted() is stable also with reverse=True: equal values keep their input order
     order = sorted(range(len(values)), key=values.__getitem__, reverse=best == "highest")
     out: list[Place] = []

@@ -53,6 +53,7 @@ __all__ = [
     "ROUNDING_RULES",
     "ROUNDING_ALIASES",
     "rounding_rule",
+    "named_option",
     "round_fraction",
     "round_quotients",
     "round_display",
@@ -101,15 +102,46 @@ ROUNDING_ALIASES: Mapping[str, str] = MappingProxyType({
     "toward_zero": "truncate",
     "favor_non_offending": "favour_non_offending",
 })
-_BY_KEY = {**{k.lower(): v for k, v in ROUNDING_RULES.items()},
-           **{k.lower(): ROUNDING_RULES[v] for k, v in ROUNDING_ALIASES.items()}}
+_BY_KEY = {**{k.casefold(): v for k, v in ROUNDING_RULES.items()},
+           **{k.casefold(): ROUNDING_RULES[v] for k, v in ROUNDING_ALIASES.items()}}
+
+
+def named_option(value: object, names: Iterable[str], what: str, *,
+                 aliases: Mapping[str, str] | None = None, where: str | None = None) -> str:
+    """The name among ``names`` that ``value`` spells: case-insensitive, surrounding spaces ignored.
+
+    The one reader of every named option of the core (scales, rules, formulas, levels...), so that
+    ``"NET"``, ``"Net"`` and ``" net "`` are one option everywhere. ``aliases`` maps other
+    spellings to names (compared the same way). The message names the option by ``what`` and
+    lists the names (never the aliases); ``where`` says where the value was given.
+
+    >>> named_option(" Modified ", ("standard", "modified"), "Lehman formula")
+    'modified'
+    >>> named_option("2/1", ("EBU", "ACBL"), "matchpoint scale", aliases={"2/1": "EBU"})
+    'EBU'
+    >>> named_option("gross", ("net", "points"), "board-a-match scale")
+    Traceback (most recent call last):
+    ...
+    xlbridge.core.errors.InputError: unknown board-a-match scale 'gross' (expected one of net, points)
+    """
+    names = tuple(names)
+    key = value.strip().casefold() if isinstance(value, str) else None
+    for name in names:
+        if name.casefold() == key:
+            return name
+    if aliases is not None and key is not None:
+        for alias, name in aliases.items():
+            if alias.casefold() == key and name in names:
+                return name
+    raise InputError(f"unknown {what} {shown(value)} (expected one of {', '.join(names)})", where=where)
 
 
 def rounding_rule(name: object, offered: Iterable[str] | None = None, *,
                   what: str = "rounding rule") -> RoundingRule:
     """The rule called ``name`` (case-insensitive, aliases accepted), if ``offered`` lists it.
 
-    ``offered``: the rule names a function offers (``None``: every rule).
+    ``offered``: the rule names a function offers (``None``: every rule; an alias stands for its
+    rule). The message lists the rules by their registry names.
 
     >>> rounding_rule("Nearest").name, rounding_rule("EVEN", ("half_even", "half_away")).name
     ('half_away', 'half_even')
@@ -117,13 +149,14 @@ def rounding_rule(name: object, offered: Iterable[str] | None = None, *,
     Traceback (most recent call last):
     ...
     xlbridge.core.errors.InputError: unknown rounding rule 'bankers' (expected one of half_up, half_down, half_away, half_even, truncate, favour_non_offending, ACBL, EBU)
+    >>> rounding_rule("up", ("nearest", "favour_non_offending"), what="IMP rounding")
+    Traceback (most recent call last):
+    ...
+    xlbridge.core.errors.InputError: unknown IMP rounding 'up' (expected one of half_away, favour_non_offending)
     """
     given = list(ROUNDING_RULES) if offered is None else list(offered)
-    allowed = {_BY_KEY[n.lower()].name for n in given}
-    rule = _BY_KEY.get(name.strip().lower()) if isinstance(name, str) else None
-    if rule is None or rule.name not in allowed:
-        raise InputError(f"unknown {what} {shown(name)} (expected one of {', '.join(given)})")
-    return rule
+    names = tuple(dict.fromkeys(_BY_KEY[n.casefold()].name for n in given))
+    return ROUNDING_RULES[named_option(name, names, what, aliases=ROUNDING_ALIASES)]
 
 
 def _rule(rule: RoundingRule | str) -> RoundingRule:

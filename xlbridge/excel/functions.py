@@ -253,9 +253,10 @@ FUNCTIONS: tuple[ExcelFunction, ...] = (
          _opt("trim", "text", 'Which scores the datum drops: "acbl" (default), another named rule, or a whole '
                               "number at each end"),
          _opt("rounding", "text", 'Rounding of a final 5: "half_even" (default) or another named rule')),
-        "The Butler datum of one board: trimmed mean of the N-S scores, rounded to 10.",
-        "The Butler datum of one board (named so because DATUM is Excel's DATE in German, Dutch and "
-        "Swedish).", TEAMS),
+        "The Butler datum of one board: trimmed mean of the N-S scores, rounded to 10 (not DATUM: "
+        "that is DATE in German Excel).",
+        "The datum of the board in N-S points: the mean of the scores the trim keeps, rounded to a "
+        "multiple of 10 (a final 5 by the rounding rule).", TEAMS),
     ExcelFunction(
         "VP", at.vp, (vp,),
         (_arg("margin", "cells", "IMP margin of the side (negative if it lost; a cell or a range)"),

@@ -1,12 +1,16 @@
 """The files generated from the TABLE (:mod:`xlbridge.excel.functions`): write them, or check them.
 
 - ``vba_stub/xlwings_udfs.bas`` and ``vba_stub/xlbridge_register.bas`` (:mod:`xlbridge.excel.vbastub`);
-- ``docs/functions.md`` (:func:`xlbridge.excel.functions.reference_markdown`).
+- ``docs/functions.md`` (:func:`xlbridge.excel.functions.reference_markdown`);
+- the import facades (:mod:`xlbridge.excel.facades`): the explicit names of ``xlbridge/__init__.py``
+  and ``xlbridge/udfs.py``, and the old module paths (``xlbridge/matchpoints.py`` ...).
 
 ``python -m xlbridge.excel`` rewrites them; ``python -m xlbridge.excel --check`` lists the stale
-ones and exits 1 (tests/excel/test_generated.py runs the check).
+ones and exits 1 (tests/excel/test_functions.py runs the check).
 
->>> sorted(p.name for p in expected_files())
+>>> sorted(p.name for p in expected_files())[:6]
+['__init__.py', 'contract.py', 'entries.py', 'errors.py', 'fairness.py', 'forml.py']
+>>> sorted(p.name for p in expected_files() if p.suffix != ".py")
 ['functions.md', 'xlbridge_register.bas', 'xlwings_udfs.bas']
 """
 
@@ -17,6 +21,7 @@ import sys
 from pathlib import Path
 
 from . import vbastub
+from .facades import facade_files
 from .functions import reference_markdown
 
 __all__ = ["ROOT", "expected_files", "write_all", "check_all", "main"]
@@ -32,12 +37,18 @@ def expected_files(root: Path = ROOT) -> dict[Path, bytes]:
         root / "vba_stub" / vbastub.UDFS_BAS: udfs_bas.encode("utf-8"),
         root / "vba_stub" / vbastub.REGISTER_BAS: register_bas.encode("utf-8"),
         root / "docs" / "functions.md": reference_markdown().encode("utf-8"),
+        **{path: text.encode("utf-8") for path, text in facade_files(root).items()},
     }
 
 
 def write_all(root: Path = ROOT) -> list[Path]:
-    """Rewrite every generated file; return their paths."""
+    """Rewrite every generated file; return their paths.
+
+    The facades first: the VBA stub is made from ``xlbridge/udfs.py`` as it then is.
+    """
     out = []
+    for path, text in facade_files(root).items():
+        path.write_text(text, encoding="utf-8")
     for path, data in expected_files(root).items():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)

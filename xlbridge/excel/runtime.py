@@ -18,11 +18,12 @@ where its decorators cannot load, e.g. xlwings Server without a licence) the dec
 >>> plain["NEUBERG"](14, 16, 8), plain["VP"](5, 0)
 (29, ExcelError('#VALUE!'))
 >>> plain["MATCHPOINTS"]([[420.0], [400.0]], None, None, "FRENCH")
-CallError("MATCHPOINTS: unknown matchpoint scale 'FRENCH' (expected 'EBU' (2/1) or 'ACBL' (1/0.5))")
+CallError("MATCHPOINTS: unknown matchpoint scale 'FRENCH' (expected one of EBU, ACBL)")
 """
 
 from __future__ import annotations
 
+import inspect
 import os
 from collections.abc import Callable
 from typing import Any
@@ -32,7 +33,7 @@ from .cells import CallError, ExcelError
 from .functions import CATEGORY, FUNCTIONS, ExcelFunction
 
 __all__ = ["xlwings_decorators", "runtime_of", "guarded", "for_runtime", "plain_functions", "make_udfs",
-           "COM_SCODES", "return_options"]
+           "COM_SCODES", "return_options", "arity_error"]
 
 # Excel's error codes as COM VT_ERROR scodes (xlwings/_xlwindows.py ``cell_errors``).
 COM_SCODES = {
@@ -127,18 +128,60 @@ def for_runtime(value: Any, runtime: str, make_error: Callable[[int], Any] | Non
     return _com_errors(value, make_error)
 
 
-def _plain(decl: ExcelFunction) -> Callable[..., Any]:
-    def fn(*args: Any) -> Any:
-        return guarded(decl, args)
+def arity_error(decl: ExcelFunction, given: int) -> CallError | None:
+    """The message for a call with ``given`` arguments, or None when Excel would accept that many.
 
+    Excel's rule: the optional arguments (the last ones) may be left out, the others may not.
+
+    >>> from .functions import BY_NAME
+    >>> arity_error(BY_NAME["VP"], 1)
+    CallError('VP: needs 2 arguments (margin, boards), got 1')
+    >>> arity_error(BY_NAME["MATCHPOINTS"], 5)
+    CallError('MATCHPOINTS: needs 1 to 4 arguments (scores, [boards], [expected], [scale]), got 5')
+    >>> arity_error(BY_NAME["VP"], 2) is None
+    True
+    """
+    low = sum(not a.optional for a in decl.args)
+    high = len(decl.args)
+    if low <= given <= high:
+        return None
+    count = f"{low} to {high} arguments" if low < high else f"{high} argument{'s' if high != 1 else ''}"
+    names = ", ".join(f"[{a.name}]" if a.optional else a.name for a in decl.args)
+    return CallError(f"{decl.name}: needs {count} ({names}), got {given}")
+
+
+def _plain(decl: ExcelFunction) -> Callable[..., Any]:
+    """The batch engine's callable: any argument count, a wrong one a CallError (never a TypeError)."""
+    names = [a.name for a in decl.args]
+
+    def fn(*args: Any, **kwargs: Any) -> Any:
+        unknown = [k for k in kwargs if k not in names[len(args):]]
+        if unknown:
+            return CallError(f"{decl.name}: no argument called {shown(unknown[0])} (arguments: {', '.join(names)})")
+        values = list(args) + [kwargs.get(n) for n in names[len(args):]]
+        given = max([len(args)] + [names.index(k) + 1 for k in kwargs])
+        problem = arity_error(decl, given)
+        if problem is not None:
+            return problem
+        return guarded(decl, tuple(values[:len(names)]))
+
+    fn.__name__ = fn.__qualname__ = decl.name
+    fn.__doc__ = decl.help
+    setattr(fn, "__signature__", inspect.Signature(
+        [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD, **({"default": None} if a.optional else {}))
+         for n, a in zip(names, decl.args)]))
     return fn
 
 
 def plain_functions(module: str = "xlbridge.udfs") -> dict[str, Callable[..., Any]]:
-    """{EXCEL NAME: plain callable} with the catalogue's signatures: the batch engine's registry."""
+    """{EXCEL NAME: plain callable} with the catalogue's signatures: the batch engine's registry.
+
+    A call with a wrong number of arguments returns a :class:`CallError` as Excel's own message
+    would say it (:func:`arity_error`), never Python's ``missing 1 required positional argument``.
+    """
     out = {}
     for d in FUNCTIONS:
-        fn = _named(d, _plain(d))
+        fn = _plain(d)
         fn.__module__ = module
         out[d.name] = fn
     return out

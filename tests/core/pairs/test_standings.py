@@ -84,9 +84,9 @@ def test_ranking_with_weighted_session_and_no_score_pairs():
 def test_ranking_errors():
     with pytest.raises(InputError, match=r"row 2: pair 1 has two results on board 1"):
         pairs_ranking([1, 1], [1, 1], [2, 3], [1, 1], [1, 1], [2, 2])
-    with pytest.raises(InputError, match=r"ew_pairs has 1 rows"):
+    with pytest.raises(InputError, match=r"the E-W pairs have 1 rows but the N-S pairs have 2"):
         pairs_ranking([1, 1], [1, 2], [3], [1, 1], [1, 1], [2, 2])
-    with pytest.raises(InputError, match=r"needs mp_ns"):
+    with pytest.raises(InputError, match=r"needs the N-S matchpoints"):
         pairs_ranking([1], [1], [2])
 
 

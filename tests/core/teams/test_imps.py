@@ -166,7 +166,7 @@ def test_cross_imp_totals_many_boards_with_gaps(boards, data):
             S[r, c] = s
         for c, t in zip(cols, brute_cross(b)):
             truth[r, c] = t
-    totals, counts = cross_imp_totals(S)
+    totals, counts = cross_imp_totals(S, check_legal=False)  # any multiples of 10: the arithmetic
     assert totals.tolist() == truth.tolist()
     assert counts.tolist() == [len(b) for b in boards]
 
@@ -311,7 +311,7 @@ def test_butler_datums_brute_force(boards, trim, rounding):
     S = np.full((len(boards), n), np.nan)
     for r, b in enumerate(boards):
         S[r, : len(b)] = b
-    d, counts = butler_datums(S, trim=trim, rounding=rounding)
+    d, counts = butler_datums(S, trim=trim, rounding=rounding, check_legal=False)
     for r, b in enumerate(boards):
         k = butler_trim_count(len(b), trim)
         assert d[r] == ref_datum(b, k, rounding)
@@ -324,7 +324,7 @@ def test_butler_datums_brute_force(boards, trim, rounding):
 @settings(max_examples=5)
 def test_cross_imp_totals_large_board_path(scores):
     # more than 256 results on a board: the sorted (per-threshold counting) path
-    totals, counts = cross_imp_totals(np.array([scores, scores[::-1]]))
+    totals, counts = cross_imp_totals(np.array([scores, scores[::-1]]), check_legal=False)
     expected = brute_cross(scores)
     assert totals[0].tolist() == expected and totals[1].tolist() == expected[::-1]
     assert counts.tolist() == [len(scores)] * 2

@@ -6,6 +6,8 @@ only when N-S are vulnerable (boards 2, 4, 5, 7 ...); -620 only when E-W are (bo
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 
 from xlbridge import (
@@ -13,6 +15,8 @@ from xlbridge import (
     board_a_match,
     butler,
     butler_datum,
+    butler_datums,
+    cross_imp_totals,
     cross_imps,
     outcome_imps,
     weighted_butler,
@@ -21,17 +25,36 @@ from xlbridge import (
 )
 
 
-@pytest.mark.parametrize("call", [
-    lambda **k: cross_imps([420, 410, 400], **k),
-    lambda **k: butler([420, 410, 400], **k),
-    lambda **k: butler_datum([420, 410, 400], **k),
-    lambda **k: weighted_cross_imps([420, [(410, 0.5), (400, 0.5)], 400], **k),
-    lambda **k: weighted_butler([420, [(400, 0.5), (410, 0.5)], 400], **k),
+#: Each call on the impossible +410 and the N-S result with the check off, by hand (Law 78B: 10 points
+#: 0 IMPs, 20 points 1 IMP). Cross-IMPs: 420 gets 0 (v 410) + 1 (v 400), 410 gets 0 + 0, 400 gets -1 + 0;
+#: weighted, row 2 is half 410, half 400: row 1 gets 0.5 x 0 + 0.5 x 1 + 1 = 1.5, row 2 0.5 x 0 + 0.5 x (-1 + 0)
+#: = -0.5, row 3 -1 + 0 = -1. Butler: the datum is the mean 410 (406.67 with row 2 at 400, rounded to 410);
+#: no score is more than 10 points from it, so every row gets 0 IMPs.
+@pytest.mark.parametrize("call, ns", [
+    (lambda **k: cross_imps([420, 410, 400], **k).ns, (1, 0, -1)),
+    (lambda **k: butler([420, 410, 400], **k).ns, (0, 0, 0)),
+    (lambda **k: butler_datum([420, 410, 400], **k), 410),
+    (lambda **k: weighted_cross_imps([420, [(410, 0.5), (400, 0.5)], 400], **k).ns,
+     (Fraction(3, 2), Fraction(-1, 2), -1)),
+    (lambda **k: weighted_butler([420, [(400, 0.5), (410, 0.5)], 400], **k).ns, (0, 0, 0)),
 ])
-def test_410_is_refused_with_its_row_unless_the_check_is_off(call):
+def test_410_is_refused_with_its_row_unless_the_check_is_off(call, ns):
     with pytest.raises(ImpossibleScoreError, match=r"^row 2: impossible score: 410 .*at any vulnerability"):
         call()
-    call(check_legal=False)  # the arithmetic still works on any multiple of 10
+    assert call(check_legal=False) == ns  # the arithmetic still works on any multiple of 10
+
+
+def test_the_numpy_cores_check_legality_too_with_the_same_opt_out():
+    # exported at the top level, so checked like the rest; by hand as above: datum 410, cross-IMPs 0+0, 0+1, -1+0
+    for call in (butler_datums, cross_imp_totals):
+        with pytest.raises(ImpossibleScoreError, match=r"^row 1 \(board\), column 1: impossible score: 410 .*any vulnerability"):
+            call([[410, 420, 400]])
+    assert butler_datums([[410, 420, 400]], check_legal=False)[0].tolist() == [410]
+    assert cross_imp_totals([[410, 420, 400]], check_legal=False)[0].tolist() == [[0, 1, -1]]
+    # even unchecked, a number beyond any score is refused, never wrapped around in int64
+    for call in (butler_datums, cross_imp_totals):
+        with pytest.raises(ImpossibleScoreError, match=r"column 2: impossible score: 1e\+300 \(far too large"):
+            call([[420, 1e300]], check_legal=False)
 
 
 def test_with_boards_legality_is_that_of_the_board():

@@ -163,7 +163,7 @@ def test_round_imps_reads_floats_as_written():
 def test_round_imps_errors():
     with pytest.raises(InputError, match="unknown IMP rounding"):
         round_imps(F(1, 2), "bankers")
-    with pytest.raises(InputError, match="unknown offender"):
+    with pytest.raises(InputError, match=r"unknown offending side .north. \(expected one of ns, ew, both, neither\)"):
         round_imps(F(1, 2), "favour_non_offending", offender="north")
 
 

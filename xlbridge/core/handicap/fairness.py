@@ -343,7 +343,7 @@ def fairness_count(team_a: Iterable[object], team_b: Iterable[object], imps_a: I
     >>> c.wins, c.matches, c.draws, c.equal_handicaps
     (2, 3, 1, 0)
     """
-    rows = match_rows([team_a, team_b, imps_a, imps_b], "team_a, team_b, imps_a and imps_b")
+    rows = match_rows([team_a, team_b, imps_a, imps_b], "the team, opponent and IMP columns")
     table = {}
     for t, v in dict(handicaps).items():
         key = team_key(t)

@@ -161,7 +161,7 @@ def _read_table(divisions: Iterable[object], avg_vps: Iterable[object]) -> tuple
     avg_vps = list(avg_vps)
     if len(divisions) != len(avg_vps):
         raise InputError(
-            f"divisions and avg_vps must have the same length, got {len(divisions)} and {len(avg_vps)}"
+            f"the division and Average VPs columns must have the same length, got {len(divisions)} and {len(avg_vps)}"
         )
     rows = []
     for i, (d, a) in enumerate(zip(divisions, avg_vps)):
@@ -366,10 +366,10 @@ def forml_new_teams_vpdiff(teams: Iterable[object], opponents: Iterable[object],
     ...                        ["A", "B"], [0, 6])
     {'X': Fraction(8, 3), 'Y': Fraction(22, 3)}
     """
-    rows = match_rows([teams, opponents, vps_for, vps_against], "teams, opponents, vps_for and vps_against")
+    rows = match_rows([teams, opponents, vps_for, vps_against], "the team, opponent, VPs for and VPs against columns")
     kt, kv = list(known_teams), list(known_vpdiff)
     if len(kt) != len(kv):
-        raise InputError(f"known_teams and known_vpdiff must have the same length, got {len(kt)} and {len(kv)}")
+        raise InputError(f"the known teams and their VP differences must have the same length, got {len(kt)} and {len(kv)}")
     known: dict[Any, Fraction] = {}
     for r, (t, v) in enumerate(zip(kt, kv)):
         if _is_blank(t) and _is_blank(v):

@@ -43,7 +43,7 @@ from ..contract import SCORE_LIMIT, Vulnerability, check_score, legal_table, vul
 from ..entries import Artificial, NotPlayed, parse_entry
 from ..errors import ImpossibleScoreError, InputError, LimitError, shown
 from ..numbers import whole
-from ..rounding import round_quotients, rounding_rule
+from ..rounding import named_option, round_quotients, rounding_rule
 
 __all__ = [
     "INSTANT_ROUNDING",
@@ -240,13 +240,11 @@ class InstantChart:
         >>> c.awards(np.array([[420, 400], [1430, -50]])).tolist()
         [[63, 13], [100, 0]]
         """
-        s = _as_int_scores(scores)
+        s = _legal_scores(scores, self.vulnerable)
         code = self._code[_offsets(s)]
         if code.size and code.min() < 0:
             flat = code.ravel()
             bad = int(np.flatnonzero(flat < 0)[0])
-            if flat[bad] == -1:
-                check_score(int(s.ravel()[bad]), self.vulnerable, where=f"item {bad + 1}")
             raise InputError(f"score {int(s.ravel()[bad])} is not covered by any row of the chart",
                              where=f"item {bad + 1}")
         out: npt.NDArray[Any] = code if self._award_of.dtype.kind == "i" else self._award_of[code]
@@ -304,27 +302,38 @@ def _offsets(s: np.ndarray) -> np.ndarray:
     return off
 
 
-def _as_int_scores(scores: npt.ArrayLike) -> npt.NDArray[np.int64]:
-    a = np.asarray(scores)
-    if a.dtype == object or a.dtype.kind in "USb":
-        flat = a.ravel()
-        out = np.empty(flat.shape, dtype=np.int64)
-        for i, v in enumerate(flat):
-            if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
-                raise ImpossibleScoreError(f"impossible score: {shown(v)} (not a number)", where=f"item {i + 1}")
-            if isinstance(v, (float, np.floating)) and not float(v).is_integer():
-                raise ImpossibleScoreError(f"impossible score: {shown(v)} (not a whole number)", where=f"item {i + 1}")
-            out[i] = int(v)
-        return out.reshape(a.shape)
-    if a.dtype.kind == "f":
-        bad = ~np.isfinite(a) | (a != np.round(a))
-        if np.any(bad):
-            i = int(np.flatnonzero(bad.ravel())[0])
-            raise ImpossibleScoreError(f"impossible score: {a.ravel()[i]!r} (not a whole number)", where=f"item {i + 1}")
-        return a.astype(np.int64)
-    if a.dtype.kind in "iu":
-        return a.astype(np.int64, copy=False)
-    raise ImpossibleScoreError(f"impossible scores of type {a.dtype} (expected numbers)")
+def _legal_scores(scores: npt.ArrayLike, vul: Vulnerability, where: str | None = None,
+                  place: str = "item") -> npt.NDArray[np.int64]:
+    """N-S scores as int64, each legal at ``vul``, read as every score of the core is read.
+
+    Plain whole numbers in the score range are checked at once; the first value that is not a
+    legal score (text, a Fraction, a huge or fractional number, a score no contract gives) gets
+    the message of :func:`xlbridge.core.contract.check_score`, which reads it with
+    :func:`xlbridge.core.entries.parse_entry` (``"420"`` and ``Fraction(420)`` are 420), named by
+    its ``place`` (``"item 2"``; ``"row 2, column 1"`` in a 2-D array). Never an int64 wrap-around.
+    """
+    # a list is read value by value (a Python int beyond int64, or True, must not become a float or 1)
+    a = scores if isinstance(scores, np.ndarray) else np.asarray(scores, dtype=object)
+    flat = a.ravel()
+
+    def at(i: int) -> str | None:
+        spot = f"{place} {i + 1}" if a.ndim < 2 else f"row {i // a.shape[-1] + 1}, column {i % a.shape[-1] + 1}"
+        return _join(where, spot)
+
+    if flat.dtype.kind in "iuf":
+        with np.errstate(invalid="ignore"):
+            good = (flat >= _LO) & (flat <= _HI)
+            if flat.dtype.kind == "f":
+                good &= flat == np.round(flat)
+        s = np.where(good, flat, _HI + 10).astype(np.int64)  # out-of-range values never reach the cast
+        good &= _legal_full(vul.ns, vul.ew)[_offsets(s)]
+        if not good.all():
+            i = int(np.flatnonzero(~good)[0])
+            check_score(flat[i].item(), vul, where=at(i))
+            raise AssertionError("unreachable: check_score refuses what the mask refused")  # pragma: no cover
+        return s.reshape(a.shape)
+    out = np.fromiter((check_score(v, vul, where=at(i)) for i, v in enumerate(flat.tolist())), np.int64, flat.size)
+    return out.reshape(a.shape)
 
 
 def smooth_strict(rounded: list[int], exact_num: list[int], den: int) -> list[int]:
@@ -438,8 +447,7 @@ def instant_chart(
     xlbridge.core.errors.InputError: row 2 (+420): adjustment +11 is more than 10 points
     """
     rule = rounding_rule(rounding, INSTANT_ROUNDING)
-    if smoothing not in INSTANT_SMOOTHING:
-        raise InputError(f"smoothing must be one of {', '.join(INSTANT_SMOOTHING)}, got {shown(smoothing)}", where=where)
+    smoothing = named_option(smoothing, INSTANT_SMOOTHING, "smoothing rule", where=where)
     vul = vulnerability(vulnerable)
     legal = legal_array(vul)
 
@@ -514,16 +522,9 @@ def instant_chart(
 
 def _read_scores(scores: npt.ArrayLike, vul: Vulnerability,
                  where: str | None) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    try:
-        s = _as_int_scores(scores).ravel()
-    except ImpossibleScoreError as e:
-        raise ImpossibleScoreError(e.message, where=_join(where, (e.where or "").replace("item", "row"))) from None
-    slot = _offsets(s)
-    ok = _legal_full(vul.ns, vul.ew)[slot]
-    if s.size and not np.all(ok):
-        bad = int(np.flatnonzero(~ok)[0])
-        check_score(int(s[bad]), vul, where=_join(where, f"row {bad + 1}"))
-    return s, slot
+    given: Any = scores
+    s = _legal_scores(given.ravel() if isinstance(given, np.ndarray) else list(given), vul, where, place="row")
+    return s, _offsets(s)
 
 
 def _read_frequencies(frequencies: npt.ArrayLike, count: int, where: str | None) -> npt.NDArray[np.int64]:
@@ -545,7 +546,7 @@ def _read_frequencies(frequencies: npt.ArrayLike, count: int, where: str | None)
 
 def _apply_adjustments(rows: list[ChartRow], adjustments: Any, vul: Vulnerability, smoothing: str,
                        max_adjustment: object, where: str | None) -> list[ChartRow]:
-    max_adjustment = _whole(max_adjustment, "max_adjustment", where=where, minimum=0)
+    max_adjustment = _whole(max_adjustment, "largest adjustment", where=where, minimum=0)
     k = len(rows)
     deltas = [0] * k
     if isinstance(adjustments, Mapping):

@@ -26,6 +26,7 @@ from ..boards import as_column, board_label, check_traveller, factorize
 from ..entries import MAX_SCORE_READ, Artificial, NotPlayed, parse_entry, too_large
 from ..errors import InputError, location, shown
 from ..numbers import whole
+from ..rounding import named_option
 from .neuberg import MAX_RESULTS, mp_scale, scale_denominator
 
 __all__ = [
@@ -58,11 +59,7 @@ ROW_BLANK, ROW_NOT_PLAYED, ROW_SCORE, ROW_ARTIFICIAL = 0, 1, 2, 3
 
 def fouled_rule(fouled: object) -> str:
     """The fouled-board rule named ``fouled`` (case-insensitive), one of :data:`FOULED_RULES`."""
-    key = fouled.strip().lower() if isinstance(fouled, str) else None
-    for rule in FOULED_RULES:
-        if rule.lower() == key:
-            return rule
-    raise InputError(f"unknown fouled-board rule {shown(fouled)} (expected one of {', '.join(FOULED_RULES)})")
+    return named_option(fouled, FOULED_RULES, "fouled-board rule")
 
 
 def _where(board: object, row: int, boards_given: bool) -> str | None:

@@ -25,6 +25,7 @@ from types import MappingProxyType
 
 from ..errors import InputError, shown
 from ..numbers import exact, whole
+from ..rounding import named_option
 
 __all__ = ["MP_SCALES", "MP_SCALE_ALIASES", "MAX_RESULTS", "mp_scale", "mp_top", "neuberg", "mp_percent"]
 
@@ -44,10 +45,7 @@ def mp_scale(scale: object) -> str:
     >>> mp_scale("acbl"), mp_scale(" 2/1 ")
     ('ACBL', 'EBU')
     """
-    key = scale.strip().upper() if isinstance(scale, str) else None
-    if key is None or key not in MP_SCALE_ALIASES:
-        raise InputError(f"unknown matchpoint scale {shown(scale)} (expected 'EBU' (2/1) or 'ACBL' (1/0.5))")
-    return MP_SCALE_ALIASES[key]
+    return named_option(scale, MP_SCALES, "matchpoint scale", aliases=MP_SCALE_ALIASES)
 
 
 def scale_denominator(scale: str) -> int:

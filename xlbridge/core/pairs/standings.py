@@ -22,6 +22,7 @@ from ..boards import board_label
 from ..errors import InputError, location, shown
 from ..numbers import exact, is_blank, plain
 from ..ranking import competition_ranking
+from ..rounding import named_option
 from .matchpoints import ROW_ARTIFICIAL, SessionMP
 
 __all__ = ["Standing", "ARTIFICIAL_RULES", "pairs_ranking"]
@@ -118,26 +119,26 @@ def pairs_ranking(boards: Any, ns_pairs: Sequence[Any], ew_pairs: Sequence[Any],
     [(1, Fraction(4, 1), 1, False), (5, Fraction(3, 1), 2, True), (6, Fraction(3, 1), 2, True),
      (2, Fraction(1, 1), 4, True), (3, Fraction(1, 1), 4, True), (4, Fraction(0, 1), 6, False)]
     """
-    if artificial not in ARTIFICIAL_RULES:
-        raise InputError(f"unknown artificial-score rule {shown(artificial)} (expected 'fixed' or 'session')")
+    artificial = named_option(artificial, ARTIFICIAL_RULES, "artificial-score rule")
     if isinstance(boards, SessionMP):
         s = boards
         mp_ns, mp_ew, tops, boards = s.ns, s.ew, s.tops, s.boards
         if len(ns_pairs) != len(s) or len(ew_pairs) != len(s):
-            raise InputError(f"ns_pairs and ew_pairs need {len(s)} rows, one per row of the session")
+            raise InputError(f"the N-S and E-W pair columns need {len(s)} rows, one per row of the session")
         if artificial == "session":
             mp_ns, mp_ew = _session_artificial(s, ns_pairs, ew_pairs, mp_ns, mp_ew, tops)
     elif artificial == "session":
-        raise InputError('artificial="session" needs a SessionMP (it must know which rows are artificial)')
+        raise InputError('the "session" rule for artificial scores needs a SessionMP (it must know which rows '
+                         'are artificial)')
     n = len(ns_pairs)
-    cols = {"ew_pairs": ew_pairs, "mp_ns": mp_ns, "mp_ew": mp_ew, "tops": tops}
+    cols = {"the E-W pairs": ew_pairs, "the N-S matchpoints": mp_ns, "the E-W matchpoints": mp_ew, "the tops": tops}
     for name, col in cols.items():
         if col is None:
-            raise InputError(f"pairs_ranking needs {name} (or a SessionMP as the first argument)")
+            raise InputError(f"a ranking needs {name} (or a SessionMP instead of the boards)")
         if len(col) != n:
-            raise InputError(f"{name} has {len(col)} rows but ns_pairs has {n}")
+            raise InputError(f"{name} have {len(col)} rows but the N-S pairs have {n}")
     if boards is not None and len(boards) != n:
-        raise InputError(f"boards has {len(boards)} rows but ns_pairs has {n}")
+        raise InputError(f"the boards have {len(boards)} rows but the N-S pairs have {n}")
     assert mp_ns is not None and mp_ew is not None and tops is not None
     total: dict[Any, Fraction] = {}
     maximum: dict[Any, Fraction] = {}

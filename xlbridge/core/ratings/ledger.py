@@ -33,8 +33,8 @@ from .lehman import (
     lehman_deltas_array,
     lehman_display,
     lehman_error,
-    named_option,
 )
+from ..rounding import named_option
 
 __all__ = ["LehmanLedger", "lehman_ledger", "lehman_ledger_arrays", "lehman_side_by_side", "MAX_WEEK"]
 
@@ -240,14 +240,14 @@ def lehman_ledger_arrays(week: Any, north: Any, south: Any, east: Any, west: Any
     >>> round(led.rating("n"), 2), round(led.rating("s"), 3), round(led.rating("e"), 3)
     (30.53, 44.999, 45.196)
     """
-    named_option(formula, FORMULAS, "formula")
-    named_option(decay_order, DECAY_ORDERS, "decay_order")
-    named_option(combine, COMBINES, "combine")
-    named_option(idle, ("decay", "keep"), "idle")
+    formula = named_option(formula, FORMULAS, "Lehman formula")
+    decay_order = named_option(decay_order, DECAY_ORDERS, "decay order")
+    combine = named_option(combine, COMBINES, "rule for combining a week with the history")
+    idle = named_option(idle, ("decay", "keep"), "rule for idle weeks")
     d = decay_rate(decay)
-    cap = None if history_cap is None else _number(history_cap, "history_cap")
+    cap = None if history_cap is None else _number(history_cap, "history cap")
     if cap is not None and cap < 0:
-        raise InputError(f"history_cap must not be negative, got {shown(history_cap)}")
+        raise InputError(f"history cap must not be negative, got {shown(history_cap)}")
     fl = None if floor is None else _number(floor, "floor")
 
     cols = [c if isinstance(c, (np.ndarray, list, tuple)) else list(c) for c in (north, south, east, west)]

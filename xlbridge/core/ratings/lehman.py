@@ -40,7 +40,7 @@ import numpy.typing as npt
 
 from ..errors import InputError, shown
 from ..numbers import exact, finite_float
-from ..rounding import round_fraction
+from ..rounding import named_option, round_fraction
 
 __all__ = [
     "LEHMAN_START",
@@ -215,13 +215,6 @@ def error_bounds(history: npt.ArrayLike) -> npt.NDArray[np.float64]:
     return 1.0 / np.sqrt(np.maximum(h - 1.0, 1.0))
 
 
-def named_option(value: object, allowed: Sequence[str], name: str) -> str:
-    """``value`` if it is one of ``allowed`` (exact spelling), else InputError naming the option."""
-    if not isinstance(value, str) or value not in allowed:
-        raise InputError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {shown(value)}")
-    return value
-
-
 def decay_rate(decay: object) -> float:
     """A weekly decay: a number from 0 up to (not including) 1."""
     d = _number(decay, "decay")
@@ -249,8 +242,8 @@ def lehman_update(rating: object, history: object, pseudo_sum: object, week_boar
     >>> round(r, 3), round(h, 2)
     (49.545, 513.15)
     """
-    named_option(combine, COMBINES, "combine")
-    named_option(decay_order, DECAY_ORDERS, "decay_order")
+    named_option(combine, COMBINES, "rule for combining a week with the history")
+    decay_order = named_option(decay_order, DECAY_ORDERS, "decay order")
     d = decay_rate(decay)
     r = _number(rating, "rating")
     h = _number(history, "history")
@@ -258,9 +251,9 @@ def lehman_update(rating: object, history: object, pseudo_sum: object, week_boar
     n = _number(week_boards, "boards this week")
     if h < 0 or n < 0:
         raise InputError(f"history and boards must not be negative, got {shown(history)} and {shown(week_boards)}")
-    cap = None if history_cap is None else _number(history_cap, "history_cap")
+    cap = None if history_cap is None else _number(history_cap, "history cap")
     if cap is not None and cap < 0:
-        raise InputError(f"history_cap must not be negative, got {shown(history_cap)}")
+        raise InputError(f"history cap must not be negative, got {shown(history_cap)}")
     if decay_order == "before":
         h = h * (1 - d)
     if cap is not None:
@@ -313,7 +306,7 @@ def lehman_display(rating: object, error: object, *, bound: str = "points", deci
     >>> lehman_display(50, 1.0), lehman_display(50, 0.005)
     (0.0, 49.5)
     """
-    named_option(bound, ("points", "relative"), "bound")
+    bound = named_option(bound, ("points", "relative"), "kind of error bound")
     r = _number(rating, "rating")
     e = _number(error, "error bound")
     if e < 0:

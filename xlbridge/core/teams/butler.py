@@ -27,7 +27,7 @@ import numpy.typing as npt
 from ..entries import Artificial, parse_entry
 from ..errors import InputError, shown
 from ..numbers import number_text, plain, whole
-from ..rounding import round_quotients, rounding_rule
+from ..rounding import named_option, round_quotients, rounding_rule
 from .imps import artificial_imps, check_score_matrix, imps_array, traveller_rows, traveller_matrix
 
 __all__ = [
@@ -80,14 +80,14 @@ def trim_rule(trim: object) -> str | int:
     """
     trim = plain(trim)
     if isinstance(trim, str):
-        rule = trim.strip().lower()
-        if rule in BUTLER_TRIMS:
-            return rule
-        number = None
         try:
-            number = number_text(rule)
+            return named_option(trim, BUTLER_TRIMS, "Butler trim")
         except InputError:
-            pass
+            pass  # a whole number as text, or the message below
+        try:
+            number = number_text(trim)
+        except InputError:
+            number = None
         if number is not None and number.denominator == 1 and number >= 0:
             return int(number)
     elif not isinstance(trim, bool) and isinstance(trim, (int, float)):
@@ -120,19 +120,24 @@ def _round_ten(total: npt.NDArray[np.int64], count: npt.NDArray[np.int64], round
 
 
 def butler_datums(scores: npt.ArrayLike, present: npt.ArrayLike | None = None, *, trim: object = "acbl",
-                  rounding: str = "half_even") -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+                  rounding: str = "half_even", check_legal: bool = True,
+                  ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """Butler datums of many boards at once (numpy core): one row of N-S scores per board.
 
     Missing results are NaN or ``False`` in ``present``.  Returns ``(datums, counts)``: int64
     datums (0 where a board has no result) and the number of results per board.  Exact
-    integer arithmetic (see :func:`butler_datum`). Scores are not checked for legality here
-    (the callers check them); they must be whole numbers.
+    integer arithmetic (see :func:`butler_datum`). A score no contract and result gives (at any
+    vulnerability, Law 77) is refused unless ``check_legal`` is False (then any whole number
+    up to :data:`~xlbridge.core.entries.MAX_SCORE_READ` counts).
 
-    >>> d, a = butler_datums([[420, 420, 400, 170, -50], [425, 0, 0, 0, 0]], trim="none")
+    >>> d, a = butler_datums([[420, 420, 400, 170, -50], [430, 0, 0, 0, 0]], trim="none")
     >>> d.tolist(), a.tolist()
-    ([270, 80], [5, 5])
+    ([270, 90], [5, 5])
+    >>> butler_datums([[425, 0, 0, 0, 0]], trim="none", check_legal=False)[0].tolist()
+    [80]
     """
-    S, present = check_score_matrix(scores, present)
+    trim_rule(trim)  # the options first: a bad one is named before any score is read
+    S, present = check_score_matrix(scores, present, check_legal=check_legal)
     B, n = S.shape
     counts = present.sum(axis=1).astype(np.int64)
     if B == 0:
@@ -180,7 +185,7 @@ def butler_datum(scores: Iterable[object], *, trim: object = "acbl", rounding: s
     real = [e for e in parsed if isinstance(e, int)]
     if not real:
         raise InputError("no scores on the board to make a Butler datum from (only blanks, NP or artificial scores)")
-    d, _ = butler_datums(np.array([real], dtype=np.int64), trim=trim, rounding=rounding)
+    d, _ = butler_datums(np.array([real], dtype=np.int64), trim=trim, rounding=rounding, check_legal=False)
     return int(d[0])
 
 
@@ -217,7 +222,7 @@ def butler(entries: Iterable[object], boards: Iterable[object] | None = None, *,
     rounding_rule(rounding, BUTLER_ROUNDINGS, what="Butler rounding")
     parsed, groups, board_idx = traveller_rows(entries, boards, check_legal=check_legal)
     S, valid, pos_b, pos_c = traveller_matrix(parsed, groups, board_idx)
-    d, counts = butler_datums(S, valid, trim=trim, rounding=rounding)
+    d, counts = butler_datums(S, valid, trim=trim, rounding=rounding, check_legal=False)  # checked above
     ims = imps_array(S - d[:, None])
     datums = {k: (int(d[b]) if counts[b] else None) for b, k in enumerate(groups)}
     row_imps = np.where(pos_b >= 0, ims[pos_b, pos_c], 0).tolist()

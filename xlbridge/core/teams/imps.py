@@ -19,7 +19,6 @@ Butler scoring (IMPs against a datum) is :mod:`xlbridge.core.teams.butler`.
 
 from __future__ import annotations
 
-import math
 from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -30,9 +29,10 @@ import numpy as np
 import numpy.typing as npt
 
 from ..boards import board_label, check_traveller
+from ..contract import check_score, legal_mask
 from ..entries import MAX_SCORE_READ, Artificial, Entry, parse_entry, too_large
 from ..errors import InputError, shown
-from ..numbers import exact_or_int, whole
+from ..numbers import whole
 from ..pairs.neuberg import MAX_RESULTS
 
 __all__ = [
@@ -70,15 +70,20 @@ ARTIFICIAL_IMPS = Fraction(3, 10)
 def imps(difference: object) -> int:
     """IMPs for a points difference (Law 78B), sign kept: ``imps(-250) == -6``.
 
-    Differences are normally multiples of 10; one that falls between two bands of the Law's
-    table (possible only for a non-bridge number such as 15) takes the lower band.
+    Law 78B converts a difference of two bridge scores, always a whole number of points
+    (normally a multiple of 10): a fractional difference such as 19.5 is refused (InputError),
+    as Excel's ``IMPS`` refuses it with ``#VALUE!``. A whole number between two bands of the
+    Law's table (possible only for a non-bridge number such as 15) takes the lower band.
 
-    >>> imps(20), imps(40), imps(50), imps(-4000), imps(9990)
-    (1, 1, 2, -24, 24)
+    >>> imps(20), imps(40), imps(50), imps(-4000), imps(9990), imps("-250")
+    (1, 1, 2, -24, 24, -6)
+    >>> imps(19.5)
+    Traceback (most recent call last):
+    ...
+    xlbridge.core.errors.InputError: a points difference must be a whole number, got 19.5
     """
-    d = exact_or_int(difference, "a points difference")
-    magnitude = d if d >= 0 else -d
-    n = bisect_right(IMP_THRESHOLDS, math.floor(magnitude))  # the thresholds are whole numbers
+    d = whole(difference, "a points difference")
+    n = bisect_right(IMP_THRESHOLDS, abs(d))
     return n if d >= 0 else -n
 
 
@@ -214,54 +219,83 @@ def expected_results(counted: dict[Any, int], expected: object) -> int:
     return e
 
 
-def check_score_matrix(scores: npt.ArrayLike, present: npt.ArrayLike | None) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
+def check_score_matrix(scores: npt.ArrayLike, present: npt.ArrayLike | None, *, check_legal: bool = False,
+                       ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
+    """A (boards x results) array of N-S scores as int64, and which are present (NaN: missing).
+
+    Every present score must be a whole number of points no larger than
+    :data:`~xlbridge.core.entries.MAX_SCORE_READ` (so the int64 arithmetic never wraps around),
+    and with ``check_legal`` one that some contract and result gives (Law 77, at any
+    vulnerability: a matrix has no board numbers).
+
+    >>> check_score_matrix([[420, 410]], None, check_legal=True)
+    Traceback (most recent call last):
+    ...
+    xlbridge.core.errors.ImpossibleScoreError: row 1 (board), column 2: impossible score: 410 (no contract and result gives N-S 410 at any vulnerability)
+    """
     S = np.asarray(scores)
     if S.ndim == 1:
         S = S[None, :]
     if S.ndim != 2:
         raise InputError(f"scores must be a 2-D array (one row per board), got {S.ndim} dimensions")
+    mask: npt.NDArray[np.bool_]
     if present is None:
         if S.dtype.kind == "f":
-            present = ~np.isnan(S)
-            S = np.where(present, S, 0)
+            mask = ~np.isnan(S)
+            S = np.where(mask, S, 0)
         else:
-            present = np.ones(S.shape, dtype=bool)
+            mask = np.ones(S.shape, dtype=bool)
     else:
-        present = np.asarray(present, dtype=bool)
-        if present.ndim == 1:
-            present = present[None, :]
-        if present.shape != S.shape:
-            raise InputError(f"present has shape {present.shape} but scores has {S.shape}")
+        mask = np.asarray(present, dtype=bool)
+        if mask.ndim == 1:
+            mask = mask[None, :]
+        if mask.shape != S.shape:
+            raise InputError(f"the present marks have shape {mask.shape} but the scores have {S.shape}")
+
+    def at(r: int, c: int) -> str:
+        return f"row {r + 1} (board), column {c + 1}"
+
     if S.dtype.kind == "f":
-        bad = present & ~(np.isfinite(S) & (S == np.round(S)))
+        bad = mask & ~(np.isfinite(S) & (S == np.round(S)))
         if bad.any():
             r, c = (int(x) for x in np.argwhere(bad)[0])
-            raise InputError(f"scores must be whole numbers of points: row {r + 1} (board), column {c + 1} "
-                             f"holds {float(S[r, c])!r}")
+            raise InputError(f"scores must be whole numbers of points: {at(r, c)} holds {float(S[r, c])!r}")
     elif S.dtype.kind not in "iu":
         raise InputError(f"scores must be numbers (N-S points), got an array of {S.dtype}")
-    S = np.where(present, S, 0).astype(np.int64)
-    return S, np.asarray(present, dtype=bool)
+    with np.errstate(invalid="ignore"):
+        huge = mask & ((S > MAX_SCORE_READ) | (S < -MAX_SCORE_READ) if S.dtype.kind != "u" else S > MAX_SCORE_READ)
+    if huge.any():
+        r, c = (int(x) for x in np.argwhere(huge)[0])
+        raise too_large(S[r, c].item(), at(r, c))
+    S = np.where(mask, S, 0).astype(np.int64)
+    if check_legal:
+        illegal = mask & ~legal_mask(S)
+        if illegal.any():
+            r, c = (int(x) for x in np.argwhere(illegal)[0])
+            check_score(int(S[r, c]), where=at(r, c))
+    return S, mask
 
 
 # --------------------------------------------------------------------------- cross-IMPs
 
-def cross_imp_totals(scores: npt.ArrayLike, present: npt.ArrayLike | None = None,
+def cross_imp_totals(scores: npt.ArrayLike, present: npt.ArrayLike | None = None, *, check_legal: bool = True,
                      ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """Cross-IMP totals of every result against the others on its board (numpy core).
 
     ``scores`` is a (boards x results) array of N-S scores; missing results are NaN or marked
     ``False`` in ``present``.  Returns ``(totals, counts)``: int64 totals (0 where missing) and
-    the number of real results on each board.  Exact integers.  Up to
-    ``_PAIRWISE_MAX`` results per board every pair is compared through an int8 lookup table
-    (boards in chunks of about 4 million pairs); larger boards count each result's total from
-    the sorted scores, one pass per IMP threshold (O(n log n) per board).
+    the number of real results on each board.  Exact integers.  A score no contract and result
+    gives (at any vulnerability, Law 77) is refused unless ``check_legal`` is False (then any
+    whole number up to :data:`~xlbridge.core.entries.MAX_SCORE_READ` is compared).  Up to 256
+    results per board every pair is compared through an int8 lookup table (boards in chunks of
+    about 4 million pairs); larger boards count each result's total from the sorted scores, one
+    pass per IMP threshold (O(n log n) per board).
 
     >>> t, a = cross_imp_totals([[420, 400, 170, -50], [100, float("nan"), -100, 0]])
     >>> t.tolist(), a.tolist()
     ([[17, 15, -6, -26], [8, 0, -8, 0]], [4, 3])
     """
-    S, present = check_score_matrix(scores, present)
+    S, present = check_score_matrix(scores, present, check_legal=check_legal)
     B, n = S.shape
     counts = present.sum(axis=1).astype(np.int64)
     if B == 0 or n == 0:
@@ -375,7 +409,7 @@ def cross_imps(entries: Iterable[object], boards: Iterable[object] | None = None
                for k, rows in groups.items()}
     E = expected_results(counted, expected)
     S, valid, pos_b, pos_c = traveller_matrix(parsed, groups, board_idx)
-    totals, counts = cross_imp_totals(S, valid)
+    totals, counts = cross_imp_totals(S, valid, check_legal=False)  # traveller_rows checked them
     real = pos_b >= 0
     row_tot = np.where(real, totals[pos_b, pos_c], 0).tolist()
     row_a = np.where(real, counts[pos_b], 0).tolist()

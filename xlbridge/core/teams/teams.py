@@ -38,7 +38,7 @@ from ..entries import MAX_SCORE_READ, Artificial, parse_entry
 from ..errors import InputError, LimitError, TooManyCombinationsError, WeightError, shown
 from ..numbers import exact, is_blank, whole
 from ..pairs.weighted import parse_weight
-from ..rounding import round_fraction, rounding_rule
+from ..rounding import named_option, round_fraction, rounding_rule
 from .butler import Butler, butler_datums
 from .imps import CrossImps, artificial_imps, expected_results, imps, imps_array
 from .vp import MAX_BOARDS, vp
@@ -59,8 +59,9 @@ __all__ = [
 ]
 
 #: Rules offered for rounding a weighted (fractional) IMP result to a whole IMP (see
-#: :func:`round_imps`; names of :mod:`xlbridge.core.rounding`, where "nearest" is half_away).
-IMP_ROUNDINGS = ("nearest", "favour_non_offending")
+#: :func:`round_imps`; names of :mod:`xlbridge.core.rounding`; "nearest", the spelling the templates use, is an
+#: alias of half_away).
+IMP_ROUNDINGS = ("half_away", "favour_non_offending")
 #: Board-a-match scales (see :func:`board_a_match`).
 BAM_SCALES = ("net", "points")
 #: Largest number of outcome combinations enumerated on one board (weighted Butler) or one match
@@ -124,15 +125,18 @@ def _outcomes(outcomes: Any, weights: Any = None, where: str | None = None) -> t
 
 # --------------------------------------------------------------------------- rounding
 
-_OFFENDERS = {None: None, "neither": None, "none": None, "both": "both",
-              "ns": "us", "n-s": "us", "a": "us", "us": "us",
-              "ew": "them", "e-w": "them", "b": "them", "them": "them"}
+#: Who offended, seen from the side a value belongs to (``"ns"``: that side), and other spellings.
+_OFFENDERS = ("ns", "ew", "both", "neither")
+_OFFENDER_ALIASES = {"a": "ns", "us": "ns", "n-s": "ns", "b": "ew", "them": "ew", "e-w": "ew", "none": "neither"}
+#: The levels at which weighted boards are averaged (see :func:`weighted_vp`).
+_LEVELS = ("imp", "vp")
 
 
 def round_imps(value: object, rule: str | None = "nearest", *, offender: object = None) -> Fraction:
     """Round a weighted IMP result to a whole IMP by a named rule (``None``: keep it exact).
 
-    - ``"nearest"``: to the nearest IMP, an exact half away from zero (the same for both teams).
+    - ``"half_away"`` (also spelt ``"nearest"``): to the nearest IMP, an exact half away from
+      zero (the same for both teams).
     - ``"favour_non_offending"``: to the nearest IMP; an exact half goes in favour of the
       non-offending side, and when both or neither side offended, to the lower integer (the rule
       the author of seed 004 prefers).  ``offender`` names who offended, seen from the side the
@@ -148,11 +152,9 @@ def round_imps(value: object, rule: str | None = "nearest", *, offender: object 
     if rule is None:
         return x
     r = rounding_rule(rule, IMP_ROUNDINGS, what="IMP rounding")
-    key = offender.strip().lower() if isinstance(offender, str) else offender
-    if key not in _OFFENDERS:
-        raise InputError(f"unknown offender {shown(offender)} (expected 'ns', 'ew', 'a', 'b', 'both' or None)")
+    side = None if offender is None else named_option(offender, _OFFENDERS, "offending side", aliases=_OFFENDER_ALIASES)
     if r.name == "favour_non_offending":  # a half up when the other side offended, else down
-        return round_fraction(x, "half_up" if _OFFENDERS[key] == "them" else "half_down")
+        return round_fraction(x, "half_up" if side == "ew" else "half_down")
     return round_fraction(x, r)
 
 
@@ -215,8 +217,7 @@ def board_a_match(outcomes: Any, other: object, *, weights: Any = None, scale: s
     >>> board_a_match([(400, 1)], 400), board_a_match([(400, 1)], 400, scale="points")
     (Fraction(0, 1), Fraction(1, 2))
     """
-    if scale not in BAM_SCALES:
-        raise InputError(f"unknown board-a-match scale {shown(scale)} (expected one of {', '.join(BAM_SCALES)})")
+    scale = named_option(scale, BAM_SCALES, "board-a-match scale")
     o = _other_room(other, check_legal)
     total = Fraction(0)
     for s, w in _legal_outcomes(_outcomes(outcomes, weights), check_legal):
@@ -276,12 +277,11 @@ def weighted_vp(margin: object, weighted: Any, boards: object, *, level: str = "
     n = _boards_arg(boards)
     m0 = exact(margin, "IMPs", where="margin")
     wb = _imp_boards(weighted)
+    level = named_option(level, _LEVELS, "weighting level")
     if level == "imp":
         extra = sum((i * w for b in wb for i, w in b), Fraction(0))
         total = round_imps(m0 + extra, rounding, offender=offender)
         return vp(total, n, fraction=fraction)
-    if level != "vp":
-        raise InputError(f"unknown level {shown(level)} (expected 'imp' or 'vp')")
     # The VPs of a combination depend only on its IMP total, so the combinations are folded into
     # the exact distribution of that total, board by board (a convolution): as exact as
     # enumerating, with at most (distinct totals x outcomes) steps per board.
@@ -364,9 +364,8 @@ def match_result(board_imps: Iterable[Any], boards: object = None, *, level: str
     imps_a = sum((x for x in expected if x > 0), Fraction(0))
     imps_b = -sum((x for x in expected if x < 0), Fraction(0))
     margin = round_imps(imps_a - imps_b, rounding, offender=offender)
+    level = named_option(level, _LEVELS, "weighting level")
     if level == "imp" or not weighted:
-        if level not in ("imp", "vp"):
-            raise InputError(f"unknown level {shown(level)} (expected 'imp' or 'vp')")
         va = vp(margin, n, fraction=fraction)
     else:
         va = weighted_vp(sum(plain, Fraction(0)), weighted, n, level=level, rounding=rounding, offender=offender,
@@ -562,7 +561,7 @@ def weighted_butler(scores: Any, weights: Any = None, boards: Any = None, *, tri
             for r in range(len(real)):
                 if sizes[r] > 1 or dens[r] != 1:
                     wc = wc * choice_w[r][digits[r]]
-            d, _ = butler_datums(S, trim=trim, rounding=rounding)
+            d, _ = butler_datums(S, trim=trim, rounding=rounding, check_legal=False)  # outcomes checked
             im = imps_array(S - d[:, None])
             acc = acc + np.asarray(wc.astype(object).dot(im.astype(object)) if use_obj else wc.dot(im), dtype=object)
             dat += int((wc * d).sum()) if not use_obj else sum(int(x) * int(y) for x, y in zip(wc, d))

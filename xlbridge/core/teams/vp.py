@@ -36,7 +36,7 @@ from functools import lru_cache
 
 from ..errors import InputError, shown
 from ..numbers import exact, whole
-from ..rounding import round_fraction
+from ..rounding import named_option, round_fraction
 
 __all__ = ["vp", "VP_FRACTION_RULES", "MAX_BOARDS", "vp_table", "vp_formula", "vp_blitz", "vp_pair"]
 
@@ -140,9 +140,7 @@ def vp(margin: object, boards: object, *, fraction: str = "interpolate") -> Frac
     """
     n = _boards(boards)
     m = _margin(margin)
-    if fraction not in VP_FRACTION_RULES:
-        raise InputError(f"unknown fractional-margin rule {shown(fraction)} "
-                         f"(expected one of {', '.join(VP_FRACTION_RULES)})")
+    fraction = named_option(fraction, VP_FRACTION_RULES, "fractional-margin rule")
     if m < 0:
         return 20 - vp(-m, n, fraction=fraction)
     cents = _table_cents(n)

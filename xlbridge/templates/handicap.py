@@ -1,0 +1,245 @@
+"""handicap.xlsx: Form-L handicaps, new teams and the fairness test (seed 000).
+
+>>> [s.title for s in build().worksheets]
+['Instructions', 'Handicaps', 'NewTeams', 'Fairness', 'xlwings.conf']
+"""
+
+from __future__ import annotations
+
+from .styling import (
+    COMMON_LINES,
+    array,
+    bold,
+    computed,
+    conf_sheet,
+    headers,
+    instructions,
+    legend,
+    mark_input,
+    new_workbook,
+    param,
+    seq_column,
+    seq_row,
+    title,
+)
+
+__all__ = ["build"]
+
+
+# Table 1 of seed 000 (division, team, divisional Average VPs 2013-14)
+TABLE1 = [
+    (1, "Eroes", 14.0), (1, "Discards", 14.0), (1, "Gambits", 13.4), (1, "Dragons", 10.0),
+    (1, "Diamonds", 5.3), (1, "JCBC", 3.3),
+    (2, "Rabbits", 11.5), (2, "Royals", 10.6), (2, "Cavaliers", 10.1), (2, "Rebels", 10.0),
+    (2, "Clubs", 9.9), (2, "Imps", 7.9),
+    (3, "Donuts", 17.0), (3, "United", 15.3), (3, "Dream", 8.9), (3, "Jokers", 8.3), (3, "Lambs", 7.7),
+    (3, "Pioneers", 2.8),
+]
+
+# observed fairness results of seed 000 (label, wins, matches)
+OBSERVED = [
+    ("Handicap matches, 4 years to 2013-14 (existing system; the higher-ranking team won only 19)", 37, 56),
+    ("Divisional 2013-14 with existing handicaps", 34, 87),
+    ("Divisional 2013-14 with Form-L handicaps", 44, 88),
+    ("Divisional 2014-15 (Form-L in force)", 39, 80),
+    ("Divisional 2013-14 and 2014-15 combined", 83, 168),
+    ("Handicap tournament 2014-15", 6, 12),
+]
+
+# hypothetical new-team matches (this season's divisional results up to the end of the year)
+NEW_TEAM_MATCHES = [
+    ("Knights", "Eroes", 8, 12),
+    ("Knights", "Rabbits", 11, 9),
+    ("Knights", "Aces", 13, 7),
+    ("Aces", "Donuts", 10, 10),
+    ("Aces", "Dream", 12, 8),
+]
+
+H_FIRST, H_ROWS = 5, 100  # Handicaps!A5:A104: 100 teams
+N_FIRST, N_ROWS = 5, 200  # NewTeams match rows
+N_OUT = 40  # new teams listed
+F_FIRST, F_MAX_N = 5, 200  # Fairness!A5:A204: n = 1..200
+F_OBS = 20  # observed results rows
+FAIRNESS_TAILS = (0.25, 0.10, 0.01)
+
+
+def build():
+    wb = new_workbook("Form-L handicaps")
+    instructions(wb, "Form-L handicaps (seed 000, RDBL)", [
+        "What it does: the Form-L handicaps of the Rugby and District Bridge League (seed 000) from the "
+        "previous season's divisional Average VPs, beside the legacy system they replaced; handicaps for "
+        "new teams from this season's matches; and the fairness test (binomial bands and observed results).",
+        "Sheet Handicaps: one row per team (Division 1 = top, Team, Average VPs); up to 100 teams in any "
+        "number of divisions, rows in any order. Expected VP Diff = (top team's Average VPs - own) x "
+        "2(N-1)/N within a division; Merged VP Diff places each lower division's top team midway between "
+        "the 2nd- and 3rd-lowest of the division above (overlap 2 ranks); Handicap IMPs = 2.75 x Merged "
+        "VP Diff, rounded to a whole IMP. The parameters (IMPs per VP, overlap, legacy step) are inputs.",
+        "Where the seed's Table 1 differs: Lambs (Div 3) are printed 77 but 2.75 x 28.67 = 78.83 gives 79 "
+        "(ERRATA.md). Every other cell of Table 1 reproduces.",
+        "Sheet NewTeams: one row per match played this season by a new team (team, opponent, VPs for, VPs "
+        "against). Each new team's VP Diff is the average over its matches of (opponent's Merged VP Diff "
+        "- VP margin), solved jointly when new teams met each other (the seed's iteration converges to "
+        "this). The example matches are hypothetical.",
+        "Sheet Fairness: under fair handicaps the number of wins of the higher-handicap team in n "
+        "matches is Binomial(n, 1/2). The bands exclude 25 %, 10 % and 1 % of outcomes at each end "
+        "(ERRATA.md: the seed's green lines are the 10 % tails). P(X <= wins) is small when the "
+        "higher-handicap team wins too rarely, P(X >= wins) when it wins too often; each is a p-value, "
+        "not the probability that the handicaps are unfair (ERRATA.md). The seed's first study counted "
+        "the higher-RANKING team's wins (19 of 56); the sheet enters the same result as 37 wins of the "
+        "higher-handicap team, so P(X >= 37) = P(X <= 19) = 0.0111.",
+    ] + COMMON_LINES)
+
+    ws = wb.create_sheet("Handicaps")
+    title(ws, "Form-L handicaps from the previous season's divisional Average VPs",
+           "Seed 000, Table 1 (2013-14). Handicap IMPs of Lambs: the seed prints 77, the correct value is 79.")
+    last = H_FIRST + H_ROWS - 1
+    headers(ws, 4, 1, ["Division", "Team", "Average VPs", "Expected VP Diff", "Merged VP Diff",
+                        "Handicap IMPs", "Legacy Handicap IMPs"], widths=[10, 16, 10, 11, 11, 10, 12])
+    for i, (d, t, v) in enumerate(TABLE1):
+        r = H_FIRST + i
+        ws.cell(row=r, column=1, value=d)
+        ws.cell(row=r, column=2, value=t)
+        ws.cell(row=r, column=3, value=v)
+    mark_input(ws, f"A{H_FIRST}:A{last}", kind="whole", operator="between", formula1="1", formula2="20",
+           prompt="Division: 1 for the top division, 2, 3, ...")
+    mark_input(ws, f"B{H_FIRST}:B{last}", kind="textLength", operator="between", formula1="1", formula2="60",
+           prompt="Team name")
+    mark_input(ws, f"C{H_FIRST}:C{last}", kind="decimal", operator="between", formula1="0", formula2="100",
+           prompt="Average VPs in last season's divisional matches", number_format="0.0")
+    A, C = f"A{H_FIRST}:A{last}", f"C{H_FIRST}:C{last}"
+    array(ws, f"D{H_FIRST}:D{last}", f"=FORML_VPDIFF({A},{C},FALSE,$J$6)", "0.00")
+    array(ws, f"E{H_FIRST}:E{last}", f"=FORML_VPDIFF({A},{C},TRUE,$J$6)", "0.00")
+    array(ws, f"F{H_FIRST}:F{last}", f"=FORML_HANDICAP({A},{C},$J$5,$J$6)", "0")
+    array(ws, f"G{H_FIRST}:G{last}", f"=LEGACY_HANDICAP({A},{C},$J$7)", "0")
+
+    ws["I4"] = "Parameters"
+    ws["I4"].font = bold()
+    param(ws, "I5", "J5", "IMPs per VP", 2.75, kind="decimal", operator="greaterThan", formula1="0",
+           prompt="Handicap IMPs per Merged VP Diff (seed 000: 2.75, a 20-0 win = 55 IMPs)")
+    param(ws, "I6", "J6", "Overlap (ranks)", 2, kind="whole", operator="between", formula1="1", formula2="10",
+           prompt="A lower division's top team sits between the overlap-th and (overlap+1)-th lowest above")
+    param(ws, "I7", "J7", "Legacy step (IMPs)", 6, kind="whole", operator="between", formula1="1",
+           formula2="50", prompt="Legacy system: IMPs between consecutive ranks within a division")
+    ws.column_dimensions["I"].width = 18
+    legend(ws, "I9")
+
+    # the seed's Range rows, as a summary beside the table (standard Excel functions only)
+    ws["I13"] = "Division summary (the seed's Range rows)"
+    ws["I13"].font = bold()
+    headers(ws, 14, 9, ["Division", "Teams", "Range of Average VPs"])
+    for k in range(1, 7):
+        r = 14 + k
+        ws.cell(row=r, column=9, value=k)
+        ws.cell(row=r, column=10, value=f'=IF(COUNTIF($A${H_FIRST}:$A${last},I{r})=0,"",'
+                                        f'COUNTIF($A${H_FIRST}:$A${last},I{r}))')
+        avg, div = f"$C${H_FIRST}:$C${last}", f"$A${H_FIRST}:$A${last}"
+        ws.cell(row=r, column=11, value=f'=IF(J{r}="","",_xlfn.MAXIFS({avg},{div},I{r})'
+                                        f'-_xlfn.MINIFS({avg},{div},I{r}))')
+    mark_input(ws, "I15:I20", kind="whole", operator="between", formula1="1", formula2="20",
+           prompt="A division number to summarise")
+    computed(ws, "J15:J20")
+    computed(ws, "K15:K20", "0.0")
+    ws.freeze_panes = f"A{H_FIRST}"
+
+    # new teams
+    ws = wb.create_sheet("NewTeams")
+    title(ws, "Handicaps for new teams from this season's matches",
+           "One row per match played by a new team. Known teams and their Merged VP Diffs come from the "
+           "Handicaps sheet. Example matches are hypothetical.")
+    nl = N_FIRST + N_ROWS - 1
+    headers(ws, 4, 1, ["Team", "Opponent", "VPs for", "VPs against"], widths=[16, 16, 9, 9])
+    for i, (t, o, f, a) in enumerate(NEW_TEAM_MATCHES):
+        r = N_FIRST + i
+        for j, v in enumerate((t, o, f, a), start=1):
+            ws.cell(row=r, column=j, value=v)
+    mark_input(ws, f"A{N_FIRST}:B{nl}", kind="textLength", operator="between", formula1="1", formula2="60",
+           prompt="Team names exactly as on the Handicaps sheet (a new team is any team not listed there)")
+    mark_input(ws, f"C{N_FIRST}:D{nl}", kind="decimal", operator="between", formula1="0", formula2="100",
+           prompt="Victory points of the team (VPs for) and of its opponent (VPs against)")
+    headers(ws, 4, 6, ["New team", "Handicap IMPs"], widths=[16, 10])
+    ol = N_FIRST + N_OUT - 1
+    hl = H_FIRST + H_ROWS - 1
+    array(ws, f"F{N_FIRST}:G{ol}",
+           f"=IFERROR(INDEX(FORML_NEWTEAMS(A{N_FIRST}:A{nl},B{N_FIRST}:B{nl},C{N_FIRST}:C{nl},D{N_FIRST}:D{nl},"
+           f"Handicaps!B{H_FIRST}:B{hl},Handicaps!E{H_FIRST}:E{hl},Handicaps!J5),"
+           f"{seq_column(N_OUT)},{seq_row(2)}),\"\")", "0")
+    legend(ws, "I4")
+
+    # fairness
+    ws = wb.create_sheet("Fairness")
+    title(ws, "Fairness of the handicaps: binomial bands and observed results",
+           "Wins of the higher-handicap team in n matches between teams with different handicaps "
+           "(draws excluded). Under fair handicaps: Binomial(n, 1/2).")
+    fl = F_FIRST + F_MAX_N - 1
+    ws["A3"] = "Tail excluded at each end:"
+    headers(ws, 4, 1, ["Matches", "Low 25 %", "High 25 %", "Low 10 %", "High 10 %", "Low 1 %", "High 1 %",
+                        "Expected (n/2)"], widths=[9, 9, 9, 9, 9, 9, 9, 10])
+    for j, t in enumerate(FAIRNESS_TAILS):
+        ws.cell(row=3, column=2 + 2 * j, value=t)
+        mark_input(ws, ws.cell(row=3, column=2 + 2 * j).coordinate, kind="decimal", operator="between",
+               formula1="0", formula2="0.5", prompt="Share of outcomes excluded at EACH end of the band",
+               number_format="0%")
+    for n in range(1, F_MAX_N + 1):
+        ws.cell(row=F_FIRST + n - 1, column=1, value=n)
+    mark_input(ws, f"A{F_FIRST}:A{fl}", kind="whole", operator="between", formula1="1", formula2="100000",
+           prompt="Number of matches")
+    from openpyxl.utils import get_column_letter as _gcl
+
+    for j in range(3):  # one FAIRNESS_BAND array call per band (a column of n -> n x 2)
+        c0, c1 = _gcl(2 + 2 * j), _gcl(3 + 2 * j)
+        array(ws, f"{c0}{F_FIRST}:{c1}{fl}", f"=FAIRNESS_BAND(A{F_FIRST}:A{fl},{c0}$3)")
+    array(ws, f"H{F_FIRST}:H{fl}", f"=A{F_FIRST}:A{fl}/2")
+
+    headers(ws, 4, 10, ["Observed result", "Wins", "Matches", "P(X <= wins)", "P(X >= wins)"],
+             widths=[44, 8, 9, 11, 11])
+    ol = F_FIRST + F_OBS - 1
+    for i, (label, w, n) in enumerate(OBSERVED):
+        ws.cell(row=F_FIRST + i, column=10, value=label)
+        ws.cell(row=F_FIRST + i, column=11, value=w)
+        ws.cell(row=F_FIRST + i, column=12, value=n)
+    mark_input(ws, f"J{F_FIRST}:J{ol}", prompt="What the result is (free text)")
+    mark_input(ws, f"K{F_FIRST}:L{ol}", kind="whole", operator="between", formula1="0", formula2="100000",
+           prompt="Wins of the higher-handicap team, and matches played (draws excluded)")
+    array(ws, f"M{F_FIRST}:M{ol}", f"=FAIRNESS(K{F_FIRST}:K{ol},L{F_FIRST}:L{ol})", "0.0000")
+    # the upper tail, P(X >= wins): small when the higher-handicap team wins too often (exact in the core)
+    array(ws, f"N{F_FIRST}:N{ol}", f"=FAIRNESS(K{F_FIRST}:K{ol},L{F_FIRST}:L{ol},TRUE)", "0.0000")
+    legend(ws, f"J{ol + 2}")
+    _fairness_chart(ws, fl, ol)
+    ws.freeze_panes = f"A{F_FIRST}"
+
+    conf_sheet(wb)
+    return wb
+
+
+def _fairness_chart(ws, fl, ol):
+    from openpyxl.chart import Reference, ScatterChart, Series
+    from openpyxl.chart.marker import Marker
+
+    ch = ScatterChart()
+    ch.title = "Wins of the higher-handicap team: bands under fair handicaps"
+    ch.style = 13
+    ch.x_axis.title = "Matches"
+    ch.y_axis.title = "Wins"
+    ch.height, ch.width = 12, 20
+    x = Reference(ws, min_col=1, min_row=F_FIRST, max_row=fl)
+    colours = {2: "4472C4", 3: "4472C4", 4: "70AD47", 5: "70AD47", 6: "ED7D31", 7: "ED7D31", 8: "000000"}
+    for col in range(2, 9):
+        y = Reference(ws, min_col=col, min_row=4, max_row=fl)
+        s = Series(y, x, title_from_data=True)
+        s.marker = Marker(symbol="none")
+        s.smooth = False
+        s.graphicalProperties.line.solidFill = colours[col]
+        s.graphicalProperties.line.width = 15875
+        ch.series.append(s)
+    xo = Reference(ws, min_col=12, min_row=F_FIRST, max_row=ol)
+    yo = Reference(ws, min_col=11, min_row=F_FIRST, max_row=ol)
+    s = Series(yo, xo, title="Observed results")
+    s.marker = Marker(symbol="x", size=9)
+    s.marker.graphicalProperties.line.solidFill = "C00000"
+    s.graphicalProperties.line.noFill = True
+    ch.series.append(s)
+    ch.x_axis.scaling.min = 0
+    ch.y_axis.scaling.min = 0
+    ch.x_axis.delete = False
+    ch.y_axis.delete = False
+    ws.add_chart(ch, "O4")

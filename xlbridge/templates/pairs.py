@@ -1,0 +1,197 @@
+"""pairs.xlsx: travellers to matchpoints and a ranking; the Neuberg worked examples (seeds 004 and 001).
+
+>>> [s.title for s in build().worksheets]
+['Instructions', 'Travellers', 'Ranking', 'Neuberg', 'xlwings.conf']
+"""
+
+from __future__ import annotations
+
+from .styling import (
+    COMMON_LINES,
+    array,
+    bold,
+    cells,
+    computed,
+    conf_sheet,
+    headers,
+    instructions,
+    legend,
+    mark_input,
+    new_workbook,
+    param,
+    seq_column,
+    seq_row,
+    title,
+)
+
+__all__ = ["build"]
+
+
+# (board, ns, ew, contract, declarer, tricks, typed score, outcome 2, outcome 3, weight 1, weight 2, weight 3)
+TRAVELLERS = [
+    # board 1: seed 004, TD: 60 % of 4S= (420), 40 % of 4S-1 (-50); others 420, 400 twice, 170, -50
+    (1, 1, 11, "4S", "N", 10, None, -50, None, 0.6, 0.4, None),
+    (1, 2, 12, "4S", "N", 10, None, None, None, None, None, None),
+    (1, 3, 13, "3NT", "S", 9, None, None, None, None, None, None),
+    (1, 4, 14, None, None, None, 400, None, None, None, None, None),
+    (1, 5, 15, "2S", "N", 10, None, None, None, None, None, None),
+    (1, 6, 16, "4S", "S", 9, None, None, None, None, None, None),
+    # board 2: an artificial adjusted score (Law 12C2); not played (NP) at one table: 5 results, factored to 6
+    (2, 1, 13, "2H", "W", 8, None, None, None, None, None, None),
+    (2, 2, 14, "3H", "W", 8, None, None, None, None, None, None),
+    (2, 3, 15, None, None, None, "A60/40", None, None, None, None, None),
+    (2, 4, 16, "1NT", "N", 7, None, None, None, None, None, None),
+    (2, 5, 11, "2H", "W", 9, None, None, None, None, None, None),
+    (2, 6, 12, None, None, None, "NP", None, None, None, None, None),
+    # board 3: seed 004, two weighted scores: pair A (NS 1) 60 % 420 / 40 % -50, pair B (NS 2) 50 % 170 / 50 % 420
+    (3, 1, 12, None, None, None, 420, -50, None, 0.6, 0.4, None),
+    (3, 2, 13, None, None, None, 170, 420, None, 0.5, 0.5, None),
+    (3, 3, 14, None, None, None, 420, None, None, None, None, None),
+    (3, 4, 15, None, None, None, 400, None, None, None, None, None),
+    (3, 5, 16, None, None, None, 400, None, None, None, None, None),
+    (3, 6, 11, None, None, None, -50, None, None, None, None, None),
+]
+
+# seed 001: the board where 11 results were expected and 10 obtained (section 4c); the board
+# that should have been played 16 times and was played 8 times (section 4e)
+NEUBERG_C = [520, 500, 490, 480, 460, 450, 430, 420, 400, -50]
+NEUBERG_E = [490, 460, 460, 430, 430, 430, 400, -50]
+
+T_FIRST, T_ROWS = 5, 1000
+R_FIRST, R_ROWS = 5, 60
+
+
+def build():
+    wb = new_workbook("Pairs session: travellers, matchpoints, ranking")
+    instructions(wb, "Pairs session: travellers to matchpoints and ranking (seeds 004 and 001)", [
+        "What it does: matchpoints every traveller row (Law 78A, Neuberg-factored to the expected number "
+        "of results, artificial adjusted scores and not-played boards handled, Law 12C1(c) weighted "
+        "scores exact), and ranks the pairs with exact ties shown as ties (3=).",
+        "Sheet Travellers, one row per result: Board, NS pair, EW pair, then EITHER Contract (4S, 3NTX, "
+        "6HXX, PASS), Declarer (N/E/S/W) and Tricks taken, OR a Typed Score (N-S points, an artificial "
+        "score A60/40, A50/50, A40/60, A+, A=, A-, or NP for not played). Score NS is computed from the "
+        "contract when one is given, otherwise it is the typed score (SCORE_OR_TYPED).",
+        "Weighted scores (Law 12C1(c)): Score NS is the first outcome; put the other possible N-S outcomes "
+        "in Outcome 2 NS / Outcome 3 NS and the weights in Weight 1..3 (they total 100 %). A plain result "
+        "leaves the weights blank. Every pair's matchpoints on the board are exact expected values over "
+        "every combination of outcomes (seed 004).",
+        "Parameters: Scale EBU (2 per score beaten, 1 per tie) or ACBL (1 and 1/2); Expected results per "
+        "board (blank: the largest number of results on any board). The example uses ACBL to match seed "
+        "004's figures; seed 004 prints 2.63 for pair A on board 3: the correct value is 2.75 (ERRATA.md).",
+        "Sheet Neuberg: seed 001's two worked examples (EBU scale). Its printed line (14 x 16) + (16 - 8) "
+        "= 29 lost the division by A: ((14 x 16) + (16 - 8)) / 8 = 29; its final 51.86 % is 51.85 % when "
+        "rounded once at the end (ERRATA.md).",
+        "Sheet Ranking: Pair, Total MP, Percentage, Rank, best first, up to 60 pairs.",
+    ] + COMMON_LINES)
+
+    ws = wb.create_sheet("Travellers")
+    title(ws, "Travellers", "Example: seed 004's boards with weighted scores (boards 1 and 3); board 2 has an "
+                             "artificial score and was not played at one table.")
+    last = T_FIRST + T_ROWS - 1
+    headers(ws, 4, 1, ["Board", "NS", "EW", "Contract", "Declarer", "Tricks", "Typed Score", "Score NS",
+                        "Outcome 2 NS", "Outcome 3 NS", "Weight 1", "Weight 2", "Weight 3", "MP NS", "MP EW"],
+             widths=[7, 6, 6, 9, 9, 7, 10, 9, 10, 10, 9, 9, 9, 8, 8])
+    for i, row in enumerate(TRAVELLERS):
+        r = T_FIRST + i
+        for j, v in enumerate(row[:7], start=1):
+            ws.cell(row=r, column=j, value=v)
+        for j, v in enumerate(row[7:], start=9):
+            ws.cell(row=r, column=j, value=v)
+    rng = lambda c: f"{c}{T_FIRST}:{c}{last}"  # noqa: E731
+    mark_input(ws, rng("A"), kind="whole", operator="between", formula1="1", formula2="10000",
+           prompt="Board number (its vulnerability follows the standard 16-board cycle)")
+    mark_input(ws, f"B{T_FIRST}:C{last}", kind="whole", operator="between", formula1="1", formula2="10000",
+           prompt="Pair number")
+    mark_input(ws, rng("D"), kind="textLength", operator="between", formula1="1", formula2="6",
+           prompt="Contract like 4S, 3NTX, 6HXX, PASS; leave blank to type the score instead")
+    mark_input(ws, rng("E"), kind="list", formula1='"N,E,S,W"', prompt="Declarer: N, E, S or W")
+    mark_input(ws, rng("F"), kind="whole", operator="between", formula1="0", formula2="13",
+           prompt="Tricks taken by declarer (0-13)")
+    mark_input(ws, rng("G"), prompt="When no contract is given: N-S score (420, -50), artificial score "
+                                "(A60/40, A+, A=, A-) or NP")
+    mark_input(ws, f"I{T_FIRST}:J{last}", prompt="Weighted score only: another possible N-S outcome (points)")
+    mark_input(ws, f"K{T_FIRST}:M{last}", kind="decimal", operator="between", formula1="0", formula2="1",
+           prompt="Weighted score only: the weight of Score NS / Outcome 2 / Outcome 3 (they total 100 %)",
+           number_format="0%")
+    array(ws, rng("H"), f"=SCORE_OR_TYPED({rng('D')},{rng('E')},{rng('F')},{rng('A')},{rng('G')})")
+    array(ws, f"N{T_FIRST}:O{last}",
+           f"=WEIGHTED_MP(H{T_FIRST}:J{last},K{T_FIRST}:M{last},{rng('A')},$R$6,$R$5)", "0.00")
+    ws["Q4"] = "Parameters"
+    ws["Q4"].font = bold()
+    param(ws, "Q5", "R5", "Scale", "ACBL", kind="list", formula1='"EBU,ACBL"',
+           prompt="EBU: 2 per score beaten, 1 per tie (Law 78A). ACBL: 1 and 1/2.")
+    param(ws, "Q6", "R6", "Expected results per board", None, kind="whole", operator="between",
+           formula1="1", formula2="1000",
+           prompt="Blank: the largest number of results on any board. Boards with fewer are Neuberg-factored.")
+    ws.column_dimensions["Q"].width = 24
+    legend(ws, "Q8")
+    ws.freeze_panes = f"A{T_FIRST}"
+
+    ws = wb.create_sheet("Ranking")
+    title(ws, "Ranking", "Exact totals: ties are decided on exact values and shown as ties (3=).")
+    headers(ws, 4, 1, ["Pair", "Total MP", "Percentage", "Rank"], widths=[8, 10, 11, 7])
+    rl = R_FIRST + R_ROWS - 1
+    array(ws, f"A{R_FIRST}:D{rl}",
+           f"=IFERROR(INDEX(PAIRS_RANKING(Travellers!A{T_FIRST}:A{last},Travellers!B{T_FIRST}:B{last},"
+           f"Travellers!C{T_FIRST}:C{last},Travellers!H{T_FIRST}:J{last},Travellers!K{T_FIRST}:M{last},"
+           f"Travellers!R6,Travellers!R5),{seq_column(R_ROWS)},{seq_row(4)}),\"\")")
+    for c in cells(ws, f"B{R_FIRST}:B{rl}"):
+        c.number_format = "0.00"
+    for c in cells(ws, f"C{R_FIRST}:C{rl}"):
+        c.number_format = "0.00"
+    legend(ws, "F4")
+    ws.freeze_panes = f"A{R_FIRST}"
+
+    ws = wb.create_sheet("Neuberg")
+    title(ws, "The Neuberg formula (seed 001, Max Bavin, EBU)",
+           "MP = ((M x E) + (E - A)) / A, with M the matchpoints among the A actual results and E the expected number.")
+    ws["A3"] = "Section 4(c): 11 results expected, 10 obtained (top 20)"
+    ws["A3"].font = bold()
+    headers(ws, 4, 1, ["Board", "NS score", "MP NS", "MP EW"], widths=[8, 10, 9, 9])
+    param(ws, "F4", "G4", "Expected results", 11, kind="whole", operator="between", formula1="1",
+           formula2="1000", prompt="Expected number of results on this board")
+    ws["F5"] = "Scale"
+    ws["G5"] = "EBU"
+    mark_input(ws, "G5", kind="list", formula1='"EBU,ACBL"', prompt="EBU (2/1) or ACBL (1/0.5)")
+    c_first, c_last = 5, 5 + len(NEUBERG_C) - 1
+    for i, s in enumerate(NEUBERG_C):
+        ws.cell(row=c_first + i, column=1, value=1)
+        ws.cell(row=c_first + i, column=2, value=s)
+    mark_input(ws, f"A{c_first}:B{c_last}", prompt="Board number and N-S score")
+    array(ws, f"C{c_first}:D{c_last}",
+           f"=MATCHPOINTS(B{c_first}:B{c_last},A{c_first}:A{c_last},G4,G5)", "0.0")
+
+    e_title = c_last + 2
+    ws.cell(row=e_title, column=1, value="Section 4(e): 16 results expected, 8 obtained (top 30)").font = \
+        bold()
+    eh = e_title + 1
+    headers(ws, eh, 1, ["Board", "NS score", "MP NS", "MP EW", "Unfactored MP NS", "Unfactored MP EW",
+                         "NEUBERG(M, E, A)"])
+    e_first, e_last = eh + 1, eh + len(NEUBERG_E)
+    param(ws, f"I{eh}", f"J{eh}", "Expected results", 16, kind="whole", operator="between", formula1="1",
+           formula2="1000", prompt="Expected number of results on this board")
+    ws[f"I{e_first}"] = "Actual results"
+    ws[f"J{e_first}"] = f"=COUNT(B{e_first}:B{e_last})"
+    computed(ws, f"J{e_first}")
+    for i, s in enumerate(NEUBERG_E):
+        ws.cell(row=e_first + i, column=1, value=8)
+        ws.cell(row=e_first + i, column=2, value=s)
+    mark_input(ws, f"A{e_first}:B{e_last}", prompt="Board number and N-S score")
+    be, ae = f"B{e_first}:B{e_last}", f"A{e_first}:A{e_last}"
+    array(ws, f"C{e_first}:D{e_last}", f'=MATCHPOINTS({be},{ae},J{eh},"EBU")', "0.0")
+    array(ws, f"E{e_first}:F{e_last}", f'=MATCHPOINTS({be},{ae},J{e_first},"EBU")', "0.0")
+    array(ws, f"G{e_first}:G{e_last}", f"=NEUBERG(E{e_first}:E{e_last},J{eh},J{e_first})", "0.0")
+    ws.column_dimensions["I"].width = 16
+
+    s7 = e_last + 2
+    ws.cell(row=s7, column=1, value="Section 7: a top on the one board with 11 results, top 100, 51 expected "
+                                    "(the printed 51.86 % is 51.85 % rounded once)").font = bold()
+    ws[f"A{s7 + 1}"] = "Board 26: NEUBERG(20, 51, 11) (% of the top)"
+    ws[f"E{s7 + 1}"] = "=NEUBERG(20,51,11)"
+    ws[f"A{s7 + 2}"] = "Session: (24 x 50 + board 26) / 25 (%)"
+    ws[f"E{s7 + 2}"] = f"=(24*50+E{s7 + 1})/25"
+    computed(ws, f"E{s7 + 1}:E{s7 + 2}", "0.00")
+    legend(ws, "K4")
+
+    conf_sheet(wb)
+    return wb

@@ -1,0 +1,237 @@
+"""Shared building blocks of the template workbooks: colours, inputs, array formulas, furniture.
+
+Every template marks its inputs the same way (yellow fill, a data validation with an input
+message, a legend on the sheet), computes with ONE legacy array formula (``<f t="array"
+ref="...">``) per result column or table, and has an ``Instructions`` sheet and an
+``xlwings.conf`` sheet (A1 ``UDF Modules``, B1 ``xlbridge.udfs``). The helpers here do that.
+
+>>> seq_column(3), seq_row(2)
+('{1;2;3}', '{1,2}')
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+
+from openpyxl import Workbook
+from openpyxl.styles import Alignment, Font, PatternFill
+from openpyxl.utils import get_column_letter
+from openpyxl.utils.cell import column_index_from_string, coordinate_from_string
+from openpyxl.worksheet.datavalidation import DataValidation
+from openpyxl.worksheet.formula import ArrayFormula
+
+__all__ = [
+    "CREATOR",
+    "FIXED_TIME",
+    "ZIP_TIME",
+    "INPUT_FILL",
+    "CALC_FILL",
+    "HEADER_FILL",
+    "UDF_MODULE",
+    "COMMON_LINES",
+    "seq_column",
+    "seq_row",
+    "bold",
+    "fill",
+    "cells",
+    "style",
+    "title",
+    "headers",
+    "mark_input",
+    "array",
+    "computed",
+    "legend",
+    "param",
+    "new_workbook",
+    "instructions",
+    "conf_sheet",
+]
+
+CREATOR = "xlbridge"
+FIXED_TIME = _dt.datetime(2026, 1, 1, 0, 0, 0)
+ZIP_TIME = (2026, 1, 1, 0, 0, 0)
+
+INPUT_FILL = "FFFFF2CC"  # light yellow: type here
+CALC_FILL = "FFE2EFDA"  # light green: computed, do not type
+HEADER_FILL = "FFD9E1F2"  # light blue: headers
+
+UDF_MODULE = "xlbridge.udfs"
+
+
+def seq_column(n: int) -> str:
+    """Excel array constant ``{1;2;...;n}`` (a column of row positions).
+
+    Used with INDEX to lay a variable-sized table result into a fixed array range: positions
+    past the end give #REF!, which IFERROR turns into "" (an array formula whose result is
+    smaller than its range would otherwise show #N/A in the extra cells).
+
+    >>> seq_column(2)
+    '{1;2}'
+    """
+    return "{" + ";".join(str(i) for i in range(1, n + 1)) + "}"
+
+
+def seq_row(n: int) -> str:
+    """Excel array constant ``{1,2,...,n}`` (a row of column positions).
+
+    >>> seq_row(4)
+    '{1,2,3,4}'
+    """
+    return "{" + ",".join(str(i) for i in range(1, n + 1)) + "}"
+
+
+def bold() -> Font:
+    """A bold font (section labels).
+
+    >>> bold().b
+    True
+    """
+    return Font(bold=True)
+
+
+def fill(rgb: str) -> PatternFill:
+    """A solid fill of colour ``rgb`` (ARGB hex).
+
+    >>> fill(INPUT_FILL).fgColor.rgb
+    'FFFFF2CC'
+    """
+    return PatternFill(fill_type="solid", start_color=rgb, end_color=rgb)
+
+
+def cells(ws, ref: str) -> list:
+    """The cells of ``ref`` (one cell or a range) as a flat list, row by row.
+
+    >>> ws = Workbook().active
+    >>> [c.coordinate for c in cells(ws, "A1:B2")]
+    ['A1', 'B1', 'A2', 'B2']
+    """
+    rng = ws[ref]
+    if not isinstance(rng, tuple):
+        return [rng]
+    out = []
+    for r in rng:
+        if isinstance(r, tuple):
+            out.extend(r)
+        else:
+            out.append(r)
+    return out
+
+
+def style(ws, ref: str, rgb: str, number_format: str | None = None) -> None:
+    """Fill ``ref`` with ``rgb`` and, if given, set its number format."""
+    f = fill(rgb)
+    for c in cells(ws, ref):
+        c.fill = f
+        if number_format:
+            c.number_format = number_format
+
+
+def title(ws, text: str, note: str | None = None) -> None:
+    """The sheet's title in A1 (bold, 14 pt) and an optional italic note in A2."""
+    ws["A1"] = text
+    ws["A1"].font = Font(bold=True, size=14)
+    if note:
+        ws["A2"] = note
+        ws["A2"].font = Font(italic=True)
+
+
+def headers(ws, row: int, col: int, names, widths=None) -> None:
+    """Header cells (bold, blue, wrapped) from (``row``, ``col``) rightwards; optional column widths."""
+    for i, name in enumerate(names):
+        c = ws.cell(row=row, column=col + i, value=name)
+        c.font = Font(bold=True)
+        c.fill = fill(HEADER_FILL)
+        c.alignment = Alignment(wrap_text=True, vertical="top")
+        if widths:
+            ws.column_dimensions[get_column_letter(col + i)].width = widths[i] if i < len(widths) else widths[-1]
+
+
+def mark_input(ws, ref: str, *, kind=None, prompt: str, title: str = "Input", number_format=None, **dv) -> None:
+    """Mark ``ref`` as an input range: yellow fill and a data validation with an input message."""
+    style(ws, ref, INPUT_FILL, number_format)
+    v = DataValidation(type=kind, allow_blank=True, showInputMessage=True, promptTitle=title, prompt=prompt,
+                       showErrorMessage=kind is not None, errorTitle="Not accepted" if kind else None,
+                       error=(prompt if kind else None), **dv)
+    v.add(ref)
+    ws.add_data_validation(v)
+
+
+def array(ws, ref: str, formula: str, number_format: str | None = None) -> None:
+    """ONE legacy array formula over ``ref`` (Excel's Ctrl+Shift+Enter form), styled as computed."""
+    first = ref.split(":")[0]
+    ws[first] = ArrayFormula(ref, formula)
+    style(ws, ref, CALC_FILL, number_format)
+
+
+def computed(ws, ref: str, number_format: str | None = None) -> None:
+    """Style ``ref`` as computed (green) without writing a formula."""
+    style(ws, ref, CALC_FILL, number_format)
+
+
+def legend(ws, cell: str) -> None:
+    """Write the colour legend starting at ``cell`` (3 rows)."""
+    col, row = coordinate_from_string(cell)
+    ci = column_index_from_string(col)
+    ws.cell(row=row, column=ci, value="Legend").font = Font(bold=True)
+    a = ws.cell(row=row + 1, column=ci, value="Input: type or paste here")
+    a.fill = fill(INPUT_FILL)
+    b = ws.cell(row=row + 2, column=ci, value="Computed by xlbridge: do not type here")
+    b.fill = fill(CALC_FILL)
+
+
+def param(ws, label_cell: str, value_cell: str, label: str, value, *, kind=None, prompt: str,
+          number_format=None, **dv) -> None:
+    """A labelled parameter: the label, then the value cell marked as an input."""
+    ws[label_cell] = label
+    ws[value_cell] = value
+    mark_input(ws, value_cell, kind=kind, prompt=prompt, number_format=number_format, **dv)
+
+
+def new_workbook(title: str) -> Workbook:
+    """A workbook whose first sheet is ``Instructions``, with fixed document properties."""
+    wb = Workbook()
+    wb.active.title = "Instructions"
+    p = wb.properties
+    p.creator = CREATOR
+    p.lastModifiedBy = CREATOR
+    p.created = FIXED_TIME
+    p.modified = FIXED_TIME
+    p.title = title
+    wb.calculation.fullCalcOnLoad = True  # Excel recalculates on open: the file holds no cached values
+    return wb
+
+
+def instructions(wb: Workbook, heading: str, lines) -> None:
+    """Fill the ``Instructions`` sheet: a heading, one wrapped paragraph per line, the legend."""
+    ws = wb["Instructions"]
+    ws["A1"] = heading
+    ws["A1"].font = Font(bold=True, size=14)
+    ws.column_dimensions["A"].width = 110
+    for i, line in enumerate(lines, start=3):
+        c = ws.cell(row=i, column=1, value=line)
+        c.alignment = Alignment(wrap_text=True, vertical="top")
+    legend(ws, f"A{len(lines) + 4}")
+
+
+def conf_sheet(wb: Workbook) -> None:
+    """The ``xlwings.conf`` sheet: UDF Modules = xlbridge.udfs."""
+    ws = wb.create_sheet("xlwings.conf")
+    ws["A1"] = "UDF Modules"
+    ws["B1"] = UDF_MODULE
+    ws.column_dimensions["A"].width = 16
+    ws.column_dimensions["B"].width = 18
+
+
+COMMON_LINES = [
+    "Yellow cells are inputs (each has a data validation and an input message); green cells are "
+    "computed by ONE array formula per column or table that calls the xlbridge functions "
+    "(see the xlbridge README, 'Using xlbridge in Excel'). Do not type in green cells; to change a "
+    "result change its inputs.",
+    "In Excel: pip install xlbridge[excel], then xlwings addin install; save this workbook as .xlsm and "
+    "use the xlwings ribbon > Import Functions (or import vba_stub/xlwings_udfs.bas). The sheet "
+    "'xlwings.conf' sets UDF Modules = xlbridge.udfs. Until the functions are imported the green cells "
+    "show #NAME?. Without Excel: xlbridge recalc THIS.xlsx -o OUT.xlsx writes every result into a copy "
+    "of the file.",
+    "Blank input rows stay blank in the results; add rows anywhere inside the yellow area without "
+    "editing any formula.",
+]

@@ -1,0 +1,148 @@
+"""teams.xlsx: boards to IMPs, matches to VPs, weighted boards (seed 004).
+
+>>> [s.title for s in build().worksheets]
+['Instructions', 'Boards', 'Matches', 'Swiss', 'xlwings.conf']
+"""
+
+from __future__ import annotations
+
+from .styling import (
+    COMMON_LINES,
+    array,
+    computed,
+    conf_sheet,
+    headers,
+    instructions,
+    legend,
+    mark_input,
+    new_workbook,
+    param,
+    title,
+)
+
+__all__ = ["build"]
+
+
+# (match, board, room-1 NS score (team A NS), outcome 2, outcome 3, w1, w2, w3, room-2 NS score (team B NS))
+TEAM_BOARDS = [
+    (1, 1, 420, -50, None, 0.6, 0.4, None, 400),  # seed 004: 60 % 420 / 40 % -50 against 400
+    (1, 2, 620, None, None, None, None, None, 620),
+    (1, 3, 420, None, None, None, None, None, 170),
+    (1, 4, -100, None, None, None, None, None, -140),
+    (1, 5, 110, None, None, None, None, None, 140),
+    (1, 6, -620, None, None, None, None, None, -650),
+    (1, 7, 650, None, None, None, None, None, 620),
+    (2, 1, 450, None, None, None, None, None, 420),
+    (2, 2, -200, None, None, None, None, None, 110),
+    (2, 3, 140, None, None, None, None, None, 140),
+]
+TEAM_MATCHES = [(1, "Team A", "Team B", 7), (2, "Team C", "Team D", 3)]
+
+B_FIRST, B_ROWS = 5, 500
+M_FIRST, M_ROWS = 5, 40
+
+
+def build():
+    wb = new_workbook("Teams: IMPs and VPs with weighted boards")
+    instructions(wb, "Teams: boards to IMPs, matches to VPs, weighted boards (seed 004)", [
+        "What it does: each board's IMPs for team A (Law 78B), with Law 12C1(c) weighted boards scored "
+        "outcome by outcome and then weighted (never the raw scores averaged); each match's IMP totals "
+        "and Victory Points on the WBF 2013 continuous 20-VP scale for the match length.",
+        "Sheet Boards, one row per board: Match, Board, the N-S score in room 1 (team A sitting N-S), and "
+        "the N-S score in room 2 (team B sitting N-S). A weighted board gives the other possible room-1 "
+        "outcomes in Outcome 2/3 and the weights in Weight 1..3 (total 100 %); a plain board leaves them "
+        "blank. IMPs A = each outcome IMPed against room 2, then weighted (WEIGHTED_IMPS, unrounded).",
+        "Sheet Matches, one row per match: Match number, team names and the number of boards of the match "
+        "(the VP scale depends on it). IMPs and VPs come from MATCH_RESULT; the IMP margin is rounded "
+        "once, to the nearest IMP, before the VP look-up (weighted boards leave fractions; regulations "
+        "round the match total, as seed 004 does: -3.4 -> -3, a 5-IMP win, 12.18 VPs).",
+        "Sheet Swiss: seed 004's worked example: 60 % of 420 and 40 % of -50 against 400 gives -3.4 IMPs; "
+        "with +8 IMPs on the other boards of a 7-board match the match is won by 5 (12.18 VPs); weighting "
+        "at VP level instead gives 0.6 x 13.65 + 0.4 x 9.08 = 11.82 VPs; board-a-match gives 0.2. "
+        "The seed does not say the match length: its VPs are the 7-board scale (ERRATA.md).",
+    ] + COMMON_LINES)
+
+    ws = wb.create_sheet("Boards")
+    title(ws, "Boards", "Example: match 1 is seed 004's Swiss match (7 boards, board 1 weighted); match 2 is plain.")
+    last = B_FIRST + B_ROWS - 1
+    headers(ws, 4, 1, ["Match", "Board", "Room 1 NS (team A NS)", "Outcome 2", "Outcome 3", "Weight 1",
+                        "Weight 2", "Weight 3", "Room 2 NS (team B NS)", "IMPs A", "IMPs B"],
+             widths=[7, 7, 12, 10, 10, 9, 9, 9, 12, 8, 8])
+    for i, row in enumerate(TEAM_BOARDS):
+        for j, v in enumerate(row, start=1):
+            ws.cell(row=B_FIRST + i, column=j, value=v)
+    mark_input(ws, f"A{B_FIRST}:B{last}", kind="whole", operator="between", formula1="1", formula2="10000",
+           prompt="Match number and board number")
+    mark_input(ws, f"C{B_FIRST}:E{last}", kind="whole", operator="between", formula1="-7600", formula2="7600",
+           prompt="N-S score in room 1; for a weighted board, the other possible outcomes in Outcome 2/3")
+    mark_input(ws, f"F{B_FIRST}:H{last}", kind="decimal", operator="between", formula1="0", formula2="1",
+           prompt="Weighted board only: the weights of the outcomes (total 100 %)", number_format="0%")
+    mark_input(ws, f"I{B_FIRST}:I{last}", kind="whole", operator="between", formula1="-7600", formula2="7600",
+           prompt="N-S score in room 2 (team B sitting N-S)")
+    array(ws, f"J{B_FIRST}:J{last}",
+           f"=WEIGHTED_IMPS(C{B_FIRST}:E{last},F{B_FIRST}:H{last},I{B_FIRST}:I{last})", "0.0")
+    array(ws, f"K{B_FIRST}:K{last}", f'=IF(J{B_FIRST}:J{last}="","",-J{B_FIRST}:J{last})', "0.0")
+    legend(ws, "M4")
+    ws.freeze_panes = f"A{B_FIRST}"
+
+    ws = wb.create_sheet("Matches")
+    title(ws, "Matches", "IMP totals (weighted boards rounded once, at the end) and VPs (WBF 2013 20-VP scale).")
+    ml = M_FIRST + M_ROWS - 1
+    headers(ws, 4, 1, ["Match", "Team A", "Team B", "Boards", "IMPs A", "IMPs B", "VP A", "VP B"],
+             widths=[7, 14, 14, 7, 8, 8, 8, 8])
+    for i, row in enumerate(TEAM_MATCHES):
+        for j, v in enumerate(row, start=1):
+            ws.cell(row=M_FIRST + i, column=j, value=v)
+    mark_input(ws, f"A{M_FIRST}:A{ml}", kind="whole", operator="between", formula1="1", formula2="10000",
+           prompt="Match number as on the Boards sheet")
+    mark_input(ws, f"B{M_FIRST}:C{ml}", prompt="Team names")
+    mark_input(ws, f"D{M_FIRST}:D{ml}", kind="whole", operator="between", formula1="1", formula2="200",
+           prompt="Number of boards of the match (the VP scale depends on it)")
+    for i in range(M_ROWS):
+        r = M_FIRST + i
+        array(ws, f"E{r}:H{r}",
+               f'=IF(A{r}="","",MATCH_RESULT(IF(Boards!$A${B_FIRST}:$A${last}=A{r},'
+               f'Boards!$J${B_FIRST}:$J${last},""),D{r},"nearest"))', "0.00")
+    legend(ws, "J4")
+    ws.freeze_panes = f"A{M_FIRST}"
+
+    ws = wb.create_sheet("Swiss")
+    title(ws, "Seed 004: one weighted board in a Swiss match, at IMP level and at VP level",
+           "TD: 60 % of 4S= (420) and 40 % of 4S-1 (-50); the other room scored 400.")
+    param(ws, "A4", "C4", "Other room N-S score", 400, kind="whole", operator="between", formula1="-7600",
+           formula2="7600", prompt="N-S score at the other table")
+    param(ws, "A5", "C5", "IMPs for team A on the other boards", 8, kind="decimal", operator="between",
+           formula1="-1000", formula2="1000", prompt="Team A's IMP margin without this board")
+    param(ws, "A6", "C6", "Boards in the match", 7, kind="whole", operator="between", formula1="1",
+           formula2="200", prompt="Match length (the VP scale depends on it)")
+    ws.column_dimensions["A"].width = 40
+    headers(ws, 8, 2, ["Outcome 1", "Outcome 2"])
+    ws["A9"] = "N-S score of the outcome"
+    ws["A10"] = "Weight"
+    ws["B9"], ws["C9"] = 420, -50
+    ws["B10"], ws["C10"] = 0.6, 0.4
+    mark_input(ws, "B9:C9", kind="whole", operator="between", formula1="-7600", formula2="7600",
+           prompt="A possible N-S outcome")
+    mark_input(ws, "B10:C10", kind="decimal", operator="between", formula1="0", formula2="1",
+           prompt="Its weight (total 100 %)", number_format="0%")
+    ws["A11"] = "IMPs of the outcome (IMPS)"
+    array(ws, "B11:C11", "=IMPS(B9:C9-C4)")
+    ws["A12"] = "Match margin with this outcome"
+    array(ws, "B12:C12", "=C5+B11:C11")
+    ws["A13"] = "VPs of the outcome (VP)"
+    array(ws, "B13:C13", "=VP(B12:C12,C6)", "0.00")
+    ws["A15"] = "IMP level: weighted IMPs on the board (WEIGHTED_IMPS)"
+    ws["B15"] = "=WEIGHTED_IMPS(B9:C9,B10:C10,C4)"
+    ws["A16"] = "IMP level: match margin, rounded once"
+    ws["B16"] = "=ROUND(C5+B15,0)"
+    ws["A17"] = "IMP level: VPs (the regulation way)"
+    ws["B17"] = "=VP(B16,C6)"
+    ws["A18"] = "VP level: weighted VPs (seed 004's proposal)"
+    ws["B18"] = "=SUMPRODUCT(B10:C10,B13:C13)"
+    ws["A19"] = "Board-a-match: weighted board result"
+    ws["B19"] = "=SUMPRODUCT(B10:C10,SIGN(B9:C9-C4))"
+    computed(ws, "B15:B19", "0.00")
+    legend(ws, "E4")
+
+    conf_sheet(wb)
+    return wb
