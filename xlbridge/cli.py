@@ -104,6 +104,15 @@ def _cells(text: str) -> int:
     return int(_number(text, kind=int, low=1, high=MAX_CELLS, what="--max-cells", low_inclusive=True))
 
 
+def _jobs(text: str) -> int:
+    """``--jobs``: a whole number from 0 (one per CPU core) to 256.
+
+    >>> _jobs("4")
+    4
+    """
+    return int(_number(text, kind=int, low=0, high=256, what="--jobs", low_inclusive=True))
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of the ``xlbridge`` command."""
     p = _Parser(prog="xlbridge", description="Exact contract-bridge scoring for Excel.")
@@ -111,9 +120,15 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("recalc", help="recalculate every formula of a workbook headlessly",
                        description="Recalculate every formula (standard Excel and xlbridge functions) and "
                                    "write the results as cached values into a copy of BOOK.")
-    r.add_argument("book", metavar="BOOK", help="the .xlsx/.xlsm workbook")
+    r.add_argument("books", nargs="+", metavar="BOOK",
+                   help="the .xlsx/.xlsm workbook(s); a folder stands for every .xlsx/.xlsm file in it")
     r.add_argument("-o", "--output", metavar="OUT",
-                   help="output file (default: BOOK with -recalculated before the suffix)")
+                   help="output file (default: BOOK with -recalculated before the suffix); with several "
+                        "books or a folder, an output folder")
+    r.add_argument("--jobs", type=_jobs, default=1, metavar="N",
+                   help="with several books: how many to recalculate at once, each in its own process "
+                        "(default 1; 0 means one per CPU core)")
+    r.add_argument("--recursive", action="store_true", help="a folder includes the books of its sub-folders")
     r.add_argument("--in-place", action="store_true",
                    help="replace BOOK atomically, keeping the previous file as BOOK.bak")
     r.add_argument("--json", action="store_true", help="print a machine-readable summary on stdout")
@@ -226,6 +241,81 @@ def _recalc(args: argparse.Namespace) -> int:
     return EXIT_OK if report.ok else EXIT_CELL_ERRORS
 
 
+def _recalc_many(args: argparse.Namespace) -> int:
+    """Several books (or a folder): one process per book, ``--jobs`` at a time, one summary, the worst exit code."""
+    import os
+    import time
+
+    from .batch.many import BookRun, expand_inputs, output_paths, run_many
+    from .batch.safety import one_line
+    from .core.errors import WorkbookError
+
+    start = time.perf_counter()
+    try:
+        books = expand_inputs(args.books, recursive=args.recursive)
+        outputs = output_paths(books, args.output)
+        if args.output is not None:
+            os.makedirs(args.output, exist_ok=True)
+    except (WorkbookError, OSError) as exc:
+        msg = one_line(str(exc) if isinstance(exc, WorkbookError) else f"cannot use the output folder: "
+                       f"{exc.strerror or type(exc).__name__} ({args.output})", 600)
+        if args.json:
+            print(json.dumps({"ok": False, "exit": EXIT_REFUSED, "refused": msg, "books": []}))
+        print(f"xlbridge recalc: {msg}", file=sys.stderr)
+        return EXIT_REFUSED
+    options = []
+    if args.in_place:
+        options.append("--in-place")
+    for flag, value in (("--timeout", args.timeout), ("--max-memory", args.max_memory),
+                        ("--max-cells", args.max_cells)):
+        if value is not None:
+            options += [flag, repr(value)]
+    jobs = args.jobs or (os.cpu_count() or 1)
+
+    def line(run: BookRun) -> str:
+        s = run.summary or {}
+        if run.code in (EXIT_OK, EXIT_CELL_ERRORS) and s:
+            return (f"{s.get('output')}: {s.get('formula_cells')} formula cells recalculated, "
+                    f"{s.get('error_count')} with errors, {run.seconds:.1f} s")
+        return run.message or f"xlbridge recalc: {_name(run.book)}: stopped with exit code {run.code}"
+
+    def done(run: BookRun) -> None:
+        if not args.json and not args.no_progress and sys.stderr.isatty():
+            print(line(run), file=sys.stderr)
+
+    previous = _install_signal_handlers()
+    try:
+        runs = run_many(books, outputs, options, jobs=jobs, on_done=done)
+    except _Interrupted as exc:
+        name = signal.Signals(exc.signum).name
+        print(f"xlbridge recalc: interrupted by {name}; the running books were stopped", file=sys.stderr)
+        return 128 + exc.signum
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    worst = max(run.code for run in runs)
+    counts = [sum(run.code == c for run in runs) for c in (EXIT_OK, EXIT_CELL_ERRORS, EXIT_REFUSED, EXIT_WRITE)]
+    seconds = time.perf_counter() - start
+    if args.json:
+        print(json.dumps({
+            "ok": worst == EXIT_OK, "exit": worst, "books": [
+                {"source": run.book, "exit": run.code, **({"summary": run.summary} if run.summary else {}),
+                 **({} if run.code in (EXIT_OK, EXIT_CELL_ERRORS) else {"refused": run.message})}
+                for run in runs],
+            "recalculated": counts[0], "with_cell_errors": counts[1], "refused": counts[2],
+            "not_written": counts[3], "jobs": jobs, "seconds": round(seconds, 3)}, indent=2))
+    else:
+        for run in runs:
+            for err in (run.summary or {}).get("errors", []) if run.code == EXIT_CELL_ERRORS else []:
+                print(f"{_name(run.book)}: {err.get('sheet')}!{err.get('cell')}: {err.get('code')} "
+                      f"{err.get('message', '')}".rstrip())
+            print(line(run), file=sys.stderr if run.code > EXIT_CELL_ERRORS else sys.stdout)
+        print(f"{len(runs)} books: {counts[0]} recalculated, {counts[1]} with cell errors, {counts[2]} refused, "
+              f"{counts[3]} not written, {len(runs) - sum(counts)} interrupted; exit code {worst}; "
+              f"{seconds:.1f} s with {jobs} jobs")
+    return worst
+
+
 def _name(book: object) -> str:
     import os
 
@@ -261,7 +351,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``xlbridge`` command with ``argv`` (default: ``sys.argv[1:]``); return the exit code."""
     args = build_parser().parse_args(argv)
     if args.command == "recalc":
-        return _recalc(args)
+        import os
+
+        if len(args.books) == 1 and not os.path.isdir(args.books[0]):
+            args.book = args.books[0]
+            return _recalc(args)
+        return _recalc_many(args)
     return _templates(args)
 
 

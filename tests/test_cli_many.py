@@ -1,0 +1,99 @@
+"""``xlbridge recalc A B FOLDER --jobs N``: each book in its own process, one summary, the worst exit code.
+
+Expected values are worked by hand in the books (2*21 = 42, 1/0 is #DIV/0!); the per-book outputs must be
+the bytes a single ``xlbridge recalc BOOK -o OUT`` writes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import openpyxl
+import pytest
+
+from xlbridge.cli import main
+
+
+def _book(path, formula):
+    wb = openpyxl.Workbook()
+    wb.active["A1"] = 2
+    wb.active["A2"] = formula
+    wb.save(path)
+    return path
+
+
+@pytest.fixture
+def folder(tmp_path):
+    d = tmp_path / "club"
+    d.mkdir()
+    _book(d / "a.xlsx", "=A1*21")
+    _book(d / "b.xlsm", "=A1/0")  # a cell error: exit 1 for this book
+    (d / "c.xlsx").write_bytes(b"not a workbook")  # refused: exit 2
+    (d / "~$a.xlsx").write_bytes(b"lock file of Excel")  # left out
+    _book(d / "a-recalculated.xlsx", "=1")  # an earlier run's output: left out
+    (d / "notes.txt").write_text("left out")
+    sub = d / "sub"
+    sub.mkdir()
+    _book(sub / "d.xlsx", "=A1+40")
+    return d
+
+
+def _sha(path):
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_a_folder_with_jobs_gives_one_summary_and_the_worst_exit_code(folder, tmp_path, capsys):
+    before = {p.name: _sha(p) for p in folder.iterdir() if p.is_file()}
+    out = tmp_path / "out"
+    assert main(["recalc", str(folder), "--jobs", "2", "-o", str(out), "--json", "--no-progress"]) == 2
+    summary = json.loads(capsys.readouterr().out)
+    assert [b["source"].rsplit("/", 1)[-1] for b in summary["books"]] == ["a.xlsx", "b.xlsm", "c.xlsx"]
+    assert [b["exit"] for b in summary["books"]] == [0, 1, 2]
+    assert summary["exit"] == 2 and summary["ok"] is False and summary["jobs"] == 2
+    assert (summary["recalculated"], summary["with_cell_errors"], summary["refused"]) == (1, 1, 1)
+    assert summary["books"][2]["refused"] == ("xlbridge recalc: c.xlsx: not an Excel workbook "
+                                              "(not a zip file; it starts with b'not a wo')")
+    assert summary["books"][1]["summary"]["errors"][0]["code"] == "#DIV/0!"
+    assert sorted(p.name for p in out.iterdir()) == ["a.xlsx", "b.xlsm"]
+    assert openpyxl.load_workbook(out / "a.xlsx", data_only=True).active["A2"].value == 42
+    # the same bytes as a run of that book alone; the inputs untouched
+    assert main(["recalc", str(folder / "a.xlsx"), "-o", str(tmp_path / "alone.xlsx"), "--no-progress"]) == 0
+    assert _sha(tmp_path / "alone.xlsx") == _sha(out / "a.xlsx")
+    assert before == {p.name: _sha(p) for p in folder.iterdir() if p.is_file()}
+
+
+def test_files_and_recursive_folders_text_summary(folder, tmp_path, capsys):
+    a = folder / "a.xlsx"
+    assert main(["recalc", str(a), str(folder / "sub"), "--no-progress"]) == 0
+    got = capsys.readouterr()
+    assert got.out.splitlines()[-1].startswith("2 books: 2 recalculated, 0 with cell errors, 0 refused")
+    assert openpyxl.load_workbook(folder / "sub" / "d-recalculated.xlsx", data_only=True).active["A2"].value == 42
+    # --recursive reaches sub/d.xlsx; without it, only the folder's own books
+    out = tmp_path / "r"
+    assert main(["recalc", str(folder), "--recursive", "-o", str(out), "--jobs", "0", "--no-progress"]) == 2
+    assert sorted(p.name for p in out.iterdir()) == ["a.xlsx", "b.xlsm", "d.xlsx"]
+    text = capsys.readouterr().out
+    assert "b.xlsm: Sheet!A2: #DIV/0!" in text and "exit code 2" in text
+
+
+def test_two_books_with_one_name_into_one_folder_are_refused_before_running(folder, tmp_path, capsys):
+    other = tmp_path / "other"
+    other.mkdir()
+    _book(other / "a.xlsx", "=1")
+    out = tmp_path / "o"
+    assert main(["recalc", str(folder / "a.xlsx"), str(other / "a.xlsx"), "-o", str(out), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err == "xlbridge recalc: two books named 'a.xlsx' would be written to one file of the output folder\n"
+    assert not out.exists()
+
+
+def test_an_empty_folder_and_a_bad_jobs_value_are_one_line(tmp_path, capsys):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main(["recalc", str(empty), "--no-progress"]) == 2
+    assert capsys.readouterr().err == "xlbridge recalc: 'empty': no .xlsx or .xlsm workbook in this folder\n"
+    with pytest.raises(SystemExit) as exc:
+        main(["recalc", str(empty), "--jobs", "-1"])
+    assert exc.value.code == 2
+    assert "--jobs" in capsys.readouterr().err

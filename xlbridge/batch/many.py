@@ -1,0 +1,163 @@
+"""Many workbooks at once: ``xlbridge recalc A.xlsx B.xlsx FOLDER ... --jobs N``.
+
+Each book is recalculated by its own ``python -m xlbridge recalc BOOK --json`` process (so each keeps
+its own safety limits, sandboxed engine child, lock and one-line messages), at most ``jobs`` at a
+time; the caller gets one result per book in the order given and the worst exit code (the largest:
+0 fine < 1 cell errors < 2 refused < 3 not written < 128 + N interrupted).
+
+A folder stands for every ``.xlsx``/``.xlsm`` file in it (sorted by name; sub-folders only with
+``recursive``), leaving out Excel's lock files (``~$...``) and the outputs of an earlier run
+(``...-recalculated.xlsx``). With an output folder, each result is written there under its book's
+own name; two books with the same name are refused before anything runs.
+
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+
+from ..core.errors import WorkbookError
+
+__all__ = ["BookRun", "expand_inputs", "output_paths", "run_many", "BOOK_SUFFIXES"]
+
+BOOK_SUFFIXES = (".xlsx", ".xlsm")
+
+
+class ManyBooksError(WorkbookError):
+    """The list of books cannot be run (an empty folder, two books with one output name)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class BookRun:
+    """The outcome of one book: its exit code, its JSON summary (``None`` if it printed none) and
+    its first line on stderr (the reason when refused)."""
+
+    book: str
+    code: int
+    summary: dict | None
+    message: str
+    seconds: float
+
+
+def _is_book(name: str) -> bool:
+    low = name.lower()
+    return (low.endswith(BOOK_SUFFIXES) and not name.startswith("~$")
+            and not os.path.splitext(low)[0].endswith("-recalculated"))
+
+
+def expand_inputs(inputs: Sequence[str], *, recursive: bool = False) -> list[str]:
+    """Return the books named by ``inputs``: files as given, folders as their ``.xlsx``/``.xlsm`` files.
+
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> for n in ("b.xlsx", "a.xlsm", "a-recalculated.xlsm", "~$b.xlsx", "notes.txt"):
+    ...     _ = (d / n).write_bytes(b"")
+    >>> [os.path.basename(p) for p in expand_inputs([str(d)])]
+    ['a.xlsm', 'b.xlsx']
+    """
+    books: list[str] = []
+    for item in inputs:
+        if not os.path.isdir(item):
+            books.append(item)
+            continue
+        found: list[str] = []
+        if recursive:
+            for root, dirs, files in os.walk(item):
+                dirs.sort()
+                found += [os.path.join(root, f) for f in sorted(files) if _is_book(f)]
+        else:
+            found = [os.path.join(item, f) for f in sorted(os.listdir(item))
+                     if _is_book(f) and os.path.isfile(os.path.join(item, f))]
+        if not found:
+            raise ManyBooksError(f"{os.path.basename(os.path.normpath(item))!r}: no .xlsx or .xlsm workbook in this folder")
+        books += found
+    return books
+
+
+def output_paths(books: Sequence[str], out_dir: str | None) -> list[str | None]:
+    """The output of each book: ``None`` (its default) or ``out_dir/<its name>``; same names refused.
+
+    >>> output_paths(["a/x.xlsx", "b/y.xlsx"], "out")
+    ['out/x.xlsx', 'out/y.xlsx']
+    >>> output_paths(["a/x.xlsx", "b/x.xlsx"], "out")
+    Traceback (most recent call last):
+    ...
+    xlbridge.batch.many.ManyBooksError: two books named 'x.xlsx' would be written to one file of the output folder
+    """
+    if out_dir is None:
+        return [None] * len(books)
+    seen: set[str] = set()
+    outs: list[str | None] = []
+    for book in books:
+        name = os.path.basename(book)
+        if name.lower() in seen:
+            raise ManyBooksError(f"two books named {name!r} would be written to one file of the output folder")
+        seen.add(name.lower())
+        outs.append(os.path.join(out_dir, name))
+    return outs
+
+
+def run_many(books: Sequence[str], outputs: Sequence[str | None], options: Sequence[str], *, jobs: int = 1,
+             on_done: Callable[[BookRun], None] | None = None) -> list[BookRun]:
+    """Recalculate ``books`` in up to ``jobs`` parallel processes; return one :class:`BookRun` each, in order.
+
+    ``options`` are passed to every ``xlbridge recalc`` run (limits, ``--in-place``). If the caller is
+    interrupted (an exception in the waiting thread), the running processes are killed first.
+    """
+    procs: dict[int, subprocess.Popen[bytes]] = {}
+    lock = threading.Lock()
+    stopping = threading.Event()
+
+    def one(i: int) -> BookRun:
+        cmd = [sys.executable, "-m", "xlbridge", "recalc", books[i], "--json", "--no-progress", *options]
+        if outputs[i] is not None:
+            cmd += ["-o", str(outputs[i])]
+        start = time.perf_counter()
+        with lock:
+            if stopping.is_set():
+                return BookRun(books[i], 130, None, "not run: interrupted", 0.0)
+            proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+            procs[i] = proc
+        out, err = proc.communicate()
+        with lock:
+            procs.pop(i, None)
+        try:
+            summary = json.loads(out.decode("utf-8", "replace")) if out.strip() else None
+        except ValueError:
+            summary = None
+        lines = [ln for ln in err.decode("utf-8", "replace").splitlines() if ln.strip()]
+        refused = [ln for ln in lines if "warning:" not in ln]
+        message = (refused or lines or [""])[0]
+        code = proc.returncode if proc.returncode >= 0 else 128 - proc.returncode
+        run = BookRun(books[i], code, summary if isinstance(summary, dict) else None, message,
+                      time.perf_counter() - start)
+        if on_done is not None:
+            on_done(run)
+        return run
+
+    pool = ThreadPoolExecutor(max_workers=max(1, jobs))
+    try:
+        futures = [pool.submit(one, i) for i in range(len(books))]
+        return [f.result() for f in futures]
+    except BaseException:
+        with lock:
+            stopping.set()
+            running = list(procs.values())
+        for proc in running:  # SIGTERM: each run removes its engine child, temporary files and lock
+            proc.terminate()
+        for proc in running:
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
