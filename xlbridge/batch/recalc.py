@@ -1089,7 +1089,10 @@ def _install_file_guard(readable) -> None:
 
     allowed = {os.path.realpath(os.fspath(p)) for p in readable}
     roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, *getattr(site, "getsitepackages", lambda: [])(),
-             *[p for p in sys.path if p and p != "." and os.path.isabs(p)]}
+             *[p for p in sys.path if p and p != "." and os.path.isabs(p)],
+             # xlbridge's own package folder: an editable install (pip install -e) is found through an
+             # import hook, not sys.path, and the engine imports function modules lazily
+             os.path.dirname(os.path.dirname(os.path.abspath(__file__)))}
     roots = tuple(sorted({os.path.realpath(p).rstrip(os.sep) + os.sep for p in roots if p}))
 
     def hook(event, args):
