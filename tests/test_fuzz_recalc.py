@@ -63,3 +63,27 @@ def test_seeded_mutations_sample_as_a_command(tmp_path):
         else:
             openpyxl.load_workbook(out).close()
     assert not [p for p in os.listdir(tmp_path) if p.startswith(("xlbridge-", ".xlbridge-", "."))]
+
+
+def test_a_row_inside_a_cells_text_is_refused_not_copied(tmp_path):
+    """Case 96 of seed 20261123: ``<row r="five"/>`` inside an inline string ``<is>``.
+
+    ECMA-376 Part 1, 18.3.1.53 (CT_Rst) allows only text, runs and phonetic runs in ``<is>``; openpyxl
+    refuses such a sheet. The streamed reader must not copy it into an output openpyxl cannot open:
+    the run exits 2 with one line and writes nothing.
+    """
+    import zipfile
+
+    from server_helpers import ROOT, rebuild
+
+    src = ROOT / "workbooks" / "pairs.xlsx"
+    sheet = zipfile.ZipFile(src).read("xl/worksheets/sheet1.xml")
+    assert b"</t></is>" in sheet
+    bad, out = tmp_path / "bad.xlsx", tmp_path / "out.xlsx"
+    rebuild(src, bad, replace={"xl/worksheets/sheet1.xml": sheet.replace(b"</t></is>", b'</t><row r="five"/></is>', 1)})
+    before = sha(bad)
+    proc = run_cli("recalc", bad, "-o", out, "--no-progress")
+    code, err = proc.returncode, proc.stderr.strip()
+    assert code == 2, err
+    assert len(err.splitlines()) == 1 and "bad.xlsx" in err and "Traceback" not in err
+    assert not out.exists() and sha(bad) == before

@@ -49,6 +49,11 @@ __all__ = ["SheetRead", "read_sheet", "MAIN_NS"]
 
 MAIN_NS = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
 _ROW_RE = re.compile(r"^[0-9]{1,7}$")
+# what an inline string (<is>, ECMA-376 Part 1 18.3.1.53 CT_Rst) may hold: text, rich-text runs with their
+# run properties (18.4.7 CT_RPrElt) and phonetic runs; anything else goes to openpyxl's own reader
+_INLINE_TEXT_ELEMENTS = frozenset({
+    "t", "r", "rPr", "rPh", "phoneticPr", "rFont", "charset", "family", "b", "i", "strike", "outline",
+    "shadow", "condense", "extend", "color", "sz", "u", "vertAlign", "scheme", "extLst", "ext"})
 _STYLE_RE = re.compile(r"^[0-9]{1,9}$")
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -352,6 +357,9 @@ def read_sheet(data: bytes, *, part: str = "worksheet", sheet: str | None = None
         if d >= 5:
             if in_cell and collecting:
                 note("an element inside a value or formula")
+            elif in_cell and name.rsplit(":", 1)[-1] not in _INLINE_TEXT_ELEMENTS:
+                # openpyxl refuses the whole book for e.g. a <row> inside <is>: let its reader decide
+                note(f"element {_clip(name, 20)} in a cell's text")
             return
         if d == 1:
             if name.rsplit(":", 1)[-1] == "sheetData" and root_is_worksheet[0]:
