@@ -353,10 +353,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "recalc":
         import os
 
-        # a folder named like a workbook (upload.xlsx/) is what a server passes for a file: refused as one
-        one = args.books[0]
-        if len(args.books) == 1 and (not os.path.isdir(one) or one.lower().rstrip("/\\").endswith(
-                (".xlsx", ".xlsm", ".xltx", ".xltm"))):
+        if len(args.books) == 1 and not os.path.isdir(args.books[0]):
             args.book = args.books[0]
             return _recalc(args)
         return _recalc_many(args)
