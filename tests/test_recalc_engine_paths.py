@@ -179,17 +179,3 @@ def test_what_the_streamed_reading_cannot_vouch_for_goes_to_openpyxl(xml_cell, w
     xml = (b'<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>'
            b'<row r="1">' + xml_cell.encode() + b"</row></sheetData></worksheet>")
     assert why in read_sheet(xml, values=True).unusual
-
-
-def test_rows_or_cells_nested_in_a_cell_leave_the_decision_to_openpyxl():
-    # openpyxl's reader acts on a <row> wherever it is (fuzz case 96 of seed 20261123): such a sheet must
-    # take the stock path, where openpyxl refuses it, never the streamed path that would skip it
-    from xlbridge.batch.sheetxml import read_sheet
-
-    ns = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
-    plain = '<c r="A1" t="inlineStr"><is><t>x</t></is></c>'
-    for inner, unusual in ((plain, None),
-                           ('<c r="A1" t="inlineStr"><is><t>x</t><row r="five"/></is></c>', "element 'row' inside a cell"),
-                           ('<c r="A1" t="inlineStr"><c r="ZZZZ1"/><is><t>x</t></is></c>', "element 'c' in a cell")):
-        xml = f'<worksheet xmlns="{ns}"><sheetData><row r="1">{inner}</row></sheetData></worksheet>'.encode()
-        assert read_sheet(xml, values=True, shared_strings=[]).unusual == unusual

@@ -135,10 +135,6 @@ def _inline_text(snippet: bytes, declarations: tuple[tuple[str, str], ...]) -> s
         return None
 
 
-#: Elements of a worksheet's sheet data that openpyxl's reader acts on wherever they appear.
-_SHEET_ELEMENTS = frozenset({"row", "c", "v", "f", "is", "sheetData", "worksheet"})
-
-
 def read_sheet(data: bytes, *, part: str = "worksheet", sheet: str | None = None,
                cell_formats: int | None = None, shared_strings: list[str] | None = None,
                values: bool = False, full: bool = False) -> SheetRead:
@@ -242,8 +238,6 @@ def read_sheet(data: bytes, *, part: str = "worksheet", sheet: str | None = None
                     row_arrays.append((rng[1], rng[3]))
         else:
             collecting = 0
-            if local not in ("is", "extLst"):  # openpyxl reads what it knows wherever it is: let it decide
-                note(f"element {_clip(name, 20)} in a cell")
 
     def row_start(attrs: dict) -> None:
         nonlocal cur_row, cur_col
@@ -279,14 +273,9 @@ def read_sheet(data: bytes, *, part: str = "worksheet", sheet: str | None = None
         if d < 6:
             starts[d] = idx
             evs[d] = ev
-        if d >= 4:
+        if d == 4:
             if in_cell:
-                if d == 4:
-                    child_start(name, attrs)
-                elif collecting:
-                    note("an element inside a value or formula")
-                elif name.rsplit(":", 1)[-1] in _SHEET_ELEMENTS:  # openpyxl would read a nested row
-                    note(f"element {_clip(name, 20)} inside a cell")
+                child_start(name, attrs)
             return
         if d == 3:
             if not in_row:
@@ -359,6 +348,10 @@ def read_sheet(data: bytes, *, part: str = "worksheet", sheet: str | None = None
             in_row = True
             row_attrs = attrs
             row_start(attrs)
+            return
+        if d >= 5:
+            if in_cell and collecting:
+                note("an element inside a value or formula")
             return
         if d == 1:
             if name.rsplit(":", 1)[-1] == "sheetData" and root_is_worksheet[0]:
