@@ -17,6 +17,14 @@ and times
      "what a programmer would do instead" baselines.
 
 Usage: python benchmarks/bench_recalc.py [--rows 10000] [--engine-max 2000]
+       python benchmarks/bench_recalc.py --goals [--repeat 3]   (issue 14's goals, processes end to end)
+
+``--goals`` times whole processes (start-up included), interleaved and repeated, and reports medians
+and peak memory (the largest resident set of the process and its children, from wait4):
+  G1. `xlbridge recalc` of the 10,000-row template vs `soffice --convert-to xlsx` (recalculation forced)
+      of the committee's COUNTIFS sheet on the same results; peak memory at 10,000 and 100,000 rows;
+  G2. cold `xlbridge recalc workbooks/pairs.xlsx` vs `python -c "import openpyxl; load_workbook(...)"`;
+  G3. `xlbridge recalc` of 20 workbooks with --jobs 1 and --jobs 2.
 """
 
 from __future__ import annotations
@@ -59,15 +67,16 @@ def travellers(n, per_board=10, pairs=60, seed=1):
 
 def build_template(path, rows):
     from xlbridge import templates
+    from xlbridge.templates import pairs as tp
 
-    old = templates.T_ROWS
-    templates.T_ROWS = len(rows)
+    old = tp.T_ROWS
+    tp.T_ROWS = max(old, len(rows))
     try:
         wb = templates.build_workbook("pairs.xlsx")
     finally:
-        templates.T_ROWS = old
+        tp.T_ROWS = old
     ws = wb["Travellers"]
-    first = templates.T_FIRST
+    first = tp.T_FIRST
     for r in range(first, first + 20):  # the seed example rows
         for c in range(1, 14):
             if c != 8:
@@ -119,7 +128,88 @@ def timed(fn, *a, **k):
     return time.perf_counter() - t, out
 
 
+def run_process(cmd, **kw):
+    """(seconds, peak resident MiB of the process and its children) of one process run to its end."""
+    t = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, **kw)
+    _, status, usage = os.wait4(proc.pid, 0)
+    seconds = time.perf_counter() - t
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    err = proc.stderr.read().decode(errors="replace")
+    proc.stderr.close()
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"{cmd[:4]} failed ({proc.returncode}): {err[-400:]}")
+    return seconds, usage.ru_maxrss / 1024
+
+
+def median(xs):
+    xs = sorted(xs)
+    return xs[len(xs) // 2] if len(xs) % 2 else (xs[len(xs) // 2 - 1] + xs[len(xs) // 2]) / 2
+
+
+def goals(repeat):
+    import statistics  # noqa: F401
+
+    d = Path(tempfile.mkdtemp(prefix="bench-goals-"))
+    xl = [sys.executable, "-m", "xlbridge", "recalc", "--no-progress"]
+    print(f"date {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {os.cpu_count()} cores (shared); "
+          f"python {sys.version.split()[0]}; medians of {repeat} interleaved runs")
+    # G1
+    rows = travellers(10_000)
+    build_template(d / "pairs10k.xlsx", rows)
+    build_committee(d / "committee10k.xlsx", rows)
+    prof = d / "lo-profile"
+    empty = d / "empty.xlsx"
+    openpyxl.Workbook().save(empty)
+    libreoffice(empty, d / "lo", prof)  # creates the profile
+    lo_cmd = [SOFFICE, f"-env:UserInstallation={prof.as_uri()}", "--headless", "--norestore",
+              "--convert-to", "xlsx", "--outdir", str(d / "lo"), str(d / "committee10k.xlsx")]
+    xs, los, mem = [], [], []
+    for _ in range(repeat):
+        t, m = run_process(xl + [str(d / "pairs10k.xlsx"), "-o", str(d / "out10k.xlsx")])
+        xs.append(t)
+        mem.append(m)
+        los.append(run_process(lo_cmd)[0])
+    out = openpyxl.load_workbook(d / "out10k.xlsx", data_only=True)["Travellers"]
+    lo = openpyxl.load_workbook(d / "lo" / "committee10k.xlsx", data_only=True)["Travellers"]
+    print(f"G1 10,000 rows: xlbridge recalc {median(xs):.2f} s (runs {', '.join(f'{x:.2f}' for x in xs)}), "
+          f"peak {max(mem):.0f} MiB; LibreOffice COUNTIFS sheet {median(los):.2f} s "
+          f"(runs {', '.join(f'{x:.2f}' for x in los)}); LibreOffice / xlbridge = {median(los) / median(xs):.2f} "
+          f"(goal >= 5)")
+    print(f"   first MP NS: template {[out.cell(5 + i, 14).value for i in range(5)]}, "
+          f"LibreOffice {[lo.cell(2 + i, 5).value for i in range(5)]}")
+    rows = travellers(100_000)
+    build_template(d / "pairs100k.xlsx", rows)
+    t, m = run_process(xl + [str(d / "pairs100k.xlsx"), "-o", str(d / "out100k.xlsx"), "--max-cells",
+                             "10000000"])
+    print(f"G1 100,000 rows: xlbridge recalc {t:.2f} s, peak {m:.0f} MiB (goal < 1024)")
+    # G2
+    book = str(Path(__file__).resolve().parent.parent / "workbooks" / "pairs.xlsx")
+    cold, op = [], []
+    for _ in range(max(5, repeat)):
+        cold.append(run_process(xl + [book, "-o", str(d / "cold.xlsx")])[0])
+        op.append(run_process([sys.executable, "-c", f"import openpyxl; openpyxl.load_workbook({book!r})"])[0])
+    print(f"G2 cold recalc of workbooks/pairs.xlsx {median(cold):.2f} s, openpyxl load {median(op):.2f} s: "
+          f"ratio {median(cold) / median(op):.2f} (goal <= 2.5)")
+    # G3
+    many = d / "many"
+    many.mkdir()
+    build_template(many / "club00.xlsx", travellers(1_000, seed=7))
+    for i in range(1, 20):
+        shutil.copy(many / "club00.xlsx", many / f"club{i:02d}.xlsx")
+    j1, j2 = [], []
+    for _ in range(max(1, repeat - 1)):
+        j1.append(run_process(xl + [str(many), "--jobs", "1", "-o", str(d / "o1")])[0])
+        j2.append(run_process(xl + [str(many), "--jobs", "2", "-o", str(d / "o2")])[0])
+    print(f"G3 20 workbooks of 1,000 rows: --jobs 1 {median(j1):.2f} s, --jobs 2 {median(j2):.2f} s: "
+          f"speed-up {median(j1) / median(j2):.2f} (goal >= 1.7)")
+    print(f"files in {d}")
+
+
 def main():
+    if "--goals" in sys.argv:
+        rep = sys.argv[sys.argv.index("--repeat") + 1] if "--repeat" in sys.argv else "3"
+        return goals(int(rep))
     ap = argparse.ArgumentParser()
     ap.add_argument("--rows", type=int, default=10_000)
     ap.add_argument("--engine-max", type=int, default=2_000,
