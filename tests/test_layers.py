@@ -5,8 +5,9 @@ Layers (docs/architecture.md): ``core`` (pure: standard library + numpy) <- ``an
 core and the Excel layer only (never ``udfs``, hence never xlwings; never templates, formats or the
 cli), and its third-party packages inside functions only, so that ``import xlbridge.batch.recalc``
 stays cheap; ``templates`` (the template workbooks: the core and the Excel layer's declarations,
-openpyxl; never the batch layer, which the cli composes with it); ``formats`` and ``cli`` get their
-rows in LAYERS when they move into their packages (one line each). No module imports another module's private (underscore) name, nor reaches one
+openpyxl; never the batch layer, which the cli composes with it); ``formats`` (PBN, USEBIO, the
+results site) the core, through the public ``xlbridge`` package or directly; ``cli`` composes every layer but
+``udfs``. No module imports another module's private (underscore) name, nor reaches one
 through a module attribute.
 """
 
@@ -33,7 +34,12 @@ LAYERS = {
     "udfs": ({"excel"}, set(), set()),
     "templates": ({"core", "excel", "templates"}, {"openpyxl"}, set()),
     "batch": ({"core", "excel", "batch"}, set(), {"openpyxl", "formulas", "schedula", "defusedxml", "tqdm"}),
-    # "formats": (...), "cli": (...)
+    # the file formats (PBN, USEBIO, the results site): the core, through the public ``xlbridge``
+    # package (layer None) or directly; reading and writing workbooks inside functions only
+    "formats": ({None, "core", "formats"}, set(), {"openpyxl", "defusedxml"}),
+    # the one command composes every layer but the xlwings facade; heavy packages inside functions
+    "cli": ({None, "core", "excel", "batch", "templates", "formats", "analysis", "cli"}, set(),
+            {"openpyxl", "formulas", "defusedxml", "tqdm"}),
     # the old module paths (xlbridge/matchpoints.py ..., generated): re-exports of the core and analyses only
     **{name: ({"core", "analysis"}, set(), set()) for name in LEGACY_MODULES},
     "vbastub": ({"excel"}, set(), set()),
@@ -90,7 +96,9 @@ def test_every_module_is_seen():
     assert "xlbridge.batch.recalc" in MODULES and "xlbridge.batch.safety" in MODULES
     assert all(_layer(m) in LAYERS for m in MODULES if m.startswith(("xlbridge.core", "xlbridge.excel",
                                                                       "xlbridge.analysis", "xlbridge.templates",
-                                                                      "xlbridge.batch")))
+                                                                      "xlbridge.batch", "xlbridge.formats",
+                                                                      "xlbridge.cli")))
+    assert "xlbridge.cli" in MODULES and "xlbridge.formats.pbn" in MODULES
 
 
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if _layer(m) in LAYERS))
@@ -151,3 +159,6 @@ def test_the_rules_catch_a_bad_import(tmp_path):
     # the batch layer may not reach the templates, the formats, the cli nor the xlwings facade
     allowed, top_ok, lazy_ok = LAYERS["batch"]
     assert not allowed & {"templates", "formats", "cli", "udfs"} and "formulas" not in top_ok
+    # the formats may not reach the Excel layer, the batch layer, the templates nor the cli
+    assert not LAYERS["formats"][0] & {"excel", "batch", "templates", "cli", "udfs"}
+    assert "udfs" not in LAYERS["cli"][0]
