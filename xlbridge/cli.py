@@ -131,6 +131,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--recursive", action="store_true", help="a folder includes the books of its sub-folders")
     r.add_argument("--in-place", action="store_true",
                    help="replace BOOK atomically, keeping the previous file as BOOK.bak")
+    r.add_argument("--values-only", action="store_true",
+                   help="write a copy whose formulas are replaced by their values (default name: BOOK with "
+                        "-values before the suffix), for mailing results to members")
     r.add_argument("--json", action="store_true", help="print a machine-readable summary on stdout")
     r.add_argument("--no-progress", action="store_true", help="no progress output on stderr")
     r.add_argument("--timeout", type=_seconds, metavar="SECONDS",
@@ -206,7 +209,7 @@ def _recalc(args: argparse.Namespace) -> int:
                 limits = dataclasses.replace(limits, max_cells=args.max_cells)
             progress = not args.no_progress and sys.stderr.isatty()
             report = recalc_workbook(args.book, args.output, in_place=args.in_place, progress=progress,
-                                     limits=limits)
+                                     limits=limits, values_only=args.values_only)
         except _Interrupted as exc:
             name = signal.Signals(exc.signum).name
             return fail(128 + exc.signum, "refused", f"{_name(args.book)}: interrupted by {name}; nothing written")
@@ -266,6 +269,8 @@ def _recalc_many(args: argparse.Namespace) -> int:
     options = []
     if args.in_place:
         options.append("--in-place")
+    if args.values_only:
+        options.append("--values-only")
     for flag, value in (("--timeout", args.timeout), ("--max-memory", args.max_memory),
                         ("--max-cells", args.max_cells)):
         if value is not None:
@@ -322,6 +327,26 @@ def _name(book: object) -> str:
     return os.path.basename(str(book))
 
 
+def _cache_values(path) -> None:
+    """Recalculate a freshly built template in place (no backup): it ships with its cached values and
+    calculation properties saying they are current, so every program shows them (issue 15)."""
+    import os
+
+    from .batch.recalc import recalc_workbook
+
+    from .core.errors import XlbridgeError
+
+    tmp = f"{path}.values.tmp.xlsx"
+    try:
+        report = recalc_workbook(path, tmp)
+        if report.errors:
+            raise XlbridgeError(f"{os.path.basename(path)}: {report.errors[0]}")
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+
+
 def _templates(args: argparse.Namespace) -> int:
     from .core.errors import XlbridgeError
 
@@ -340,6 +365,7 @@ def _templates(args: argparse.Namespace) -> int:
             return EXIT_CELL_ERRORS if problems else EXIT_OK
         written = templates.build_all(args.out)
         for path in written or ():
+            _cache_values(path)
             print(path)
         return EXIT_OK
     except XlbridgeError as exc:

@@ -85,6 +85,7 @@ from .xlsxpatch import (
     scan_sheet,
     strip_empty_cells,
 )
+from .calcprops import drop_formulas, drop_part, set_calc_properties
 
 __all__ = [
     "RecalcCellError",
@@ -199,14 +200,14 @@ class RecalcReport:
         return json.dumps(self.to_dict(), indent=2)
 
 
-def default_output_path(book) -> str:
-    """Return BOOK's path with ``-recalculated`` before the suffix, in the same folder.
+def default_output_path(book, *, values_only: bool = False) -> str:
+    """Return BOOK's path with ``-recalculated`` (``-values`` for a values-only copy) before the suffix.
 
-    >>> default_output_path("season.xlsm")
-    'season-recalculated.xlsm'
+    >>> default_output_path("season.xlsm"), default_output_path("season.xlsx", values_only=True)
+    ('season-recalculated.xlsm', 'season-values.xlsx')
     """
     root, ext = os.path.splitext(os.fspath(book))
-    return f"{root}-recalculated{ext or '.xlsx'}"
+    return f"{root}-{'values' if values_only else 'recalculated'}{ext or '.xlsx'}"
 
 
 def xlbridge_excel_functions() -> dict:
@@ -1410,8 +1411,14 @@ def _check_destination(dest: str, name: str) -> None:
 
 def recalc_workbook(book, output=None, *, in_place: bool = False, functions: dict | None = None,
                     progress: bool = False, limits: SafetyLimits | None = None,
-                    isolate: bool = True) -> RecalcReport:
+                    isolate: bool = True, values_only: bool = False) -> RecalcReport:
     """Recalculate every formula of ``book`` and write the results as cached values into a copy.
+
+    The copy's calculation properties say its values are current (no ``fullCalcOnLoad``, a current
+    ``calcId``: :mod:`xlbridge.batch.calcprops`), so LibreOffice, Excel without the add-in and any
+    reader show the values; Excel with the add-in still recalculates a cell whose inputs change.
+    ``values_only=True`` writes a copy whose formulas are replaced by their values (for mailing
+    results; not with ``in_place``).
 
     ``output``: where to write (default :func:`default_output_path`); ``in_place=True`` replaces
     ``book`` itself atomically after keeping the previous file as ``book + ".bak"`` (both keep the
@@ -1432,7 +1439,11 @@ def recalc_workbook(book, output=None, *, in_place: bool = False, functions: dic
     name = os.path.basename(src)
     if in_place and output is not None and os.path.abspath(os.fspath(output)) != os.path.abspath(src):
         raise WorkbookError("give either an output file or in-place, not both", where=name)
-    dest = src if in_place else os.fspath(output) if output is not None else default_output_path(src)
+    if in_place and values_only:
+        raise WorkbookError("a values-only copy cannot replace the workbook: give an output file instead",
+                            where=name)
+    dest = (src if in_place else os.fspath(output) if output is not None
+            else default_output_path(src, values_only=values_only))
     if not in_place and os.path.exists(dest) and os.path.exists(src) and os.path.samefile(dest, src):
         raise WorkbookError("refusing to overwrite the input file; use --in-place to replace it", where=name)
     check_regular_file(src, name)
@@ -1442,7 +1453,8 @@ def recalc_workbook(book, output=None, *, in_place: bool = False, functions: dic
     bar = _Progress(progress, name)
     try:
         with BookLock(dest, timeout=limits.max_seconds, name=name), private_tempdir() as tmp:
-            return _recalc_locked(src, dest, name, tmp, in_place, functions, limits, isolate, bar, start)
+            return _recalc_locked(src, dest, name, tmp, in_place, functions, limits, isolate, bar, start,
+                                  values_only)
     except WorkbookError as exc:
         if exc.where is None:  # (the scanners name the sheet and cell; the file goes in front)
             raise exc.at(name) from None
@@ -1451,7 +1463,27 @@ def recalc_workbook(book, output=None, *, in_place: bool = False, functions: dic
         bar.close()
 
 
-def _recalc_locked(src, dest, name, tmp, in_place, functions, limits, isolate, bar, start) -> RecalcReport:
+_CALC_CHAIN = "xl/calcChain.xml"
+
+
+def _finishing_parts(zf, info, replacements: dict, values_only: bool) -> dict:
+    """The workbook part with current calculation properties; for a values-only copy, every sheet
+    without formulas and the calculation chain's relationship and content type removed."""
+    out = {"xl/workbook.xml": set_calc_properties(zf.read("xl/workbook.xml"))}
+    if values_only:
+        for _sheet, part in info.sheets:
+            out[part] = drop_formulas(replacements.get(part) or zf.read(part))
+        names = set(zf.namelist())
+        if _CALC_CHAIN in names:
+            rels, types = drop_part(zf.read("xl/_rels/workbook.xml.rels"), zf.read("[Content_Types].xml"),
+                                    _CALC_CHAIN)
+            out["xl/_rels/workbook.xml.rels"] = rels
+            out["[Content_Types].xml"] = types
+    return out
+
+
+def _recalc_locked(src, dest, name, tmp, in_place, functions, limits, isolate, bar, start,
+                   values_only=False) -> RecalcReport:
     import zipfile
 
     bar.phase("checking the file")
@@ -1513,6 +1545,7 @@ def _recalc_locked(src, dest, name, tmp, in_place, functions, limits, isolate, b
                         vals[(r, c)] = v[:EXCEL_MAX_TEXT]
             replacements[part] = patch_sheet(zf.read(part), layout, vals)
             written += len(vals)
+        replacements.update(_finishing_parts(zf, info, replacements, values_only))
     backup = src + ".bak" if in_place else None
     bar.phase(f"saving {os.path.basename(dest)}")
     keep = None
@@ -1527,7 +1560,7 @@ def _recalc_locked(src, dest, name, tmp, in_place, functions, limits, isolate, b
     owner = None if keep is None else (keep.st_uid, keep.st_gid)
 
     def write_output(fh):
-        copy_zip(snapshot, fh, replacements)
+        copy_zip(snapshot, fh, replacements, drop={_CALC_CHAIN} if values_only else ())
 
     def write_backup():
         def copy(fh):

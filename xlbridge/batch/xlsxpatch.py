@@ -473,14 +473,16 @@ def read_external_links(zf: zipfile.ZipFile, parts) -> list[ExternalBookCache]:
     return out
 
 
-def copy_zip(src: str, dst, replacements: dict) -> None:
+def copy_zip(src: str, dst, replacements: dict, drop=()) -> None:
     """Copy zip ``src`` to ``dst`` (path or binary file) member by member, replacing the content of
-    the members named in ``replacements`` (name -> bytes). Names, order, dates, compression
+    the members named in ``replacements`` (name -> bytes) and leaving out those named in ``drop``. Names, order, dates, compression
     method, attributes and comments are kept (extra fields are not); other members' content is byte-identical.
     """
     with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w") as zout:
         zout.comment = zin.comment
         for info in zin.infolist():
+            if info.filename in drop:
+                continue
             new = zipfile.ZipInfo(info.filename, date_time=info.date_time)
             new.compress_type = info.compress_type
             new.external_attr = info.external_attr
