@@ -260,12 +260,12 @@ def _fail_on(monkeypatch, where):
         real_copy = xlbridge.batch.recalc.copy_zip
         calls = []
 
-        def copy(src, dst, replacements):
+        def copy(src, dst, replacements, **kw):
             calls.append(dst)
             if len(calls) > 1:  # the first copy is the engine's private one; fail writing the output
                 dst.write(b"partial")
                 disk_full()
-            return real_copy(src, dst, replacements)
+            return real_copy(src, dst, replacements, **kw)
 
         monkeypatch.setattr(xlbridge.batch.recalc, "copy_zip", copy)
     elif where == "snapshot":

@@ -639,6 +639,15 @@ def _model_class():
                 view = views[id(raw)] = (_SparseSheet(raw), raw)
             return view[0], ctx
 
+        def _begin_sheet(self, worksheet, context):
+            """Register a sheet with the engine; return it with the compile context and reference tables."""
+            _phase("compiling", getattr(worksheet, "title", ""))
+            worksheet, context = self.add_sheet(worksheet, context)
+            ctx = {"external_links": self.external_links(context)}
+            ctx.update(context)
+            return (worksheet, ctx, self.references, self.formula_references(context),
+                    self.formula_ranges(context))
+
         def push(self, worksheet, context):
             state = self.__dict__.get("_xlbridge_links")
             raw = worksheet._ws if isinstance(worksheet, _SparseSheet) else worksheet
@@ -648,13 +657,7 @@ def _model_class():
             existing = getattr(worksheet, "_cells", None)
             if not isinstance(existing, dict):
                 return super().push(worksheet, context)
-            _phase("compiling", getattr(worksheet, "title", ""))
-            worksheet, context = self.add_sheet(worksheet, context)
-            references = self.references
-            formula_references = self.formula_references(context)
-            formula_ranges = self.formula_ranges(context)
-            ctx = {"external_links": self.external_links(context)}
-            ctx.update(context)
+            worksheet, ctx, references, formula_references, formula_ranges = self._begin_sheet(worksheet, context)
             cells = [self.compile_cell(c, ctx, references, formula_references)
                      for _, c in sorted(worksheet._cells.items())
                      if hasattr(c, "value") and c.value is not None]
@@ -666,13 +669,7 @@ def _model_class():
             """Add a streamed sheet: formula and special cells one by one, constants as column blocks."""
             from .bookdata import CellView, constant_blocks
 
-            _phase("compiling", getattr(worksheet, "title", ""))
-            worksheet, context = self.add_sheet(worksheet, context)
-            references = self.references
-            formula_references = self.formula_references(context)
-            formula_ranges = self.formula_ranges(context)
-            ctx = {"external_links": self.external_links(context)}
-            ctx.update(context)
+            worksheet, ctx, references, formula_references, formula_ranges = self._begin_sheet(worksheet, context)
             singles = [(pos, CellView(cell_ref(*pos), text, "f")) for pos, text in read.formulas.items()]
             singles += [(pos, CellView(cell_ref(*pos), v, t)) for pos, (v, t) in read.special.items()]
             singles.sort(key=lambda x: x[0])

@@ -456,6 +456,19 @@ def _kind_of(mode: int) -> str:
     return "not a regular file"
 
 
+def _stat_regular(path, name: str | None) -> os.stat_result:
+    """``os.stat`` of ``path`` (a symlink followed), refusing anything but a regular file."""
+    path = os.fspath(path)
+    name = os.path.basename(path) if name is None else name
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        _refuse(f"cannot read the file ({exc.strerror or type(exc).__name__})", name)
+    if not stat.S_ISREG(st.st_mode):
+        _refuse(f"refused: this is {_kind_of(st.st_mode)}, not a workbook file", name)
+    return st
+
+
 def check_regular_file(path, name: str | None = None) -> None:
     """Refuse ``path`` at once unless it is a regular file (or a symlink to one); nothing is opened.
 
@@ -465,14 +478,7 @@ def check_regular_file(path, name: str | None = None) -> None:
     ...     print(err)
     root.xlsx: refused: this is a folder, not a workbook file
     """
-    path = os.fspath(path)
-    name = os.path.basename(path) if name is None else name
-    try:
-        st = os.stat(path)
-    except OSError as exc:
-        _refuse(f"cannot read the file ({exc.strerror or type(exc).__name__})", name)
-    if not stat.S_ISREG(st.st_mode):
-        _refuse(f"refused: this is {_kind_of(st.st_mode)}, not a workbook file", name)
+    _stat_regular(path, name)
 
 
 def open_regular_file(path, name: str | None = None) -> int:
@@ -490,12 +496,7 @@ def open_regular_file(path, name: str | None = None) -> int:
     """
     path = os.fspath(path)
     name = os.path.basename(path) if name is None else name
-    try:
-        st = os.stat(path)
-    except OSError as exc:
-        _refuse(f"cannot read the file ({exc.strerror or type(exc).__name__})", name)
-    if not stat.S_ISREG(st.st_mode):
-        _refuse(f"refused: this is {_kind_of(st.st_mode)}, not a workbook file", name)
+    st = _stat_regular(path, name)
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
         fd = os.open(path, flags)

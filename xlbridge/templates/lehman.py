@@ -7,21 +7,8 @@
 from __future__ import annotations
 
 from .styling import (
-    COMMON_LINES,
-    array,
-    bold,
-    computed,
-    conf_sheet,
-    headers,
-    instructions,
-    legend,
-    mark_input,
-    new_workbook,
-    param,
-    seq_column,
-    seq_row,
-    title,
-)
+    COMMON_LINES, array, bold, computed, conf_sheet, headers, instructions, legend, mark_input,
+    new_workbook, param, seq_column, seq_row, title)
 
 __all__ = ["build"]
 

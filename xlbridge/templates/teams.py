@@ -7,18 +7,8 @@
 from __future__ import annotations
 
 from .styling import (
-    COMMON_LINES,
-    array,
-    computed,
-    conf_sheet,
-    headers,
-    instructions,
-    legend,
-    mark_input,
-    new_workbook,
-    param,
-    title,
-)
+    COMMON_LINES, array, computed, conf_sheet, headers, instructions, legend, mark_input, new_workbook,
+    param, title)
 
 __all__ = ["build"]
 
