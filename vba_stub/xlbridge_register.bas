@@ -182,6 +182,21 @@ Public Sub RegisterXlbridgeFunctions()
             "Weights parallel to scores for weighted scores (optional)", _
             "Expected number of results per board for Neuberg (optional; default: the most rows with a score on any board)", _
             "Matchpoint scale: ""EBU"" (2 per score beaten, 1 per tie; default) or ""ACBL"" (1 and 1/2)")
+    Application.MacroOptions Macro:="PAIRS_STANDINGS", _
+        Description:="Pairs standings (k x 6): Direction, Pair, Names, Total MP, Percentage, Rank; Mitchell fields apart.", _
+        Category:="xlbridge", _
+        ArgumentDescriptions:=Array( _
+            "Board number of each row", _
+            "Pair sitting N-S on each row", _
+            "Pair sitting E-W on each row", _
+            "N-S score of each row (n x k with weights for weighted scores)", _
+            "Weights parallel to scores for weighted scores (optional)", _
+            "Expected number of results per board for Neuberg (optional; default: the most rows with a score on any board)", _
+            "Matchpoint scale: ""EBU"" (2 per score beaten, 1 per tie; default) or ""ACBL"" (1 and 1/2)", _
+            """Mitchell"" (N-S and E-W ranked separately) or ""Howell"" (one field; default)", _
+            "Arrow switch of each row: Y on a switched row, else blank (optional)", _
+            "Pairs table: Pair, Direction (NS/EW), Names (optional)", _
+            """fixed"" (A60/40 counts 60 %; default) or ""session"" (EBU: 60 % or the session percentage if higher, 40 % or it if lower)")
     Application.MacroOptions Macro:="SCORE_OR_TYPED", _
         Description:="N-S score from contract, declarer and tricks where given, else the typed score unchanged.", _
         Category:="xlbridge", _

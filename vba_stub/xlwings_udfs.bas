@@ -300,6 +300,19 @@ failed:
     PAIRS_RANKING = Err.Description
 End Function
 
+Function PAIRS_STANDINGS(boards, ns_pairs, ew_pairs, scores, Optional weights, Optional expected, Optional scale, Optional movement, Optional arrows, Optional pairs, Optional artificial)
+    #If App = "Microsoft Excel" Then
+        If TypeOf Application.Caller Is Range Then On Error GoTo failed
+        PAIRS_STANDINGS = XLPy.CallUDF("xlbridge.udfs", "PAIRS_STANDINGS", Array(boards, ns_pairs, ew_pairs, scores, weights, expected, scale, movement, arrows, pairs, artificial), ThisWorkbook, Application.Caller)
+        Exit Function
+    #Else
+        PAIRS_STANDINGS = XLPy.CallUDF("xlbridge.udfs", "PAIRS_STANDINGS", Array(boards, ns_pairs, ew_pairs, scores, weights, expected, scale, movement, arrows, pairs, artificial))
+        Exit Function
+    #End If
+failed:
+    PAIRS_STANDINGS = Err.Description
+End Function
+
 Function SCORE_OR_TYPED(contract, declarer, tricks, board, typed)
     #If App = "Microsoft Excel" Then
         If TypeOf Application.Caller Is Range Then On Error GoTo failed

@@ -34,7 +34,11 @@ import signal
 import sys
 from collections.abc import Sequence
 from types import FrameType
+from typing import TYPE_CHECKING
 from typing import Any, NoReturn
+
+if TYPE_CHECKING:
+    import os
 
 __all__ = ["main", "build_parser"]
 
@@ -327,7 +331,7 @@ def _name(book: object) -> str:
     return os.path.basename(str(book))
 
 
-def _cache_values(path) -> None:
+def _cache_values(path: "str | os.PathLike[str]") -> None:
     """Recalculate a freshly built template in place (no backup): it ships with its cached values and
     calculation properties saying they are current, so every program shows them (issue 15)."""
     import os

@@ -27,6 +27,8 @@ F = udfs.EXCEL_FUNCTIONS
 UDFS_MD = Path(__file__).resolve().parents[2].parent / "shared" / "UDFS.md"
 EXTENSIONS = {
     "PAIRS_RANKING": ["boards", "ns_pairs", "ew_pairs", "scores", "[weights]", "[expected]", "[scale]"],
+    "PAIRS_STANDINGS": ["boards", "ns_pairs", "ew_pairs", "scores", "[weights]", "[expected]", "[scale]",
+                        "[movement]", "[arrows]", "[pairs]", "[artificial]"],
     "MATCH_RESULT": ["board_imps", "boards", "[rounding]"],
     "LEHMAN_LEDGER": ["weeks", "north", "south", "east", "west", "ns_pct", "[formula]", "[decay]"],
     "SCORE_OR_TYPED": ["contract", "declarer", "tricks", "board", "typed"],
@@ -60,7 +62,7 @@ def catalogue() -> dict:
 @pytest.mark.skipif(not UDFS_MD.exists(), reason="../shared/UDFS.md not present")
 def test_every_catalogue_function_exists_with_its_argument_order():
     cat = catalogue()
-    assert len(cat) == 23 and len(F) == 27  # 23 catalogue functions + 4 template extensions
+    assert len(cat) == 23 and len(F) == 28  # 23 catalogue functions + 5 template extensions
     for name, args in {**cat, **EXTENSIONS}.items():
         args = args + EXTRA_OPTIONAL.get(name, [])
         fn = getattr(udfs, name)
@@ -217,6 +219,28 @@ def test_pairs_ranking_exact_ties_and_order():
     # two boards, four pairs; by hand (EBU): board 1: 420 beats 400 -> 2/0; board 2: 100 ties 100 -> 1/1
     res = F["PAIRS_RANKING"](col(1, 1, 2, 2), col(1, 2, 1, 2), col(3, 4, 4, 3), col(420, 400, 100, 100))
     assert res == [[1, 3, 75, "1="], [4, 3, 75, "1="], [3, 1, 25, "3="], [2, 1, 25, "3="]]
+
+
+def test_pairs_standings_mitchell_with_names_and_an_arrow_switch():
+    # worked by hand (EBU scale, 3 results a board, top 4): board 1 NS scores 420/400/450 give N-S
+    # 2/0/4; board 2 -100/-100/+110 give N-S 1/1/4 and E-W 3/3/0. Row 6 is arrow-switched: pair 1 sits
+    # N-S there but is E-W pair 1, pair 3 sits E-W and is N-S pair 3.
+    boards, ns, ew = col(1, 1, 1, 2, 2, 2), col(1, 2, 3, 1, 2, 1), col(1, 2, 3, 2, 3, 3)
+    scores = col(420, 400, 450, -100, -100, 110)
+    arrows = col(None, None, None, None, None, "Y")
+    pairs = [[1.0, "NS", "Ann & Bob"], [1.0, "EW", "Cy & Di"], [3.0, "N-S", "Ed & Flo"], [None, None, None]]
+    res = F["PAIRS_STANDINGS"](boards, ns, ew, scores, None, None, "EBU", "Mitchell", arrows, pairs, None)
+    assert res == [
+        ["NS", 3, "Ed & Flo", 4, 50, "1"], ["NS", 1, "Ann & Bob", 3, 37.5, "2"], ["NS", 2, "", 1, 12.5, "3"],
+        ["EW", 2, "", 7, 87.5, "1"], ["EW", 1, "Cy & Di", 6, 75, "2"], ["EW", 3, "", 3, 37.5, "3"],
+    ]
+    # Howell: the Direction column is blank, names by number alone
+    res = F["PAIRS_STANDINGS"](col(1, 1), col(1, 2), col(3, 4), col(420, 400), None, None, "EBU", None, None,
+                               [[3.0, None, "Gil & Hal"]], None)
+    # 420 beats 400: N-S pair 1 and E-W pair 4 (facing the 400) both have 2 of 2 (a tie)
+    # (ties keep the order of first appearance: row 1 holds pairs 1 and 3, row 2 pairs 2 and 4)
+    assert res == [["", 1, "", 2, 100, "1="], ["", 4, "", 2, 100, "1="], ["", 3, "Gil & Hal", 0, 0, "3="],
+                   ["", 2, "", 0, 0, "3="]]
 
 
 def test_pairs_ranking_ties_decided_exactly_not_on_rounded_floats():
@@ -591,6 +615,8 @@ SAMPLE_CALLS = {   # one Excel-shaped call per function, for the decorated funct
     "NEUBERG": (14.0, 16.0, 8.0, None),
     "MP_PERCENT": (col(3, 1), 4.0, "ACBL"),
     "PAIRS_RANKING": (col(1, 1, 2, 2), col(1, 2, 1, 2), col(3, 4, 4, 3), col(420, 400, 100, 100), None, None, None),
+    "PAIRS_STANDINGS": (col(1, 1, 2, 2), col(1, 2, 1, 2), col(1, 2, 2, 1), col(420, 400, 100, 100), None, None, None,
+                        "Mitchell", None, None, None),
     "IMPS": (col(20, -430),),
     "CROSS_IMPS": (col(420, 400, 170, -50), None, True),
     "BUTLER": (col(420, 400, 170, -50), None, None, None),

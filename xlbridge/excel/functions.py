@@ -229,6 +229,23 @@ FUNCTIONS: tuple[ExcelFunction, ...] = (
         "k x 4: Pair, Total MP, Percentage, Rank, best first; ranks decided on exact values, ties as `3=` "
         "(template extension).", PAIRS),
     ExcelFunction(
+        "PAIRS_STANDINGS", ap.pairs_standings, (session_from_rows, weighted_session, standings_core.pairs_ranking),
+        (_arg("boards", "column", "Board number of each row"),
+         _arg("ns_pairs", "column", "Pair sitting N-S on each row"),
+         _arg("ew_pairs", "column", "Pair sitting E-W on each row"),
+         _arg("scores", "range", "N-S score of each row (n x k with weights for weighted scores)"),
+         _opt("weights", "range", "Weights parallel to scores for weighted scores (optional)"),
+         _EXPECTED, _SCALE,
+         _opt("movement", "text", '"Mitchell" (N-S and E-W ranked separately) or "Howell" (one field; default)',
+              "howell"),
+         _opt("arrows", "column", "Arrow switch of each row: Y on a switched row, else blank (optional)"),
+         _opt("pairs", "range", "Pairs table: Pair, Direction (NS/EW), Names (optional)"),
+         _opt("artificial", "text", '"fixed" (A60/40 counts 60 %; default) or "session" (EBU: 60 % or the '
+              'session percentage if higher, 40 % or it if lower)', "fixed")),
+        "Pairs standings (k x 6): Direction, Pair, Names, Total MP, Percentage, Rank; Mitchell fields apart.",
+        "k x 6: Direction, Pair, Names, Total MP, Percentage, Rank, best first in each field (N-S then E-W "
+        "for a Mitchell); exact ties as `3=` (template extension).", PAIRS),
+    ExcelFunction(
         "IMPS", at.imps, (imps_core.imps, imps_core.imps_array),
         (_arg("difference", "cells", "Points difference (a cell or a range)"),),
         "IMPs for a points difference (Law 78B); works on ranges element-wise.",

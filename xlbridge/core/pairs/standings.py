@@ -25,7 +25,7 @@ from ..ranking import competition_ranking
 from ..rounding import named_option
 from .matchpoints import ROW_ARTIFICIAL, SessionMP
 
-__all__ = ["Standing", "ARTIFICIAL_RULES", "pairs_ranking"]
+__all__ = ["Standing", "ARTIFICIAL_RULES", "MOVEMENTS", "pairs_ranking"]
 
 
 @dataclass(frozen=True)
@@ -46,6 +46,7 @@ class Standing:
     rank: int | None
     tied: bool
     boards: int = 0
+    direction: str | None = None  # "NS" or "EW" in a Mitchell movement (one field per direction)
 
 
 def _blank_pair(p: object) -> bool:
@@ -53,6 +54,8 @@ def _blank_pair(p: object) -> bool:
 
 
 def _pair_label(p: object) -> Any:
+    if isinstance(p, tuple):  # (field, number) of a Mitchell movement: already a label
+        return p
     p = plain(p)
     if isinstance(p, float) and p.is_integer():
         return int(p)
@@ -68,6 +71,52 @@ def _pair_label(p: object) -> Any:
 #:   instead when that is higher, a pair awarded less than 50 % gets it when that is lower
 #:   (regulations such as "60 % or the session percentage if greater", Law 12C2; REFERENCE.md).
 ARTIFICIAL_RULES = ("fixed", "session")
+
+#: Movements (``pairs_ranking(..., movement=)``):
+#:
+#: - ``"howell"`` (default): one field; a pair number is one pair whichever direction it sits.
+#: - ``"mitchell"``: two fields, N-S and E-W; N-S pair 1 and E-W pair 1 are different pairs,
+#:   ranked separately. With an arrow switch on a row, the pair sitting N-S there belongs to the
+#:   E-W field and the pair sitting E-W to the N-S field (the pairs are recorded where they sat).
+MOVEMENTS = ("howell", "mitchell")
+
+
+def _show_pair(p: Any) -> str:
+    return f"{p[0]} {shown(p[1])}" if isinstance(p, tuple) else shown(p)
+
+
+def _fields(ns_pairs: Sequence[Any], ew_pairs: Sequence[Any], arrows: Sequence[Any] | None
+            ) -> tuple[list[Any], list[Any]]:
+    """Mitchell labels: ("NS", n) / ("EW", n), swapped on arrow-switched rows; blanks stay blank."""
+    if arrows is not None and len(arrows) != len(ns_pairs):
+        raise InputError(f"the arrow-switch column has {len(arrows)} rows but the N-S pairs have {len(ns_pairs)}")
+    ns_out, ew_out = [], []
+    for i, (n, e) in enumerate(zip(ns_pairs, ew_pairs)):
+        a = None if arrows is None else arrows[i]
+        switched = not is_blank(a) and _switch_flag(a, i)
+        f_ns, f_ew = ("EW", "NS") if switched else ("NS", "EW")
+        ns_out.append(None if _blank_pair(n) else (f_ns, _pair_label(n)))
+        ew_out.append(None if _blank_pair(e) else (f_ew, _pair_label(e)))
+    return ns_out, ew_out
+
+
+_TRUE = ("y", "yes", "true", "1", "x", "switch", "switched", "arrow switch")
+_FALSE = ("n", "no", "false", "0")
+
+
+def _switch_flag(a: Any, i: int) -> bool:
+    a = plain(a)
+    if isinstance(a, bool):
+        return a
+    if isinstance(a, (int, float)) and a in (0, 1):
+        return bool(a)
+    text = str(a).strip().lower()
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    raise InputError(f"arrow switch {shown(a)}: mark a switched row with Y (or TRUE), leave others blank",
+                     where=location(row=i + 1))
 
 
 def _session_artificial(s: SessionMP, ns_pairs: Sequence[Any], ew_pairs: Sequence[Any], mp_ns: Sequence[Any],
@@ -99,7 +148,8 @@ def _session_artificial(s: SessionMP, ns_pairs: Sequence[Any], ew_pairs: Sequenc
 
 def pairs_ranking(boards: Any, ns_pairs: Sequence[Any], ew_pairs: Sequence[Any], mp_ns: Sequence[Any] | None = None,
                   mp_ew: Sequence[Any] | None = None, tops: Sequence[Any] | None = None, *,
-                  artificial: str = "fixed") -> list[Standing]:
+                  artificial: str = "fixed", movement: str = "howell",
+                  arrows: Sequence[Any] | None = None) -> list[Standing]:
     """Rank pairs by exact percentage: per pair the total matchpoints, the maximum, the percentage.
 
     Either ``pairs_ranking(session, ns_pairs, ew_pairs)`` with a :class:`SessionMP` (or the
@@ -112,6 +162,16 @@ def pairs_ranking(boards: Any, ns_pairs: Sequence[Any], ew_pairs: Sequence[Any],
     order of first appearance.  A pair may not appear twice on one board.  ``artificial``
     (with a SessionMP): "fixed" (default) or "session" (see ``ARTIFICIAL_RULES``).
 
+    ``movement="mitchell"`` ranks the N-S and the E-W field separately (``Standing.direction``
+    says which; N-S field first), with ``arrows`` (one flag per row: Y/TRUE/1 or blank) marking
+    arrow-switched rows (see ``MOVEMENTS``). A pair with two results on one board is an error
+    naming both rows.
+
+    >>> from xlbridge.core.pairs.matchpoints import matchpoint_session
+    >>> s = matchpoint_session([420, 400, 400], boards=[1, 1, 1])
+    >>> [(x.direction, x.pair, x.rank) for x in pairs_ranking(s, [1, 2, 3], [1, 2, 3], movement="Mitchell")]
+    [('NS', 1, 1), ('NS', 2, 2), ('NS', 3, 2), ('EW', 2, 1), ('EW', 3, 1), ('EW', 1, 3)]
+
     >>> from xlbridge.core.pairs.matchpoints import matchpoint_session
     >>> s = matchpoint_session([420, 400, 400], boards=[1, 1, 1])
     >>> [(x.pair, x.total, x.rank, x.tied) for x in pairs_ranking(s, [1, 2, 3], [4, 5, 6])]
@@ -120,6 +180,9 @@ def pairs_ranking(boards: Any, ns_pairs: Sequence[Any], ew_pairs: Sequence[Any],
      (2, Fraction(1, 1), 4, True), (3, Fraction(1, 1), 4, True), (4, Fraction(0, 1), 6, False)]
     """
     artificial = named_option(artificial, ARTIFICIAL_RULES, "artificial-score rule")
+    movement = named_option(movement, MOVEMENTS, "movement")
+    if movement == "mitchell":
+        ns_pairs, ew_pairs = _fields(ns_pairs, ew_pairs, arrows)
     if isinstance(boards, SessionMP):
         s = boards
         mp_ns, mp_ew, tops, boards = s.ns, s.ew, s.tops, s.boards
@@ -143,9 +206,12 @@ def pairs_ranking(boards: Any, ns_pairs: Sequence[Any], ew_pairs: Sequence[Any],
     total: dict[Any, Fraction] = {}
     maximum: dict[Any, Fraction] = {}
     count: dict[Any, int] = {}
-    seen: set[tuple[Any, Any]] = set()
+    seen: dict[tuple[Any, Any], int] = {}
     for i in range(n):
         t = tops[i]
+        if not _blank_pair(ns_pairs[i]) and _pair_label(ns_pairs[i]) == _pair_label(ew_pairs[i]):
+            raise InputError(f"pair {_show_pair(_pair_label(ns_pairs[i]))} is on both sides of row {i + 1}",
+                             where=location(row=i + 1))
         for pair, mp in ((ns_pairs[i], mp_ns[i]), (ew_pairs[i], mp_ew[i])):
             if _blank_pair(pair):
                 continue
@@ -157,19 +223,29 @@ def pairs_ranking(boards: Any, ns_pairs: Sequence[Any], ew_pairs: Sequence[Any],
             if boards is not None:
                 b = board_label(boards[i])
                 if (p, b) in seen:
-                    raise InputError(f"pair {shown(p)} has two results on board {shown(b)}", where=location(row=i + 1))
-                seen.add((p, b))
-            total[p] += exact(mp, f"matchpoints of pair {shown(p)} (row {i + 1})")
+                    raise InputError(f"pair {_show_pair(p)} has two results on board {shown(b)} (rows "
+                                     f"{seen[(p, b)] + 1} and {i + 1})", where=location(row=i + 1))
+                seen[(p, b)] = i
+            total[p] += exact(mp, f"matchpoints of pair {_show_pair(p)} (row {i + 1})")
             maximum[p] += exact(t, f"top of row {i + 1}")
             count[p] += 1
     pct = {p: (total[p] * 100 / maximum[p] if maximum[p] else None) for p in total}
-    order = list(total)  # first appearance
-    ranked = [p for p in order if pct[p] is not None]
     out = []
-    for place in competition_ranking([pct[p] for p in ranked]):
-        p = ranked[place.index]
-        out.append(Standing(p, total[p], maximum[p], pct[p], place.rank, place.tied, count[p]))
-    for p in order:
-        if pct[p] is None:
-            out.append(Standing(p, total[p], maximum[p], None, None, False, 0))
+    fields = ("NS", "EW") if movement == "mitchell" else (None,)
+    for field in fields:
+        order = [p for p in total if field is None or p[0] == field]  # first appearance
+        ranked = [p for p in order if pct[p] is not None]
+        for place in competition_ranking([pct[p] for p in ranked]):
+            p = ranked[place.index]
+            out.append(_standing(p, total[p], maximum[p], pct[p], place.rank, place.tied, count[p]))
+        for p in order:
+            if pct[p] is None:
+                out.append(_standing(p, total[p], maximum[p], None, None, False, 0))
     return out
+
+
+def _standing(p: Any, total: Fraction, maximum: Fraction, pct: Fraction | None, rank: int | None, tied: bool,
+              boards: int) -> Standing:
+    if isinstance(p, tuple):
+        return Standing(p[1], total, maximum, pct, rank, tied, boards, p[0])
+    return Standing(p, total, maximum, pct, rank, tied, boards)

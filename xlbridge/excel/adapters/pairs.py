@@ -1,4 +1,5 @@
-"""Adapters of the pairs functions: BRIDGE_SCORE, SCORE_OR_TYPED, MATCHPOINTS, WEIGHTED_MP, NEUBERG, MP_PERCENT, PAIRS_RANKING.
+"""Adapters of the pairs functions: BRIDGE_SCORE, SCORE_OR_TYPED, MATCHPOINTS, WEIGHTED_MP, NEUBERG, MP_PERCENT, PAIRS_RANKING,
+PAIRS_STANDINGS.
 
 Each reads its cells (score columns once, :mod:`xlbridge.excel.travellers`), calls the core
 (:mod:`xlbridge.core.contract`, :mod:`xlbridge.core.pairs`) and shapes the result.
@@ -113,13 +114,9 @@ def mp_percent(mp: Cells, results: Cells, scale: str) -> Any:
                        {"mp": mp, "results": results}, blank_if=("mp",))
 
 
-def pairs_ranking(boards: Cells, ns_pairs: Cells, ew_pairs: Cells, scores: Cells, weights: Cells,
-                  expected: int | None, scale: str) -> list[list[Any]]:
-    """k x 4 table Pair, Total MP, Percentage, Rank ("3=" for exact ties), best first; exact inside.
-
-    >>> pairs_ranking([1, 1, 1], [1, 2, 3], [4, 5, 6], [420, 400, 400], None, None, "EBU")[:2]
-    [[1, 4, 100, '1'], [5, 3, 75, '2=']]
-    """
+def _ranked_session(boards: Cells, ns_pairs: Cells, ew_pairs: Cells, scores: Cells, weights: Cells,
+                    expected: int | None, scale: str) -> tuple[Any, list[Any], list[Any]]:
+    """The matchpointed session of a traveller (plain or weighted scores) and the pair columns."""
     b = xl.vector(boards, "boards")
     ns, ew = xl.vector(ns_pairs, "ns_pairs"), xl.vector(ew_pairs, "ew_pairs")
     sg = xl.grid(scores)
@@ -137,10 +134,76 @@ def pairs_ranking(boards: Cells, ns_pairs: Cells, ew_pairs: Cells, scores: Cells
         i = min(errors)
         what = why.get(i) or f"row {i + 1}: cannot read the score {_show_cell(sg[i])}"
         raise InputError(f"{what} (the ranking needs every result)")
+    return session, ns, ew
+
+
+def pairs_ranking(boards: Cells, ns_pairs: Cells, ew_pairs: Cells, scores: Cells, weights: Cells,
+                  expected: int | None, scale: str) -> list[list[Any]]:
+    """k x 4 table Pair, Total MP, Percentage, Rank ("3=" for exact ties), best first; exact inside.
+
+    >>> pairs_ranking([1, 1, 1], [1, 2, 3], [4, 5, 6], [420, 400, 400], None, None, "EBU")[:2]
+    [[1, 4, 100, '1'], [5, 3, 75, '2=']]
+    """
+    session, ns, ew = _ranked_session(boards, ns_pairs, ew_pairs, scores, weights, expected, scale)
     out = []
     for st in core_pairs_ranking(session, ns, ew):
         rank = None if st.rank is None else format_rank(st.rank, st.tied)
         out.append([xl.to_cell(st.pair), xl.to_cell(st.total), xl.to_cell(st.percentage), rank])
+    return out
+
+
+_DIRECTIONS = {"NS": "NS", "N-S": "NS", "N/S": "NS", "N": "NS", "EW": "EW", "E-W": "EW", "E/W": "EW", "E": "EW"}
+
+
+def _pair_names(pairs: Cells, mitchell: bool) -> dict[Any, str]:
+    """{pair key: names} from a Pair, Direction, Names table (the Pairs sheet); blank rows skipped."""
+    table = xl.optional(pairs)
+    if table is None:
+        return {}
+    names: dict[Any, str] = {}
+    for i, row in enumerate(xl.grid(table)):
+        row = list(row) + [None] * (3 - len(row))
+        number, direction, who = row[0], row[1], row[2]
+        if xl.is_blank(number):
+            continue
+        key: Any = _pair_key(number)
+        if mitchell:
+            d = _DIRECTIONS.get(str(direction).strip().upper()) if not xl.is_blank(direction) else None
+            if d is None:
+                raise InputError(f"pairs row {i + 1}: direction {shown(direction)} (a Mitchell needs NS or EW)")
+            key = (d, key)
+        names[key] = "" if xl.is_blank(who) else str(who).strip()
+    return names
+
+
+def _pair_key(p: Any) -> Any:
+    if isinstance(p, float) and p.is_integer():
+        return int(p)
+    return p.strip() if isinstance(p, str) else p
+
+
+def pairs_standings(boards: Cells, ns_pairs: Cells, ew_pairs: Cells, scores: Cells, weights: Cells,
+                    expected: int | None, scale: str, movement: str, arrows: Cells, pairs: Cells,
+                    artificial: str) -> list[list[Any]]:
+    """k x 6 table Direction, Pair, Names, Total MP, Percentage, Rank; a Mitchell ranks each direction.
+
+    >>> rows = pairs_standings([1, 1, 1], [1, 2, 3], [1, 2, 3], [420, 400, 400], None, None, "EBU", "Mitchell",
+    ...                        None, [[1, "NS", "Ann & Bob"]], "fixed")
+    >>> rows[0], rows[3]
+    (['NS', 1, 'Ann & Bob', 4, 100, '1'], ['EW', 2, '', 3, 75, '1='])
+    """
+    session, ns, ew = _ranked_session(boards, ns_pairs, ew_pairs, scores, weights, expected, scale)
+    arrow_col = None if xl.optional(arrows) is None else xl.vector(arrows, "arrows")
+    if arrow_col is not None and len(arrow_col) != len(ns):
+        raise InputError(f"the arrow-switch column has {len(arrow_col)} rows, the traveller {len(ns)}")
+    standings = core_pairs_ranking(session, ns, ew, movement=movement, arrows=arrow_col, artificial=artificial)
+    names = _pair_names(pairs, any(st.direction for st in standings))
+    out = []
+    for st in standings:
+        rank = None if st.rank is None else format_rank(st.rank, st.tied)
+        key = (st.direction, st.pair) if st.direction else st.pair
+        out.append([st.direction or "", xl.to_cell(st.pair), names.get(key, ""), xl.to_cell(st.total),
+                    xl.to_cell(st.percentage), rank])
     return out
 
 
