@@ -360,3 +360,23 @@ def test_blank_cells_of_referenced_ranges(tmp_path):
     out = openpyxl.load_workbook(report.output, data_only=True).active
     assert [out.cell(r, 4).value for r in range(1, 10)] == [
         0, 3, 3, 103, 0, "blank", 10, "4.0,_|_,x|6.0,_", 2]
+
+
+@pytest.mark.parametrize("name", ["O'Brien", "Club's results"])
+def test_sheet_name_with_an_apostrophe(tmp_path, name):
+    """Formulas on, and pointing at, a sheet such as "O'Brien" (Excel writes it 'O''Brien'!A1);
+    the formula engine used to turn each of them into #REF!. Hand-worked: 2 + 3 = 5, 2 x 2 = 4."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = name
+    ws["A1"], ws["A2"], ws["C1"], ws["C2"] = 2, 3, "=SUM(A1:A2)", "=A1*2"
+    quoted = "'" + name.replace("'", "''") + "'"
+    main = wb.create_sheet("Main")
+    main["A1"] = f"=SUM({quoted}!C1:C2)"
+    main["A2"] = f'=INDIRECT("{quoted}!A2")'
+    wb.save(tmp_path / "q.xlsx")
+    report = recalc_workbook(str(tmp_path / "q.xlsx"), str(tmp_path / "out.xlsx"))
+    assert report.errors == ()
+    out = openpyxl.load_workbook(tmp_path / "out.xlsx", data_only=True)
+    assert [out[name]["C1"].value, out[name]["C2"].value, out["Main"]["A1"].value, out["Main"]["A2"].value] == [
+        5, 4, 9, 3]

@@ -121,32 +121,35 @@ TEMPLATES = ["pairs.xlsx", "handicap.xlsx", "teams.xlsx", "instant.xlsx", "lehma
 REF = re.compile(r"(?:('[^']+'|[A-Za-z_][\w.]*)!)?\$?([A-Z]{1,3})\$?(\d+)(?::\$?([A-Z]{1,3})\$?(\d+))?")
 
 
-def formula_cells(path):
-    """{(sheet, row, col): formula text} for every formula cell, array ranges expanded to all cells."""
+def formula_nodes(path):
+    """[(sheet, (r1, c1, r2, c2), formula text, [(sheet, r1, c1, r2, c2) referenced])]: one node per
+    formula cell or array formula (an array's whole range), so dependence is decided per formula."""
     from openpyxl.utils import column_index_from_string as col
 
-    out = {}
+    nodes = []
     for ws in openpyxl.load_workbook(path):
         for row in ws.iter_rows():
             for c in row:
                 v = c.value
                 if isinstance(v, ArrayFormula):
-                    r1, c1, r2, c2 = parse_range(v.ref)
-                    for r in range(r1, r2 + 1):
-                        for k in range(c1, c2 + 1):
-                            out[(ws.title, r, k)] = v.text
+                    nodes.append((ws.title, parse_range(v.ref), v.text))
                 elif isinstance(v, str) and v.startswith("="):
-                    out[(ws.title, c.row, c.column)] = v
-    refs = {}
-    for key, text in out.items():
-        cells = set()
+                    nodes.append((ws.title, (c.row, c.column, c.row, c.column), v))
+    out = []
+    for sheet, area, text in nodes:
+        refs = []
         for m in REF.finditer(re.sub(r'"[^"]*"', "", text)):
-            sheet = m.group(1).strip("'") if m.group(1) else key[0]
+            other = m.group(1).strip("'") if m.group(1) else sheet
             r1, c1 = int(m.group(3)), col(m.group(2))
             r2, c2 = (int(m.group(5)), col(m.group(4))) if m.group(4) else (r1, c1)
-            cells |= {(sheet, r, k) for r in range(r1, r2 + 1) for k in range(c1, c2 + 1)}
-        refs[key] = cells
-    return out, refs
+            refs.append((other, r1, c1, r2, c2))
+        out.append((sheet, area, text, refs))
+    return out
+
+
+def _meets(ref, sheet, area):
+    s, r1, c1, r2, c2 = ref
+    return s == sheet and r1 <= area[2] and area[0] <= r2 and c1 <= area[3] and area[1] <= c2
 
 
 @pytest.mark.parametrize("name", TEMPLATES)
@@ -159,21 +162,21 @@ def test_templates_match_libreoffice_where_no_xlbridge_function(tmp_path, name, 
     shutil.copy(src, tmp_path / name)
     ours = values(recalc_workbook(str(tmp_path / name)).output)
     theirs = values(libreoffice_recalc(tmp_path / name, tmp_path / "lo", lo_profile))
-    texts, refs = formula_cells(tmp_path / name)
+    nodes = formula_nodes(tmp_path / name)
     names = re.compile(r"\b(" + "|".join(map(re.escape, udfs.EXCEL_FUNCTIONS)) + r")\(")
-    dependent = {k for k, t in texts.items() if names.search(t.upper())}
+    dependent = {i for i, (_, _, t, _) in enumerate(nodes) if names.search(t.upper())}
     grew = True
-    while grew:  # cells whose formula refers (transitively) to an xlbridge result
-        new = {k for k in texts if k not in dependent and refs[k] & dependent}
+    while grew:  # formulas that refer (transitively) to an xlbridge result
+        new = {i for i, (_, _, _, refs) in enumerate(nodes) if i not in dependent
+               and any(_meets(ref, nodes[j][0], nodes[j][1]) for j in dependent for ref in refs)}
         dependent |= new
         grew = bool(new)
     from openpyxl.utils import get_column_letter
 
     compared = 0
-    for key in texts:
-        if key in dependent:
-            continue
-        sheet, r, c = key
+    cells = [(sheet, r, c) for i, (sheet, (r1, c1, r2, c2), _, _) in enumerate(nodes) if i not in dependent
+             for r in range(r1, r2 + 1) for c in range(c1, c2 + 1)]
+    for sheet, r, c in cells:
         cell = (sheet, f"{get_column_letter(c)}{r}")
         a, b = ours.get(cell), theirs.get(cell)
         if isinstance(a, float) or isinstance(b, float):

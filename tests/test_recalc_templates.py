@@ -196,10 +196,11 @@ def test_pairs_new_travellers_brute_force(tmp_path):
         totals[ns] = totals.get(ns, 0) + mp_ns
         totals[ew] = totals.get(ew, 0) + mp_ew
     assert t["N17"].value is None and t["H17"].value is None  # empty rows stay empty
-    rk = out["Ranking"]
-    ranking = {rk[f"A{r}"].value: rk[f"B{r}"].value for r in range(5, 13)}
+    rk = out["Ranking"]  # the default movement is a Mitchell: N-S 1 to 4 ranked, then E-W 5 to 8
+    ranking = {rk[f"B{r}"].value: rk[f"D{r}"].value for r in range(5, 13)}
     assert ranking == totals
-    assert rk["A13"].value is None
+    assert [rk[f"A{r}"].value for r in range(5, 13)] == ["NS"] * 4 + ["EW"] * 4
+    assert rk["B13"].value is None
 
 
 def test_handicap_new_average_vps_brute_force(tmp_path):

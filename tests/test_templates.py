@@ -216,13 +216,13 @@ def test_handicaps_layout(books):
         "Legacy Handicap IMPs"]
     assert [(ws.cell(row=r, column=1).value, ws.cell(row=r, column=2).value, ws.cell(row=r, column=3).value)
             for r in range(5, 23)] == TABLE1
-    assert all(ws.cell(row=r, column=c).value is None for r in range(23, 105) for c in (1, 2, 3))
+    assert all(ws.cell(row=r, column=c).value is None for r in range(23, 505) for c in (1, 2, 3))
     arrays = _arrays(ws)
     # one array call per column over the whole table: at least 80 teams
     for col, fn in (("D", "FORML_VPDIFF"), ("E", "FORML_VPDIFF"), ("F", "FORML_HANDICAP"), ("G", "LEGACY_HANDICAP")):
-        ref = f"{col}5:{col}104"
-        assert ref in arrays and arrays[ref].startswith(f"={fn}(A5:A104,C5:C104"), arrays
-    assert ",TRUE," in arrays["E5:E104"] and ",FALSE," in arrays["D5:D104"]
+        ref = f"{col}5:{col}504"
+        assert ref in arrays and arrays[ref].startswith(f"={fn}(A5:A504,C5:C504"), arrays
+    assert ",TRUE," in arrays["E5:E504"] and ",FALSE," in arrays["D5:D504"]
 
 
 def test_new_teams_sheet(books):
@@ -230,7 +230,7 @@ def test_new_teams_sheet(books):
     arrays = _arrays(ws)
     (ref, text), = arrays.items()
     assert ref == "F5:G44"
-    assert "FORML_NEWTEAMS(A5:A204,B5:B204,C5:C204,D5:D204,Handicaps!B5:B104,Handicaps!E5:E104" in text
+    assert "FORML_NEWTEAMS(A5:A204,B5:B204,C5:C204,D5:D204,Handicaps!B5:B504,Handicaps!E5:E504" in text
 
 
 def test_fairness_sheet_and_chart(books):
@@ -259,17 +259,19 @@ def test_fairness_sheet_and_chart(books):
 
 def test_travellers_layout(books):
     ws = books["pairs.xlsx"]["Travellers"]
-    head = [ws.cell(row=4, column=c).value for c in range(1, 16)]
+    head = [ws.cell(row=4, column=c).value for c in range(1, 17)]
     order = ["Board", "NS", "EW", "Contract", "Declarer", "Tricks", "Score NS", "MP NS", "MP EW"]
     assert [h for h in head if h in order] == order
     i = head.index("Score NS")
     assert head[i + 1:i + 6] == ["Outcome 2 NS", "Outcome 3 NS", "Weight 1", "Weight 2", "Weight 3"]
-    assert head[-2:] == ["MP NS", "MP EW"]
+    assert head[-3:] == ["MP NS", "MP EW", "Arrow switch"]
     arrays = _arrays(ws)
-    assert arrays["H5:H1004"] == "=SCORE_OR_TYPED(D5:D1004,E5:E1004,F5:F1004,A5:A1004,G5:G1004)"
-    assert arrays["N5:O1004"] == "=WEIGHTED_MP(H5:J1004,K5:M1004,A5:A1004,$R$6,$R$5)"
+    assert arrays["H5:H10004"] == "=SCORE_OR_TYPED(D5:D10004,E5:E10004,F5:F10004,A5:A10004,G5:G10004)"
+    assert arrays["N5:O10004"] == "=WEIGHTED_MP(H5:J10004,K5:M10004,A5:A10004,$R$6,$R$5)"
+    assert (ws["Q7"].value, ws["R7"].value, ws["Q8"].value, ws["R8"].value) == (
+        "Movement", "Mitchell", "Artificial scores", "Fixed")
     # seed 004's scoresheet: 60 % of 420 / 40 % of -50 against 420, 400, 400, 170, -50 (board 3: typed)
-    b3 = [[ws.cell(row=r, column=c).value for c in (7, 9, 11, 12)] for r in range(5, 1005)
+    b3 = [[ws.cell(row=r, column=c).value for c in (7, 9, 11, 12)] for r in range(5, 40)
           if ws.cell(row=r, column=1).value == 3]
     assert b3 == [[420, -50, 0.6, 0.4], [170, 420, 0.5, 0.5], [420, None, None, None], [400, None, None, None],
                   [400, None, None, None], [-50, None, None, None]]
@@ -277,11 +279,31 @@ def test_travellers_layout(books):
 
 def test_ranking_layout(books):
     ws = books["pairs.xlsx"]["Ranking"]
-    assert [ws.cell(row=4, column=c).value for c in range(1, 5)] == ["Pair", "Total MP", "Percentage", "Rank"]
+    assert [ws.cell(row=4, column=c).value for c in range(1, 7)] == [
+        "Direction", "Pair", "Names", "Total MP", "Percentage", "Rank"]
     (ref, text), = _arrays(ws).items()
-    assert ref == "A5:D64"  # 60 pairs
-    assert "PAIRS_RANKING(Travellers!A5:A1004,Travellers!B5:B1004,Travellers!C5:C1004," in text
-    assert text.startswith("=IFERROR(INDEX(PAIRS_RANKING(") and T.seq_column(60) in text
+    assert ref == "A5:F404"  # 400 pairs: both fields of a Mitchell
+    assert "PAIRS_STANDINGS(Travellers!A5:A10004,Travellers!B5:B10004,Travellers!C5:C10004," in text
+    assert "Travellers!R7,Travellers!P5:P10004,Pairs!A5:C404,Travellers!R8)" in text
+    assert text.startswith("=IFERROR(INDEX(PAIRS_STANDINGS(") and T.seq_column(400) in text
+
+
+def test_capacity_declared_and_flagged(books):
+    """The Travellers input area is a sheet-scoped name (read by ``xlbridge recalc``) and its note turns
+    red when anything is typed below it."""
+    ws = books["pairs.xlsx"]["Travellers"]
+    assert ws.defined_names["XLBRIDGE_CAPACITY"].attr_text == "'Travellers'!$A$5:$P$10004"
+    assert "rows 5 to 10,004" in ws["Q14"].value
+    (rng, rules), = [(str(cf.sqref), cf.rules) for cf in ws.conditional_formatting]
+    assert rng == "Q14" and rules[0].formula == ["COUNTA($A$10005:$P$1048576)>0"]
+
+
+def test_pairs_sheet(books):
+    ws = books["pairs.xlsx"]["Pairs"]
+    assert [ws.cell(row=4, column=c).value for c in range(1, 4)] == ["Pair", "Direction", "Names"]
+    rows = [[ws.cell(row=r, column=c).value for c in range(1, 4)] for r in range(5, 17)]
+    assert [r[0] for r in rows] == [1, 2, 3, 4, 5, 6, 11, 12, 13, 14, 15, 16]  # the sample travellers' pairs
+    assert [r[1] for r in rows] == ["NS"] * 6 + ["EW"] * 6
 
 
 # --- teams, instant, lehman -------------------------------------------------------------------------
@@ -290,7 +312,7 @@ def test_ranking_layout(books):
 def test_teams_layout(books):
     wb = books["teams.xlsx"]
     arrays = _arrays(wb["Boards"])
-    assert arrays["J5:J504"] == "=WEIGHTED_IMPS(C5:E504,F5:H504,I5:I504)"
+    assert arrays["J5:J5004"] == "=WEIGHTED_IMPS(C5:E5004,F5:H5004,I5:I5004)"
     m = _arrays(wb["Matches"])
     assert len(m) == 40 and all("MATCH_RESULT(" in t for t in m.values())
     s = wb["Swiss"]
@@ -312,7 +334,7 @@ def test_instant_layout(books):
 def test_lehman_layout(books):
     wb = books["lehman.xlsx"]
     arrays = _arrays(wb["Ledger"])
-    assert '"standard"' in arrays["H5:K104"] and '"modified"' in arrays["M5:P104"]
+    assert '"standard"' in arrays["H5:K404"] and '"modified"' in arrays["M5:P404"]
     ex = wb["Example"]
     assert [ex.cell(row=5, column=c).value for c in range(2, 6)] == [50, 45, 45, 45]
     assert ex["B8"].value == 42
@@ -323,4 +345,4 @@ def test_canonical_dump_covers_validations_and_charts():
     dump = T.canonical_dump(T.build_bytes("handicap.xlsx"))
     assert any(" validation " in line for line in dump)
     assert any(" chart ScatterChart" in line for line in dump)
-    assert any("ARRAY[D5:D104] =FORML_VPDIFF" in line for line in dump)
+    assert any("ARRAY[D5:D504] =FORML_VPDIFF" in line for line in dump)

@@ -23,7 +23,7 @@ from xlbridge import fairness, forml  # noqa: E402
 from xlbridge import templates as T  # noqa: E402
 
 SRC = Path(__file__).resolve().parents[1] / "workbooks" / "handicap.xlsx"
-ROWS = range(5, 105)
+ROWS = range(5, 505)
 
 # seed 000, Table 1 (Expected VP Diff, Merged VP Diff, Handicap IMPs, Existing handicaps), ERRATA: Lambs 79
 SEED_EXPECTED = [0, 0, 1.00, 6.67, 14.50, 17.83, 0, 1.50, 2.33, 2.50, 2.67, 6.00, 0, 2.83, 13.50, 14.50, 15.50, 23.67]
@@ -128,7 +128,7 @@ def test_formulas_styles_validations_and_chart_kept(done):
     src, out, _ = done
     assert T.canonical_dump(out) == T.canonical_dump(src)
     ws = openpyxl.load_workbook(out)["Handicaps"]
-    assert isinstance(ws["F5"].value, ArrayFormula) and ws["F5"].value.ref == "F5:F104"
+    assert isinstance(ws["F5"].value, ArrayFormula) and ws["F5"].value.ref == "F5:F504"
 
 
 def test_new_average_vps_and_a_fourth_division(tmp_path):

@@ -25,7 +25,8 @@ from xlbridge.rounding import format_rank  # noqa: E402
 from xlbridge.weighted import weighted_session  # noqa: E402
 
 SRC = Path(__file__).resolve().parents[1] / "workbooks" / "pairs.xlsx"
-ROWS = range(5, 1005)
+ROWS = range(5, 10005)  # the Travellers capacity: rows 5 to 10,004
+RANKING_END = 405  # Ranking rows 5 to 404
 
 
 def _blank(v):
@@ -45,16 +46,19 @@ def done(tmp_path_factory):
 
 
 def _core(src):
-    """The core's answer for the Travellers inputs: (rows, scores, session, standings)."""
+    """The core's answer for the Travellers inputs: (rows, scores, session, standings, names)."""
     wb = openpyxl.load_workbook(src)
     ws = wb["Travellers"]
     scale = ws["R5"].value
     expected = ws["R6"].value
-    rows, boards, ns, ew, scores, outcomes = [], [], [], [], [], []
-    for r in ROWS:
-        v = [ws.cell(row=r, column=c).value for c in range(1, 14)]
+    movement = ws["R7"].value.lower()
+    artificial = ws["R8"].value.lower()
+    rows, boards, ns, ew, scores, outcomes, arrows = [], [], [], [], [], [], []
+    for r, v in enumerate(ws.iter_rows(min_row=ROWS[0], max_row=ROWS[-1], max_col=16, values_only=True),
+                          start=ROWS[0]):
+        v = list(v) + [None] * (16 - len(v))
         board, n, e, contract, declarer, tricks, typed = v[:7]
-        o2, o3, w1, w2, w3 = v[8:13]  # column H is the Score NS formula
+        o2, o3, w1, w2, w3 = v[8:13]  # column H is the Score NS formula, N:O the matchpoints
         if all(x is None for x in v[:7] + v[8:13]):
             continue
         score = bridge_score(contract, declarer, tricks, board) if contract is not None else typed
@@ -62,17 +66,23 @@ def _core(src):
         boards.append(board)
         ns.append(n)
         ew.append(e)
+        arrows.append(v[15])
         scores.append(score)
         if w1 is None:
             outcomes.append(score)
         else:
             outcomes.append([(s, w) for s, w in ((score, w1), (o2, w2), (o3, w3)) if s is not None])
     session = weighted_session(outcomes, boards, expected=expected, scale=scale)
-    return rows, scores, session, pairs_ranking(session, ns, ew)
+    standings = pairs_ranking(session, ns, ew, movement=movement, arrows=arrows, artificial=artificial)
+    names = {}
+    for p, d, name in wb["Pairs"].iter_rows(min_row=5, max_col=3, values_only=True):
+        if p is not None:
+            names[(d, p) if movement == "mitchell" else p] = name
+    return rows, scores, session, standings, names
 
 
 def _check(src, vals):
-    rows, scores, session, standings = _core(src)
+    rows, scores, session, standings, names = _core(src)
     ws = vals["Travellers"]
     for i, r in enumerate(rows):
         assert ws.cell(row=r, column=8).value == scores[i], f"Score NS row {r}"
@@ -81,14 +91,19 @@ def _check(src, vals):
             assert _blank(got[0]) and _blank(got[1]), f"MP row {r}"
         else:
             assert got == (float(session.ns[i]), float(session.ew[i])), f"MP row {r}"
-    for r in ROWS:
-        if r not in rows:
-            assert all(_blank(ws.cell(row=r, column=c).value) for c in (8, 14, 15)), f"row {r} should be blank"
+    used = set(rows)
+    for r, v in enumerate(ws.iter_rows(min_row=ROWS[0], max_row=ROWS[-1], min_col=8, max_col=15, values_only=True),
+                          start=ROWS[0]):
+        if r not in used:
+            assert _blank(v[0]) and _blank(v[6]) and _blank(v[7]), f"row {r} should be blank"
     rk = vals["Ranking"]
-    want = [[s.pair, float(s.total), float(s.percentage), format_rank(s.rank, s.tied)] for s in standings]
-    got = [[rk.cell(row=r, column=c).value for c in range(1, 5)] for r in range(5, 5 + len(want))]
+    want = [[s.direction or "", s.pair, names.get((s.direction, s.pair) if s.direction else s.pair) or "",
+             float(s.total), float(s.percentage), format_rank(s.rank, s.tied)] for s in standings]
+    got = [[("" if v is None else v) for v in row]
+           for row in rk.iter_rows(min_row=5, max_row=4 + len(want), max_col=6, values_only=True)]
     assert got == want
-    assert all(_blank(rk.cell(row=r, column=c).value) for r in range(5 + len(want), 65) for c in range(1, 5))
+    assert all(_blank(v) for row in rk.iter_rows(min_row=5 + len(want), max_row=RANKING_END - 1, max_col=6,
+                                                  values_only=True) for v in row)
     return rows, want
 
 
@@ -96,6 +111,10 @@ def test_travellers_and_ranking_equal_core(done):
     src, _, vals = done
     rows, ranking = _check(src, vals)
     assert len(rows) == 18 and len(ranking) == 12
+    # a Mitchell: the N-S field (pairs 1 to 6) is ranked first, then the E-W field (11 to 16), with names
+    assert [r[0] for r in ranking] == ["NS"] * 6 + ["EW"] * 6
+    assert sorted(r[1] for r in ranking[:6]) == [1, 2, 3, 4, 5, 6]
+    assert dict((r[1], r[2]) for r in ranking)[11] == "M. Moore & N. Nash"
     assert vals["Travellers"]["H16"].value == "NP" and _blank(vals["Travellers"]["N16"].value)
 
 
@@ -133,7 +152,7 @@ def test_formulas_styles_and_validations_kept(done):
     src, out, _ = done
     assert T.canonical_dump(out) == T.canonical_dump(src)
     ws = openpyxl.load_workbook(out)["Travellers"]
-    assert isinstance(ws["N5"].value, ArrayFormula) and ws["N5"].value.ref == "N5:O1004"
+    assert isinstance(ws["N5"].value, ArrayFormula) and ws["N5"].value.ref == "N5:O10004"
 
 
 def test_new_travellers_and_scale(tmp_path):
@@ -148,7 +167,7 @@ def test_new_travellers_and_scale(tmp_path):
         (32, 4, 3, 16, "4H", "N", 10, None, None, None, None, None),
         (33, 4, 4, 11, None, None, None, 620, -100, 0.7, 0.3, None),
         (34, 4, 5, 12, None, None, None, "A40/60", None, None, None, None),
-        (1004, 4, 6, 13, "3NT", "N", 9, None, None, None, None, None),  # the last row
+        (10004, 4, 6, 13, "3NT", "N", 9, None, None, None, None, None),  # the last row
     ]
     for r, board, n, e, contract, decl, tricks, typed, o2, w1, w2, w3 in new:
         for c, v in zip((1, 2, 3, 4, 5, 6, 7, 9, 11, 12, 13), (board, n, e, contract, decl, tricks, typed, o2, w1,
@@ -160,11 +179,11 @@ def test_new_travellers_and_scale(tmp_path):
     rows, ranking = _check(src, vals)
     assert len(rows) == 24
     t = vals["Travellers"]
-    assert [t.cell(row=r, column=8).value for r in (30, 31, 32, 33, 34, 1004)] == [620, -100, 620, 620, "A40/60", 600]
+    assert [t.cell(row=r, column=8).value for r in (30, 31, 32, 33, 34, 10004)] == [620, -100, 620, 620, "A40/60", 600]
 
 
 def test_exact_ties_shown_as_ties(tmp_path):
-    """Hand-worked: one board, EBU, N-S 1/2/3 score 420/400/400 against E-W 4/5/6.
+    """Hand-worked: one board, EBU, Howell, N-S 1/2/3 score 420/400/400 against E-W 4/5/6.
     N-S 1 4 MP (100 %), N-S 2 and 3 1 MP (25 %), E-W 4 0, E-W 5 and 6 3 MP (75 %)."""
     src = tmp_path / "pairs.xlsx"
     wb = openpyxl.load_workbook(SRC)
@@ -178,13 +197,18 @@ def test_exact_ties_shown_as_ties(tmp_path):
         ws.cell(row=r, column=3, value=e)
         ws.cell(row=r, column=7, value=s)
     ws["R5"] = "EBU"
+    ws["R7"] = "Howell"
     wb.save(src)
     _, vals = _recalc(src, tmp_path)
     rk = vals["Ranking"]
-    got = [[rk.cell(row=r, column=c).value for c in range(1, 5)] for r in range(5, 11)]
+    got = [[rk.cell(row=r, column=c).value for c in (2, 4, 5, 6)] for r in range(5, 11)]
     assert got == [[1, 4, 100, "1"], [5, 3, 75, "2="], [6, 3, 75, "2="], [2, 1, 25, "4="], [3, 1, 25, "4="],
                    [4, 0, 0, "6"]]
-    assert all(_blank(rk.cell(row=r, column=1).value) for r in range(11, 65))
+    assert all(_blank(rk.cell(row=r, column=1).value) for r in range(5, 11))  # a Howell has no directions
+    # names by pair number from the sample Pairs sheet (its directions do not matter in a Howell)
+    assert [rk.cell(row=r, column=3).value for r in (5, 6, 10)] == [
+        "A. Adams & B. Brown", "I. Irving & J. Jones", "G. Green & H. Hall"]
+    assert all(_blank(rk.cell(row=r, column=2).value) for r in range(11, RANKING_END))
 
 
 def test_an_impossible_score_is_reported_not_hidden(tmp_path):
@@ -204,6 +228,6 @@ def test_an_impossible_score_is_reported_not_hidden(tmp_path):
     assert all(t.cell(row=r, column=14).value == "#N/A" for r in (5, 6, 7, 9, 10))  # rest of board 1
     assert isinstance(t["N11"].value, float)  # board 2 still scored
     msg = vals["Ranking"]["A5"].value
-    assert isinstance(msg, str) and "PAIRS_RANKING" in msg and "row 4" in msg and "410" in msg
+    assert isinstance(msg, str) and "PAIRS_STANDINGS" in msg and "row 4" in msg and "410" in msg
     cells = {f"{e.sheet}!{e.cell}" for e in report.errors}
     assert {"Travellers!N8", "Travellers!O8", "Ranking!A5"} <= cells

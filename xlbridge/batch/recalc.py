@@ -86,6 +86,7 @@ from .xlsxpatch import (
     strip_empty_cells,
 )
 from .calcprops import drop_formulas, drop_part, set_calc_properties
+from .capacity import capacity_areas, first_overflow
 
 __all__ = [
     "RecalcCellError",
@@ -562,6 +563,36 @@ def _split_node(node: str) -> tuple[str, str]:
     return sheet.upper(), ref.upper()
 
 
+def _quote_sheet_ids() -> None:
+    """Make the engine write a sheet name holding an apostrophe as Excel does, ``'O''Brien'!A1``.
+
+    ``formulas`` 1.3 builds its node ids with the apostrophe unescaped (``'[book.xlsx]O'BRIEN'!A1``),
+    which its own parser then reads as a broken reference: every formula on, or pointing at, a
+    sheet such as "O'Brien" came out ``#REF!``. Its ``range2parts`` looks ``_build_sheet_id`` up
+    in its module at each call, so replacing that one function fixes every id; ``add_sheet``
+    below reads the escaped name back.
+    """
+    from formulas.tokens import operand
+
+    if getattr(operand._build_sheet_id, "xlbridge", False):
+        return
+    plain_id = operand._re_build_id
+
+    def build_sheet_id(sheet="", directory="", filename="", **kw):
+        sheet = sheet.replace("''", "'").upper()
+        quoted = sheet.replace("'", "''")
+        if filename:
+            if plain_id.match(filename):
+                return "[%s]%s" % (filename, sheet)
+            if directory and not directory.endswith("/"):
+                directory += "/"
+            return "'%s[%s]%s'" % (directory, filename, quoted)
+        return "'%s'" % quoted if (" " in sheet or "'" in sheet) else sheet
+
+    build_sheet_id.xlbridge = True  # type: ignore[attr-defined]
+    operand._build_sheet_id = build_sheet_id
+
+
 @functools.lru_cache(maxsize=None)
 def _model_class():
     """``formulas.ExcelModel`` that compiles only the cells that hold something and never opens another file.
@@ -579,6 +610,8 @@ def _model_class():
     from formulas.cell import RangesAssembler
     from formulas.excel import BOOK, SHEETS
     from formulas.ranges import _intersect
+
+    _quote_sheet_ids()
 
     class XlbridgeExcelModel(formulas.ExcelModel):
         def add_book(self, book=None, context=None, data_only=False):
@@ -624,6 +657,8 @@ def _model_class():
             return data[BOOK], ctx
 
         def add_sheet(self, worksheet, context):
+            if isinstance(worksheet, str):  # a name read back from a node id: 'O''BRIEN' is O'BRIEN
+                worksheet = worksheet.replace("''", "'")
             try:
                 worksheet, ctx = super().add_sheet(worksheet, context)
             except Exception:
@@ -1463,6 +1498,19 @@ def recalc_workbook(book, output=None, *, in_place: bool = False, functions: dic
 _CALC_CHAIN = "xl/calcChain.xml"
 
 
+def _capacity_errors(zf, info) -> list:
+    """One error per sheet holding data below its declared capacity (:mod:`xlbridge.batch.capacity`)."""
+    parts = dict(info.sheets)
+    out = []
+    for area in capacity_areas(zf.read("xl/workbook.xml"), list(parts)):
+        hit = first_overflow(zf.read(parts[area[0]]), area)
+        if hit is not None:
+            out.append(RecalcCellError(area[0], cell_ref(*hit), "capacity",
+                                       f"row {hit[0]:,} is below this sheet's capacity (rows {area[1]:,} to "
+                                       f"{area[3]:,}) and was not read; move those rows to a new workbook"))
+    return out
+
+
 def _finishing_parts(zf, info, replacements: dict, values_only: bool) -> dict:
     """The workbook part with current calculation properties; for a values-only copy, every sheet
     without formulas and the calculation chain's relationship and content type removed."""
@@ -1543,6 +1591,7 @@ def _recalc_locked(src, dest, name, tmp, in_place, functions, limits, isolate, b
             replacements[part] = patch_sheet(zf.read(part), layout, vals)
             written += len(vals)
         replacements.update(_finishing_parts(zf, info, replacements, values_only))
+        errors += _capacity_errors(zf, info)
     backup = src + ".bak" if in_place else None
     bar.phase(f"saving {os.path.basename(dest)}")
     keep = None

@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from .styling import (
-    COMMON_LINES, array, bold, computed, conf_sheet, headers, instructions, legend, mark_input,
+    COMMON_LINES, array, capacity, bold, computed, conf_sheet, headers, instructions, legend, mark_input,
     new_workbook, param, seq_column, seq_row, title)
 
 __all__ = ["build"]
@@ -42,7 +42,7 @@ NEW_TEAM_MATCHES = [
     ("Aces", "Dream", 12, 8),
 ]
 
-H_FIRST, H_ROWS = 5, 100  # Handicaps!A5:A104: 100 teams
+H_FIRST, H_ROWS = 5, 500  # Handicaps!A5:A504: 500 teams
 N_FIRST, N_ROWS = 5, 200  # NewTeams match rows
 N_OUT = 40  # new teams listed
 F_FIRST, F_MAX_N = 5, 200  # Fairness!A5:A204: n = 1..200
@@ -56,7 +56,7 @@ def build():
         "What it does: the Form-L handicaps of the Rugby and District Bridge League (seed 000) from the "
         "previous season's divisional Average VPs, beside the legacy system they replaced; handicaps for "
         "new teams from this season's matches; and the fairness test (binomial bands and observed results).",
-        "Sheet Handicaps: one row per team (Division 1 = top, Team, Average VPs); up to 100 teams in any "
+        "Sheet Handicaps: one row per team (Division 1 = top, Team, Average VPs); up to 500 teams in any "
         "number of divisions, rows in any order. Expected VP Diff = (top team's Average VPs - own) x "
         "2(N-1)/N within a division; Merged VP Diff places each lower division's top team midway between "
         "the 2nd- and 3rd-lowest of the division above (overlap 2 ranks); Handicap IMPs = 2.75 x Merged "
@@ -126,6 +126,8 @@ def build():
            prompt="A division number to summarise")
     computed(ws, "J15:J20")
     computed(ws, "K15:K20", "0.0")
+    capacity(ws, f"A{H_FIRST}:C{last}", "I22", "teams")
+    ws.merge_cells("I22:K25")
     ws.freeze_panes = f"A{H_FIRST}"
 
     # new teams
@@ -151,6 +153,8 @@ def build():
            f"Handicaps!B{H_FIRST}:B{hl},Handicaps!E{H_FIRST}:E{hl},Handicaps!J5),"
            f"{seq_column(N_OUT)},{seq_row(2)}),\"\")", "0")
     legend(ws, "I4")
+    capacity(ws, f"A{N_FIRST}:D{nl}", "I8", "new teams")
+    ws.merge_cells("I8:L11")
 
     # fairness
     ws = wb.create_sheet("Fairness")

@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from .styling import (
-    COMMON_LINES, array, conf_sheet, headers, instructions, legend, mark_input, new_workbook, param,
+    COMMON_LINES, array, capacity, conf_sheet, headers, instructions, legend, mark_input, new_workbook, param,
     seq_column, seq_row, title)
 
 __all__ = ["build"]
@@ -56,6 +56,8 @@ def build():
            prompt="The board's vulnerability (None, NS, EW, All) or its board number")
     ws.column_dimensions["I"].width = 14
     legend(ws, "I7")
+    capacity(ws, f"A{I_FIRST}:B{hl}", "I11", "frequency rows")
+    ws.merge_cells("I11:L14")
     ws.freeze_panes = f"A{I_FIRST}"
 
     ws = wb.create_sheet("Scoring")
@@ -72,6 +74,8 @@ def build():
            f"=INSTANT_AWARD(B{S_FIRST}:B{sl},Chart!A{I_FIRST}:A{hl},Chart!B{I_FIRST}:B{hl},Chart!J5)", "0")
     array(ws, f"D{S_FIRST}:D{sl}", f'=IF(ISNUMBER(C{S_FIRST}:C{sl}),100-C{S_FIRST}:C{sl},"")', "0")
     legend(ws, "F4")
+    capacity(ws, f"A{S_FIRST}:B{sl}", "F8", "results")
+    ws.merge_cells("F8:I11")
     ws.freeze_panes = f"A{S_FIRST}"
 
     conf_sheet(wb)

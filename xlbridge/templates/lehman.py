@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from .styling import (
-    COMMON_LINES, array, bold, computed, conf_sheet, headers, instructions, legend, mark_input,
+    COMMON_LINES, array, capacity, bold, computed, conf_sheet, headers, instructions, legend, mark_input,
     new_workbook, param, seq_column, seq_row, title)
 
 __all__ = ["build"]
@@ -25,8 +25,8 @@ LEDGER = [
     (3, "Spider", "Ann", "Newbie", "Bob", 57.0),
     (3, "Newbie", "Cal", "Dee", "Spider", 39.0),
 ]
-L_FIRST, L_ROWS = 5, 1000
-P_ROWS = 100
+L_FIRST, L_ROWS = 5, 10_000
+P_ROWS = 400
 
 
 def build():
@@ -74,6 +74,8 @@ def build():
            formula2="1", prompt="Share of the history count lost each week (OKBridge: 6.7 %)", number_format="0.0%")
     ws.column_dimensions["R"].width = 16
     legend(ws, "R7")
+    capacity(ws, f"A{L_FIRST}:F{ll}", "R11", "results")
+    ws.merge_cells("R11:U14")
     ws.freeze_panes = f"A{L_FIRST}"
 
     ws = wb.create_sheet("Example")

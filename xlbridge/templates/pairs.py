@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from .styling import (
-    COMMON_LINES, array, bold, cells, computed, conf_sheet, headers, instructions, legend, mark_input,
+    COMMON_LINES, array, bold, capacity, cells, computed, conf_sheet, headers, instructions, legend, mark_input,
     new_workbook, param, seq_column, seq_row, title)
 
 __all__ = ["build"]
@@ -38,13 +38,20 @@ TRAVELLERS = [
     (3, 6, 11, None, None, None, -50, None, None, None, None, None),
 ]
 
+# the sample session's pairs (a Mitchell: N-S 1 to 6, E-W 11 to 16); names are illustrative
+_NAMES = ["A. Adams & B. Brown", "C. Clark & D. Davies", "E. Evans & F. Fisher", "G. Green & H. Hall",
+          "I. Irving & J. Jones", "K. King & L. Lewis", "M. Moore & N. Nash", "O. Owen & P. Price",
+          "Q. Quinn & R. Reid", "S. Shaw & T. Turner", "U. Upton & V. Vance", "W. Ward & Y. Young"]
+PAIRS = [(n, "NS" if n < 10 else "EW", name) for n, name in zip([1, 2, 3, 4, 5, 6, 11, 12, 13, 14, 15, 16], _NAMES)]
+
 # seed 001: the board where 11 results were expected and 10 obtained (section 4c); the board
 # that should have been played 16 times and was played 8 times (section 4e)
 NEUBERG_C = [520, 500, 490, 480, 460, 450, 430, 420, 400, -50]
 NEUBERG_E = [490, 460, 460, 430, 430, 430, 400, -50]
 
-T_FIRST, T_ROWS = 5, 1000
-R_FIRST, R_ROWS = 5, 60
+T_FIRST, T_ROWS = 5, 10_000
+R_FIRST, R_ROWS = 5, 400  # ranking rows: both fields of a Mitchell
+P_FIRST, P_ROWS = 5, 400  # Pairs sheet rows
 
 
 def build():
@@ -67,7 +74,16 @@ def build():
         "Sheet Neuberg: seed 001's two worked examples (EBU scale). Its printed line (14 x 16) + (16 - 8) "
         "= 29 lost the division by A: ((14 x 16) + (16 - 8)) / 8 = 29; its final 51.86 % is 51.85 % when "
         "rounded once at the end (ERRATA.md).",
-        "Sheet Ranking: Pair, Total MP, Percentage, Rank, best first, up to 60 pairs.",
+        "Movement: Mitchell (N-S pair 1 and E-W pair 1 are different pairs; each direction is ranked "
+        "separately) or Howell (one field: a pair number is one pair whichever way it sits). Arrow switch: "
+        "type Y on a row played with the arrows switched; the pair numbers stay where the pairs sat, and the "
+        "pair sitting N-S then belongs to the E-W field (and the other way round).",
+        "Artificial scores: Fixed (A60/40 counts 60 %) or Session (EBU: average-plus is 60 % or the pair's "
+        "session percentage if higher, average-minus 40 % or it if lower).",
+        "Sheet Pairs: each pair's number, direction (NS or EW; blank in a Howell) and player names; the "
+        "names appear in the ranking.",
+        "Sheet Ranking: Direction, Pair, Names, Total MP, Percentage, Rank, best first (N-S field then E-W "
+        "field in a Mitchell), up to 400 pairs. A pair meeting a board twice is an error naming the rows.",
     ] + COMMON_LINES)
 
     ws = wb.create_sheet("Travellers")
@@ -75,8 +91,9 @@ def build():
                              "artificial score and was not played at one table.")
     last = T_FIRST + T_ROWS - 1
     headers(ws, 4, 1, ["Board", "NS", "EW", "Contract", "Declarer", "Tricks", "Typed Score", "Score NS",
-                        "Outcome 2 NS", "Outcome 3 NS", "Weight 1", "Weight 2", "Weight 3", "MP NS", "MP EW"],
-             widths=[7, 6, 6, 9, 9, 7, 10, 9, 10, 10, 9, 9, 9, 8, 8])
+                        "Outcome 2 NS", "Outcome 3 NS", "Weight 1", "Weight 2", "Weight 3", "MP NS", "MP EW",
+                        "Arrow switch"],
+             widths=[7, 6, 6, 9, 9, 7, 10, 9, 10, 10, 9, 9, 9, 8, 8, 8])
     for i, row in enumerate(TRAVELLERS):
         r = T_FIRST + i
         for j, v in enumerate(row[:7], start=1):
@@ -86,8 +103,8 @@ def build():
     rng = lambda c: f"{c}{T_FIRST}:{c}{last}"  # noqa: E731
     mark_input(ws, rng("A"), kind="whole", operator="between", formula1="1", formula2="10000",
            prompt="Board number (its vulnerability follows the standard 16-board cycle)")
-    mark_input(ws, f"B{T_FIRST}:C{last}", kind="whole", operator="between", formula1="1", formula2="10000",
-           prompt="Pair number")
+    mark_input(ws, f"B{T_FIRST}:C{last}", kind="whole", operator="greaterThanOrEqual", formula1="1",
+           prompt="Pair number (any positive whole number), as the pairs sat on this board")
     mark_input(ws, rng("D"), kind="textLength", operator="between", formula1="1", formula2="6",
            prompt="Contract like 4S, 3NTX, 6HXX, PASS; leave blank to type the score instead")
     mark_input(ws, rng("E"), kind="list", formula1='"N,E,S,W"', prompt="Declarer: N, E, S or W")
@@ -102,6 +119,8 @@ def build():
     array(ws, rng("H"), f"=SCORE_OR_TYPED({rng('D')},{rng('E')},{rng('F')},{rng('A')},{rng('G')})")
     array(ws, f"N{T_FIRST}:O{last}",
            f"=WEIGHTED_MP(H{T_FIRST}:J{last},K{T_FIRST}:M{last},{rng('A')},$R$6,$R$5)", "0.00")
+    mark_input(ws, rng("P"), kind="list", formula1='"Y"',
+           prompt="Y when the board was played with the arrows switched (the N-S seated pair is an E-W-field pair)")
     ws["Q4"] = "Parameters"
     ws["Q4"].font = bold()
     param(ws, "Q5", "R5", "Scale", "ACBL", kind="list", formula1='"EBU,ACBL"',
@@ -109,23 +128,46 @@ def build():
     param(ws, "Q6", "R6", "Expected results per board", None, kind="whole", operator="between",
            formula1="1", formula2="1000",
            prompt="Blank: the largest number of results on any board. Boards with fewer are Neuberg-factored.")
+    param(ws, "Q7", "R7", "Movement", "Mitchell", kind="list", formula1='"Mitchell,Howell"',
+           prompt="Mitchell: N-S and E-W ranked separately. Howell: one field.")
+    param(ws, "Q8", "R8", "Artificial scores", "Fixed", kind="list", formula1='"Fixed,Session"',
+           prompt="Fixed: A60/40 counts 60 %. Session (EBU): 60 % or the session percentage if higher "
+                  "(40 % or it if lower).")
     ws.column_dimensions["Q"].width = 24
-    legend(ws, "Q8")
+    legend(ws, "Q10")
+    capacity(ws, f"A{T_FIRST}:P{last}", "Q14", "results")
+    ws.merge_cells("Q14:T17")
     ws.freeze_panes = f"A{T_FIRST}"
 
+    ws = wb.create_sheet("Pairs")
+    title(ws, "Pairs", "One row per pair: its number, direction (NS or EW in a Mitchell) and the players' names.")
+    pl = P_FIRST + P_ROWS - 1
+    headers(ws, 4, 1, ["Pair", "Direction", "Names"], widths=[8, 10, 40])
+    for i, row in enumerate(PAIRS):
+        for j, v in enumerate(row, start=1):
+            ws.cell(row=P_FIRST + i, column=j, value=v)
+    mark_input(ws, f"A{P_FIRST}:A{pl}", kind="whole", operator="greaterThanOrEqual", formula1="1",
+           prompt="Pair number (any positive whole number)")
+    mark_input(ws, f"B{P_FIRST}:B{pl}", kind="list", formula1='"NS,EW"',
+           prompt="NS or EW (Mitchell); leave blank in a Howell")
+    mark_input(ws, f"C{P_FIRST}:C{pl}", prompt="The players' names, e.g. Ann Smith & Bob Jones")
+    legend(ws, "E4")
+    ws.freeze_panes = f"A{P_FIRST}"
+
     ws = wb.create_sheet("Ranking")
-    title(ws, "Ranking", "Exact totals: ties are decided on exact values and shown as ties (3=).")
-    headers(ws, 4, 1, ["Pair", "Total MP", "Percentage", "Rank"], widths=[8, 10, 11, 7])
+    title(ws, "Ranking", "Exact totals: ties are decided on exact values and shown as ties (3=). A Mitchell "
+                         "ranks the N-S field, then the E-W field.")
+    headers(ws, 4, 1, ["Direction", "Pair", "Names", "Total MP", "Percentage", "Rank"], widths=[10, 8, 36, 10, 11, 7])
     rl = R_FIRST + R_ROWS - 1
-    array(ws, f"A{R_FIRST}:D{rl}",
-           f"=IFERROR(INDEX(PAIRS_RANKING(Travellers!A{T_FIRST}:A{last},Travellers!B{T_FIRST}:B{last},"
+    array(ws, f"A{R_FIRST}:F{rl}",
+           f"=IFERROR(INDEX(PAIRS_STANDINGS(Travellers!A{T_FIRST}:A{last},Travellers!B{T_FIRST}:B{last},"
            f"Travellers!C{T_FIRST}:C{last},Travellers!H{T_FIRST}:J{last},Travellers!K{T_FIRST}:M{last},"
-           f"Travellers!R6,Travellers!R5),{seq_column(R_ROWS)},{seq_row(4)}),\"\")")
-    for c in cells(ws, f"B{R_FIRST}:B{rl}"):
-        c.number_format = "0.00"
-    for c in cells(ws, f"C{R_FIRST}:C{rl}"):
-        c.number_format = "0.00"
-    legend(ws, "F4")
+           f"Travellers!R6,Travellers!R5,Travellers!R7,Travellers!P{T_FIRST}:P{last},Pairs!A{P_FIRST}:C{pl},"
+           f"Travellers!R8),{seq_column(R_ROWS)},{seq_row(6)}),\"\")")
+    for col in "DE":
+        for c in cells(ws, f"{col}{R_FIRST}:{col}{rl}"):
+            c.number_format = "0.00"
+    legend(ws, "H4")
     ws.freeze_panes = f"A{R_FIRST}"
 
     ws = wb.create_sheet("Neuberg")

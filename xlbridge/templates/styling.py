@@ -15,7 +15,7 @@ import datetime as _dt
 
 from openpyxl import Workbook
 from openpyxl.styles import Alignment, Font, PatternFill
-from openpyxl.utils import get_column_letter
+from openpyxl.utils import get_column_letter, quote_sheetname
 from openpyxl.utils.cell import column_index_from_string, coordinate_from_string
 from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.formula import ArrayFormula
@@ -28,6 +28,8 @@ __all__ = [
     "CALC_FILL",
     "HEADER_FILL",
     "UDF_MODULE",
+    "CAPACITY_NAME",
+    "capacity",
     "COMMON_LINES",
     "seq_column",
     "seq_row",
@@ -161,6 +163,30 @@ def array(ws, ref: str, formula: str, number_format: str | None = None) -> None:
     first = ref.split(":")[0]
     ws[first] = ArrayFormula(ref, formula)
     style(ws, ref, CALC_FILL, number_format)
+
+
+CAPACITY_NAME = "XLBRIDGE_CAPACITY"  # sheet-scoped defined name: the input area xlbridge reads
+
+
+def capacity(ws, ref: str, cell: str, what: str) -> None:
+    """Declare ``ref`` (e.g. ``A5:P10004``) as the input area of ``ws``: a sheet-scoped defined name
+    :data:`CAPACITY_NAME` (``xlbridge recalc`` exits 1 naming the first row past it) and a note in
+    ``cell`` that turns red when anything is typed below the area (conditional formatting: Excel and
+    LibreOffice evaluate it live; nothing for the formula engine to compute)."""
+    from openpyxl.formatting.rule import FormulaRule
+    from openpyxl.utils.cell import range_boundaries
+    from openpyxl.workbook.defined_name import DefinedName
+
+    c1, r1, c2, r2 = range_boundaries(ref)
+    first, last = get_column_letter(c1), get_column_letter(c2)
+    ws.defined_names[CAPACITY_NAME] = DefinedName(
+        CAPACITY_NAME, attr_text=f"{quote_sheetname(ws.title)}!${first}${r1}:${last}${r2}")
+    ws[cell] = (f"Capacity: rows {r1:,} to {r2:,} ({r2 - r1 + 1:,} {what}). Anything below row {r2:,} is NOT "
+                f"read: if this turns red, move those rows to a new workbook.")
+    ws[cell].alignment = Alignment(wrap_text=True, vertical="top")
+    below = f"${first}${r2 + 1}:${last}$1048576"
+    ws.conditional_formatting.add(cell, FormulaRule(formula=[f"COUNTA({below})>0"], stopIfTrue=True,
+                                                    fill=fill("FFFF0000"), font=Font(bold=True, color="FFFFFFFF")))
 
 
 def computed(ws, ref: str, number_format: str | None = None) -> None:

@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from .styling import (
-    COMMON_LINES, array, computed, conf_sheet, headers, instructions, legend, mark_input, new_workbook,
+    COMMON_LINES, array, capacity, computed, conf_sheet, headers, instructions, legend, mark_input, new_workbook,
     param, title)
 
 __all__ = ["build"]
@@ -28,7 +28,7 @@ TEAM_BOARDS = [
 ]
 TEAM_MATCHES = [(1, "Team A", "Team B", 7), (2, "Team C", "Team D", 3)]
 
-B_FIRST, B_ROWS = 5, 500
+B_FIRST, B_ROWS = 5, 5_000
 M_FIRST, M_ROWS = 5, 40
 
 
@@ -73,6 +73,8 @@ def build():
            f"=WEIGHTED_IMPS(C{B_FIRST}:E{last},F{B_FIRST}:H{last},I{B_FIRST}:I{last})", "0.0")
     array(ws, f"K{B_FIRST}:K{last}", f'=IF(J{B_FIRST}:J{last}="","",-J{B_FIRST}:J{last})', "0.0")
     legend(ws, "M4")
+    capacity(ws, f"A{B_FIRST}:I{last}", "M8", "board results")
+    ws.merge_cells("M8:P11")
     ws.freeze_panes = f"A{B_FIRST}"
 
     ws = wb.create_sheet("Matches")
@@ -94,6 +96,8 @@ def build():
                f'=IF(A{r}="","",MATCH_RESULT(IF(Boards!$A${B_FIRST}:$A${last}=A{r},'
                f'Boards!$J${B_FIRST}:$J${last},""),D{r},"nearest"))', "0.00")
     legend(ws, "J4")
+    capacity(ws, f"A{M_FIRST}:D{ml}", "J8", "matches")
+    ws.merge_cells("J8:M11")
     ws.freeze_panes = f"A{M_FIRST}"
 
     ws = wb.create_sheet("Swiss")

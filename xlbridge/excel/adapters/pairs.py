@@ -172,6 +172,9 @@ def _pair_names(pairs: Cells, mitchell: bool) -> dict[Any, str]:
             if d is None:
                 raise InputError(f"pairs row {i + 1}: direction {shown(direction)} (a Mitchell needs NS or EW)")
             key = (d, key)
+        if key in names:
+            raise InputError(f"pairs row {i + 1}: pair {shown(number)}"
+                             f"{' ' + key[0] if mitchell else ''} is listed twice")
         names[key] = "" if xl.is_blank(who) else str(who).strip()
     return names
 

@@ -1,0 +1,114 @@
+"""Rows typed below a template's capacity are never dropped in silence.
+
+A sheet declares its input area with the sheet-scoped name XLBRIDGE_CAPACITY
+(``xlbridge.templates.styling.capacity``); ``xlbridge recalc`` exits 1 with a line naming the
+first cell below it. Expected values are hand-made: the books are built here cell by cell.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import openpyxl
+import pytest
+
+from xlbridge.cli import main
+from xlbridge.templates.styling import capacity
+
+SRC = Path(__file__).resolve().parents[1] / "workbooks" / "pairs.xlsx"
+
+
+def _book(path, sheet="Data", extra=None):
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = sheet
+    for r in range(2, 6):
+        ws[f"A{r}"] = r
+    ws["C2"] = "=SUM(A2:A5)"
+    capacity(ws, "A2:B5", "E2", "rows")
+    for ref, v in (extra or {}).items():
+        ws[ref] = v
+    wb.save(path)
+    return path
+
+
+@pytest.mark.parametrize("sheet", ["Data", "Club's results"])
+def test_value_below_the_area_exits_1_naming_the_cell(tmp_path, capsys, sheet):
+    book = _book(tmp_path / "b.xlsx", sheet, {"B7": 3, "A9": "late row"})
+    assert main(["recalc", str(book), "-o", str(tmp_path / "out.xlsx"), "--no-progress"]) == 1
+    out = capsys.readouterr().out
+    shown = sheet if sheet.isalnum() else "'" + sheet.replace("'", "''") + "'"  # as Excel writes it
+    assert f"{shown}!B7" in out and "rows 2 to 5" in out and "was not read" in out
+    assert "A9" not in out  # one line per sheet: the first cell
+    assert openpyxl.load_workbook(tmp_path / "out.xlsx", data_only=True)[sheet]["C2"].value == 14
+
+
+@pytest.mark.parametrize("extra", [{}, {"B5": 1}, {"D9": "a note beside, not below"}, {"F20": 1}])
+def test_inside_the_area_or_beside_it_is_fine(tmp_path, capsys, extra):
+    book = _book(tmp_path / "b.xlsx", extra=extra)
+    assert main(["recalc", str(book), "-o", str(tmp_path / "out.xlsx"), "--no-progress"]) == 0, \
+        capsys.readouterr().out
+
+
+def test_a_formatted_but_empty_cell_below_is_not_data(tmp_path, capsys):
+    book = _book(tmp_path / "b.xlsx")
+    wb = openpyxl.load_workbook(book)
+    wb["Data"]["A8"].number_format = "0.00"  # a style, no value
+    wb.save(book)
+    assert main(["recalc", str(book), "-o", str(tmp_path / "out.xlsx"), "--no-progress"]) == 0
+
+
+def test_pairs_template_row_10005_is_reported(tmp_path, capsys):
+    """The pairs template reads Travellers rows 5 to 10,004; a traveller typed on row 10,005 is named."""
+    src = tmp_path / "pairs.xlsx"
+    shutil.copy(SRC, src)
+    wb = openpyxl.load_workbook(src)
+    ws = wb["Travellers"]
+    for c, v in zip("ABCG", (1, 7, 17, 420)):
+        ws[f"{c}10005"] = v
+    wb.save(src)
+    assert main(["recalc", str(src), "-o", str(tmp_path / "out.xlsx"), "--no-progress"]) == 1
+    out = capsys.readouterr().out
+    assert "Travellers!A10005" in out and "rows 5 to 10,004" in out
+
+
+# every input table of every template (hand-listed from docs/templates.md): sheet -> its input area
+DECLARED = {
+    "pairs.xlsx": {"Travellers": "A5:P10004"},
+    "teams.xlsx": {"Boards": "A5:I5004", "Matches": "A5:D44"},
+    "handicap.xlsx": {"Handicaps": "A5:C504", "NewTeams": "A5:D204"},
+    "lehman.xlsx": {"Ledger": "A5:F10004"},
+    "instant.xlsx": {"Chart": "A5:B204", "Scoring": "A5:B504"},
+}
+
+
+def test_every_input_table_declares_its_capacity():
+    from openpyxl.utils.cell import range_boundaries
+
+    for name, sheets in DECLARED.items():
+        wb = openpyxl.load_workbook(SRC.parent / name)
+        found = {}
+        for ws in wb.worksheets:
+            dn = ws.defined_names.get("XLBRIDGE_CAPACITY")
+            if dn is not None:
+                found[ws.title] = dn.attr_text.split("!")[1].replace("$", "")
+                _, _, c2, r2 = range_boundaries(found[ws.title])
+                rules = [r for cf in ws.conditional_formatting for r in cf.rules]
+                assert any(f"${r2 + 1}:" in r.formula[0] and r.formula[0].startswith("COUNTA(") for r in rules), (
+                    name, ws.title)
+        assert found == sheets, name
+
+
+@pytest.mark.parametrize("name,sheet", [(n, s) for n, d in DECLARED.items() for s in d if n != "pairs.xlsx"])
+def test_each_template_reports_a_row_below_its_capacity(tmp_path, capsys, name, sheet):
+    from openpyxl.utils.cell import range_boundaries
+
+    src = tmp_path / name
+    shutil.copy(SRC.parent / name, src)
+    wb = openpyxl.load_workbook(src)
+    c1, _, _, r2 = range_boundaries(DECLARED[name][sheet])
+    wb[sheet].cell(row=r2 + 1, column=c1, value=1)
+    wb.save(src)
+    assert main(["recalc", str(src), "-o", str(tmp_path / "out.xlsx"), "--no-progress"]) == 1
+    assert f"{sheet}!A{r2 + 1}" in capsys.readouterr().out
