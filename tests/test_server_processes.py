@@ -304,3 +304,30 @@ def test_no_stray_file_after_a_failure(tmp_path, monkeypatch, capsys, where, in_
         assert sorted(os.listdir(work)) == ["book.xlsx"]
     assert os.listdir(tmp) == []
     assert sha(book) == before
+
+
+def test_sigkill_of_the_jobs_parent_stops_every_worker(busy, tmp_path):
+    """A job runner's SIGKILL of `xlbridge recalc DIR --jobs 2`: each per-book worker is told (parent-death
+    signal), stops its engine child, and removes its temporary folder and lock; nothing keeps running."""
+    src, out, tmp = tmp_path / "in", tmp_path / "out", tmp_path / "tmp"
+    for d in (src, out, tmp):
+        d.mkdir()
+    for name in ("a.xlsx", "b.xlsx"):
+        (src / name).write_bytes(busy.read_bytes())
+    proc = _start(["recalc", src, "--jobs", "2", "-o", out, "--no-progress"], tmp)
+    deadline = time.monotonic() + 120
+    workers: list = []
+    while time.monotonic() < deadline:  # both workers evaluating: each has its engine child
+        workers = children_of(proc.pid)
+        if len(workers) == 2 and all(children_of(w) for w in workers):
+            break
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.05)
+    assert len(workers) == 2
+    engines = [k for w in workers for k in children_of(w)]
+    time.sleep(1.0)
+    proc.kill()
+    proc.communicate(timeout=60)
+    assert all(_gone(pid, timeout=10) for pid in workers + engines)
+    assert os.listdir(tmp) == []  # each worker removed its engine's temporary folder
+    assert os.listdir(out) == []  # stopped mid-evaluation: no output, no lock or temporary file left

@@ -147,6 +147,23 @@ def build_parser() -> argparse.ArgumentParser:
                    help="address-space limit of the formula engine in MiB (default 4096; 1 to 1048576)")
     r.add_argument("--max-cells", type=_cells, metavar="N",
                    help="most cells (<c> elements) the workbook may hold over all sheets (default 1000000)")
+    i = sub.add_parser("import", help="a PBN or USEBIO results file into a new pairs workbook",
+                       description="Read a PBN 2.1 or USEBIO 1.2 file (chosen by its content) and write a pairs "
+                                   "workbook (the pairs.xlsx template) holding its travellers, pairs, names, "
+                                   "movement and event name; then `xlbridge recalc` scores it.")
+    i.add_argument("source", metavar="FILE", help="the .pbn or USEBIO .xml file")
+    i.add_argument("-o", "--output", metavar="BOOK", required=True, help="the workbook to write (.xlsx)")
+    e = sub.add_parser("export", help="a pairs workbook's session out as PBN or USEBIO",
+                       description="Read the travellers and pairs of a pairs workbook, score them (the same core "
+                                   "as the workbook's functions) and write PBN 2.1 with score tables or USEBIO 1.2.")
+    e.add_argument("book", metavar="BOOK", help="the pairs workbook (.xlsx)")
+    e.add_argument("--format", choices=("pbn", "usebio"), required=True, help="pbn or usebio")
+    e.add_argument("-o", "--output", metavar="FILE", required=True, help="the file to write")
+    w = sub.add_parser("publish", help="a static results web site from a pairs workbook or a PBN/USEBIO file",
+                       description="Write the ranking per field with names, every board's traveller and every "
+                                   "pair's scorecard as plain HTML pages with one stylesheet.")
+    w.add_argument("source", metavar="SOURCE", help="a pairs workbook (.xlsx), a .pbn or a USEBIO .xml file")
+    w.add_argument("-o", "--output", metavar="DIR", required=True, help="the folder to write the pages into")
     t = sub.add_parser("templates", help="build (or check) the bundled template workbooks")
     t.add_argument("--out", metavar="DIR", default="workbooks", help="folder (default: workbooks)")
     t.add_argument("--check", action="store_true", help="check the files in DIR instead of writing them")
@@ -187,6 +204,12 @@ def _install_signal_handlers() -> dict[signal.Signals, Any]:
 
 def _recalc(args: argparse.Namespace) -> int:
     import dataclasses
+    import os
+
+    if os.environ.get("XLBRIDGE_JOBS_PARENT"):  # a per-book worker of --jobs: stop when the parent dies
+        from .batch.many import die_with_parent
+
+        die_with_parent()
 
     from .core.errors import WorkbookError
     from .batch.safety import one_line
@@ -377,9 +400,107 @@ def _templates(args: argparse.Namespace) -> int:
         return EXIT_REFUSED
 
 
+def _same_file(a: str, b: str) -> bool:
+    import os
+
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+def _read_event(path: str, prog: str) -> Any:
+    """The event of a workbook (.xlsx/.xlsm: checked like an upload first) or a PBN/USEBIO file."""
+    import os
+
+    from . import formats
+    from .batch.safety import check_regular_file, check_workbook
+    from .formats.workbook import read_pairs_workbook
+
+    name = os.path.basename(path) or path
+    check_regular_file(path, name)
+    with open(path, "rb") as fh:
+        head = fh.read(4)
+    if head == b"PK\x03\x04":
+        check_workbook(path, name=name)
+        return read_pairs_workbook(path)
+    return formats.read_event(path)
+
+
+def _write_output(dest: str, data: bytes) -> None:
+    from .batch.safety import write_atomic
+
+    write_atomic(dest, lambda fh: fh.write(data))
+
+
+def _files(args: argparse.Namespace) -> int:
+    """``xlbridge import``, ``export`` and ``publish``: one line on stderr and exit 2 on bad input,
+    exit 3 when the output cannot be written; nothing is written on failure."""
+    import io
+    import os
+
+    from .core.errors import XlbridgeError
+
+    prog = f"xlbridge {args.command}"
+    source = args.source if args.command != "export" else args.book
+    try:
+        if os.path.exists(args.output) and _same_file(source, args.output):
+            raise XlbridgeError("the output would overwrite the input; give another -o")
+        if args.command == "import":
+            from . import formats, templates
+            from .batch.safety import check_regular_file
+            from .formats.workbook import fill_pairs_workbook
+
+            check_regular_file(source, os.path.basename(source))
+            event = formats.read_event(source)
+            wb = templates.build_workbook("pairs.xlsx")
+            fill_pairs_workbook(wb, event)
+            buf = io.BytesIO()
+            wb.save(buf)
+            data = buf.getvalue()
+        else:
+            from . import formats
+
+            event = formats.score_event(_read_event(source, prog))
+            if args.command == "publish":
+                import tempfile
+
+                os.makedirs(args.output, exist_ok=True)
+                with tempfile.TemporaryDirectory(dir=args.output, prefix=".xlbridge-publish-") as tmp:
+                    written = formats.publish(event, tmp, dds=False)
+                    for path in written:
+                        rel = os.path.relpath(path, tmp)
+                        dest = os.path.join(args.output, rel)
+                        os.makedirs(os.path.dirname(dest), exist_ok=True)
+                        os.replace(path, dest)
+                print(f"{args.output}: {len(written)} files (open index.html)")
+                return EXIT_OK
+            data = formats.write_pbn(event) if args.format == "pbn" else formats.write_usebio(event)
+    except XlbridgeError as exc:
+        from .batch.safety import one_line
+
+        print(f"{prog}: {one_line(str(exc), 600)}", file=sys.stderr)
+        return EXIT_REFUSED
+    except OSError as exc:
+        print(f"{prog}: cannot write {os.path.basename(args.output)}: {exc.strerror or 'error'}", file=sys.stderr)
+        return EXIT_WRITE
+    except Exception as exc:  # never a traceback: one line, exit 2
+        print(f"{prog}: {os.path.basename(source)}: cannot be read ({type(exc).__name__})", file=sys.stderr)
+        return EXIT_REFUSED
+    try:
+        _write_output(args.output, data)
+    except OSError as exc:
+        print(f"{prog}: cannot write {os.path.basename(args.output)}: {exc.strerror or 'error'}", file=sys.stderr)
+        return EXIT_WRITE
+    print(args.output)
+    return EXIT_OK
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``xlbridge`` command with ``argv`` (default: ``sys.argv[1:]``); return the exit code."""
     args = build_parser().parse_args(argv)
+    if args.command in ("import", "export", "publish"):
+        return _files(args)
     if args.command == "recalc":
         import os
 

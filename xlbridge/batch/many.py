@@ -26,7 +26,33 @@ from concurrent.futures import ThreadPoolExecutor
 
 from ..core.errors import WorkbookError
 
-__all__ = ["BookRun", "expand_inputs", "output_paths", "run_many", "BOOK_SUFFIXES"]
+__all__ = ["BookRun", "expand_inputs", "output_paths", "run_many", "BOOK_SUFFIXES", "die_with_parent"]
+
+#: Environment variable naming the ``--jobs`` parent's process id in each per-book worker.
+PARENT_ENV = "XLBRIDGE_JOBS_PARENT"
+
+
+def die_with_parent() -> None:
+    """In a per-book worker (``PARENT_ENV`` set): be sent SIGTERM when the ``--jobs`` parent dies.
+
+    A job runner's SIGKILL of the parent gives it no chance to stop its workers; with
+    ``prctl(PR_SET_PDEATHSIG, SIGTERM)`` (Linux) each worker is told and, like on any SIGTERM,
+    stops its engine child and removes its temporary files and lock before exiting. A worker whose
+    parent is already gone exits at once. Elsewhere (no prctl), nothing changes.
+    """
+    parent = os.environ.get(PARENT_ENV, "")
+    if not parent.isdigit():
+        return
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            import signal
+
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM, 0, 0, 0)  # PR_SET_PDEATHSIG = 1
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != int(parent):  # the parent died before the signal was armed
+        os._exit(143)
 
 BOOK_SUFFIXES = (".xlsx", ".xlsm")
 
@@ -124,7 +150,9 @@ def run_many(books: Sequence[str], outputs: Sequence[str | None], options: Seque
         with lock:
             if stopping.is_set():
                 return BookRun(books[i], 130, None, "not run: interrupted", 0.0)
-            proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+            env = {**os.environ, PARENT_ENV: str(os.getpid())}
+            proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                                    env=env)
             procs[i] = proc
         out, err = proc.communicate()
         with lock:

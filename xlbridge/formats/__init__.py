@@ -17,6 +17,8 @@ whose one-line message names the file, line or element, and the value.
 ['2', '0']
 """
 
+import os  # noqa: F401 (the annotation of read_event)
+
 from .errors import LIMITS, FormatError
 from .model import (HOWELL, MITCHELL, PAIRS, SCORING_TYPES, TEAMS, Board, Event, Participant, Result)
 from .pbn import read_pbn, write_pbn
@@ -33,7 +35,7 @@ __all__ = [
 ]
 
 
-def read_event(source):
+def read_event(source: "str | os.PathLike[str] | bytes") -> Event:
     """Read a PBN or USEBIO file (path or bytes), choosing by content: XML starts with ``<``.
 
     >>> read_event(b"")

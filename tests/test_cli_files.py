@@ -1,0 +1,197 @@
+"""`xlbridge import`, `export` and `publish`: a PBN file in, a scored workbook, PBN, USEBIO and a web site out.
+
+Expected values are the hand-worked figures of tests/formats_samples.py (typed by hand from the PBN
+2.1 and USEBIO 1.2 texts; nothing there was produced by xlbridge): a 3-table Mitchell, percentages
+N-S 2 70.83, N-S 3 53.33, N-S 1 29.17, E-W 3 87.5, E-W 2 38.33, E-W 1 20.83.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from fractions import Fraction as F
+from pathlib import Path
+
+import html5lib
+import openpyxl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from formats_samples import MITCHELL_PBN, MITCHELL_ROWS, MITCHELL_TOTALS, MITCHELL_USEBIO, NAMES
+from xlbridge import formats
+from xlbridge.cli import main
+from xlbridge.formats.model import HOWELL, MITCHELL, Board, Event, Participant, Result
+from xlbridge.formats.workbook import fill_pairs_workbook, read_pairs_workbook
+
+ROOT = Path(__file__).resolve().parents[1]
+PCT = {("NS", 2): 70.83, ("NS", 3): 53.33, ("NS", 1): 29.17, ("EW", 3): 87.5, ("EW", 2): 38.33, ("EW", 1): 20.83}
+
+
+@pytest.fixture(scope="module")
+def workflow(tmp_path_factory):
+    """The README's four commands: import, recalc, export (both formats), publish."""
+    d = tmp_path_factory.mktemp("flow")
+    (d / "tuesday.pbn").write_text(MITCHELL_PBN, encoding="latin-1")
+    assert main(["import", str(d / "tuesday.pbn"), "-o", str(d / "tuesday.xlsx")]) == 0
+    assert main(["recalc", str(d / "tuesday.xlsx"), "--no-progress"]) == 0
+    book = d / "tuesday-recalculated.xlsx"
+    assert main(["export", str(book), "--format", "pbn", "-o", str(d / "out.pbn")]) == 0
+    assert main(["export", str(book), "--format", "usebio", "-o", str(d / "out.xml")]) == 0
+    assert main(["publish", str(book), "-o", str(d / "site")]) == 0
+    return d
+
+
+def test_imported_workbook_scores_the_hand_worked_ranking(workflow):
+    wb = openpyxl.load_workbook(workflow / "tuesday-recalculated.xlsx", data_only=True)
+    got = {}
+    for d, p, names, _total, pct, rank in wb["Ranking"].iter_rows(min_row=5, max_row=404, max_col=6, values_only=True):
+        if p not in (None, ""):
+            got[(d, p)] = (round(pct, 2), rank, names)
+    assert got == {k: (v, str(MITCHELL_TOTALS[(k[0], str(k[1]))][1]), " & ".join(NAMES[(k[0], str(k[1]))]))
+                   for k, v in PCT.items()}
+    t = wb["Travellers"]
+    assert t["R7"].value == "Mitchell"
+    rows = [r for r in t.iter_rows(min_row=5, max_row=13, max_col=8, values_only=True)]
+    # board, N-S, E-W, N-S score (the workbook's own Score NS column) in the file's order
+    assert [(b, str(n), str(e), s) for b, n, e, *_rest, s in rows] == [(b, n, e, s) for b, n, e, s, _, _ in MITCHELL_ROWS]
+    assert wb.properties.title == "Tuesday Pairs"
+
+
+def test_exported_pbn_reads_back_with_the_hand_worked_matchpoints(workflow):
+    ev = formats.read_pbn(workflow / "out.pbn")
+    assert ev.name == "Tuesday Pairs" and str(ev.date) == "2024-03-05" and ev.movement == MITCHELL
+    got = [(b.number, r.ns, r.ew, r.score if r.played else str(r.score), r.mp_ns, r.mp_ew)
+           for b in ev.boards for r in b.results]
+    assert sorted(got) == sorted(MITCHELL_ROWS)
+    assert {p.key: p.names for p in ev.participants} == NAMES
+
+
+def test_exported_usebio_reads_back_with_places(workflow):
+    ev = formats.read_usebio(workflow / "out.xml")
+    assert {p.key: (p.total, p.place) for p in ev.participants} == MITCHELL_TOTALS
+    assert sum(len(b.results) for b in ev.boards) == 9
+
+
+def test_published_site_is_valid_html_with_names_and_percentages(workflow):
+    site = workflow / "site"
+    index = (site / "index.html").read_text(encoding="utf-8")
+    html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(index)
+    assert "Ann Lee" in index and "70.83" in index and "87.50" in index
+    assert (site / "style.css").exists() and (site / "board-2.html").exists()
+    assert not [p for p in os.listdir(site) if p.startswith(".xlbridge")]  # no temporary folder left
+
+
+def test_usebio_file_imports_too(tmp_path):
+    (tmp_path / "e.xml").write_text(MITCHELL_USEBIO, encoding="latin-1")
+    assert main(["import", str(tmp_path / "e.xml"), "-o", str(tmp_path / "e.xlsx")]) == 0
+    ev = formats.score_event(read_pairs_workbook(tmp_path / "e.xlsx"))
+    assert {p.key: (p.total, p.place) for p in ev.participants} == MITCHELL_TOTALS
+
+
+# --- bad input: one line, exit 2, nothing written -----------------------------------------------
+
+
+def _run(*argv, cwd):
+    return subprocess.run([sys.executable, "-m", "xlbridge", *argv], capture_output=True, text=True, cwd=cwd,
+                          timeout=120)
+
+
+@pytest.mark.parametrize("content", [b"", b"\x00\x01garbage" * 50, b'[Board "1"]\n[ScoreTable "PairId_NS;PairId_EW;'
+                                     b'Contract;Declarer;Result"]\n1 2 4S N 10\n1 3 4S N 10\n'])
+def test_import_bad_files_exit_2_with_one_line(tmp_path, content):
+    (tmp_path / "bad.pbn").write_bytes(content)
+    proc = _run("import", "bad.pbn", "-o", "out.xlsx", cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+    assert "bad.pbn" in proc.stderr and str(tmp_path) not in proc.stderr
+    assert not (tmp_path / "out.xlsx").exists()
+
+
+def test_export_refuses_a_weighted_score_naming_the_cell(tmp_path):
+    shutil.copy(ROOT / "workbooks" / "pairs.xlsx", tmp_path / "pairs.xlsx")
+    proc = _run("export", "pairs.xlsx", "--format", "pbn", "-o", "out.pbn", cwd=tmp_path)
+    assert proc.returncode == 2
+    # the bundled example's first row is seed 004's weighted score: Outcome 2 NS is column I
+    assert "Travellers!I5" in proc.stderr and "12C1(c)" in proc.stderr
+    assert not (tmp_path / "out.pbn").exists()
+
+
+def test_not_a_workbook_and_a_fifo_are_refused(tmp_path):
+    (tmp_path / "fake.xlsx").write_bytes(b"PK\x03\x04not really a zip")
+    proc = _run("export", "fake.xlsx", "--format", "usebio", "-o", "o.xml", cwd=tmp_path)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    os.mkfifo(tmp_path / "pipe.pbn")
+    proc = _run("import", "pipe.pbn", "-o", "o.xlsx", cwd=tmp_path)  # must not wait for a writer
+    assert proc.returncode == 2 and "pipe.pbn" in proc.stderr
+
+
+def test_output_may_not_overwrite_the_input(tmp_path):
+    (tmp_path / "s.pbn").write_text(MITCHELL_PBN, encoding="latin-1")
+    before = (tmp_path / "s.pbn").read_bytes()
+    assert main(["publish", str(tmp_path / "s.pbn"), "-o", str(tmp_path / "site")]) == 0
+    assert main(["export", str(tmp_path / "s.pbn"), "--format", "pbn", "-o", str(tmp_path / "s.pbn")]) == 2
+    assert (tmp_path / "s.pbn").read_bytes() == before
+
+
+# --- property: a workbook carries every field both file formats carry ------------------------------
+
+
+@st.composite
+def events(draw):
+    mitchell = draw(st.booleans())
+    n = draw(st.integers(2, 5))
+    parts = []
+    for d in (("NS", "EW") if mitchell else (None,)):
+        for k in range(1, n + 1):
+            names = draw(st.sampled_from([(), ("Ann Lee", "Bob Roe"), ("Zoë O'Hara", "Åse Berg")]))
+            parts.append(Participant(str(k), d, names))
+    boards = []
+    for b in draw(st.lists(st.integers(1, 32), min_size=1, max_size=4, unique=True)):
+        rows = []
+        for t in range(draw(st.integers(1, n))):
+            ns, ew = str(t + 1), str((t + b) % n + 1) if mitchell else str(n + 1 - (t + 1))
+            kind = draw(st.sampled_from(["contract", "artificial", "np"]))
+            if kind == "contract":
+                import xlbridge
+
+                contract = draw(st.sampled_from(["3NT", "4S", "2HX", "1C", "6DXX"]))
+                decl = draw(st.sampled_from("NESW"))
+                tricks = draw(st.integers(0, 13))
+                rows.append(Result(ns, ew, contract, decl, tricks, xlbridge.bridge_score(contract, decl, tricks, b)))
+            elif kind == "artificial":
+                import xlbridge
+
+                rows.append(Result(ns, ew, score=xlbridge.Artificial(F(60), F(40))))
+            else:
+                import xlbridge
+
+                rows.append(Result(ns, ew, score=xlbridge.NOT_PLAYED))
+        boards.append(Board(b, "NESW"[(b - 1) % 4], None, None, tuple(rows)))
+    return Event(name=draw(st.sampled_from([None, "Club Pairs", "Ève & Co"])), movement=MITCHELL if mitchell else HOWELL,
+                 participants=tuple(parts), boards=tuple(boards))
+
+
+@pytest.fixture(scope="module")
+def template_bytes():
+    from xlbridge import templates
+
+    return templates.build_bytes("pairs.xlsx")
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ev=events())
+def test_workbook_round_trip(tmp_path, template_bytes, ev):
+    import io
+
+    wb = openpyxl.load_workbook(io.BytesIO(template_bytes))
+    fill_pairs_workbook(wb, ev)
+    wb.save(tmp_path / "b.xlsx")
+    back = read_pairs_workbook(tmp_path / "b.xlsx")
+    assert (back.name, back.movement) == (ev.name, ev.movement)
+    assert {p.key: p.names for p in back.participants} == {p.key: p.names for p in ev.participants}
+    strip = lambda e: sorted((b.number, r.ns, r.ew, r.contract, r.declarer, r.tricks, str(r.score))  # noqa: E731
+                             for b in e.boards for r in b.results)
+    assert strip(back) == strip(ev)

@@ -1,0 +1,304 @@
+"""A pairs session between an :class:`~xlbridge.formats.model.Event` and a pairs workbook.
+
+The workbook is the bundled ``pairs.xlsx`` template (or any book laid out like it): the columns are
+found by their header names on the sheets ``Travellers`` (``Board``, ``NS``, ``EW``, ``Contract``,
+``Declarer``, ``Tricks``, ``Typed Score``, ``Outcome 2 NS``, ``Weight 1``, ``Arrow switch``) and
+``Pairs`` (``Pair``, ``Direction``, ``Names``), and the parameters by their labels (``Movement``,
+``Scale``) in the Travellers sheet, so a column moved by a committee still maps.
+
+- :func:`fill_pairs_workbook` writes an event's travellers and pairs into an (openpyxl) template
+  workbook: the example rows are cleared first; a contract row keeps contract, declarer and tricks
+  (the workbook scores it), an artificial score or ``NP`` goes to ``Typed Score``; player names
+  are joined with `` & ``; the event's name and date go into the document properties.
+- :func:`read_pairs_workbook` reads such a workbook back into an event (inputs only: the scores
+  follow from them through the core, :func:`xlbridge.formats.score_event`). Rows the two file
+  formats cannot carry (a Law 12C1(c) weighted score, an arrow-switched row) are refused with a
+  line naming the cell.
+
+>>> from xlbridge.formats.model import Board, Event, Participant, Result, MITCHELL
+>>> ev = Event(name="Tuesday pairs", movement=MITCHELL,
+...            participants=(Participant("1", "NS", ("Ann", "Bob")), Participant("2", "EW", ("Cy", "Di"))),
+...            boards=(Board(1, results=(Result("1", "2", "4S", "N", 10, 420),)),))
+>>> travellers_rows(ev)
+[[1, 1, 2, '4S', 'N', 10, None]]
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+
+import xlbridge
+
+from .errors import FormatError
+from .model import HOWELL, MITCHELL, TEAMS, Board, Event, Participant, Result, natural_key
+
+__all__ = ["fill_pairs_workbook", "read_pairs_workbook", "travellers_rows", "VULNERABILITY"]
+
+TRAVELLERS, PAIRS_SHEET = "Travellers", "Pairs"
+HEADER_ROW = 4
+_T_COLUMNS = ("Board", "NS", "EW", "Contract", "Declarer", "Tricks", "Typed Score")
+_T_OPTIONAL = ("Outcome 2 NS", "Outcome 3 NS", "Weight 1", "Weight 2", "Weight 3", "Arrow switch")
+_P_COLUMNS = ("Pair", "Direction", "Names")
+_PROPERTY = "xlbridge event"  # custom document property: the event's name (date in the next one)
+_DATE_PROPERTY = "xlbridge event date"
+
+
+def VULNERABILITY(board: int) -> str:  # noqa: N802 (a table-like function)
+    """The vulnerability name of ``board`` in the standard 16-board cycle (Law 2).
+
+    >>> [VULNERABILITY(b) for b in (1, 2, 3, 4, 5)]
+    ['None', 'NS', 'EW', 'All', 'NS']
+    """
+    v = xlbridge.vulnerability(board)
+    return {(False, False): "None", (True, False): "NS", (False, True): "EW", (True, True): "All"}[(v.ns, v.ew)]
+
+
+def _number(text: str):
+    return int(text) if text.isdigit() else text
+
+
+def travellers_rows(event: Event) -> list:
+    """The Travellers rows of ``event``: Board, NS, EW, Contract, Declarer, Tricks, Typed Score."""
+    rows = []
+    for b in sorted(event.boards, key=lambda b: b.number):
+        for r in b.results:
+            typed = None if r.contract is not None else (None if r.score is None else str(r.score))
+            rows.append([b.number, _number(r.ns), _number(r.ew), r.contract, r.declarer,
+                         r.tricks if r.contract is not None else None, typed])
+    return rows
+
+
+def _columns(ws, names, optional=(), *, sheet: str) -> dict:
+    """{header: column index} on the header row; a missing required header is an error."""
+    found = {}
+    for cell in ws[HEADER_ROW]:
+        if isinstance(cell.value, str) and cell.value.strip() in names + tuple(optional):
+            found.setdefault(cell.value.strip(), cell.column)
+    missing = [n for n in names if n not in found]
+    if missing:
+        raise FormatError(f"sheet {sheet!r} has no column {missing[0]!r} on row {HEADER_ROW}")
+    return found
+
+
+def _parameter(ws, label: str):
+    """The cell right of the cell holding ``label`` (the template's parameter block), or None."""
+    for row in ws.iter_rows(min_row=1, max_row=40):
+        for cell in row:
+            if isinstance(cell.value, str) and cell.value.strip() == label:
+                return ws.cell(row=cell.row, column=cell.column + 1)
+    return None
+
+
+def _capacity(ws) -> int | None:
+    """The last row of the sheet's ``XLBRIDGE_CAPACITY`` area, if it declares one."""
+    dn = ws.defined_names.get("XLBRIDGE_CAPACITY")
+    if dn is None:
+        return None
+    last = dn.attr_text.rsplit("$", 1)[-1]
+    return int(last) if last.isdigit() else None
+
+
+def _sheet(wb, name: str):
+    if name not in wb.sheetnames:
+        raise FormatError(f"the workbook has no sheet {name!r} (a pairs workbook: workbooks/pairs.xlsx)")
+    return wb[name]
+
+
+def fill_pairs_workbook(wb, event: Event) -> None:
+    """Write ``event`` (a pairs event) into the pairs template workbook ``wb`` (openpyxl), in place.
+
+    Too many rows for the sheet's capacity is an error naming the capacity; nothing is truncated.
+    """
+    if event.kind == TEAMS:
+        raise FormatError("a teams event cannot be imported into the pairs workbook (teams import is not built yet)")
+    ws = _sheet(wb, TRAVELLERS)
+    cols = _columns(ws, _T_COLUMNS, _T_OPTIONAL, sheet=TRAVELLERS)
+    clear = [cols[n] for n in _T_COLUMNS + _T_OPTIONAL if n in cols]
+    last = _capacity(ws) or ws.max_row
+    rows = travellers_rows(event)
+    if len(rows) > last - HEADER_ROW:
+        raise FormatError(f"{len(rows):,} traveller rows do not fit the sheet {TRAVELLERS!r} "
+                          f"(rows {HEADER_ROW + 1:,} to {last:,})")
+    for r in range(HEADER_ROW + 1, ws.max_row + 1):
+        for c in clear:
+            if ws.cell(row=r, column=c).value is not None:
+                ws.cell(row=r, column=c).value = None
+    for i, row in enumerate(rows):
+        for name, v in zip(_T_COLUMNS, row):
+            if v is not None:
+                ws.cell(row=HEADER_ROW + 1 + i, column=cols[name], value=v)
+    movement = _parameter(ws, "Movement")
+    if movement is not None:
+        movement.value = "Mitchell" if event.movement == MITCHELL else "Howell"
+    ps = _sheet(wb, PAIRS_SHEET)
+    pcols = _columns(ps, _P_COLUMNS, sheet=PAIRS_SHEET)
+    plast = _capacity(ps) or max(ps.max_row, HEADER_ROW + len(event.participants))
+    for r in range(HEADER_ROW + 1, ps.max_row + 1):
+        for c in pcols.values():
+            ps.cell(row=r, column=c).value = None
+    if len(event.participants) > plast - HEADER_ROW:
+        raise FormatError(f"{len(event.participants):,} pairs do not fit the sheet {PAIRS_SHEET!r}")
+    for i, p in enumerate(event.participants):
+        r = HEADER_ROW + 1 + i
+        ps.cell(row=r, column=pcols["Pair"], value=_number(p.number))
+        ps.cell(row=r, column=pcols["Direction"], value=p.direction if event.movement == MITCHELL else None)
+        names = " & ".join(p.names) if p.names else (p.name or None)
+        ps.cell(row=r, column=pcols["Names"], value=names)
+    from openpyxl.packaging.custom import StringProperty
+
+    props = wb.custom_doc_props
+    for key, value in ((_PROPERTY, event.name), (_DATE_PROPERTY, event.date.isoformat() if event.date else None)):
+        if key in props.names:
+            del props[key]
+        if value:
+            props.append(StringProperty(name=key, value=value))
+    if event.name:
+        wb.properties.title = event.name
+
+
+def _text(v) -> str | None:
+    if v is None:
+        return None
+    if isinstance(v, float) and v.is_integer():
+        v = int(v)
+    s = str(v).strip()
+    return s or None
+
+
+def read_pairs_workbook(path) -> Event:
+    """Read the pairs workbook at ``path`` into an (unscored) :class:`Event`.
+
+    Board vulnerabilities and dealers follow the standard cycle from the board number (as the
+    workbook scores them). Errors name the sheet and cell.
+    """
+    import openpyxl
+
+    from .errors import display_name
+
+    name = display_name(path)
+    try:
+        wb = openpyxl.load_workbook(path, data_only=True, read_only=False)
+    except Exception as exc:  # openpyxl raises many kinds for a file that is not a workbook
+        raise FormatError(f"{name}: not a readable .xlsx workbook ({type(exc).__name__})") from None
+    try:
+        ws = _sheet(wb, TRAVELLERS)
+        cols = _columns(ws, _T_COLUMNS, _T_OPTIONAL, sheet=TRAVELLERS)
+        movement_cell = _parameter(ws, "Movement")
+        mitchell = movement_cell is None or str(movement_cell.value or "").strip().lower() != "howell"
+        boards: dict = {}
+        last = _capacity(ws) or ws.max_row
+        for r, row in enumerate(ws.iter_rows(min_row=HEADER_ROW + 1, max_row=last, values_only=True),
+                                start=HEADER_ROW + 1):
+            def get(col, row=row):
+                i = cols.get(col)
+                return None if i is None or i > len(row) else row[i - 1]
+
+            board, ns, ew = get("Board"), get("NS"), get("EW")
+            if all(_text(get(c)) is None for c in _T_COLUMNS):
+                continue
+
+            def where(col, r=r):
+                from openpyxl.utils import get_column_letter
+
+                return f"{name}, {TRAVELLERS}!{get_column_letter(cols[col])}{r}"
+
+            for col in ("Outcome 2 NS", "Weight 1"):
+                if _text(get(col)) is not None:
+                    raise FormatError("a weighted score (Law 12C1(c)) cannot be written to PBN or USEBIO:",
+                                      where=where(col), value=get(col))
+            if _text(get("Arrow switch")) is not None:
+                raise FormatError("an arrow-switched row cannot be written to PBN or USEBIO yet:",
+                                  where=where("Arrow switch"), value=get("Arrow switch"))
+            if not isinstance(board, (int, float)) or isinstance(board, bool) or board != int(board) or board < 1:
+                raise FormatError("board number must be a positive whole number, got", where=where("Board"),
+                                  value=board)
+            for col, v in (("NS", ns), ("EW", ew)):
+                if _text(v) is None:
+                    raise FormatError("pair number missing", where=where(col))
+            b = int(board)
+            contract, declarer, tricks, typed = (get("Contract"), get("Declarer"), get("Tricks"), get("Typed Score"))
+            try:
+                if _text(contract) is not None:
+                    score = xlbridge.bridge_score(str(contract), _text(declarer), tricks, b)
+                    result = Result(_text(ns), _text(ew), str(contract).strip().upper(), _text(declarer).upper()
+                                    if _text(declarer) else None, int(tricks), score)
+                elif _text(typed) is not None:
+                    score = _typed(typed)
+                    result = Result(_text(ns), _text(ew), score=score)
+                else:
+                    raise FormatError("no contract and no typed score", where=where("Contract"))
+            except FormatError:
+                raise
+            except (xlbridge.XlbridgeError, TypeError, ValueError) as exc:
+                col = "Contract" if _text(contract) is not None else "Typed Score"
+                raise FormatError(str(exc).rstrip("."), where=where(col)) from None
+            boards.setdefault(b, []).append(result)
+        participants = _participants(wb, mitchell, name)
+        props = {p.name: p.value for p in wb.custom_doc_props}
+        date = None
+        if props.get(_DATE_PROPERTY):
+            try:
+                date = _dt.date.fromisoformat(props[_DATE_PROPERTY])
+            except ValueError:
+                date = None
+        seen = {p.key for p in participants}
+        extra = []
+        for rows in boards.values():
+            for res in rows:
+                for side, num in (("NS", res.ns), ("EW", res.ew)):
+                    key = (side if mitchell else None, num)
+                    if key not in seen:
+                        seen.add(key)
+                        extra.append(Participant(num, key[0]))
+        return Event(name=props.get(_PROPERTY) or None, date=date, movement=MITCHELL if mitchell else HOWELL,
+                     participants=tuple(participants) + tuple(extra),
+                     boards=tuple(Board(n, "NESW"[(n - 1) % 4], VULNERABILITY(n), None, tuple(rows))
+                                  for n, rows in sorted(boards.items())))
+    finally:
+        wb.close()
+
+
+def _typed(v):
+    """A typed score: a whole number, an artificial score (``A60/40``, ``A+``) or ``NP``."""
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        if v != int(v):
+            raise FormatError("a score must be a whole number, got", value=v)
+        return int(v)
+    t = str(v).strip()
+    if t.upper() == "NP":
+        return xlbridge.NOT_PLAYED
+    if t.lstrip("+-").isdigit():
+        return int(t)
+    return xlbridge.Artificial.parse(t)
+
+
+def _participants(wb, mitchell: bool, name: str) -> list:
+    if PAIRS_SHEET not in wb.sheetnames:
+        return []
+    ps = wb[PAIRS_SHEET]
+    cols = _columns(ps, _P_COLUMNS, sheet=PAIRS_SHEET)
+    out, seen = [], set()
+    for r, row in enumerate(ps.iter_rows(min_row=HEADER_ROW + 1, values_only=True), start=HEADER_ROW + 1):
+        def get(col, row=row):
+            i = cols[col]
+            return None if i > len(row) else row[i - 1]
+        number = _text(get("Pair"))
+        if number is None:
+            continue
+        direction = _text(get("Direction"))
+        if mitchell:
+            direction = (direction or "").upper().replace("-", "").replace("/", "")
+            if direction not in ("NS", "EW"):
+                raise FormatError(f"{name}, {PAIRS_SHEET} row {r}: direction must be NS or EW in a Mitchell, got",
+                                  value=get("Direction"))
+        else:
+            direction = None
+        key = (direction, number)
+        if key in seen:
+            raise FormatError(f"{name}, {PAIRS_SHEET} row {r}: pair {number} is listed twice")
+        seen.add(key)
+        names = _text(get("Names"))
+        players = tuple(n.strip() for n in names.split("&") if n.strip()) if names else ()
+        out.append(Participant(number, direction, players))
+    out.sort(key=lambda p: (p.direction or "", natural_key(p.number)))
+    return out
