@@ -167,7 +167,6 @@ def test_both_paths_on_a_chain_worked_by_hand(tmp_path):
 
 
 @pytest.mark.parametrize("xml_cell, why", [
-    ('<c r="A1" t="b"><v>TRUE</v></c>', "a value openpyxl cannot read"),
     ('<c r="A1"><v>1</v><v>2</v></c>', "a cell with two values"),
     ('<c r="a1"><v>1</v></c>', "not written plainly"),
     ('<c r="A1"><f t="dataTable" ref="A1:A2" dt2D="0" dtr="0" r1="B1"/></c>', "a data-table formula"),
@@ -179,3 +178,21 @@ def test_what_the_streamed_reading_cannot_vouch_for_goes_to_openpyxl(xml_cell, w
     xml = (b'<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>'
            b'<row r="1">' + xml_cell.encode() + b"</row></sheetData></worksheet>")
     assert why in read_sheet(xml, values=True).unusual
+
+
+@pytest.mark.parametrize("xml_cell, why", [
+    ('<c r="A1" t="b"><v>TRUE</v></c>', "cell A1: a TRUE/FALSE cell holds 'TRUE', which Excel cannot read"),
+    ('<c r="B1"><v>two</v></c>', "cell B1: a number cell holds 'two'"),
+    ('<c r="C1" t="s"><v>7</v></c>', "cell C1: a shared-string cell holds the index '7'"),
+    ('<c r="D1" t="d"><v>99999-99-99</v></c>', "cell D1: a date cell holds '99999-99-99'"),
+])
+def test_a_value_neither_reader_can_read_is_refused_naming_the_cell(xml_cell, why):
+    """openpyxl (the stock path) fails on these too, with a Python exception; the refusal names the cell."""
+    from xlbridge.batch.sheetxml import read_sheet
+    from xlbridge.core.errors import WorkbookError
+
+    xml = (b'<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>'
+           b'<row r="1">' + xml_cell.encode() + b"</row></sheetData></worksheet>")
+    with pytest.raises(WorkbookError, match="damaged workbook") as err:
+        read_sheet(xml, values=True, shared_strings=["a"], sheet="S")
+    assert why in str(err.value)

@@ -340,3 +340,23 @@ def test_checks_accept_streams_still(good):
     assert info.sheets == (("Travellers", "xl/worksheets/sheet1.xml"),) and info.cells == 2
     with zipfile.ZipFile(good) as z:
         assert "xl/worksheets/sheet1.xml" in z.namelist()
+
+
+def test_a_refused_call_hidden_by_the_formula_around_it_is_still_an_error(tmp_path):
+    """=SUM(FAIRNESS(...)) over too much work: FAIRNESS's refusal is text, which SUM adds up as 0; the
+    run must not pass that 0 off as a result (exit 1, the message named at the calling cell)."""
+    from xlbridge.batch.recalc import recalc_workbook
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    for r in range(1, 51):
+        ws.cell(r, 1, 50_000 - r)
+        ws.cell(r, 2, 100_000 - r)
+    ws["F1"] = "=SUM(FAIRNESS(A1:A50,B1:B50))"
+    ws["G1"] = "=1+1"
+    wb.save(tmp_path / "f.xlsx")
+    report = recalc_workbook(str(tmp_path / "f.xlsx"), str(tmp_path / "out.xlsx"))
+    assert not report.ok
+    (err,) = {(e.sheet, e.cell, e.code) for e in report.errors}
+    assert err == ("Sheet", "F1", "message")
+    assert all("FAIRNESS" in e.message and "allowed in one call" in e.message for e in report.errors)

@@ -227,6 +227,7 @@ def xlbridge_excel_functions() -> dict:
 
 
 _CALL_ERRORS = "\x00call errors"  # key of {message: function name} in the messages dict
+_LIMIT_CALLS = "\x00limit calls"  # key of {message: function name}: the calls refused over a work limit
 _CELL_MESSAGES = "\x00cell messages"  # key of {(SHEET, ref): message} (formulas the engine cannot read, DDE)
 _UNFOLLOWED = "\x00unfollowed"  # key of {(SHEET, ref)} of cells that depend on a link not followed
 _MAX_MESSAGES = 1000  # distinct messages kept per function (a column of failing calls repeats itself)
@@ -327,8 +328,10 @@ def _adapt_function(name: str, fn, messages: dict):
         if isinstance(v, str):
             if v in Error.errors:
                 return Error.errors[v]
-            if type(v).__name__ == "CallError":  # xlbridge.excel.CallError: the call could not run
+            if type(v).__name__ in ("CallError", "LimitCallError"):  # xlbridge.excel: the call could not run
                 messages.setdefault(_CALL_ERRORS, {})[str(v)] = name
+                if type(v).__name__ == "LimitCallError":  # reported even where no cell shows it
+                    messages.setdefault(_LIMIT_CALLS, {})[str(v)] = name
             return str(v)
         if isinstance(v, (bool, np.bool_)):
             return bool(v)
@@ -1498,6 +1501,27 @@ def recalc_workbook(book, output=None, *, in_place: bool = False, functions: dic
 _CALC_CHAIN = "xl/calcChain.xml"
 
 
+def _hidden_call_errors(call_errors: dict, shown: set, layouts: dict) -> list:
+    """A call refused over a work limit whose message no cell shows (``=SUM(FAIRNESS(...))`` adds the
+    text up as 0) is still an error of the run: reported at the first formula calling that function.
+
+    Only limit refusals: the engine evaluates both branches of an ``IF``, so an ordinary refusal in the
+    branch not taken (a blank row's ``IF(A5="","",F(...))``) is no error, as in Excel, which never
+    evaluates it; a limit refusal is reported even then (the work asked for is over the limit)."""
+    out = []
+    for message, fn in call_errors.items():
+        if message in shown:
+            continue
+        pattern = re.compile(r"(?<![A-Z0-9_.])(?:_XLUDF\.)?" + re.escape(str(fn).upper()) + r"\s*\(")
+        where = next(((sheet, anchor) for sheet, layout in layouts.items()
+                      for anchor, formula in sorted(layout.formula_cells.items()) if pattern.search(formula.upper())),
+                     None)
+        sheet, anchor = where if where is not None else (next(iter(layouts), ""), (1, 1))
+        out.append(RecalcCellError(sheet, cell_ref(*anchor), "message",
+                                   one_line(f"{message} (the formula around the call hides this message)", 400)))
+    return out
+
+
 def _capacity_errors(zf, info) -> list:
     """One error per sheet holding data below its declared capacity (:mod:`xlbridge.batch.capacity`)."""
     parts = dict(info.sheets)
@@ -1558,6 +1582,7 @@ def _recalc_locked(src, dest, name, tmp, in_place, functions, limits, isolate, b
     parts = {sheet: part for sheet, part in info.sheets if sheet in layouts}
     replacements, errors, warnings, written = {}, [], [], 0
     call_errors = messages.get(_CALL_ERRORS, {})
+    shown_calls: set = set()
     cell_messages = messages.get(_CELL_MESSAGES, {})
     unfollowed = messages.get(_UNFOLLOWED, set())
     with zipfile.ZipFile(snapshot) as zf:
@@ -1583,6 +1608,7 @@ def _recalc_locked(src, dest, name, tmp, in_place, functions, limits, isolate, b
                                                   one_line(scrub_paths(msg, private), 400)))
                 elif isinstance(v, str):
                     if v in call_errors:
+                        shown_calls.add(v)
                         errors.append(RecalcCellError(sheet, cell_ref(r, c), "message", one_line(v, 400)))
                     if len(v) > EXCEL_MAX_TEXT:
                         warnings.append(f"{_qualified(sheet, cell_ref(r, c))}: text of {len(v):,} characters "
@@ -1590,6 +1616,7 @@ def _recalc_locked(src, dest, name, tmp, in_place, functions, limits, isolate, b
                         vals[(r, c)] = v[:EXCEL_MAX_TEXT]
             replacements[part] = patch_sheet(zf.read(part), layout, vals)
             written += len(vals)
+        errors += _hidden_call_errors(messages.get(_LIMIT_CALLS, {}), shown_calls, layouts)
         replacements.update(_finishing_parts(zf, info, replacements, values_only))
         errors += _capacity_errors(zf, info)
     backup = src + ".bak" if in_place else None

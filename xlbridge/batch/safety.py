@@ -341,6 +341,8 @@ def _counting_handler(part: str, where: str, totals: _Totals, limits: SafetyLimi
                         over("rows", limits.max_rows)
                 elif local == "f":
                     self.formula = 0
+                elif local == "col":
+                    _check_col(attrs, where, name)
             elif kind == "sst" and local == "si":
                 totals.shared_strings += 1
                 if totals.shared_strings > limits.max_shared_strings:
@@ -367,6 +369,11 @@ def _counting_handler(part: str, where: str, totals: _Totals, limits: SafetyLimi
                     if totals.names > limits.max_defined_names:
                         over("defined names", limits.max_defined_names)
                 elif local == "sheet":
+                    sheet_id = attrs.get("sheetId")
+                    if sheet_id is not None and not (sheet_id.isascii() and sheet_id.isdigit()
+                                                     and 1 <= int(sheet_id) < 2 ** 31):
+                        _refuse(f"damaged workbook: sheet {clip(attrs.get('name', '?'), 40)[1:-1]}: sheet id "
+                                f"{clip(sheet_id)} is not a whole number from 1 to 2,147,483,647", name)
                     totals.sheets.append((attrs.get("name"), _rel_id(attrs)))
                 elif local == "externalReference":
                     totals.ext_refs.append(_rel_id(attrs))
@@ -392,6 +399,37 @@ def _counting_handler(part: str, where: str, totals: _Totals, limits: SafetyLimi
                             f"characters, the limit", name, WorkbookLimitError)
 
     return Counter()
+
+
+def _check_col(attrs, where: str, name: str | None) -> None:
+    """A ``<col>`` (column widths): ``min``/``max`` whole numbers 1 to 16,384 in order, ``width`` 0 to 255.
+
+    Excel "repairs" a file whose column record is out of these bounds, so it is refused here.
+
+    >>> _check_col({"min": "1", "max": "3", "width": "12.5"}, "sheet S", None)
+    >>> try:
+    ...     _check_col({"min": "1", "max": "99999999999"}, "sheet S", "b.xlsx")
+    ... except WorkbookError as err:
+    ...     print(err)
+    b.xlsx: damaged workbook: sheet S: column record max='99999999999' is not a whole number from 1 to 16,384
+    """
+    bounds = []
+    for key in ("min", "max"):
+        v = attrs.get(key)
+        if v is None or not (v.isascii() and v.isdigit() and 1 <= int(v) <= 16_384):
+            _refuse(f"damaged workbook: {where}: column record {key}={clip(v)} is not a whole number from 1 to "
+                    f"16,384", name)
+        bounds.append(int(v))
+    if bounds[0] > bounds[1]:
+        _refuse(f"damaged workbook: {where}: column record min={bounds[0]} is after max={bounds[1]}", name)
+    width = attrs.get("width")
+    if width is not None:
+        try:
+            w = float(width) if len(width) <= 40 else math.inf
+        except ValueError:
+            w = math.nan
+        if not 0 <= w <= 255:
+            _refuse(f"damaged workbook: {where}: column width {clip(width)} is not a number from 0 to 255", name)
 
 
 def _scan_xml(stream, part: str, name: str | None, handler=None) -> None:

@@ -493,8 +493,11 @@ def read_sheet(data: bytes, *, part: str = "worksheet", sheet: str | None = None
                     special[pos] = (v, t)
                     return
             except (ValueError, IndexError, OverflowError, TypeError):
-                note(f"cell {cell_ref(*pos)}: a value openpyxl cannot read")
-                return
+                what = {"n": "a number cell holds", "s": "a shared-string cell holds the index",
+                        "b": "a TRUE/FALSE cell holds", "d": "a date cell holds"}.get(t, f"a cell of type {_clip(t)} holds")
+                extra = (f" (the shared-string table has {len(shared_strings):,} strings)"
+                         if t == "s" and shared_strings is not None else "")
+                damaged(f"cell {cell_ref(*pos)}: {what} {_clip(v)}, which Excel cannot read{extra}")
         if c_in_array:
             return  # a cached value inside an array range: the engine skips it
         col = columns.get(pos[1])

@@ -47,6 +47,7 @@ from ..core.numbers import exact, number_text
 __all__ = [
     "ExcelError",
     "CallError",
+    "LimitCallError",
     "EXCEL_ERROR_LITERALS",
     "NA",
     "VALUE",
@@ -107,7 +108,13 @@ class CallError(str):
     """
 
     def __repr__(self) -> str:
-        return f"CallError({str(self)!r})"
+        return f"{type(self).__name__}({str(self)!r})"
+
+
+class LimitCallError(CallError):
+    """The message of a call refused for doing more work than a documented limit allows
+    (:class:`xlbridge.core.errors.LimitError`): the headless recalc reports it even where the formula
+    around the call hides the text (``=SUM(FAIRNESS(...))``), since its cell's value is then not a result."""
 
 
 NA = ExcelError("#N/A")
@@ -362,9 +369,11 @@ def as_text(value: Any, name: str, default: str | None = None) -> str | None:
 def shown_cell(value: Any) -> str:
     """A cell value for a message: whole floats without ".0", text quoted and clipped."""
     value = _scalar(value)
-    if isinstance(value, float) and value.is_integer():
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
         return str(int(value))
-    return shown(value) if isinstance(value, str) else str(value)
+    if isinstance(value, float):
+        return repr(value)  # 1e+308, not its 309 digits
+    return shown(value) if isinstance(value, str) else shown(str(value))
 
 
 def column(values: Any) -> list[list[Any]]:

@@ -28,8 +28,8 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from ..core.errors import XlbridgeError, shown
-from .cells import CallError, ExcelError
+from ..core.errors import LimitError, XlbridgeError, shown
+from .cells import CallError, ExcelError, LimitCallError
 from .functions import CATEGORY, FUNCTIONS, ExcelFunction
 
 __all__ = ["xlwings_decorators", "runtime_of", "guarded", "for_runtime", "plain_functions", "make_udfs",
@@ -94,6 +94,8 @@ def guarded(decl: ExcelFunction, args: tuple[Any, ...]) -> Any:
     """Run a function by its declaration; any failure becomes one short CallError, never a traceback."""
     try:
         return decl.call(*args)
+    except LimitError as e:
+        return LimitCallError(f"{decl.name}: {e}")
     except XlbridgeError as e:
         return CallError(f"{decl.name}: {e}")
     except MemoryError:

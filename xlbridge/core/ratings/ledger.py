@@ -202,7 +202,7 @@ def _as_float_column(values: Any, what: str) -> npt.NDArray[np.float64]:
     bad = np.flatnonzero(~np.isfinite(a))
     if bad.size:
         i = int(bad[0])
-        raise InputError(f"{what} must be a finite number, got {values[i]!r}", where=f"row {i + 1}")
+        raise InputError(f"{what} must be a finite number, got {shown(values[i])}", where=f"row {i + 1}")
     return a
 
 
@@ -259,7 +259,7 @@ def lehman_ledger_arrays(week: Any, north: Any, south: Any, east: Any, west: Any
     wk = _as_float_column(week, "week")
     if m and np.any(wk != np.round(wk)):
         i = int(np.flatnonzero(wk != np.round(wk))[0])
-        raise InputError(f"week must be a whole number, got {week[i]!r}", where=f"row {i + 1}")
+        raise InputError(f"week must be a whole number, got {shown(week[i])}", where=f"row {i + 1}")
     if m and float(np.abs(wk).max()) > MAX_WEEK:
         i = int(np.flatnonzero(np.abs(wk) > MAX_WEEK)[0])
         raise InputError(f"week must be a whole number from -{MAX_WEEK:,} to {MAX_WEEK:,}, got {shown(week[i])}",
@@ -268,11 +268,11 @@ def lehman_ledger_arrays(week: Any, north: Any, south: Any, east: Any, west: Any
     pct = _as_float_column(ns_pct, "N-S percentage")
     if m and (pct.min() < 0 or pct.max() > 100):
         i = int(np.flatnonzero((pct < 0) | (pct > 100))[0])
-        raise InputError(f"N-S percentage must be between 0 and 100, got {ns_pct[i]!r}", where=f"row {i + 1}")
+        raise InputError(f"N-S percentage must be between 0 and 100, got {shown(ns_pct[i])}", where=f"row {i + 1}")
     nb = np.ones(m) if boards is None else _as_float_column(boards, "boards")
     if m and nb.min() < 0:
         i = int(np.flatnonzero(nb < 0)[0])
-        raise InputError(f"boards must not be negative, got {boards[i]!r}", where=f"row {i + 1}")
+        raise InputError(f"boards must not be negative, got {shown(boards[i])}", where=f"row {i + 1}")
 
     codes, players = _player_codes(cols)
     if m:
