@@ -22,7 +22,7 @@ import pytest
 from xlbridge.batch import registry
 
 ROOT = Path(__file__).resolve().parents[1]
-PAIRS = ROOT / "workbooks" / "pairs.xlsx"
+PAIRS = ROOT / "workbooks" / "examples" / "pairs.xlsx"
 NEVER = ("scipy", "xlwings", "matplotlib", "pandas")
 
 

@@ -111,7 +111,7 @@ def test_import_bad_files_exit_2_with_one_line(tmp_path, content):
 
 
 def test_export_refuses_a_weighted_score_naming_the_cell(tmp_path):
-    shutil.copy(ROOT / "workbooks" / "pairs.xlsx", tmp_path / "pairs.xlsx")
+    shutil.copy(ROOT / "workbooks" / "examples" / "pairs.xlsx", tmp_path / "pairs.xlsx")
     proc = _run("export", "pairs.xlsx", "--format", "pbn", "-o", "out.pbn", cwd=tmp_path)
     assert proc.returncode == 2
     # the bundled example's first row is seed 004's weighted score: Outcome 2 NS is column I

@@ -23,7 +23,7 @@ import pytest
 recalc = pytest.importorskip("xlbridge.batch.recalc", reason="needs the [batch] extra")
 
 ROOT = Path(__file__).resolve().parents[1]
-SRC = ROOT / "workbooks" / "pairs.xlsx"
+SRC = ROOT / "workbooks" / "examples" / "pairs.xlsx"
 
 BLOCK = r"""
 import importlib.abc, os, runpy, sys

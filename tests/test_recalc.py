@@ -317,7 +317,8 @@ def test_cli_templates_build_and_check(tmp_path, capsys, monkeypatch):
     assert main(["templates", "--out", str(out), "--check"]) == 1  # nothing built yet: differences
     assert "lehman.xlsx" in capsys.readouterr().out
     assert main(["templates", "--out", str(out)]) == 0
-    assert sorted(p.name for p in out.iterdir()) == ["lehman.xlsx"]
+    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*.xlsx")) == ["examples/lehman.xlsx",
+                                                                                  "lehman.xlsx"]
     assert main(["templates", "--out", str(out), "--check"]) == 0
 
 

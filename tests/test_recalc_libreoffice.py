@@ -156,7 +156,7 @@ def _meets(ref, sheet, area):
 def test_templates_match_libreoffice_where_no_xlbridge_function(tmp_path, name, lo_profile):
     from xlbridge import udfs
 
-    src = ROOT / "workbooks" / name
+    src = ROOT / "workbooks" / "examples" / name
     if not src.exists():
         pytest.skip(f"workbooks/{name} not built")
     shutil.copy(src, tmp_path / name)

@@ -95,7 +95,7 @@ def books(tmp_path_factory):
     d = tmp_path_factory.mktemp("templates")
     out = {}
     for name in NAMES:
-        src = ROOT / "workbooks" / name
+        src = ROOT / "workbooks" / "examples" / name
         if not src.exists():
             pytest.skip(f"workbooks/{name} not built")
         shutil.copy(src, d / name)
@@ -164,7 +164,7 @@ def test_every_xlbridge_call_matches_a_direct_call(books, name):
 
 
 def test_pairs_new_travellers_brute_force(tmp_path):
-    src = ROOT / "workbooks" / "pairs.xlsx"
+    src = ROOT / "workbooks" / "examples" / "pairs.xlsx"
     if not src.exists():
         pytest.skip("workbooks/pairs.xlsx not built")
     wb = openpyxl.load_workbook(src)
@@ -204,7 +204,7 @@ def test_pairs_new_travellers_brute_force(tmp_path):
 
 
 def test_handicap_new_average_vps_brute_force(tmp_path):
-    src = ROOT / "workbooks" / "handicap.xlsx"
+    src = ROOT / "workbooks" / "examples" / "handicap.xlsx"
     if not src.exists():
         pytest.skip("workbooks/handicap.xlsx not built")
     wb = openpyxl.load_workbook(src)

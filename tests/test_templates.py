@@ -33,7 +33,7 @@ XLBRIDGE_FUNCTIONS = {
 
 @pytest.fixture(scope="module")
 def books():
-    return {n: openpyxl.load_workbook(WORKBOOKS / n) for n in NAMES}
+    return {n: openpyxl.load_workbook(WORKBOOKS / "examples" / n) for n in NAMES}
 
 
 def _text(v):
@@ -346,3 +346,54 @@ def test_canonical_dump_covers_validations_and_charts():
     assert any(" validation " in line for line in dump)
     assert any(" chart ScatterChart" in line for line in dump)
     assert any("ARRAY[D5:D504] =FORML_VPDIFF" in line for line in dump)
+
+
+# --- empty templates and their filled examples ------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_templates_ship_empty_and_examples_filled(name):
+    """Every input table of the shipped template is empty; its example (workbooks/examples/) has rows;
+    both have the same formulas, parameters and sheets."""
+    from openpyxl.utils.cell import range_boundaries
+
+    empty, example = openpyxl.load_workbook(WORKBOOKS / name), openpyxl.load_workbook(WORKBOOKS / "examples" / name)
+    assert empty.sheetnames == example.sheetnames
+    filled = 0
+    for ws in empty.worksheets:
+        ex = example[ws.title]
+        dn = ws.defined_names.get("XLBRIDGE_CAPACITY")
+        area = range_boundaries(dn.attr_text.split("!")[1].replace("$", "")) if dn is not None else None
+        cached = set()  # cells of an array range other than its anchor: cached results, which differ
+        for row in ex.iter_rows():
+            for c in row:
+                if isinstance(c.value, ArrayFormula):
+                    a1, b1, a2, b2 = range_boundaries(c.value.ref)
+                    cached |= {(r, k) for r in range(b1, b2 + 1) for k in range(a1, a2 + 1)} - {(c.row, c.column)}
+        for row in ex.iter_rows():
+            for c in row:
+                if (c.row, c.column) in cached:
+                    continue
+                mine = ws[c.coordinate].value
+                inside = area is not None and area[1] <= c.row <= area[3] and area[0] <= c.column <= area[2]
+                is_formula = isinstance(c.value, ArrayFormula) or (isinstance(c.value, str) and c.value.startswith("="))
+                if inside and not is_formula:
+                    assert mine is None, (ws.title, c.coordinate, mine)
+                    filled += c.value is not None
+                elif c.coordinate != "A2":  # the caption says where the example is
+                    same = (mine.text, mine.ref) == (c.value.text, c.value.ref) if isinstance(mine, ArrayFormula) \
+                        else mine == c.value
+                    assert same, (ws.title, c.coordinate)
+    assert filled > 0  # the example has rows to type over
+
+
+def test_empty_pairs_template_recalculates_to_blank_results(tmp_path):
+    from xlbridge.batch.recalc import recalc_workbook
+
+    shutil.copy(WORKBOOKS / "pairs.xlsx", tmp_path / "pairs.xlsx")
+    report = recalc_workbook(str(tmp_path / "pairs.xlsx"), str(tmp_path / "out.xlsx"), isolate=False)
+    assert report.errors == ()
+    rk = openpyxl.load_workbook(tmp_path / "out.xlsx", data_only=True)["Ranking"]
+    assert all(v in (None, "") for row in rk.iter_rows(min_row=5, max_row=404, max_col=6, values_only=True)
+               for v in row)
+    assert "workbooks/examples/pairs.xlsx" in openpyxl.load_workbook(tmp_path / "out.xlsx")["Travellers"]["A2"].value

@@ -22,7 +22,7 @@ pytest.importorskip("xlbridge.udfs", reason="needs xlbridge.udfs (the Excel func
 from xlbridge import fairness, forml  # noqa: E402
 from xlbridge import templates as T  # noqa: E402
 
-SRC = Path(__file__).resolve().parents[1] / "workbooks" / "handicap.xlsx"
+SRC = Path(__file__).resolve().parents[1] / "workbooks" / "examples" / "handicap.xlsx"
 ROWS = range(5, 505)
 
 # seed 000, Table 1 (Expected VP Diff, Merged VP Diff, Handicap IMPs, Existing handicaps), ERRATA: Lambs 79

@@ -24,7 +24,7 @@ from xlbridge.instant import instant_chart  # noqa: E402
 from xlbridge.lehman import lehman_error, lehman_ledger_arrays  # noqa: E402
 from xlbridge.teams import match_result, weighted_imps  # noqa: E402
 
-BOOKS = Path(__file__).resolve().parents[1] / "workbooks"
+BOOKS = Path(__file__).resolve().parents[1] / "workbooks" / "examples"
 
 
 def _blank(v):

@@ -24,7 +24,7 @@ from xlbridge.matchpoints import pairs_ranking  # noqa: E402
 from xlbridge.rounding import format_rank  # noqa: E402
 from xlbridge.weighted import weighted_session  # noqa: E402
 
-SRC = Path(__file__).resolve().parents[1] / "workbooks" / "pairs.xlsx"
+SRC = Path(__file__).resolve().parents[1] / "workbooks" / "examples" / "pairs.xlsx"
 ROWS = range(5, 10005)  # the Travellers capacity: rows 5 to 10,004
 RANKING_END = 405  # Ranking rows 5 to 404
 

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 recalc = pytest.importorskip("xlbridge.batch.recalc", reason="needs xlbridge.batch.recalc (the headless recalc engine)")
 pytest.importorskip("xlbridge.udfs", reason="needs xlbridge.udfs (the Excel functions)")
 
-SRC = Path(__file__).resolve().parents[1] / "workbooks" / "pairs.xlsx"
+SRC = Path(__file__).resolve().parents[1] / "workbooks" / "examples" / "pairs.xlsx"
 LEGAL = {1: [-50, 110, 140, 400, 420, 450], 2: [-100, 110, 140, 600, 620, 650], 3: [-100, -50, 110, 140, 420, 450]}
 
 

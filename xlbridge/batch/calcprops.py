@@ -34,7 +34,7 @@ import xml.parsers.expat
 
 from ..core.errors import WorkbookError
 
-__all__ = ["CURRENT_CALC_ID", "set_calc_properties", "drop_formulas", "drop_part"]
+__all__ = ["CURRENT_CALC_ID", "set_calc_properties", "set_print_areas", "drop_formulas", "drop_part"]
 
 CURRENT_CALC_ID = "191029"
 
@@ -131,6 +131,32 @@ def set_calc_properties(data: bytes, *, calc_id: str = CURRENT_CALC_ID) -> bytes
     if pos is None:
         raise WorkbookError("the workbook part has no <sheets> element")
     return data[:pos] + f'<{qname} calcId="{calc_id}"/>'.encode() + data[pos:]
+
+
+def set_print_areas(data: bytes, areas: dict) -> bytes:
+    """Rewrite the text of the ``_xlnm.Print_Area`` names of ``xl/workbook.xml`` for the sheets in
+    ``areas`` ({localSheetId: reference text}); a sheet without such a name is left as it is.
+
+    >>> xml = (b'<workbook><definedNames><definedName name="_xlnm.Print_Area" localSheetId="1">'
+    ...        b"'Ranking'!$A$1:$F$404</definedName></definedNames></workbook>")
+    >>> print(set_print_areas(xml, {1: "'Ranking'!$A$1:$F$16"}).decode()[24:])
+    <definedName name="_xlnm.Print_Area" localSheetId="1">'Ranking'!$A$1:$F$16</definedName></definedNames></workbook>
+    """
+    if not areas:
+        return data
+    scan = _Scan(data, lambda depth, local: depth == 3 and local == "definedName")
+    edits = []
+    for k, (_depth, _name, attrs, _start, tag_end, empty) in enumerate(scan.found):
+        a = dict(attrs)
+        sheet = a.get("localSheetId", "")
+        if a.get("name") != "_xlnm.Print_Area" or not sheet.isdigit() or int(sheet) not in areas or empty:
+            continue
+        close = data.rindex(b"<", tag_end, scan.ends[k])
+        text = areas[int(sheet)].replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        edits.append((tag_end, close, text.encode("utf-8")))
+    for begin, stop, text in sorted(edits, reverse=True):
+        data = data[:begin] + text + data[stop:]
+    return data
 
 
 def drop_formulas(data: bytes) -> bytes:

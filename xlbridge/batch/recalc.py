@@ -85,8 +85,8 @@ from .xlsxpatch import (
     scan_sheet,
     strip_empty_cells,
 )
-from .calcprops import drop_formulas, drop_part, set_calc_properties
-from .capacity import capacity_areas, first_overflow
+from .calcprops import drop_formulas, drop_part, set_calc_properties, set_print_areas
+from .capacity import PRINT_NAME, capacity_areas, first_overflow, last_used_row
 
 __all__ = [
     "RecalcCellError",
@@ -1535,10 +1535,29 @@ def _capacity_errors(zf, info) -> list:
     return out
 
 
-def _finishing_parts(zf, info, replacements: dict, values_only: bool) -> dict:
-    """The workbook part with current calculation properties; for a values-only copy, every sheet
-    without formulas and the calculation chain's relationship and content type removed."""
-    out = {"xl/workbook.xml": set_calc_properties(zf.read("xl/workbook.xml"))}
+def _print_areas(zf, info, values: dict) -> dict:
+    """{localSheetId: print area} for the sheets declaring ``XLBRIDGE_PRINT``: the declared table cut
+    after its last row holding a constant or a non-blank result, so a 10,000-row template prints the
+    rows in use, not hundreds of blank pages."""
+    from openpyxl.utils import get_column_letter, quote_sheetname
+
+    order = [sheet for sheet, _ in info.sheets]
+    parts = dict(info.sheets)
+    out = {}
+    for area in capacity_areas(zf.read("xl/workbook.xml"), order, PRINT_NAME):
+        sheet, r1, c1, _r2, c2 = area
+        last = last_used_row(zf.read(parts[sheet]), area, values.get(sheet, {}))
+        out[order.index(sheet)] = (f"{quote_sheetname(sheet)}!${get_column_letter(c1)}${r1}:"
+                                   f"${get_column_letter(c2)}${last}")
+    return out
+
+
+def _finishing_parts(zf, info, replacements: dict, values_only: bool, values: dict | None = None) -> dict:
+    """The workbook part with current calculation properties (and print areas cut to the rows in use);
+    for a values-only copy, every sheet without formulas and the calculation chain's relationship and
+    content type removed."""
+    workbook = set_calc_properties(zf.read("xl/workbook.xml"))
+    out = {"xl/workbook.xml": set_print_areas(workbook, _print_areas(zf, info, values or {}))}
     if values_only:
         for _sheet, part in info.sheets:
             out[part] = drop_formulas(replacements.get(part) or zf.read(part))
@@ -1617,7 +1636,7 @@ def _recalc_locked(src, dest, name, tmp, in_place, functions, limits, isolate, b
             replacements[part] = patch_sheet(zf.read(part), layout, vals)
             written += len(vals)
         errors += _hidden_call_errors(messages.get(_LIMIT_CALLS, {}), shown_calls, layouts)
-        replacements.update(_finishing_parts(zf, info, replacements, values_only))
+        replacements.update(_finishing_parts(zf, info, replacements, values_only, values))
         errors += _capacity_errors(zf, info)
     backup = src + ".bak" if in_place else None
     bar.phase(f"saving {os.path.basename(dest)}")

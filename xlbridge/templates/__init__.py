@@ -20,11 +20,13 @@ This package imports openpyxl; it is never imported by the core (``import xlbrid
 
 from __future__ import annotations
 
-from .build import TEMPLATES, build_all, build_bytes, build_workbook, canonical_dump, check_all
+from .build import EXAMPLES, FILES, TEMPLATES, build_all, build_bytes, build_workbook, canonical_dump, check_all
 from .styling import CALC_FILL, CREATOR, FIXED_TIME, HEADER_FILL, INPUT_FILL, seq_column, seq_row
 
 __all__ = [
     "TEMPLATES",
+    "FILES",
+    "EXAMPLES",
     "FIXED_TIME",
     "CREATOR",
     "INPUT_FILL",

@@ -36,9 +36,9 @@ from openpyxl.writer.excel import ExcelWriter
 
 from ..core.errors import InputError
 from . import handicap, instant, lehman, pairs, teams
-from .styling import ZIP_TIME
+from .styling import ZIP_TIME, empty_tables, print_setup
 
-__all__ = ["TEMPLATES", "build_workbook", "build_bytes", "build_all", "check_all", "canonical_dump", "canonical_xml"]
+__all__ = ["TEMPLATES", "FILES", "EXAMPLES", "build_workbook", "build_bytes", "build_all", "check_all", "canonical_dump", "canonical_xml"]
 
 
 #: Every template: file name -> the function that builds its workbook.
@@ -51,13 +51,32 @@ TEMPLATES = {
 }
 
 
+#: The folder, under the templates' folder, of the filled examples.
+EXAMPLES = "examples"
+
+def _files() -> list[str]:
+    """Every file written: the empty templates, then their filled examples (``examples/pairs.xlsx``)."""
+    return [*TEMPLATES, *(f"{EXAMPLES}/{name}" for name in TEMPLATES)]
+
+
+#: Every file written: the empty templates, then their filled examples (``examples/pairs.xlsx``).
+FILES = _files()
+
+
 def build_workbook(name: str):
-    """Return the openpyxl Workbook of template ``name`` (e.g. ``"pairs.xlsx"``), not saved."""
+    """Return the openpyxl Workbook of template ``name`` (e.g. ``"pairs.xlsx"``, empty and ready to
+    type into) or of its filled example (``"examples/pairs.xlsx"``: the seeds' worked examples), not saved."""
+    example = name.startswith(EXAMPLES + "/")
+    base = name[len(EXAMPLES) + 1:] if example else name
     try:
-        maker = TEMPLATES[name]
+        maker = TEMPLATES[base]
     except KeyError:
-        raise InputError(f"no template {name!r} (templates: {', '.join(TEMPLATES)})") from None
-    return maker()
+        raise InputError(f"no template {name!r} (templates: {', '.join(FILES)})") from None
+    wb = maker()
+    if not example:
+        empty_tables(wb, base)
+    print_setup(wb)
+    return wb
 
 
 @functools.lru_cache(maxsize=None)
@@ -106,13 +125,13 @@ def build_all(out_dir) -> list[Path]:
 
     >>> import tempfile, os
     >>> with tempfile.TemporaryDirectory() as d:
-    ...     sorted(p.name for p in build_all(d)) == sorted(TEMPLATES)
+    ...     sorted(p.relative_to(d).as_posix() for p in build_all(d)) == sorted(FILES)
     True
     """
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    (out / EXAMPLES).mkdir(parents=True, exist_ok=True)
     written = []
-    for name in TEMPLATES:
+    for name in _files():
         path = out / name
         data = build_bytes(name)
         tmp = path.with_suffix(path.suffix + ".tmp")
@@ -238,7 +257,7 @@ def check_all(directory) -> list[str]:
     """
     d = Path(directory)
     diffs = []
-    for name in TEMPLATES:
+    for name in _files():
         path = d / name
         if not path.exists():
             diffs.append(f"{name}: missing in {d}")

@@ -1,7 +1,7 @@
 """pairs.xlsx: travellers to matchpoints and a ranking; the Neuberg worked examples (seeds 004 and 001).
 
 >>> [s.title for s in build().worksheets]
-['Instructions', 'Travellers', 'Ranking', 'Neuberg', 'xlwings.conf']
+['Instructions', 'Travellers', 'Pairs', 'Ranking', 'Neuberg', 'xlwings.conf']
 """
 
 from __future__ import annotations
@@ -152,6 +152,8 @@ def build():
            prompt="NS or EW (Mitchell); leave blank in a Howell")
     mark_input(ws, f"C{P_FIRST}:C{pl}", prompt="The players' names, e.g. Ann Smith & Bob Jones")
     legend(ws, "E4")
+    capacity(ws, f"A{P_FIRST}:C{pl}", "E8", "pairs")
+    ws.merge_cells("E8:E11")
     ws.freeze_panes = f"A{P_FIRST}"
 
     ws = wb.create_sheet("Ranking")

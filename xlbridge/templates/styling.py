@@ -29,7 +29,10 @@ __all__ = [
     "HEADER_FILL",
     "UDF_MODULE",
     "CAPACITY_NAME",
+    "PRINT_NAME",
     "capacity",
+    "print_setup",
+    "empty_tables",
     "COMMON_LINES",
     "seq_column",
     "seq_row",
@@ -146,6 +149,11 @@ def headers(ws, row: int, col: int, names, widths=None) -> None:
         c.alignment = Alignment(wrap_text=True, vertical="top")
         if widths:
             ws.column_dimensions[get_column_letter(col + i)].width = widths[i] if i < len(widths) else widths[-1]
+    if widths:  # wrapped headers stay inside their row when printed: a line for every ~width characters
+        lines = max(-(-len(str(n)) // max(1, int(widths[i] if i < len(widths) else widths[-1]) - 1))
+                    for i, n in enumerate(names))
+        if lines > 1:
+            ws.row_dimensions[row].height = 15 * lines
 
 
 def mark_input(ws, ref: str, *, kind=None, prompt: str, title: str = "Input", number_format=None, **dv) -> None:
@@ -189,6 +197,78 @@ def capacity(ws, ref: str, cell: str, what: str) -> None:
                                                     fill=fill("FFFF0000"), font=Font(bold=True, color="FFFFFFFF")))
 
 
+PRINT_NAME = "XLBRIDGE_PRINT"  # sheet-scoped defined name: the whole printable table (recalc cuts it)
+# printable width of an A4 page with openpyxl's default 0.75-inch margins, in pixels at 96 per inch
+_PORTRAIT_PX, _LANDSCAPE_PX = int((8.27 - 1.5) * 96), int((11.69 - 1.5) * 96)
+
+
+def empty_tables(wb, example: str) -> None:
+    """Clear the typed-in example rows of every input table (the areas declared by :func:`capacity`):
+    a template ships empty and ready to type into; formulas, parameters and the seeds' worked-example
+    sheets stay. A sheet caption that described the example now says where the example is."""
+    from openpyxl.utils.cell import range_boundaries
+
+    for ws in wb.worksheets:
+        dn = ws.defined_names.get(CAPACITY_NAME)
+        if dn is None:
+            continue
+        c1, r1, c2, r2 = range_boundaries(dn.attr_text.split("!")[-1].replace("$", ""))
+        for (r, c), cell in list(ws._cells.items()):
+            v = cell.value
+            if r1 <= r <= r2 and c1 <= c <= c2 and v is not None and not isinstance(v, ArrayFormula) and not (
+                    isinstance(v, str) and v.startswith("=")):
+                cell.value = None
+        caption = ws["A2"].value
+        if isinstance(caption, str) and caption.startswith("Example"):
+            ws["A2"] = f"Type or paste into the yellow cells. A filled example: workbooks/examples/{example}."
+
+
+def print_setup(wb) -> None:
+    """Page setup of every sheet, for a scorer printing the results for the club's notice board.
+
+    A4, scaled to one page wide (as many pages tall as needed; landscape when the columns do not fit
+    a portrait page), the column headers (row 4) repeated on every page, and a footer with the file
+    name (name the file after the event), the sheet and "Page n of N". A table sheet (more than 100
+    rows laid out) prints only its rows in use: the print area covers the rows holding something
+    when built, and the sheet-scoped name :data:`PRINT_NAME` declares the whole table so that
+    ``xlbridge recalc`` cuts the print area after the last row in use.
+    """
+    from openpyxl.utils import get_column_letter
+    from openpyxl.workbook.defined_name import DefinedName
+    from openpyxl.worksheet.properties import PageSetupProperties
+
+    for ws in wb.worksheets:
+        used = [(r, c) for (r, c), cell in ws._cells.items() if cell.value is not None]
+        if not used:
+            continue
+        last_col = max([c for _, c in used] + [m.max_col for m in ws.merged_cells.ranges])
+        last_row = max([r for r, _ in used] + [m.max_row for m in ws.merged_cells.ranges])
+        # the printed width in pixels (a column of width w is 7 w + 5 px, the default width 8.43), and
+        # the scale that fits it to the page: Excel and LibreOffice both honour an explicit scale
+        # (LibreOffice 7.4 ignores "fit to one page wide, any number tall")
+        # (9 px a width unit: LibreOffice lays columns out wider than Excel's 7; reading the dimensions
+        # without creating them, which would give every untouched column a custom width)
+        dims = ws.column_dimensions
+        px = sum(9 * ((dims[get_column_letter(c)].width if get_column_letter(c) in dims else None) or 8.43) + 5
+                 for c in range(1, last_col + 1))
+        landscape = px > _PORTRAIT_PX
+        ps = ws.page_setup
+        ps.paperSize = ws.PAPERSIZE_A4
+        ps.orientation = "landscape" if landscape else "portrait"
+        ps.scale = max(10, min(100, int(100 * (_LANDSCAPE_PX if landscape else _PORTRAIT_PX) / px)))
+        ws.sheet_properties.pageSetUpPr = PageSetupProperties(fitToPage=False)
+        ws.oddFooter.left.text = "&F"
+        ws.oddFooter.center.text = "&A"
+        ws.oddFooter.right.text = "Page &P of &N"
+        if ws.freeze_panes == "A5":  # a table: its header row is row 4
+            ws.print_title_rows = "4:4"
+        if ws.max_row > 100:
+            col = get_column_letter(last_col)
+            ws.print_area = f"A1:{col}{last_row}"
+            ws.defined_names[PRINT_NAME] = DefinedName(
+                PRINT_NAME, attr_text=f"{quote_sheetname(ws.title)}!$A$1:${col}${ws.max_row}")
+
+
 def computed(ws, ref: str, number_format: str | None = None) -> None:
     """Style ``ref`` as computed (green) without writing a formula."""
     style(ws, ref, CALC_FILL, number_format)
@@ -198,6 +278,9 @@ def legend(ws, cell: str) -> None:
     """Write the colour legend starting at ``cell`` (3 rows)."""
     col, row = coordinate_from_string(cell)
     ci = column_index_from_string(col)
+    dim = ws.column_dimensions[col]
+    if not dim.customWidth or (dim.width or 0) < 38:  # wide enough for its text: nothing runs past the page
+        dim.width = 38
     ws.cell(row=row, column=ci, value="Legend").font = Font(bold=True)
     a = ws.cell(row=row + 1, column=ci, value="Input: type or paste here")
     a.fill = fill(INPUT_FILL)
@@ -236,6 +319,9 @@ def instructions(wb: Workbook, heading: str, lines) -> None:
     for i, line in enumerate(lines, start=3):
         c = ws.cell(row=i, column=1, value=line)
         c.alignment = Alignment(wrap_text=True, vertical="top")
+        # about 105 characters a line in the 110-wide column: a height for every wrapped line, so
+        # paragraphs never overlap (LibreOffice does not grow rows of an .xlsx to fit wrapped text)
+        ws.row_dimensions[i].height = 15 * (len(line) // 105 + 1)
     legend(ws, f"A{len(lines) + 4}")
 
 

@@ -46,8 +46,19 @@ def instant_mp(scores: Cells, frequencies: Cells, vulnerable: Cells) -> list[lis
     >>> instant_mp([420, 400, -50], [5, 3, 2], "None")[1:3]
     [[420, 420, 75], [400, 400, 35]]
     """
+    if _no_history(scores, frequencies):  # an empty template: an empty chart, not a message
+        return [["", "", ""]]
     chart = _chart(scores, frequencies, vulnerable)
     return [[xl.to_cell(lo), xl.to_cell(hi), xl.to_cell(aw)] for lo, hi, aw in chart.rows]
+
+
+def _no_history(scores: Cells, frequencies: Cells) -> bool:
+    """True when every historical score and frequency cell is blank (nothing typed in yet).
+
+    >>> _no_history([[None], [None]], [[None], [""]]), _no_history([[420]], [[None]])
+    (True, False)
+    """
+    return all(xl.is_blank(v) for x in (scores, frequencies) for row in xl.grid(x) for v in row)
 
 
 def instant_award(score: Cells, scores: Cells, frequencies: Cells, vulnerable: Cells) -> Any:
@@ -58,6 +69,11 @@ def instant_award(score: Cells, scores: Cells, frequencies: Cells, vulnerable: C
     >>> instant_award([[420], [410]], [420, 400, -50], [5, 3, 2], "None")
     [[75], [ExcelError('#VALUE!')]]
     """
+    if _no_history(scores, frequencies):  # blank scores stay blank (an empty template); a typed one is refused
+        def no_chart(_score: Any) -> Any:
+            raise InputError("no historical results: an instant chart needs at least one score")
+
+        return elementwise(no_chart, {"score": score}, blank_if=("score",))
     chart = _chart(scores, frequencies, vulnerable)
     line = number_line(score, "score")
     if line is not None and line[0].whole.all():  # a column of plain whole numbers: one look-up
