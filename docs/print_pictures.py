@@ -23,7 +23,7 @@ OUT = ROOT / "docs" / "templates"
 #: workbook -> the sheets pictured (the pages a committee posts)
 PAGES = {
     "pairs.xlsx": ["Ranking", "Travellers"],
-    "teams.xlsx": ["Matches", "Boards"],
+    "teams.xlsx": ["Standings", "Matches", "Boards"],
     "handicap.xlsx": ["Handicaps"],
     "lehman.xlsx": ["Ledger"],
     "instant.xlsx": ["Chart"],

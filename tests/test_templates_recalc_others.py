@@ -42,6 +42,41 @@ def _recalc(name, tmp: Path):
 # --- teams ------------------------------------------------------------------------------------------
 
 
+def test_team_standings_sheet(teams):
+    """The example's two matches (Matches sheet: A 9 - 4.4 IMPs, 12.18 - 7.82 VPs; C 1 - 7, 6.29 - 13.71):
+    ranked by VP total by hand: D 13.71 (+6 IMPs), A 12.18 (+4.6), B 7.82 (-4.6), C 6.29 (-6)."""
+    _, vals = teams
+    st = vals["Standings"]
+    got = [list(r) for r in st.iter_rows(min_row=5, max_row=8, max_col=5, values_only=True)]
+    assert [[t, p, round(v, 2), round(d, 2), k] for t, p, v, d, k in got] == [
+        ["Team D", 1, 13.71, 6, "1"], ["Team A", 1, 12.18, 4.6, "2"], ["Team B", 1, 7.82, -4.6, "3"],
+        ["Team C", 1, 6.29, -6, "4"]]
+    assert all(_blank(v) for r in st.iter_rows(min_row=9, max_row=84, max_col=5, values_only=True) for v in r)
+
+
+def test_a_board_with_one_room_only_is_shown_not_dropped(tmp_path):
+    """Match 2 of the example (3 boards) gets a fourth board with room 1's score only: the board shows
+    'incomplete', match 2 has no result but a message naming the board's row, and the run exits 1;
+    match 1 keeps its result (9 - 4.4 = 4.6 IMPs, rounded once to 5: 12.18 / 7.82 VPs, seed 004's figure)."""
+    from xlbridge.batch.recalc import recalc_workbook
+
+    src = tmp_path / "teams.xlsx"
+    wb = openpyxl.load_workbook(BOOKS / "teams.xlsx")
+    ws = wb["Boards"]
+    last = max(r for r in range(5, 60) if ws.cell(row=r, column=1).value is not None)
+    for c, v in zip("ABC", (2, 4, 420)):
+        ws[f"{c}{last + 1}"] = v
+    wb.save(src)
+    report = recalc_workbook(str(src), str(tmp_path / "out.xlsx"), isolate=False)
+    out = openpyxl.load_workbook(tmp_path / "out.xlsx", data_only=True)
+    assert (out["Boards"][f"J{last + 1}"].value, out["Boards"][f"K{last + 1}"].value) == ("incomplete", "incomplete")
+    m = out["Matches"]
+    assert [m["E5"].value, m["F5"].value, m["G5"].value, m["H5"].value] == [9, 4.4, 12.18, 7.82]
+    assert "one room's score only" in str(m["E6"].value)
+    assert any(e.sheet == "Matches" and e.cell == "E6" and "one room's score only" in e.message for e in report.errors)
+
+
+
 @pytest.fixture(scope="module")
 def teams(tmp_path_factory):
     return _recalc("teams.xlsx", tmp_path_factory.mktemp("teams"))

@@ -206,6 +206,14 @@ Public Sub RegisterXlbridgeFunctions()
             "Tricks taken by declarer, 0-13", _
             "Board number (gives the vulnerability) or a vulnerability name", _
             "Typed score used when no contract is given: a number, A60/40 or NP")
+    Application.MacroOptions Macro:="TEAM_STANDINGS", _
+        Description:="Team standings (k x 5): Team, Played, VPs, IMP difference, Rank, by exact VP total.", _
+        Category:="xlbridge", _
+        ArgumentDescriptions:=Array( _
+            "Team A of each match", _
+            "Team B of each match", _
+            "VP A and VP B of each match (n x 2)", _
+            "IMPs A and IMPs B of each match (n x 2; optional)")
     Application.MacroOptions Macro:="VP", _
         Description:="VPs for an IMP margin on the WBF 2013 continuous 20-VP scale (published table).", _
         Category:="xlbridge", _

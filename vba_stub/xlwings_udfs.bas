@@ -326,6 +326,19 @@ failed:
     SCORE_OR_TYPED = Err.Description
 End Function
 
+Function TEAM_STANDINGS(team_a, team_b, vps, Optional imps)
+    #If App = "Microsoft Excel" Then
+        If TypeOf Application.Caller Is Range Then On Error GoTo failed
+        TEAM_STANDINGS = XLPy.CallUDF("xlbridge.udfs", "TEAM_STANDINGS", Array(team_a, team_b, vps, imps), ThisWorkbook, Application.Caller)
+        Exit Function
+    #Else
+        TEAM_STANDINGS = XLPy.CallUDF("xlbridge.udfs", "TEAM_STANDINGS", Array(team_a, team_b, vps, imps))
+        Exit Function
+    #End If
+failed:
+    TEAM_STANDINGS = Err.Description
+End Function
+
 Function VP(margin, boards)
     #If App = "Microsoft Excel" Then
         If TypeOf Application.Caller Is Range Then On Error GoTo failed

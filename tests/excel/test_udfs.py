@@ -30,6 +30,7 @@ EXTENSIONS = {
     "PAIRS_STANDINGS": ["boards", "ns_pairs", "ew_pairs", "scores", "[weights]", "[expected]", "[scale]",
                         "[movement]", "[arrows]", "[pairs]", "[artificial]"],
     "MATCH_RESULT": ["board_imps", "boards", "[rounding]"],
+    "TEAM_STANDINGS": ["team_a", "team_b", "vps", "[imps]"],
     "LEHMAN_LEDGER": ["weeks", "north", "south", "east", "west", "ns_pct", "[formula]", "[decay]"],
     "SCORE_OR_TYPED": ["contract", "declarer", "tricks", "board", "typed"],
 }
@@ -62,7 +63,7 @@ def catalogue() -> dict:
 @pytest.mark.skipif(not UDFS_MD.exists(), reason="../shared/UDFS.md not present")
 def test_every_catalogue_function_exists_with_its_argument_order():
     cat = catalogue()
-    assert len(cat) == 23 and len(F) == 28  # 23 catalogue functions + 5 template extensions
+    assert len(cat) == 23 and len(F) == 29  # 23 catalogue functions + 6 template extensions
     for name, args in {**cat, **EXTENSIONS}.items():
         args = args + EXTRA_OPTIONAL.get(name, [])
         fn = getattr(udfs, name)
@@ -624,6 +625,7 @@ SAMPLE_CALLS = {   # one Excel-shaped call per function, for the decorated funct
     "VP": (col(5, 9, -2), 7.0),
     "WEIGHTED_IMPS": ([[420.0, -50.0]], [[0.6, 0.4]], 400.0),
     "MATCH_RESULT": (col(3, 0, 5, 2, -2, 0, -3), 7.0, None),
+    "TEAM_STANDINGS": (col("A", "C"), col("B", "D"), [[12.18, 7.82], [6.29, 13.71]], [[9.0, 4.4], [1.0, 7.0]]),
     "INSTANT_MP": (col(*SEED002[0]), col(*SEED002[1]), "None"),
     "INSTANT_AWARD": (col(980, 500), col(*SEED002[0]), col(*SEED002[1]), "None"),
     "LEHMAN_PREDICT": ([[50.0, 45.0, 45.0, 45.0]],),

@@ -48,6 +48,7 @@ from ..core.ratings import ledger as ledger_core
 from ..core.ratings import lehman as lehman_core
 from ..core.teams import butler as butler_core
 from ..core.teams import imps as imps_core
+from ..core.teams import standings as team_standings_core
 from ..core.teams import teams as teams_core
 from ..core.teams.vp import MAX_BOARDS, vp
 from .adapters import handicaps as ah
@@ -297,6 +298,16 @@ FUNCTIONS: tuple[ExcelFunction, ...] = (
                                   "keeps it exact")),
         "Match result (1 x 4): IMPs A, IMPs B, VP A, VP B.",
         "1 x 4: IMPs A, IMPs B, VP A, VP B of a match from its board IMPs (template extension).", TEAMS),
+    ExcelFunction(
+        "TEAM_STANDINGS", at.team_standings, (team_standings_core.team_standings,),
+        (_arg("team_a", "column", "Team A of each match"),
+         _arg("team_b", "column", "Team B of each match"),
+         _arg("vps", "range", "VP A and VP B of each match (n x 2)"),
+         _opt("imps", "range", "IMPs A and IMPs B of each match (n x 2; optional)")),
+        "Team standings (k x 5): Team, Played, VPs, IMP difference, Rank, by exact VP total.",
+        "k x 5: Team, Played, VPs, IMP difference, Rank over a round robin or Swiss, best first by exact VP "
+        "total; equal totals share the rank (`2=`), the IMP difference shown for the regulation's "
+        "tie-break (template extension).", TEAMS),
     ExcelFunction(
         "INSTANT_MP", ai.instant_mp, (instant_chart,),
         (_arg("scores", "column", "Historical N-S scores of the board"),

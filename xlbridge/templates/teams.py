@@ -1,14 +1,14 @@
 """teams.xlsx: boards to IMPs, matches to VPs, weighted boards (seed 004).
 
 >>> [s.title for s in build().worksheets]
-['Instructions', 'Boards', 'Matches', 'Swiss', 'xlwings.conf']
+['Instructions', 'Boards', 'Matches', 'Standings', 'Swiss', 'xlwings.conf']
 """
 
 from __future__ import annotations
 
 from .styling import (
-    COMMON_LINES, array, capacity, computed, conf_sheet, headers, instructions, legend, mark_input, new_workbook,
-    param, title)
+    COMMON_LINES, array, capacity, cells, computed, conf_sheet, headers, instructions, legend, mark_input,
+    new_workbook, param, seq_column, seq_row, title)
 
 __all__ = ["build"]
 
@@ -30,6 +30,7 @@ TEAM_MATCHES = [(1, "Team A", "Team B", 7), (2, "Team C", "Team D", 3)]
 
 B_FIRST, B_ROWS = 5, 5_000
 M_FIRST, M_ROWS = 5, 40
+S_FIRST, S_ROWS = 5, 80  # Standings rows: the teams of 40 matches
 
 
 def build():
@@ -41,11 +42,17 @@ def build():
         "Sheet Boards, one row per board: Match, Board, the N-S score in room 1 (team A sitting N-S), and "
         "the N-S score in room 2 (team B sitting N-S). A weighted board gives the other possible room-1 "
         "outcomes in Outcome 2/3 and the weights in Weight 1..3 (total 100 %); a plain board leaves them "
-        "blank. IMPs A = each outcome IMPed against room 2, then weighted (WEIGHTED_IMPS, unrounded).",
+        "blank. IMPs A = each outcome IMPed against room 2, then weighted (WEIGHTED_IMPS, unrounded). A "
+        "board with one room's score only shows 'incomplete', and its match has no result (a message in "
+        "Matches) until both rooms are in: no board is left out in silence.",
         "Sheet Matches, one row per match: Match number, team names and the number of boards of the match "
         "(the VP scale depends on it). IMPs and VPs come from MATCH_RESULT; the IMP margin is rounded "
         "once, to the nearest IMP, before the VP look-up (weighted boards leave fractions; regulations "
         "round the match total, as seed 004 does: -3.4 -> -3, a 5-IMP win, 12.18 VPs).",
+        "Sheet Standings: every team's matches played, VP total, IMP difference and rank, best first by "
+        "exact VP total (TEAM_STANDINGS over the Matches sheet); equal totals share the rank (2=): the "
+        "competition's own tie-break is the TD's, with the IMP difference beside the rank. A match "
+        "without its result yet (a board with one room only) stops the standings with a message.",
         "Sheet Swiss: seed 004's worked example: 60 % of 420 and 40 % of -50 against 400 gives -3.4 IMPs; "
         "with +8 IMPs on the other boards of a 7-board match the match is won by 5 (12.18 VPs); weighting "
         "at VP level instead gives 0.6 x 13.65 + 0.4 x 9.08 = 11.82 VPs; board-a-match gives 0.2. "
@@ -71,7 +78,8 @@ def build():
            prompt="N-S score in room 2 (team B sitting N-S)")
     array(ws, f"J{B_FIRST}:J{last}",
            f"=WEIGHTED_IMPS(C{B_FIRST}:E{last},F{B_FIRST}:H{last},I{B_FIRST}:I{last})", "0.0")
-    array(ws, f"K{B_FIRST}:K{last}", f'=IF(J{B_FIRST}:J{last}="","",-J{B_FIRST}:J{last})', "0.0")
+    array(ws, f"K{B_FIRST}:K{last}", f'=IF(ISNUMBER(J{B_FIRST}:J{last}),-J{B_FIRST}:J{last},J{B_FIRST}:J{last})',
+          "0.0")
     legend(ws, "M4")
     capacity(ws, f"A{B_FIRST}:I{last}", "M8", "board results")
     ws.merge_cells("M8:P11")
@@ -99,6 +107,20 @@ def build():
     capacity(ws, f"A{M_FIRST}:D{ml}", "J8", "matches")
     ws.merge_cells("J8:M11")
     ws.freeze_panes = f"A{M_FIRST}"
+
+    ws = wb.create_sheet("Standings")
+    title(ws, "Standings", "Teams by VP total (exact; equal totals share the rank, 2=); the IMP difference "
+                           "is shown for the competition's tie-break.")
+    sl = S_FIRST + S_ROWS - 1
+    headers(ws, 4, 1, ["Team", "Played", "VPs", "IMP difference", "Rank"], widths=[16, 8, 9, 11, 7])
+    array(ws, f"A{S_FIRST}:E{sl}",
+          f"=IFERROR(INDEX(TEAM_STANDINGS(Matches!B{M_FIRST}:B{ml},Matches!C{M_FIRST}:C{ml},"
+          f"Matches!G{M_FIRST}:H{ml},Matches!E{M_FIRST}:F{ml}),{seq_column(S_ROWS)},{seq_row(5)}),\"\")")
+    for col in "CD":
+        for c in cells(ws, f"{col}{S_FIRST}:{col}{sl}"):
+            c.number_format = "0.00"
+    legend(ws, "G4")
+    ws.freeze_panes = f"A{S_FIRST}"
 
     ws = wb.create_sheet("Swiss")
     title(ws, "Seed 004: one weighted board in a Swiss match, at IMP level and at VP level",

@@ -10,11 +10,13 @@ from typing import Any
 
 from ...core.entries import parse_entry
 from ...core.errors import InputError, XlbridgeError
+from ...core.ranking import format_rank
 from ...core.teams.butler import butler as core_butler
 from ...core.teams.butler import butler_datum as core_butler_datum
 from ...core.teams.imps import cross_imps as core_cross_imps
 from ...core.teams.imps import imps as core_imps
 from ...core.teams.imps import imps_array
+from ...core.teams.standings import team_standings as core_team_standings
 from ...core.teams.teams import match_result as core_match_result
 from ...core.teams.teams import weighted_imps as core_weighted_imps
 from ...core.teams.vp import vp as core_vp
@@ -91,13 +93,21 @@ def vp(margin: Cells, boards: Cells) -> Any:
                        {"margin": margin, "boards": boards}, blank_if=("margin",))
 
 
+#: What WEIGHTED_IMPS shows for a board with one room's score only.
+INCOMPLETE = "incomplete"
+
+
 def weighted_imps(scores: Cells, weights: Cells, other: Cells) -> Any:
     """IMPs of a weighted result against the other room, per row (xlbridge.core.teams.teams.weighted_imps).
 
-    Seed 004: 60 % of 420 and 40 % of -50 against 400 is 0.6 x 1 + 0.4 x (-10) = -3.4 IMPs.
+    Seed 004: 60 % of 420 and 40 % of -50 against 400 is 0.6 x 1 + 0.4 x (-10) = -3.4 IMPs. A row
+    with one room's score only is ``"incomplete"`` (MATCH_RESULT then refuses the match until both
+    rooms are in); a row with neither is blank.
 
     >>> weighted_imps([[420, -50]], [[0.6, 0.4]], 400)
     -3.4
+    >>> weighted_imps([[420], [None], [None]], None, [[None], [400], [None]])
+    [['incomplete'], ['incomplete'], [None]]
     """
     w = read_weighted(scores, weights, None)
     oth = xl.vector(other, "other")
@@ -110,8 +120,8 @@ def weighted_imps(scores: Cells, weights: Cells, other: Cells) -> Any:
         if err is not None:
             out.append([err])
             continue
-        if outs is None or xl.is_blank(o):
-            out.append([None])
+        if outs is None or xl.is_blank(o):  # one room only: shown, never dropped in silence
+            out.append([None if outs is None and xl.is_blank(o) else INCOMPLETE])
             continue
         try:
             oe = parse_entry(o, where=f"row {i + 1}")
@@ -132,13 +142,49 @@ def match_result(board_imps: Cells, boards: int | None, rounding: str | None) ->
 
     >>> match_result([3, 0, 5, 2, -2, 0, -3], 7, None)
     [[10, 5, 12.18, 7.82]]
+    >>> match_result([3, "incomplete"], 2, None)
+    Traceback (most recent call last):
+    ...
+    xlbridge.core.errors.InputError: row 2: a board of the match has one room's score only: no result until both rooms are in
     """
     cells = xl.vector(board_imps, "board_imps")
     for i, v in enumerate(cells):
         err = xl.error_literal(v)
         if err is not None:
             raise InputError(f"the IMPs cell holds {err}", where=f"row {i + 1}")
+        if isinstance(v, str) and v.strip().lower() == INCOMPLETE:
+            raise InputError("a board of the match has one room's score only: no result until both rooms are in",
+                             where=f"row {i + 1}")
     vals = [None if xl.is_blank(v) else xl.as_number(v, "board_imps", where=f"row {i + 1}")
             for i, v in enumerate(cells)]
     res = core_match_result(vals, boards, rounding=rounding)
     return [[xl.to_cell(v) for v in (res.imps_a, res.imps_b, res.vp_a, res.vp_b)]]
+
+
+def team_standings(team_a: Cells, team_b: Cells, vps: Cells, imps: Cells) -> list[list[Any]]:
+    """k x 5 standings: Team, Played, VPs, IMP difference, Rank, by exact VP total (xlbridge.core.teams.standings).
+
+    ``vps`` and ``imps`` are the matches' two-column VP A/VP B and IMPs A/IMPs B ranges (the Matches
+    sheet); a match row still showing a message instead of VPs (a board with one room only) is
+    reported, not counted.
+
+    >>> team_standings(["A", "C"], ["B", "D"], [[12.18, 7.82], [6.29, 13.71]], [[9, 4.4], [1, 7]])[:2]
+    [['D', 1, 13.71, 6, '1'], ['A', 1, 12.18, 4.6, '2']]
+    """
+    a, b = xl.vector(team_a, "team_a"), xl.vector(team_b, "team_b")
+    vp_rows = [list(r) + [None] * (2 - len(r)) for r in xl.grid(vps)]
+    imp_rows = None if xl.optional(imps) is None else [list(r) + [None] * (2 - len(r)) for r in xl.grid(imps)]
+
+    def number_or_blank(v: Any) -> Any:  # a message or an error value in a result cell: no result yet
+        return v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+    va = [number_or_blank(r[0]) for r in vp_rows]
+    vb = [number_or_blank(r[1]) for r in vp_rows]
+    ia = ib = None
+    if imp_rows is not None:
+        ia = [number_or_blank(r[0]) for r in imp_rows]
+        ib = [number_or_blank(r[1]) for r in imp_rows]
+    same_length({"team_a": a, "team_b": b, "vps": va, **({} if ia is None else {"imps": ia})})
+    standings = core_team_standings(a, b, va, vb, ia, ib)
+    return [[xl.to_cell(s.team), s.played, xl.to_cell(s.vps), xl.to_cell(s.imp_difference), format_rank(s.rank, s.tied)]
+            for s in standings]
