@@ -686,3 +686,10 @@ def test_a_wrong_argument_count_is_one_excel_message_not_a_python_one(tmp_path):
     ws = openpyxl.load_workbook(out, data_only=True).active
     assert ws["A1"].value == "VP: needs 2 arguments (margin, boards), got 1"
     assert ws["A2"].value == 12.18  # WBF 2013 table, 5 IMPs over 7 boards
+
+
+def test_weighted_imps_artificial_scores():
+    """Law 12C2 at IMPs (REFERENCE.md: +3 / 0 / -3): room 1 A60/40 with team A N-S is +3 whatever room 2
+    scored; room 2 A60/40 (team B N-S, so team A has 40 %) is -3; A50/50 then A40/60 is 0 + 3."""
+    got = F["WEIGHTED_IMPS"]([["A60/40"], [420.0], ["A50/50"]], None, [[400.0], ["A60/40"], ["A40/60"]])
+    assert got == [[3], [-3], [3]]

@@ -42,7 +42,9 @@ def build():
         "Sheet Boards, one row per board: Match, Board, the N-S score in room 1 (team A sitting N-S), and "
         "the N-S score in room 2 (team B sitting N-S). A weighted board gives the other possible room-1 "
         "outcomes in Outcome 2/3 and the weights in Weight 1..3 (total 100 %); a plain board leaves them "
-        "blank. IMPs A = each outcome IMPed against room 2, then weighted (WEIGHTED_IMPS, unrounded). A "
+        "blank. IMPs A = each outcome IMPed against room 2, then weighted (WEIGHTED_IMPS, unrounded). An "
+        "artificial adjusted score (A60/40, A+, A=, A-) in either room counts +3 / 0 / -3 IMPs for that table "
+        "(Law 12C2; the side team A sat there), the board not compared across the rooms. A "
         "board with one room's score only shows 'incomplete', and its match has no result (a message in "
         "Matches) until both rooms are in: no board is left out in silence.",
         "Sheet Matches, one row per match: Match number, team names and the number of boards of the match "
@@ -70,12 +72,14 @@ def build():
             ws.cell(row=B_FIRST + i, column=j, value=v)
     mark_input(ws, f"A{B_FIRST}:B{last}", kind="whole", operator="between", formula1="1", formula2="10000",
            prompt="Match number and board number")
-    mark_input(ws, f"C{B_FIRST}:E{last}", kind="whole", operator="between", formula1="-7600", formula2="7600",
-           prompt="N-S score in room 1; for a weighted board, the other possible outcomes in Outcome 2/3")
+    mark_input(ws, f"C{B_FIRST}:C{last}",
+           prompt="N-S score in room 1 (a number, or an artificial score A60/40, A+, A=, A-)")
+    mark_input(ws, f"D{B_FIRST}:E{last}", kind="whole", operator="between", formula1="-7600", formula2="7600",
+           prompt="For a weighted board, the other possible room-1 outcomes")
     mark_input(ws, f"F{B_FIRST}:H{last}", kind="decimal", operator="between", formula1="0", formula2="1",
            prompt="Weighted board only: the weights of the outcomes (total 100 %)", number_format="0%")
-    mark_input(ws, f"I{B_FIRST}:I{last}", kind="whole", operator="between", formula1="-7600", formula2="7600",
-           prompt="N-S score in room 2 (team B sitting N-S)")
+    mark_input(ws, f"I{B_FIRST}:I{last}",
+           prompt="N-S score in room 2, team B sitting N-S (a number, or an artificial score A60/40, A+, A=, A-)")
     array(ws, f"J{B_FIRST}:J{last}",
            f"=WEIGHTED_IMPS(C{B_FIRST}:E{last},F{B_FIRST}:H{last},I{B_FIRST}:I{last})", "0.0")
     array(ws, f"K{B_FIRST}:K{last}", f'=IF(ISNUMBER(J{B_FIRST}:J{last}),-J{B_FIRST}:J{last},J{B_FIRST}:J{last})',
