@@ -47,7 +47,7 @@ def instant_mp(scores: Cells, frequencies: Cells, vulnerable: Cells) -> list[lis
     [[420, 420, 75], [400, 400, 35]]
     """
     if _no_history(scores, frequencies):  # an empty template: an empty chart, not a message
-        return [["", "", ""]]
+        return [[None, None, None]]
     chart = _chart(scores, frequencies, vulnerable)
     return [[xl.to_cell(lo), xl.to_cell(hi), xl.to_cell(aw)] for lo, hi, aw in chart.rows]
 
