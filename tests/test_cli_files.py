@@ -195,3 +195,13 @@ def test_workbook_round_trip(tmp_path, template_bytes, ev):
     strip = lambda e: sorted((b.number, r.ns, r.ew, r.contract, r.declarer, r.tricks, str(r.score))  # noqa: E731
                              for b in e.boards for r in b.results)
     assert strip(back) == strip(ev)
+
+
+def test_export_of_a_workbook_without_the_travellers_columns_names_file_and_column(tmp_path, capsys):
+    wb = openpyxl.Workbook()
+    wb.active.title = "Travellers"
+    wb.save(tmp_path / "club.xlsx")
+    assert main(["export", str(tmp_path / "club.xlsx"), "--format", "pbn", "-o", str(tmp_path / "o.pbn")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == "xlbridge export: club.xlsx: sheet 'Travellers' has no column 'Board' on row 4"
+    assert not (tmp_path / "o.pbn").exists()

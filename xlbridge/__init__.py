@@ -110,8 +110,9 @@ from .core.teams.vp import (
     VP_FRACTION_RULES, MAX_BOARDS, vp_table, vp_formula, vp_blitz, vp_pair,
 )
 from .core.teams.teams import (
-    IMP_ROUNDINGS, BAM_SCALES, DEFAULT_MAX_COMBINATIONS, round_imps, outcome_imps, weighted_imps, weighted_vp,
-    board_a_match, weighted_cross_imps, weighted_butler, MatchResult, match_result,
+    IMP_ROUNDINGS, BAM_SCALES, DEFAULT_MAX_COMBINATIONS, round_imps, outcome_imps, weighted_imps,
+    artificial_board_imps, weighted_vp, board_a_match, weighted_cross_imps, weighted_butler, MatchResult,
+    match_result,
 )
 from .core.instant.chart import (
     INSTANT_ROUNDING, INSTANT_SMOOTHING, MAX_CHART_RESULTS, ChartRow, InstantChart, instant_chart,
@@ -164,12 +165,12 @@ __all__ = [
     "artificial_imps", "CrossImps", "cross_imps", "cross_imp_totals", "BUTLER_TRIMS", "BUTLER_ROUNDINGS",
     "butler_trim_count", "butler_datum", "butler_datums", "Butler", "butler", "VP_FRACTION_RULES",
     "MAX_BOARDS", "vp_table", "vp_formula", "vp_blitz", "vp_pair", "IMP_ROUNDINGS", "BAM_SCALES",
-    "DEFAULT_MAX_COMBINATIONS", "round_imps", "outcome_imps", "weighted_imps", "weighted_vp", "board_a_match",
-    "weighted_cross_imps", "weighted_butler", "MatchResult", "match_result", "INSTANT_ROUNDING",
-    "INSTANT_SMOOTHING", "MAX_CHART_RESULTS", "ChartRow", "InstantChart", "instant_chart", "instant_award",
-    "InstantRankedPair", "InstantRanking", "instant_ranking", "chart_to_pbn", "chart_from_pbn",
-    "LEHMAN_START", "LEHMAN_DECAY", "IMPS_TO_PERCENT_MULTIPLIER", "lehman_predict", "lehman_delta",
-    "lehman_pseudo", "lehman_error", "lehman_update", "imps_to_percent", "lehman_display",
+    "DEFAULT_MAX_COMBINATIONS", "round_imps", "outcome_imps", "weighted_imps", "artificial_board_imps",
+    "weighted_vp", "board_a_match", "weighted_cross_imps", "weighted_butler", "MatchResult", "match_result",
+    "INSTANT_ROUNDING", "INSTANT_SMOOTHING", "MAX_CHART_RESULTS", "ChartRow", "InstantChart", "instant_chart",
+    "instant_award", "InstantRankedPair", "InstantRanking", "instant_ranking", "chart_to_pbn",
+    "chart_from_pbn", "LEHMAN_START", "LEHMAN_DECAY", "IMPS_TO_PERCENT_MULTIPLIER", "lehman_predict",
+    "lehman_delta", "lehman_pseudo", "lehman_error", "lehman_update", "imps_to_percent", "lehman_display",
     "lehman_deltas_array", "LehmanLedger", "lehman_ledger", "lehman_ledger_arrays", "lehman_side_by_side",
     "MAX_WEEK", "FORML_ROUNDING_RULES", "forml_vpdiff", "forml_handicaps", "forml_round", "legacy_handicaps",
     "forml_new_teams", "forml_new_teams_vpdiff", "HandicappedResult", "handicapped_result", "FORML_LIMITS",

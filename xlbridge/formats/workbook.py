@@ -29,6 +29,7 @@ import datetime as _dt
 
 import xlbridge
 
+from ..core.entries import parse_entry
 from .errors import FormatError
 from .model import HOWELL, MITCHELL, TEAMS, Board, Event, Participant, Result, natural_key
 
@@ -44,13 +45,12 @@ _DATE_PROPERTY = "xlbridge event date"
 
 
 def VULNERABILITY(board: int) -> str:  # noqa: N802 (a table-like function)
-    """The vulnerability name of ``board`` in the standard 16-board cycle (Law 2).
+    """The vulnerability name of ``board`` in the standard 16-board cycle (the core's, Law 2).
 
     >>> [VULNERABILITY(b) for b in (1, 2, 3, 4, 5)]
     ['None', 'NS', 'EW', 'All', 'NS']
     """
-    v = xlbridge.vulnerability(board)
-    return {(False, False): "None", (True, False): "NS", (False, True): "EW", (True, True): "All"}[(v.ns, v.ew)]
+    return str(xlbridge.vulnerability(board).name)
 
 
 def _number(text: str):
@@ -68,7 +68,7 @@ def travellers_rows(event: Event) -> list:
     return rows
 
 
-def _columns(ws, names, optional=(), *, sheet: str) -> dict:
+def _columns(ws, names, optional=(), *, sheet: str, where: str | None = None) -> dict:
     """{header: column index} on the header row; a missing required header is an error."""
     found = {}
     for cell in ws[HEADER_ROW]:
@@ -76,7 +76,7 @@ def _columns(ws, names, optional=(), *, sheet: str) -> dict:
             found.setdefault(cell.value.strip(), cell.column)
     missing = [n for n in names if n not in found]
     if missing:
-        raise FormatError(f"sheet {sheet!r} has no column {missing[0]!r} on row {HEADER_ROW}")
+        raise FormatError(f"sheet {sheet!r} has no column {missing[0]!r} on row {HEADER_ROW}", where=where)
     return found
 
 
@@ -98,9 +98,9 @@ def _capacity(ws) -> int | None:
     return int(last) if last.isdigit() else None
 
 
-def _sheet(wb, name: str):
+def _sheet(wb, name: str, where: str | None = None):
     if name not in wb.sheetnames:
-        raise FormatError(f"the workbook has no sheet {name!r} (a pairs workbook: workbooks/pairs.xlsx)")
+        raise FormatError(f"the workbook has no sheet {name!r} (a pairs workbook: workbooks/pairs.xlsx)", where=where)
     return wb[name]
 
 
@@ -181,8 +181,8 @@ def read_pairs_workbook(path) -> Event:
     except Exception as exc:  # openpyxl raises many kinds for a file that is not a workbook
         raise FormatError(f"{name}: not a readable .xlsx workbook ({type(exc).__name__})") from None
     try:
-        ws = _sheet(wb, TRAVELLERS)
-        cols = _columns(ws, _T_COLUMNS, _T_OPTIONAL, sheet=TRAVELLERS)
+        ws = _sheet(wb, TRAVELLERS, name)
+        cols = _columns(ws, _T_COLUMNS, _T_OPTIONAL, sheet=TRAVELLERS, where=name)
         movement_cell = _parameter(ws, "Movement")
         mitchell = movement_cell is None or str(movement_cell.value or "").strip().lower() != "howell"
         boards: dict = {}
@@ -223,7 +223,7 @@ def read_pairs_workbook(path) -> Event:
                     result = Result(_text(ns), _text(ew), str(contract).strip().upper(), _text(declarer).upper()
                                     if _text(declarer) else None, int(tricks), score)
                 elif _text(typed) is not None:
-                    score = _typed(typed)
+                    score = parse_entry(typed)
                     result = Result(_text(ns), _text(ew), score=score)
                 else:
                     raise FormatError("no contract and no typed score", where=where("Contract"))
@@ -258,25 +258,11 @@ def read_pairs_workbook(path) -> Event:
         wb.close()
 
 
-def _typed(v):
-    """A typed score: a whole number, an artificial score (``A60/40``, ``A+``) or ``NP``."""
-    if isinstance(v, (int, float)) and not isinstance(v, bool):
-        if v != int(v):
-            raise FormatError("a score must be a whole number, got", value=v)
-        return int(v)
-    t = str(v).strip()
-    if t.upper() == "NP":
-        return xlbridge.NOT_PLAYED
-    if t.lstrip("+-").isdigit():
-        return int(t)
-    return xlbridge.Artificial.parse(t)
-
-
 def _participants(wb, mitchell: bool, name: str) -> list:
     if PAIRS_SHEET not in wb.sheetnames:
         return []
     ps = wb[PAIRS_SHEET]
-    cols = _columns(ps, _P_COLUMNS, sheet=PAIRS_SHEET)
+    cols = _columns(ps, _P_COLUMNS, sheet=PAIRS_SHEET, where=name)
     out, seen = [], set()
     for r, row in enumerate(ps.iter_rows(min_row=HEADER_ROW + 1, values_only=True), start=HEADER_ROW + 1):
         def get(col, row=row):

@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from .styling import (
-    COMMON_LINES, array, bold, capacity, cells, computed, conf_sheet, headers, instructions, legend, mark_input,
+    COMMON_LINES, array, bold, capacity, computed, conf_sheet, headers, instructions, legend, mark_input,
     new_workbook, param, seq_column, seq_row, title)
 
 __all__ = ["build"]
@@ -166,9 +166,7 @@ def build():
            f"Travellers!C{T_FIRST}:C{last},Travellers!H{T_FIRST}:J{last},Travellers!K{T_FIRST}:M{last},"
            f"Travellers!R6,Travellers!R5,Travellers!R7,Travellers!P{T_FIRST}:P{last},Pairs!A{P_FIRST}:C{pl},"
            f"Travellers!R8),{seq_column(R_ROWS)},{seq_row(6)}),\"\")")
-    for col in "DE":
-        for c in cells(ws, f"{col}{R_FIRST}:{col}{rl}"):
-            c.number_format = "0.00"
+    computed(ws, f"D{R_FIRST}:E{rl}", "0.00")  # Total MP, Percentage
     legend(ws, "H4")
     ws.freeze_panes = f"A{R_FIRST}"
 

@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from .styling import (
-    COMMON_LINES, array, capacity, cells, computed, conf_sheet, headers, instructions, legend, mark_input,
+    COMMON_LINES, array, capacity, computed, conf_sheet, headers, instructions, legend, mark_input,
     new_workbook, param, seq_column, seq_row, title)
 
 __all__ = ["build"]
@@ -120,9 +120,7 @@ def build():
     array(ws, f"A{S_FIRST}:E{sl}",
           f"=IFERROR(INDEX(TEAM_STANDINGS(Matches!B{M_FIRST}:B{ml},Matches!C{M_FIRST}:C{ml},"
           f"Matches!G{M_FIRST}:H{ml},Matches!E{M_FIRST}:F{ml}),{seq_column(S_ROWS)},{seq_row(5)}),\"\")")
-    for col in "CD":
-        for c in cells(ws, f"{col}{S_FIRST}:{col}{sl}"):
-            c.number_format = "0.00"
+    computed(ws, f"C{S_FIRST}:D{sl}", "0.00")  # VPs, IMP difference
     legend(ws, "G4")
     ws.freeze_panes = f"A{S_FIRST}"
 

@@ -50,6 +50,7 @@ __all__ = [
     "round_imps",
     "outcome_imps",
     "weighted_imps",
+    "artificial_board_imps",
     "weighted_vp",
     "board_a_match",
     "weighted_cross_imps",
@@ -187,6 +188,29 @@ def outcome_imps(outcomes: Any, other: object, *, weights: Any = None,
     """
     o = _other_room(other, check_legal)
     return tuple((imps(s - o), w) for s, w in _legal_outcomes(_outcomes(outcomes, weights), check_legal))
+
+
+def artificial_board_imps(room1: object, room2: object) -> Fraction:
+    """Team A's IMPs on a board with an artificial adjusted score at one table or both (Law 12C2).
+
+    Team A sits N-S in room 1 and E-W in room 2. Each artificial table counts its IMPs for team A's
+    side there (60 % -> +3, 50 % -> 0, 40 % -> -3; :func:`xlbridge.core.teams.imps.artificial_imps`,
+    REFERENCE.md); the board is not compared across the rooms, so a real score at the other table
+    adds nothing. A weighted (list) result against an artificial score is an error.
+
+    >>> artificial_board_imps(Artificial.parse("A60/40"), 420), artificial_board_imps(-50, Artificial.parse("A40/60"))
+    (Fraction(3, 1), Fraction(3, 1))
+    """
+    if isinstance(room1, list):
+        raise InputError("a weighted board cannot be played against an artificial score")
+    if not isinstance(room1, Artificial) and not isinstance(room2, Artificial):
+        raise InputError(f"no artificial score at either table: {shown(room1)}, {shown(room2)}")
+    total = Fraction(0)
+    if isinstance(room1, Artificial):
+        total += artificial_imps(room1)[0]
+    if isinstance(room2, Artificial):
+        total += artificial_imps(room2)[1]
+    return total
 
 
 def weighted_imps(outcomes: Any, other: object, *, weights: Any = None, rounding: str | None = None,

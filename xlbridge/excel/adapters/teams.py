@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from fractions import Fraction
-
 from ...core.entries import Artificial, parse_entry
 from ...core.errors import InputError, XlbridgeError
 from ...core.ranking import format_rank
@@ -17,8 +15,9 @@ from ...core.teams.butler import butler as core_butler
 from ...core.teams.butler import butler_datum as core_butler_datum
 from ...core.teams.imps import cross_imps as core_cross_imps
 from ...core.teams.imps import imps as core_imps
-from ...core.teams.imps import artificial_imps, imps_array
+from ...core.teams.imps import imps_array
 from ...core.teams.standings import team_standings as core_team_standings
+from ...core.teams.teams import artificial_board_imps as core_artificial_board_imps
 from ...core.teams.teams import match_result as core_match_result
 from ...core.teams.teams import weighted_imps as core_weighted_imps
 from ...core.teams.vp import vp as core_vp
@@ -95,25 +94,6 @@ def vp(margin: Cells, boards: Cells) -> Any:
                        {"margin": margin, "boards": boards}, blank_if=("margin",))
 
 
-def _artificial_board(room1: Any, room2: Any) -> Any:
-    """Team A's IMPs on a board with an artificial adjusted score at one table or both (Law 12C2):
-    each artificial table counts its IMPs (60 % -> +3, 50 % -> 0, 40 % -> -3;
-    :func:`xlbridge.core.teams.imps.artificial_imps`) for the side team A sat (N-S in room 1, E-W in
-    room 2); the board is not compared across the rooms, so a real score at the other table adds nothing.
-
-    >>> _artificial_board(Artificial.parse("A60/40"), 420), _artificial_board(-50, Artificial.parse("A40/60"))
-    (Fraction(3, 1), Fraction(3, 1))
-    """
-    if isinstance(room1, list):
-        raise InputError("a weighted board cannot be played against an artificial score")
-    total = Fraction(0)
-    if isinstance(room1, Artificial):
-        total += artificial_imps(room1)[0]
-    if isinstance(room2, Artificial):
-        total += artificial_imps(room2)[1]
-    return total
-
-
 #: What WEIGHTED_IMPS shows for a board with one room's score only.
 INCOMPLETE = "incomplete"
 
@@ -147,7 +127,7 @@ def weighted_imps(scores: Cells, weights: Cells, other: Cells) -> Any:
         try:
             oe = parse_entry(o, where=f"row {i + 1}")
             if isinstance(outs, Artificial) or isinstance(oe, Artificial):
-                out.append([xl.to_cell(_artificial_board(outs, oe))])
+                out.append([xl.to_cell(core_artificial_board_imps(outs, oe))])
                 continue
             pairs = outs if isinstance(outs, list) else [(outs, 1)]
             out.append([xl.to_cell(core_weighted_imps(pairs, oe))])
