@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from formats_samples import MITCHELL_PBN, MITCHELL_ROWS, MITCHELL_TOTALS, MITCHELL_USEBIO, NAMES
+from formats_samples import DEAL_1, MITCHELL_PBN, MITCHELL_ROWS, MITCHELL_TOTALS, MITCHELL_USEBIO, NAMES
 from xlbridge import formats
 from xlbridge.cli import main
 from xlbridge.formats.model import HOWELL, MITCHELL, Board, Event, Participant, Result
@@ -82,6 +82,102 @@ def test_published_site_is_valid_html_with_names_and_percentages(workflow):
     assert "Ann Lee" in index and "70.83" in index and "87.50" in index
     assert (site / "style.css").exists() and (site / "board-2.html").exists()
     assert not [p for p in os.listdir(site) if p.startswith(".xlbridge")]  # no temporary folder left
+
+
+# --- deals and leads survive the workbook (the file's [Deal] and Lead column, typed by hand) ---------
+
+#: board 1's hands as typed in MITCHELL_PBN (N, E, S, W), and the leads of its Lead column
+HANDS_1 = {"North": ("AKQJ", "AKQ", "AKQ", "AKQ"), "East": ("5432", "5432", "5432", "5"),
+           "South": ("T987", "T987", "T9", "T98"), "West": ("6", "J6", "J876", "J76432")}
+LEADS_1 = {("1", "1"): "SK", ("2", "2"): "HA", ("3", "3"): "D5"}
+
+
+def test_deals_and_leads_are_stored_in_extra_sheets_that_recalc_leaves_alone(workflow):
+    before = openpyxl.load_workbook(workflow / "tuesday.xlsx")
+    after = openpyxl.load_workbook(workflow / "tuesday-recalculated.xlsx")
+    for wb in (before, after):
+        deals = [r for r in wb["Deals"].iter_rows(min_row=5, values_only=True)]
+        assert deals == [(1, "N", "None", "N:" + " ".join(".".join(h) for h in HANDS_1.values())),
+                         (2, "E", "NS", None), (3, "S", "EW", None)]
+        leads = {(str(n), str(e)): lead for b, n, e, lead in wb["Leads"].iter_rows(min_row=5, values_only=True)}
+        assert leads == LEADS_1
+    # the template's own sheets come first, unchanged in order; the extra sheets after them
+    assert after.sheetnames[-2:] == ["Deals", "Leads"] and after.sheetnames[:-2] == before.sheetnames[:-2]
+
+
+def test_exported_pbn_and_usebio_carry_the_deal_and_the_leads(workflow):
+    text = (workflow / "out.pbn").read_text(encoding="ascii")
+    assert '[Deal "N:AKQJ.AKQ.AKQ.AKQ 5432.5432.5432.5 T987.T987.T9.T98 6.J6.J876.J76432"]' in text
+    ev = formats.read_pbn(workflow / "out.pbn")
+    assert {(r.ns, r.ew): r.lead for r in ev.board(1).results} == LEADS_1
+    import xml.etree.ElementTree as ET
+
+    root = ET.fromstring((workflow / "out.xml").read_bytes())
+    board1 = [b for b in root.iter("BOARD") if b.findtext("BOARD_NUMBER") == "1"][0]
+    hands = {h.findtext("DIRECTION"): tuple(h.findtext(s) for s in ("SPADES", "HEARTS", "DIAMONDS", "CLUBS"))
+             for h in board1.findall("HAND")}
+    assert hands == HANDS_1
+    assert {(t.findtext("NS_PAIR_NUMBER"), t.findtext("EW_PAIR_NUMBER")): t.findtext("LEAD")
+            for t in board1.findall("TRAVELLER_LINE")} == LEADS_1
+
+
+def test_published_workbook_shows_the_hand_diagram(workflow):
+    page = (workflow / "site" / "board-1.html").read_text(encoding="utf-8")
+    html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(page)
+    assert '<table class="deal">' in page
+    # West's clubs J76432 and South's spades T987 (shown as 10987) appear in the diagram
+    assert "J76432" in page and "10987" in page and "Dealer North" in page
+    assert '<table class="deal">' not in (workflow / "site" / "board-2.html").read_text(encoding="utf-8")
+
+
+def test_exported_pbn_reads_back_in_endplay_with_the_file_s_deals_and_contracts(workflow):
+    """Cross-check with an independent PBN parser (endplay 0.5): deals, dealer, vulnerability and every
+    ScoreTable row's contract, declarer and tricks equal the hand-typed input file."""
+    pbn = pytest.importorskip("endplay.parsers.pbn")
+    with open(workflow / "out.pbn", encoding="ascii") as fh:
+        boards = pbn.load(fh)
+    assert [b.board_num for b in boards] == [1, 2, 3]
+    assert boards[0].deal.to_pbn() == "N:AKQJ.AKQ.AKQ.AKQ 5432.5432.5432.5 T987.T987.T9.T98 6.J6.J876.J76432"
+    assert [(b.dealer.name, b.vul.name) for b in boards] == [("north", "none"), ("east", "ns"), ("south", "ew")]
+    got = []
+    for b in boards:
+        table = b.info["ScoreTable"]
+        names = [h["name"] for h in table["headers"]]
+        for row in table["rows"]:
+            r = dict(zip(names, row))
+            got.append((b.board_num, r["PairId_NS"], r["PairId_EW"], r["Contract"], r["Declarer"], r["Result"]))
+    # MITCHELL_PBN's rows, with "+1" and "=" written as tricks taken (4S +1 = 11, 3NT = = 9)
+    assert sorted(got) == sorted([
+        (1, "1", "1", "4S", "N", "10"), (1, "2", "2", "4S", "N", "11"), (1, "3", "3", "3NT", "S", "9"),
+        (2, "1", "3", "2H", "E", "8"), (2, "2", "1", "3H", "E", "8"), (2, "3", "2", "-", "-", "-"),
+        (3, "1", "2", "1NT", "W", "7"), (3, "2", "3", "1NT", "W", "7"), (3, "3", "1", "2S", "N", "8")])
+
+
+def test_a_board_off_the_standard_vulnerability_is_refused_on_import(tmp_path):
+    (tmp_path / "odd.pbn").write_text(MITCHELL_PBN.replace('[Vulnerable "None"]', '[Vulnerable "All"]').replace(
+        "     420      -", "     620      -").replace("     450      -", "     650      -").replace(
+        "     400      -", "     600      -"), encoding="latin-1")
+    proc = _run("import", "odd.pbn", "-o", "odd.xlsx", cwd=tmp_path)
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+    assert "odd.pbn" in proc.stderr and "board 1 is vulnerable All" in proc.stderr
+    assert not (tmp_path / "odd.xlsx").exists()
+
+
+@pytest.mark.parametrize("sheet, cell, value, message", [
+    ("Deals", "D5", "N:AKQJ.AKQ.AKQ.AKQ 5432.5432.5432.5 T987.T987.T9.T98 6.J6.J876.J7643A", "cannot read deal"),
+    ("Deals", "C5", "All", "standard cycle"),
+    ("Leads", "D5", "SZ", "cannot read lead"),
+    ("Leads", "C5", 9, "a lead for a row the Travellers sheet does not have (board 1, 1 v 9)"),
+])
+def test_a_bad_extra_sheet_cell_is_refused_naming_it(workflow, tmp_path, sheet, cell, value, message):
+    wb = openpyxl.load_workbook(workflow / "tuesday.xlsx")
+    wb[sheet][cell] = value
+    wb.save(tmp_path / "club.xlsx")
+    proc = _run("export", "club.xlsx", "--format", "pbn", "-o", "o.pbn", cwd=tmp_path)
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+    cell = "D5" if sheet == "Leads" else cell  # a lead's row is named at its Lead cell
+    assert f"club.xlsx, {sheet}!{cell}" in proc.stderr and message in proc.stderr, proc.stderr
+    assert not (tmp_path / "o.pbn").exists()
 
 
 def test_usebio_file_imports_too(tmp_path):
@@ -160,7 +256,9 @@ def events(draw):
                 contract = draw(st.sampled_from(["3NT", "4S", "2HX", "1C", "6DXX"]))
                 decl = draw(st.sampled_from("NESW"))
                 tricks = draw(st.integers(0, 13))
-                rows.append(Result(ns, ew, contract, decl, tricks, xlbridge.bridge_score(contract, decl, tricks, b)))
+                lead = draw(st.sampled_from([None, "SK", "HT", "C2"]))
+                rows.append(Result(ns, ew, contract, decl, tricks, xlbridge.bridge_score(contract, decl, tricks, b),
+                                   lead))
             elif kind == "artificial":
                 import xlbridge
 
@@ -169,7 +267,9 @@ def events(draw):
                 import xlbridge
 
                 rows.append(Result(ns, ew, score=xlbridge.NOT_PLAYED))
-        boards.append(Board(b, "NESW"[(b - 1) % 4], None, None, tuple(rows)))
+        deal = draw(st.sampled_from([None, DEAL_1, "N:- 5432.5432.5432.5 - 6.J6.J876.J76432"]))
+        dealer = draw(st.sampled_from(["NESW"[(b - 1) % 4], "W"]))
+        boards.append(Board(b, dealer, None, deal, tuple(rows)))
     return Event(name=draw(st.sampled_from([None, "Club Pairs", "Ève & Co"])), movement=MITCHELL if mitchell else HOWELL,
                  participants=tuple(parts), boards=tuple(boards))
 
@@ -192,9 +292,10 @@ def test_workbook_round_trip(tmp_path, template_bytes, ev):
     back = read_pairs_workbook(tmp_path / "b.xlsx")
     assert (back.name, back.movement) == (ev.name, ev.movement)
     assert {p.key: p.names for p in back.participants} == {p.key: p.names for p in ev.participants}
-    strip = lambda e: sorted((b.number, r.ns, r.ew, r.contract, r.declarer, r.tricks, str(r.score))  # noqa: E731
+    strip = lambda e: sorted((b.number, r.ns, r.ew, r.contract, r.declarer, r.tricks, str(r.score), r.lead)  # noqa: E731
                              for b in e.boards for r in b.results)
     assert strip(back) == strip(ev)
+    assert [(b.number, b.dealer, b.deal) for b in back.boards] == sorted((b.number, b.dealer, b.deal) for b in ev.boards)
 
 
 def test_export_of_a_workbook_without_the_travellers_columns_names_file_and_column(tmp_path, capsys):

@@ -454,7 +454,7 @@ def _files(args: argparse.Namespace) -> int:
             check_regular_file(source, os.path.basename(source))
             event = formats.read_event(source)
             wb = templates.build_workbook("pairs.xlsx")
-            fill_pairs_workbook(wb, event)
+            fill_pairs_workbook(wb, event, name=os.path.basename(source))
             buf = io.BytesIO()
             wb.save(buf)
             data = buf.getvalue()

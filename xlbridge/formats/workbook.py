@@ -14,6 +14,12 @@ found by their header names on the sheets ``Travellers`` (``Board``, ``NS``, ``E
   follow from them through the core, :func:`xlbridge.formats.score_event`). Rows the two file
   formats cannot carry (a Law 12C1(c) weighted score, an arrow-switched row) are refused with a
   line naming the cell.
+- Deals and opening leads, which the template has no place for, go into two extra sheets that the
+  importer appends after the template's own (the template module is not changed, and the formulas
+  never read them): ``Deals`` (``Board``, ``Dealer``, ``Vulnerable``, ``Deal`` in PBN notation,
+  North first) and ``Leads`` (``Board``, ``NS``, ``EW``, ``Lead``: suit then rank). A workbook
+  whose Travellers sheet has a ``Lead`` column gets the leads there instead. The reader takes both
+  sheets when present (:func:`read_extra_sheets`).
 
 >>> from xlbridge.formats.model import Board, Event, Participant, Result, MITCHELL
 >>> ev = Event(name="Tuesday pairs", movement=MITCHELL,
@@ -26,20 +32,26 @@ found by their header names on the sheets ``Travellers`` (``Board``, ``NS``, ``E
 from __future__ import annotations
 
 import datetime as _dt
+from dataclasses import replace
 
 import xlbridge
 
 from ..core.entries import parse_entry
 from .errors import FormatError
-from .model import HOWELL, MITCHELL, TEAMS, Board, Event, Participant, Result, natural_key
+from .model import (HOWELL, MITCHELL, TEAMS, Board, Event, Participant, Result, natural_key, normalize_deal,
+                    normalize_lead, normalize_seat)
 
-__all__ = ["fill_pairs_workbook", "read_pairs_workbook", "travellers_rows", "VULNERABILITY"]
+__all__ = ["fill_pairs_workbook", "read_pairs_workbook", "travellers_rows", "VULNERABILITY", "write_extra_sheets",
+           "read_extra_sheets", "DEALS_SHEET", "LEADS_SHEET"]
 
 TRAVELLERS, PAIRS_SHEET = "Travellers", "Pairs"
 HEADER_ROW = 4
 _T_COLUMNS = ("Board", "NS", "EW", "Contract", "Declarer", "Tricks", "Typed Score")
-_T_OPTIONAL = ("Outcome 2 NS", "Outcome 3 NS", "Weight 1", "Weight 2", "Weight 3", "Arrow switch")
+_T_OPTIONAL = ("Outcome 2 NS", "Outcome 3 NS", "Weight 1", "Weight 2", "Weight 3", "Arrow switch", "Lead")
 _P_COLUMNS = ("Pair", "Direction", "Names")
+DEALS_SHEET, LEADS_SHEET = "Deals", "Leads"
+_D_COLUMNS = ("Board", "Dealer", "Vulnerable", "Deal")
+_L_COLUMNS = ("Board", "NS", "EW", "Lead")
 _PROPERTY = "xlbridge event"  # custom document property: the event's name (date in the next one)
 _DATE_PROPERTY = "xlbridge event date"
 
@@ -104,13 +116,28 @@ def _sheet(wb, name: str, where: str | None = None):
     return wb[name]
 
 
-def fill_pairs_workbook(wb, event: Event) -> None:
+def check_standard_cycle(event: Event, name: str | None = None) -> None:
+    """Refuse a board whose vulnerability is not the standard cycle's: the workbooks score every board
+    at the vulnerability of its number (Law 2), so a contract would score differently there."""
+    for b in event.boards:
+        std = VULNERABILITY(b.number)
+        if b.vulnerable is not None and b.vulnerable != std:
+            raise FormatError(f"board {b.number} is vulnerable {b.vulnerable}, but the workbook scores board "
+                              f"{b.number} at the standard cycle's vulnerability ({std}); renumber the boards "
+                              f"or score this file without the workbook", where=name)
+
+
+def fill_pairs_workbook(wb, event: Event, *, name: str | None = None) -> None:
     """Write ``event`` (a pairs event) into the pairs template workbook ``wb`` (openpyxl), in place.
 
     Too many rows for the sheet's capacity is an error naming the capacity; nothing is truncated.
+    Deals and leads go into the extra sheets (:func:`write_extra_sheets`); ``name`` (the source
+    file's name) starts every error message.
     """
     if event.kind == TEAMS:
-        raise FormatError("a teams event cannot be imported into the pairs workbook (teams import is not built yet)")
+        raise FormatError("a teams event goes into the teams workbook (workbooks/teams.xlsx), not the pairs "
+                          "workbook", where=name)
+    check_standard_cycle(event, name)
     ws = _sheet(wb, TRAVELLERS)
     cols = _columns(ws, _T_COLUMNS, _T_OPTIONAL, sheet=TRAVELLERS)
     clear = [cols[n] for n in _T_COLUMNS + _T_OPTIONAL if n in cols]
@@ -124,9 +151,14 @@ def fill_pairs_workbook(wb, event: Event) -> None:
             if ws.cell(row=r, column=c).value is not None:
                 ws.cell(row=r, column=c).value = None
     for i, row in enumerate(rows):
-        for name, v in zip(_T_COLUMNS, row):
+        for col, v in zip(_T_COLUMNS, row):
             if v is not None:
-                ws.cell(row=HEADER_ROW + 1 + i, column=cols[name], value=v)
+                ws.cell(row=HEADER_ROW + 1 + i, column=cols[col], value=v)
+    if "Lead" in cols:  # a template with a Lead column: the leads stay on their rows
+        leads = [r.lead for b in sorted(event.boards, key=lambda b: b.number) for r in b.results]
+        for i, lead in enumerate(leads):
+            if lead is not None:
+                ws.cell(row=HEADER_ROW + 1 + i, column=cols["Lead"], value=lead)
     movement = _parameter(ws, "Movement")
     if movement is not None:
         movement.value = "Mitchell" if event.movement == MITCHELL else "Howell"
@@ -154,6 +186,111 @@ def fill_pairs_workbook(wb, event: Event) -> None:
             props.append(StringProperty(name=key, value=value))
     if event.name:
         wb.properties.title = event.name
+    write_extra_sheets(wb, event, leads="Lead" not in cols)
+
+
+def _standard_dealer(board: int) -> str:
+    return "NESW"[(board - 1) % 4]
+
+
+def write_extra_sheets(wb, event: Event, *, leads: bool = True) -> None:
+    """Append the ``Deals`` sheet (when a board has a deal or a dealer off the standard cycle) and the
+    ``Leads`` sheet (when a row has a lead and ``leads``) to ``wb``, after the template's sheets.
+
+    The template's formulas never read them; ``xlbridge recalc`` leaves a sheet without formulas as
+    it is.  An existing sheet of the same name is replaced.
+    """
+    boards = sorted(event.boards, key=lambda b: b.number)
+    if any(b.deal or (b.dealer and b.dealer != _standard_dealer(b.number)) for b in boards):
+        rows = [[b.number, b.dealer or _standard_dealer(b.number), b.vulnerable or VULNERABILITY(b.number),
+                 b.deal] for b in boards]
+        _table_sheet(wb, DEALS_SHEET, "Every board's dealer, vulnerability and the four hands in PBN notation "
+                     "(N:spades.hearts.diamonds.clubs of North, then East, South, West; - for a hand not "
+                     "known). Written by xlbridge import; read by xlbridge export and publish.",
+                     _D_COLUMNS, rows, (7, 7, 11, 70))
+    if leads:
+        rows = [[b.number, _number(r.ns), _number(r.ew), r.lead] for b in boards for r in b.results if r.lead]
+        if rows:
+            _table_sheet(wb, LEADS_SHEET, "The opening lead of each traveller row (suit then rank: SK is the "
+                         "king of spades, HT the ten of hearts). Written by xlbridge import; read by xlbridge "
+                         "export and publish.", _L_COLUMNS, rows, (7, 6, 6, 7))
+
+
+def _table_sheet(wb, title: str, note: str, headers, rows, widths) -> None:
+    from openpyxl.styles import Font
+    from openpyxl.utils import get_column_letter
+
+    if title in wb.sheetnames:
+        del wb[title]
+    ws = wb.create_sheet(title)
+    ws["A1"] = title
+    ws["A1"].font = Font(bold=True, size=14)
+    ws["A2"] = note
+    for j, (h, w) in enumerate(zip(headers, widths), start=1):
+        c = ws.cell(row=HEADER_ROW, column=j, value=h)
+        c.font = Font(bold=True)
+        ws.column_dimensions[get_column_letter(j)].width = w
+    for i, row in enumerate(rows, start=HEADER_ROW + 1):
+        for j, v in enumerate(row, start=1):
+            if v is not None:
+                ws.cell(row=i, column=j, value=v)
+    ws.freeze_panes = f"A{HEADER_ROW + 1}"
+
+
+def read_extra_sheets(wb, name: str) -> tuple[dict, dict]:
+    """``({board: (dealer, vulnerable, deal)}, {(board, ns, ew): lead})`` from the ``Deals`` and
+    ``Leads`` sheets (empty when a sheet is absent); a bad cell is an error naming it."""
+    from openpyxl.utils import get_column_letter
+
+    deals: dict = {}
+    leads: dict = {}
+    for sheet, columns in ((DEALS_SHEET, _D_COLUMNS), (LEADS_SHEET, _L_COLUMNS)):
+        if sheet not in wb.sheetnames:
+            continue
+        ws = wb[sheet]
+        cols = _columns(ws, columns, sheet=sheet, where=name)
+        for r, row in enumerate(ws.iter_rows(min_row=HEADER_ROW + 1, values_only=True), start=HEADER_ROW + 1):
+            def get(col, row=row):
+                i = cols[col]
+                return None if i > len(row) else row[i - 1]
+
+            def where(col, r=r, sheet=sheet):
+                return f"{name}, {sheet}!{get_column_letter(cols[col])}{r}"
+
+            if all(_text(get(c)) is None for c in columns):
+                continue
+            board = get("Board")
+            if not isinstance(board, (int, float)) or isinstance(board, bool) or board != int(board) or board < 1:
+                raise FormatError("board number must be a positive whole number, got", where=where("Board"),
+                                  value=board)
+            b = int(board)
+            if sheet == DEALS_SHEET:
+                if b in deals:
+                    raise FormatError(f"board {b} is listed twice", where=where("Board"))
+                dealer = _text(get("Dealer"))
+                dealer = normalize_seat(dealer, file=None, element=where("Dealer")) if dealer else _standard_dealer(b)
+                vul = _text(get("Vulnerable"))
+                if vul is not None:
+                    try:
+                        vul = xlbridge.vulnerability(vul).name
+                    except xlbridge.XlbridgeError:
+                        raise FormatError("cannot read vulnerability:", where=where("Vulnerable"), value=vul) from None
+                    if vul != VULNERABILITY(b):
+                        raise FormatError(f"the workbook scores board {b} at the standard cycle's vulnerability "
+                                          f"({VULNERABILITY(b)}), not", where=where("Vulnerable"), value=vul)
+                deal = _text(get("Deal"))
+                deal = normalize_deal(deal, element=where("Deal")) if deal else None
+                deals[b] = (dealer, deal)
+            else:
+                ns, ew, lead = _text(get("NS")), _text(get("EW")), _text(get("Lead"))
+                for col, v in (("NS", ns), ("EW", ew)):
+                    if v is None:
+                        raise FormatError("pair number missing", where=where(col))
+                key = (b, ns, ew)
+                if key in leads:
+                    raise FormatError(f"a second lead for board {b}, {ns} v {ew}", where=where("Lead"))
+                leads[key] = (normalize_lead(lead, element=where("Lead")) if lead else None, where("Lead"))
+    return deals, leads
 
 
 def _text(v) -> str | None:
@@ -232,7 +369,22 @@ def read_pairs_workbook(path) -> Event:
             except (xlbridge.XlbridgeError, TypeError, ValueError) as exc:
                 col = "Contract" if _text(contract) is not None else "Typed Score"
                 raise FormatError(str(exc).rstrip("."), where=where(col)) from None
+            lead = _text(get("Lead"))
+            if lead is not None:
+                result = replace(result, lead=normalize_lead(lead, element=where("Lead")))
             boards.setdefault(b, []).append(result)
+        deals, leads = read_extra_sheets(wb, name)
+        for (b, ns, ew), (lead, cell) in leads.items():
+            rows = boards.get(b, [])
+            hit = [i for i, res in enumerate(rows) if (res.ns, res.ew) == (ns, ew)]
+            if not hit:
+                raise FormatError(f"a lead for a row the Travellers sheet does not have (board {b}, {ns} v {ew})",
+                                  where=cell)
+            if rows[hit[0]].lead is not None and rows[hit[0]].lead != lead:
+                raise FormatError("the lead differs from the Travellers sheet's Lead column:", where=cell, value=lead)
+            rows[hit[0]] = replace(rows[hit[0]], lead=lead)
+        for b in deals:
+            boards.setdefault(b, [])
         participants = _participants(wb, mitchell, name)
         props = {p.name: p.value for p in wb.custom_doc_props}
         date = None
@@ -252,7 +404,8 @@ def read_pairs_workbook(path) -> Event:
                         extra.append(Participant(num, key[0]))
         return Event(name=props.get(_PROPERTY) or None, date=date, movement=MITCHELL if mitchell else HOWELL,
                      participants=tuple(participants) + tuple(extra),
-                     boards=tuple(Board(n, "NESW"[(n - 1) % 4], VULNERABILITY(n), None, tuple(rows))
+                     boards=tuple(Board(n, deals.get(n, (_standard_dealer(n), None))[0], VULNERABILITY(n),
+                                        deals.get(n, (None, None))[1], tuple(rows))
                                   for n, rows in sorted(boards.items())))
     finally:
         wb.close()
