@@ -7,6 +7,7 @@ the bytes a single ``xlbridge recalc BOOK -o OUT`` writes.
 from __future__ import annotations
 
 import hashlib
+import os
 import json
 
 import openpyxl
@@ -97,3 +98,16 @@ def test_an_empty_folder_and_a_bad_jobs_value_are_one_line(tmp_path, capsys):
         main(["recalc", str(empty), "--jobs", "-1"])
     assert exc.value.code == 2
     assert "--jobs" in capsys.readouterr().err
+
+
+def test_a_fifo_in_a_folder_is_refused_by_name_not_skipped(folder, tmp_path, capsys):
+    """A named pipe with a book's name is listed and refused in the summary (opening it would hang)."""
+    os.mkfifo(folder / "pipe.xlsx")
+    (folder / "dir.xlsx").mkdir()  # a folder with a book's name: not a book, left out
+    out = tmp_path / "f"
+    assert main(["recalc", str(folder), "-o", str(out), "--json", "--no-progress"]) == 2
+    summary = json.loads(capsys.readouterr().out)
+    names = [b["source"].rsplit("/", 1)[-1] for b in summary["books"]]
+    assert names == ["a.xlsx", "b.xlsm", "c.xlsx", "pipe.xlsx"]
+    assert summary["books"][3]["refused"] == "xlbridge recalc: pipe.xlsx: refused: this is a FIFO (named pipe), not a workbook file"
+    assert summary["refused"] == 2

@@ -50,6 +50,10 @@ LINKED = {  # cell -> formula reaching for the secret (FAR is the absolute folde
     "A11": "=SUM('[secret.xlsx]S'!A1:A3)",
     "A13": "=A1",
     "A14": "='{FAR}/[secret.xlsx]S'!A2+1",
+    "A15": "='[secret.xlsx]S'!A1:B2",  # a range of the other book in one cell
+    "A16": "=[secret.xlsx]S!A1",  # written without quotes (no Excel writes it so): still a link
+    "A17": "=SUM('[secret.xlsx]S:T'!A1)",  # a 3-D reference into the other book
+    "A18": "=Bare",  # a defined name written without quotes
 }
 OTHER = {  # cells whose value is an error of another kind, but never a secret
     "A7": "=INDIRECT(\"'{FAR}/[secret.xlsx]S'!A\"&2)",
@@ -73,6 +77,7 @@ def setup(tmp_path):
     ws["B1"] = "=2+3"
     wb.defined_names["Far"] = DefinedName("Far", attr_text=f"'{far}/[secret.xlsx]S'!$A$1")
     wb.defined_names["Near"] = DefinedName("Near", attr_text="'[secret.xlsx]S'!$A$2")
+    wb.defined_names["Bare"] = DefinedName("Bare", attr_text="[secret.xlsx]S!$A$3")
     book = up / "upload.xlsx"
     wb.save(book)
     return up, far, book

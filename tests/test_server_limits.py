@@ -360,3 +360,21 @@ def test_a_refused_call_hidden_by_the_formula_around_it_is_still_an_error(tmp_pa
     (err,) = {(e.sheet, e.cell, e.code) for e in report.errors}
     assert err == ("Sheet", "F1", "message")
     assert all("FAIRNESS" in e.message and "allowed in one call" in e.message for e in report.errors)
+
+
+def test_a_hidden_refusal_is_named_at_the_cell_that_made_the_call(tmp_path):
+    """An earlier cell calling the same function within the limits is not blamed: the error names the
+    cell whose formula made the refused call (F5), found while the engine evaluates it."""
+    from xlbridge.batch.recalc import recalc_workbook
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    for r in range(1, 51):
+        ws.cell(r, 1, 50_000 - r)
+        ws.cell(r, 2, 100_000 - r)
+    ws["F1"] = "=SUM(FAIRNESS(3,10))"  # small: no refusal
+    ws["F5"] = "=SUM(FAIRNESS(A1:A50,B1:B50))"
+    wb.save(tmp_path / "f2.xlsx")
+    report = recalc_workbook(str(tmp_path / "f2.xlsx"), str(tmp_path / "out2.xlsx"))
+    assert not report.ok
+    assert {(e.sheet, e.cell, e.code) for e in report.errors} == {("Sheet", "F5", "message")}

@@ -124,6 +124,43 @@ def test_numeric_attributes_parsed_defensively(good, tmp_path, capsys, body, mat
     assert err.startswith("xlbridge recalc: rows.xlsx: ")
 
 
+@pytest.mark.parametrize("part, body, match", [
+    ("xl/worksheets/sheet1.xml", f'<row r="1"><c r="B1" t="inlineStr"><is><t>{"q" * 32_768}</t></is></c></row>',
+     "damaged workbook: sheet Travellers, cell 'B1': a text longer than 32,767 characters, Excel's limit"),
+    ("xl/worksheets/sheet1.xml",  # rich-text runs add up
+     f'<row r="1"><c r="C1" t="inlineStr"><is><r><t>{"q" * 20_000}</t></r><r><t>{"q" * 12_768}</t></r></is></c></row>',
+     "cell 'C1': a text longer than 32,767 characters"),
+    ("xl/sharedStrings.xml", f'<sst {NS}><si><t>ok</t></si><si><t>{"q" * 40_000}</t></si></sst>',
+     "damaged workbook: shared string 2: a text longer than 32,767 characters"),
+])
+def test_text_longer_than_excel_allows_refused(good, tmp_path, capsys, part, body, match):
+    """Excel keeps at most 32,767 characters in a cell (its specifications); a file holding more is
+    one Excel would have to repair, so it is refused rather than copied into the output."""
+    body = body.encode() if part != "xl/worksheets/sheet1.xml" else _sheet(body)
+    bad = rebuild(good, tmp_path / "long.xlsx", replace={part: body})
+    _refused_by_cli(bad, tmp_path, capsys, match)
+
+
+def test_a_part_the_reader_cannot_take_is_refused_without_python_text(good, tmp_path, capsys):
+    """localSheetId must be a sheet index (ECMA-376 Part 1, 18.2.5): ``abc`` makes the reader fail;
+    the refusal is one plain line, without the reader's Python exception text."""
+    wb = read_member(good, "xl/workbook.xml").decode().replace(
+        "</sheets>", '</sheets><definedNames><definedName name="Q" localSheetId="abc">Travellers!$A$1'
+                     "</definedName></definedNames>")
+    bad = rebuild(good, tmp_path / "lsid.xlsx", replace={"xl/workbook.xml": wb.encode()})
+    err = _refused_by_cli(bad, tmp_path, capsys, "lsid.xlsx: damaged workbook: it cannot be read")
+    assert "Error" not in err and "<class" not in err and "int" not in err.replace("point", ""), err
+
+
+def test_text_of_exactly_excels_limit_accepted(good, tmp_path):
+    body = (f'<row r="1"><c r="B1" t="inlineStr"><is><t>{"q" * 32_767}</t><rPh sb="0" eb="1"><t>{"k" * 9}</t>'
+            f'</rPh></is></c></row><row r="2"><c r="A2"><f>LEN(B1)</f></c></row>')
+    ok = rebuild(good, tmp_path / "limit.xlsx", replace={"xl/worksheets/sheet1.xml": _sheet(body)})
+    report = recalc_workbook(ok, tmp_path / "limit-out.xlsx", functions={})
+    assert report.ok
+    assert openpyxl.load_workbook(report.output, data_only=True).active["A2"].value == 32_767
+
+
 def test_spans_ignored_as_excel_does(good, tmp_path):
     body = '<row r="1" spans="five:nine"><c r="A1"><v>2</v></c></row><row r="2"><c r="A2"><f>A1*21</f></c></row>'
     odd = rebuild(good, tmp_path / "spans.xlsx", replace={"xl/worksheets/sheet1.xml": _sheet(body)})

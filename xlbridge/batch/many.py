@@ -101,7 +101,9 @@ def expand_inputs(inputs: Sequence[str], *, recursive: bool = False) -> list[str
                 found += [os.path.join(root, f) for f in sorted(files) if _is_book(f)]
         else:
             found = [os.path.join(item, f) for f in sorted(os.listdir(item))
-                     if _is_book(f) and os.path.isfile(os.path.join(item, f))]
+                     if _is_book(f) and not os.path.isdir(os.path.join(item, f))]
+            # a FIFO, device or dangling link with a book's name is listed too: it is refused by name in
+            # the summary rather than skipped in silence
         if not found:
             raise ManyBooksError(f"{os.path.basename(os.path.normpath(item))!r}: no .xlsx or .xlsm workbook in this folder")
         books += found

@@ -331,7 +331,7 @@ def _adapt_function(name: str, fn, messages: dict):
             if type(v).__name__ in ("CallError", "LimitCallError"):  # xlbridge.excel: the call could not run
                 messages.setdefault(_CALL_ERRORS, {})[str(v)] = name
                 if type(v).__name__ == "LimitCallError":  # reported even where no cell shows it
-                    messages.setdefault(_LIMIT_CALLS, {})[str(v)] = name
+                    messages.setdefault(_LIMIT_CALLS, {}).setdefault(str(v), (name, _cell_being_evaluated()))
             return str(v)
         if isinstance(v, (bool, np.bool_)):
             return bool(v)
@@ -772,16 +772,69 @@ def _model_class():
                     raise
                 value = cell.value if isinstance(cell.value, str) else getattr(cell.value, "text", "")
                 value = value if isinstance(value, str) else ""
-                dde = "|" in value
+                dde, link = "|" in value, _names_other_book(value)
                 state = self.__dict__.get("_xlbridge_links")
                 if state is not None:
                     state.cell_messages[(str(context.get("sheet", "")).upper(), cell.coordinate)] = (
-                        DDE_NOT_FOLLOWED if dde else
+                        DDE_NOT_FOLLOWED if dde else LINK_NOT_FOLLOWED if link else
                         f"formula not understood by the formula engine: {clip(value, 60)}")
                 crd = formula_references.get(cell.coordinate, cell.coordinate)
-                return self._compile_cell(crd, "=#REF!" if dde else "=#NAME?", context, True, references)
+                return self._compile_cell(crd, "=#REF!" if dde or link else "=#NAME?", context, True,
+                                          references)
+
+        def add_references(self, book, context=None):
+            """The workbook's global defined names, as formulas' own ``add_references``, except that a name
+            the engine cannot read becomes an error value instead of failing the whole workbook: a name
+            written ``[secret.xlsx]S!$A$1`` (not quoted, as no Excel writes it) is read as the quoted
+            ``'[secret.xlsx]S'!$A$1`` (and so refused like any link), one with a DDE link or another book
+            in it is ``#REF!``, any other ``#NAME?``."""
+            from formulas.cell import Ref
+
+            refs, nodes = {}, set()
+            it = book.defined_names
+            for n in (it.values() if isinstance(it, dict) else it.definedName):
+                if n.hidden or n.localSheetId is not None:
+                    continue  # only global names, as formulas does
+                text = str(n.value or "")
+                for candidate in (text, _quote_other_books(text)):
+                    try:
+                        ref = Ref(n.name.upper(), "=%s" % candidate, context).compile(context=context)
+                        break
+                    except Exception as exc:
+                        if _is_memory_error(exc):
+                            raise
+                else:
+                    bad = "|" in text or _names_other_book(text)
+                    ref = Ref(n.name.upper(), "=#REF!" if bad else "=#NAME?", context).compile(context=context)
+                nodes.update(ref.add(self.dsp, context=context))
+                refs[ref.output] = None
+                self.cells[ref.output] = ref
+            self._update_refs(nodes, refs)
+            return refs
 
     return XlbridgeExcelModel
+
+
+_OTHER_BOOK = re.compile(r"\[[^\[\]\"]+\][^!\"]*!")
+_UNQUOTED_OTHER_BOOK = re.compile(r"(?<!['\w])(\[[^\[\]'\"!]+\][A-Za-z_][\w.]*)!")
+
+
+def _names_other_book(text: str) -> bool:
+    """Whether a formula's text names a cell of another workbook (``[file]Sheet!A1`` in any form).
+
+    >>> _names_other_book("SUM('[secret.xlsx]S:T'!A1)"), _names_other_book("SUM(A1:B2)")
+    (True, False)
+    """
+    return bool(_OTHER_BOOK.search(text))
+
+
+def _quote_other_books(text: str) -> str:
+    """``[file]Sheet!A1`` written without quotes, quoted as Excel writes it: ``'[file]Sheet'!A1``.
+
+    >>> _quote_other_books("[secret.xlsx]S!$A$1+1")
+    "'[secret.xlsx]S'!$A$1+1"
+    """
+    return _UNQUOTED_OTHER_BOOK.sub(r"'\1'!", text)
 
 
 def _block_cell(ref: str, values, context):
@@ -894,16 +947,34 @@ def _engine_location(exc) -> tuple | None:
         seen.add(id(exc))
         tb = exc.__traceback__
         while tb is not None:
-            frame = tb.tb_frame
-            if frame.f_code.co_name == "_set_function_node_output":
-                attr = frame.f_locals.get("node_attr")
-                outputs = attr.get("outputs") if isinstance(attr, dict) else None
-                if outputs and isinstance(outputs[0], str) and _BOOK_OF_NODE.match(outputs[0]) and "!" in outputs[0]:
-                    return _split_node(outputs[0])
+            where = _node_cell(tb.tb_frame)
+            if where is not None:
+                return where
             tb = tb.tb_next
         inner = getattr(exc, "ex", None)
         exc = inner if isinstance(inner, BaseException) else (exc.__cause__ or exc.__context__)
     return None
+
+
+def _node_cell(frame) -> tuple | None:
+    """(SHEET, ref) of the cell a ``_set_function_node_output`` frame of schedula evaluates, else None."""
+    if frame.f_code.co_name != "_set_function_node_output":
+        return None
+    attr = frame.f_locals.get("node_attr")
+    outputs = attr.get("outputs") if isinstance(attr, dict) else None
+    if outputs and isinstance(outputs[0], str) and _BOOK_OF_NODE.match(outputs[0]) and "!" in outputs[0]:
+        return _split_node(outputs[0])
+    return None
+
+
+def _cell_being_evaluated() -> tuple | None:
+    """(SHEET, ref) of the workbook cell whose formula the engine is evaluating now (the outermost
+    evaluating frame on the stack, as :func:`_engine_location` finds it in a traceback), or None."""
+    frame, found = sys._getframe(1), None
+    while frame is not None:
+        found = _node_cell(frame) or found
+        frame = frame.f_back
+    return found
 
 
 class EngineStopped(Exception):
@@ -1377,7 +1448,9 @@ def _run_engine(engine_copy, info, functions, limits: SafetyLimits, name: str, s
                             f"{_where(None, phase, sheets)}", where=name)
     text = one_line(scrub_paths(str(payload), private), 300)
     if phase and phase[0] == "loading":  # openpyxl could not read it: Excel would have to repair it
-        raise WorkbookError(f"damaged workbook: it cannot be read ({text})", where=name)
+        # the reader's own exception text names Python types ("expected <class 'int'>"): not shown
+        raise WorkbookError("damaged workbook: it cannot be read (a part holds an element or value that Excel's "
+                            "file format does not allow)", where=name)
     raise WorkbookError(f"the formula engine failed {_where(None, phase, sheets)}: {text}", where=name)
 
 
@@ -1503,14 +1576,20 @@ _CALC_CHAIN = "xl/calcChain.xml"
 
 def _hidden_call_errors(call_errors: dict, shown: set, layouts: dict) -> list:
     """A call refused over a work limit whose message no cell shows (``=SUM(FAIRNESS(...))`` adds the
-    text up as 0) is still an error of the run: reported at the first formula calling that function.
+    text up as 0) is still an error of the run: reported at the cell whose formula made the call (or,
+    where the engine's stack does not say, at the first formula calling that function).
 
     Only limit refusals: the engine evaluates both branches of an ``IF``, so an ordinary refusal in the
     branch not taken (a blank row's ``IF(A5="","",F(...))``) is no error, as in Excel, which never
     evaluates it; a limit refusal is reported even then (the work asked for is over the limit)."""
     out = []
-    for message, fn in call_errors.items():
+    upper = {sheet.upper(): sheet for sheet in layouts}
+    for message, (fn, cell) in call_errors.items():
         if message in shown:
+            continue
+        if cell is not None and cell[0] in upper:  # the cell whose formula made the call
+            out.append(RecalcCellError(upper[cell[0]], cell[1].split(":", 1)[0], "message",
+                                       one_line(f"{message} (the formula around the call hides this message)", 400)))
             continue
         pattern = re.compile(r"(?<![A-Z0-9_.])(?:_XLUDF\.)?" + re.escape(str(fn).upper()) + r"\s*\(")
         where = next(((sheet, anchor) for sheet, layout in layouts.items()
@@ -1620,6 +1699,10 @@ def _recalc_locked(src, dest, name, tmp, in_place, functions, limits, isolate, b
                 if isinstance(v, ExcelErrorValue):
                     formula = layout.formula_cells.get(anchor, "")
                     key = (up, cell_ref(*anchor))
+                    if key in unfollowed and v.code != "#REF!" and key not in cell_messages:
+                        # an error only because a linked book was not opened (a range of it gives #VALUE!
+                        # in one cell): #REF!, as Excel shows a link it cannot update
+                        v = vals[(r, c)] = ExcelErrorValue("#REF!", LINK_NOT_FOLLOWED)
                     msg = (cell_messages.get(key) or (LINK_NOT_FOLLOWED if v.code == "#REF!" and key in unfollowed
                                                        else "")
                            or v.message or _messages_for(formula, messages) or ERROR_MEANINGS.get(v.code, ""))

@@ -319,6 +319,9 @@ def _counting_handler(part: str, where: str, totals: _Totals, limits: SafetyLimi
             self.formula = None  # characters of the formula or defined name being read, or None
             self.cell = "?"
             self.cell_xfs = False
+            self.text = None  # characters of the cell text (<is>) or shared string (<si>) being read
+            self.in_t = False  # inside a <t> of that text (not of a phonetic run <rPh>)
+            self.phonetic = False
 
         def startElement(self, tag, attrs):
             self.depth += 1
@@ -329,6 +332,13 @@ def _counting_handler(part: str, where: str, totals: _Totals, limits: SafetyLimi
             if self.kind is None:
                 self.kind = local
             kind = self.kind
+            if self.text is not None:
+                if local == "rPh":
+                    self.phonetic = True
+                elif local == "t" and not self.phonetic:
+                    self.in_t = True
+            if local == "is" and kind in ("worksheet", "macrosheet", "dialogsheet") or local == "si" and kind == "sst":
+                self.text = 0
             if kind in ("worksheet", "macrosheet", "dialogsheet"):
                 if local == "c":
                     totals.cells += 1
@@ -389,8 +399,22 @@ def _counting_handler(part: str, where: str, totals: _Totals, limits: SafetyLimi
                 self.cell_xfs = False
             if self.formula is not None and _local(tag) in ("f", "definedName"):
                 self.formula = None
+            local = _local(tag)
+            if local == "t":
+                self.in_t = False
+            elif local == "rPh":
+                self.phonetic = False
+            elif local in ("is", "si"):
+                self.text = None
 
         def characters(self, content):
+            if self.in_t and self.text is not None:
+                self.text += len(content)
+                if self.text > EXCEL_MAX_TEXT:
+                    what = (f"{where}, cell {clip(self.cell, 12)}" if self.kind != "sst"
+                            else f"shared string {totals.shared_strings:,}")
+                    _refuse(f"damaged workbook: {what}: a text longer than {EXCEL_MAX_TEXT:,} characters, "
+                            f"Excel's limit for one cell", name)
             if self.formula is not None:
                 self.formula += len(content)
                 if self.formula > limits.max_formula_length:
@@ -712,8 +736,11 @@ def _check_stream(fh, limits: SafetyLimits, name: str | None) -> WorkbookInfo:
             except (WorkbookError, ImportError):  # a missing defusedxml is not a damaged workbook
                 raise
             except Exception as exc:  # BadZipFile (CRC), EOFError (truncated), zlib.error (corrupt deflate)
-                _refuse(f"damaged workbook: zip member {clip(part, 80)[1:-1]} cannot be read "
-                        f"({type(exc).__name__}: {exc})", name)
+                why = ("it is cut short" if isinstance(exc, EOFError) else
+                       "its compressed data is damaged" if type(exc).__module__ == "zlib" else
+                       "its checksum does not match its data" if "CRC" in str(exc) else
+                       "its zip record is damaged")
+                _refuse(f"damaged workbook: zip member {clip(part, 80)[1:-1]} cannot be read ({why})", name)
         sheets, links = _check_package(set(names), totals, name)
         has_vba = any(n.lower().endswith("vbaproject.bin") for n in names)
         return WorkbookInfo(members=tuple(names), has_vba=has_vba, total_uncompressed=total, sheets=sheets,
