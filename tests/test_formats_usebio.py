@@ -160,7 +160,7 @@ def test_deep_nesting_is_refused():
 def test_teams_not_supported_yet_both_ways():
     assert "not supported yet" in _err(b"<USEBIO Version='1.2'><EVENT EVENT_TYPE='SWISS_TEAMS'/></USEBIO>")
     from dataclasses import replace
-    with pytest.raises(FormatError, match="team events is not supported yet"):
+    with pytest.raises(FormatError, match="a teams event cannot be written as USEBIO yet"):
         write_usebio(replace(read_usebio(MITCHELL_USEBIO.encode()), kind="TEAMS"))
 
 

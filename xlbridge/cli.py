@@ -147,13 +147,15 @@ def build_parser() -> argparse.ArgumentParser:
                    help="address-space limit of the formula engine in MiB (default 4096; 1 to 1048576)")
     r.add_argument("--max-cells", type=_cells, metavar="N",
                    help="most cells (<c> elements) the workbook may hold over all sheets (default 1000000)")
-    i = sub.add_parser("import", help="a PBN or USEBIO results file into a new pairs workbook",
+    i = sub.add_parser("import", help="a PBN or USEBIO results file into a new pairs (or teams) workbook",
                        description="Read a PBN 2.1 or USEBIO 1.2 file (chosen by its content) and write a pairs "
                                    "workbook (the pairs.xlsx template) holding its travellers, pairs, names, "
-                                   "movement and event name; then `xlbridge recalc` scores it.")
+                                   "movement and event name, or for a teams event a teams workbook (teams.xlsx: "
+                                   "matches, both rooms' scores, team names); deals, leads and contracts go into "
+                                   "extra sheets; then `xlbridge recalc` scores it.")
     i.add_argument("source", metavar="FILE", help="the .pbn or USEBIO .xml file")
     i.add_argument("-o", "--output", metavar="BOOK", required=True, help="the workbook to write (.xlsx)")
-    e = sub.add_parser("export", help="a pairs workbook's session out as PBN or USEBIO",
+    e = sub.add_parser("export", help="a pairs (or teams) workbook's session out as PBN or USEBIO",
                        description="Read the travellers and pairs of a pairs workbook, score them (the same core "
                                    "as the workbook's functions) and write PBN 2.1 with score tables or USEBIO 1.2.")
     e.add_argument("book", metavar="BOOK", help="the pairs workbook (.xlsx)")
@@ -415,7 +417,7 @@ def _read_event(path: str, prog: str) -> Any:
 
     from . import formats
     from .batch.safety import check_regular_file, check_workbook
-    from .formats.workbook import read_pairs_workbook
+    from .formats.workbook import read_workbook
 
     name = os.path.basename(path) or path
     check_regular_file(path, name)
@@ -423,7 +425,7 @@ def _read_event(path: str, prog: str) -> Any:
         head = fh.read(4)
     if head == b"PK\x03\x04":
         check_workbook(path, name=name)
-        return read_pairs_workbook(path)
+        return read_workbook(path)  # a pairs or a teams workbook
     return formats.read_event(path)
 
 
@@ -449,12 +451,16 @@ def _files(args: argparse.Namespace) -> int:
         if args.command == "import":
             from . import formats, templates
             from .batch.safety import check_regular_file
-            from .formats.workbook import fill_pairs_workbook
+            from .formats.workbook import fill_pairs_workbook, fill_teams_workbook
 
             check_regular_file(source, os.path.basename(source))
             event = formats.read_event(source)
-            wb = templates.build_workbook("pairs.xlsx")
-            fill_pairs_workbook(wb, event, name=os.path.basename(source))
+            if event.kind == formats.TEAMS:  # a teams event: the teams workbook
+                wb = templates.build_workbook("teams.xlsx")
+                fill_teams_workbook(wb, event, name=os.path.basename(source))
+            else:
+                wb = templates.build_workbook("pairs.xlsx")
+                fill_pairs_workbook(wb, event, name=os.path.basename(source))
             buf = io.BytesIO()
             wb.save(buf)
             data = buf.getvalue()

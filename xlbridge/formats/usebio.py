@@ -327,7 +327,8 @@ def write_usebio(event: Event) -> bytes:
     ``NP``.
     """
     if event.kind != PAIRS:
-        raise FormatError("USEBIO export of team events is not supported yet")
+        raise FormatError("a teams event cannot be written as USEBIO yet (the USEBIO 1.2 team elements, MATCH and "
+                          "TEAM, could not be checked against the specification); export it as PBN")
     root = ET.Element("USEBIO", {"Version": "1.2"})
     if event.site:
         _sub(_sub(root, "CLUB"), "CLUB_NAME", event.site)

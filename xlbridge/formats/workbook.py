@@ -37,12 +37,14 @@ from dataclasses import replace
 import xlbridge
 
 from ..core.entries import parse_entry
+from .checks import check_board, check_result
 from .errors import FormatError
-from .model import (HOWELL, MITCHELL, TEAMS, Board, Event, Participant, Result, natural_key, normalize_deal,
-                    normalize_lead, normalize_seat)
+from .model import (HOWELL, MITCHELL, TEAMS, Board, Event, Participant, Result, natural_key, normalize_contract,
+                    normalize_deal, normalize_lead, normalize_seat)
 
 __all__ = ["fill_pairs_workbook", "read_pairs_workbook", "travellers_rows", "VULNERABILITY", "write_extra_sheets",
-           "read_extra_sheets", "DEALS_SHEET", "LEADS_SHEET"]
+           "read_extra_sheets", "DEALS_SHEET", "LEADS_SHEET", "fill_teams_workbook", "read_teams_workbook",
+           "is_teams_workbook", "team_matches", "check_standard_cycle", "read_workbook"]
 
 TRAVELLERS, PAIRS_SHEET = "Travellers", "Pairs"
 HEADER_ROW = 4
@@ -176,16 +178,7 @@ def fill_pairs_workbook(wb, event: Event, *, name: str | None = None) -> None:
         ps.cell(row=r, column=pcols["Direction"], value=p.direction if event.movement == MITCHELL else None)
         names = " & ".join(p.names) if p.names else (p.name or None)
         ps.cell(row=r, column=pcols["Names"], value=names)
-    from openpyxl.packaging.custom import StringProperty
-
-    props = wb.custom_doc_props
-    for key, value in ((_PROPERTY, event.name), (_DATE_PROPERTY, event.date.isoformat() if event.date else None)):
-        if key in props.names:
-            del props[key]
-        if value:
-            props.append(StringProperty(name=key, value=value))
-    if event.name:
-        wb.properties.title = event.name
+    _properties(wb, event)
     write_extra_sheets(wb, event, leads="Lead" not in cols)
 
 
@@ -441,3 +434,319 @@ def _participants(wb, mitchell: bool, name: str) -> list:
         out.append(Participant(number, direction, players))
     out.sort(key=lambda p: (p.direction or "", natural_key(p.number)))
     return out
+
+
+# ------------------------------------------------------------------------------------------ teams
+
+BOARDS_SHEET, MATCHES_SHEET, TEAMS_SHEET, CONTRACTS_SHEET = "Boards", "Matches", "Teams", "Contracts"
+_B_COLUMNS = ("Match", "Board", "Room 1 NS (team A NS)", "Room 2 NS (team B NS)")
+_B_OPTIONAL = ("Outcome 2", "Outcome 3", "Weight 1", "Weight 2", "Weight 3")
+_M_COLUMNS = ("Match", "Team A", "Team B", "Boards")
+_TEAM_COLUMNS = ("Team", "Name", "Players")
+_C_COLUMNS = ("Board", "NS", "EW", "Contract", "Declarer", "Tricks")
+
+
+def _team_label(p: Participant) -> str:
+    """A team's name in the workbook (its name, or ``Team <number>``): the teams workbook keys teams by name."""
+    return p.name or f"Team {p.number}"
+
+
+def team_matches(event: Event, name: str | None = None) -> list:
+    """The matches of a teams event: ``[(team a, team b, {board: (room-1 row, room-2 row)})]``, team a
+    the lower number (it sits N-S in room 1), in order of team numbers.
+
+    A board a pair of teams played at one table only keeps ``None`` for the other room.
+    """
+    matches: dict = {}
+    for b in sorted(event.boards, key=lambda b: b.number):
+        for r in b.results:
+            a, c = sorted((r.ns, r.ew), key=natural_key)
+            if a == c:
+                raise FormatError(f"board {b.number}: team {a} cannot play against itself", where=name)
+            rooms = matches.setdefault((a, c), {}).setdefault(b.number, [None, None])
+            room = 0 if r.ns == a else 1
+            if rooms[room] is not None:
+                raise FormatError(f"board {b.number}: teams {a} and {c} meet twice in the same seats", where=name)
+            rooms[room] = r
+    return [(a, c, {k: tuple(v) for k, v in boards.items()})
+            for (a, c), boards in sorted(matches.items(), key=lambda kv: (natural_key(kv[0][0]), natural_key(kv[0][1])))]
+
+
+def _room_score(r: Result | None, board: int, name: str | None):
+    if r is None:
+        return None
+    if isinstance(r.score, xlbridge.Artificial):
+        return str(r.score)
+    if not isinstance(r.score, int):  # not played: the teams workbook has no entry for it
+        raise FormatError(f"board {board}, team {r.ns} v team {r.ew}: a board not played (NP) cannot be entered in "
+                          f"the teams workbook (leave the row out of the file, or give an artificial score)",
+                          where=name)
+    return r.score
+
+
+def fill_teams_workbook(wb, event: Event, *, name: str | None = None) -> None:
+    """Write a teams ``event`` into the teams template workbook ``wb`` (openpyxl), in place.
+
+    Each pair of teams that meets on some board is one match (team A the lower number, sitting N-S
+    in room 1); the Boards sheet gets one row per match and board with both rooms' N-S scores, the
+    Matches sheet the team names and the number of boards.  Numbers, names and players go into the
+    extra sheet ``Teams``, contracts into ``Contracts``, deals and leads into ``Deals`` and ``Leads``
+    (the template's formulas read none of them).
+    """
+    if event.kind != TEAMS:
+        raise FormatError("a pairs event goes into the pairs workbook (workbooks/pairs.xlsx), not the teams workbook",
+                          where=name)
+    check_standard_cycle(event, name)
+    parts = {p.number: p for p in event.participants}
+    for b in event.boards:
+        for r in b.results:
+            for num in (r.ns, r.ew):
+                parts.setdefault(num, Participant(num))
+    labels: dict = {}
+    for p in parts.values():
+        label = _team_label(p)
+        if label in labels:
+            raise FormatError(f"two teams are called {label!r} (teams {labels[label]} and {p.number}); the teams "
+                              f"workbook tells teams apart by name", where=name)
+        labels[label] = p.number
+    matches = team_matches(event, name)
+    ws = _sheet(wb, BOARDS_SHEET)
+    cols = _columns(ws, _B_COLUMNS, _B_OPTIONAL, sheet=BOARDS_SHEET, where=name)
+    rows = []
+    for k, (a, c, boards) in enumerate(matches, start=1):
+        for bno, (r1, r2) in boards.items():
+            rows.append((k, bno, _room_score(r1, bno, name), _room_score(r2, bno, name)))
+    last = _capacity(ws) or ws.max_row
+    if len(rows) > last - HEADER_ROW:
+        raise FormatError(f"{len(rows):,} match boards do not fit the sheet {BOARDS_SHEET!r} (rows {HEADER_ROW + 1:,} "
+                          f"to {last:,})", where=name)
+    for r in range(HEADER_ROW + 1, ws.max_row + 1):
+        for c in cols.values():
+            if ws.cell(row=r, column=c).value is not None:
+                ws.cell(row=r, column=c).value = None
+    for i, row in enumerate(rows, start=HEADER_ROW + 1):
+        for col, v in zip(_B_COLUMNS, row):
+            if v is not None:
+                ws.cell(row=i, column=cols[col], value=v)
+    ms = _sheet(wb, MATCHES_SHEET)
+    mcols = _columns(ms, _M_COLUMNS, sheet=MATCHES_SHEET, where=name)
+    mlast = _capacity(ms) or ms.max_row
+    if len(matches) > mlast - HEADER_ROW:
+        raise FormatError(f"{len(matches):,} matches do not fit the sheet {MATCHES_SHEET!r} (rows {HEADER_ROW + 1:,} "
+                          f"to {mlast:,})", where=name)
+    for r in range(HEADER_ROW + 1, ms.max_row + 1):
+        for c in mcols.values():
+            if ms.cell(row=r, column=c).value is not None:
+                ms.cell(row=r, column=c).value = None
+    for i, (a, c, boards) in enumerate(matches, start=HEADER_ROW + 1):
+        for col, v in zip(_M_COLUMNS, (i - HEADER_ROW, _team_label(parts[a]), _team_label(parts[c]), len(boards))):
+            ms.cell(row=i, column=mcols[col], value=v)
+    _properties(wb, event)
+    ordered = sorted(parts.values(), key=lambda p: natural_key(p.number))
+    _table_sheet(wb, TEAMS_SHEET, "Each team's number (as in the file), its name in the Matches sheet and its "
+                 "players. Written by xlbridge import; read by xlbridge export and publish.", _TEAM_COLUMNS,
+                 [[_number(p.number), _team_label(p), " & ".join(p.names) or None] for p in ordered], (7, 24, 50))
+    crow = [[b.number, _number(r.ns), _number(r.ew), r.contract, r.declarer, r.tricks]
+            for b in sorted(event.boards, key=lambda b: b.number) for r in b.results if r.contract is not None]
+    if crow:
+        _table_sheet(wb, CONTRACTS_SHEET, "The contract, declarer and tricks taken behind each room's score (teams "
+                     "by number: NS is the team sitting N-S). Written by xlbridge import; read by xlbridge export "
+                     "and publish, which check each score against its contract.", _C_COLUMNS, crow,
+                     (7, 6, 6, 9, 9, 7))
+    write_extra_sheets(wb, event)
+
+
+def _properties(wb, event: Event) -> None:
+    from openpyxl.packaging.custom import StringProperty
+
+    props = wb.custom_doc_props
+    for key, value in ((_PROPERTY, event.name), (_DATE_PROPERTY, event.date.isoformat() if event.date else None)):
+        if key in props.names:
+            del props[key]
+        if value:
+            props.append(StringProperty(name=key, value=value))
+    if event.name:
+        wb.properties.title = event.name
+
+
+def is_teams_workbook(wb) -> bool:
+    """True for a workbook laid out like teams.xlsx (sheets Boards and Matches, no Travellers)."""
+    return BOARDS_SHEET in wb.sheetnames and MATCHES_SHEET in wb.sheetnames and TRAVELLERS not in wb.sheetnames
+
+
+def _rows(ws, columns, optional=(), *, sheet: str, name: str):
+    """``(row number, get(column), where(column))`` for every non-empty row of a table on ``ws``."""
+    from openpyxl.utils import get_column_letter
+
+    cols = _columns(ws, columns, optional, sheet=sheet, where=name)
+    for r, row in enumerate(ws.iter_rows(min_row=HEADER_ROW + 1, max_row=_capacity(ws) or ws.max_row,
+                                         values_only=True), start=HEADER_ROW + 1):
+        def get(col, row=row):
+            i = cols.get(col)
+            return None if i is None or i > len(row) else row[i - 1]
+
+        def where(col, r=r):
+            return f"{name}, {sheet}!{get_column_letter(cols[col])}{r}"
+
+        if all(_text(get(c)) is None for c in tuple(columns) + tuple(optional)):
+            continue
+        yield r, get, where
+
+
+def _whole(v, where: str, what: str) -> int:
+    if not isinstance(v, (int, float)) or isinstance(v, bool) or v != int(v) or v < 1:
+        raise FormatError(f"{what} must be a positive whole number, got", where=where, value=v)
+    return int(v)
+
+
+def read_teams_workbook(path) -> Event:
+    """Read a teams workbook (teams.xlsx, filled by hand or by :func:`fill_teams_workbook`) into an
+    (unscored) teams :class:`Event`: room 1 is team A sitting N-S against team B, room 2 the
+    reverse.  Team numbers come from the ``Teams`` sheet when present (else 1, 2, ... in order of
+    first appearance on the Matches sheet); contracts from ``Contracts``, deals and leads from
+    ``Deals`` and ``Leads``.  A weighted board (Outcome 2/3, weights) cannot be written to PBN and is
+    refused naming its cell.
+    """
+    import openpyxl
+
+    from .errors import display_name
+
+    name = display_name(path)
+    try:
+        wb = openpyxl.load_workbook(path, data_only=True, read_only=False)
+    except Exception as exc:  # openpyxl raises many kinds for a file that is not a workbook
+        raise FormatError(f"{name}: not a readable .xlsx workbook ({type(exc).__name__})") from None
+    try:
+        number_of: dict = {}
+        teams: dict = {}
+        if TEAMS_SHEET in wb.sheetnames:
+            for _r, get, where in _rows(wb[TEAMS_SHEET], _TEAM_COLUMNS, sheet=TEAMS_SHEET, name=name):
+                num, label = _text(get("Team")), _text(get("Name"))
+                if num is None or label is None:
+                    raise FormatError("a team needs a number and a name", where=where("Team" if num is None else "Name"))
+                if num in teams or label in number_of:
+                    raise FormatError("a team is listed twice:", where=where("Team"), value=num)
+                players = _text(get("Players"))
+                teams[num] = Participant(num, None, tuple(n.strip() for n in players.split("&") if n.strip())
+                                         if players else (), None if label == f"Team {num}" else label)
+                number_of[label] = num
+        matches: dict = {}
+        for _r, get, where in _rows(_sheet(wb, MATCHES_SHEET, name), _M_COLUMNS, sheet=MATCHES_SHEET, name=name):
+            m = _whole(get("Match"), where("Match"), "match number")
+            if m in matches:
+                raise FormatError(f"match {m} is listed twice", where=where("Match"))
+            pair = []
+            for col in ("Team A", "Team B"):
+                label = _text(get(col))
+                if label is None:
+                    raise FormatError("team name missing", where=where(col))
+                if label not in number_of:
+                    if teams:
+                        raise FormatError("a team the Teams sheet does not list:", where=where(col), value=label)
+                    number_of[label] = str(len(number_of) + 1)
+                    teams[number_of[label]] = Participant(number_of[label], None, (), label)
+                pair.append(number_of[label])
+            if pair[0] == pair[1]:
+                raise FormatError("a team cannot play against itself:", where=where("Team B"), value=get("Team B"))
+            matches[m] = tuple(pair)
+        deals, leads = read_extra_sheets(wb, name)
+        contracts: dict = {}
+        if CONTRACTS_SHEET in wb.sheetnames:
+            for _r, get, where in _rows(wb[CONTRACTS_SHEET], _C_COLUMNS, sheet=CONTRACTS_SHEET, name=name):
+                b = _whole(get("Board"), where("Board"), "board number")
+                key = (b, _text(get("NS")), _text(get("EW")))
+                if key in contracts:
+                    raise FormatError(f"a second contract for board {b}, team {key[1]} v team {key[2]}",
+                                      where=where("Contract"))
+                contracts[key] = (get, where)
+        boards: dict = {}
+        seen = set()
+        for _r, get, where in _rows(_sheet(wb, BOARDS_SHEET, name), _B_COLUMNS, _B_OPTIONAL, sheet=BOARDS_SHEET,
+                                    name=name):
+            for col in _B_OPTIONAL:
+                if _text(get(col)) is not None:
+                    raise FormatError("a weighted board (Law 12C1(c)) cannot be written to PBN or USEBIO:",
+                                      where=where(col), value=get(col))
+            m = _whole(get("Match"), where("Match"), "match number")
+            if m not in matches:
+                raise FormatError(f"match {m} is not on the Matches sheet", where=where("Match"))
+            b = _whole(get("Board"), where("Board"), "board number")
+            if (m, b) in seen:
+                raise FormatError(f"board {b} of match {m} is listed twice", where=where("Board"))
+            seen.add((m, b))
+            a, c = matches[m]
+            for col, ns, ew in (("Room 1 NS (team A NS)", a, c), ("Room 2 NS (team B NS)", c, a)):
+                v = get(col)
+                if _text(v) is None:
+                    continue
+                try:
+                    score = parse_entry(v)
+                except (xlbridge.XlbridgeError, TypeError, ValueError) as exc:
+                    raise FormatError(str(exc).rstrip("."), where=where(col)) from None
+                if score is xlbridge.NOT_PLAYED or score is None:
+                    raise FormatError("cannot read the room's N-S score:", where=where(col), value=v)
+                result = Result(ns, ew, score=score)
+                found = contracts.pop((b, ns, ew), None)
+                if found is not None:
+                    cget, cwhere = found
+                    contract = normalize_contract(_text(cget("Contract")) or "", element=cwhere("Contract"))
+                    declarer = _text(cget("Declarer"))
+                    declarer = normalize_seat(declarer, element=cwhere("Declarer")) if declarer else None
+                    tricks = cget("Tricks")
+                    if _text(tricks) is not None:
+                        if not isinstance(tricks, (int, float)) or isinstance(tricks, bool) or tricks != int(tricks) \
+                                or not 0 <= tricks <= 13:
+                            raise FormatError("tricks must be a whole number 0-13, got", where=cwhere("Tricks"),
+                                              value=tricks)
+                        tricks = int(tricks)
+                    else:
+                        tricks = None
+                    result = check_result(replace(result, contract=contract, declarer=declarer, tricks=tricks),
+                                          VULNERABILITY(b), {"where": cwhere("Contract")})
+                if (b, ns, ew) in leads:
+                    result = replace(result, lead=leads.pop((b, ns, ew))[0])
+                boards.setdefault(b, []).append(result)
+        for (b, ns, ew), (_get, cwhere) in contracts.items():
+            raise FormatError(f"a contract for a room the Boards sheet does not have (board {b}, team {ns} v team {ew})",
+                              where=cwhere("Contract"))
+        for (b, ns, ew), (_lead, cell) in leads.items():
+            raise FormatError(f"a lead for a room the Boards sheet does not have (board {b}, team {ns} v team {ew})",
+                              where=cell)
+        for b in deals:
+            boards.setdefault(b, [])
+        props = {p.name: p.value for p in wb.custom_doc_props}
+        date = None
+        if props.get(_DATE_PROPERTY):
+            try:
+                date = _dt.date.fromisoformat(props[_DATE_PROPERTY])
+            except ValueError:
+                date = None
+        event = Event(name=props.get(_PROPERTY) or None, date=date, kind=TEAMS, scoring="IMP", movement=HOWELL,
+                      participants=tuple(teams.values()),
+                      boards=tuple(Board(n, deals.get(n, (_standard_dealer(n), None))[0], VULNERABILITY(n),
+                                         deals.get(n, (None, None))[1], tuple(rows))
+                                   for n, rows in sorted(boards.items())))
+        for bd in event.boards:
+            locs = [{"where": f"{name}, {BOARDS_SHEET} (board {bd.number})"}] * len(bd.results)
+            check_board(bd.number, list(bd.results), locs, HOWELL, TEAMS)
+        return event
+    finally:
+        wb.close()
+
+
+def read_workbook(path) -> Event:
+    """A pairs or teams workbook into an (unscored) event: :func:`read_teams_workbook` for a book laid
+    out like teams.xlsx (sheets ``Boards`` and ``Matches``), :func:`read_pairs_workbook` otherwise."""
+    import openpyxl
+
+    from .errors import display_name
+
+    try:
+        wb = openpyxl.load_workbook(path, read_only=True)
+    except Exception as exc:  # openpyxl raises many kinds for a file that is not a workbook
+        raise FormatError(f"{display_name(path)}: not a readable .xlsx workbook ({type(exc).__name__})") from None
+    try:
+        teams = is_teams_workbook(wb)
+    finally:
+        wb.close()
+    return read_teams_workbook(path) if teams else read_pairs_workbook(path)

@@ -1,0 +1,171 @@
+"""Teams events in and out: a PBN teams file into teams.xlsx, `xlbridge recalc`, PBN back out.
+
+The file is typed here by hand (PBN 2.1 sections 3.4, 5.9, 5.10: a ScoreTable per board whose
+PairId columns hold team numbers, a TotalScoreTable with TeamId and TeamName).  Expected values are
+worked by hand with the IMP table (Law 78B, ../shared/REFERENCE.md) and seed 004's published
+7-board WBF VP figures (+5 IMPs: 12.18 - 7.82, +9: 13.65 - 6.35); nothing was produced by xlbridge.
+
+Two 7-board matches on the same boards, Lions (1) v Tigers (2) and Bears (3) v Wolves (4); the
+lower-numbered team sits N-S in room 1.  Vulnerability follows the standard cycle.
+
+- Board 1 (none vul): Lions N-S 4S N 10 = +420; Tigers N-S 4S N 9 = -50. Lions +420 + 50 = 470:
+  10 IMPs to Lions.
+- Board 2 (N-S vul): Lions N-S 3NT S 9 = +600; Tigers N-S 3NT S 10 = +630. Lions 600 - 630 = -30:
+  1 IMP to Tigers.
+- Board 4 (all vul), match 2: Bears N-S 2S N 8 = +110; Wolves N-S 2S N 7 = -100. Bears 110 + 100 =
+  210: 5 IMPs to Bears.
+- Every other board is flat: both N-S pairs make 3NT N 9 (400 not vul, 600 vul).
+
+Match 1: Lions 10, Tigers 1, margin 9 over 7 boards: 13.65 - 6.35 VPs.  Match 2: Bears 5, Wolves 0,
+margin 5: 12.18 - 7.82.  Standings: Lions 13.65, Bears 12.18, Wolves 7.82, Tigers 6.35.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from fractions import Fraction as F
+
+import openpyxl
+import pytest
+
+from xlbridge import formats
+from xlbridge.cli import main
+
+VUL = {1: "None", 2: "NS", 3: "EW", 4: "All", 5: "NS", 6: "EW", 7: "All"}
+NS_VUL = {b: VUL[b] in ("NS", "All") for b in VUL}
+# (board, N-S team, E-W team, contract, declarer, tricks, N-S score): hand-scored (Law 77)
+SPECIAL = {
+    (1, "1", "2"): ("4S", "N", 10, 420), (1, "2", "1"): ("4S", "N", 9, -50),
+    (2, "1", "2"): ("3NT", "S", 9, 600), (2, "2", "1"): ("3NT", "S", 10, 630),
+    (4, "3", "4"): ("2S", "N", 8, 110), (4, "4", "3"): ("2S", "N", 7, -100),
+}
+ROWS = []
+for _b in range(1, 8):
+    for _ns, _ew in (("1", "2"), ("2", "1"), ("3", "4"), ("4", "3")):
+        ROWS.append((_b, _ns, _ew) + SPECIAL.get((_b, _ns, _ew), ("3NT", "N", 9, 600 if NS_VUL[_b] else 400)))
+TEAMS = {"1": "Lions", "2": "Tigers", "3": "Bears", "4": "Wolves"}
+PLAYERS = {"1": "Ann Lee;Bob Roe;Cy Fox;Di Ode", "2": "Ed Ray;Flo Yu;Gus Ek;Hal Ng", "3": "Ida Bo;Jo Pim;Kim Ax;Lou Ma",
+           "4": "Max Po;Ned Ul;Oli Vy;Pat Wu"}
+
+
+def teams_pbn() -> str:
+    games = ['% PBN 2.1\n% EXPORT\n[Event "Club Teams"]\n[Date "2024.04.09"]\n[Scoring "IMP"]\n']
+    for b in range(1, 8):
+        lines = [f'[Board "{b}"]', f'[Dealer "{"NESW"[(b - 1) % 4]}"]', f'[Vulnerable "{VUL[b]}"]']
+        if b == 1:
+            lines.append('[Deal "N:AKQJ.AKQ.AKQ.AKQ 5432.5432.5432.5 T987.T987.T9.T98 6.J6.J876.J76432"]')
+        lines.append('[ScoreTable "PairId_NS\\2R;PairId_EW\\2R;Contract\\4L;Declarer\\1R;Result\\2R;Score_NS\\5R;'
+                     'Score_EW\\5R"]')
+        for bb, ns, ew, contract, decl, tricks, score in ROWS:
+            if bb == b:
+                plus, minus = (str(score), "-") if score >= 0 else ("-", str(-score))
+                lines.append(f"{ns:>2} {ew:>2} {contract:<4} {decl} {tricks:>2} {plus:>5} {minus:>5}")
+        games.append("\n".join(lines) + "\n")
+    total = ['[TotalScoreTable "Rank\\1R;TeamId\\1R;TeamName\\8L;TotalIMP\\3R;Names\\40L"]']
+    for t in ("1", "3", "4", "2"):
+        total.append(f'- {t} "{TEAMS[t]}" - "{PLAYERS[t]}"')
+    games[-1] += "\n".join(total) + "\n"
+    return "\n".join(games)
+
+
+@pytest.fixture(scope="module")
+def flow(tmp_path_factory):
+    d = tmp_path_factory.mktemp("teams")
+    (d / "teams.pbn").write_text(teams_pbn(), encoding="ascii")
+    assert main(["import", str(d / "teams.pbn"), "-o", str(d / "teams.xlsx")]) == 0
+    assert main(["recalc", str(d / "teams.xlsx"), "--no-progress"]) == 0
+    book = d / "teams-recalculated.xlsx"
+    assert main(["export", str(book), "--format", "pbn", "-o", str(d / "out.pbn")]) == 0
+    assert main(["publish", str(book), "-o", str(d / "site")]) == 0
+    return d
+
+
+def test_the_teams_workbook_scores_the_hand_worked_matches_and_standings(flow):
+    wb = openpyxl.load_workbook(flow / "teams-recalculated.xlsx", data_only=True)
+    matches = [r for r in wb["Matches"].iter_rows(min_row=5, max_row=6, max_col=8, values_only=True)]
+    assert [(m, a, b, n, ia, ib, round(va, 2), round(vb, 2)) for m, a, b, n, ia, ib, va, vb in matches] == [
+        (1, "Lions", "Tigers", 7, 10, 1, 13.65, 6.35), (2, "Bears", "Wolves", 7, 5, 0, 12.18, 7.82)]
+    standings = [(t, p, round(v, 2), d, str(rank)) for t, p, v, d, rank in
+                 wb["Standings"].iter_rows(min_row=5, max_row=8, max_col=5, values_only=True)]
+    assert standings == [("Lions", 1, 13.65, 9, "1"), ("Bears", 1, 12.18, 5, "2"), ("Wolves", 1, 7.82, -5, "3"),
+                         ("Tigers", 1, 6.35, -9, "4")]
+    boards = [r for r in wb["Boards"].iter_rows(min_row=5, max_row=18, max_col=11, values_only=True)]
+    # (match, board, room-1 N-S score, room-2 N-S score, IMPs A): the file's scores, the hand-worked IMPs
+    assert [(m, b, r1, r2, ia) for m, b, r1, *_w, r2, ia, _ib in boards][:3] == [
+        (1, 1, 420, -50, 10), (1, 2, 600, 630, -1), (1, 3, 400, 400, 0)]
+    assert wb["Teams"]["B5"].value == "Lions" and wb["Teams"]["C5"].value == "Ann Lee & Bob Roe & Cy Fox & Di Ode"
+    assert wb.properties.title == "Club Teams"
+
+
+def test_exported_pbn_is_the_file_s_teams_event_with_hand_worked_imps(flow):
+    ev = formats.read_pbn(flow / "out.pbn")
+    assert (ev.kind, ev.name, str(ev.date)) == ("TEAMS", "Club Teams", "2024-04-09")
+    assert {p.number: (p.name, ";".join(p.names)) for p in ev.participants} == {
+        t: (TEAMS[t], PLAYERS[t]) for t in TEAMS}
+    got = sorted((b.number, r.ns, r.ew, r.contract, r.declarer, r.tricks, r.score) for b in ev.boards for r in b.results)
+    assert got == sorted(ROWS)
+    imps = {(b.number, r.ns): r.imp_ns for b in ev.boards for r in b.results}
+    assert (imps[(1, "1")], imps[(1, "2")], imps[(2, "1")], imps[(4, "3")], imps[(4, "4")]) == (10, -10, -1, 5, -5)
+    assert {p.number: p.total for p in ev.participants} == {"1": F(9), "2": F(-9), "3": F(5), "4": F(-5)}
+    assert ev.board(1).deal == "N:AKQJ.AKQ.AKQ.AKQ 5432.5432.5432.5 T987.T987.T9.T98 6.J6.J876.J76432"
+
+
+def test_exported_teams_pbn_reads_in_endplay(flow):
+    pbn = pytest.importorskip("endplay.parsers.pbn")
+    with open(flow / "out.pbn", encoding="ascii") as fh:
+        boards = pbn.load(fh)
+    got = []
+    for b in boards:
+        table = b.info["ScoreTable"]
+        names = [h["name"] for h in table["headers"]]
+        for row in table["rows"]:
+            r = dict(zip(names, row))
+            got.append((b.board_num, r["PairId_NS"], r["PairId_EW"], r["Contract"], r["Declarer"], int(r["Result"])))
+    assert sorted(got) == sorted(row[:6] for row in ROWS)
+
+
+def test_published_teams_site_has_standings_and_match_scorecards(flow):
+    import html5lib
+
+    site = flow / "site"
+    index = (site / "index.html").read_text(encoding="utf-8")
+    html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(index)
+    assert "Lions" in index and (site / "match-1-2.html").exists() and (site / "match-3-4.html").exists()
+
+
+def _run(*argv, cwd):
+    return subprocess.run([sys.executable, "-m", "xlbridge", *argv], capture_output=True, text=True, cwd=cwd,
+                          timeout=120)
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda t: t.replace(" 1  2 4S   N 10   420     -", " 1  2 -    -  -    NP     -"),
+     "a board not played (NP) cannot be entered in the teams workbook"),
+    (lambda t: t.replace('"Tigers"', '"Lions"'), "two teams are called 'Lions'"),
+    (lambda t: t.replace(" 1  2 4S   N 10   420     -", " 1  2 4S   N 10   410     -"),
+     "score does not match 4S by N taking 10 tricks"),
+])
+def test_bad_teams_files_exit_2_with_one_line_and_nothing_written(tmp_path, change, message):
+    text = change(teams_pbn())
+    assert text != teams_pbn()
+    (tmp_path / "t.pbn").write_text(text, encoding="ascii")
+    proc = _run("import", "t.pbn", "-o", "t.xlsx", cwd=tmp_path)
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+    assert "t.pbn" in proc.stderr and message in proc.stderr, proc.stderr
+    assert str(tmp_path) not in proc.stderr and not (tmp_path / "t.xlsx").exists()
+
+
+def test_usebio_export_of_a_teams_event_is_refused_with_one_line(flow, tmp_path):
+    proc = _run("export", str(flow / "teams-recalculated.xlsx"), "--format", "usebio", "-o", "t.xml", cwd=tmp_path)
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+    assert "USEBIO" in proc.stderr and not (tmp_path / "t.xml").exists()
+
+
+def test_a_weighted_board_in_a_teams_workbook_is_refused_naming_its_cell(flow, tmp_path):
+    wb = openpyxl.load_workbook(flow / "teams.xlsx")
+    wb["Boards"]["D6"] = -100
+    wb.save(tmp_path / "w.xlsx")
+    proc = _run("export", "w.xlsx", "--format", "pbn", "-o", "w.pbn", cwd=tmp_path)
+    assert proc.returncode == 2 and "w.xlsx, Boards!D6" in proc.stderr and "12C1(c)" in proc.stderr
+    assert not (tmp_path / "w.pbn").exists()
