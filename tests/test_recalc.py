@@ -381,3 +381,22 @@ def test_sheet_name_with_an_apostrophe(tmp_path, name):
     out = openpyxl.load_workbook(tmp_path / "out.xlsx", data_only=True)
     assert [out[name]["C1"].value, out[name]["C2"].value, out["Main"]["A1"].value, out["Main"]["A2"].value] == [
         5, 4, 9, 3]
+
+
+def test_each_error_cell_lists_the_reason_of_its_own_formula(tmp_path):
+    """Excel shows only #VALUE!; the recalc lists why, per formula. Expected reasons by the rules:
+    a VP scale exists for 1 to 1,000 boards (xlbridge.core.teams.vp), and on the EBU scale a board
+    played 3 times tops at 4 matchpoints (2 per result beaten), so 7 and -1 are both out of range."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws["B1"], ws["B2"], ws["B3"], ws["B4"] = 5, 1_000_000, 7, -1
+    ws["A1"] = "=VP(B1,B2)"
+    ws["A2"] = "=MP_PERCENT(B3,3)"
+    ws["A3"] = "=MP_PERCENT(B4,3)"
+    wb.save(tmp_path / "why.xlsx")
+    report = recalc_workbook(str(tmp_path / "why.xlsx"), str(tmp_path / "why-out.xlsx"))
+    got = {e.cell: (e.code, e.message) for e in report.errors}
+    assert got["A1"] == ("#VALUE!", "VP: number of boards must be a whole number from 1 to 1,000, got 1000000")
+    assert got["A2"][0] == "#VALUE!" and "matchpoints 7 are outside 0..4" in got["A2"][1]
+    assert got["A3"][0] == "#VALUE!" and "matchpoints -1 are outside 0..4" in got["A3"][1]
+    assert "-1" not in got["A2"][1] and " 7 " not in got["A3"][1]  # each cell its own reason only

@@ -228,6 +228,7 @@ def xlbridge_excel_functions() -> dict:
 
 _CALL_ERRORS = "\x00call errors"  # key of {message: function name} in the messages dict
 _LIMIT_CALLS = "\x00limit calls"  # key of {message: function name}: the calls refused over a work limit
+_FORMULA_REASONS = "\x00formula reasons"  # key of {(SHEET, ref): [why]}: reasons of error cells, by formula
 _CELL_MESSAGES = "\x00cell messages"  # key of {(SHEET, ref): message} (formulas the engine cannot read, DDE)
 _UNFOLLOWED = "\x00unfollowed"  # key of {(SHEET, ref)} of cells that depend on a link not followed
 _MAX_MESSAGES = 1000  # distinct messages kept per function (a column of failing calls repeats itself)
@@ -327,6 +328,16 @@ def _adapt_function(name: str, fn, messages: dict):
             return Error.errors[code]
         if isinstance(v, str):
             if v in Error.errors:
+                reason = getattr(v, "reason", "")
+                if reason:  # xlbridge.excel: why this cell is an error; listed at the formula's cell
+                    where, text = _cell_being_evaluated(), one_line(reason, 300)
+                    if where is None:  # a formula of constants, evaluated while compiling: by function
+                        note(name, text)
+                    else:
+                        found = messages.setdefault(_FORMULA_REASONS, {}).setdefault(
+                            (where[0], where[1].split(":", 1)[0]), [])
+                        if f"{name}: {text}" not in found and len(found) < 4:
+                            found.append(f"{name}: {text}")
                 return Error.errors[v]
             if type(v).__name__ in ("CallError", "LimitCallError"):  # xlbridge.excel: the call could not run
                 messages.setdefault(_CALL_ERRORS, {})[str(v)] = name
@@ -1682,6 +1693,8 @@ def _recalc_locked(src, dest, name, tmp, in_place, functions, limits, isolate, b
     call_errors = messages.get(_CALL_ERRORS, {})
     shown_calls: set = set()
     cell_messages = messages.get(_CELL_MESSAGES, {})
+    reasons = {key: "; ".join(found[:3]) + (" (and more)" if len(found) > 3 else "")
+               for key, found in messages.get(_FORMULA_REASONS, {}).items()}
     unfollowed = messages.get(_UNFOLLOWED, set())
     with zipfile.ZipFile(snapshot) as zf:
         for sheet, part in parts.items():
@@ -1705,7 +1718,8 @@ def _recalc_locked(src, dest, name, tmp, in_place, functions, limits, isolate, b
                         v = vals[(r, c)] = ExcelErrorValue("#REF!", LINK_NOT_FOLLOWED)
                     msg = (cell_messages.get(key) or (LINK_NOT_FOLLOWED if v.code == "#REF!" and key in unfollowed
                                                        else "")
-                           or v.message or _messages_for(formula, messages) or ERROR_MEANINGS.get(v.code, ""))
+                           or v.message or reasons.get(key) or _messages_for(formula, messages)
+                           or ERROR_MEANINGS.get(v.code, ""))
                     errors.append(RecalcCellError(sheet, cell_ref(r, c), v.code,
                                                   one_line(scrub_paths(msg, private), 400)))
                 elif isinstance(v, str):

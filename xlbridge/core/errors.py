@@ -53,8 +53,8 @@ def shown(value: object) -> str:
     A text longer than :data:`SHOWN_CHARACTERS` shows its first 20 characters, an ellipsis and
     its length, so a message never echoes a megabyte argument.
 
-    >>> shown(410), shown("NP"), shown(2.5)
-    ('410', "'NP'", '2.5')
+    >>> shown(410), shown("NP"), shown(2.5), shown(1000000.0)
+    ('410', "'NP'", '2.5', '1000000')
     >>> shown("x" * 100)
     "'xxxxxxxxxxxxxxxxxxxx…' (100 characters)"
     >>> shown(10 ** 100)
@@ -65,6 +65,8 @@ def shown(value: object) -> str:
     """
     if getattr(value, "ndim", None) == 0 and hasattr(value, "dtype") and hasattr(value, "item"):
         value = value.item()  # a numpy scalar: shown as its value, not as np.str_('abc')
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        value = int(value)  # a whole number from a cell (Excel's numbers are floats) shown as Excel shows it
     if isinstance(value, str):
         if len(value) + 2 <= SHOWN_CHARACTERS:
             return repr(value)

@@ -90,10 +90,19 @@ class ExcelError(str):
     ValueError: not an Excel error literal: 'oops'
     """
 
-    def __new__(cls, literal: str) -> ExcelError:
+    reason: str
+    """Why the cell is an error (a one-line message), or ``""``: Excel shows only the literal; the
+    headless recalc lists the reason next to the cell (``ExcelError("#VALUE!", "VP: ...")``)."""
+
+    def __new__(cls, literal: str, reason: str = "") -> ExcelError:
         if literal not in EXCEL_ERROR_LITERALS:
             raise ValueError(f"not an Excel error literal: {shown(literal)}")
-        return super().__new__(cls, literal)
+        self = super().__new__(cls, literal)
+        self.reason = reason
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (str(self), self.reason))
 
     def __repr__(self) -> str:
         return f"ExcelError({str(self)!r})"

@@ -84,7 +84,9 @@ def _cell(fn: Callable[..., Any], cells: tuple[Any, ...], blank_at: list[int]) -
         return None
     try:
         return xl.to_cell(fn(*cells))
-    except (XlbridgeError, ValueError, TypeError, ZeroDivisionError, OverflowError):
+    except XlbridgeError as exc:  # the core's own message says what is wrong with this cell
+        return xl.ExcelError("#VALUE!", str(exc))
+    except (ValueError, TypeError, ZeroDivisionError, OverflowError):
         return xl.VALUE
 
 
