@@ -1462,7 +1462,9 @@ def _run_engine(engine_copy, info, functions, limits: SafetyLimits, name: str, s
         # the reader's own exception text names Python types ("expected <class 'int'>"): not shown
         raise WorkbookError("damaged workbook: it cannot be read (a part holds an element or value that Excel's "
                             "file format does not allow)", where=name)
-    raise WorkbookError(f"the formula engine failed {_where(None, phase, sheets)}: {text}", where=name)
+    # an engine failure no check foresaw: its Python text is for the administrator (XLBRIDGE_DEBUG=1)
+    detail = f": {text}" if os.environ.get("XLBRIDGE_DEBUG") else " (an internal error; set XLBRIDGE_DEBUG=1 for details)"
+    raise WorkbookError(f"the formula engine failed {_where(None, phase, sheets)}{detail}", where=name)
 
 
 # --------------------------------------------------------------------------------------------------
