@@ -169,3 +169,69 @@ def test_a_weighted_board_in_a_teams_workbook_is_refused_naming_its_cell(flow, t
     proc = _run("export", "w.xlsx", "--format", "pbn", "-o", "w.pbn", cwd=tmp_path)
     assert proc.returncode == 2 and "w.xlsx, Boards!D6" in proc.stderr and "12C1(c)" in proc.stderr
     assert not (tmp_path / "w.pbn").exists()
+
+
+# --- property: a teams workbook carries every field PBN carries for a teams event ------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@st.composite
+def team_events(draw):
+    import xlbridge
+    from xlbridge.formats.model import Board, Event, Participant, Result
+
+    n = draw(st.sampled_from([2, 4]))
+    names = draw(st.sampled_from([None, "Zoë's", "Åse & Co"]))
+    parts = [Participant(str(t), None, draw(st.sampled_from([(), ("Ann Lee", "Bob Roe")])),
+                         None if names is None or t == 1 else f"{names} {t}") for t in range(1, n + 1)]
+    boards = []
+    for b in draw(st.lists(st.integers(1, 20), min_size=1, max_size=3, unique=True)):
+        rows = []
+        for a in range(1, n + 1, 2):
+            for ns, ew in ((str(a), str(a + 1)), (str(a + 1), str(a))):
+                if draw(st.integers(0, 5)) == 0:
+                    continue  # one room missing
+                if draw(st.booleans()):
+                    contract, decl, tricks = draw(st.sampled_from(["3NT", "4S", "2HX", "1C"])), \
+                        draw(st.sampled_from("NESW")), draw(st.integers(0, 13))
+                    rows.append(Result(ns, ew, contract, decl, tricks, xlbridge.bridge_score(contract, decl, tricks, b),
+                                       draw(st.sampled_from([None, "SK", "D2"]))))
+                else:
+                    rows.append(Result(ns, ew, score=draw(st.sampled_from(
+                        [xlbridge.Artificial(F(60), F(40)), 110, -100 if b % 2 == 0 else -50]))))
+        boards.append(Board(b, "NESW"[(b - 1) % 4], None,
+                            draw(st.sampled_from([None, "N:AKQJ.AKQ.AKQ.AKQ 5432.5432.5432.5 T987.T987.T9.T98 "
+                                                        "6.J6.J876.J76432"])), tuple(rows)))
+    return Event(name=draw(st.sampled_from([None, "Club Teams"])), kind="TEAMS", scoring="IMP",
+                 participants=tuple(parts), boards=tuple(boards))
+
+
+@pytest.fixture(scope="module")
+def teams_template():
+    from xlbridge import templates
+
+    return templates.build_bytes("teams.xlsx")
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ev=team_events())
+def test_teams_workbook_round_trip(tmp_path, teams_template, ev):
+    import io
+
+    from xlbridge.formats.workbook import fill_teams_workbook, read_teams_workbook
+
+    if not any(b.results for b in ev.boards):
+        return
+    wb = openpyxl.load_workbook(io.BytesIO(teams_template))
+    fill_teams_workbook(wb, ev)
+    wb.save(tmp_path / "t.xlsx")
+    back = read_teams_workbook(tmp_path / "t.xlsx")
+    assert (back.name, back.kind) == (ev.name, ev.kind)
+    assert {p.number: (p.name, p.names) for p in back.participants} == {
+        p.number: (p.name, p.names) for p in ev.participants}  # the Teams sheet lists every team
+    strip = lambda e: sorted((b.number, r.ns, r.ew, r.contract, r.declarer, r.tricks, str(r.score), r.lead)  # noqa: E731
+                             for b in e.boards for r in b.results)
+    assert strip(back) == strip(ev)
+    assert {b.number: b.deal for b in back.boards if b.results} == {b.number: b.deal for b in ev.boards if b.results}

@@ -1,7 +1,8 @@
 """USEBIO 1.2 (the EBU's Universal Scoring Exchange format, XML) reader and writer for pairs events.
 
 The official specification and DTD (usebio.org, "USEBIO 1.2", files ``usebio-1.2.pdf`` and
-``usebio_v1_2.dtd``) could not be retrieved here, so the element list below (docs/formats.md,
+``usebio_v1_2.dtd``, public identifier ``-//EBU//DTD USEBIO 1.2//EN``) could not be found
+(docs/formats.md lists what was searched), so the element list below (docs/formats.md,
 "USEBIO") was compiled from open-source programs that read and write USEBIO 1.2 files
 (element names, nesting and value formats agree between them): ``EVENT`` with ``EVENT_TYPE``,
 ``EVENT_DESCRIPTION``, ``DATE`` (DD/MM/YYYY), ``BOARD_SCORING_METHOD``, ``WINNER_TYPE``;
