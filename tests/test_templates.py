@@ -28,6 +28,7 @@ XLBRIDGE_FUNCTIONS = {
     "IMPS", "CROSS_IMPS", "BUTLER", "BUTLER_DATUM", "VP", "WEIGHTED_IMPS", "MATCH_RESULT", "INSTANT_MP",
     "INSTANT_AWARD", "LEHMAN_PREDICT", "LEHMAN_DELTA", "LEHMAN_ERROR", "LEHMAN_UPDATE", "LEHMAN_LEDGER",
     "FORML_HANDICAP", "FORML_VPDIFF", "LEGACY_HANDICAP", "FORML_NEWTEAMS", "FAIRNESS", "FAIRNESS_BAND",
+    "HANDICAP_MATCHES", "LEHMAN_SEASON", "LEHMAN_HISTORY",
 }
 
 
@@ -242,9 +243,11 @@ def test_fairness_sheet_and_chart(books):
     assert arrays["B5:C204"] == "=FAIRNESS_BAND(A5:A204,B$3)"
     assert arrays["D5:E204"] == "=FAIRNESS_BAND(A5:A204,D$3)"
     assert arrays["F5:G204"] == "=FAIRNESS_BAND(A5:A204,F$3)"
-    observed = [(ws.cell(row=r, column=11).value, ws.cell(row=r, column=12).value) for r in range(5, 11)]
+    observed = [(ws.cell(row=r, column=11).value, ws.cell(row=r, column=12).value) for r in range(6, 12)]
     # seed 000: 19 of 56 won by the higher-RANKING team = 37 of 56 by the higher-handicap team
     assert observed == [(37, 56), (34, 87), (44, 88), (39, 80), (83, 168), (6, 12)]
+    # the first row is this season's, counted from the Results sheet (issue 15)
+    assert "Results!O5" in ws["K5"].value and "Results!O6" in ws["L5"].value
     assert arrays["M5:M24"] == "=FAIRNESS(K5:K24,L5:L24)"
     (chart,) = ws._charts
     assert type(chart).__name__ == "ScatterChart"

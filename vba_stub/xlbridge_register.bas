@@ -76,6 +76,19 @@ Public Sub RegisterXlbridgeFunctions()
             "Average VPs of each team in its division last season", _
             "TRUE for the Merged VP difference; FALSE or blank for the Expected", _
             "Ranks by which divisions overlap when merged (optional; default 2)")
+    Application.MacroOptions Macro:="HANDICAP_MATCHES", _
+        Description:="Handicapped matches (n x 6): Handicap A, Handicap B, handicapped IMPs A and B, Winner, higher-handicap team.", _
+        Category:="xlbridge", _
+        ArgumentDescriptions:=Array( _
+            "Team A of each match", _
+            "Team B of each match", _
+            "IMPs scored by team A at the table (blank with imps_b: not played yet)", _
+            "IMPs scored by team B at the table", _
+            "The handicap table's teams (e.g. the Handicaps sheet's Team column)", _
+            "Their handicap IMPs", _
+            "A handicap typed for team A in that match, used instead of the table's (optional)", _
+            "A handicap typed for team B in that match (optional)", _
+            "A second handicap table: team and handicap IMPs (e.g. the new teams'; optional)")
     Application.MacroOptions Macro:="IMPS", _
         Description:="IMPs for a points difference (Law 78B); works on ranges element-wise.", _
         Category:="xlbridge", _
@@ -115,6 +128,20 @@ Public Sub RegisterXlbridgeFunctions()
         Category:="xlbridge", _
         ArgumentDescriptions:=Array( _
             "Number of boards of history")
+    Application.MacroOptions Macro:="LEHMAN_HISTORY", _
+        Description:="Rating of each player after each week ((1 + players) x (1 + weeks), a header row of weeks).", _
+        Category:="xlbridge", _
+        ArgumentDescriptions:=Array( _
+            "Week number of each row", _
+            "North player of each row", _
+            "South player of each row", _
+            "East player of each row", _
+            "West player of each row", _
+            "Percentage scored by N-S on each row", _
+            "Boards each row stands for (blank: 1)", _
+            """standard"" (default) or ""modified"" (error-bound modification)", _
+            "Weekly history decay (optional; default 0.067)", _
+            "Only these players, in this order (optional; default: every player)")
     Application.MacroOptions Macro:="LEHMAN_LEDGER", _
         Description:="Lehman ratings after a season (players x 4): Player, Rating, History boards, Error bound.", _
         Category:="xlbridge", _
@@ -132,6 +159,19 @@ Public Sub RegisterXlbridgeFunctions()
         Category:="xlbridge", _
         ArgumentDescriptions:=Array( _
             "4 cells: the ratings of N, S, E, W")
+    Application.MacroOptions Macro:="LEHMAN_SEASON", _
+        Description:="Lehman ratings after a season (players x 5): Player, Boards, Rating, History boards, Error bound.", _
+        Category:="xlbridge", _
+        ArgumentDescriptions:=Array( _
+            "Week number of each row", _
+            "North player of each row", _
+            "South player of each row", _
+            "East player of each row", _
+            "West player of each row", _
+            "Percentage scored by N-S on each row", _
+            "Boards each row stands for (blank: 1); its pseudo-rating counts that many times", _
+            """standard"" (default) or ""modified"" (error-bound modification)", _
+            "Weekly history decay (optional; default 0.067)")
     Application.MacroOptions Macro:="LEHMAN_UPDATE", _
         Description:="Weekly Lehman update (1 x 2): the new rating and the new decayed history count.", _
         Category:="xlbridge", _

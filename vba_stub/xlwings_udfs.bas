@@ -118,6 +118,19 @@ failed:
     FORML_VPDIFF = Err.Description
 End Function
 
+Function HANDICAP_MATCHES(team_a, team_b, imps_a, imps_b, teams, handicaps, Optional typed_a, Optional typed_b, Optional more)
+    #If App = "Microsoft Excel" Then
+        If TypeOf Application.Caller Is Range Then On Error GoTo failed
+        HANDICAP_MATCHES = XLPy.CallUDF("xlbridge.udfs", "HANDICAP_MATCHES", Array(team_a, team_b, imps_a, imps_b, teams, handicaps, typed_a, typed_b, more), ThisWorkbook, Application.Caller)
+        Exit Function
+    #Else
+        HANDICAP_MATCHES = XLPy.CallUDF("xlbridge.udfs", "HANDICAP_MATCHES", Array(team_a, team_b, imps_a, imps_b, teams, handicaps, typed_a, typed_b, more))
+        Exit Function
+    #End If
+failed:
+    HANDICAP_MATCHES = Err.Description
+End Function
+
 Function IMPS(difference)
     #If App = "Microsoft Excel" Then
         If TypeOf Application.Caller Is Range Then On Error GoTo failed
@@ -196,6 +209,19 @@ failed:
     LEHMAN_ERROR = Err.Description
 End Function
 
+Function LEHMAN_HISTORY(weeks, north, south, east, west, ns_pct, Optional boards, Optional formula, Optional decay, Optional players)
+    #If App = "Microsoft Excel" Then
+        If TypeOf Application.Caller Is Range Then On Error GoTo failed
+        LEHMAN_HISTORY = XLPy.CallUDF("xlbridge.udfs", "LEHMAN_HISTORY", Array(weeks, north, south, east, west, ns_pct, boards, formula, decay, players), ThisWorkbook, Application.Caller)
+        Exit Function
+    #Else
+        LEHMAN_HISTORY = XLPy.CallUDF("xlbridge.udfs", "LEHMAN_HISTORY", Array(weeks, north, south, east, west, ns_pct, boards, formula, decay, players))
+        Exit Function
+    #End If
+failed:
+    LEHMAN_HISTORY = Err.Description
+End Function
+
 Function LEHMAN_LEDGER(weeks, north, south, east, west, ns_pct, Optional formula, Optional decay)
     #If App = "Microsoft Excel" Then
         If TypeOf Application.Caller Is Range Then On Error GoTo failed
@@ -220,6 +246,19 @@ Function LEHMAN_PREDICT(ratings)
     #End If
 failed:
     LEHMAN_PREDICT = Err.Description
+End Function
+
+Function LEHMAN_SEASON(weeks, north, south, east, west, ns_pct, Optional boards, Optional formula, Optional decay)
+    #If App = "Microsoft Excel" Then
+        If TypeOf Application.Caller Is Range Then On Error GoTo failed
+        LEHMAN_SEASON = XLPy.CallUDF("xlbridge.udfs", "LEHMAN_SEASON", Array(weeks, north, south, east, west, ns_pct, boards, formula, decay), ThisWorkbook, Application.Caller)
+        Exit Function
+    #Else
+        LEHMAN_SEASON = XLPy.CallUDF("xlbridge.udfs", "LEHMAN_SEASON", Array(weeks, north, south, east, west, ns_pct, boards, formula, decay))
+        Exit Function
+    #End If
+failed:
+    LEHMAN_SEASON = Err.Description
 End Function
 
 Function LEHMAN_UPDATE(rating, history, pseudo_sum, week_boards, Optional decay)

@@ -32,6 +32,11 @@ EXTENSIONS = {
     "MATCH_RESULT": ["board_imps", "boards", "[rounding]"],
     "TEAM_STANDINGS": ["team_a", "team_b", "vps", "[imps]"],
     "LEHMAN_LEDGER": ["weeks", "north", "south", "east", "west", "ns_pct", "[formula]", "[decay]"],
+    "LEHMAN_SEASON": ["weeks", "north", "south", "east", "west", "ns_pct", "[boards]", "[formula]", "[decay]"],
+    "LEHMAN_HISTORY": ["weeks", "north", "south", "east", "west", "ns_pct", "[boards]", "[formula]", "[decay]",
+                       "[players]"],
+    "HANDICAP_MATCHES": ["team_a", "team_b", "imps_a", "imps_b", "teams", "handicaps", "[typed_a]", "[typed_b]",
+                         "[more]"],
     "SCORE_OR_TYPED": ["contract", "declarer", "tricks", "board", "typed"],
 }
 # optional trailing arguments added to catalogue functions (the catalogue's own arguments keep their order)
@@ -63,7 +68,7 @@ def catalogue() -> dict:
 @pytest.mark.skipif(not UDFS_MD.exists(), reason="../shared/UDFS.md not present")
 def test_every_catalogue_function_exists_with_its_argument_order():
     cat = catalogue()
-    assert len(cat) == 23 and len(F) == 29  # 23 catalogue functions + 6 template extensions
+    assert len(cat) == 23 and len(F) == 32  # 23 catalogue functions + 9 template extensions
     for name, args in {**cat, **EXTENSIONS}.items():
         args = args + EXTRA_OPTIONAL.get(name, [])
         fn = getattr(udfs, name)
@@ -633,6 +638,11 @@ SAMPLE_CALLS = {   # one Excel-shaped call per function, for the decorated funct
     "LEHMAN_ERROR": (col(26, 1),),
     "LEHMAN_UPDATE": (50.0, 100.0, 400.0, 10.0, None),
     "LEHMAN_LEDGER": (col(1), col("ann"), col("bob"), col("cy"), col("di"), col(60), None, None),
+    "LEHMAN_SEASON": (col(1), col("ann"), col("bob"), col("cy"), col("di"), col(60), col(2), None, None),
+    "LEHMAN_HISTORY": (col(1, 2), col("ann", "ann"), col("bob", "bob"), col("cy", "ed"), col("di", "di"), col(60, 50),
+                       None, "modified", None, col("ed", None)),
+    "HANDICAP_MATCHES": (col("Eroes"), col("Lambs"), col(60), col(20), col("Eroes", "Lambs"), col(0, 79), None, None,
+                         None),
     "FORML_HANDICAP": (col(*DIV), col(*AVG), None, None),
     "FORML_VPDIFF": (col(*DIV), col(*AVG), True, None),
     "LEGACY_HANDICAP": (col(*DIV), col(*AVG), None),

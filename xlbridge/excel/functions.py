@@ -39,6 +39,7 @@ from ..core.contract import bridge_score
 from ..core.errors import InputError
 from ..core.handicap import fairness as fairness_core
 from ..core.handicap import forml as forml_core
+from ..core.handicap import results as handicap_results_core
 from ..core.instant.chart import instant_award, instant_chart
 from ..core.pairs import neuberg as neuberg_core
 from ..core.pairs import standings as standings_core
@@ -363,6 +364,35 @@ FUNCTIONS: tuple[ExcelFunction, ...] = (
         "players x 4: Player, Rating, History boards, Error bound after the season (template extension).",
         RATINGS),
     ExcelFunction(
+        "LEHMAN_SEASON", ar.lehman_season, (ledger_core.lehman_ledger_arrays,),
+        (_arg("weeks", "column", "Week number of each row"),
+         _arg("north", "column", "North player of each row"),
+         _arg("south", "column", "South player of each row"),
+         _arg("east", "column", "East player of each row"),
+         _arg("west", "column", "West player of each row"),
+         _arg("ns_pct", "column", "Percentage scored by N-S on each row"),
+         _opt("boards", "column", "Boards each row stands for (blank: 1); its pseudo-rating counts that many times"),
+         _opt("formula", "text", '"standard" (default) or "modified" (error-bound modification)', "standard"),
+         _DECAY),
+        "Lehman ratings after a season (players x 5): Player, Boards, Rating, History boards, Error bound.",
+        "players x 5: Player, Boards played this season, Rating, History boards, Error bound, with a boards "
+        "count per row (template extension).", RATINGS),
+    ExcelFunction(
+        "LEHMAN_HISTORY", ar.lehman_history, (ledger_core.lehman_ledger_arrays,),
+        (_arg("weeks", "column", "Week number of each row"),
+         _arg("north", "column", "North player of each row"),
+         _arg("south", "column", "South player of each row"),
+         _arg("east", "column", "East player of each row"),
+         _arg("west", "column", "West player of each row"),
+         _arg("ns_pct", "column", "Percentage scored by N-S on each row"),
+         _opt("boards", "column", "Boards each row stands for (blank: 1)"),
+         _opt("formula", "text", '"standard" (default) or "modified" (error-bound modification)', "standard"),
+         _DECAY,
+         _opt("players", "column", "Only these players, in this order (optional; default: every player)")),
+        "Rating of each player after each week ((1 + players) x (1 + weeks), a header row of weeks).",
+        "(1 + players) x (1 + weeks): a header row (`Player`, then each week played), then each player and "
+        "the rating after each week, blank before the player's first week (template extension).", RATINGS),
+    ExcelFunction(
         "FORML_HANDICAP", ah.forml_handicap, (forml_core.forml_handicaps,),
         (_DIV, _AVG, _IPV, _OVERLAP),
         "Form-L handicap IMPs (whole numbers) for each team.",
@@ -393,6 +423,21 @@ FUNCTIONS: tuple[ExcelFunction, ...] = (
         "Handicap IMPs of the new teams (k x 2: team, IMPs), solved jointly.",
         "For every team not among `known_teams`: its handicap IMPs, solved jointly when new teams met "
         "each other.", HANDICAPS),
+    ExcelFunction(
+        "HANDICAP_MATCHES", ah.handicap_matches, (handicap_results_core.handicap_matches,),
+        (_arg("team_a", "column", "Team A of each match"),
+         _arg("team_b", "column", "Team B of each match"),
+         _arg("imps_a", "column", "IMPs scored by team A at the table (blank with imps_b: not played yet)"),
+         _arg("imps_b", "column", "IMPs scored by team B at the table"),
+         _arg("teams", "column", "The handicap table's teams (e.g. the Handicaps sheet's Team column)"),
+         _arg("handicaps", "column", "Their handicap IMPs"),
+         _opt("typed_a", "column", "A handicap typed for team A in that match, used instead of the table's (optional)"),
+         _opt("typed_b", "column", "A handicap typed for team B in that match (optional)"),
+         _opt("more", "range", "A second handicap table: team and handicap IMPs (e.g. the new teams'; optional)")),
+        "Handicapped matches (n x 6): Handicap A, Handicap B, handicapped IMPs A and B, Winner, higher-handicap team.",
+        "n x 6 per match: Handicap A, Handicap B, Handicapped IMPs A, Handicapped IMPs B (the higher-handicap "
+        "team gets the difference), Winner (or `Draw`) and what the higher-handicap team did: `won`, `lost`, "
+        "`draw` or `equal handicaps` (the fairness test counts won and lost; template extension).", HANDICAPS),
     ExcelFunction(
         "FAIRNESS", ah.fairness, (fairness_core.fairness_p_exact, fairness_core.fairness_p_upper_exact),
         (_arg("wins", "cells", "Wins of the side counted (e.g. the higher-handicap team; seed 000: 34 of 87)"),

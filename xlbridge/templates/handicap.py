@@ -1,7 +1,7 @@
 """handicap.xlsx: Form-L handicaps, new teams and the fairness test (seed 000).
 
 >>> [s.title for s in build().worksheets]
-['Instructions', 'Handicaps', 'NewTeams', 'Fairness', 'xlwings.conf']
+['Instructions', 'Handicaps', 'NewTeams', 'Results', 'Fairness', 'xlwings.conf']
 """
 
 from __future__ import annotations
@@ -42,9 +42,23 @@ NEW_TEAM_MATCHES = [
     ("Aces", "Dream", 12, 8),
 ]
 
+# hypothetical matches of a season (team A, team B, IMPs A, IMPs B, typed handicap A, typed handicap B):
+# a handicapped draw, equal handicaps, a new team, a visiting team with typed handicaps, a match not played yet
+SEASON_MATCHES = [
+    ("Eroes", "Pioneers", 95, 10, None, None),
+    ("Discards", "Dream", 88, 20, None, None),
+    ("Gambits", "Rabbits", 70, 30, None, None),
+    ("Cavaliers", "Donuts", 45, 52, None, None),
+    ("Dragons", "Imps", 60, 32, None, None),
+    ("Knights", "Royals", 31, 40, None, None),
+    ("Visitors", "United", 30, 41, 50, None),
+    ("Jokers", "Diamonds", None, None, None, None),
+]
+
 H_FIRST, H_ROWS = 5, 500  # Handicaps!A5:A504: 500 teams
 N_FIRST, N_ROWS = 5, 200  # NewTeams match rows
 N_OUT = 40  # new teams listed
+R_FIRST, R_ROWS = 5, 1_000  # Results!A5:F1004: 1,000 matches
 F_FIRST, F_MAX_N = 5, 200  # Fairness!A5:A204: n = 1..200
 F_OBS = 20  # observed results rows
 FAIRNESS_TAILS = (0.25, 0.10, 0.01)
@@ -67,11 +81,20 @@ def build():
         "against). Each new team's VP Diff is the average over its matches of (opponent's Merged VP Diff "
         "- VP margin), solved jointly when new teams met each other (the seed's iteration converges to "
         "this). The example matches are hypothetical.",
+        "Sheet Results: one row per match of the season (Team A, Team B and the IMPs each scored at the "
+        "table). Each team's handicap comes from the Handicaps sheet (or NewTeams for a new team); type a "
+        "handicap in the Typed columns to use another for that match (a visiting team, a ruling). The "
+        "higher-handicap team gets the difference in IMPs; the higher handicapped score wins (equal: a draw). "
+        "The last column says what the higher-handicap team did: won, lost, draw, or equal handicaps; the "
+        "Fairness sheet counts the wins and losses itself (draws and equal handicaps are left out, seed "
+        "000). A match typed before it is played (no IMPs) shows its handicaps only. A team with no handicap "
+        "stops the table with a message naming the row (row 1 = sheet row 5): no match is left out in silence.",
         "Sheet Fairness: under fair handicaps the number of wins of the higher-handicap team in n "
         "matches is Binomial(n, 1/2). The bands exclude 25 %, 10 % and 1 % of outcomes at each end "
         "(ERRATA.md: the seed's green lines are the 10 % tails). P(X <= wins) is small when the "
         "higher-handicap team wins too rarely, P(X >= wins) when it wins too often; each is a p-value, "
-        "not the probability that the handicaps are unfair (ERRATA.md). The seed's first study counted "
+        "not the probability that the handicaps are unfair (ERRATA.md). The first observed row is this "
+        "season's, counted from the Results sheet; the others are seed 000's. The seed's first study counted "
         "the higher-RANKING team's wins (19 of 56); the sheet enters the same result as 37 wins of the "
         "higher-handicap team, so P(X >= 37) = P(X <= 19) = 0.0111.",
     ] + COMMON_LINES)
@@ -156,6 +179,42 @@ def build():
     capacity(ws, f"A{N_FIRST}:D{nl}", "I8", "new teams")
     ws.merge_cells("I8:L11")
 
+    # results of the season
+    ws = wb.create_sheet("Results")
+    title(ws, "Results of the season, with handicaps",
+          "Example: hypothetical matches between the Table 1 teams, a new team (Knights) and a visiting team "
+          "with a typed handicap.")
+    rl = R_FIRST + R_ROWS - 1
+    headers(ws, 4, 1, ["Team A", "Team B", "IMPs A", "IMPs B", "Typed handicap A", "Typed handicap B",
+                       "Handicap A", "Handicap B", "Handicapped IMPs A", "Handicapped IMPs B", "Winner",
+                       "Higher-handicap team"], widths=[14, 14, 7, 7, 11, 11, 10, 10, 13, 13, 14, 16])
+    for i, row in enumerate(SEASON_MATCHES):
+        for j, v in enumerate(row, start=1):
+            ws.cell(row=R_FIRST + i, column=j, value=v)
+    mark_input(ws, f"A{R_FIRST}:B{rl}", kind="textLength", operator="between", formula1="1", formula2="60",
+               prompt="Team names exactly as on the Handicaps (or NewTeams) sheet")
+    mark_input(ws, f"C{R_FIRST}:D{rl}", kind="decimal", operator="between", formula1="-1000", formula2="1000",
+               prompt="IMPs scored at the table by team A and by team B, before the handicap (blank: not played yet)")
+    mark_input(ws, f"E{R_FIRST}:F{rl}", kind="decimal", operator="between", formula1="0", formula2="1000",
+               prompt="Optional: a handicap for this match instead of the Handicaps sheet's (e.g. a visiting team)")
+    col = lambda c: f"{c}{R_FIRST}:{c}{rl}"  # noqa: E731
+    array(ws, f"G{R_FIRST}:L{rl}",
+          f"=IFERROR(INDEX(HANDICAP_MATCHES({col('A')},{col('B')},{col('C')},{col('D')},"
+          f"Handicaps!B{H_FIRST}:B{hl},Handicaps!F{H_FIRST}:F{hl},{col('E')},{col('F')},"
+          f"NewTeams!F{N_FIRST}:G{ol}),{seq_column(R_ROWS)},{seq_row(6)}),\"\")")
+    ws["N4"] = "Higher-handicap team"
+    ws["N4"].font = bold()
+    ws.column_dimensions["N"].width = 26
+    summary = [("won", "Won"), ("lost", "Lost"), ("draw", "Drew (left out)"), ("equal handicaps", "Equal handicaps (left out)")]
+    for k, (key, label) in enumerate(summary):
+        ws.cell(row=5 + k, column=14, value=label)
+        ws.cell(row=5 + k, column=15, value=f'=COUNTIF($L${R_FIRST}:$L${rl},"{key}")')
+    computed(ws, "O5:O8", "0")
+    legend(ws, "N10")
+    capacity(ws, f"A{R_FIRST}:F{rl}", "N14", "matches")
+    ws.merge_cells("N14:P17")
+    ws.freeze_panes = f"A{R_FIRST}"
+
     # fairness
     ws = wb.create_sheet("Fairness")
     title(ws, "Fairness of the handicaps: binomial bands and observed results",
@@ -184,12 +243,17 @@ def build():
     headers(ws, 4, 10, ["Observed result", "Wins", "Matches", "P(X <= wins)", "P(X >= wins)"],
              widths=[44, 8, 9, 11, 11])
     ol = F_FIRST + F_OBS - 1
-    for i, (label, w, n) in enumerate(OBSERVED):
+    # the first row: this season, counted from the Results sheet (blank until a match is decided)
+    ws.cell(row=F_FIRST, column=10, value="This season (sheet Results; draws and equal handicaps left out)")
+    ws.cell(row=F_FIRST, column=11, value='=IF(Results!O5+Results!O6=0,"",Results!O5)')
+    ws.cell(row=F_FIRST, column=12, value='=IF(Results!O5+Results!O6=0,"",Results!O5+Results!O6)')
+    computed(ws, f"J{F_FIRST}:L{F_FIRST}")
+    for i, (label, w, n) in enumerate(OBSERVED, start=1):
         ws.cell(row=F_FIRST + i, column=10, value=label)
         ws.cell(row=F_FIRST + i, column=11, value=w)
         ws.cell(row=F_FIRST + i, column=12, value=n)
-    mark_input(ws, f"J{F_FIRST}:J{ol}", prompt="What the result is (free text)")
-    mark_input(ws, f"K{F_FIRST}:L{ol}", kind="whole", operator="between", formula1="0", formula2="100000",
+    mark_input(ws, f"J{F_FIRST + 1}:J{ol}", prompt="What the result is (free text)")
+    mark_input(ws, f"K{F_FIRST + 1}:L{ol}", kind="whole", operator="between", formula1="0", formula2="100000",
            prompt="Wins of the higher-handicap team, and matches played (draws excluded)")
     array(ws, f"M{F_FIRST}:M{ol}", f"=FAIRNESS(K{F_FIRST}:K{ol},L{F_FIRST}:L{ol})", "0.0000")
     # the upper tail, P(X >= wins): small when the higher-handicap team wins too often (exact in the core)

@@ -1,4 +1,5 @@
-"""Adapters of the handicap and fairness functions: FORML_*, LEGACY_HANDICAP, FAIRNESS, FAIRNESS_BAND (seed 000).
+"""Adapters of the handicap and fairness functions: FORML_*, LEGACY_HANDICAP, HANDICAP_MATCHES, FAIRNESS,
+FAIRNESS_BAND (seed 000).
 
 >>> fairness_band(56, 0.01)
 [[19, 37]]
@@ -14,6 +15,8 @@ from ...core.handicap.fairness import check_work, fairness_p_exact, fairness_p_u
 from ...core.handicap.fairness import fairness_band as core_fairness_band
 from ...core.handicap.forml import forml_handicaps, forml_new_teams, legacy_handicaps
 from ...core.handicap.forml import forml_vpdiff as core_forml_vpdiff
+from ...core.handicap.results import handicap_matches as core_handicap_matches
+from ...core.handicap.results import handicap_table
 from .. import cells as xl
 from ..elementwise import Cells, broadcast, elementwise, given
 from ..travellers import nonempty, same_length
@@ -137,3 +140,40 @@ def fairness_band(matches: Cells, tail: Cells) -> list[list[Any]]:
                 memo[m] = [xl.VALUE, xl.VALUE]
         out.append(list(memo[m]))
     return out
+
+
+def handicap_matches(team_a: Cells, team_b: Cells, imps_a: Cells, imps_b: Cells, teams: Cells, handicaps: Cells,
+                     typed_a: Cells, typed_b: Cells, more: Cells) -> list[list[Any]]:
+    """n x 6 per match row: Handicap A, Handicap B, Handicapped IMPs A, Handicapped IMPs B, Winner, and what
+    the higher-handicap team did (won, lost, draw, equal handicaps) (xlbridge.core.handicap.results).
+
+    ``teams``/``handicaps``: the handicap table (a Handicaps sheet's Team and Handicap IMPs columns);
+    ``more``: an optional second table of two columns, team and handicap (the new teams'); ``typed_a``,
+    ``typed_b``: optional handicaps typed for a match instead of the tables'. Blank rows stay blank.
+
+    >>> handicap_matches(["Eroes", "Dream", None], ["Lambs", "Lambs", None], [60, 52, None], [20, 44, None],
+    ...                  ["Eroes", "Dream", "Lambs"], [0, 73, 79], None, None, None)
+    [[0, 79, 60, 99, 'Lambs', 'won'], [73, 79, 52, 50, 'Dream', 'lost'], [None, None, None, None, None, None]]
+    """
+    cols = {k: xl.vector(v, k) for k, v in (("team_a", team_a), ("team_b", team_b), ("imps_a", imps_a),
+                                             ("imps_b", imps_b))}
+    typed = {k: (None if xl.optional(v) is None else xl.vector(v, k)) for k, v in (("typed_a", typed_a),
+                                                                                   ("typed_b", typed_b))}
+    same_length({**cols, **typed})
+    for k, c in list(cols.items()) + [(k, c) for k, c in typed.items() if c is not None]:
+        for i, v in enumerate(c):
+            err = xl.error_literal(v)
+            if err is not None:
+                raise InputError(f"{k} holds {err}", where=f"row {i + 1}")
+    table = handicap_table(xl.vector(teams, "teams"), xl.vector(handicaps, "handicaps"))
+    if xl.optional(more) is not None:
+        rows = [list(r) + [None] * (2 - len(r)) for r in xl.grid(more)]
+        for k, v in handicap_table([r[0] for r in rows], [r[1] for r in rows]).items():
+            if k in table:
+                raise InputError(f"team {xl.shown_cell(k)} is in both handicap tables")
+            table[k] = v
+    res = core_handicap_matches(cols["team_a"], cols["team_b"], cols["imps_a"], cols["imps_b"], table,
+                                typed["typed_a"], typed["typed_b"])
+    return [[None] * 6 if m is None else
+            [xl.to_cell(m.handicap_a), xl.to_cell(m.handicap_b), xl.to_cell(m.imps_a), xl.to_cell(m.imps_b),
+             xl.to_cell(m.winner), m.higher] for m in res]

@@ -1,4 +1,5 @@
-"""Adapters of the rating functions: LEHMAN_PREDICT, LEHMAN_DELTA, LEHMAN_ERROR, LEHMAN_UPDATE, LEHMAN_LEDGER (seed 003).
+"""Adapters of the rating functions: LEHMAN_PREDICT, LEHMAN_DELTA, LEHMAN_ERROR, LEHMAN_UPDATE, LEHMAN_LEDGER,
+LEHMAN_SEASON, LEHMAN_HISTORY (seed 003).
 
 >>> round(lehman_predict([[50, 45, 45, 45]]), 2)
 51.35
@@ -117,3 +118,82 @@ def _plain_names(cells: list[Any]) -> bool:
     """Whether a player column holds no blank and no error value (names or numbers only)."""
     return all((type(c) is str and c.strip() and (c[0] != "#" or xl.error_literal(c) is None))
                or (type(c) in (int, float) and c == c) for c in cells)
+
+
+def _season(weeks: Cells, north: Cells, south: Cells, east: Cells, west: Cells, ns_pct: Cells, boards: Cells,
+            formula: str, decay: Fraction | int | None) -> Any:
+    """The season's :class:`~xlbridge.core.ratings.ledger.LehmanLedger` from the ledger's columns: blank rows
+    skipped, a row with a blank or error cell refused naming it; a blank boards cell counts 1 board."""
+    cols = {k: xl.vector(v, k) for k, v in (("weeks", weeks), ("north", north), ("south", south), ("east", east),
+                                             ("west", west), ("ns_pct", ns_pct))}
+    nb = None if xl.optional(boards) is None else xl.vector(boards, "boards")
+    same_length({**cols, "boards": nb})
+    keep = [i for i in range(len(cols["weeks"]))
+            if not all(xl.is_blank(c[i]) for c in cols.values()) or (nb is not None and not xl.is_blank(nb[i]))]
+    for i in keep:
+        for k, c in list(cols.items()) + ([("boards", nb)] if nb is not None else []):
+            err = xl.error_literal(c[i])
+            if err is not None or (xl.is_blank(c[i]) and k != "boards"):
+                raise InputError(f"{k} is {err or 'blank'}", where=f"row {i + 1}")
+    sel = {k: [c[i] for i in keep] for k, c in cols.items()}
+    sel["ns_pct"] = [float(xl.as_number(v, "ns_pct", where=f"row {i + 1}")) for i, v in zip(keep, sel["ns_pct"])]
+    sel["weeks"] = [xl.as_int(v, "weeks", where=f"row {i + 1}") for i, v in zip(keep, sel["weeks"])]
+    counts = None if nb is None else [1 if xl.is_blank(nb[i]) else xl.as_int(nb[i], "boards", where=f"row {i + 1}",
+                                                                             minimum=1) for i in keep]
+    kw: dict[str, Any] = {"formula": formula, "boards": counts}
+    if decay is not None:
+        kw["decay"] = float(decay)
+    return lehman_ledger_arrays(sel["weeks"], sel["north"], sel["south"], sel["east"], sel["west"], sel["ns_pct"],
+                                **kw)
+
+
+def lehman_season(weeks: Cells, north: Cells, south: Cells, east: Cells, west: Cells, ns_pct: Cells, boards: Cells,
+                  formula: str, decay: Fraction | int | None) -> list[list[Any]]:
+    """players x 5: Player, Boards played this season, Rating, History boards, Error bound, with a boards count
+    per row (a row standing for a set of boards counts its pseudo-rating that many times).
+
+    Two boards in one row at 60 % weigh like two rows at 60 %:
+
+    >>> lehman_season([1], ["ann"], ["bob"], ["cy"], ["di"], [60], [2], "standard", None)[0]
+    ['ann', 2, 60.0, 1.866, 1.0]
+    """
+    led = _season(weeks, north, south, east, west, ns_pct, boards, formula, decay)
+    played = led.boards.sum(axis=0) if len(led.weeks) else np.zeros(len(led.players))
+    index = {p: i for i, p in enumerate(led.players)}
+    return [[xl.to_cell(p), int(round(float(played[index[p]]))), r, h, e] for p, (r, h, e) in led.final().items()]
+
+
+def lehman_history(weeks: Cells, north: Cells, south: Cells, east: Cells, west: Cells, ns_pct: Cells, boards: Cells,
+                   formula: str, decay: Fraction | int | None, players: Cells) -> list[list[Any]]:
+    """(1 + players) x (1 + weeks): a header row (``Player``, then each week played), then each player's
+    name and rating after each week (blank before the player's first week). ``players`` (optional): only
+    these players, in this order (a blank cell gives a blank row; a name without results is refused).
+
+    Week 2: ed (new, 50) and di (40) against ann and bob (60): predicted 50 x 60 / 52.5, Q(ann) = 52.5,
+    (0.933 x 60 + 52.5) / 1.933 = 56.12; cy did not play (kept at 40).
+
+    >>> h = lehman_history([1, 2], ["ann", "ann"], ["bob", "bob"], ["cy", "ed"], ["di", "di"], [60, 50], None,
+    ...                    "standard", None, ["ann", None, "ed", "cy"])
+    >>> [[round(x, 2) if isinstance(x, float) else x for x in row] for row in h]
+    [['Player', 1, 2], ['ann', 60.0, 56.12], [None, None, None], ['ed', None, 58.33], ['cy', 40.0, 40.0]]
+    """
+    led = _season(weeks, north, south, east, west, ns_pct, boards, formula, decay)
+    weeks_played = [w for w in led.weeks if w is not None]
+    head: list[Any] = ["Player", *weeks_played]
+    index = {p: i for i, p in enumerate(led.players)}
+    wanted: list[Any] = list(led.players) if xl.optional(players) is None else xl.vector(players, "players")
+    out = [head]
+    for k, p in enumerate(wanted):
+        if xl.is_blank(p):
+            out.append([None] * len(head))
+            continue
+        key = p.strip() if isinstance(p, str) else p
+        if key not in index and isinstance(key, float) and key.is_integer():
+            key = int(key)
+        if key not in index:
+            raise InputError(f"player {xl.shown_cell(p)} has no results in the ledger", where=f"players, cell {k + 1}")
+        c = index[key]
+        ratings = [float(led.ratings[i, c]) if np.isfinite(led.ratings[i, c]) else None
+                   for i in range(len(weeks_played))]
+        out.append([xl.to_cell(key), *ratings])
+    return out
