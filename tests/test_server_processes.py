@@ -129,9 +129,9 @@ def test_signal_mid_evaluation_kills_the_child_and_cleans_up(busy, tmp_path, sig
 
 KILL_PROBE = r"""
 import sys
-import xlbridge.batch.recalc
+import xlbridge.batch.child
 if sys.argv[1] == "no-pdeathsig":  # leave only the pipe the child watches
-    xlbridge.batch.recalc._set_parent_death_signal = lambda parent_pid: None
+    xlbridge.batch.child._set_parent_death_signal = lambda parent_pid: None
 sys.exit(__import__("xlbridge.cli").cli.main(sys.argv[2:]))
 """
 

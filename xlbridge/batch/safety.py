@@ -30,7 +30,7 @@ change of formula engine:
 Every refusal raises :class:`xlbridge.errors.WorkbookError` (a :class:`xlbridge.errors.WorkbookLimitError`
 when a limit is the reason) with a one-line message. Memory and time of the formula engine itself are
 bounded by :func:`xlbridge.batch.recalc.recalc_workbook`, which runs it in a child process
-(:class:`xlbridge.batch.recalc.ChildProcess`).
+(:class:`xlbridge.batch.child.ChildProcess`).
 
 >>> import io, zipfile
 >>> buf = io.BytesIO(b"just some text, not a workbook")

@@ -1,0 +1,323 @@
+"""The engine's child process: its own session, killed with the parent, bounded in memory and time.
+
+:class:`ChildProcess` forks a child that runs one job (:func:`xlbridge.batch.engine.evaluate_workbook`)
+in an empty private folder, under an audit hook that refuses opening any other file, sockets and
+new processes; :func:`run_engine` turns its outcome into values or a one-line refusal naming the
+limit and where it was reached (docs/recalc.md, "The engine's process").
+
+>>> _where(("TRAVELLERS", "K7"), ("evaluating", ""), {"TRAVELLERS": "Travellers"})
+'in sheet Travellers, cell K7'
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import signal
+import sys
+import time
+
+from ..core.errors import WorkbookError, WorkbookLimitError
+from .safety import SafetyLimits, clip, one_line, scrub_paths
+from .engine import EngineStopped, engine_location, evaluate_workbook, message_of
+from .model import PHASE_SIZE, is_memory_error, set_phase_sink
+
+__all__ = [
+    "ChildProcess",
+    "run_engine",
+]
+
+
+class _TimeLimit(BaseException):
+    """Raised in the child by SIGALRM at the time limit (a BaseException: no ``except Exception`` eats it)."""
+
+
+def _raise_time_limit(signum, frame):
+    raise _TimeLimit()
+
+
+_SPREADSHEET_SUFFIXES = (".xlsx", ".xlsm", ".xltx", ".xltm", ".xls", ".xlsb", ".xlam", ".ods", ".csv", ".zip")
+
+_BLOCKED_EVENTS = frozenset({
+    "socket.__new__", "socket.connect", "socket.bind", "socket.getaddrinfo", "socket.gethostbyname",
+    "socket.gethostbyaddr", "socket.sendto", "urllib.Request", "webbrowser.open",
+    "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty",
+    "os.startfile", "pty.spawn",
+    "os.remove", "os.rename", "os.rmdir", "os.mkdir", "os.symlink", "os.link", "os.truncate", "os.chmod",
+    "os.chown", "os.chdir", "os.listdir", "os.scandir", "shutil.rmtree", "shutil.copyfile", "shutil.move",
+    "glob.glob",
+})
+
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+
+
+def _install_file_guard(readable) -> None:
+    """In the child only: an audit hook (PEP 578) refusing files, sockets and processes.
+
+    Allowed: reading the files in ``readable`` (the engine's copy of the workbook) and reading what
+    the Python installation holds (modules imported late), spreadsheets excepted. Refused with
+    ``PermissionError``: any other file, any write, listing or changing folders, sockets, URLs and
+    starting processes. Audit hooks cannot be removed: this is never installed in the calling process.
+    """
+    import site
+
+    allowed = {os.path.realpath(os.fspath(p)) for p in readable}
+    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, *getattr(site, "getsitepackages", lambda: [])(),
+             *[p for p in sys.path if p and p != "." and os.path.isabs(p)],
+             # xlbridge's own package folder: an editable install (pip install -e) is found through an
+             # import hook, not sys.path, and the engine imports function modules lazily
+             os.path.dirname(os.path.dirname(os.path.abspath(__file__)))}
+    roots = tuple(sorted({os.path.realpath(p).rstrip(os.sep) + os.sep for p in roots if p}))
+
+    def hook(event, args):
+        if event == "open":
+            target = args[0] if args else None
+            if target is None or isinstance(target, int):
+                return
+            mode = args[1] if len(args) > 1 else None
+            flags = args[2] if len(args) > 2 and isinstance(args[2], int) else 0
+            writing = bool(flags & _WRITE_FLAGS) or (isinstance(mode, str) and any(ch in mode for ch in "wax+"))
+            try:
+                real = os.path.realpath(os.fsdecode(target))
+            except Exception:
+                raise PermissionError("the formula engine may not open files") from None
+            if not writing and (real in allowed or (real.startswith(roots)
+                                                    and not real.lower().endswith(_SPREADSHEET_SUFFIXES))):
+                return
+            raise PermissionError("the formula engine may not open other files")
+        if event in _BLOCKED_EVENTS:
+            if event in ("os.listdir", "os.scandir") and args and isinstance(args[0], (str, bytes)):
+                # importing a module lists its package folder: allowed inside the Python installation
+                with contextlib.suppress(Exception):
+                    if (os.path.realpath(os.fsdecode(args[0])) + os.sep).startswith(roots):
+                        return
+            raise PermissionError(f"the formula engine may not do that ({event})")
+
+    sys.addaudithook(hook)
+
+
+def _set_parent_death_signal(parent_pid: int) -> None:
+    """Linux: be sent SIGKILL when the parent dies (``prctl(PR_SET_PDEATHSIG)``); exit if it is gone already."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG = 1
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent_pid:  # the parent died before the signal was armed
+        os._exit(1)
+
+
+def _watch_parent(fd: int) -> None:
+    """Block on the read end of a pipe only the parent writes to; EOF means the parent is gone: exit."""
+    try:
+        while os.read(fd, 1):
+            pass
+    except OSError:
+        pass
+    os._exit(1)
+
+
+def _child_main(conn, death_r, death_w, sink, parent_pid, job, workdir, readable, max_memory, max_seconds):
+    """The body of the engine's child process (fork start method): sandbox first, then ``job()``."""
+    import threading
+
+    try:
+        with contextlib.suppress(OSError):
+            os.setsid()  # own session and process group: the parent kills the whole group
+        for sig in (signal.SIGTERM, signal.SIGINT, getattr(signal, "SIGHUP", None)):
+            if sig is not None:
+                signal.signal(sig, signal.SIG_DFL)
+        _set_parent_death_signal(parent_pid)
+        os.close(death_w)
+        threading.Thread(target=_watch_parent, args=(death_r,), daemon=True).start()
+        set_phase_sink(sink)
+        try:
+            import resource
+
+            resource.setrlimit(resource.RLIMIT_AS, (max_memory, max_memory))
+            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        except (ImportError, ValueError, OSError):
+            pass
+        devnull = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):  # nothing the engine prints reaches the user (tracebacks, paths)
+            os.dup2(devnull, fd)
+        os.close(devnull)
+        if workdir is not None:
+            os.chdir(workdir)
+        _install_file_guard(readable)
+        if hasattr(signal, "setitimer"):
+            signal.signal(signal.SIGALRM, _raise_time_limit)
+            signal.setitimer(signal.ITIMER_REAL, max(max_seconds, 0.001))
+        result = job()
+        if hasattr(signal, "setitimer"):
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        conn.send(("ok", result))
+    except EngineStopped as exc:
+        conn.send((exc.kind, exc.where))
+    except WorkbookError as exc:  # a damaged or over-limit part, found while reading it
+        conn.send(("refused", (isinstance(exc, WorkbookLimitError), exc.message, exc.where)))
+    except _TimeLimit as exc:
+        conn.send(("time", engine_location(exc)))
+    except MemoryError as exc:
+        conn.send(("memory", engine_location(exc)))
+    except BaseException as exc:  # report anything to the parent as one line
+        if is_memory_error(exc):
+            conn.send(("memory", engine_location(exc)))
+        else:
+            conn.send(("error", one_line(f"{type(exc).__name__}: {message_of(exc)}", 300)))
+    finally:
+        conn.close()
+
+
+class ChildProcess:
+    """Run ``job()`` (no arguments: a closure or ``functools.partial``) in a sandboxed child process.
+
+    The child (``fork`` start method: Linux and macOS; elsewhere :meth:`run` refuses):
+
+    - has its own session and process group (``os.setsid``); the parent kills the whole group;
+    - dies with the parent: ``prctl(PR_SET_PDEATHSIG, SIGKILL)`` on Linux, and a thread blocked on
+      a pipe only the parent holds open (EOF when the parent is gone, whatever the platform);
+    - has its address space limited to ``max_memory`` (``RLIMIT_AS``) and no core dumps;
+    - has SIGALRM at ``max_seconds`` (the limit is reported with the cell being evaluated); the
+      parent kills it ``grace`` seconds later if it is stuck in C code;
+    - works in ``workdir`` with stdin/stdout/stderr on ``/dev/null``;
+    - may read only the files in ``readable`` and the Python installation: an audit hook refuses
+      other files, writes, folder listings, sockets, URLs and new processes.
+
+    :meth:`run` returns ``(status, payload, phase)``: ("ok", job's result), ("memory" or "time",
+    (SHEET, ref) or None), ("error", one line), or ("died", exit code); ``phase`` is (kind, sheet) of
+    what the child last reported doing. SIGTERM/SIGINT to the parent (turned into exceptions by the
+    CLI) and any other exit kill the child group in ``finally``.
+
+    >>> ChildProcess(lambda: 6 * 7, max_memory=16 << 30, max_seconds=60).run()[:2]
+    ('ok', 42)
+    >>> ChildProcess(lambda: open("/etc/hostname").read(), max_memory=16 << 30, max_seconds=60).run()[:2]
+    ('error', 'PermissionError: the formula engine may not open other files')
+    """
+
+    def __init__(self, job, *, max_memory: int, max_seconds: float, workdir=None, readable=(),
+                 grace: float = 5.0):
+        self.job, self.max_memory, self.max_seconds = job, max_memory, max_seconds
+        self.workdir, self.readable, self.grace = workdir, tuple(readable), grace
+
+    def run(self, tick=None):
+        import gc
+        import mmap
+        import multiprocessing as mp
+
+        if "fork" not in mp.get_all_start_methods():  # Windows: no fork, setsid, killpg or RLIMIT_AS
+            raise WorkbookError("the bounded formula-engine process needs a POSIX system (Linux, macOS)")
+        ctx = mp.get_context("fork")
+        recv, send = ctx.Pipe(duplex=False)
+        death_r, death_w = os.pipe()
+        sink = mmap.mmap(-1, PHASE_SIZE)
+        proc = None
+        try:
+            proc = ctx.Process(target=_child_main, daemon=True, args=(
+                send, death_r, death_w, sink, os.getpid(), self.job, self.workdir, self.readable,
+                self.max_memory, self.max_seconds))
+            gc.freeze()  # the child then never walks the parent's objects: fewer copy-on-write pages
+            try:
+                proc.start()
+            finally:
+                gc.unfreeze()
+            send.close()
+            os.close(death_r)
+            death_r = None
+            deadline = time.monotonic() + self.max_seconds + self.grace
+            status, payload = "time", None
+            while True:
+                if recv.poll(min(0.25, max(deadline - time.monotonic(), 0))):
+                    try:
+                        status, payload = recv.recv()
+                    except (EOFError, OSError):
+                        proc.join(5)
+                        status, payload = "died", proc.exitcode
+                    break
+                if tick is not None:
+                    tick()
+                if time.monotonic() >= deadline:
+                    break
+            raw = bytes(sink[:PHASE_SIZE]).split(b"\0", 1)[0].decode("utf-8", "replace")
+            kind, _, sheet = raw.partition("\x1f")
+            return status, payload, (kind, sheet)
+        finally:
+            if proc is not None and proc.pid is not None:
+                with contextlib.suppress(OSError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                with contextlib.suppress(OSError, AttributeError):
+                    proc.kill()
+                proc.join(5)
+            for fd in (death_r, death_w):
+                if fd is not None:
+                    with contextlib.suppress(OSError):
+                        os.close(fd)
+            recv.close()
+            with contextlib.suppress(Exception):
+                send.close()
+            sink.close()
+
+
+def _where(location, phase, sheets: dict) -> str:
+    """'in sheet Travellers, cell K7' / 'while loading the workbook' for a limit message."""
+    def sheet_name(up):
+        return clip(sheets.get(up, up), 40)[1:-1]
+
+    if location:
+        sheet, ref = location
+        return f"in sheet {sheet_name(sheet)}, cell {ref}"
+    kind, sheet = phase or ("", "")
+    if kind == "compiling" and sheet:
+        return f"in sheet {sheet_name(sheet.upper())} (compiling its formulas)"
+    return {"loading": "while loading the workbook", "linking": "while resolving the formulas' references",
+            "evaluating": "while evaluating the formulas",
+            "collecting": "while collecting the results"}.get(kind, "while starting the formula engine")
+
+
+def run_engine(engine_copy, info, functions, limits: SafetyLimits, name: str, sheets: dict,
+                private: dict, tick=None, isolate=True):
+    """:func:`evaluate_workbook` in a :class:`ChildProcess` (or in this process without ``isolate``).
+
+    Refuses the workbook at a limit, and when the child finds it damaged.
+    """
+    job = functools.partial(evaluate_workbook, engine_copy, info.sheets, cell_formats=info.cell_formats,
+                            functions=functions, external_links=info.external_links,
+                            max_formula_cells=limits.max_formula_cells)
+    if not isolate:
+        try:
+            return job()
+        except EngineStopped as exc:
+            status, payload, phase = exc.kind, exc.where, ("", "")
+    else:
+        status, payload, phase = ChildProcess(
+            job, max_memory=limits.max_memory, max_seconds=limits.max_seconds,
+            workdir=os.path.dirname(engine_copy), readable=(engine_copy,)).run(tick)
+    if status == "ok":
+        return payload
+    if status == "refused":
+        is_limit, message, where = payload
+        raise (WorkbookLimitError if is_limit else WorkbookError)(message, where=where)
+    if status == "memory":
+        mib = limits.max_memory / (1 << 20)
+        raise WorkbookLimitError(f"refused: memory limit of {mib:g} MiB reached {_where(payload, phase, sheets)} "
+                         f"(recalculation needs more memory than the limit; raise it with --max-memory)", where=name)
+    if status == "time":
+        s = limits.max_seconds
+        raise WorkbookLimitError(f"refused: time limit of {s:g} s reached {_where(payload, phase, sheets)} "
+                         f"(recalculation took longer than the limit of {s:g} s; raise it with --timeout)",
+                         where=name)
+    if status == "died":
+        raise WorkbookError(f"refused: the formula engine died (exit code {payload}; out of memory?) "
+                            f"{_where(None, phase, sheets)}", where=name)
+    text = one_line(scrub_paths(str(payload), private), 300)
+    if phase and phase[0] == "loading":  # openpyxl could not read it: Excel would have to repair it
+        # the reader's own exception text names Python types ("expected <class 'int'>"): not shown
+        raise WorkbookError("damaged workbook: it cannot be read (a part holds an element or value that Excel's "
+                            "file format does not allow)", where=name)
+    # an engine failure no check foresaw: its Python text is for the administrator (XLBRIDGE_DEBUG=1)
+    detail = f": {text}" if os.environ.get("XLBRIDGE_DEBUG") else " (an internal error; set XLBRIDGE_DEBUG=1 for details)"
+    raise WorkbookError(f"the formula engine failed {_where(None, phase, sheets)}{detail}", where=name)

@@ -1,0 +1,528 @@
+"""Evaluate a workbook with the formulas engine and the xlbridge functions; the values it gives.
+
+:func:`evaluate_workbook` (the whole book, results per sheet) and :func:`recalc_values` (chosen
+cells) run the model of :mod:`xlbridge.batch.model` in this process; wrappers (``_adapt_function``) turn the Excel-shaped xlbridge functions into engine functions whose every outcome is a
+value or an error of its cell, and collect the messages the report lists (keys :data:`CALL_ERRORS`,
+:data:`CELL_MESSAGES`, ...). :mod:`xlbridge.batch.child` runs this in a sandboxed child process.
+
+How the xlbridge functions see their arguments (what xlwings delivers in Excel): a one-cell range
+or a scalar comes as a scalar, a larger range as a list of rows (2-D list); numbers as ``float``,
+blanks as ``None``, error cells as their error text such as ``"#N/A"`` (xlwings with
+``err_to_str=True``, which every xlbridge function declares), text as ``str``, booleans as ``bool``.
+Their results: a scalar or a 2-D list/array; ``None`` is shown blank (an empty string, as xlwings
+does), the strings ``"#VALUE!"``, ``"#N/A"``, ... (or an object with a ``code`` attribute holding one)
+become Excel errors; a number beyond a double (a huge ``int`` or ``Fraction``), NaN or infinity is
+``#NUM!``. An exception raised by the function becomes ``#VALUE!`` in the cell and its message is
+reported (one line, clipped); a ``MemoryError`` refuses the whole run with the memory limit named. A
+:class:`xlbridge.excel.CallError` result (the one short text of a call that cannot run at all) is
+written as text, as Excel shows it, and reported like an error (code ``message``). A result smaller
+than its array range is repeated like Excel does (a scalar, a single row or a single column); the
+other cells get ``#N/A``. Text longer than Excel's 32,767 characters is clipped, with a warning.
+
+>>> engine_location(ValueError("not raised in the engine")) is None
+True
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import sys
+
+from ..core.errors import WorkbookLimitError
+from .safety import clip, one_line
+from .xlsxpatch import ExcelErrorValue, cell_ref, read_external_links
+from .links import (
+    BOOK_OF_NODE,
+    ExternalLinkRefused,
+    LINK_NOT_FOLLOWED,
+    defuse_external_links,
+    split_node,
+    unfollowed_cells,
+)
+from .model import is_memory_error, load_engine_workbook, model_class, record_phase
+
+__all__ = [
+    "CALL_ERRORS",
+    "CELL_MESSAGES",
+    "ENGINE_PATH",
+    "EngineStopped",
+    "FORMULA_REASONS",
+    "LIMIT_CALLS",
+    "UNFOLLOWED",
+    "engine_location",
+    "engine_modules",
+    "evaluate_workbook",
+    "message_of",
+    "recalc_values",
+]
+
+#: Key of the messages dict saying which path the engine took: "ranges" (constants as range blocks
+#: from the streamed sheets) or "cells" (openpyxl read the book; one node per cell).
+ENGINE_PATH = "\x00engine path"
+
+
+# --------------------------------------------------------------------------------------------------
+# adapters between the formulas engine and Excel-shaped Python functions
+
+
+CALL_ERRORS = "\x00call errors"  # key of {message: function name} in the messages dict
+
+LIMIT_CALLS = "\x00limit calls"  # key of {message: function name}: the calls refused over a work limit
+
+FORMULA_REASONS = "\x00formula reasons"  # key of {(SHEET, ref): [why]}: reasons of error cells, by formula
+
+CELL_MESSAGES = "\x00cell messages"  # key of {(SHEET, ref): message} (formulas the engine cannot read, DDE)
+
+UNFOLLOWED = "\x00unfollowed"  # key of {(SHEET, ref)} of cells that depend on a link not followed
+
+_MAX_MESSAGES = 1000  # distinct messages kept per function (a column of failing calls repeats itself)
+
+
+@functools.lru_cache(maxsize=None)
+def engine_modules():
+    """Import the formula engine once per process (forked children inherit it).
+
+    Its function registry is :class:`xlbridge.batch.registry.LazyFunctions`: a function module is
+    imported when the book uses one of its functions (SciPy only when a function calls it).
+    """
+    import formulas
+    import numpy as np
+    import schedula as sh
+    from formulas.functions import Array, wrap_func
+    from formulas.ranges import Ranges
+    from formulas.tokens.operand import Error, XlError
+
+    from .registry import install
+
+    install()
+    import mimetypes
+
+    import openpyxl  # noqa: F401  (what the engine's child uses, loaded before it is sandboxed)
+    import openpyxl.formula.translate  # noqa: F401  (shared formulas, read in the child)
+
+    if not mimetypes.inited:  # openpyxl guesses image types; the sandboxed child may not read /etc/mime.types
+        mimetypes.init()
+    return formulas, np, sh, Array, wrap_func, Ranges, Error, XlError
+
+
+def message_of(exc: BaseException) -> str:
+    try:
+        text = str(exc) or type(exc).__name__
+    except Exception:  # a __str__ that fails is not the cell's problem
+        text = type(exc).__name__
+    return one_line(text, 300)
+
+
+def _adapt_function(name: str, fn, messages: dict):
+    """Wrap an Excel-shaped callable for the formulas engine (see the module docstring).
+
+    Whatever the callable returns or raises ends as a value or an Excel error of its cell: the
+    wrapper itself never raises, except ``MemoryError`` (the run is then refused with the memory
+    limit named, not shown as a bare ``#VALUE!``) and what is not an ``Exception`` (the time limit).
+    """
+    formulas, np, sh, Array, wrap_func, Ranges, Error, XlError = engine_modules()
+
+    def note(key, text):
+        found = messages.setdefault(key, [])
+        if len(found) < _MAX_MESSAGES:
+            found.append(text)
+
+    def cell_in(v):
+        if isinstance(v, XlError):
+            return str(v)  # "#N/A": xlwings' err_to_str=True, which the xlbridge functions declare
+        if v is sh.EMPTY or v is None:
+            return None
+        if isinstance(v, (bool, np.bool_)):
+            return bool(v)
+        if isinstance(v, (int, float, np.integer, np.floating)):
+            return float(v)
+        return v
+
+    def arg_in(a):
+        if isinstance(a, Ranges):
+            a = a.value
+        if isinstance(a, np.ndarray):
+            if a.ndim == 0:
+                return cell_in(a.item())
+            if a.ndim == 1:
+                a = a.reshape(1, -1)
+            if a.shape == (1, 1):
+                return cell_in(a[0, 0])
+            return [[cell_in(v) for v in row] for row in a.tolist()]
+        return cell_in(a)
+
+    def number_out(v):
+        try:
+            x = float(v)
+        except (OverflowError, ValueError, TypeError, ArithmeticError):  # beyond a double, or not a number
+            note(name, "result beyond Excel's number range (about 1.8E+308)")
+            return Error.errors["#NUM!"]
+        if x != x or x in (float("inf"), float("-inf")):
+            return Error.errors["#NUM!"]
+        return x if not isinstance(v, int) or abs(v) > 2 ** 53 else v
+
+    def cell_out(v):
+        if v is None:
+            return ""
+        code = getattr(v, "code", None)
+        if isinstance(code, str) and code in Error.errors:
+            msg = getattr(v, "message", "")
+            if msg:
+                note(name, one_line(msg, 300))
+            return Error.errors[code]
+        if isinstance(v, str):
+            if v in Error.errors:
+                reason = getattr(v, "reason", "")
+                if reason:  # xlbridge.excel: why this cell is an error; listed at the formula's cell
+                    where, text = _cell_being_evaluated(), one_line(reason, 300)
+                    if where is None:  # a formula of constants, evaluated while compiling: by function
+                        note(name, text)
+                    else:
+                        found = messages.setdefault(FORMULA_REASONS, {}).setdefault(
+                            (where[0], where[1].split(":", 1)[0]), [])
+                        if f"{name}: {text}" not in found and len(found) < 4:
+                            found.append(f"{name}: {text}")
+                return Error.errors[v]
+            if type(v).__name__ in ("CallError", "LimitCallError"):  # xlbridge.excel: the call could not run
+                messages.setdefault(CALL_ERRORS, {})[str(v)] = name
+                if type(v).__name__ == "LimitCallError":  # reported even where no cell shows it
+                    messages.setdefault(LIMIT_CALLS, {}).setdefault(str(v), (name, _cell_being_evaluated()))
+            return str(v)
+        if isinstance(v, (bool, np.bool_)):
+            return bool(v)
+        if isinstance(v, (np.integer, np.floating)):
+            v = v.item()
+        if isinstance(v, (int, float)):
+            return number_out(v)
+        if hasattr(v, "__float__"):  # Fraction, Decimal and other numbers
+            return number_out(v)
+        if isinstance(v, (list, tuple, dict, set, frozenset, np.ndarray)) or hasattr(v, "__next__"):
+            note(name, f"a {type(v).__name__} where one cell's value belongs")
+            return Error.errors["#VALUE!"]
+        return str(v)
+
+    def safe_out(v):
+        try:
+            return cell_out(v)
+        except MemoryError:
+            raise
+        except Exception as exc:  # a result that cannot even be shown
+            note(name, f"result cannot be shown ({message_of(exc)})")
+            return Error.errors["#VALUE!"]
+
+    def wrapper(*args):
+        try:
+            res = fn(*[arg_in(a) for a in args])
+        except MemoryError:  # over the memory limit: the whole run is refused, not just this cell
+            raise
+        except Exception as exc:  # any failure is #VALUE! in the cell, with the message reported
+            note(name, message_of(exc))
+            return np.asarray([[Error.errors["#VALUE!"]]], object).view(Array)
+        try:
+            if isinstance(res, np.ndarray) or isinstance(res, (list, tuple)):
+                rows = res.tolist() if isinstance(res, np.ndarray) else [
+                    r.tolist() if isinstance(r, np.ndarray) else r for r in res]
+                if rows and not isinstance(rows[0], (list, tuple)):
+                    rows = [rows]  # a 1-D result is a row, as in xlwings
+                rows = [r if isinstance(r, (list, tuple)) else [r] for r in rows]
+                if not rows or not any(rows):
+                    return np.asarray([[Error.errors["#N/A"]]], object).view(Array)
+                width = max(len(r) for r in rows)
+                out = np.empty((len(rows), width), object)
+                out[:, :] = Error.errors["#N/A"]
+                for i, r in enumerate(rows):
+                    for j, v in enumerate(r):
+                        out[i, j] = safe_out(v)
+                return out.view(Array)
+            return np.asarray([[safe_out(res)]], object).view(Array)
+        except MemoryError:
+            raise
+        except Exception as exc:
+            note(name, f"result cannot be shown ({message_of(exc)})")
+            return np.asarray([[Error.errors["#VALUE!"]]], object).view(Array)
+
+    wrapper.__name__ = name
+    return wrap_func(wrapper, ranges=True)
+
+
+@contextlib.contextmanager
+def _engine_guards(path: str, messages: dict, functions: dict, progress: bool):
+    """Everything the engine run changes in the formulas package, undone on exit.
+
+    - the custom functions registered under their Excel names (and ``_xludf.`` names);
+    - ``formulas.excel.xlreader.load_workbook`` refuses every file but ``path`` (a second line of
+      defence behind :func:`defuse_external_links`);
+    - ``MemoryError`` inside a built-in function is no longer swallowed as ``#VALUE!`` (formulas'
+      ``wrap_func`` re-raises what ``formulas.functions.BaseError`` names);
+    - the loggers of formulas and schedula are silenced (they print tracebacks and file paths);
+    - the compile progress bar goes to stderr only with ``progress``.
+    """
+    import logging
+    import types
+    import warnings
+
+    import formulas
+    import formulas.excel as fx
+    import formulas.functions as ff
+    import tqdm
+    from formulas.excel import xlreader
+
+    registry = formulas.get_functions()
+    saved = {}
+    for name, fn in (functions or {}).items():
+        for key in (name.upper(), "_XLUDF." + name.upper()):
+            saved[key] = dict.get(registry, key)  # (what is set now; a lazy registry loads nothing for it)
+            registry[key] = _adapt_function(name.upper(), fn, messages)
+    allowed = os.path.realpath(path)
+    original_load = xlreader.load_workbook
+
+    def guarded_load(filename, *args, **kwargs):
+        if not isinstance(filename, str) or os.path.realpath(filename) != allowed:
+            raise ExternalLinkRefused(LINK_NOT_FOLLOWED)
+        kwargs["keep_links"] = False
+        return original_load(filename, *args, **kwargs)
+
+    loggers = [logging.getLogger(n) for n in ("formulas", "schedula")]
+    levels = [lg.level for lg in loggers]
+    old_tqdm, old_base_error = fx.tqdm, ff.BaseError
+    xlreader._xlbridge_original_load = original_load
+    xlreader.load_workbook = guarded_load
+    ff.BaseError = (old_base_error, MemoryError)
+    fx.tqdm = types.SimpleNamespace(tqdm=functools.partial(
+        tqdm.tqdm, disable=not progress, file=sys.stderr, desc="compiling formulas", leave=False))
+    for lg in loggers:  # (a level, unlike ``disabled``, also holds for their child loggers)
+        lg.setLevel(logging.CRITICAL + 1)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        for lg, level in zip(loggers, levels):
+            lg.setLevel(level)
+        fx.tqdm, ff.BaseError = old_tqdm, old_base_error
+        xlreader.load_workbook = original_load
+        with contextlib.suppress(AttributeError):
+            del xlreader._xlbridge_original_load
+        for key, fn in saved.items():
+            if fn is None:
+                registry.pop(key, None)
+            else:
+                registry[key] = fn
+
+
+def _raise_limits_only(exc) -> bool | str:
+    """``raises`` of the engine's dispatcher: stop for memory, stay silent (no logged traceback) otherwise."""
+    return True if is_memory_error(exc) else ""
+
+
+def engine_location(exc) -> tuple | None:
+    """(SHEET, ref) of the cell the engine was evaluating when ``exc`` was raised, from its traceback.
+
+    schedula evaluates each cell's formula in ``Solution._set_function_node_output``; its
+    ``node_attr["outputs"]`` names the cell (``'[workbook.xlsx]SHEET'!A1``). The outermost such frame
+    whose output is a cell is the workbook's cell (inner ones are parts of one formula).
+    """
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        tb = exc.__traceback__
+        while tb is not None:
+            where = _node_cell(tb.tb_frame)
+            if where is not None:
+                return where
+            tb = tb.tb_next
+        inner = getattr(exc, "ex", None)
+        exc = inner if isinstance(inner, BaseException) else (exc.__cause__ or exc.__context__)
+    return None
+
+
+def _node_cell(frame) -> tuple | None:
+    """(SHEET, ref) of the cell a ``_set_function_node_output`` frame of schedula evaluates, else None."""
+    if frame.f_code.co_name != "_set_function_node_output":
+        return None
+    attr = frame.f_locals.get("node_attr")
+    outputs = attr.get("outputs") if isinstance(attr, dict) else None
+    if outputs and isinstance(outputs[0], str) and BOOK_OF_NODE.match(outputs[0]) and "!" in outputs[0]:
+        return split_node(outputs[0])
+    return None
+
+
+def _cell_being_evaluated() -> tuple | None:
+    """(SHEET, ref) of the workbook cell whose formula the engine is evaluating now (the outermost
+    evaluating frame on the stack, as :func:`engine_location` finds it in a traceback), or None."""
+    frame, found = sys._getframe(1), None
+    while frame is not None:
+        found = _node_cell(frame) or found
+        frame = frame.f_back
+    return found
+
+
+class EngineStopped(Exception):
+    """The engine run stopped at a limit: ``kind`` "memory" or "time", ``where`` (SHEET, ref) or None."""
+
+    def __init__(self, kind: str, where=None):
+        super().__init__(kind)
+        self.kind, self.where = kind, where
+
+
+def _value_out(v, sh, np, XlError):
+    """Convert one engine value to a plain Python value for writing (None = blank)."""
+    if v is sh.EMPTY:
+        return None
+    if isinstance(v, XlError):
+        return ExcelErrorValue(str(v))
+    if isinstance(v, (bool, np.bool_)):
+        return bool(v)
+    if isinstance(v, (np.integer, np.floating)):
+        return v.item()
+    if isinstance(v, (str, int, float)):
+        return v
+    try:
+        return float(v) if hasattr(v, "__float__") else str(v)
+    except Exception:
+        return ExcelErrorValue("#VALUE!")
+
+
+def recalc_values(path: str, targets: dict, functions: dict | None = None, *, progress: bool = False,
+                  links=(), book=None, sheets=None) -> tuple:
+    """Evaluate the workbook at ``path`` with the formulas engine; return (values, messages).
+
+    ``targets`` is {sheet name: {"cells": [(row, col), ...], "arrays": [(r1, c1, r2, c2), ...]}};
+    ``values`` is {sheet name: {(row, col): value}} with values as in
+    :func:`xlbridge.batch.xlsxpatch.patch_sheet`; ``messages`` is {FUNCTION NAME: [message, ...]} from
+    the custom functions (plus internal keys). ``links``: the cached copies of linked workbooks
+    (:func:`xlbridge.batch.xlsxpatch.read_external_links`); no other file than ``path`` is ever opened
+    (:func:`defuse_external_links`). ``book`` and ``sheets``: the workbook read without its cells and
+    its streamed sheets (see :func:`evaluate_workbook`); without them the engine reads ``path`` with
+    openpyxl, one node per cell (the stock path). Runs in the calling process, with no memory or time
+    limit: use :func:`recalc_workbook`. Raises :class:`EngineStopped` when memory runs out.
+    """
+    formulas, np, sh, Array, wrap_func, Ranges, Error, XlError = engine_modules()
+
+    messages: dict = {}
+    record_phase("loading")
+    with _engine_guards(path, messages, functions, progress):
+        model = model_class()()
+        defuse_external_links(model, path, links, book=book, sheets=sheets)
+        state = model.__dict__["_xlbridge_links"]
+        try:
+            model.loads(path)
+            record_phase("linking")
+            model.finish()
+            model.dsp.raises = _raise_limits_only
+            if progress:
+                print("xlbridge recalc: evaluating ...", file=sys.stderr)
+            record_phase("evaluating")
+            solution = model.calculate()
+        except Exception as exc:
+            if is_memory_error(exc):
+                raise EngineStopped("memory", engine_location(exc)) from None
+            raise
+        messages[CELL_MESSAGES] = dict(state.cell_messages)
+        messages[UNFOLLOWED] = unfollowed_cells(model, state) if state.refused else set()
+    record_phase("collecting")
+    # index results by (SHEET, ref)
+    by_ref: dict = {}
+    for key, val in solution.items():
+        if not isinstance(key, str) or "!" not in key:
+            continue
+        by_ref[split_node(key)] = val
+    values: dict = {}
+    for sheet, tg in targets.items():
+        got: dict = {}
+        up = sheet.upper()
+        for r1, c1, r2, c2 in tg.get("arrays", ()):
+            ref = cell_ref(r1, c1) if (r1, c1) == (r2, c2) else f"{cell_ref(r1, c1)}:{cell_ref(r2, c2)}"
+            val = by_ref.get((up, ref))
+            arr = getattr(val, "value", None)
+            if arr is None:
+                continue
+            arr = np.asarray(arr, object)
+            if arr.ndim < 2:
+                arr = arr.reshape(1, -1)
+            for i in range(r2 - r1 + 1):
+                for j in range(c2 - c1 + 1):
+                    # Excel fills an array range from a smaller result by repeating a single row or
+                    # column (or a scalar); other cells outside the result get #N/A
+                    ii = 0 if arr.shape[0] == 1 else i
+                    jj = 0 if arr.shape[1] == 1 else j
+                    if ii < arr.shape[0] and jj < arr.shape[1]:
+                        v = _value_out(arr[ii, jj], sh, np, XlError)
+                    else:
+                        v = ExcelErrorValue("#N/A")
+                    got[(r1 + i, c1 + j)] = v
+        for r, c in tg.get("cells", ()):
+            if (r, c) in got:
+                continue
+            val = by_ref.get((up, cell_ref(r, c)))
+            arr = getattr(val, "value", None)
+            if arr is None:
+                got[(r, c)] = ExcelErrorValue("#N/A", "the formula engine gave no value")
+                continue
+            arr = np.asarray(arr, object)
+            v = arr.flat[0] if arr.size else sh.EMPTY
+            v = _value_out(v, sh, np, XlError)
+            got[(r, c)] = 0 if v is None else v  # a formula giving a blank cell shows 0 in Excel
+        values[sheet] = got
+    return values, messages
+
+
+def evaluate_workbook(path: str, sheets, *, cell_formats: int | None = None, functions: dict | None = None,
+                      external_links=(), max_formula_cells: int | None = None, progress: bool = False,
+                      streamed: bool = True) -> tuple:
+    """Read and evaluate the workbook at ``path``: return (values, messages, layouts). The engine's job.
+
+    ``sheets``: ((sheet name, worksheet part), ...) as :func:`xlbridge.batch.safety.check_workbook`
+    found them. Each worksheet part is read once, streamed (:func:`xlbridge.batch.sheetxml.read_sheet`):
+    the layout the results are spliced into, the formula cells and the constants by column. When
+    that pass vouches for every part, the engine gets the workbook without its cells (openpyxl reads
+    the rest, which also checks it) and the constants as range blocks (:mod:`xlbridge.batch.bookdata`);
+    otherwise (something openpyxl may read differently) the engine reads ``path`` itself, one node
+    per cell, as it always did. ``values`` and ``messages`` are those of :func:`recalc_values`;
+    ``layouts`` is {sheet name: SheetLayout} of the sheets holding formulas; ``streamed=False`` takes
+    the stock path whatever the reading found (for comparisons). Raises
+    :class:`~xlbridge.core.errors.WorkbookError` for a damaged sheet and
+    :class:`~xlbridge.core.errors.WorkbookLimitError` past ``max_formula_cells``.
+    """
+    import zipfile
+
+    from .bookdata import book_without_cells, read_shared_strings
+    from .sheetxml import read_sheet
+
+    record_phase("loading")
+    shared = read_shared_strings(path)
+    reads: dict = {}
+    covered = 0
+    with zipfile.ZipFile(path) as zf:
+        for sheet, part in sheets:
+            record_phase("reading", sheet)
+            got = read_sheet(zf.read(part), part=part, sheet=sheet, cell_formats=cell_formats,
+                             shared_strings=shared, values=True)
+            lay = got.layout
+            covered += len(lay.formula_cells) + sum((r2 - r1 + 1) * (c2 - c1 + 1) for r1, c1, r2, c2 in lay.array_ranges)
+            if max_formula_cells is not None and covered > max_formula_cells:
+                raise WorkbookLimitError(f"refused: more than {max_formula_cells} formula and array-formula "
+                                         f"cells (sheet {clip(sheet, 40)[1:-1]})")
+            reads[sheet] = (part, got)
+        links = read_external_links(zf, external_links)
+    targets = {sheet: {"cells": sorted(got.layout.formula_cells), "arrays": list(got.layout.array_ranges)}
+               for sheet, (_, got) in reads.items() if got.layout.formula_cells or got.layout.array_ranges}
+    book, by_sheet = None, None
+    if streamed and all(got.unusual is None for _, got in reads.values()):
+        record_phase("loading")
+        spans = {part: (got.layout.sheetdata[2], got.layout.sheetdata[3]) for part, got in reads.values()
+                 if got.layout.sheetdata[2] is not None and got.layout.sheetdata[3] is not None}
+        book = load_engine_workbook(book_without_cells(path, spans))
+        if [ws.title for ws in book.worksheets] == [sheet for sheet, _ in sheets]:
+            by_sheet = {sheet: got for sheet, (_, got) in reads.items()}
+        else:  # openpyxl names the sheets otherwise: let it read the whole book
+            book = None
+    layouts = {sheet: got.layout for sheet, (_, got) in reads.items() if sheet in targets}
+    if by_sheet is None:
+        reads.clear()
+    values, messages = recalc_values(path, targets, functions, progress=progress, links=links, book=book,
+                                     sheets=by_sheet)
+    messages[ENGINE_PATH] = "cells" if by_sheet is None else "ranges"
+    return values, messages, layouts

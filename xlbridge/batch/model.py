@@ -1,0 +1,377 @@
+"""The formulas engine's model as xlbridge runs it: sparse, streamed, and unable to open another file.
+
+:func:`model_class` subclasses ``formulas.ExcelModel`` (cells compiled only where something is,
+constants handed over as column blocks, the defused ``add_book`` of :mod:`xlbridge.batch.links`, a
+formula the engine cannot read an error of its cell only); :func:`record_phase` notes what the engine
+is doing for a limit message naming where it stopped.
+
+>>> is_memory_error(MemoryError()), is_memory_error(ValueError())
+(True, False)
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+
+from .safety import clip
+from .xlsxpatch import cell_ref
+from .links import (
+    DDE_NOT_FOLLOWED,
+    ExternalLinkRefused,
+    LINK_NOT_FOLLOWED,
+    cached_workbook,
+    names_other_book,
+    quote_other_books,
+)
+
+__all__ = [
+    "PHASE_SIZE",
+    "set_phase_sink",
+    "is_memory_error",
+    "load_engine_workbook",
+    "model_class",
+    "record_phase",
+]
+
+
+class _SparseSheet:
+    """A read-only view of an openpyxl worksheet whose ``iter_rows`` over a block yields only cells holding a value.
+
+    formulas' ``complete`` step compiles every cell of every range a formula references, blank or not
+    (``worksheet.iter_rows`` creates them): for the pairs template at 10,000 rows that is 70,000 blank
+    cells of the weighted-outcome and typed-score columns, each a graph node. The engine's range
+    assembler fills the cells of a range that have no node with empty values itself, so those blanks
+    need no node. A single-cell reference still gets its cell (blank or not): a formula reading one
+    blank cell needs that node. Every other attribute is the worksheet's own.
+
+    >>> import openpyxl
+    >>> ws = openpyxl.Workbook().active
+    >>> ws["A1"], ws["B3"] = 1, "x"
+    >>> [[c.coordinate for c in row] for row in _SparseSheet(ws).iter_rows(1, 3, 1, 2)]
+    [['A1', 'B3']]
+    >>> [[c.coordinate for c in row] for row in _SparseSheet(ws).iter_rows(2, 2, 2, 2)]
+    [['B2']]
+    """
+
+    def __init__(self, worksheet):
+        self._ws = worksheet
+
+    def __getattr__(self, name):
+        return getattr(self._ws, name)
+
+    def iter_rows(self, min_row=None, max_row=None, min_col=None, max_col=None, values_only=False):
+        ws = self._ws
+        cells = getattr(ws, "_cells", None)
+        bounds = (min_row, max_row, min_col, max_col)
+        if (values_only or not isinstance(cells, dict) or None in bounds
+                or (min_row == max_row and min_col == max_col)):
+            return ws.iter_rows(min_row, max_row, min_col, max_col, values_only)
+        area = (max_row - min_row + 1) * (max_col - min_col + 1)
+        if area <= len(cells):  # look the block up cell by cell
+            found = (cells.get((r, c)) for r in range(min_row, max_row + 1) for c in range(min_col, max_col + 1))
+        else:  # a block larger than the sheet's contents: walk the contents
+            found = (cell for (r, c), cell in sorted(cells.items())
+                     if min_row <= r <= max_row and min_col <= c <= max_col)
+        return [[cell for cell in found if cell is not None and cell.value is not None]]
+
+
+def _quote_sheet_ids() -> None:
+    """Make the engine write a sheet name holding an apostrophe as Excel does, ``'O''Brien'!A1``.
+
+    ``formulas`` 1.3 builds its node ids with the apostrophe unescaped (``'[book.xlsx]O'BRIEN'!A1``),
+    which its own parser then reads as a broken reference: every formula on, or pointing at, a
+    sheet such as "O'Brien" came out ``#REF!``. Its ``range2parts`` looks ``_build_sheet_id`` up
+    in its module at each call, so replacing that one function fixes every id; ``add_sheet``
+    below reads the escaped name back.
+    """
+    from formulas.tokens import operand
+
+    if getattr(operand._build_sheet_id, "xlbridge", False):
+        return
+    plain_id = operand._re_build_id
+
+    def build_sheet_id(sheet="", directory="", filename="", **kw):
+        sheet = sheet.replace("''", "'").upper()
+        quoted = sheet.replace("'", "''")
+        if filename:
+            if plain_id.match(filename):
+                return "[%s]%s" % (filename, sheet)
+            if directory and not directory.endswith("/"):
+                directory += "/"
+            return "'%s[%s]%s'" % (directory, filename, quoted)
+        return "'%s'" % quoted if (" " in sheet or "'" in sheet) else sheet
+
+    build_sheet_id.xlbridge = True  # type: ignore[attr-defined]
+    operand._build_sheet_id = build_sheet_id
+
+
+@functools.lru_cache(maxsize=None)
+def model_class():
+    """``formulas.ExcelModel`` that compiles only the cells that hold something and never opens another file.
+
+    - ``push`` walks openpyxl's dict of existing cells instead of ``worksheet.iter_rows()`` (which
+      visits, and creates, every cell of the bounding box: a quarter of a million blank cells for a
+      10,000-row template) and skips cells without a value; ``add_sheet`` hands the stock
+      ``complete`` step a :class:`_SparseSheet`, so blank cells of referenced ranges get no node either.
+    - ``add_book`` is the defused one described in :func:`defuse_external_links`.
+    - ``compile_cell`` turns a formula the engine cannot read into an error of that cell only
+      (``#NAME?``; ``#REF!`` for a DDE link such as ``=cmd|'/c calc'!A0``) instead of failing the run.
+    """
+    import formulas
+    import schedula as sh
+    from formulas.cell import RangesAssembler
+    from formulas.excel import BOOK, SHEETS
+    from formulas.ranges import _intersect
+
+    _quote_sheet_ids()
+
+    class XlbridgeExcelModel(formulas.ExcelModel):
+        def add_book(self, book=None, context=None, data_only=False):
+            state = self.__dict__.get("_xlbridge_links")
+            if state is None:
+                raise ExternalLinkRefused("the model was not defused (defuse_external_links)")
+            ctx = (context or {}).copy()
+            if isinstance(book, str):
+                parts = book.replace("\\", "/").split("/")
+                ctx["directory"], ctx["filename"] = "/".join(parts[:-1]), parts[-1]
+            elif book is not None:
+                raise ExternalLinkRefused("only a file name can be loaded")
+            directory, filename = ctx.get("directory") or "", ctx.get("filename") or ""
+            if self.basedir is None:  # the workbook itself: the one file this model opens
+                if os.path.realpath(os.path.join(directory, filename)) != state.path:
+                    raise ExternalLinkRefused(LINK_NOT_FOLLOWED)
+                self.basedir = os.path.dirname(state.path)
+                state.main = key = filename.upper()
+                data = sh.get_nested_dicts(self.books, key)
+                data[BOOK] = load_engine_workbook(state.path, data_only) if state.book is None else state.book
+                data["external_links"] = dict(state.link_names)
+                for sheet, read in state.sheets.items():  # the array formulas, as openpyxl would list them
+                    sh.get_nested_dicts(self.books, key, SHEETS, sheet)["formula_references"] = dict(read.array_refs)
+            elif directory in ("", ".") and filename.upper() == state.main:
+                key = state.main
+                data = sh.get_nested_dicts(self.books, key)
+            else:
+                link = state.by_name.get(filename.upper()) if directory in ("", ".") else None
+                if link is None:
+                    state.refused.add(book if isinstance(book, str) else filename)
+                    raise ExternalLinkRefused(LINK_NOT_FOLLOWED)
+                key = filename.upper()
+                data = sh.get_nested_dicts(self.books, key)
+                if BOOK not in data:
+                    data[BOOK] = cached_workbook(link)
+                    data["external_links"] = {}
+            ctx["directory"] = ""
+            ctx["excel"] = key
+            if "references" not in data:
+                refs_ctx = {"external_links": data["external_links"]}
+                refs_ctx.update(ctx)
+                data["references"] = self.add_references(data[BOOK], context=refs_ctx)
+            return data[BOOK], ctx
+
+        def add_sheet(self, worksheet, context):
+            if isinstance(worksheet, str):  # a name read back from a node id: 'O''BRIEN' is O'BRIEN
+                worksheet = worksheet.replace("''", "'")
+            try:
+                worksheet, ctx = super().add_sheet(worksheet, context)
+            except Exception:
+                state = self.__dict__.get("_xlbridge_links")
+                if state is not None and context.get("excel") != state.main:  # a sheet the cached copy lacks
+                    state.refused.add(f"{context.get('excel')}!{worksheet}")
+                raise
+            raw = worksheet._ws if isinstance(worksheet, _SparseSheet) else worksheet
+            views = self.__dict__.setdefault("_xlbridge_sparse_views", {})
+            # one view per sheet, kept alive with it: ``complete`` caches max_row per sheet object
+            view = views.get(id(raw))
+            if view is None or view[1] is not raw:
+                view = views[id(raw)] = (_SparseSheet(raw), raw)
+            return view[0], ctx
+
+        def _begin_sheet(self, worksheet, context):
+            """Register a sheet with the engine; return it with the compile context and reference tables."""
+            record_phase("compiling", getattr(worksheet, "title", ""))
+            worksheet, context = self.add_sheet(worksheet, context)
+            ctx = {"external_links": self.external_links(context)}
+            ctx.update(context)
+            return (worksheet, ctx, self.references, self.formula_references(context),
+                    self.formula_ranges(context))
+
+        def push(self, worksheet, context):
+            state = self.__dict__.get("_xlbridge_links")
+            raw = worksheet._ws if isinstance(worksheet, _SparseSheet) else worksheet
+            if (state is not None and state.sheets and context.get("excel") == state.main
+                    and getattr(raw, "title", "").upper() in state.sheets):
+                return self._push_streamed(worksheet, context, state.sheets[raw.title.upper()])
+            existing = getattr(worksheet, "_cells", None)
+            if not isinstance(existing, dict):
+                return super().push(worksheet, context)
+            worksheet, ctx, references, formula_references, formula_ranges = self._begin_sheet(worksheet, context)
+            cells = [self.compile_cell(c, ctx, references, formula_references)
+                     for _, c in sorted(worksheet._cells.items())
+                     if hasattr(c, "value") and c.value is not None]
+            for cell in cells:
+                self.add_cell(sh.await_result(cell), ctx, formula_ranges)
+            return self
+
+        def _push_streamed(self, worksheet, context, read):
+            """Add a streamed sheet: formula and special cells one by one, constants as column blocks."""
+            from .bookdata import CellView, constant_blocks
+
+            worksheet, ctx, references, formula_references, formula_ranges = self._begin_sheet(worksheet, context)
+            singles = [(pos, CellView(cell_ref(*pos), text, "f")) for pos, text in read.formulas.items()]
+            singles += [(pos, CellView(cell_ref(*pos), v, t)) for pos, (v, t) in read.special.items()]
+            singles.sort(key=lambda x: x[0])
+            cells = [self.compile_cell(view, ctx, references, formula_references) for _, view in singles]
+            for cell in cells:
+                self.add_cell(sh.await_result(cell), ctx, formula_ranges)
+            barriers: dict = {}
+            for (r, c), _ in singles:
+                barriers.setdefault(c, []).append((r, r))
+            for r1, c1, r2, c2 in read.layout.array_ranges:
+                for c in range(c1, c2 + 1):
+                    barriers.setdefault(c, []).append((r1, r2))
+            for block in constant_blocks(read.columns, barriers, empty=sh.EMPTY):
+                ref = f"{cell_ref(block.first_row, block.column)}:{cell_ref(block.last_row, block.column)}"
+                self.add_cell(_block_cell(ref, block.values, ctx), ctx, formula_ranges)
+            return self
+
+        def _assemble_ranges(self, cells, nodes=None, compact=1):
+            """formulas' own ``_assemble_ranges``, skipping the range cells that lie outside each range.
+
+            A range cell that does not meet an assembler's range adds nothing to it (its push finds no
+            missing cell); with one block per column and one node per array, checking the bounds
+            first saves building and intersecting their cell sets for every range of the sheet.
+            """
+            state = self.__dict__.get("_xlbridge_links")
+            if state is None or not state.sheets:  # the stock path stays formulas' own
+                return super()._assemble_ranges(cells, nodes=nodes, compact=compact)
+            get, dsp = sh.get_nested_dicts, self.dsp
+            pred = dsp.dmap.pred
+            if nodes is None:
+                nodes = {k for k in dsp.data_nodes if k not in dsp.default_values}
+            it = (k for k in nodes if not pred[k] and not isinstance(k, sh.Token))
+            bounds = {}
+            for c in self.cells.values():
+                rng = getattr(getattr(c, "range", None), "ranges", None)
+                if rng:
+                    bounds[c.output] = rng[0]
+            ranges = []
+            for n_id in it:
+                try:
+                    ra = RangesAssembler(n_id, compact=compact)
+                except ValueError:
+                    continue
+                rng = ra.range.ranges[0]
+                for out, idx in get(cells, "range", rng["sheet_id"], default=list):
+                    box = bounds.get(out)
+                    if box is not None and not _intersect(rng, box):
+                        continue
+                    if not ra.push(idx, out):
+                        break
+                ra.push(get(cells, "cell", rng["sheet_id"]))
+                ranges.append(ra)
+            ranges = sorted(ranges, key=lambda x: len(x.missing))
+            for ra in ranges:
+                ra.add(dsp)
+
+        def compile_cell(self, cell, context, references, formula_references):
+            try:
+                return super().compile_cell(cell, context, references, formula_references)
+            except Exception as exc:  # a formula the engine cannot read: an error of this cell only
+                if is_memory_error(exc):  # (constant parts are evaluated while compiling)
+                    raise
+                value = cell.value if isinstance(cell.value, str) else getattr(cell.value, "text", "")
+                value = value if isinstance(value, str) else ""
+                dde, link = "|" in value, names_other_book(value)
+                state = self.__dict__.get("_xlbridge_links")
+                if state is not None:
+                    state.cell_messages[(str(context.get("sheet", "")).upper(), cell.coordinate)] = (
+                        DDE_NOT_FOLLOWED if dde else LINK_NOT_FOLLOWED if link else
+                        f"formula not understood by the formula engine: {clip(value, 60)}")
+                crd = formula_references.get(cell.coordinate, cell.coordinate)
+                return self._compile_cell(crd, "=#REF!" if dde or link else "=#NAME?", context, True,
+                                          references)
+
+        def add_references(self, book, context=None):
+            """The workbook's global defined names, as formulas' own ``add_references``, except that a name
+            the engine cannot read becomes an error value instead of failing the whole workbook: a name
+            written ``[secret.xlsx]S!$A$1`` (not quoted, as no Excel writes it) is read as the quoted
+            ``'[secret.xlsx]S'!$A$1`` (and so refused like any link), one with a DDE link or another book
+            in it is ``#REF!``, any other ``#NAME?``."""
+            from formulas.cell import Ref
+
+            refs, nodes = {}, set()
+            it = book.defined_names
+            for n in (it.values() if isinstance(it, dict) else it.definedName):
+                if n.hidden or n.localSheetId is not None:
+                    continue  # only global names, as formulas does
+                text = str(n.value or "")
+                for candidate in (text, quote_other_books(text)):
+                    try:
+                        ref = Ref(n.name.upper(), "=%s" % candidate, context).compile(context=context)
+                        break
+                    except Exception as exc:
+                        if is_memory_error(exc):
+                            raise
+                else:
+                    bad = "|" in text or names_other_book(text)
+                    ref = Ref(n.name.upper(), "=#REF!" if bad else "=#NAME?", context).compile(context=context)
+                nodes.update(ref.add(self.dsp, context=context))
+                refs[ref.output] = None
+                self.cells[ref.output] = ref
+            self._update_refs(nodes, refs)
+            return refs
+
+    return XlbridgeExcelModel
+
+
+def _block_cell(ref: str, values, context):
+    """An engine cell holding a block of constants (the value of a range, as a column)."""
+    from formulas.cell import Cell
+
+    return Cell(ref, values, context=context, check_formula=False)
+
+
+def load_engine_workbook(path, data_only=False):
+    """The engine's reader (openpyxl) on the one allowed file: also the check that openpyxl can read the book."""
+    from formulas.excel import xlreader
+
+    load = getattr(xlreader, "_xlbridge_original_load", xlreader.load_workbook)
+    # keep_links=True: openpyxl reads the externalLink parts of the package (never the linked files), so
+    # a damaged one is found here; what it reads is not used (links come from defuse_external_links)
+    return load(path, data_only=data_only, keep_links=True)
+
+
+def is_memory_error(exc) -> bool:
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, MemoryError):
+            return True
+        inner = getattr(exc, "ex", None)
+        exc = inner if isinstance(inner, BaseException) else (exc.__cause__ or exc.__context__)
+    return False
+
+
+# --------------------------------------------------------------------------------------------------
+# the child process
+
+
+_PHASE_SINK = None  # the shared buffer the child writes its phase to (None outside the child)
+
+PHASE_SIZE = 512
+
+
+def record_phase(kind: str, sheet: str = "") -> None:
+    """Record what the engine is doing (``kind``, ``sheet``), for a limit message naming where it hit."""
+    sink = _PHASE_SINK
+    if sink is None:
+        return
+    data = f"{kind}\x1f{sheet}".encode("utf-8", "replace")[: PHASE_SIZE - 1]
+    sink[:PHASE_SIZE] = data.ljust(PHASE_SIZE, b"\0")
+
+
+def set_phase_sink(sink) -> None:
+    """Make :func:`record_phase` write to ``sink`` (the child's shared buffer; ``None``: nowhere)."""
+    global _PHASE_SINK
+    _PHASE_SINK = sink
