@@ -1,0 +1,259 @@
+"""Stream one XML part of a workbook through defusedxml, counting what it holds against the limits.
+
+:func:`scan_xml` forbids DTDs, entity declarations and external references (entity bombs, XXE);
+:func:`counting_handler` counts cells, rows, shared strings, styles, defined names and formula
+lengths as the part streams and checks the numeric attributes Excel would repair (row and column
+numbers, sheet ids, column records, text over 32,767 characters), so the work of a run is bounded
+before it starts. Used by :func:`xlbridge.batch.safety.check_workbook`.
+
+>>> _local("x:row"), _local("row")
+('row', 'row')
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import time
+
+from ..core.errors import WorkbookLimitError
+from .limits import EXCEL_MAX_TEXT, SafetyLimits, clip, refuse
+
+__all__ = [
+    "BoundedReader",
+    "Totals",
+    "counting_handler",
+    "scan_xml",
+]
+
+_MAX_XML_DEPTH = 256  # OOXML parts nest a dozen levels deep; a thousand-level part is an attack on parsers
+
+
+# --------------------------------------------------------------------------------------------------
+# streaming checks of the XML parts
+
+
+_STYLE_RECORDS = frozenset({"xf", "dxf", "font", "fill", "border", "numFmt", "cellStyle"})
+
+
+class Totals:
+    """Counts over all parts of one workbook, and what the package checks need."""
+
+    def __init__(self):
+        self.cells = self.rows = self.shared_strings = self.styles = self.names = 0
+        self.cell_formats = None  # <xf> in <cellXfs> of xl/styles.xml (the part openpyxl reads), None: no part
+        self.rels: dict = {}  # rels part -> [(Id, Type, Target, TargetMode)]
+        self.sheets: list = []  # (name, r:id) from workbook.xml
+        self.ext_refs: list = []  # r:id of <externalReference>, in order
+        self.overrides: list = []  # (PartName, ContentType) from [Content_Types].xml
+
+
+def _local(name: str) -> str:
+    return name.rsplit(":", 1)[-1]
+
+
+def _rel_id(attrs) -> str | None:
+    """The ``r:id`` attribute whatever its prefix (SAX without namespaces gives qualified names)."""
+    for key in attrs.getNames():
+        if ":" in key and _local(key) == "id":
+            return attrs.getValue(key)
+    return None
+
+
+def counting_handler(part: str, where: str, totals: Totals, limits: SafetyLimits, name: str | None):
+    """A SAX content handler counting what ``part`` holds against ``limits`` (its kind decided by its root)."""
+    from xml.sax.handler import ContentHandler
+
+    def over(what: str, limit: int):
+        refuse(f"refused: more than {limit:,} {what}, the limit (reached in {where})", name, WorkbookLimitError)
+
+    class Counter(ContentHandler):
+        def __init__(self):
+            super().__init__()
+            self.kind = None
+            self.depth = 0
+            self.formula = None  # characters of the formula or defined name being read, or None
+            self.cell = "?"
+            self.cell_xfs = False
+            self.text = None  # characters of the cell text (<is>) or shared string (<si>) being read
+            self.in_t = False  # inside a <t> of that text (not of a phonetic run <rPh>)
+            self.phonetic = False
+
+        def startElement(self, tag, attrs):
+            self.depth += 1
+            if self.depth > _MAX_XML_DEPTH:
+                refuse(f"refused: XML part {clip(part, 80)} nests elements more than {_MAX_XML_DEPTH} deep", name,
+                        WorkbookLimitError)
+            local = _local(tag)
+            if self.kind is None:
+                self.kind = local
+            kind = self.kind
+            if self.text is not None:
+                if local == "rPh":
+                    self.phonetic = True
+                elif local == "t" and not self.phonetic:
+                    self.in_t = True
+            if local == "is" and kind in ("worksheet", "macrosheet", "dialogsheet") or local == "si" and kind == "sst":
+                self.text = 0
+            if kind in ("worksheet", "macrosheet", "dialogsheet"):
+                if local == "c":
+                    totals.cells += 1
+                    self.cell = attrs.get("r", "?")
+                    if totals.cells > limits.max_cells:
+                        over("cells", limits.max_cells)
+                elif local == "row":
+                    totals.rows += 1
+                    if totals.rows > limits.max_rows:
+                        over("rows", limits.max_rows)
+                elif local == "f":
+                    self.formula = 0
+                elif local == "col":
+                    _check_col(attrs, where, name)
+            elif kind == "sst" and local == "si":
+                totals.shared_strings += 1
+                if totals.shared_strings > limits.max_shared_strings:
+                    over("shared strings", limits.max_shared_strings)
+            elif kind == "styleSheet":
+                if local == "cellXfs" and part == "xl/styles.xml":
+                    self.cell_xfs = True
+                    totals.cell_formats = 0
+                elif local == "xf" and self.cell_xfs:
+                    totals.cell_formats += 1
+                if local in _STYLE_RECORDS:
+                    totals.styles += 1
+                    if totals.styles > limits.max_styles:
+                        over("style records", limits.max_styles)
+            elif kind == "externalLink" and local == "cell":
+                totals.cells += 1
+                if totals.cells > limits.max_cells:
+                    over("cells (counting the cached cells of links to other workbooks)", limits.max_cells)
+            elif kind == "workbook":
+                if local == "definedName":
+                    totals.names += 1
+                    self.formula = 0
+                    self.cell = "defined name " + clip(attrs.get("name", "?"), 40)
+                    if totals.names > limits.max_defined_names:
+                        over("defined names", limits.max_defined_names)
+                elif local == "sheet":
+                    sheet_id = attrs.get("sheetId")
+                    if sheet_id is not None and not (sheet_id.isascii() and sheet_id.isdigit()
+                                                     and 1 <= int(sheet_id) < 2 ** 31):
+                        refuse(f"damaged workbook: sheet {clip(attrs.get('name', '?'), 40)[1:-1]}: sheet id "
+                                f"{clip(sheet_id)} is not a whole number from 1 to 2,147,483,647", name)
+                    totals.sheets.append((attrs.get("name"), _rel_id(attrs)))
+                elif local == "externalReference":
+                    totals.ext_refs.append(_rel_id(attrs))
+            elif kind == "Relationships" and local == "Relationship":
+                totals.rels.setdefault(part, []).append(
+                    (attrs.get("Id"), attrs.get("Type", ""), attrs.get("Target"), attrs.get("TargetMode")))
+            elif kind == "Types" and local == "Override":
+                totals.overrides.append((attrs.get("PartName", ""), attrs.get("ContentType", "")))
+
+        def endElement(self, tag):
+            self.depth -= 1
+            if self.cell_xfs and _local(tag) == "cellXfs":
+                self.cell_xfs = False
+            if self.formula is not None and _local(tag) in ("f", "definedName"):
+                self.formula = None
+            local = _local(tag)
+            if local == "t":
+                self.in_t = False
+            elif local == "rPh":
+                self.phonetic = False
+            elif local in ("is", "si"):
+                self.text = None
+
+        def characters(self, content):
+            if self.in_t and self.text is not None:
+                self.text += len(content)
+                if self.text > EXCEL_MAX_TEXT:
+                    what = (f"{where}, cell {clip(self.cell, 12)}" if self.kind != "sst"
+                            else f"shared string {totals.shared_strings:,}")
+                    refuse(f"damaged workbook: {what}: a text longer than {EXCEL_MAX_TEXT:,} characters, "
+                            f"Excel's limit for one cell", name)
+            if self.formula is not None:
+                self.formula += len(content)
+                if self.formula > limits.max_formula_length:
+                    cell = self.cell if self.cell.startswith("defined name") else f"cell {clip(self.cell, 12)}"
+                    refuse(f"refused: {where}, {cell}: a formula longer than {limits.max_formula_length:,} "
+                            f"characters, the limit", name, WorkbookLimitError)
+
+    return Counter()
+
+
+def _check_col(attrs, where: str, name: str | None) -> None:
+    """A ``<col>`` (column widths): ``min``/``max`` whole numbers 1 to 16,384 in order, ``width`` 0 to 255.
+
+    Excel "repairs" a file whose column record is out of these bounds, so it is refused here.
+
+    >>> from xlbridge.errors import WorkbookError
+    >>> _check_col({"min": "1", "max": "3", "width": "12.5"}, "sheet S", None)
+    >>> try:
+    ...     _check_col({"min": "1", "max": "99999999999"}, "sheet S", "b.xlsx")
+    ... except WorkbookError as err:
+    ...     print(err)
+    b.xlsx: damaged workbook: sheet S: column record max='99999999999' is not a whole number from 1 to 16,384
+    """
+    bounds = []
+    for key in ("min", "max"):
+        v = attrs.get(key)
+        if v is None or not (v.isascii() and v.isdigit() and 1 <= int(v) <= 16_384):
+            refuse(f"damaged workbook: {where}: column record {key}={clip(v)} is not a whole number from 1 to "
+                    f"16,384", name)
+        bounds.append(int(v))
+    if bounds[0] > bounds[1]:
+        refuse(f"damaged workbook: {where}: column record min={bounds[0]} is after max={bounds[1]}", name)
+    width = attrs.get("width")
+    if width is not None:
+        try:
+            w = float(width) if len(width) <= 40 else math.inf
+        except ValueError:
+            w = math.nan
+        if not 0 <= w <= 255:
+            refuse(f"damaged workbook: {where}: column width {clip(width)} is not a number from 0 to 255", name)
+
+
+def scan_xml(stream, part: str, name: str | None, handler=None) -> None:
+    """Parse one XML part with defusedxml (DTD, entities and external references forbidden)."""
+    import defusedxml.sax
+    from defusedxml import DefusedXmlException
+    from xml.sax import SAXException
+    from xml.sax.handler import ContentHandler
+
+    try:
+        defusedxml.sax.parse(stream, handler or ContentHandler(), forbid_dtd=True, forbid_entities=True,
+                             forbid_external=True)
+    except DefusedXmlException as exc:
+        kind = type(exc).__name__
+        what = {
+            "DTDForbidden": "a DTD (document type declaration; used by entity bombs and external entities)",
+            "EntitiesForbidden": "an entity declaration (entity bomb)",
+            "ExternalReferenceForbidden": "an external entity reference (XXE)",
+        }.get(kind, kind)
+        refuse(f"refused: XML part {clip(part, 80)[1:-1]} contains {what}", name)
+    except SAXException as exc:
+        refuse(f"damaged workbook: XML part {clip(part, 80)[1:-1]} is not well-formed ({exc.getMessage()})", name)
+
+
+class BoundedReader(io.RawIOBase):
+    """A read-only stream over a zip member that refuses to yield more than ``limit`` bytes."""
+
+    def __init__(self, raw, limit: int, part: str, name: str | None, deadline: float | None = None,
+                 seconds: float = 0.0):
+        self._raw, self._left, self._part, self._name = raw, limit, part, name
+        self._deadline, self._seconds = deadline, seconds
+
+    def readable(self):
+        return True
+
+    def readinto(self, b):
+        if self._deadline is not None and time.monotonic() >= self._deadline:
+            refuse(f"refused: checking the file took longer than the limit of {self._seconds:g} s "
+                    f"(at zip member {clip(self._part, 80)[1:-1]})", self._name, WorkbookLimitError)
+        data = self._raw.read(min(len(b), self._left + 1))
+        if len(data) > self._left:
+            refuse(f"refused: zip member {clip(self._part, 80)[1:-1]} inflates past its declared size (zip bomb?)",
+                    self._name)
+        self._left -= len(data)
+        b[: len(data)] = data
+        return len(data)
