@@ -206,6 +206,14 @@ def read_sheet(data: bytes, *, part: str = "worksheet", sheet: str | None = None
         if values and not unusual:
             unusual.append(why)
 
+    def foreign(name: str, local: str, inside: str, what: str) -> bool:
+        # not the expected element: skipped (True) unless only its namespace differs (noted, read)
+        if name.rsplit(":", 1)[-1] != local:
+            note(f"element {_clip(name, 20)} in {inside}")
+            return True
+        note(f"{what} outside the spreadsheet namespace")
+        return False
+
     def span_end(s_idx: int, idx: int, empty: bool) -> int:
         # an empty-element tag <x/>: no event since its start, and expat reports its end after "/>"
         if empty and idx > s_idx and data[idx - 2: idx] == b"/>":
@@ -285,11 +293,8 @@ def read_sheet(data: bytes, *, part: str = "worksheet", sheet: str | None = None
         if d == 3:
             if not in_row:
                 return
-            if name != q_c:
-                if name.rsplit(":", 1)[-1] != "c":
-                    note(f"element {_clip(name, 20)} in a row")
-                    return
-                note("a cell outside the spreadsheet namespace")
+            if name != q_c and foreign(name, "c", "a row", "a cell"):
+                return
             # a cell: <c r="A1" s="3" t="n">
             in_cell = True
             r = attrs.get("r")
@@ -345,11 +350,8 @@ def read_sheet(data: bytes, *, part: str = "worksheet", sheet: str | None = None
                 return
             if sd[2] is None:
                 sd[2] = idx  # first element inside sheetData
-            if name != q_row:
-                if name.rsplit(":", 1)[-1] != "row":
-                    note(f"element {_clip(name, 20)} in the sheet data")
-                    return
-                note("a row outside the spreadsheet namespace")
+            if name != q_row and foreign(name, "row", "the sheet data", "a row"):
+                return
             in_row = True
             row_attrs = attrs
             row_start(attrs)
