@@ -43,7 +43,7 @@ def read_event(source: "str | os.PathLike[str] | bytes") -> Event:
     ...
     xlbridge.formats.errors.FormatError: input: empty file
     """
-    from .pbn import load_source
+    from .errors import load_source
 
     data, name = load_source(source)
     head = data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]

@@ -1,4 +1,5 @@
-"""The one error the file readers and writers raise, and the size limits they enforce.
+"""The one error the file readers and writers raise, the size limits they enforce, and reading a
+source (path, bytes or text) within them (:func:`load_source`).
 
 A :class:`FormatError` is an :class:`xlbridge.XlbridgeError` (so a ``ValueError``): its text is
 one line naming the file, the line (PBN) or element (USEBIO) and the offending value, clipped
@@ -17,7 +18,7 @@ import os
 
 import xlbridge
 
-__all__ = ["FormatError", "LIMITS", "clip", "display_name"]
+__all__ = ["FormatError", "LIMITS", "clip", "display_name", "load_source"]
 
 #: Size limits on input (a file beyond one is refused with a :class:`FormatError`):
 #:
@@ -73,3 +74,29 @@ class FormatError(xlbridge.XlbridgeError):
         if value is not None:
             message = f"{message} {clip(value)}"
         super().__init__(message, where=where)
+
+
+def load_source(source) -> tuple[bytes, str]:
+    """Bytes and display name of a path, bytes, or text; refuses files over the size limit."""
+    name = display_name(source)
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        data = bytes(source)
+    elif isinstance(source, str) and "\n" in source:
+        data = source.encode("utf-8")
+    elif isinstance(source, (str, os.PathLike)):
+        try:
+            size = os.path.getsize(source)
+        except OSError:
+            raise FormatError("cannot open the file", file=name) from None
+        if size > LIMITS["bytes"]:
+            raise FormatError(f"file too large ({size:,} bytes; the limit is {LIMITS['bytes']:,})", file=name)
+        try:
+            with open(source, "rb") as f:
+                data = f.read(LIMITS["bytes"] + 1)
+        except OSError:
+            raise FormatError("cannot read the file", file=name) from None
+    else:
+        raise FormatError(f"cannot read {type(source).__name__} as a file (give a path or bytes)")
+    if len(data) > LIMITS["bytes"]:
+        raise FormatError(f"file too large (over {LIMITS['bytes']:,} bytes)", file=name)
+    return data, name

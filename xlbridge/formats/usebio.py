@@ -133,7 +133,7 @@ def read_usebio(source, *, name: str | None = None) -> Event:
     ...
     xlbridge.formats.errors.FormatError: input, EVENT: USEBIO event type not supported yet (pairs events only): 'TEAMS'
     """
-    from .pbn import load_source
+    from .errors import load_source
 
     data, fname = load_source(source)
     fname = name or fname

@@ -1,0 +1,242 @@
+"""PBN 2.1 text: bytes to text, the tokenizer, games (tag pairs and their data) and tables.
+
+The part of the PBN reader that knows the notation but not bridge (:mod:`xlbridge.formats.pbn`
+reads the games into an event):
+
+- section 2.2 character set: :func:`decode_pbn` (UTF-8 after a byte-order mark or when the bytes
+  are valid multi-byte UTF-8, else ISO 8859-1);
+- sections 2.4 and 3.8: :class:`Lexer` skips ``%`` lines (kept as directives), ``;`` comments and
+  ``{...}`` commentary, and reads tag pairs ``[Name "value"]`` and strings;
+- section 4.8: :func:`split_games` resolves a tag value ``#`` to the previous game's;
+- section 5.2 tables: :func:`table_header` reads the column names, :func:`table_rows` the rows,
+  and :func:`read_num`, :func:`read_int`, :func:`pair_id`, :func:`player_names` the cells (``?``
+  and ``-`` are blank).
+
+>>> lexer = Lexer('[Board "1"]\\n[ScoreTable "PairId_NS;PairId_EW"]\\n1 2\\n', "club.pbn")
+>>> game = split_games(lexer)[0]
+>>> cols = table_header(game["tags"]["ScoreTable"][0], lexer, 2, "ScoreTable")
+>>> list(table_rows(cols, game["data"]["ScoreTable"], lexer, "ScoreTable"))
+[({'PairId_NS': '1', 'PairId_EW': '2'}, 3)]
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+from .errors import LIMITS, FormatError
+from .model import parse_number
+
+__all__ = ["decode_pbn", "Lexer", "split_games", "table_header", "table_rows", "blank", "read_num", "read_int",
+           "pair_id", "player_names"]
+
+_TAG_NAME = re.compile(r"[A-Za-z0-9_]+")
+_COLUMN = re.compile(r"([+-]?)([A-Za-z][A-Za-z0-9_]*)(?:\\(\d{1,3})([LR]?))?")
+
+
+def decode_pbn(data: bytes) -> str:
+    """Text of PBN bytes: UTF-8 after a byte-order mark or when valid multi-byte UTF-8, else Latin-1.
+
+    >>> decode_pbn("Åsa".encode("utf-8")), decode_pbn("Åsa".encode("latin-1"))
+    ('Åsa', 'Åsa')
+    """
+    if data.startswith(b"\xef\xbb\xbf"):
+        return data[3:].decode("utf-8", errors="strict")
+    if re.search(rb"[\x80-\xff]", data):
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+    return data.decode("latin-1")
+
+
+class Lexer:
+    """Tokens of a PBN text: ("TAG", name, value, line), ("DATA", text, quoted, line), ("BLANK", line)."""
+
+    def __init__(self, text: str, name: str):
+        self.text, self.name = text, name
+        self.directives = []
+
+    def err(self, message, line, value=None):
+        return FormatError(message, file=self.name, line=line, value=value)
+
+    def tokens(self):
+        in_brace = False
+        for lineno, line in enumerate(self.text.split("\n"), start=1):
+            if len(line) > LIMITS["line"]:
+                raise self.err(f"line too long (over {LIMITS['line']:,} characters):", lineno, line)
+            line = line.rstrip("\r")
+            if "\x00" in line:
+                raise self.err("not a PBN file (binary data):", lineno, line)
+            if not in_brace:
+                if line.startswith("%"):
+                    self.directives.append(line[1:].strip())
+                    continue
+                if not line.strip():
+                    yield ("BLANK", lineno)
+                    continue
+            i, n = 0, len(line)
+            while i < n:
+                if in_brace:
+                    j = line.find("}", i)
+                    if j < 0:
+                        break
+                    in_brace, i = False, j + 1
+                    continue
+                c = line[i]
+                if c.isspace():
+                    i += 1
+                elif c == ";":
+                    break
+                elif c == "{":
+                    in_brace, i = True, i + 1
+                elif c == "[":
+                    i = self._tag(line, i, lineno)
+                    yield self._last
+                elif c == '"':
+                    s, i = self._string(line, i, lineno)
+                    yield ("DATA", s, True, lineno)
+                elif c in "]}":
+                    raise self.err("unexpected character:", lineno, line[i:])
+                else:
+                    j = i
+                    while j < n and not line[j].isspace() and line[j] not in '[]{};"':
+                        j += 1
+                    yield ("DATA", line[i:j], False, lineno)
+                    i = j
+        if in_brace:
+            raise self.err("unterminated {comment} at the end of the file", None)
+
+    def _string(self, line, i, lineno):
+        out = []
+        j = i + 1
+        while j < len(line):
+            c = line[j]
+            if c == "\\" and j + 1 < len(line) and line[j + 1] in '"\\':
+                out.append(line[j + 1])
+                j += 2
+            elif c == '"':
+                return "".join(out), j + 1
+            else:
+                out.append(c)
+                j += 1
+        raise self.err("unterminated string:", lineno, line[i:])
+
+    def _tag(self, line, i, lineno):
+        m = _TAG_NAME.match(line, i + 1)
+        if not m:
+            raise self.err("cannot read tag pair (expected [Name \"value\"]):", lineno, line[i:])
+        j = m.end()
+        while j < len(line) and line[j].isspace():
+            j += 1
+        if j >= len(line) or line[j] != '"':
+            raise self.err("cannot read tag pair (expected [Name \"value\"]):", lineno, line[i:])
+        value, j = self._string(line, j, lineno)
+        while j < len(line) and line[j].isspace():
+            j += 1
+        if j >= len(line) or line[j] != "]":
+            raise self.err("cannot read tag pair (missing ]):", lineno, line[i:])
+        self._last = ("TAG", m.group(0), value, lineno)
+        return j + 1
+
+
+def split_games(lexer: Lexer):
+    """Games as dicts: tags {name: (value, line)}, data {tag name: [(text, quoted, line)]}."""
+    games, game, current, prev = [], None, None, {}
+
+    def close():
+        nonlocal game, prev
+        if game and game["tags"]:
+            games.append(game)
+            prev = {k: v for k, v in game["tags"].items()}
+        game = None
+
+    for tok in lexer.tokens():
+        if tok[0] == "BLANK":
+            close()
+            continue
+        if tok[0] == "TAG":
+            _, name, value, line = tok
+            if game is not None and name in game["tags"]:
+                close()
+            if game is None:
+                game = {"tags": {}, "data": {}}
+            if value == "#":  # section 4.8: inherit the previous game's value
+                if name not in prev:
+                    raise lexer.err(f"tag {name} is '#' but no earlier game has it:", line, value)
+                value = prev[name][0]
+            game["tags"][name] = (value, line)
+            game["data"][name] = []
+            current = name
+            continue
+        if game is None or current is None:
+            raise lexer.err("data outside any tag or section:", tok[3], tok[1])
+        game["data"][current].append(tok[1:])
+    close()
+    return games
+
+
+# ------------------------------------------------------------------------------------------ tables
+
+def table_header(value: str, lexer: Lexer, line: int, table: str) -> list:
+    cols = []
+    for part in value.split(";"):
+        part = part.strip()
+        m = _COLUMN.fullmatch(part)
+        if not m:
+            raise lexer.err(f"cannot read {table} header column:", line, part or value)
+        name = m.group(2)
+        if name in cols:
+            raise lexer.err(f"{table} header names a column twice:", line, name)
+        cols.append(name)
+    return cols
+
+
+def table_rows(cols, data, lexer, table):
+    n = len(cols)
+    if len(data) % n:
+        rest = data[len(data) - len(data) % n]
+        raise lexer.err(f"truncated {table} row (the header has {n} columns):", rest[2], rest[0])
+    for k in range(0, len(data), n):
+        chunk = data[k:k + n]
+        yield dict(zip(cols, (t[0] for t in chunk))), chunk[0][2]
+
+
+def blank(v) -> bool:
+    return v is None or v.strip() in ("", "-", "?")
+
+
+def read_num(v, what, lexer, line, *, caret=True):
+    if blank(v):
+        return None
+    t = v.strip()
+    if caret and t.startswith("^"):
+        t = t[1:]
+    x = parse_number(t.rstrip("%"))
+    if x is None:
+        raise lexer.err(f"cannot read {what}:", line, v)
+    return x
+
+
+def read_int(v, what, lexer, line):
+    x = read_num(v, what, lexer, line, caret=False)
+    if x is None:
+        return None
+    if x.denominator != 1:
+        raise lexer.err(f"{what} must be a whole number:", line, v)
+    return int(x)
+
+
+def pair_id(v, what, lexer, line):
+    if blank(v):
+        raise lexer.err(f"missing {what}:", line, v)
+    t = v.strip()
+    if len(t) > 20:
+        raise lexer.err(f"{what} too long:", line, t)
+    return t
+
+
+def player_names(v) -> tuple:
+    if blank(v):
+        return ()
+    return tuple(x.strip() for x in v.split(";") if x.strip())

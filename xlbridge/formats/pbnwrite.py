@@ -1,0 +1,156 @@
+"""PBN 2.1 writer: an :class:`~xlbridge.formats.model.Event` as export-format bytes.
+
+Section 2.1 export format: ``% PBN 2.1`` and ``% EXPORT`` first, one game per board separated by an
+empty line, every tag of the mandatory set; section 5.2 tables with widths from the data, numbers
+right-aligned; section 5.9 ``ScoreTable`` (``^`` before an artificial score and the values that
+follow from it) and 5.10 ``TotalScoreTable`` (a ``Direction`` column in a Mitchell).  Plain ASCII
+when every character is ASCII, else UTF-8 with a byte-order mark (section 2.2).
+
+>>> from xlbridge.formats.model import Board, Event, Result
+>>> lines = write_pbn(Event(boards=(Board(1, results=(Result("1", "2", "4S", "N", 10, 420),)),))).splitlines()
+>>> lines[:2], lines[-1]
+([b'% PBN 2.1', b'% EXPORT'], b'1 2 4S N 10 420 - - - - -')
+"""
+
+from __future__ import annotations
+
+import re
+
+import xlbridge
+
+from .checks import format_number
+from .errors import FormatError
+from .model import MITCHELL, TEAMS, Event, Result, natural_key
+
+__all__ = ["write_pbn"]
+
+_PBN_SCORING = {"MP": "MP", "IMP": "IMP", "CROSS_IMP": "Cross-IMP", "BUTLER": "Butler"}
+
+
+def _quote(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _check_text(s, what):
+    if s is None:
+        return
+    if any(c in s for c in "\r\n\x00"):
+        raise FormatError(f"{what} cannot contain a line break:", value=s)
+
+
+def _table(tag, columns, rows) -> list:
+    """Lines of a PBN table in export format: widths from the data, numbers right-aligned."""
+    widths = [max([1] + [len(r[i]) for r in rows]) for i, c in enumerate(columns)]
+    head = ";".join(f"{c[0]}\\{w}{c[1]}" for c, w in zip(columns, widths))
+    out = [f'[{tag} "{head}"]']  # column names and widths need no escaping (section 5.2)
+    for r in rows:
+        out.append(" ".join(v.rjust(w) if c[1] == "R" else v.ljust(w)
+                            for v, c, w in zip(r, columns, widths)).rstrip())
+    return out
+
+
+def write_pbn(event: Event) -> bytes:
+    """PBN 2.1 export-format bytes of ``event``: one game per board with its ``ScoreTable``, and
+    a ``TotalScoreTable`` (with a ``Direction`` column in a Mitchell) in the last game.
+
+    ASCII when every character is ASCII, otherwise UTF-8 with a byte-order mark.  Names may not
+    contain ``;`` (the PBN name separator) or line breaks.
+    """
+    mitchell = event.movement == MITCHELL
+    names = {}
+    for p in event.participants:
+        for n in p.names:
+            _check_text(n, "a player name")
+            if ";" in n:
+                raise FormatError("a player name cannot contain ';' in PBN:", value=n)
+        _check_text(p.name, "a team name")
+        names[p.key] = p.names
+    for t, what in ((event.name, "the event name"), (event.site, "the site")):
+        _check_text(t, what)
+    has = lambda attr: any(getattr(r, attr) is not None for b in event.boards for r in b.results)  # noqa: E731
+    cols = [("PairId_NS", "R"), ("PairId_EW", "R"), ("Contract", "L"), ("Declarer", "L"), ("Result", "R")]
+    if has("lead"):
+        cols.append(("Lead", "L"))
+    cols += [("Score_NS", "R"), ("Score_EW", "R"), ("MP_NS", "R"), ("MP_EW", "R"), ("Percentage_NS", "R"),
+             ("Percentage_EW", "R")]
+    if has("imp_ns") or has("imp_ew"):
+        cols += [("IMP_NS", "R"), ("IMP_EW", "R")]
+    if has("table"):
+        cols.append(("Table", "R"))
+    if has("round"):
+        cols.append(("Round", "R"))
+    date = event.date.strftime("%Y.%m.%d") if event.date else "????.??.??"
+    scoring = _PBN_SCORING.get(event.scoring, "MP")
+    lines = ["% PBN 2.1", "% EXPORT", "%Creator: xlbridge"]
+    boards = list(event.boards) or [None]
+    for k, b in enumerate(boards):
+        lines.append("")
+        tags = [("Event", event.name or ""), ("Site", event.site or ""), ("Date", date)]
+        if b is not None:
+            tags += [("Board", str(b.number)), ("West", ""), ("North", ""), ("East", ""), ("South", ""),
+                     ("Dealer", b.dealer or "NESW"[(b.number - 1) % 4]),
+                     ("Vulnerable", b.vulnerable or xlbridge.vulnerability(b.number).name),
+                     ("Deal", b.deal or ""), ("Scoring", scoring), ("Declarer", "?"), ("Contract", "?"),
+                     ("Result", "?")]
+        else:
+            tags.append(("Scoring", scoring))
+        lines += [f"[{t} {_quote(v)}]" for t, v in tags]
+        if b is not None and b.results:
+            rows = []
+            for r in b.results:
+                rows.append(_score_cells(r, cols))
+            lines += _table("ScoreTable", cols, rows)
+        if k == len(boards) - 1 and event.participants:
+            lines += _total_table(event, mitchell)
+    lines.append("")
+    text = "\r\n".join(lines)
+    if text.isascii():
+        return text.encode("ascii")
+    return b"\xef\xbb\xbf" + text.encode("utf-8")
+
+
+def _score_cells(r: Result, cols) -> list:
+    art = isinstance(r.score, xlbridge.Artificial)
+    v = {"PairId_NS": r.ns, "PairId_EW": r.ew, "Contract": r.contract or "-",
+         "Declarer": r.declarer or "-", "Result": "-" if r.tricks is None else str(r.tricks),
+         "Lead": r.lead or "-", "Score_NS": "-", "Score_EW": "-",
+         "MP_NS": format_number(r.mp_ns), "MP_EW": format_number(r.mp_ew), "Percentage_NS": format_number(r.pct_ns),
+         "Percentage_EW": format_number(r.pct_ew), "IMP_NS": format_number(r.imp_ns), "IMP_EW": format_number(r.imp_ew),
+         "Table": "-" if r.table is None else str(r.table), "Round": "-" if r.round is None else str(r.round)}
+    if r.contract == "PASS":
+        v["Contract"] = "Pass"
+    if isinstance(r.score, int):
+        if r.score >= 0:
+            v["Score_NS"] = str(r.score)
+        else:
+            v["Score_EW"] = str(-r.score)
+    elif art:
+        v["Score_NS"] = "^" + str(r.score)
+        for c in ("MP_NS", "MP_EW", "Percentage_NS", "Percentage_EW", "IMP_NS", "IMP_EW"):
+            if v[c] != "-":
+                v[c] = "^" + v[c]
+    for c in ("PairId_NS", "PairId_EW"):
+        if not re.fullmatch(r"[^\s\"\[\]{};%]+", v[c]) or v[c] in ("-", "?"):
+            raise FormatError("a pair number cannot be written to PBN:", value=v[c])
+    return [v[c[0]] for c in cols]
+
+
+def _total_table(event: Event, mitchell: bool) -> list:
+    teams = event.kind == TEAMS
+    cols = [("Rank", "R"), ("TeamId" if teams else "PairId", "R")]
+    if mitchell:
+        cols.append(("Direction", "L"))
+    if teams:
+        cols.append(("TeamName", "L"))
+    cols += [("TotalIMP" if teams else "TotalMP", "R"), ("TotalPercentage", "R"), ("NrBoards", "R"),
+             ("Names", "L")]
+    order = sorted(event.participants, key=lambda p: (p.direction or "", p.place is None, p.place or 0,
+                                                      natural_key(p.number)))
+    rows = []
+    for p in order:
+        v = {"Rank": "-" if p.place is None else str(p.place), "PairId": p.number, "TeamId": p.number,
+             "Direction": p.direction or "-", "TeamName": _quote(p.name or ""),
+             "TotalMP": format_number(p.total), "TotalIMP": format_number(p.total), "TotalPercentage": format_number(p.percentage),
+             "NrBoards": "-" if p.boards is None else str(p.boards), "Names": _quote(";".join(p.names))}
+        rows.append([v[c[0]] for c in cols])
+    return _table("TotalScoreTable", cols, rows)
