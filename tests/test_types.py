@@ -58,3 +58,37 @@ def test_the_command_line_is_type_checked_and_the_config_says_who_runs_mypy():
             sig = inspect.signature(fn)
             assert sig.return_annotation is not inspect.Signature.empty, name
             assert all(p.annotation is not inspect.Parameter.empty for p in sig.parameters.values()), name
+
+
+def test_the_batch_layer_is_type_checked_and_its_public_functions_annotated():
+    """xlbridge/batch/ is checked by mypy (no ignore_errors), and every function and method a batch
+    module lists in ``__all__`` has annotated parameters and a return annotation."""
+    import importlib
+    import pkgutil
+
+    import xlbridge.batch
+
+    cfg = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mypy"]
+    ignored = {m for o in cfg["overrides"] if o.get("ignore_errors") for m in o["module"]}
+    assert not {"xlbridge.batch", "xlbridge.batch.*"} & ignored
+    missing = []
+    for info in pkgutil.iter_modules(xlbridge.batch.__path__):
+        mod = importlib.import_module(f"xlbridge.batch.{info.name}")
+        for name in getattr(mod, "__all__", []):
+            obj = getattr(mod, name)
+            if inspect.isfunction(obj):
+                found = [(name, obj)]
+            elif inspect.isclass(obj):
+                found = [(f"{name}.{k}", v) for k, v in vars(obj).items()
+                         if inspect.isfunction(v) and (not k.startswith("_") or k == "__init__")]
+            else:
+                continue
+            for label, fn in found:
+                if fn.__module__ != mod.__name__:
+                    continue
+                sig = inspect.signature(fn)
+                if sig.return_annotation is inspect.Signature.empty or any(
+                        p.annotation is inspect.Parameter.empty for k, p in sig.parameters.items()
+                        if k not in ("self", "cls")):
+                    missing.append(f"{mod.__name__}.{label}")
+    assert missing == []

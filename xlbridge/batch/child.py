@@ -17,6 +17,9 @@ import os
 import signal
 import sys
 import time
+import typing
+from collections.abc import Callable
+from typing import Any
 
 from ..core.errors import WorkbookError, WorkbookLimitError
 from .safety import SafetyLimits, clip, one_line, scrub_paths
@@ -63,12 +66,12 @@ def _install_file_guard(readable) -> None:
     import site
 
     allowed = {os.path.realpath(os.fspath(p)) for p in readable}
-    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, *getattr(site, "getsitepackages", lambda: [])(),
+    folders = {sys.prefix, sys.base_prefix, sys.exec_prefix, *getattr(site, "getsitepackages", lambda: [])(),
              *[p for p in sys.path if p and p != "." and os.path.isabs(p)],
              # xlbridge's own package folder: an editable install (pip install -e) is found through an
              # import hook, not sys.path, and the engine imports function modules lazily
              os.path.dirname(os.path.dirname(os.path.abspath(__file__)))}
-    roots = tuple(sorted({os.path.realpath(p).rstrip(os.sep) + os.sep for p in roots if p}))
+    roots = tuple(sorted({os.path.realpath(p).rstrip(os.sep) + os.sep for p in folders if p}))
 
     def hook(event, args):
         if event == "open":
@@ -199,12 +202,12 @@ class ChildProcess:
     ('error', 'PermissionError: the formula engine may not open other files')
     """
 
-    def __init__(self, job, *, max_memory: int, max_seconds: float, workdir=None, readable=(),
-                 grace: float = 5.0):
+    def __init__(self, job: Callable[[], Any], *, max_memory: int, max_seconds: float, workdir: str | None = None,
+                 readable: Any = (), grace: float = 5.0) -> None:
         self.job, self.max_memory, self.max_seconds = job, max_memory, max_seconds
         self.workdir, self.readable, self.grace = workdir, tuple(readable), grace
 
-    def run(self, tick=None):
+    def run(self, tick: Callable[[], Any] | None = None) -> tuple[str, Any, tuple[str, str]]:
         import gc
         import mmap
         import multiprocessing as mp
@@ -213,6 +216,7 @@ class ChildProcess:
             raise WorkbookError("the bounded formula-engine process needs a POSIX system (Linux, macOS)")
         ctx = mp.get_context("fork")
         recv, send = ctx.Pipe(duplex=False)
+        death_r: int | None
         death_r, death_w = os.pipe()
         sink = mmap.mmap(-1, PHASE_SIZE)
         proc = None
@@ -278,8 +282,8 @@ def _where(location, phase, sheets: dict) -> str:
             "collecting": "while collecting the results"}.get(kind, "while starting the formula engine")
 
 
-def run_engine(engine_copy, info, functions, limits: SafetyLimits, name: str, sheets: dict,
-                private: dict, tick=None, isolate=True):
+def run_engine(engine_copy: str, info: Any, functions: dict | None, limits: SafetyLimits, name: str, sheets: dict,
+               private: dict, tick: Callable[[], Any] | None = None, isolate: bool = True) -> Any:
     """:func:`evaluate_workbook` in a :class:`ChildProcess` (or in this process without ``isolate``).
 
     Refuses the workbook at a limit, and when the child finds it damaged.
@@ -291,7 +295,7 @@ def run_engine(engine_copy, info, functions, limits: SafetyLimits, name: str, sh
         try:
             return job()
         except EngineStopped as exc:
-            status, payload, phase = exc.kind, exc.where, ("", "")
+            status, payload, phase = exc.kind, typing.cast(Any, exc.where), ("", "")
     else:
         status, payload, phase = ChildProcess(
             job, max_memory=limits.max_memory, max_seconds=limits.max_seconds,

@@ -29,6 +29,8 @@ import contextlib
 import functools
 import os
 import sys
+import types
+from typing import Any
 
 from ..core.errors import WorkbookLimitError
 from .safety import clip, one_line
@@ -317,7 +319,7 @@ def _raise_limits_only(exc) -> bool | str:
     return True if is_memory_error(exc) else ""
 
 
-def engine_location(exc) -> tuple | None:
+def engine_location(exc: BaseException | None) -> tuple | None:
     """(SHEET, ref) of the cell the engine was evaluating when ``exc`` was raised, from its traceback.
 
     schedula evaluates each cell's formula in ``Solution._set_function_node_output``; its
@@ -352,7 +354,8 @@ def _node_cell(frame) -> tuple | None:
 def _cell_being_evaluated() -> tuple | None:
     """(SHEET, ref) of the workbook cell whose formula the engine is evaluating now (the outermost
     evaluating frame on the stack, as :func:`engine_location` finds it in a traceback), or None."""
-    frame, found = sys._getframe(1), None
+    frame: types.FrameType | None = sys._getframe(1)
+    found = None
     while frame is not None:
         found = _node_cell(frame) or found
         frame = frame.f_back
@@ -362,7 +365,7 @@ def _cell_being_evaluated() -> tuple | None:
 class EngineStopped(Exception):
     """The engine run stopped at a limit: ``kind`` "memory" or "time", ``where`` (SHEET, ref) or None."""
 
-    def __init__(self, kind: str, where=None):
+    def __init__(self, kind: str, where: tuple | None = None) -> None:
         super().__init__(kind)
         self.kind, self.where = kind, where
 
@@ -386,7 +389,7 @@ def _value_out(v, sh, np, XlError):
 
 
 def recalc_values(path: str, targets: dict, functions: dict | None = None, *, progress: bool = False,
-                  links=(), book=None, sheets=None) -> tuple:
+                  links: Any = (), book: Any = None, sheets: dict | None = None) -> tuple:
     """Evaluate the workbook at ``path`` with the formulas engine; return (values, messages).
 
     ``targets`` is {sheet name: {"cells": [(row, col), ...], "arrays": [(r1, c1, r2, c2), ...]}};
@@ -403,7 +406,7 @@ def recalc_values(path: str, targets: dict, functions: dict | None = None, *, pr
 
     messages: dict = {}
     record_phase("loading")
-    with _engine_guards(path, messages, functions, progress):
+    with _engine_guards(path, messages, functions or {}, progress):
         model = model_class()()
         defuse_external_links(model, path, links, book=book, sheets=sheets)
         state = model.__dict__["_xlbridge_links"]
@@ -469,8 +472,8 @@ def recalc_values(path: str, targets: dict, functions: dict | None = None, *, pr
     return values, messages
 
 
-def evaluate_workbook(path: str, sheets, *, cell_formats: int | None = None, functions: dict | None = None,
-                      external_links=(), max_formula_cells: int | None = None, progress: bool = False,
+def evaluate_workbook(path: str, sheets: Any, *, cell_formats: int | None = None, functions: dict | None = None,
+                      external_links: Any = (), max_formula_cells: int | None = None, progress: bool = False,
                       streamed: bool = True) -> tuple:
     """Read and evaluate the workbook at ``path``: return (values, messages, layouts). The engine's job.
 

@@ -21,6 +21,9 @@ import re
 import shutil
 import tempfile
 import time
+import typing
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from ..core.errors import WorkbookLimitError
 from .limits import STALE_SECONDS, TEMP_PREFIX, refuse
@@ -51,7 +54,7 @@ def _pid_alive(pid: int) -> bool:
 
 
 @contextlib.contextmanager
-def private_tempdir():
+def private_tempdir() -> Iterator[str]:
     """A private temporary folder ``xlbridge-recalc-PID-XXXX`` (mode 0700), removed on every exit.
 
     The process id in the name lets :func:`remove_stale_leftovers` recognise the folder of a run that
@@ -71,7 +74,7 @@ _LEFTOVER_TMP = re.compile(r"\.xlbridge-(\d+)-[A-Za-z0-9_]+\.tmp$")
 _LOCK_SUFFIX = ".xlbridge-lock"
 
 
-def remove_stale_leftovers(folders=(), *, min_age: float = STALE_SECONDS) -> list:
+def remove_stale_leftovers(folders: Any = (), *, min_age: float = STALE_SECONDS) -> list:
     """Remove what killed runs left behind; return the paths removed.
 
     In the temporary folder: ``xlbridge-recalc-PID-*`` folders; in each of ``folders`` (the
@@ -139,13 +142,13 @@ class BookLock:
     >>> os.rmdir(d)
     """
 
-    def __init__(self, path, timeout: float = 600.0, name: str | None = None):
+    def __init__(self, path: str | os.PathLike, timeout: float = 600.0, name: str | None = None) -> None:
         path = os.fspath(path)
         folder, base = os.path.split(os.path.abspath(path))
         self.lock_path = os.path.join(folder, f".{base}{_LOCK_SUFFIX}")
         self.timeout = timeout
         self.name = name if name is not None else base
-        self._fd = None
+        self._fd: int | None = None
 
     def __enter__(self):
         try:
@@ -234,8 +237,8 @@ def umask_mode(mode: int = 0o666) -> int:
     return mode & ~mask
 
 
-def write_atomic(dest, write, *, mode: int | None = None, owner: tuple | None = None,
-                 before_replace=None) -> None:
+def write_atomic(dest: str | os.PathLike, write: Callable[[typing.BinaryIO], Any], *, mode: int | None = None,
+                 owner: tuple | None = None, before_replace: Callable[[], Any] | None = None) -> None:
     """Create ``dest`` atomically: ``write(binary file)`` fills a temporary file in the same folder.
 
     The temporary file ``.xlbridge-PID-XXXX.tmp`` is fsynced, given ``mode`` (default: the umask's

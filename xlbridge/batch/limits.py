@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
+import typing
 
 from ..core.errors import WorkbookError
 
@@ -50,7 +51,7 @@ STALE_SECONDS = 3600.0  # leftovers of a killed run are removed when their proce
 # messages
 
 
-def clip(value, width: int = 40) -> str:
+def clip(value: object, width: int = 40) -> str:
     """Return ``repr`` of ``value`` (as text), clipped to ``width`` characters with its length when longer.
 
     Every value from a file or a command line shown in a message goes through this, so a message stays
@@ -73,7 +74,7 @@ def clip(value, width: int = 40) -> str:
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]+")
 
 
-def one_line(text, limit: int = 400) -> str:
+def one_line(text: object, limit: int = 400) -> str:
     """Return ``text`` as one line (line breaks and control characters become one space), at most ``limit`` characters.
 
     >>> one_line("first\\n  second")
@@ -100,7 +101,7 @@ def scrub_paths(text: str, replacements: dict) -> str:
     return text
 
 
-def refuse(message: str, name: str | None, cls=WorkbookError):
+def refuse(message: str, name: str | None, cls: type[WorkbookError] = WorkbookError) -> typing.NoReturn:
     raise cls(one_line(message, 600), where=None if name is None else one_line(name, 120))
 
 

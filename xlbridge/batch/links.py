@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+from typing import Any
 
 from .xlsxpatch import ExcelErrorValue
 
@@ -79,7 +80,7 @@ def _link_file_names(links, main: str) -> dict:
     return out
 
 
-def defuse_external_links(model, path: str, links=(), *, book=None, sheets=None) -> None:
+def defuse_external_links(model: Any, path: str, links: Any = (), *, book: Any = None, sheets: dict | None = None) -> None:
     """Make ``model`` (a model of :func:`model_class`) unable to open any file but ``path``.
 
     formulas 1.3 loads another workbook whenever a cell, a defined name or an ``INDIRECT("...")`` text
@@ -106,7 +107,7 @@ def defuse_external_links(model, path: str, links=(), *, book=None, sheets=None)
     model.__dict__["_xlbridge_links"] = state
 
 
-def cached_workbook(link):
+def cached_workbook(link: Any) -> Any:
     """An in-memory openpyxl workbook holding a link's cached values (nothing is read from disk)."""
     import openpyxl
 
@@ -134,7 +135,7 @@ def cached_workbook(link):
 BOOK_OF_NODE = re.compile(r"^'?(?P<dir>[^\[']*)\[(?P<file>[^\]]+)\]")
 
 
-def unfollowed_cells(model, state: LinkState) -> set:
+def unfollowed_cells(model: Any, state: LinkState) -> set:
     """{(SHEET, ref)} of the workbook's cells that depend on a book that was not opened."""
     dmap = model.dsp.dmap
     start = []

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import os
+from typing import Any
 
 from .safety import clip
 from .xlsxpatch import cell_ref
@@ -126,7 +127,9 @@ def model_class():
 
     _quote_sheet_ids()
 
-    class XlbridgeExcelModel(formulas.ExcelModel):
+    class XlbridgeExcelModel(formulas.ExcelModel):  # type: ignore[misc]  # formulas is untyped
+        basedir: str | None
+
         def add_book(self, book=None, context=None, data_only=False):
             state = self.__dict__.get("_xlbridge_links")
             if state is None:
@@ -300,7 +303,8 @@ def model_class():
             in it is ``#REF!``, any other ``#NAME?``."""
             from formulas.cell import Ref
 
-            refs, nodes = {}, set()
+            refs: dict = {}
+            nodes: set = set()
             it = book.defined_names
             for n in (it.values() if isinstance(it, dict) else it.definedName):
                 if n.hidden or n.localSheetId is not None:
@@ -332,7 +336,7 @@ def _block_cell(ref: str, values, context):
     return Cell(ref, values, context=context, check_formula=False)
 
 
-def load_engine_workbook(path, data_only=False):
+def load_engine_workbook(path: Any, data_only: bool = False) -> Any:
     """The engine's reader (openpyxl) on the one allowed file: also the check that openpyxl can read the book."""
     from formulas.excel import xlreader
 
@@ -342,7 +346,7 @@ def load_engine_workbook(path, data_only=False):
     return load(path, data_only=data_only, keep_links=True)
 
 
-def is_memory_error(exc) -> bool:
+def is_memory_error(exc: BaseException | None) -> bool:
     seen = set()
     while exc is not None and id(exc) not in seen:
         seen.add(id(exc))
@@ -371,7 +375,7 @@ def record_phase(kind: str, sheet: str = "") -> None:
     sink[:PHASE_SIZE] = data.ljust(PHASE_SIZE, b"\0")
 
 
-def set_phase_sink(sink) -> None:
+def set_phase_sink(sink: Any) -> None:
     """Make :func:`record_phase` write to ``sink`` (the child's shared buffer; ``None``: nowhere)."""
     global _PHASE_SINK
     _PHASE_SINK = sink

@@ -196,7 +196,7 @@ class RecalcReport:
         return json.dumps(self.to_dict(), indent=2)
 
 
-def default_output_path(book, *, values_only: bool = False) -> str:
+def default_output_path(book: str | os.PathLike, *, values_only: bool = False) -> str:
     """Return BOOK's path with ``-recalculated`` (``-values`` for a values-only copy) before the suffix.
 
     >>> default_output_path("season.xlsm"), default_output_path("season.xlsx", values_only=True)
@@ -280,7 +280,8 @@ def _check_destination(dest: str, name: str) -> None:
         raise WorkbookError(f"refused: the output {clip(dest, 80)} exists and is {kind}", where=name)
 
 
-def recalc_workbook(book, output=None, *, in_place: bool = False, functions: dict | None = None,
+def recalc_workbook(book: str | os.PathLike, output: str | os.PathLike | None = None, *, in_place: bool = False,
+                    functions: dict | None = None,
                     progress: bool = False, limits: SafetyLimits | None = None,
                     isolate: bool = True, values_only: bool = False) -> RecalcReport:
     """Recalculate every formula of ``book`` and write the results as cached values into a copy.
@@ -508,6 +509,7 @@ def _recalc_locked(src, dest, name, tmp, in_place, functions, limits, isolate, b
             with open(snapshot, "rb") as raw:
                 while chunk := raw.read(1 << 20):
                     fh.write(chunk)
+        assert backup is not None  # (called for --in-place only, which names the backup)
         write_atomic(backup, copy, mode=mode, owner=owner)
 
     write_atomic(dest, write_output, mode=mode, owner=owner, before_replace=write_backup if in_place else None)

@@ -185,22 +185,25 @@ def _import_stat_without_scipy(package: str) -> types.ModuleType:
                 del sys.modules[name]
 
 
-class LazyFunctions(collections.defaultdict):  # type: ignore[type-arg]
+class LazyFunctions(collections.defaultdict):
     """formulas' function registry ({EXCEL NAME: function}), loading function modules on demand.
 
     ``package`` is formulas' ``formulas.functions`` package (its ``SUBMODULES``, ``FUNCTIONS`` and
     ``not_implemented``); ``loaded`` lists the modules imported so far, in order.
     """
 
-    def __init__(self, package: types.ModuleType | None = None):
+    def __init__(self, package: types.ModuleType | None = None) -> None:
         if package is None:
-            import formulas.functions as package  # noqa: PLW0127
-        self._package = package
-        super().__init__(lambda: package.not_implemented)
-        self._pending = list(package.SUBMODULES)
+            import formulas.functions
+
+            package = formulas.functions
+        pkg: types.ModuleType = package
+        self._package = pkg
+        super().__init__(lambda: pkg.not_implemented)
+        self._pending = list(pkg.SUBMODULES)
         self._origin: dict[str, int] = {}  # name -> index of the module it came from (-1: set explicitly)
         self.loaded: tuple[str, ...] = ()
-        for name, fn in package.FUNCTIONS.items():  # the package's own table wins over every module
+        for name, fn in pkg.FUNCTIONS.items():  # the package's own table wins over every module
             super().__setitem__(name, fn)
             self._origin[name] = -1
 
@@ -286,7 +289,7 @@ def install() -> LazyFunctions:
     stock = ff.get_functions
     cache_info = getattr(stock, "cache_info", None)
     if _REGISTRY is None and cache_info is not None and cache_info().currsize:
-        return stock()  # type: ignore[no-any-return]
+        return stock()
     if _REGISTRY is None:
         _REGISTRY = LazyFunctions(ff)
 

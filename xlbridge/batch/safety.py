@@ -46,6 +46,7 @@ import stat
 import time
 import urllib.parse
 import zipfile
+from typing import Any
 
 from ..core.errors import WorkbookLimitError, WorkbookError
 
@@ -138,7 +139,7 @@ def _stat_regular(path, name: str | None) -> os.stat_result:
     return st
 
 
-def check_regular_file(path, name: str | None = None) -> None:
+def check_regular_file(path: str | os.PathLike, name: str | None = None) -> None:
     """Refuse ``path`` at once unless it is a regular file (or a symlink to one); nothing is opened.
 
     >>> try:
@@ -150,7 +151,7 @@ def check_regular_file(path, name: str | None = None) -> None:
     _stat_regular(path, name)
 
 
-def open_regular_file(path, name: str | None = None) -> int:
+def open_regular_file(path: str | os.PathLike, name: str | None = None) -> int:
     """Open ``path`` for reading and return the descriptor; refuse anything but a regular file, at once.
 
     ``os.stat`` first (a symlink is followed: a link to a regular file is fine, one to a FIFO, device
@@ -183,7 +184,8 @@ def open_regular_file(path, name: str | None = None) -> int:
     return fd
 
 
-def snapshot_file(path, dest, *, limits: SafetyLimits | None = None, name: str | None = None) -> os.stat_result:
+def snapshot_file(path: str | os.PathLike, dest: str | os.PathLike, *, limits: SafetyLimits | None = None,
+                  name: str | None = None) -> os.stat_result:
     """Copy the regular file ``path`` to ``dest`` (a new private file), refusing it past ``max_file_size``.
 
     The run then reads only the snapshot: whatever happens to ``path`` meanwhile cannot change what is
@@ -216,7 +218,7 @@ def snapshot_file(path, dest, *, limits: SafetyLimits | None = None, name: str |
 # the checks
 
 
-def check_workbook(source, *, limits: SafetyLimits | None = None, name: str | None = None) -> WorkbookInfo:
+def check_workbook(source: Any, *, limits: SafetyLimits | None = None, name: str | None = None) -> WorkbookInfo:
     """Check that ``source`` (a path or binary file object) is a sane .xlsx/.xlsm; raise WorkbookError if not.
 
     Order: special files (a path must be a regular file: :func:`open_regular_file`); file size;
@@ -288,8 +290,13 @@ def _check_stream(fh, limits: SafetyLimits, name: str | None) -> WorkbookInfo:
                     WorkbookLimitError)
         names = [i.filename for i in infos]
         if len(set(names)) != len(names):
-            seen: set = set()
-            dup = next(n for n in names if n in seen or seen.add(n))
+            seen: set[str] = set()
+            dup = ""
+            for n in names:
+                if n in seen:
+                    dup = n
+                    break
+                seen.add(n)
             refuse(f"damaged workbook: zip member {clip(dup, 80)[1:-1]} appears twice", name)
         total = 0
         for info in infos:

@@ -58,7 +58,7 @@ _STYLE_RE = re.compile(r"^[0-9]{1,9}$")
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
-class _Columns(dict):  # type: ignore[type-arg]
+class _Columns(dict):
     """{"A": 1, ..., "XFD": 16384}, filled as letters are met (0 for anything else)."""
 
     def __missing__(self, letters: str) -> int:
@@ -160,7 +160,7 @@ def read_sheet(data: bytes, *, part: str = "worksheet", sheet: str | None = None
     parser = expat.ParserCreate()
     parser.buffer_text = True  # attributes come as a dict, in document order
 
-    def refuse(*_args: Any) -> None:
+    def refuse(*_args: Any) -> Any:
         raise WorkbookError(f"refused: XML part {part} contains a DTD or entity declaration")
 
     parser.StartDoctypeDeclHandler = refuse
@@ -440,7 +440,7 @@ def read_sheet(data: bytes, *, part: str = "worksheet", sheet: str | None = None
         if not row_arrays:
             this_row.clear()
             return
-        want = set()
+        want: set[int] = set()
         for c1, c2 in row_arrays:
             want.update(range(c1, c2 + 1))
         if len(want) > sum(1 for col, _ in this_row if col in want):  # a cell to insert: keep the row's cells

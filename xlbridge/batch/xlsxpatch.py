@@ -38,6 +38,7 @@ import posixpath
 import re
 import urllib.parse
 import zipfile
+from typing import Any
 
 from ..core.errors import WorkbookError
 
@@ -268,7 +269,8 @@ def patch_sheet(data: bytes, layout: SheetLayout, values: dict) -> bytes:
             xml = _cell_xml(f"{prefix}c", prefix, (("r", cell_ref(r, c)),), t, vtext, b"", b"")
             new_cells.setdefault(r, []).append((c, xml))
             continue
-        keep, tail = [], []
+        keep: list = []
+        tail: list = []
         for local, s, e in span.children:
             if local in ("v", "is"):
                 continue
@@ -414,7 +416,7 @@ class ExternalBookCache:
         return urllib.parse.unquote(tail)
 
 
-def read_external_links(zf: zipfile.ZipFile, parts) -> list[ExternalBookCache]:
+def read_external_links(zf: zipfile.ZipFile, parts: Any) -> list[ExternalBookCache]:
     """Read the cached values of the links to other workbooks (``parts`` in the order of the workbook's
     ``<externalReference>`` elements, as :func:`xlbridge.batch.safety.check_workbook` reports them).
 
@@ -473,7 +475,7 @@ def read_external_links(zf: zipfile.ZipFile, parts) -> list[ExternalBookCache]:
     return out
 
 
-def copy_zip(src: str, dst, replacements: dict, drop=()) -> None:
+def copy_zip(src: str, dst: Any, replacements: dict, drop: Any = ()) -> None:
     """Copy zip ``src`` to ``dst`` (path or binary file) member by member, replacing the content of
     the members named in ``replacements`` (name -> bytes) and leaving out those named in ``drop``. Names, order, dates, compression
     method, attributes and comments are kept (extra fields are not); other members' content is byte-identical.

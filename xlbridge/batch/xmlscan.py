@@ -15,6 +15,7 @@ from __future__ import annotations
 import io
 import math
 import time
+from typing import Any
 
 from ..core.errors import WorkbookLimitError
 from .limits import EXCEL_MAX_TEXT, SafetyLimits, clip, refuse
@@ -39,9 +40,9 @@ _STYLE_RECORDS = frozenset({"xf", "dxf", "font", "fill", "border", "numFmt", "ce
 class Totals:
     """Counts over all parts of one workbook, and what the package checks need."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.cells = self.rows = self.shared_strings = self.styles = self.names = 0
-        self.cell_formats = None  # <xf> in <cellXfs> of xl/styles.xml (the part openpyxl reads), None: no part
+        self.cell_formats: int | None = None  # <xf> in <cellXfs> of xl/styles.xml (the part openpyxl reads), None: no part
         self.rels: dict = {}  # rels part -> [(Id, Type, Target, TargetMode)]
         self.sheets: list = []  # (name, r:id) from workbook.xml
         self.ext_refs: list = []  # r:id of <externalReference>, in order
@@ -60,7 +61,7 @@ def _rel_id(attrs) -> str | None:
     return None
 
 
-def counting_handler(part: str, where: str, totals: Totals, limits: SafetyLimits, name: str | None):
+def counting_handler(part: str, where: str, totals: Totals, limits: SafetyLimits, name: str | None) -> Any:
     """A SAX content handler counting what ``part`` holds against ``limits`` (its kind decided by its root)."""
     from xml.sax.handler import ContentHandler
 
@@ -118,7 +119,7 @@ def counting_handler(part: str, where: str, totals: Totals, limits: SafetyLimits
                     self.cell_xfs = True
                     totals.cell_formats = 0
                 elif local == "xf" and self.cell_xfs:
-                    totals.cell_formats += 1
+                    totals.cell_formats = (totals.cell_formats or 0) + 1
                 if local in _STYLE_RECORDS:
                     totals.styles += 1
                     if totals.styles > limits.max_styles:
@@ -213,7 +214,7 @@ def _check_col(attrs, where: str, name: str | None) -> None:
             refuse(f"damaged workbook: {where}: column width {clip(width)} is not a number from 0 to 255", name)
 
 
-def scan_xml(stream, part: str, name: str | None, handler=None) -> None:
+def scan_xml(stream: Any, part: str, name: str | None, handler: Any = None) -> None:
     """Parse one XML part with defusedxml (DTD, entities and external references forbidden)."""
     import defusedxml.sax
     from defusedxml import DefusedXmlException
@@ -238,15 +239,15 @@ def scan_xml(stream, part: str, name: str | None, handler=None) -> None:
 class BoundedReader(io.RawIOBase):
     """A read-only stream over a zip member that refuses to yield more than ``limit`` bytes."""
 
-    def __init__(self, raw, limit: int, part: str, name: str | None, deadline: float | None = None,
-                 seconds: float = 0.0):
+    def __init__(self, raw: Any, limit: int, part: str, name: str | None, deadline: float | None = None,
+                 seconds: float = 0.0) -> None:
         self._raw, self._left, self._part, self._name = raw, limit, part, name
         self._deadline, self._seconds = deadline, seconds
 
-    def readable(self):
+    def readable(self) -> bool:
         return True
 
-    def readinto(self, b):
+    def readinto(self, b: Any) -> int:
         if self._deadline is not None and time.monotonic() >= self._deadline:
             refuse(f"refused: checking the file took longer than the limit of {self._seconds:g} s "
                     f"(at zip member {clip(self._part, 80)[1:-1]})", self._name, WorkbookLimitError)
