@@ -22,7 +22,6 @@ reads the games into an event):
 from __future__ import annotations
 
 import re
-from fractions import Fraction
 
 from .errors import LIMITS, FormatError
 from .model import parse_number

@@ -1,0 +1,204 @@
+"""A pairs session between an :class:`~xlbridge.formats.model.Event` and a pairs workbook.
+
+The workbook is the bundled ``pairs.xlsx`` template (or any book laid out like it): the columns are
+found by their header names on the sheets ``Travellers`` (``Board``, ``NS``, ``EW``, ``Contract``,
+``Declarer``, ``Tricks``, ``Typed Score``, ``Outcome 2 NS``, ``Weight 1``, ``Arrow switch``) and
+``Pairs`` (``Pair``, ``Direction``, ``Names``), and the parameters by their labels (``Movement``,
+``Scale``) in the Travellers sheet, so a column moved by a committee still maps.
+
+- :func:`fill_pairs_workbook` writes an event's travellers and pairs into an (openpyxl) template
+  workbook: the example rows are cleared first; a contract row keeps contract, declarer and tricks
+  (the workbook scores it), an artificial score or ``NP`` goes to ``Typed Score``; player names
+  are joined with `` & ``; the event's name and date go into the document properties.
+- :func:`read_pairs_workbook` reads such a workbook back into an event (inputs only: the scores
+  follow from them through the core, :func:`xlbridge.formats.score_event`). Rows the two file
+  formats cannot carry (a Law 12C1(c) weighted score, an arrow-switched row) are refused with a
+  line naming the cell.
+- Deals and opening leads, which the template has no place for, go into the extra sheets ``Deals``
+  and ``Leads`` (:mod:`xlbridge.formats.sheets`). A workbook whose Travellers sheet has a ``Lead``
+  column gets the leads there instead.
+
+>>> from xlbridge.formats.model import Board, Event, Participant, Result, MITCHELL
+>>> ev = Event(name="Tuesday pairs", movement=MITCHELL,
+...            participants=(Participant("1", "NS", ("Ann", "Bob")), Participant("2", "EW", ("Cy", "Di"))),
+...            boards=(Board(1, results=(Result("1", "2", "4S", "N", 10, 420),)),))
+>>> travellers_rows(ev)
+[[1, 1, 2, '4S', 'N', 10, None]]
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import xlbridge
+
+from ..core.entries import parse_entry
+from .errors import FormatError, display_name
+from .model import HOWELL, MITCHELL, TEAMS, Event, Participant, Result, natural_key, normalize_lead
+from .sheets import (HEADER_ROW, capacity, cell_number, cell_text, check_standard_cycle, event_boards,
+                     fill_table, find_columns, find_parameter, get_sheet, open_workbook, read_extra_sheets,
+                     read_properties, table_rows, whole_number, write_extra_sheets, write_properties)
+
+__all__ = ["fill_pairs_workbook", "read_pairs_workbook", "travellers_rows", "TRAVELLERS", "PAIRS_SHEET"]
+
+TRAVELLERS, PAIRS_SHEET = "Travellers", "Pairs"
+_T_COLUMNS = ("Board", "NS", "EW", "Contract", "Declarer", "Tricks", "Typed Score")
+_T_OPTIONAL = ("Outcome 2 NS", "Outcome 3 NS", "Weight 1", "Weight 2", "Weight 3", "Arrow switch", "Lead")
+_P_COLUMNS = ("Pair", "Direction", "Names")
+
+
+def travellers_rows(event: Event) -> list:
+    """The Travellers rows of ``event``: Board, NS, EW, Contract, Declarer, Tricks, Typed Score."""
+    rows = []
+    for b in sorted(event.boards, key=lambda b: b.number):
+        for r in b.results:
+            typed = None if r.contract is not None else (None if r.score is None else str(r.score))
+            rows.append([b.number, cell_number(r.ns), cell_number(r.ew), r.contract, r.declarer,
+                         r.tricks if r.contract is not None else None, typed])
+    return rows
+
+
+def fill_pairs_workbook(wb, event: Event, *, name: str | None = None) -> None:
+    """Write ``event`` (a pairs event) into the pairs template workbook ``wb`` (openpyxl), in place.
+
+    Too many rows for the sheet's capacity is an error naming the capacity; nothing is truncated.
+    Deals and leads go into the extra sheets (:func:`~xlbridge.formats.sheets.write_extra_sheets`);
+    ``name`` (the source file's name) starts every error message.
+    """
+    if event.kind == TEAMS:
+        raise FormatError("a teams event goes into the teams workbook (workbooks/teams.xlsx), not the pairs "
+                          "workbook", where=name)
+    check_standard_cycle(event, name)
+    ws = get_sheet(wb, TRAVELLERS)
+    cols = find_columns(ws, _T_COLUMNS, _T_OPTIONAL, sheet=TRAVELLERS)
+    rows, columns = travellers_rows(event), _T_COLUMNS
+    if "Lead" in cols:  # a template with a Lead column: the leads stay on their rows
+        leads = [r.lead for b in sorted(event.boards, key=lambda b: b.number) for r in b.results]
+        rows, columns = [row + [lead] for row, lead in zip(rows, leads)], _T_COLUMNS + ("Lead",)
+    fill_table(ws, cols, columns, rows, what="traveller rows", sheet=TRAVELLERS)
+    movement = find_parameter(ws, "Movement")
+    if movement is not None:
+        movement.value = "Mitchell" if event.movement == MITCHELL else "Howell"
+    ps = get_sheet(wb, PAIRS_SHEET)
+    pcols = find_columns(ps, _P_COLUMNS, sheet=PAIRS_SHEET)
+    plast = capacity(ps) or max(ps.max_row, HEADER_ROW + len(event.participants))
+    for r in range(HEADER_ROW + 1, ps.max_row + 1):
+        for c in pcols.values():
+            ps.cell(row=r, column=c).value = None
+    if len(event.participants) > plast - HEADER_ROW:
+        raise FormatError(f"{len(event.participants):,} pairs do not fit the sheet {PAIRS_SHEET!r}")
+    for i, p in enumerate(event.participants):
+        r = HEADER_ROW + 1 + i
+        ps.cell(row=r, column=pcols["Pair"], value=cell_number(p.number))
+        ps.cell(row=r, column=pcols["Direction"], value=p.direction if event.movement == MITCHELL else None)
+        names = " & ".join(p.names) if p.names else (p.name or None)
+        ps.cell(row=r, column=pcols["Names"], value=names)
+    write_properties(wb, event)
+    write_extra_sheets(wb, event, leads="Lead" not in cols)
+
+
+def read_pairs_workbook(path) -> Event:
+    """Read the pairs workbook at ``path`` into an (unscored) :class:`Event`.
+
+    Board vulnerabilities and dealers follow the standard cycle from the board number (as the
+    workbook scores them). Errors name the sheet and cell.
+    """
+    name = display_name(path)
+    wb = open_workbook(path, data_only=True, read_only=False)
+    try:
+        ws = get_sheet(wb, TRAVELLERS, name)
+        movement_cell = find_parameter(ws, "Movement")
+        mitchell = movement_cell is None or str(movement_cell.value or "").strip().lower() != "howell"
+        boards: dict = {}
+        for _r, get, where in table_rows(ws, _T_COLUMNS, _T_OPTIONAL, sheet=TRAVELLERS, name=name, keys=_T_COLUMNS):
+            board, ns, ew = get("Board"), get("NS"), get("EW")
+            for col in ("Outcome 2 NS", "Weight 1"):
+                if cell_text(get(col)) is not None:
+                    raise FormatError("a weighted score (Law 12C1(c)) cannot be written to PBN or USEBIO:",
+                                      where=where(col), value=get(col))
+            if cell_text(get("Arrow switch")) is not None:
+                raise FormatError("an arrow-switched row cannot be written to PBN or USEBIO yet:",
+                                  where=where("Arrow switch"), value=get("Arrow switch"))
+            b = whole_number(board, where("Board"), "board number")
+            for col, v in (("NS", ns), ("EW", ew)):
+                if cell_text(v) is None:
+                    raise FormatError("pair number missing", where=where(col))
+            contract, declarer, tricks, typed = (get("Contract"), get("Declarer"), get("Tricks"), get("Typed Score"))
+            try:
+                if cell_text(contract) is not None:
+                    score = xlbridge.bridge_score(str(contract), cell_text(declarer), tricks, b)
+                    result = Result(cell_text(ns), cell_text(ew), str(contract).strip().upper(),
+                                    cell_text(declarer).upper() if cell_text(declarer) else None, int(tricks), score)
+                elif cell_text(typed) is not None:
+                    score = parse_entry(typed)
+                    result = Result(cell_text(ns), cell_text(ew), score=score)
+                else:
+                    raise FormatError("no contract and no typed score", where=where("Contract"))
+            except FormatError:
+                raise
+            except (xlbridge.XlbridgeError, TypeError, ValueError) as exc:
+                col = "Contract" if cell_text(contract) is not None else "Typed Score"
+                raise FormatError(str(exc).rstrip("."), where=where(col)) from None
+            lead = cell_text(get("Lead"))
+            if lead is not None:
+                result = replace(result, lead=normalize_lead(lead, element=where("Lead")))
+            boards.setdefault(b, []).append(result)
+        deals, leads = read_extra_sheets(wb, name)
+        for (b, ns, ew), (lead, cell) in leads.items():
+            rows = boards.get(b, [])
+            hit = [i for i, res in enumerate(rows) if (res.ns, res.ew) == (ns, ew)]
+            if not hit:
+                raise FormatError(f"a lead for a row the Travellers sheet does not have (board {b}, {ns} v {ew})",
+                                  where=cell)
+            if rows[hit[0]].lead is not None and rows[hit[0]].lead != lead:
+                raise FormatError("the lead differs from the Travellers sheet's Lead column:", where=cell, value=lead)
+            rows[hit[0]] = replace(rows[hit[0]], lead=lead)
+        for b in deals:
+            boards.setdefault(b, [])
+        participants = _participants(wb, mitchell, name)
+        title, date = read_properties(wb)
+        seen = {p.key for p in participants}
+        extra = []
+        for rows in boards.values():
+            for res in rows:
+                for side, num in (("NS", res.ns), ("EW", res.ew)):
+                    key = (side if mitchell else None, num)
+                    if key not in seen:
+                        seen.add(key)
+                        extra.append(Participant(num, key[0]))
+        return Event(name=title, date=date, movement=MITCHELL if mitchell else HOWELL,
+                     participants=tuple(participants) + tuple(extra), boards=event_boards(boards, deals))
+    finally:
+        wb.close()
+
+
+def _participants(wb, mitchell: bool, name: str) -> list:
+    if PAIRS_SHEET not in wb.sheetnames:
+        return []
+    ps = wb[PAIRS_SHEET]
+    cols = find_columns(ps, _P_COLUMNS, sheet=PAIRS_SHEET, where=name)
+    out, seen = [], set()
+    for r, row in enumerate(ps.iter_rows(min_row=HEADER_ROW + 1, values_only=True), start=HEADER_ROW + 1):
+        def get(col, row=row):
+            i = cols[col]
+            return None if i > len(row) else row[i - 1]
+        number = cell_text(get("Pair"))
+        if number is None:
+            continue
+        direction = cell_text(get("Direction"))
+        if mitchell:
+            direction = (direction or "").upper().replace("-", "").replace("/", "")
+            if direction not in ("NS", "EW"):
+                raise FormatError(f"{name}, {PAIRS_SHEET} row {r}: direction must be NS or EW in a Mitchell, got",
+                                  value=get("Direction"))
+        else:
+            direction = None
+        key = (direction, number)
+        if key in seen:
+            raise FormatError(f"{name}, {PAIRS_SHEET} row {r}: pair {number} is listed twice")
+        seen.add(key)
+        names = cell_text(get("Names"))
+        players = tuple(n.strip() for n in names.split("&") if n.strip()) if names else ()
+        out.append(Participant(number, direction, players))
+    out.sort(key=lambda p: (p.direction or "", natural_key(p.number)))
+    return out

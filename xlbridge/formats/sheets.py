@@ -1,0 +1,299 @@
+"""What the pairs and teams workbook mappings share: tables found by their headers, the extra sheets.
+
+Both template workbooks (``pairs.xlsx``, ``teams.xlsx``) keep their tables under a header row
+(row :data:`HEADER_ROW`), whose columns are found by name (:func:`find_columns`), so a column moved
+by a committee still maps; a sheet may declare its last usable row with a sheet-scoped name
+``XLBRIDGE_CAPACITY`` (:func:`capacity`).  :func:`fill_table` writes rows under a header and
+:func:`table_rows` reads them back with errors naming the cell.
+
+Deals and opening leads, which neither template has a place for, go into two extra sheets after
+the template's own (:func:`write_extra_sheets`, read back by :func:`read_extra_sheets`): ``Deals``
+(``Board``, ``Dealer``, ``Vulnerable``, ``Deal`` in PBN notation, North first) and ``Leads``
+(``Board``, ``NS``, ``EW``, ``Lead``: suit then rank).  The event's name and date travel as custom
+document properties (:func:`write_properties`, :func:`read_properties`).
+
+>>> VULNERABILITY(3), standard_dealer(3), cell_number("12"), cell_text(4.0), cell_text("  ")
+('EW', 'S', 12, '4', None)
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+
+import xlbridge
+
+from .errors import FormatError, display_name
+from .model import Board, Event, normalize_deal, normalize_lead, normalize_seat
+
+__all__ = ["HEADER_ROW", "DEALS_SHEET", "LEADS_SHEET", "VULNERABILITY", "standard_dealer", "check_standard_cycle",
+           "cell_number", "cell_text", "whole_number", "find_columns", "find_parameter", "capacity", "get_sheet",
+           "fill_table", "table_rows", "table_sheet", "write_extra_sheets", "read_extra_sheets",
+           "write_properties", "read_properties", "open_workbook", "event_boards"]
+
+HEADER_ROW = 4
+DEALS_SHEET, LEADS_SHEET = "Deals", "Leads"
+_D_COLUMNS = ("Board", "Dealer", "Vulnerable", "Deal")
+_L_COLUMNS = ("Board", "NS", "EW", "Lead")
+_PROPERTY = "xlbridge event"  # custom document property: the event's name (date in the next one)
+_DATE_PROPERTY = "xlbridge event date"
+
+
+def VULNERABILITY(board: int) -> str:  # noqa: N802 (a table-like function)
+    """The vulnerability name of ``board`` in the standard 16-board cycle (the core's, Law 2).
+
+    >>> [VULNERABILITY(b) for b in (1, 2, 3, 4, 5)]
+    ['None', 'NS', 'EW', 'All', 'NS']
+    """
+    return str(xlbridge.vulnerability(board).name)
+
+
+def standard_dealer(board: int) -> str:
+    """The dealer of ``board`` in the standard cycle (N, E, S, W from board 1)."""
+    return "NESW"[(board - 1) % 4]
+
+
+def check_standard_cycle(event: Event, name: str | None = None) -> None:
+    """Refuse a board whose vulnerability is not the standard cycle's: the workbooks score every board
+    at the vulnerability of its number (Law 2), so a contract would score differently there."""
+    for b in event.boards:
+        std = VULNERABILITY(b.number)
+        if b.vulnerable is not None and b.vulnerable != std:
+            raise FormatError(f"board {b.number} is vulnerable {b.vulnerable}, but the workbook scores board "
+                              f"{b.number} at the standard cycle's vulnerability ({std}); renumber the boards "
+                              f"or score this file without the workbook", where=name)
+
+
+def cell_number(text: str):
+    """A pair or team number as a cell value: a whole number when it is all digits, else the text."""
+    return int(text) if text.isdigit() else text
+
+
+def cell_text(v) -> str | None:
+    """A cell's value as stripped text (a whole float without its ``.0``), None when blank."""
+    if v is None:
+        return None
+    if isinstance(v, float) and v.is_integer():
+        v = int(v)
+    s = str(v).strip()
+    return s or None
+
+
+def whole_number(v, where: str, what: str) -> int:
+    """``v`` as a positive whole number; anything else is an error naming ``what`` and the cell."""
+    if not isinstance(v, (int, float)) or isinstance(v, bool) or v != int(v) or v < 1:
+        raise FormatError(f"{what} must be a positive whole number, got", where=where, value=v)
+    return int(v)
+
+
+def find_columns(ws, names, optional=(), *, sheet: str, where: str | None = None) -> dict:
+    """{header: column index} on the header row; a missing required header is an error."""
+    found = {}
+    for cell in ws[HEADER_ROW]:
+        if isinstance(cell.value, str) and cell.value.strip() in names + tuple(optional):
+            found.setdefault(cell.value.strip(), cell.column)
+    missing = [n for n in names if n not in found]
+    if missing:
+        raise FormatError(f"sheet {sheet!r} has no column {missing[0]!r} on row {HEADER_ROW}", where=where)
+    return found
+
+
+def find_parameter(ws, label: str):
+    """The cell right of the cell holding ``label`` (the template's parameter block), or None."""
+    for row in ws.iter_rows(min_row=1, max_row=40):
+        for cell in row:
+            if isinstance(cell.value, str) and cell.value.strip() == label:
+                return ws.cell(row=cell.row, column=cell.column + 1)
+    return None
+
+
+def capacity(ws) -> int | None:
+    """The last row of the sheet's ``XLBRIDGE_CAPACITY`` area, if it declares one."""
+    dn = ws.defined_names.get("XLBRIDGE_CAPACITY")
+    if dn is None:
+        return None
+    last = dn.attr_text.rsplit("$", 1)[-1]
+    return int(last) if last.isdigit() else None
+
+
+def get_sheet(wb, name: str, where: str | None = None):
+    """The sheet ``name`` of ``wb``; its absence is an error."""
+    if name not in wb.sheetnames:
+        raise FormatError(f"the workbook has no sheet {name!r} (a pairs workbook: workbooks/pairs.xlsx)", where=where)
+    return wb[name]
+
+
+def fill_table(ws, cols: dict, columns, rows: list, *, what: str, sheet: str, where: str | None = None) -> None:
+    """Clear the columns ``cols`` below the header and write ``rows`` (values in the order of
+    ``columns``; None leaves a cell empty) from the first row under it.
+
+    More rows than the sheet's capacity (its ``XLBRIDGE_CAPACITY`` area, else its last used row) is
+    an error naming ``what`` and the rows there are; nothing is truncated.
+    """
+    last = capacity(ws) or ws.max_row
+    if len(rows) > last - HEADER_ROW:
+        raise FormatError(f"{len(rows):,} {what} do not fit the sheet {sheet!r} (rows {HEADER_ROW + 1:,} "
+                          f"to {last:,})", where=where)
+    for r in range(HEADER_ROW + 1, ws.max_row + 1):
+        for c in cols.values():
+            if ws.cell(row=r, column=c).value is not None:
+                ws.cell(row=r, column=c).value = None
+    for i, row in enumerate(rows, start=HEADER_ROW + 1):
+        for col, v in zip(columns, row):
+            if v is not None:
+                ws.cell(row=i, column=cols[col], value=v)
+
+
+def table_rows(ws, columns, optional=(), *, sheet: str, name: str, keys=None):
+    """``(row number, get(column), where(column))`` for every row of a table on ``ws`` down to its
+    capacity, skipping a row whose ``keys`` columns (default: every column) are all blank.
+
+    ``get`` gives a cell's value (None for an optional column the sheet lacks), ``where`` the
+    cell's place for a message (``club.xlsx, Boards!C7``).
+    """
+    from openpyxl.utils import get_column_letter
+
+    cols = find_columns(ws, columns, optional, sheet=sheet, where=name)
+    keys = tuple(columns) + tuple(optional) if keys is None else tuple(keys)
+    for r, row in enumerate(ws.iter_rows(min_row=HEADER_ROW + 1, max_row=capacity(ws) or ws.max_row,
+                                         values_only=True), start=HEADER_ROW + 1):
+        def get(col, row=row):
+            i = cols.get(col)
+            return None if i is None or i > len(row) else row[i - 1]
+
+        def where(col, r=r):
+            return f"{name}, {sheet}!{get_column_letter(cols[col])}{r}"
+
+        if all(cell_text(get(c)) is None for c in keys):
+            continue
+        yield r, get, where
+
+
+def table_sheet(wb, title: str, note: str, headers, rows, widths) -> None:
+    """Append (or replace) the sheet ``title``: the title, a note, bold ``headers`` on the header row
+    with column ``widths``, and ``rows`` below (None leaves a cell empty)."""
+    from openpyxl.styles import Font
+    from openpyxl.utils import get_column_letter
+
+    if title in wb.sheetnames:
+        del wb[title]
+    ws = wb.create_sheet(title)
+    ws["A1"] = title
+    ws["A1"].font = Font(bold=True, size=14)
+    ws["A2"] = note
+    for j, (h, w) in enumerate(zip(headers, widths), start=1):
+        c = ws.cell(row=HEADER_ROW, column=j, value=h)
+        c.font = Font(bold=True)
+        ws.column_dimensions[get_column_letter(j)].width = w
+    for i, row in enumerate(rows, start=HEADER_ROW + 1):
+        for j, v in enumerate(row, start=1):
+            if v is not None:
+                ws.cell(row=i, column=j, value=v)
+    ws.freeze_panes = f"A{HEADER_ROW + 1}"
+
+
+def write_extra_sheets(wb, event: Event, *, leads: bool = True) -> None:
+    """Append the ``Deals`` sheet (when a board has a deal or a dealer off the standard cycle) and the
+    ``Leads`` sheet (when a row has a lead and ``leads``) to ``wb``, after the template's sheets.
+
+    The template's formulas never read them; ``xlbridge recalc`` leaves a sheet without formulas as
+    it is.  An existing sheet of the same name is replaced.
+    """
+    boards = sorted(event.boards, key=lambda b: b.number)
+    if any(b.deal or (b.dealer and b.dealer != standard_dealer(b.number)) for b in boards):
+        rows = [[b.number, b.dealer or standard_dealer(b.number), b.vulnerable or VULNERABILITY(b.number),
+                 b.deal] for b in boards]
+        table_sheet(wb, DEALS_SHEET, "Every board's dealer, vulnerability and the four hands in PBN notation "
+                    "(N:spades.hearts.diamonds.clubs of North, then East, South, West; - for a hand not "
+                    "known). Written by xlbridge import; read by xlbridge export and publish.",
+                    _D_COLUMNS, rows, (7, 7, 11, 70))
+    if leads:
+        rows = [[b.number, cell_number(r.ns), cell_number(r.ew), r.lead] for b in boards for r in b.results
+                if r.lead]
+        if rows:
+            table_sheet(wb, LEADS_SHEET, "The opening lead of each traveller row (suit then rank: SK is the "
+                        "king of spades, HT the ten of hearts). Written by xlbridge import; read by xlbridge "
+                        "export and publish.", _L_COLUMNS, rows, (7, 6, 6, 7))
+
+
+def read_extra_sheets(wb, name: str) -> tuple[dict, dict]:
+    """``({board: (dealer, deal)}, {(board, ns, ew): (lead, cell)})`` from the ``Deals`` and ``Leads``
+    sheets (empty when a sheet is absent); a bad cell is an error naming it."""
+    deals: dict = {}
+    leads: dict = {}
+    for sheet, columns in ((DEALS_SHEET, _D_COLUMNS), (LEADS_SHEET, _L_COLUMNS)):
+        if sheet not in wb.sheetnames:
+            continue
+        for _r, get, where in table_rows(wb[sheet], columns, sheet=sheet, name=name):
+            b = whole_number(get("Board"), where("Board"), "board number")
+            if sheet == DEALS_SHEET:
+                if b in deals:
+                    raise FormatError(f"board {b} is listed twice", where=where("Board"))
+                dealer = cell_text(get("Dealer"))
+                dealer = normalize_seat(dealer, file=None, element=where("Dealer")) if dealer else standard_dealer(b)
+                vul = cell_text(get("Vulnerable"))
+                if vul is not None:
+                    try:
+                        vul = xlbridge.vulnerability(vul).name
+                    except xlbridge.XlbridgeError:
+                        raise FormatError("cannot read vulnerability:", where=where("Vulnerable"), value=vul) from None
+                    if vul != VULNERABILITY(b):
+                        raise FormatError(f"the workbook scores board {b} at the standard cycle's vulnerability "
+                                          f"({VULNERABILITY(b)}), not", where=where("Vulnerable"), value=vul)
+                deal = cell_text(get("Deal"))
+                deal = normalize_deal(deal, element=where("Deal")) if deal else None
+                deals[b] = (dealer, deal)
+            else:
+                ns, ew, lead = cell_text(get("NS")), cell_text(get("EW")), cell_text(get("Lead"))
+                for col, v in (("NS", ns), ("EW", ew)):
+                    if v is None:
+                        raise FormatError("pair number missing", where=where(col))
+                key = (b, ns, ew)
+                if key in leads:
+                    raise FormatError(f"a second lead for board {b}, {ns} v {ew}", where=where("Lead"))
+                leads[key] = (normalize_lead(lead, element=where("Lead")) if lead else None, where("Lead"))
+    return deals, leads
+
+
+def event_boards(boards: dict, deals: dict) -> tuple:
+    """The boards of an event read from a workbook: ``boards`` ({number: [result, ...]}) in number
+    order, at the standard cycle's vulnerability, with the dealer and deal of the ``Deals`` sheet."""
+    return tuple(Board(n, deals.get(n, (standard_dealer(n), None))[0], VULNERABILITY(n),
+                       deals.get(n, (None, None))[1], tuple(rows))
+                 for n, rows in sorted(boards.items()))
+
+
+def write_properties(wb, event: Event) -> None:
+    """The event's name and date as custom document properties (and the name as the title)."""
+    from openpyxl.packaging.custom import StringProperty
+
+    props = wb.custom_doc_props
+    for key, value in ((_PROPERTY, event.name), (_DATE_PROPERTY, event.date.isoformat() if event.date else None)):
+        if key in props.names:
+            del props[key]
+        if value:
+            props.append(StringProperty(name=key, value=value))
+    if event.name:
+        wb.properties.title = event.name
+
+
+def read_properties(wb) -> tuple[str | None, _dt.date | None]:
+    """The event's name and date written by :func:`write_properties` (None for either when absent;
+    a date that is not ISO 8601 is ignored)."""
+    props = {p.name: p.value for p in wb.custom_doc_props}
+    date = None
+    if props.get(_DATE_PROPERTY):
+        try:
+            date = _dt.date.fromisoformat(props[_DATE_PROPERTY])
+        except ValueError:
+            date = None
+    return props.get(_PROPERTY) or None, date
+
+
+def open_workbook(path, **options):
+    """``openpyxl.load_workbook(path, **options)``; a file that is not a workbook is one error naming it."""
+    import openpyxl
+
+    try:
+        return openpyxl.load_workbook(path, **options)
+    except Exception as exc:  # openpyxl raises many kinds for a file that is not a workbook
+        raise FormatError(f"{display_name(path)}: not a readable .xlsx workbook ({type(exc).__name__})") from None

@@ -1,0 +1,254 @@
+"""A teams event between an :class:`~xlbridge.formats.model.Event` and a teams workbook.
+
+The workbook is the bundled ``teams.xlsx`` template (or any book laid out like it): sheets
+``Boards`` (``Match``, ``Board``, ``Room 1 NS (team A NS)``, ``Room 2 NS (team B NS)``; weighted
+``Outcome``/``Weight`` columns) and ``Matches`` (``Match``, ``Team A``, ``Team B``, ``Boards``),
+columns found by their headers.  What the template has no place for goes into extra sheets that
+its formulas never read: ``Teams`` (numbers, names, players), ``Contracts`` (contract, declarer and
+tricks behind each room's score), ``Deals`` and ``Leads`` (:mod:`xlbridge.formats.sheets`).
+
+- :func:`fill_teams_workbook` writes a teams event into the template: each pair of teams that
+  meets is one match (:func:`team_matches`);
+- :func:`read_teams_workbook` reads such a workbook back (room 1 is team A sitting N-S);
+- :func:`xlbridge.formats.workbook.is_teams_workbook` tells a teams workbook by its sheets.
+
+>>> from xlbridge.formats.model import Board, Event, Result, TEAMS
+>>> ev = Event(kind=TEAMS, boards=(Board(1, results=(Result("1", "2", score=420), Result("2", "1", score=-400))),))
+>>> [(a, c, {b: (r1.score, r2.score) for b, (r1, r2) in boards.items()}) for a, c, boards in team_matches(ev)]
+[('1', '2', {1: (420, -400)})]
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import xlbridge
+
+from ..core.entries import parse_entry
+from .checks import check_board, check_result
+from .errors import FormatError, display_name
+from .model import HOWELL, TEAMS, Event, Participant, Result, natural_key, normalize_contract, normalize_seat
+from .sheets import (VULNERABILITY, cell_number, cell_text, check_standard_cycle, event_boards, fill_table,
+                     find_columns, get_sheet, open_workbook, read_extra_sheets, read_properties, table_rows,
+                     table_sheet, whole_number, write_extra_sheets, write_properties)
+
+__all__ = ["fill_teams_workbook", "read_teams_workbook", "team_matches", "BOARDS_SHEET",
+           "MATCHES_SHEET", "TEAMS_SHEET", "CONTRACTS_SHEET"]
+
+BOARDS_SHEET, MATCHES_SHEET, TEAMS_SHEET, CONTRACTS_SHEET = "Boards", "Matches", "Teams", "Contracts"
+_B_COLUMNS = ("Match", "Board", "Room 1 NS (team A NS)", "Room 2 NS (team B NS)")
+_B_OPTIONAL = ("Outcome 2", "Outcome 3", "Weight 1", "Weight 2", "Weight 3")
+_M_COLUMNS = ("Match", "Team A", "Team B", "Boards")
+_TEAM_COLUMNS = ("Team", "Name", "Players")
+_C_COLUMNS = ("Board", "NS", "EW", "Contract", "Declarer", "Tricks")
+
+
+def _team_label(p: Participant) -> str:
+    """A team's name in the workbook (its name, or ``Team <number>``): the teams workbook keys teams by name."""
+    return p.name or f"Team {p.number}"
+
+
+def team_matches(event: Event, name: str | None = None) -> list:
+    """The matches of a teams event: ``[(team a, team b, {board: (room-1 row, room-2 row)})]``, team a
+    the lower number (it sits N-S in room 1), in order of team numbers.
+
+    A board a pair of teams played at one table only keeps ``None`` for the other room.
+    """
+    matches: dict = {}
+    for b in sorted(event.boards, key=lambda b: b.number):
+        for r in b.results:
+            a, c = sorted((r.ns, r.ew), key=natural_key)
+            if a == c:
+                raise FormatError(f"board {b.number}: team {a} cannot play against itself", where=name)
+            rooms = matches.setdefault((a, c), {}).setdefault(b.number, [None, None])
+            room = 0 if r.ns == a else 1
+            if rooms[room] is not None:
+                raise FormatError(f"board {b.number}: teams {a} and {c} meet twice in the same seats", where=name)
+            rooms[room] = r
+    return [(a, c, {k: tuple(v) for k, v in boards.items()})
+            for (a, c), boards in sorted(matches.items(), key=lambda kv: (natural_key(kv[0][0]), natural_key(kv[0][1])))]
+
+
+def _room_score(r: Result | None, board: int, name: str | None):
+    if r is None:
+        return None
+    if isinstance(r.score, xlbridge.Artificial):
+        return str(r.score)
+    if not isinstance(r.score, int):  # not played: the teams workbook has no entry for it
+        raise FormatError(f"board {board}, team {r.ns} v team {r.ew}: a board not played (NP) cannot be entered in "
+                          f"the teams workbook (leave the row out of the file, or give an artificial score)",
+                          where=name)
+    return r.score
+
+
+def fill_teams_workbook(wb, event: Event, *, name: str | None = None) -> None:
+    """Write a teams ``event`` into the teams template workbook ``wb`` (openpyxl), in place.
+
+    Each pair of teams that meets on some board is one match (team A the lower number, sitting N-S
+    in room 1); the Boards sheet gets one row per match and board with both rooms' N-S scores, the
+    Matches sheet the team names and the number of boards.  Numbers, names and players go into the
+    extra sheet ``Teams``, contracts into ``Contracts``, deals and leads into ``Deals`` and ``Leads``
+    (the template's formulas read none of them).
+    """
+    if event.kind != TEAMS:
+        raise FormatError("a pairs event goes into the pairs workbook (workbooks/pairs.xlsx), not the teams workbook",
+                          where=name)
+    check_standard_cycle(event, name)
+    parts = {p.number: p for p in event.participants}
+    for b in event.boards:
+        for r in b.results:
+            for num in (r.ns, r.ew):
+                parts.setdefault(num, Participant(num))
+    labels: dict = {}
+    for p in parts.values():
+        label = _team_label(p)
+        if label in labels:
+            raise FormatError(f"two teams are called {label!r} (teams {labels[label]} and {p.number}); the teams "
+                              f"workbook tells teams apart by name", where=name)
+        labels[label] = p.number
+    matches = team_matches(event, name)
+    ws = get_sheet(wb, BOARDS_SHEET)
+    cols = find_columns(ws, _B_COLUMNS, _B_OPTIONAL, sheet=BOARDS_SHEET, where=name)
+    rows = []
+    for k, (a, c, boards) in enumerate(matches, start=1):
+        for bno, (r1, r2) in boards.items():
+            rows.append((k, bno, _room_score(r1, bno, name), _room_score(r2, bno, name)))
+    fill_table(ws, cols, _B_COLUMNS, rows, what="match boards", sheet=BOARDS_SHEET, where=name)
+    ms = get_sheet(wb, MATCHES_SHEET)
+    mcols = find_columns(ms, _M_COLUMNS, sheet=MATCHES_SHEET, where=name)
+    fill_table(ms, mcols, _M_COLUMNS, [(k, _team_label(parts[a]), _team_label(parts[c]), len(boards))
+                                       for k, (a, c, boards) in enumerate(matches, start=1)],
+               what="matches", sheet=MATCHES_SHEET, where=name)
+    write_properties(wb, event)
+    ordered = sorted(parts.values(), key=lambda p: natural_key(p.number))
+    table_sheet(wb, TEAMS_SHEET, "Each team's number (as in the file), its name in the Matches sheet and its "
+                "players. Written by xlbridge import; read by xlbridge export and publish.", _TEAM_COLUMNS,
+                [[cell_number(p.number), _team_label(p), " & ".join(p.names) or None] for p in ordered], (7, 24, 50))
+    crow = [[b.number, cell_number(r.ns), cell_number(r.ew), r.contract, r.declarer, r.tricks]
+            for b in sorted(event.boards, key=lambda b: b.number) for r in b.results if r.contract is not None]
+    if crow:
+        table_sheet(wb, CONTRACTS_SHEET, "The contract, declarer and tricks taken behind each room's score (teams "
+                    "by number: NS is the team sitting N-S). Written by xlbridge import; read by xlbridge export "
+                    "and publish, which check each score against its contract.", _C_COLUMNS, crow,
+                    (7, 6, 6, 9, 9, 7))
+    write_extra_sheets(wb, event)
+
+
+def read_teams_workbook(path) -> Event:
+    """Read a teams workbook (teams.xlsx, filled by hand or by :func:`fill_teams_workbook`) into an
+    (unscored) teams :class:`Event`: room 1 is team A sitting N-S against team B, room 2 the
+    reverse.  Team numbers come from the ``Teams`` sheet when present (else 1, 2, ... in order of
+    first appearance on the Matches sheet); contracts from ``Contracts``, deals and leads from
+    ``Deals`` and ``Leads``.  A weighted board (Outcome 2/3, weights) cannot be written to PBN and is
+    refused naming its cell.
+    """
+    name = display_name(path)
+    wb = open_workbook(path, data_only=True, read_only=False)
+    try:
+        number_of: dict = {}
+        teams: dict = {}
+        if TEAMS_SHEET in wb.sheetnames:
+            for _r, get, where in table_rows(wb[TEAMS_SHEET], _TEAM_COLUMNS, sheet=TEAMS_SHEET, name=name):
+                num, label = cell_text(get("Team")), cell_text(get("Name"))
+                if num is None or label is None:
+                    raise FormatError("a team needs a number and a name", where=where("Team" if num is None else "Name"))
+                if num in teams or label in number_of:
+                    raise FormatError("a team is listed twice:", where=where("Team"), value=num)
+                players = cell_text(get("Players"))
+                teams[num] = Participant(num, None, tuple(n.strip() for n in players.split("&") if n.strip())
+                                         if players else (), None if label == f"Team {num}" else label)
+                number_of[label] = num
+        matches: dict = {}
+        for _r, get, where in table_rows(get_sheet(wb, MATCHES_SHEET, name), _M_COLUMNS, sheet=MATCHES_SHEET,
+                                         name=name):
+            m = whole_number(get("Match"), where("Match"), "match number")
+            if m in matches:
+                raise FormatError(f"match {m} is listed twice", where=where("Match"))
+            pair = []
+            for col in ("Team A", "Team B"):
+                label = cell_text(get(col))
+                if label is None:
+                    raise FormatError("team name missing", where=where(col))
+                if label not in number_of:
+                    if teams:
+                        raise FormatError("a team the Teams sheet does not list:", where=where(col), value=label)
+                    number_of[label] = str(len(number_of) + 1)
+                    teams[number_of[label]] = Participant(number_of[label], None, (), label)
+                pair.append(number_of[label])
+            if pair[0] == pair[1]:
+                raise FormatError("a team cannot play against itself:", where=where("Team B"), value=get("Team B"))
+            matches[m] = tuple(pair)
+        deals, leads = read_extra_sheets(wb, name)
+        contracts: dict = {}
+        if CONTRACTS_SHEET in wb.sheetnames:
+            for _r, get, where in table_rows(wb[CONTRACTS_SHEET], _C_COLUMNS, sheet=CONTRACTS_SHEET, name=name):
+                b = whole_number(get("Board"), where("Board"), "board number")
+                key = (b, cell_text(get("NS")), cell_text(get("EW")))
+                if key in contracts:
+                    raise FormatError(f"a second contract for board {b}, team {key[1]} v team {key[2]}",
+                                      where=where("Contract"))
+                contracts[key] = (get, where)
+        boards: dict = {}
+        seen = set()
+        for _r, get, where in table_rows(get_sheet(wb, BOARDS_SHEET, name), _B_COLUMNS, _B_OPTIONAL,
+                                         sheet=BOARDS_SHEET, name=name):
+            for col in _B_OPTIONAL:
+                if cell_text(get(col)) is not None:
+                    raise FormatError("a weighted board (Law 12C1(c)) cannot be written to PBN or USEBIO:",
+                                      where=where(col), value=get(col))
+            m = whole_number(get("Match"), where("Match"), "match number")
+            if m not in matches:
+                raise FormatError(f"match {m} is not on the Matches sheet", where=where("Match"))
+            b = whole_number(get("Board"), where("Board"), "board number")
+            if (m, b) in seen:
+                raise FormatError(f"board {b} of match {m} is listed twice", where=where("Board"))
+            seen.add((m, b))
+            a, c = matches[m]
+            for col, ns, ew in (("Room 1 NS (team A NS)", a, c), ("Room 2 NS (team B NS)", c, a)):
+                v = get(col)
+                if cell_text(v) is None:
+                    continue
+                try:
+                    score = parse_entry(v)
+                except (xlbridge.XlbridgeError, TypeError, ValueError) as exc:
+                    raise FormatError(str(exc).rstrip("."), where=where(col)) from None
+                if score is xlbridge.NOT_PLAYED or score is None:
+                    raise FormatError("cannot read the room's N-S score:", where=where(col), value=v)
+                result = Result(ns, ew, score=score)
+                found = contracts.pop((b, ns, ew), None)
+                if found is not None:
+                    cget, cwhere = found
+                    contract = normalize_contract(cell_text(cget("Contract")) or "", element=cwhere("Contract"))
+                    declarer = cell_text(cget("Declarer"))
+                    declarer = normalize_seat(declarer, element=cwhere("Declarer")) if declarer else None
+                    tricks = cget("Tricks")
+                    if cell_text(tricks) is not None:
+                        if not isinstance(tricks, (int, float)) or isinstance(tricks, bool) or tricks != int(tricks) \
+                                or not 0 <= tricks <= 13:
+                            raise FormatError("tricks must be a whole number 0-13, got", where=cwhere("Tricks"),
+                                              value=tricks)
+                        tricks = int(tricks)
+                    else:
+                        tricks = None
+                    result = check_result(replace(result, contract=contract, declarer=declarer, tricks=tricks),
+                                          VULNERABILITY(b), {"where": cwhere("Contract")})
+                if (b, ns, ew) in leads:
+                    result = replace(result, lead=leads.pop((b, ns, ew))[0])
+                boards.setdefault(b, []).append(result)
+        for (b, ns, ew), (_get, cwhere) in contracts.items():
+            raise FormatError(f"a contract for a room the Boards sheet does not have (board {b}, team {ns} v team {ew})",
+                              where=cwhere("Contract"))
+        for (b, ns, ew), (_lead, cell) in leads.items():
+            raise FormatError(f"a lead for a room the Boards sheet does not have (board {b}, team {ns} v team {ew})",
+                              where=cell)
+        for b in deals:
+            boards.setdefault(b, [])
+        title, date = read_properties(wb)
+        event = Event(name=title, date=date, kind=TEAMS, scoring="IMP", movement=HOWELL,
+                      participants=tuple(teams.values()), boards=event_boards(boards, deals))
+        for bd in event.boards:
+            locs = [{"where": f"{name}, {BOARDS_SHEET} (board {bd.number})"}] * len(bd.results)
+            check_board(bd.number, list(bd.results), locs, HOWELL, TEAMS)
+        return event
+    finally:
+        wb.close()
