@@ -393,6 +393,7 @@ def test_each_error_cell_lists_the_reason_of_its_own_formula(tmp_path):
     ws["A1"] = "=VP(B1,B2)"
     ws["A2"] = "=MP_PERCENT(B3,3)"
     ws["A3"] = "=MP_PERCENT(B4,3)"
+    ws["A4"], ws["A5"] = "=VP(5,1000000)", "=VP(5,0)"  # constants only: evaluated while compiling
     wb.save(tmp_path / "why.xlsx")
     report = recalc_workbook(str(tmp_path / "why.xlsx"), str(tmp_path / "why-out.xlsx"))
     got = {e.cell: (e.code, e.message) for e in report.errors}
@@ -400,3 +401,5 @@ def test_each_error_cell_lists_the_reason_of_its_own_formula(tmp_path):
     assert got["A2"][0] == "#VALUE!" and "matchpoints 7 are outside 0..4" in got["A2"][1]
     assert got["A3"][0] == "#VALUE!" and "matchpoints -1 are outside 0..4" in got["A3"][1]
     assert "-1" not in got["A2"][1] and " 7 " not in got["A3"][1]  # each cell its own reason only
+    assert got["A4"][1] == got["A1"][1]
+    assert got["A5"][1] == "VP: number of boards must be a whole number from 1 to 1,000, got 0"

@@ -231,3 +231,21 @@ def test_a_relationship_to_an_external_image_is_refused(setup):
     hyper = rels.replace(b"relationships/image", b"relationships/hyperlink")
     ok = rebuild(book, up / "hyper.xlsx", add={"xl/worksheets/_rels/sheet1.xml.rels": hyper})
     assert recalc_workbook(ok, up / "hyper-out.xlsx", functions={}).output.endswith("hyper-out.xlsx")
+
+
+def test_a_linked_books_cell_never_stands_for_the_workbooks_own_cell(tmp_path, capsys):
+    """The workbook's sheet and the linked book's cached sheet share the name S: the cached S!A1 (10)
+    is A2's value only; A1 asks for a sheet the cache lacks and stays #REF! (it once read 10)."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    ws["A1"] = "=[1]T!A1"
+    ws["A2"] = "=[1]S!A1"
+    wb.save(tmp_path / "plain.xlsx")
+    linked = add_external_link(tmp_path / "plain.xlsx", tmp_path / "same.xlsx", target="secret.xlsx",
+                               cells={"S": {"A1": 10}})
+    out = tmp_path / "same-out.xlsx"
+    assert main(["recalc", str(linked), "-o", str(out), "--no-progress"]) == 1
+    assert capsys.readouterr().out.strip() == f"S!A1: #REF! {LINK_NOT_FOLLOWED}"
+    values = openpyxl.load_workbook(out, data_only=True)["S"]
+    assert (values["A1"].value, values["A2"].value) == ("#REF!", 10)

@@ -378,3 +378,23 @@ def test_a_hidden_refusal_is_named_at_the_cell_that_made_the_call(tmp_path):
     report = recalc_workbook(str(tmp_path / "f2.xlsx"), str(tmp_path / "out2.xlsx"))
     assert not report.ok
     assert {(e.sheet, e.cell, e.code) for e in report.errors} == {("Sheet", "F5", "message")}
+
+
+@pytest.mark.parametrize("merges, match", [
+    ('<mergeCell ref="A2:XFD1048576"/>', "more than 1,000,000 cells (counting the cells merged ranges cover)"),
+    ("".join(f'<mergeCell ref="A{r}:XFD{r}"/>' for r in range(2, 200)),  # 198 rows x 16,384 columns
+     "more than 1,000,000 cells (counting the cells merged ranges cover)"),
+    ('<mergeCell ref="A1:B"/>', "damaged workbook: sheet Travellers: merged range 'A1:B' is not a range of cells"),
+])
+def test_merged_ranges_count_against_the_cell_limit(good, tmp_path, capsys, merges, match):
+    """A 5 KB sheet merging the whole grid makes the reader build an object per covered cell
+    (17 billion): counted against the limit before anything reads it, refused at once."""
+    sheet = ('<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>'
+             '<row r="1"><c r="A1"><v>2</v></c></row></sheetData>'
+             f'<mergeCells count="1">{merges}</mergeCells></worksheet>').encode()
+    bad = rebuild(good, tmp_path / "merged.xlsx", replace={"xl/worksheets/sheet1.xml": sheet})
+    before = sha(bad)
+    assert main(["recalc", str(bad), "-o", str(tmp_path / "o.xlsx"), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert match in err and len(err.strip().splitlines()) == 1, err
+    assert sha(bad) == before and not (tmp_path / "o.xlsx").exists()

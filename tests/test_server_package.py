@@ -117,6 +117,8 @@ def test_main_part_elsewhere_refused(good, tmp_path, capsys):
     ('<row r="1"><c r="B1"/><c r="A1"/></row>', "cell A1 comes after column 2 of its row"),
     ('<row r="1"><c r="A2"/></row>', "cell A2 inside row 1"),
     ('<row r="1"><c r="A1"><f t="array" ref="A1:B">1</f></c></row>', "cell A1: array range 'A1:B' is not a range"),
+    ('<row r="1"><c r="B1"><f t="shared" si="7"/></c></row>',  # no cell holds shared formula 7's text
+     "cell B1: shared formula '7' has no first cell holding its text"),
 ])
 def test_numeric_attributes_parsed_defensively(good, tmp_path, capsys, body, match):
     bad = rebuild(good, tmp_path / "rows.xlsx", replace={"xl/worksheets/sheet1.xml": _sheet(body)})
@@ -184,3 +186,12 @@ def test_external_relationship_only_for_links(good, tmp_path):
     bad = rebuild(good, tmp_path / "ext.xlsx", replace={"xl/_rels/workbook.xml.rels": rels})
     with pytest.raises(WorkbookError, match="points outside the package .'http://example.invalid/x'."):
         check_workbook(bad)
+
+
+@pytest.mark.parametrize("member", ["../../../tmp/pwned.txt", "/etc/cron.d/x", "xl/../../up.txt", "xl//a.xml",
+                                    "C:/Windows/x.dll", "xl\\\\worksheets\\\\x.xml"])
+def test_zip_member_names_that_leave_the_package_refused(good, tmp_path, capsys, member):
+    """Zip slip: a member named with '..', an absolute path, a drive or backslashes would be copied into
+    the output and could write outside its folder when someone unzips it; OPC forbids such names."""
+    bad = rebuild(good, tmp_path / "slip.xlsx", add={member: b"x"})
+    _refused_by_cli(bad, tmp_path, capsys, "is not a part name of a workbook")

@@ -43,7 +43,7 @@ from .links import (
     split_node,
     unfollowed_cells,
 )
-from .model import is_memory_error, load_engine_workbook, model_class, record_phase
+from .model import compiling_cell, is_memory_error, load_engine_workbook, model_class, record_phase
 
 __all__ = [
     "CALL_ERRORS",
@@ -178,8 +178,8 @@ def _adapt_function(name: str, fn, messages: dict):
             if v in Error.errors:
                 reason = getattr(v, "reason", "")
                 if reason:  # xlbridge.excel: why this cell is an error; listed at the formula's cell
-                    where, text = _cell_being_evaluated(), one_line(reason, 300)
-                    if where is None:  # a formula of constants, evaluated while compiling: by function
+                    where, text = _cell_being_evaluated() or compiling_cell(), one_line(reason, 300)
+                    if where is None:
                         note(name, text)
                     else:
                         found = messages.setdefault(FORMULA_REASONS, {}).setdefault(
@@ -430,6 +430,9 @@ def recalc_values(path: str, targets: dict, functions: dict | None = None, *, pr
     by_ref: dict = {}
     for key, val in solution.items():
         if not isinstance(key, str) or "!" not in key:
+            continue
+        book = BOOK_OF_NODE.match(key)  # a cell of this workbook, never one of a linked book's copy
+        if book is None or book.group("dir") not in ("", ".") or book.group("file").upper() != state.main:
             continue
         by_ref[split_node(key)] = val
     values: dict = {}

@@ -29,6 +29,7 @@ from .links import (
 __all__ = [
     "PHASE_SIZE",
     "set_phase_sink",
+    "compiling_cell",
     "is_memory_error",
     "load_engine_workbook",
     "model_class",
@@ -278,6 +279,8 @@ def model_class():
                 ra.add(dsp)
 
         def compile_cell(self, cell, context, references, formula_references):
+            global _COMPILING
+            _COMPILING = (str(context.get("sheet", "")).upper(), getattr(cell, "coordinate", ""))
             try:
                 return super().compile_cell(cell, context, references, formula_references)
             except Exception as exc:  # a formula the engine cannot read: an error of this cell only
@@ -373,6 +376,15 @@ def record_phase(kind: str, sheet: str = "") -> None:
         return
     data = f"{kind}\x1f{sheet}".encode("utf-8", "replace")[: PHASE_SIZE - 1]
     sink[:PHASE_SIZE] = data.ljust(PHASE_SIZE, b"\0")
+
+
+_COMPILING: tuple[str, str] | None = None  # (SHEET, ref) of the cell being compiled
+
+
+def compiling_cell() -> tuple[str, str] | None:
+    """(SHEET, ref) of the cell whose formula the model compiles now (or compiled last): a formula of
+    constants only is evaluated while it is compiled, outside the engine's evaluation of cells."""
+    return _COMPILING
 
 
 def set_phase_sink(sink: Any) -> None:

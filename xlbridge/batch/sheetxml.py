@@ -525,8 +525,12 @@ def read_sheet(data: bytes, *, part: str = "worksheet", sheet: str | None = None
             try:
                 if idx in shared_formulae:
                     return str(shared_formulae[idx].translate_formula(coordinate))
-                if value != "=":
-                    shared_formulae[idx] = Translator(value, coordinate)
+                if value == "=":  # Excel writes the formula text in the first cell of each shared group
+                    damaged(f"cell {cell_ref(*pos)}: shared formula {_clip(idx)} has no first cell holding its "
+                            f"text")
+                shared_formulae[idx] = Translator(value, coordinate)
+            except WorkbookError:
+                raise
             except Exception:
                 note(f"cell {cell_ref(*pos)}: a shared formula openpyxl cannot read")
             return value

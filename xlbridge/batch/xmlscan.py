@@ -17,7 +17,7 @@ import math
 import time
 from typing import Any
 
-from ..core.errors import WorkbookLimitError
+from ..core.errors import WorkbookError, WorkbookLimitError
 from .limits import EXCEL_MAX_TEXT, SafetyLimits, clip, refuse
 
 __all__ = [
@@ -110,6 +110,10 @@ def counting_handler(part: str, where: str, totals: Totals, limits: SafetyLimits
                     self.formula = 0
                 elif local == "col":
                     _check_col(attrs, where, name)
+                elif local == "mergeCell":  # openpyxl makes an object of every cell a merge covers
+                    totals.cells += _merged_cells(attrs.get("ref"), where, name)
+                    if totals.cells > limits.max_cells:
+                        over("cells (counting the cells merged ranges cover)", limits.max_cells)
             elif kind == "sst" and local == "si":
                 totals.shared_strings += 1
                 if totals.shared_strings > limits.max_shared_strings:
@@ -180,6 +184,21 @@ def counting_handler(part: str, where: str, totals: Totals, limits: SafetyLimits
                             f"characters, the limit", name, WorkbookLimitError)
 
     return Counter()
+
+
+def _merged_cells(ref: str | None, where: str, name: str | None) -> int:
+    """How many cells a ``<mergeCell ref="A1:C2">`` covers; a ref that is no range of a sheet is refused.
+
+    >>> _merged_cells("A1:C2", "sheet S", None), _merged_cells("A2:XFD1048576", "sheet S", None)
+    (6, 17179852800)
+    """
+    from .xlsxpatch import parse_range
+
+    try:
+        r1, c1, r2, c2 = parse_range(ref or "")
+    except (WorkbookError, ValueError):
+        refuse(f"damaged workbook: {where}: merged range {clip(ref)} is not a range of cells", name)
+    return (r2 - r1 + 1) * (c2 - c1 + 1)
 
 
 def _check_col(attrs, where: str, name: str | None) -> None:
