@@ -111,3 +111,16 @@ def test_a_fifo_in_a_folder_is_refused_by_name_not_skipped(folder, tmp_path, cap
     assert names == ["a.xlsx", "b.xlsm", "c.xlsx", "pipe.xlsx"]
     assert summary["books"][3]["refused"] == "xlbridge recalc: pipe.xlsx: refused: this is a FIFO (named pipe), not a workbook file"
     assert summary["refused"] == 2
+
+
+def test_control_characters_in_a_file_name_are_escaped_in_every_line(tmp_path, capsys):
+    """A server keeping upload names: a newline or a terminal escape in a name never splits a summary
+    line nor reaches the terminal raw."""
+    d = tmp_path / "odd"
+    d.mkdir()
+    _book(d / "ev\nil\x1b[31m.xlsx", "=A1/0")
+    assert main(["recalc", str(d), "-o", str(tmp_path / "out"), "--no-progress"]) == 1
+    got = capsys.readouterr()
+    text = got.out + got.err
+    assert "\x1b" not in text and "ev\\nil\\x1b[31m.xlsx: Sheet!A2: #DIV/0!" in text
+    assert all(line.startswith(("ev\\n", "1 books", str(tmp_path))) for line in text.splitlines()), text

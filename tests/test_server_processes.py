@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import errno
 import io
+import json
 import os
 import signal
 import stat
@@ -331,3 +332,30 @@ def test_sigkill_of_the_jobs_parent_stops_every_worker(busy, tmp_path):
     assert all(_gone(pid, timeout=10) for pid in workers + engines)
     assert os.listdir(tmp) == []  # each worker removed its engine's temporary folder
     assert os.listdir(out) == []  # stopped mid-evaluation: no output, no lock or temporary file left
+
+
+def test_sigkill_of_one_jobs_worker_leaves_nothing_the_parent_can_remove(busy, tmp_path):
+    """The OOM killer or a job runner SIGKILLs one per-book worker of `--jobs 2`: the parent reports it
+    (exit 137 for that book) and removes at once what the worker left (its temporary folder holding a
+    copy of the upload, its temporary output), instead of leaving it for a run an hour later."""
+    src, out, tmp = tmp_path / "in", tmp_path / "out", tmp_path / "tmp"
+    for d in (src, out, tmp):
+        d.mkdir()
+    (src / "a.xlsx").write_bytes(busy.read_bytes())
+    proc = _start(["recalc", src, "--jobs", "2", "-o", out, "--no-progress", "--json"], tmp)
+    deadline = time.monotonic() + 120
+    workers: list = []
+    while time.monotonic() < deadline:
+        workers = children_of(proc.pid)
+        if workers and all(children_of(w) for w in workers):
+            break
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.05)
+    (worker,) = workers
+    time.sleep(1.0)
+    assert any(name.startswith(f"xlbridge-recalc-{worker}-") for name in os.listdir(tmp))
+    os.kill(worker, signal.SIGKILL)
+    stdout, _ = proc.communicate(timeout=60)
+    summary = json.loads(stdout)
+    assert summary["books"][0]["exit"] == 137
+    assert os.listdir(tmp) == [] and os.listdir(out) == []

@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import signal
 import sys
 from collections.abc import Sequence
@@ -220,7 +221,7 @@ def _recalc(args: argparse.Namespace) -> int:
         msg = one_line(msg, 600)
         if args.json:
             print(json.dumps({"source": args.book, "ok": False, key: msg}))
-        print(f"xlbridge recalc: {msg}", file=sys.stderr)
+        print(_printable(f"xlbridge recalc: {msg}"), file=sys.stderr)
         return code
 
     previous = _install_signal_handlers()
@@ -263,13 +264,14 @@ def _recalc(args: argparse.Namespace) -> int:
         print(report.to_json())
     else:
         for err in report.errors:
-            print(err)
+            print(_printable(str(err)))
     for warning in report.warnings:
-        print(f"xlbridge recalc: warning: {warning}", file=sys.stderr)
+        print(_printable(f"xlbridge recalc: warning: {warning}"), file=sys.stderr)
     if not args.json:
         extra = f" (backup: {report.backup})" if report.backup else ""
-        print(f"{report.output}: {report.formula_cells} formula cells in {report.sheets} sheets recalculated, "
-              f"{len(report.errors)} with errors, {report.seconds:.1f} s{extra}", file=sys.stderr)
+        print(_printable(f"{report.output}: {report.formula_cells} formula cells in {report.sheets} sheets "
+                         f"recalculated, {len(report.errors)} with errors, {report.seconds:.1f} s{extra}"),
+              file=sys.stderr)
     return EXIT_OK if report.ok else EXIT_CELL_ERRORS
 
 
@@ -293,7 +295,7 @@ def _recalc_many(args: argparse.Namespace) -> int:
                        f"{exc.strerror or type(exc).__name__} ({args.output})", 600)
         if args.json:
             print(json.dumps({"ok": False, "exit": EXIT_REFUSED, "refused": msg, "books": []}))
-        print(f"xlbridge recalc: {msg}", file=sys.stderr)
+        print(_printable(f"xlbridge recalc: {msg}"), file=sys.stderr)
         return EXIT_REFUSED
     options = []
     if args.in_place:
@@ -315,7 +317,7 @@ def _recalc_many(args: argparse.Namespace) -> int:
 
     def done(run: BookRun) -> None:
         if not args.json and not args.no_progress and sys.stderr.isatty():
-            print(line(run), file=sys.stderr)
+            print(_printable(line(run)), file=sys.stderr)
 
     previous = _install_signal_handlers()
     try:
@@ -341,13 +343,26 @@ def _recalc_many(args: argparse.Namespace) -> int:
     else:
         for run in runs:
             for err in (run.summary or {}).get("errors", []) if run.code == EXIT_CELL_ERRORS else []:
-                print(f"{_name(run.book)}: {err.get('sheet')}!{err.get('cell')}: {err.get('code')} "
-                      f"{err.get('message', '')}".rstrip())
-            print(line(run), file=sys.stderr if run.code > EXIT_CELL_ERRORS else sys.stdout)
+                print(_printable(f"{_name(run.book)}: {err.get('sheet')}!{err.get('cell')}: {err.get('code')} "
+                                 f"{err.get('message', '')}".rstrip()))
+            print(_printable(line(run)), file=sys.stderr if run.code > EXIT_CELL_ERRORS else sys.stdout)
         print(f"{len(runs)} books: {counts[0]} recalculated, {counts[1]} with cell errors, {counts[2]} refused, "
               f"{counts[3]} not written, {len(runs) - sum(counts)} interrupted; exit code {worst}; "
               f"{seconds:.1f} s with {jobs} jobs")
     return worst
+
+
+_CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]")
+
+
+def _printable(line: str) -> str:
+    """A line for the terminal or a log: control characters (from a file name, say) escaped, never
+    a second line or a terminal escape sequence.
+
+    >>> _printable("ev\\nil\\x1b[31m.xlsx: 3 formula cells")
+    'ev\\\\nil\\\\x1b[31m.xlsx: 3 formula cells'
+    """
+    return _CONTROL_CHARS.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), line)
 
 
 def _name(book: object) -> str:

@@ -74,7 +74,7 @@ _LEFTOVER_TMP = re.compile(r"\.xlbridge-(\d+)-[A-Za-z0-9_]+\.tmp$")
 _LOCK_SUFFIX = ".xlbridge-lock"
 
 
-def remove_stale_leftovers(folders: Any = (), *, min_age: float = STALE_SECONDS) -> list:
+def remove_stale_leftovers(folders: Any = (), *, min_age: float = STALE_SECONDS, pid: int | None = None) -> list:
     """Remove what killed runs left behind; return the paths removed.
 
     In the temporary folder: ``xlbridge-recalc-PID-*`` folders; in each of ``folders`` (the
@@ -82,19 +82,22 @@ def remove_stale_leftovers(folders: Any = (), *, min_age: float = STALE_SECONDS)
     whose process PID no longer exists and that are older than ``min_age`` seconds are removed (a
     process id in another container may look dead: the age keeps a live run safe). Lock files
     ``.*.xlbridge-lock`` that nobody holds are removed too (under the lock, see :class:`BookLock`).
-    Never raises.
+    ``pid``: only what that (dead) process left, whatever its age: a parent that saw its worker killed
+    removes the worker's leftovers at once. Never raises.
     """
     removed = []
     now = time.time()
     uid = os.getuid() if hasattr(os, "getuid") else None
 
-    def stale(path, pid):
+    def stale(path, owner_pid):
         try:
             st = os.lstat(path)
         except OSError:
             return False
-        return ((uid is None or st.st_uid == uid) and now - st.st_mtime >= min_age and pid != os.getpid()
-                and not _pid_alive(pid))
+        if pid is not None and owner_pid != pid:
+            return False
+        return ((uid is None or st.st_uid == uid) and (pid is not None or now - st.st_mtime >= min_age)
+                and owner_pid != os.getpid() and not _pid_alive(owner_pid))
 
     try:
         root = tempfile.gettempdir()

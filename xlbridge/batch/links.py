@@ -174,15 +174,20 @@ def split_node(node: str) -> tuple[str, str]:
     return sheet.upper(), ref.upper()
 
 
-_OTHER_BOOK = re.compile(r"\[[^\[\]\"]+\][^!\"]*!")
+# [file]Sheet! in any form, or a name of another book: secret.xlsx!Name
+_OTHER_BOOK = re.compile(r"\[[^\[\]\"]+\][^!\"]*!|(?<![\w'\].])[\w .-]*\.xl[a-z]{1,2}'?!", re.IGNORECASE)
 
-_UNQUOTED_OTHER_BOOK = re.compile(r"(?<!['\w])(\[[^\[\]'\"!]+\][A-Za-z_][\w.]*)!")
+# [file]Sheet! without quotes, after an optional folder (/srv/x/, C:\x\, \\server\share\)
+_UNQUOTED_OTHER_BOOK = re.compile(
+    r"(?<!['\w])((?:(?:[A-Za-z]:)?[\\/][^\s'\"\[\]!(),;]*)?\[[^\[\]'\"!]+\][A-Za-z_][\w.]*)!")
 
 
 def names_other_book(text: str) -> bool:
     """Whether a formula's text names a cell of another workbook (``[file]Sheet!A1`` in any form).
 
     >>> names_other_book("SUM('[secret.xlsx]S:T'!A1)"), names_other_book("SUM(A1:B2)")
+    (True, False)
+    >>> names_other_book("secret.xlsx!Total"), names_other_book("SUM(Sheet1!A1)")
     (True, False)
     """
     return bool(_OTHER_BOOK.search(text))
@@ -193,5 +198,7 @@ def quote_other_books(text: str) -> str:
 
     >>> quote_other_books("[secret.xlsx]S!$A$1+1")
     "'[secret.xlsx]S'!$A$1+1"
+    >>> quote_other_books("/srv/club/[secret.xlsx]S!$A$1")
+    "'/srv/club/[secret.xlsx]S'!$A$1"
     """
     return _UNQUOTED_OTHER_BOOK.sub(r"'\1'!", text)

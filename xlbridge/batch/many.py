@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 from ..core.errors import WorkbookError
+from .files import remove_stale_leftovers
 
 __all__ = ["BookRun", "expand_inputs", "output_paths", "run_many", "BOOK_SUFFIXES", "die_with_parent"]
 
@@ -167,6 +168,14 @@ def run_many(books: Sequence[str], outputs: Sequence[str | None], options: Seque
         refused = [ln for ln in lines if "warning:" not in ln]
         message = (refused or lines or [""])[0]
         code = proc.returncode if proc.returncode >= 0 else 128 - proc.returncode
+        if proc.returncode < 0:  # killed (SIGKILL by a job runner, the OOM killer): it could not clean up
+            dest = os.path.abspath(str(outputs[i] if outputs[i] is not None else books[i]))
+            lock_file = os.path.join(os.path.dirname(dest), f".{os.path.basename(dest)}.xlbridge-lock")
+            for _ in range(50):  # its engine child, dying with it, may hold the book's lock a moment longer
+                remove_stale_leftovers([os.path.dirname(dest)], pid=proc.pid)
+                if not os.path.exists(lock_file):
+                    break
+                time.sleep(0.1)
         run = BookRun(books[i], code, summary if isinstance(summary, dict) else None, message,
                       time.perf_counter() - start)
         if on_done is not None:

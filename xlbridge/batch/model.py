@@ -313,7 +313,8 @@ def model_class():
                 if n.hidden or n.localSheetId is not None:
                     continue  # only global names, as formulas does
                 text = str(n.value or "")
-                for candidate in (text, quote_other_books(text)):
+                bare = text[1:] if text.startswith("=") else text  # a name written with its "="
+                for candidate in (text, quote_other_books(text), bare, quote_other_books(bare)):
                     try:
                         ref = Ref(n.name.upper(), "=%s" % candidate, context).compile(context=context)
                         break

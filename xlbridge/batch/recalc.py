@@ -84,7 +84,7 @@ from .engine import (
     evaluate_workbook,
     recalc_values,
 )
-from .links import DDE_NOT_FOLLOWED, LINK_NOT_FOLLOWED, ExternalLinkRefused
+from .links import DDE_NOT_FOLLOWED, LINK_NOT_FOLLOWED, ExternalLinkRefused, names_other_book
 
 __all__ = [
     "RecalcCellError",
@@ -472,6 +472,7 @@ def _recalc_locked(src, dest, name, tmp, in_place, functions, limits, isolate, b
                     msg = (cell_messages.get(key) or (LINK_NOT_FOLLOWED if v.code == "#REF!" and key in unfollowed
                                                        else "")
                            or v.message or reasons.get(key) or _messages_for(formula, messages)
+                           or (LINK_NOT_FOLLOWED if v.code == "#REF!" and names_other_book(formula) else "")
                            or ERROR_MEANINGS.get(v.code, ""))
                     errors.append(RecalcCellError(sheet, cell_ref(r, c), v.code,
                                                   one_line(scrub_paths(msg, private), 400)))
