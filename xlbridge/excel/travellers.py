@@ -160,7 +160,7 @@ def _slow_row(t: Traveller, i: int, v: Any, bcell: Any) -> None:
             try:  # a score needs a board number (1 or more)
                 board = _board_number(xl.optional(bcell, None), where)
             except XlbridgeError as ex:
-                t.errors[i], t.reasons[i] = xl.VALUE, str(ex)
+                t.errors[i], t.reasons[i] = xl.ExcelError("#VALUE!", str(ex)), str(ex)
                 return
     if err is None:
         try:
@@ -178,7 +178,7 @@ def _slow_row(t: Traveller, i: int, v: Any, bcell: Any) -> None:
                 t.kind[i] = ROW_SCORE
             return
         except XlbridgeError as ex:
-            err, why = xl.VALUE, str(ex)
+            err, why = xl.ExcelError("#VALUE!", str(ex)), str(ex)
     assert err is not None
     t.errors[i] = err
     if why is not None:
@@ -257,7 +257,7 @@ def read_weighted(scores: Any, weights: Any, boards: list[Any] | None) -> Weight
             else:
                 outcomes.append(outs or None)
         except (XlbridgeError, _RowError) as ex:  # a bad cell of this row
-            errors[i] = ex.err if isinstance(ex, _RowError) else xl.VALUE
+            errors[i] = ex.err if isinstance(ex, _RowError) else xl.ExcelError("#VALUE!", str(ex))
             reasons[i] = f"{where}: a cell holds {ex.err}" if isinstance(ex, _RowError) else str(ex)
             outcomes.append([(0, Fraction(1))])
             bad.add(bkey)
