@@ -16,17 +16,19 @@ xlbridge.formats.errors.FormatError: club.pbn, line 7: score does not match 4S b
 from __future__ import annotations
 
 from dataclasses import replace
+from collections.abc import Iterable, Sequence
 from fractions import Fraction
+from typing import Any
 
 import xlbridge
 
 from .errors import FormatError
-from .model import HOWELL, MITCHELL, TEAMS, Result
+from .model import HOWELL, MITCHELL, TEAMS, Participant, Result
 
 __all__ = ["check_result", "check_board", "infer_movement", "mark_ties", "format_number"]
 
 
-def check_result(r: Result, vulnerable: str, loc: dict) -> Result:
+def check_result(r: Result, vulnerable: str, loc: dict[str, Any]) -> Result:
     """Return ``r`` with its N-S score filled in (from contract, declarer and tricks) or checked.
 
     A contract with declarer and tricks must give the typed score exactly; a score alone must
@@ -65,10 +67,11 @@ def check_result(r: Result, vulnerable: str, loc: dict) -> Result:
     return r
 
 
-def check_board(number: int, rows: list, locs: list, movement: str, kind: str) -> None:
+def check_board(number: int, rows: Sequence[Result], locs: Sequence[dict[str, Any]], movement: str,
+                kind: str) -> None:
     """Refuse duplicate rows and a pair (or team, per direction) meeting the board twice."""
-    seen_rows = {}
-    seen = {}
+    seen_rows: dict[tuple[str, str], dict[str, Any]] = {}
+    seen: dict[object, dict[str, Any]] = {}
     for r, loc in zip(rows, locs):
         if (r.ns, r.ew) in seen_rows:
             raise FormatError(f"duplicate row on board {number}: pairs", value=f"{r.ns}-{r.ew}", **loc)
@@ -84,7 +87,7 @@ def check_board(number: int, rows: list, locs: list, movement: str, kind: str) -
             seen[key] = loc
 
 
-def infer_movement(boards_rows) -> str:
+def infer_movement(boards_rows: Iterable[Iterable[Result]]) -> str:
     """``MITCHELL`` or ``HOWELL`` from the travellers: who sat where.
 
     Mitchell when some number sits both N-S and E-W on the same board (N-S 1 against E-W 1),
@@ -94,8 +97,10 @@ def infer_movement(boards_rows) -> str:
     >>> infer_movement([[R("1", "1"), R("2", "2")]]), infer_movement([[R("1", "2")], [R("2", "1")]])
     ('MITCHELL', 'HOWELL')
     """
-    ns_all, ew_all = set(), set()
-    for rows in boards_rows:
+    ns_all: set[str] = set()
+    ew_all: set[str] = set()
+    for board_rows in boards_rows:
+        rows = list(board_rows)
         ns = {r.ns for r in rows}
         ew = {r.ew for r in rows}
         if ns & ew:
@@ -106,9 +111,11 @@ def infer_movement(boards_rows) -> str:
         return MITCHELL
     return HOWELL
 
-def mark_ties(parts):
+
+def mark_ties(parts: Iterable[Participant]) -> list[Participant]:
     """Set ``tied`` where two participants of one field share a place (PBN Rank has no '=')."""
-    count = {}
+    parts = list(parts)
+    count: dict[tuple[str | None, int], int] = {}
     for p in parts:
         if p.place is not None:
             count[(p.direction, p.place)] = count.get((p.direction, p.place), 0) + 1
@@ -116,7 +123,7 @@ def mark_ties(parts):
             for p in parts]
 
 
-def format_number(x) -> str:
+def format_number(x: Fraction | int | None) -> str:
     """Exact decimal text when it has at most 4 decimals, else 2 decimals (EBU display rule)."""
     if x is None:
         return "-"

@@ -15,10 +15,14 @@ True
 from __future__ import annotations
 
 import os
+from typing import TypeAlias
 
 import xlbridge
 
-__all__ = ["FormatError", "LIMITS", "clip", "display_name", "load_source"]
+__all__ = ["FormatError", "LIMITS", "clip", "display_name", "load_source", "Source"]
+
+#: What a reader takes: a path, the file's bytes, or its text (text holds a line break; a path does not).
+Source: TypeAlias = "str | os.PathLike[str] | bytes | bytearray | memoryview"
 
 #: Size limits on input (a file beyond one is refused with a :class:`FormatError`):
 #:
@@ -34,7 +38,7 @@ LIMITS = {"bytes": 20_000_000, "line": 100_000, "boards": 2_000, "rows": 1_000, 
 _CLIP = 40
 
 
-def clip(value, width: int = _CLIP) -> str:
+def clip(value: object, width: int = _CLIP) -> str:
     """``repr`` of a value, clipped to ``width`` characters of text followed by ``...``.
 
     >>> clip("4S"), clip("a" * 50, 5)
@@ -47,7 +51,7 @@ def clip(value, width: int = _CLIP) -> str:
     return repr(value)
 
 
-def display_name(source) -> str:
+def display_name(source: object) -> str:
     """The name a message shows for a source: a path's base name, or ``"input"`` for bytes/text.
 
     >>> display_name("/srv/uploads/tmp123/club.pbn"), display_name(b"...")
@@ -67,7 +71,7 @@ class FormatError(xlbridge.XlbridgeError):
     """
 
     def __init__(self, message: str, *, file: str | None = None, line: int | None = None,
-                 element: str | None = None, value=None, where: str | None = None):
+                 element: str | None = None, value: object = None, where: str | None = None) -> None:
         if where is None:
             parts = [p for p in (file, None if line is None else f"line {line}", element) if p]
             where = ", ".join(parts) or None
@@ -76,7 +80,7 @@ class FormatError(xlbridge.XlbridgeError):
         super().__init__(message, where=where)
 
 
-def load_source(source) -> tuple[bytes, str]:
+def load_source(source: Source) -> tuple[bytes, str]:
     """Bytes and display name of a path, bytes, or text; refuses files over the size limit."""
     name = display_name(source)
     if isinstance(source, (bytes, bytearray, memoryview)):

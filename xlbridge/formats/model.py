@@ -29,6 +29,7 @@ import datetime as _dt
 import re
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any
 
 import xlbridge
 
@@ -62,7 +63,7 @@ class Participant:
 
     number: str
     direction: str | None = None
-    names: tuple = ()
+    names: tuple[str, ...] = ()
     name: str | None = None            # a team's (or partnership's) name
     total: Fraction | None = None
     maximum: Fraction | None = None
@@ -72,7 +73,7 @@ class Participant:
     boards: int | None = None
 
     @property
-    def key(self) -> tuple:
+    def key(self) -> tuple[str | None, str]:
         return (self.direction, self.number)
 
     @property
@@ -100,7 +101,7 @@ class Result:
     contract: str | None = None
     declarer: str | None = None
     tricks: int | None = None
-    score: object = None
+    score: xlbridge.Entry | None = None
     lead: str | None = None
     mp_ns: Fraction | None = None
     mp_ew: Fraction | None = None
@@ -133,7 +134,7 @@ class Board:
     dealer: str | None = None
     vulnerable: str | None = None
     deal: str | None = None
-    results: tuple = ()
+    results: tuple[Result, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -151,18 +152,19 @@ class Event:
     kind: str = PAIRS
     scoring: str = "MP"
     movement: str = HOWELL
-    participants: tuple = ()
-    boards: tuple = ()
-    _index: dict = field(default=None, init=False, repr=False, compare=False, hash=False)
+    participants: tuple[Participant, ...] = ()
+    boards: tuple[Board, ...] = ()
+    _index: dict[tuple[str | None, str], Participant] = field(default_factory=dict, init=False, repr=False,
+                                                              compare=False, hash=False)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         # participants in one canonical order (direction, then number), so equality ignores input order
         parts = tuple(sorted(self.participants, key=lambda p: (p.direction or "", natural_key(p.number))))
         object.__setattr__(self, "participants", parts)
         object.__setattr__(self, "boards", tuple(self.boards))
         object.__setattr__(self, "_index", {p.key: p for p in parts})
 
-    def participant(self, direction, number) -> Participant | None:
+    def participant(self, direction: str | None, number: str) -> Participant | None:
         """The participant with this direction (``None`` in a Howell) and number, or ``None``."""
         if self.movement != MITCHELL:
             direction = None
@@ -174,12 +176,12 @@ class Event:
                 return b
         return None
 
-    def pair_key(self, result: Result, side: str) -> tuple:
+    def pair_key(self, result: Result, side: str) -> tuple[str | None, str]:
         """The participant key of the N-S (``side="NS"``) or E-W side of a traveller row."""
         number = result.ns if side == "NS" else result.ew
         return (side if self.movement == MITCHELL else None, number)
 
-    def fields(self) -> list:
+    def fields(self) -> list[str | None]:
         """The fields ranked separately: ``["NS", "EW"]`` in a Mitchell, ``[None]`` otherwise.
 
         >>> Event(movement=MITCHELL).fields(), Event().fields()
@@ -194,7 +196,8 @@ _RANKS = "AKQJT98765432"
 _SUITS = "SHDC"
 
 
-def normalize_seat(text, *, file=None, line=None, element=None) -> str:
+def normalize_seat(text: object, *, file: str | None = None, line: int | None = None,
+                   element: str | None = None) -> str:
     """``N``/``E``/``S``/``W`` from a seat letter or word (``"north"``, ``"W"``).
 
     >>> normalize_seat("south"), normalize_seat(" e ")
@@ -207,7 +210,8 @@ def normalize_seat(text, *, file=None, line=None, element=None) -> str:
                       value=text)
 
 
-def normalize_contract(text, *, file=None, line=None, element=None) -> str:
+def normalize_contract(text: object, *, file: str | None = None, line: int | None = None,
+                       element: str | None = None) -> str:
     """Contract text normalised by :class:`xlbridge.Contract` (``*``/``**`` read as X/XX).
 
     >>> normalize_contract("3nt*"), normalize_contract("4 S x"), normalize_contract("Pass")
@@ -220,7 +224,8 @@ def normalize_contract(text, *, file=None, line=None, element=None) -> str:
         raise FormatError("cannot read contract:", file=file, line=line, element=element, value=text) from None
 
 
-def normalize_lead(text, *, file=None, line=None, element=None) -> str:
+def normalize_lead(text: object, *, file: str | None = None, line: int | None = None,
+                   element: str | None = None) -> str:
     """A lead card as suit then rank (``"SK"``), from ``SK``, ``KS``, ``s10``, ``10S``.
 
     >>> normalize_lead("kS"), normalize_lead("h10"), normalize_lead("TD")
@@ -236,7 +241,8 @@ def normalize_lead(text, *, file=None, line=None, element=None) -> str:
                       value=text)
 
 
-def normalize_deal(text, *, file=None, line=None, element=None) -> str:
+def normalize_deal(text: object, *, file: str | None = None, line: int | None = None,
+                   element: str | None = None) -> str:
     """PBN deal text (PBN 2.1 section 3.4.11) checked and rotated so that North comes first.
 
     ``"<first>:<hand> <hand> <hand> <hand>"`` clockwise from the first seat, each hand
@@ -247,7 +253,7 @@ def normalize_deal(text, *, file=None, line=None, element=None) -> str:
     'N:6.J6.J876.J76432 AKQJ.AKQ.AKQ.AKQ 5432.5432.5432.5 T987.T987.T9.T98'
     """
     t = " ".join(str(text).split())
-    bad = dict(file=file, line=line, element=element, value=text)
+    bad: dict[str, Any] = dict(file=file, line=line, element=element, value=text)
     m = re.fullmatch(r"([NESWnesw]):(\S+) (\S+) (\S+) (\S+)", t)
     if not m:
         raise FormatError("cannot read deal (expected e.g. N:AKQ.J98.765.432 ... with four hands):", **bad)
@@ -269,7 +275,7 @@ def normalize_deal(text, *, file=None, line=None, element=None) -> str:
     return "N:" + " ".join(hands)
 
 
-def parse_number(text) -> Fraction | None:
+def parse_number(text: object) -> Fraction | None:
     """An exact number from decimal text (``"3.5"``, ``"-1"``, ``"66.67"``); ``None`` if not one.
 
     >>> parse_number("3.5"), parse_number("abc")
@@ -281,7 +287,7 @@ def parse_number(text) -> Fraction | None:
     return Fraction(t)
 
 
-def natural_key(text):
+def natural_key(text: object) -> tuple[int, int, str]:
     """Sort key putting ``"2"`` before ``"10"`` and numbers before other text.
 
     >>> sorted(["10", "2", "A1"], key=natural_key)

@@ -28,28 +28,30 @@ found by their header names on the sheets ``Travellers`` (``Board``, ``NS``, ``E
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
+from typing import Any
 
 import xlbridge
 
 from ..core.entries import parse_entry
 from .errors import FormatError, display_name
 from .model import HOWELL, MITCHELL, TEAMS, Event, Participant, Result, natural_key, normalize_lead
-from .sheets import (HEADER_ROW, capacity, cell_number, cell_text, check_standard_cycle, event_boards,
+from .sheets import (HEADER_ROW, Workbook, capacity, cell_number, cell_text, check_standard_cycle, event_boards,
                      fill_table, find_columns, find_parameter, get_sheet, open_workbook, read_extra_sheets,
                      read_properties, table_rows, whole_number, write_extra_sheets, write_properties)
 
 __all__ = ["fill_pairs_workbook", "read_pairs_workbook", "travellers_rows", "TRAVELLERS", "PAIRS_SHEET"]
 
 TRAVELLERS, PAIRS_SHEET = "Travellers", "Pairs"
-_T_COLUMNS = ("Board", "NS", "EW", "Contract", "Declarer", "Tricks", "Typed Score")
+_T_COLUMNS: tuple[str, ...] = ("Board", "NS", "EW", "Contract", "Declarer", "Tricks", "Typed Score")
 _T_OPTIONAL = ("Outcome 2 NS", "Outcome 3 NS", "Weight 1", "Weight 2", "Weight 3", "Arrow switch", "Lead")
 _P_COLUMNS = ("Pair", "Direction", "Names")
 
 
-def travellers_rows(event: Event) -> list:
+def travellers_rows(event: Event) -> list[list[Any]]:
     """The Travellers rows of ``event``: Board, NS, EW, Contract, Declarer, Tricks, Typed Score."""
-    rows = []
+    rows: list[list[Any]] = []
     for b in sorted(event.boards, key=lambda b: b.number):
         for r in b.results:
             typed = None if r.contract is not None else (None if r.score is None else str(r.score))
@@ -58,7 +60,7 @@ def travellers_rows(event: Event) -> list:
     return rows
 
 
-def fill_pairs_workbook(wb, event: Event, *, name: str | None = None) -> None:
+def fill_pairs_workbook(wb: Workbook, event: Event, *, name: str | None = None) -> None:
     """Write ``event`` (a pairs event) into the pairs template workbook ``wb`` (openpyxl), in place.
 
     Too many rows for the sheet's capacity is an error naming the capacity; nothing is truncated.
@@ -97,7 +99,7 @@ def fill_pairs_workbook(wb, event: Event, *, name: str | None = None) -> None:
     write_extra_sheets(wb, event, leads="Lead" not in cols)
 
 
-def read_pairs_workbook(path) -> Event:
+def read_pairs_workbook(path: str | os.PathLike[str]) -> Event:
     """Read the pairs workbook at ``path`` into an (unscored) :class:`Event`.
 
     Board vulnerabilities and dealers follow the standard cycle from the board number (as the
@@ -109,7 +111,7 @@ def read_pairs_workbook(path) -> Event:
         ws = get_sheet(wb, TRAVELLERS, name)
         movement_cell = find_parameter(ws, "Movement")
         mitchell = movement_cell is None or str(movement_cell.value or "").strip().lower() != "howell"
-        boards: dict = {}
+        boards: dict[int, list[Result]] = {}
         for _r, get, where in table_rows(ws, _T_COLUMNS, _T_OPTIONAL, sheet=TRAVELLERS, name=name, keys=_T_COLUMNS):
             board, ns, ew = get("Board"), get("NS"), get("EW")
             for col in ("Outcome 2 NS", "Weight 1"):
@@ -120,18 +122,18 @@ def read_pairs_workbook(path) -> Event:
                 raise FormatError("an arrow-switched row cannot be written to PBN or USEBIO yet:",
                                   where=where("Arrow switch"), value=get("Arrow switch"))
             b = whole_number(board, where("Board"), "board number")
-            for col, v in (("NS", ns), ("EW", ew)):
-                if cell_text(v) is None:
-                    raise FormatError("pair number missing", where=where(col))
+            ns, ew = cell_text(ns), cell_text(ew)
+            if ns is None or ew is None:
+                raise FormatError("pair number missing", where=where("NS" if ns is None else "EW"))
             contract, declarer, tricks, typed = (get("Contract"), get("Declarer"), get("Tricks"), get("Typed Score"))
             try:
+                seat = cell_text(declarer)
                 if cell_text(contract) is not None:
-                    score = xlbridge.bridge_score(str(contract), cell_text(declarer), tricks, b)
-                    result = Result(cell_text(ns), cell_text(ew), str(contract).strip().upper(),
-                                    cell_text(declarer).upper() if cell_text(declarer) else None, int(tricks), score)
+                    score = xlbridge.bridge_score(str(contract), seat, tricks, b)
+                    result = Result(ns, ew, str(contract).strip().upper(), seat.upper() if seat else None, int(tricks),
+                                    score)
                 elif cell_text(typed) is not None:
-                    score = parse_entry(typed)
-                    result = Result(cell_text(ns), cell_text(ew), score=score)
+                    result = Result(ns, ew, score=parse_entry(typed))
                 else:
                     raise FormatError("no contract and no typed score", where=where("Contract"))
             except FormatError:
@@ -172,14 +174,14 @@ def read_pairs_workbook(path) -> Event:
         wb.close()
 
 
-def _participants(wb, mitchell: bool, name: str) -> list:
+def _participants(wb: Workbook, mitchell: bool, name: str) -> list[Participant]:
     if PAIRS_SHEET not in wb.sheetnames:
         return []
     ps = wb[PAIRS_SHEET]
     cols = find_columns(ps, _P_COLUMNS, sheet=PAIRS_SHEET, where=name)
     out, seen = [], set()
     for r, row in enumerate(ps.iter_rows(min_row=HEADER_ROW + 1, values_only=True), start=HEADER_ROW + 1):
-        def get(col, row=row):
+        def get(col: str, row: tuple[Any, ...] = row) -> Any:
             i = cols[col]
             return None if i > len(row) else row[i - 1]
         number = cell_text(get("Pair"))

@@ -56,14 +56,16 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
+from fractions import Fraction
+from typing import Any
 
 import xlbridge
 
 from .checks import mark_ties, check_board, check_result, infer_movement
-from .errors import LIMITS, FormatError, load_source
+from .errors import LIMITS, FormatError, Source, load_source
 from .model import (HOWELL, MITCHELL, PAIRS, TEAMS, Board, Event, Participant, Result, natural_key,
                     normalize_contract, normalize_deal, normalize_lead, normalize_seat)
-from .pbntext import (Lexer, blank, decode_pbn, pair_id, player_names, read_int, read_num, split_games,
+from .pbntext import (Cell, Lexer, blank, decode_pbn, pair_id, player_names, read_int, read_num, split_games,
                       table_header, table_rows)
 from .pbnwrite import write_pbn
 
@@ -83,13 +85,21 @@ _SCORINGS = {"MP": "MP", "MATCHPOINTS": "MP", "MATCHPOINT": "MP", "IMP": "IMP", 
 _CONTRACT_DECL = re.compile(r"([1-7](?:NT|[CDHSN])(?:XX|X|\*\*|\*)?)([NESW])", re.IGNORECASE)
 
 
-def _score_row(row, line, lexer, board_no):
-    loc = {"file": lexer.name, "line": line}
+def _whole(t: str, what: str, lexer: Lexer, line: int) -> int:
+    """A whole number from a cell that is not blank."""
+    v = read_int(t, what, lexer, line)
+    if v is None:  # not reached: only a blank cell reads as None
+        raise lexer.err(f"cannot read {what}:", line, t)
+    return v
+
+
+def _score_row(row: dict[str, str], line: int, lexer: Lexer) -> tuple[Result, tuple[str, ...], tuple[str, ...]]:
+    loc: dict[str, Any] = {"file": lexer.name, "line": line}
     ns = pair_id(row.get("PairId_NS"), "PairId_NS", lexer, line)
     ew = pair_id(row.get("PairId_EW"), "PairId_EW", lexer, line)
     contract = row.get("Contract")
     declarer = row.get("Declarer")
-    contract = None if blank(contract) else contract.strip()
+    contract = None if contract is None or blank(contract) else contract.strip()
     if contract and blank(declarer):
         m = _CONTRACT_DECL.fullmatch(contract)
         if m:
@@ -99,21 +109,21 @@ def _score_row(row, line, lexer, board_no):
     declarer = None if blank(declarer) else normalize_seat(declarer, **loc)
     tricks = None
     res = row.get("Result")
-    if not blank(res):
+    if res is not None and not blank(res):
         t = res.strip()
         if t == "=" or t[0] in "+-" and len(t) > 1:
             if contract is None or contract == "PASS":
                 raise lexer.err("a result relative to the contract needs a contract:", line, t)
-            rel = 0 if t == "=" else read_int(t, "result", lexer, line)
+            rel = 0 if t == "=" else _whole(t, "result", lexer, line)
             tricks = xlbridge.Contract.parse(contract).level + 6 + rel
         else:
             tricks = read_int(t, "result (tricks taken)", lexer, line)
         if tricks is not None and not 0 <= tricks <= 13:
             raise lexer.err("tricks must be 0-13:", line, t)
-    score = None
+    score: xlbridge.Entry | None = None
     sns, sew = row.get("Score_NS"), row.get("Score_EW")
     for text, sign in ((sns, 1), (sew, -1)):
-        if blank(text):
+        if text is None or blank(text):
             continue
         t = text.strip()
         up = t.lstrip("^").upper()
@@ -128,7 +138,7 @@ def _score_row(row, line, lexer, board_no):
                 raise lexer.err("Score_NS and Score_EW disagree:", line, f"{sns} {sew}")
             score = entry
             continue
-        v = read_int(t, "score", lexer, line)
+        v = _whole(t, "score", lexer, line)
         if v % 10:
             raise lexer.err("impossible score (not a multiple of 10):", line, t)
         if score is not None and score != sign * v:
@@ -138,9 +148,10 @@ def _score_row(row, line, lexer, board_no):
     pct_ew = read_num(row.get("Percentage_EW"), "Percentage_EW", lexer, line)
     if score is None and contract is None:
         p = [row.get("Percentage_NS"), row.get("Percentage_EW")]
-        if any(not blank(x) and x.strip().startswith("^") for x in p):
-            a = pct_ns if pct_ns is not None else 100 - pct_ew
-            b = pct_ew if pct_ew is not None else 100 - pct_ns
+        if any(x is not None and not blank(x) and x.strip().startswith("^") for x in p):
+            # the cell with the caret holds a percentage: one of the two is known
+            a = pct_ns if pct_ns is not None else Fraction(100) - (pct_ew or 0)
+            b = pct_ew if pct_ew is not None else 100 - a
             try:
                 score = xlbridge.Artificial(a, b)
             except xlbridge.XlbridgeError:
@@ -148,8 +159,8 @@ def _score_row(row, line, lexer, board_no):
         elif all(blank(row.get(c)) for c in ("Contract", "Score_NS", "Score_EW")) and not any(
                 (row.get(c) or "").strip() == "?" for c in ("Contract", "Score_NS", "Score_EW")):
             score = xlbridge.NOT_PLAYED
-    lead = row.get("Lead")
-    lead = None if blank(lead) else normalize_lead(lead, **loc)
+    lead_cell = row.get("Lead")
+    lead = None if lead_cell is None or blank(lead_cell) else normalize_lead(lead_cell, **loc)
     r = Result(ns, ew, contract, declarer, tricks, score, lead,
                read_num(row.get("MP_NS"), "MP_NS", lexer, line), read_num(row.get("MP_EW"), "MP_EW", lexer, line),
                pct_ns, pct_ew,
@@ -158,7 +169,7 @@ def _score_row(row, line, lexer, board_no):
     return r, player_names(row.get("Names_NS")), player_names(row.get("Names_EW"))
 
 
-def _date(v):
+def _date(v: str | None) -> _dt.date | None:
     m = re.fullmatch(r"\s*(\d{4})[.\-/](\d{2})[.\-/](\d{2})\s*", v or "")
     if not m:
         return None
@@ -170,7 +181,7 @@ def _date(v):
 
 # ------------------------------------------------------------------------------------------ reader
 
-def read_pbn(source, *, name: str | None = None) -> Event:
+def read_pbn(source: Source, *, name: str | None = None) -> Event:
     """Read a PBN 2.1 file (a path, bytes, or text with newlines) into an :class:`Event`.
 
     Every traveller row is checked: the score must be what the contract, declarer and tricks
@@ -197,11 +208,12 @@ def read_pbn(source, *, name: str | None = None) -> Event:
     games = split_games(lexer)
     if not games:
         raise FormatError("no PBN tags found (not a PBN file?)", file=name)
-    ev = {"Event": None, "Site": None, "Date": None, "Scoring": None}
-    boards, board_locs = [], []
-    totals = None
-    names_seen = {}
-    seen_boards = {}
+    ev: dict[str, str | None] = {"Event": None, "Site": None, "Date": None, "Scoring": None}
+    boards: list[Board] = []
+    board_locs: list[list[dict[str, Any]]] = []
+    totals: tuple[tuple[str, int], list[Cell]] | None = None
+    names_seen: dict[tuple[str, str], tuple[str, ...]] = {}
+    seen_boards: dict[int, bool | None] = {}
     for g in games:
         tags = g["tags"]
         for k in ev:
@@ -224,18 +236,19 @@ def read_pbn(source, *, name: str | None = None) -> Event:
                 continue  # another game (e.g. a played deal) of a board already read
         elif bno in seen_boards and seen_boards[bno] is not None:
             raise lexer.err("a second ScoreTable for board", tags["ScoreTable"][1], bno)
-        loc = {"file": name, "line": bline}
-        dealer = tags.get("Dealer", ("", 0))
-        dealer = normalize_seat(dealer[0], file=name, line=dealer[1]) if not blank(dealer[0]) else \
+        loc: dict[str, Any] = {"file": name, "line": bline}
+        dealer_tag = tags.get("Dealer", ("", 0))
+        dealer = normalize_seat(dealer_tag[0], file=name, line=dealer_tag[1]) if not blank(dealer_tag[0]) else \
             "NESW"[(bno - 1) % 4]
-        vul = tags.get("Vulnerable", ("", 0))
+        vul_tag = tags.get("Vulnerable", ("", 0))
         try:
-            vul = xlbridge.vulnerability(vul[0] if not blank(vul[0]) else bno).name
+            vul = xlbridge.vulnerability(vul_tag[0] if not blank(vul_tag[0]) else bno).name
         except xlbridge.XlbridgeError:
-            raise lexer.err("cannot read vulnerability:", vul[1], vul[0]) from None
-        deal = tags.get("Deal", ("", 0))
-        deal = normalize_deal(deal[0], file=name, line=deal[1]) if not blank(deal[0]) else None
-        rows, locs = [], []
+            raise lexer.err("cannot read vulnerability:", vul_tag[1], vul_tag[0]) from None
+        deal_tag = tags.get("Deal", ("", 0))
+        deal = normalize_deal(deal_tag[0], file=name, line=deal_tag[1]) if not blank(deal_tag[0]) else None
+        rows: list[Result] = []
+        locs: list[dict[str, Any]] = []
         if "ScoreTable" in tags:
             hval, hline = tags["ScoreTable"]
             cols = table_header(hval, lexer, hline, "ScoreTable")
@@ -244,7 +257,7 @@ def read_pbn(source, *, name: str | None = None) -> Event:
             if not ({"Score_NS", "Score_EW", "Contract"} & set(cols)):
                 raise lexer.err("ScoreTable header has no Contract or Score column:", hline, hval)
             for row, line in table_rows(cols, g["data"]["ScoreTable"], lexer, "ScoreTable"):
-                r, nn, ne = _score_row(row, line, lexer, bno)
+                r, nn, ne = _score_row(row, line, lexer)
                 rows.append(check_result(r, vul, {"file": name, "line": line}))
                 locs.append({"file": name, "line": line})
                 for num, side, nm in ((r.ns, "NS", nn), (r.ew, "EW", ne)):

@@ -22,12 +22,28 @@ reads the games into an event):
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Sequence
+from fractions import Fraction
+from typing import Any, TypeAlias, TypedDict
 
 from .errors import LIMITS, FormatError
 from .model import parse_number
 
-__all__ = ["decode_pbn", "Lexer", "split_games", "table_header", "table_rows", "blank", "read_num", "read_int",
+__all__ = ["Token", "Cell", "Game", "decode_pbn", "Lexer", "split_games", "table_header", "table_rows", "blank", "read_num", "read_int",
            "pair_id", "player_names"]
+
+#: A token: ``("TAG", name, value, line)``, ``("DATA", text, quoted, line)`` or ``("BLANK", line)``.
+Token: TypeAlias = "tuple[Any, ...]"
+#: A data token of a game: ``(text, quoted, line)``.
+Cell: TypeAlias = "tuple[str, bool, int]"
+
+
+class Game(TypedDict):
+    """One game: its tags ``{name: (value, line)}`` and the data after each ``{tag name: [cell, ...]}``."""
+
+    tags: dict[str, tuple[str, int]]
+    data: dict[str, list[Cell]]
+
 
 _TAG_NAME = re.compile(r"[A-Za-z0-9_]+")
 _COLUMN = re.compile(r"([+-]?)([A-Za-z][A-Za-z0-9_]*)(?:\\(\d{1,3})([LR]?))?")
@@ -52,14 +68,15 @@ def decode_pbn(data: bytes) -> str:
 class Lexer:
     """Tokens of a PBN text: ("TAG", name, value, line), ("DATA", text, quoted, line), ("BLANK", line)."""
 
-    def __init__(self, text: str, name: str):
+    def __init__(self, text: str, name: str) -> None:
         self.text, self.name = text, name
-        self.directives = []
+        self.directives: list[str] = []
+        self._last: Token = ()
 
-    def err(self, message, line, value=None):
+    def err(self, message: str, line: int | None, value: object = None) -> FormatError:
         return FormatError(message, file=self.name, line=line, value=value)
 
-    def tokens(self):
+    def tokens(self) -> Iterator[Token]:
         in_brace = False
         for lineno, line in enumerate(self.text.split("\n"), start=1):
             if len(line) > LIMITS["line"]:
@@ -106,8 +123,8 @@ class Lexer:
         if in_brace:
             raise self.err("unterminated {comment} at the end of the file", None)
 
-    def _string(self, line, i, lineno):
-        out = []
+    def _string(self, line: str, i: int, lineno: int) -> tuple[str, int]:
+        out: list[str] = []
         j = i + 1
         while j < len(line):
             c = line[j]
@@ -121,7 +138,7 @@ class Lexer:
                 j += 1
         raise self.err("unterminated string:", lineno, line[i:])
 
-    def _tag(self, line, i, lineno):
+    def _tag(self, line: str, i: int, lineno: int) -> int:
         m = _TAG_NAME.match(line, i + 1)
         if not m:
             raise self.err("cannot read tag pair (expected [Name \"value\"]):", lineno, line[i:])
@@ -139,11 +156,14 @@ class Lexer:
         return j + 1
 
 
-def split_games(lexer: Lexer):
+def split_games(lexer: Lexer) -> list[Game]:
     """Games as dicts: tags {name: (value, line)}, data {tag name: [(text, quoted, line)]}."""
-    games, game, current, prev = [], None, None, {}
+    games: list[Game] = []
+    game: Game | None = None
+    current: str | None = None
+    prev: dict[str, tuple[str, int]] = {}
 
-    def close():
+    def close() -> None:
         nonlocal game, prev
         if game and game["tags"]:
             games.append(game)
@@ -177,8 +197,9 @@ def split_games(lexer: Lexer):
 
 # ------------------------------------------------------------------------------------------ tables
 
-def table_header(value: str, lexer: Lexer, line: int, table: str) -> list:
-    cols = []
+def table_header(value: str, lexer: Lexer, line: int, table: str) -> list[str]:
+    """The column names of a table's header (section 5.2: ``[+-]Name[\\width[LR]]``, ``;``-separated)."""
+    cols: list[str] = []
     for part in value.split(";"):
         part = part.strip()
         m = _COLUMN.fullmatch(part)
@@ -191,7 +212,9 @@ def table_header(value: str, lexer: Lexer, line: int, table: str) -> list:
     return cols
 
 
-def table_rows(cols, data, lexer, table):
+def table_rows(cols: Sequence[str], data: Sequence[Cell], lexer: Lexer, table: str,
+               ) -> Iterator[tuple[dict[str, str], int]]:
+    """``({column: text}, line)`` for each row of a table's data (a row may span lines)."""
     n = len(cols)
     if len(data) % n:
         rest = data[len(data) - len(data) % n]
@@ -201,12 +224,14 @@ def table_rows(cols, data, lexer, table):
         yield dict(zip(cols, (t[0] for t in chunk))), chunk[0][2]
 
 
-def blank(v) -> bool:
+def blank(v: str | None) -> bool:
+    """True for a missing cell or one holding ``-`` (irrelevant) or ``?`` (unknown)."""
     return v is None or v.strip() in ("", "-", "?")
 
 
-def read_num(v, what, lexer, line, *, caret=True):
-    if blank(v):
+def read_num(v: str | None, what: str, lexer: Lexer, line: int, *, caret: bool = True) -> Fraction | None:
+    """An exact number (``%`` and, with ``caret``, a leading ``^`` ignored), None when blank."""
+    if v is None or blank(v):
         return None
     t = v.strip()
     if caret and t.startswith("^"):
@@ -217,7 +242,8 @@ def read_num(v, what, lexer, line, *, caret=True):
     return x
 
 
-def read_int(v, what, lexer, line):
+def read_int(v: str | None, what: str, lexer: Lexer, line: int) -> int | None:
+    """A whole number, None when blank."""
     x = read_num(v, what, lexer, line, caret=False)
     if x is None:
         return None
@@ -226,8 +252,9 @@ def read_int(v, what, lexer, line):
     return int(x)
 
 
-def pair_id(v, what, lexer, line):
-    if blank(v):
+def pair_id(v: str | None, what: str, lexer: Lexer, line: int) -> str:
+    """A pair or team number (at most 20 characters); blank is an error."""
+    if v is None or blank(v):
         raise lexer.err(f"missing {what}:", line, v)
     t = v.strip()
     if len(t) > 20:
@@ -235,7 +262,8 @@ def pair_id(v, what, lexer, line):
     return t
 
 
-def player_names(v) -> tuple:
-    if blank(v):
+def player_names(v: str | None) -> tuple[str, ...]:
+    """Player names, ``;``-separated."""
+    if v is None or blank(v):
         return ()
     return tuple(x.strip() for x in v.split(";") if x.strip())

@@ -15,14 +15,19 @@ when every character is ASCII, else UTF-8 with a byte-order mark (section 2.2).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from typing import TypeAlias
 
 import xlbridge
 
 from .checks import format_number
 from .errors import FormatError
-from .model import MITCHELL, TEAMS, Event, Result, natural_key
+from .model import MITCHELL, TEAMS, Board, Event, Result, natural_key
 
 __all__ = ["write_pbn"]
+
+#: A column of a table written: its name and alignment (``"L"`` or ``"R"``).
+Column: TypeAlias = "tuple[str, str]"
 
 _PBN_SCORING = {"MP": "MP", "IMP": "IMP", "CROSS_IMP": "Cross-IMP", "BUTLER": "Butler"}
 
@@ -31,14 +36,14 @@ def _quote(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _check_text(s, what):
+def _check_text(s: str | None, what: str) -> None:
     if s is None:
         return
     if any(c in s for c in "\r\n\x00"):
         raise FormatError(f"{what} cannot contain a line break:", value=s)
 
 
-def _table(tag, columns, rows) -> list:
+def _table(tag: str, columns: Sequence[Column], rows: Sequence[Sequence[str]]) -> list[str]:
     """Lines of a PBN table in export format: widths from the data, numbers right-aligned."""
     widths = [max([1] + [len(r[i]) for r in rows]) for i, c in enumerate(columns)]
     head = ";".join(f"{c[0]}\\{w}{c[1]}" for c, w in zip(columns, widths))
@@ -57,18 +62,18 @@ def write_pbn(event: Event) -> bytes:
     contain ``;`` (the PBN name separator) or line breaks.
     """
     mitchell = event.movement == MITCHELL
-    names = {}
     for p in event.participants:
         for n in p.names:
             _check_text(n, "a player name")
             if ";" in n:
                 raise FormatError("a player name cannot contain ';' in PBN:", value=n)
         _check_text(p.name, "a team name")
-        names[p.key] = p.names
     for t, what in ((event.name, "the event name"), (event.site, "the site")):
         _check_text(t, what)
-    has = lambda attr: any(getattr(r, attr) is not None for b in event.boards for r in b.results)  # noqa: E731
-    cols = [("PairId_NS", "R"), ("PairId_EW", "R"), ("Contract", "L"), ("Declarer", "L"), ("Result", "R")]
+    def has(attr: str) -> bool:
+        return any(getattr(r, attr) is not None for b in event.boards for r in b.results)
+
+    cols: list[Column] = [("PairId_NS", "R"), ("PairId_EW", "R"), ("Contract", "L"), ("Declarer", "L"), ("Result", "R")]
     if has("lead"):
         cols.append(("Lead", "L"))
     cols += [("Score_NS", "R"), ("Score_EW", "R"), ("MP_NS", "R"), ("MP_EW", "R"), ("Percentage_NS", "R"),
@@ -82,7 +87,7 @@ def write_pbn(event: Event) -> bytes:
     date = event.date.strftime("%Y.%m.%d") if event.date else "????.??.??"
     scoring = _PBN_SCORING.get(event.scoring, "MP")
     lines = ["% PBN 2.1", "% EXPORT", "%Creator: xlbridge"]
-    boards = list(event.boards) or [None]
+    boards: list[Board | None] = list(event.boards) or [None]
     for k, b in enumerate(boards):
         lines.append("")
         tags = [("Event", event.name or ""), ("Site", event.site or ""), ("Date", date)]
@@ -96,7 +101,7 @@ def write_pbn(event: Event) -> bytes:
             tags.append(("Scoring", scoring))
         lines += [f"[{t} {_quote(v)}]" for t, v in tags]
         if b is not None and b.results:
-            rows = []
+            rows: list[list[str]] = []
             for r in b.results:
                 rows.append(_score_cells(r, cols))
             lines += _table("ScoreTable", cols, rows)
@@ -109,7 +114,7 @@ def write_pbn(event: Event) -> bytes:
     return b"\xef\xbb\xbf" + text.encode("utf-8")
 
 
-def _score_cells(r: Result, cols) -> list:
+def _score_cells(r: Result, cols: Sequence[Column]) -> list[str]:
     art = isinstance(r.score, xlbridge.Artificial)
     v = {"PairId_NS": r.ns, "PairId_EW": r.ew, "Contract": r.contract or "-",
          "Declarer": r.declarer or "-", "Result": "-" if r.tricks is None else str(r.tricks),
@@ -135,9 +140,9 @@ def _score_cells(r: Result, cols) -> list:
     return [v[c[0]] for c in cols]
 
 
-def _total_table(event: Event, mitchell: bool) -> list:
+def _total_table(event: Event, mitchell: bool) -> list[str]:
     teams = event.kind == TEAMS
-    cols = [("Rank", "R"), ("TeamId" if teams else "PairId", "R")]
+    cols: list[Column] = [("Rank", "R"), ("TeamId" if teams else "PairId", "R")]
     if mitchell:
         cols.append(("Direction", "L"))
     if teams:
@@ -146,11 +151,12 @@ def _total_table(event: Event, mitchell: bool) -> list:
              ("Names", "L")]
     order = sorted(event.participants, key=lambda p: (p.direction or "", p.place is None, p.place or 0,
                                                       natural_key(p.number)))
-    rows = []
+    rows: list[list[str]] = []
     for p in order:
         v = {"Rank": "-" if p.place is None else str(p.place), "PairId": p.number, "TeamId": p.number,
              "Direction": p.direction or "-", "TeamName": _quote(p.name or ""),
-             "TotalMP": format_number(p.total), "TotalIMP": format_number(p.total), "TotalPercentage": format_number(p.percentage),
+             "TotalMP": format_number(p.total), "TotalIMP": format_number(p.total),
+             "TotalPercentage": format_number(p.percentage),
              "NrBoards": "-" if p.boards is None else str(p.boards), "Names": _quote(";".join(p.names))}
         rows.append([v[c[0]] for c in cols])
     return _table("TotalScoreTable", cols, rows)

@@ -29,14 +29,16 @@ True
 from __future__ import annotations
 
 import html
+import os
 import re
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from fractions import Fraction
 from pathlib import Path
 
 import xlbridge
 
 from .errors import FormatError
-from .model import MITCHELL, TEAMS, Event, natural_key
+from .model import TEAMS, Board, Event, Participant, Result, natural_key
 from .scoring import score_event
 
 __all__ = ["publish", "STYLESHEET", "dd_analysis"]
@@ -75,11 +77,11 @@ _SUIT_HTML = {"S": "&spades;", "H": '<span class="red">&hearts;</span>', "D": '<
 _SEAT = {"N": "North", "E": "East", "S": "South", "W": "West"}
 
 
-def _e(x) -> str:
+def _e(x: object) -> str:
     return html.escape("" if x is None else str(x), quote=True)
 
 
-def _n(x, places=2) -> str:
+def _n(x: Fraction | int | None, places: int = 2) -> str:
     """Whole numbers as they are, others to 2 decimals (EBU display rule, applied once)."""
     if x is None:
         return ""
@@ -89,19 +91,19 @@ def _n(x, places=2) -> str:
     return xlbridge.format_display(x, "EBU", places)
 
 
-def _pct(x) -> str:
+def _pct(x: Fraction | int | None) -> str:
     return "" if x is None else xlbridge.format_display(Fraction(x), "EBU", 2)
 
 
-def _slug(text) -> str:
+def _slug(text: object) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "_", str(text)).strip("_") or "x"
 
 
-def _pair_file(p_dir, number) -> str:
+def _pair_file(p_dir: str | None, number: str) -> str:
     return f"pair-{p_dir + '-' if p_dir else ''}{_slug(number)}.html"
 
 
-def _page(title: str, event: Event, body: str, *, home: bool = False, links=()) -> str:
+def _page(title: str, event: Event, body: str, *, home: bool = False, links: Iterable[str] = ()) -> str:
     nav = "" if home else "<nav>" + " ".join(['<a href="index.html">Results</a>', *links]) + "</nav>\n"
     meta = " &middot; ".join(_e(x) for x in (event.site, event.date) if x)
     return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
@@ -111,7 +113,7 @@ def _page(title: str, event: Event, body: str, *, home: bool = False, links=()) 
             '</body>\n</html>\n')
 
 
-def _table(head, rows, numeric=()) -> str:
+def _table(head: Sequence[str], rows: Iterable[Sequence[str]], numeric: Collection[int] = ()) -> str:
     th = "".join(f'<th{" class=n" if i in numeric else ""}>{h}</th>' for i, h in enumerate(head))
     out = [f"<table>\n<thead><tr>{th}</tr></thead>\n<tbody>"]
     for r in rows:
@@ -121,7 +123,7 @@ def _table(head, rows, numeric=()) -> str:
     return "\n".join(out)
 
 
-def _contract_html(c) -> str:
+def _contract_html(c: str | None) -> str:
     if not c:
         return ""
     if c == "PASS":
@@ -133,11 +135,11 @@ def _contract_html(c) -> str:
     return f"{m.group(1)}{suit}{_e(m.group(3))}"
 
 
-def _lead_html(lead) -> str:
+def _lead_html(lead: str | None) -> str:
     return "" if not lead else f"{_SUIT_HTML[lead[0]]}{_e(lead[1])}"
 
 
-def _score_text(r):
+def _score_text(r: Result) -> tuple[str, str]:
     if isinstance(r.score, int):
         return (str(r.score), "") if r.score >= 0 else ("", str(-r.score))
     if r.score is None:
@@ -154,16 +156,16 @@ def _hand_html(hand: str) -> str:
     return '<div class="hand">' + "<br>".join(lines) + "</div>"
 
 
-def _deal_html(board) -> str:
-    hands = dict(zip("NESW", board.deal[2:].split(" ")))
-    mid = f"Board {board.number}<br>Dealer {_SEAT.get(board.dealer, '')}<br>Vul {_e(board.vulnerable)}"
+def _deal_html(board: Board) -> str:
+    hands = dict(zip("NESW", (board.deal or "")[2:].split(" ")))
+    mid = f"Board {board.number}<br>Dealer {_SEAT.get(board.dealer or '', '')}<br>Vul {_e(board.vulnerable)}"
     return ('<table class="deal">\n'
             f'<tr><td></td><td>{_hand_html(hands["N"])}</td><td></td></tr>\n'
             f'<tr><td>{_hand_html(hands["W"])}</td><td class="mid">{mid}</td><td>{_hand_html(hands["E"])}</td></tr>\n'
             f'<tr><td></td><td>{_hand_html(hands["S"])}</td><td></td></tr>\n</table>\n')
 
 
-def dd_analysis(board):
+def dd_analysis(board: Board) -> tuple[dict[str, list[int]], str] | None:
     """Double-dummy tricks and par of a board with a complete deal, with endplay (the ``dds`` extra).
 
     Returns ``(table, par)``: ``table`` maps seat (N/E/S/W) to tricks in C, D, H, S, NT;
@@ -186,7 +188,7 @@ def dd_analysis(board):
     return table, f"{p.score:+d} ({contracts})" if contracts else f"{p.score:+d}"
 
 
-def _dd_html(board) -> str:
+def _dd_html(board: Board) -> str:
     res = dd_analysis(board)
     if res is None:
         return ""
@@ -197,7 +199,7 @@ def _dd_html(board) -> str:
             f"<p>Par (N-S): {_e(par_text)}</p>\n")
 
 
-def publish(event: Event, out_dir, *, dds="auto") -> list:
+def publish(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | str = "auto") -> list[Path]:
     """Write the results site of ``event`` into ``out_dir`` (created if needed); return the paths.
 
     ``dds``: ``"auto"`` adds double-dummy tables and par where endplay is installed and the deal
@@ -214,10 +216,9 @@ def publish(event: Event, out_dir, *, dds="auto") -> list:
     pages = {"style.css": STYLESHEET}
     title = event.name or "Results"
     teams = event.kind == TEAMS
-    mitchell = event.movement == MITCHELL
     parts = {p.key: p for p in event.participants}
 
-    def link(key):
+    def link(key: tuple[str | None, str]) -> str:
         p = parts.get(key)
         label = (p.label if p else (f"{key[0]} {key[1]}" if key[0] else key[1]))
         return f'<a href="{_pair_file(key[0], key[1])}">{_e(label)}</a>'
@@ -264,7 +265,7 @@ def publish(event: Event, out_dir, *, dds="auto") -> list:
         if b.deal:
             body.append(_deal_html(b))
         else:
-            body.append(f"<p>Dealer {_SEAT.get(b.dealer, '?')}, vulnerable: {_e(b.vulnerable)}</p>\n")
+            body.append(f"<p>Dealer {_SEAT.get(b.dealer or '?', '?')}, vulnerable: {_e(b.vulnerable)}</p>\n")
         if dds and b.deal:
             body.append(_dd_html(b))
         imp = teams or event.scoring != "MP"
@@ -290,14 +291,14 @@ def publish(event: Event, out_dir, *, dds="auto") -> list:
                     if event.pair_key(r, side) != p.key:
                         continue
                     mp = r.mp_ns if side == "NS" else r.mp_ew
-                    pct = r.pct_ns if side == "NS" else r.pct_ew
+                    share = r.pct_ns if side == "NS" else r.pct_ew
                     im = r.imp_ns if side == "NS" else r.imp_ew
                     val = im if (teams or event.scoring != "MP") else mp
                     sc = r.score if not isinstance(r.score, int) else (r.score if side == "NS" else -r.score)
                     tot += val or 0
                     rows.append([f'<a href="board-{b.number}.html">{b.number}</a>', side,
                                  link(event.pair_key(r, other)), _contract_html(r.contract), _e(r.declarer),
-                                 _e(r.tricks), _e(sc), _n(val), _pct(pct)])
+                                 _e(r.tricks), _e(sc), _n(val), _pct(share)])
         imp = teams or event.scoring != "MP"
         head = ["Board", "Dir", "Versus", "Contract", "By", "Tricks", "Score", "IMPs" if imp else "MP",
                 "" if imp else "%"]
@@ -333,18 +334,18 @@ def publish(event: Event, out_dir, *, dds="auto") -> list:
     return written
 
 
-def _team_name(parts, number) -> str:
+def _team_name(parts: Mapping[tuple[str | None, str], Participant], number: str) -> str:
     p = parts.get((None, number))
     return p.name if p and p.name else f"Team {number}"
 
 
-def _match_file(a, b) -> str:
+def _match_file(a: str, b: str) -> str:
     return f"match-{_slug(a)}-{_slug(b)}.html"
 
 
-def _matches(event: Event) -> dict:
+def _matches(event: Event) -> dict[tuple[str, str], list[tuple[int, Result, Result]]]:
     """(team a, team b) -> [(board, room-1 row with a N-S, room-2 row)] for boards played at both tables."""
-    out = {}
+    out: dict[tuple[str, str], list[tuple[int, Result, Result]]] = {}
     for b in event.boards:
         for r1 in b.results:
             for r2 in b.results:

@@ -27,22 +27,25 @@ event built in code gets the same one-line errors as one read from a file.
 from __future__ import annotations
 
 from dataclasses import replace
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
+from typing import Any
 
 import xlbridge
 
 from .checks import check_board, check_result
 from .errors import FormatError
-from .model import TEAMS, Event, Participant, natural_key
+from .model import TEAMS, Board, Event, Participant, Result, natural_key
 
 __all__ = ["score_event"]
 
 
-def _checked(event: Event):
+def _checked(event: Event) -> list[Board]:
     boards = []
     for b in event.boards:
         vul = b.vulnerable or xlbridge.vulnerability(b.number).name
-        rows, locs = [], []
+        rows: list[Result] = []
+        locs: list[dict[str, Any]] = []
         for i, r in enumerate(b.results, start=1):
             loc = {"element": f"board {b.number}, row {i}"}
             rows.append(check_result(r, vul, loc))
@@ -52,8 +55,9 @@ def _checked(event: Event):
     return boards
 
 
-def _apply_standings(event: Event, standings_by_field: dict, boards, *, percent: bool) -> Event:
-    parts = {p.key: p for p in event.participants}
+def _apply_standings(event: Event, standings_by_field: Mapping[str | None, list[xlbridge.Standing]],
+                     boards: Sequence[Board], *, percent: bool) -> Event:
+    parts: dict[tuple[str | None, Any], Participant] = {p.key: p for p in event.participants}
     for b in boards:  # every pair on a traveller is a participant
         for r in b.results:
             for side in ("NS", "EW"):
@@ -61,18 +65,21 @@ def _apply_standings(event: Event, standings_by_field: dict, boards, *, percent:
                 parts.setdefault(key, Participant(key[1], key[0]))
     for field, standings in standings_by_field.items():
         for s in standings:
-            key = (field, s.pair)
-            p = parts.get(key)
+            found = (field, s.pair)
+            p = parts.get(found)
             if p is None:
                 continue
-            parts[key] = replace(p, total=s.total, maximum=s.maximum if percent else None,
+            parts[found] = replace(p, total=s.total, maximum=s.maximum if percent else None,
                                  percentage=s.percentage if percent else None, place=s.rank, tied=s.tied,
                                  boards=s.boards)
     ordered = sorted(parts.values(), key=lambda p: (p.direction or "", natural_key(p.number)))
     return replace(event, participants=tuple(ordered), boards=tuple(boards))
 
 
-def _rank(event: Event, board_of_row, ns_pairs, ew_pairs, mp_ns, mp_ew, tops, session=None) -> dict:
+def _rank(event: Event, board_of_row: Sequence[int] | None, ns_pairs: Sequence[str], ew_pairs: Sequence[str],
+          mp_ns: Sequence[Fraction | None] | None, mp_ew: Sequence[Fraction | None] | None,
+          tops: Sequence[int | None] | None, session: xlbridge.SessionMP | None = None,
+          ) -> dict[str | None, list[xlbridge.Standing]]:
     out = {}
     for field in event.fields():
         ns = [p if field in (None, "NS") else None for p in ns_pairs]
@@ -101,9 +108,9 @@ def score_event(event: Event, *, scale: str = "EBU") -> Event:
     ew_pairs = [r.ew for _, r in rows]
     if event.scoring == "MP":
         s = xlbridge.matchpoint_session(entries, board_no, scale=scale, check_legal=False)
-        new = iter(zip(s.ns, s.ew, s.ns_percent, s.ew_percent))
+        mps = iter(zip(s.ns, s.ew, s.ns_percent, s.ew_percent))
         boards = [replace(b, results=tuple(replace(r, mp_ns=a, mp_ew=c, pct_ns=d, pct_ew=e)
-                                           for r, (a, c, d, e) in zip(b.results, new))) for b in boards]
+                                           for r, (a, c, d, e) in zip(b.results, mps))) for b in boards]
         standings = _rank(event, None, ns_pairs, ew_pairs, None, None, None, session=s)
         return _apply_standings(event, standings, boards, percent=True)
     if event.scoring in ("CROSS_IMP", "BUTLER"):
@@ -118,14 +125,19 @@ def score_event(event: Event, *, scale: str = "EBU") -> Event:
     raise FormatError(f"cannot score pairs event at {event.scoring!r} (expected MP, CROSS_IMP or BUTLER)")
 
 
-def _score_teams(event: Event, boards) -> Event:
+def _score_teams(event: Event, boards: Sequence[Board]) -> Event:
     """Teams: per board and match, the two tables compared (Law 78B IMPs via the core)."""
     new_boards = []
-    v_boards, v_a, v_b, v_ia, v_ib, v_tops = [], [], [], [], [], []
+    v_boards: list[tuple[int, tuple[str, ...]]] = []
+    v_a: list[str] = []
+    v_b: list[str] = []
+    v_ia: list[Fraction] = []
+    v_ib: list[Fraction] = []
+    v_tops: list[int] = []
     for b in boards:
         rows = list(b.results)
-        imp = [None] * len(rows)
-        by_match = {}
+        imp: list[tuple[Fraction, Fraction] | None] = [None] * len(rows)
+        by_match: dict[frozenset[str], list[int]] = {}
         for i, r in enumerate(rows):
             by_match.setdefault(frozenset((r.ns, r.ew)), []).append(i)
         for teams, idx in by_match.items():
@@ -156,5 +168,7 @@ def _score_teams(event: Event, boards) -> Event:
         new_boards.append(replace(b, results=tuple(
             replace(r, imp_ns=None if m is None else m[0], imp_ew=None if m is None else m[1])
             for r, m in zip(rows, imp))))
-    standings = {None: xlbridge.pairs_ranking(v_boards, v_a, v_b, v_ia, v_ib, v_tops)} if v_a else {}
+    standings: dict[str | None, list[xlbridge.Standing]] = {}
+    if v_a:
+        standings[None] = xlbridge.pairs_ranking(v_boards, v_a, v_b, v_ia, v_ib, v_tops)
     return _apply_standings(event, standings, new_boards, percent=False)

@@ -19,16 +19,26 @@ document properties (:func:`write_properties`, :func:`read_properties`).
 from __future__ import annotations
 
 import datetime as _dt
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, TypeAlias
 
 import xlbridge
 
 from .errors import FormatError, display_name
-from .model import Board, Event, normalize_deal, normalize_lead, normalize_seat
+from .model import Board, Event, Result, normalize_deal, normalize_lead, normalize_seat
 
 __all__ = ["HEADER_ROW", "DEALS_SHEET", "LEADS_SHEET", "VULNERABILITY", "standard_dealer", "check_standard_cycle",
            "cell_number", "cell_text", "whole_number", "find_columns", "find_parameter", "capacity", "get_sheet",
            "fill_table", "table_rows", "table_sheet", "write_extra_sheets", "read_extra_sheets",
-           "write_properties", "read_properties", "open_workbook", "event_boards"]
+           "write_properties", "read_properties", "open_workbook", "event_boards", "Workbook", "Worksheet", "Getter",
+           "Where"]
+
+#: An openpyxl workbook and worksheet (openpyxl ships no type information).
+Workbook: TypeAlias = Any
+Worksheet: TypeAlias = Any
+#: A row's cell value by column header, and the cell's place for a message (``club.xlsx, Boards!C7``).
+Getter: TypeAlias = Callable[[str], Any]
+Where: TypeAlias = Callable[[str], str]
 
 HEADER_ROW = 4
 DEALS_SHEET, LEADS_SHEET = "Deals", "Leads"
@@ -63,12 +73,12 @@ def check_standard_cycle(event: Event, name: str | None = None) -> None:
                               f"or score this file without the workbook", where=name)
 
 
-def cell_number(text: str):
+def cell_number(text: str) -> int | str:
     """A pair or team number as a cell value: a whole number when it is all digits, else the text."""
     return int(text) if text.isdigit() else text
 
 
-def cell_text(v) -> str | None:
+def cell_text(v: object) -> str | None:
     """A cell's value as stripped text (a whole float without its ``.0``), None when blank."""
     if v is None:
         return None
@@ -78,16 +88,17 @@ def cell_text(v) -> str | None:
     return s or None
 
 
-def whole_number(v, where: str, what: str) -> int:
+def whole_number(v: object, where: str, what: str) -> int:
     """``v`` as a positive whole number; anything else is an error naming ``what`` and the cell."""
     if not isinstance(v, (int, float)) or isinstance(v, bool) or v != int(v) or v < 1:
         raise FormatError(f"{what} must be a positive whole number, got", where=where, value=v)
     return int(v)
 
 
-def find_columns(ws, names, optional=(), *, sheet: str, where: str | None = None) -> dict:
+def find_columns(ws: Worksheet, names: tuple[str, ...], optional: Sequence[str] = (), *, sheet: str,
+                 where: str | None = None) -> dict[str, int]:
     """{header: column index} on the header row; a missing required header is an error."""
-    found = {}
+    found: dict[str, int] = {}
     for cell in ws[HEADER_ROW]:
         if isinstance(cell.value, str) and cell.value.strip() in names + tuple(optional):
             found.setdefault(cell.value.strip(), cell.column)
@@ -97,7 +108,7 @@ def find_columns(ws, names, optional=(), *, sheet: str, where: str | None = None
     return found
 
 
-def find_parameter(ws, label: str):
+def find_parameter(ws: Worksheet, label: str) -> Any:
     """The cell right of the cell holding ``label`` (the template's parameter block), or None."""
     for row in ws.iter_rows(min_row=1, max_row=40):
         for cell in row:
@@ -106,7 +117,7 @@ def find_parameter(ws, label: str):
     return None
 
 
-def capacity(ws) -> int | None:
+def capacity(ws: Worksheet) -> int | None:
     """The last row of the sheet's ``XLBRIDGE_CAPACITY`` area, if it declares one."""
     dn = ws.defined_names.get("XLBRIDGE_CAPACITY")
     if dn is None:
@@ -115,14 +126,15 @@ def capacity(ws) -> int | None:
     return int(last) if last.isdigit() else None
 
 
-def get_sheet(wb, name: str, where: str | None = None):
+def get_sheet(wb: Workbook, name: str, where: str | None = None) -> Worksheet:
     """The sheet ``name`` of ``wb``; its absence is an error."""
     if name not in wb.sheetnames:
         raise FormatError(f"the workbook has no sheet {name!r} (a pairs workbook: workbooks/pairs.xlsx)", where=where)
     return wb[name]
 
 
-def fill_table(ws, cols: dict, columns, rows: list, *, what: str, sheet: str, where: str | None = None) -> None:
+def fill_table(ws: Worksheet, cols: Mapping[str, int], columns: Sequence[str], rows: Sequence[Sequence[object]], *,
+               what: str, sheet: str, where: str | None = None) -> None:
     """Clear the columns ``cols`` below the header and write ``rows`` (values in the order of
     ``columns``; None leaves a cell empty) from the first row under it.
 
@@ -143,7 +155,8 @@ def fill_table(ws, cols: dict, columns, rows: list, *, what: str, sheet: str, wh
                 ws.cell(row=i, column=cols[col], value=v)
 
 
-def table_rows(ws, columns, optional=(), *, sheet: str, name: str, keys=None):
+def table_rows(ws: Worksheet, columns: tuple[str, ...], optional: tuple[str, ...] = (), *, sheet: str, name: str,
+               keys: Sequence[str] | None = None) -> Iterator[tuple[int, Getter, Where]]:
     """``(row number, get(column), where(column))`` for every row of a table on ``ws`` down to its
     capacity, skipping a row whose ``keys`` columns (default: every column) are all blank.
 
@@ -153,14 +166,14 @@ def table_rows(ws, columns, optional=(), *, sheet: str, name: str, keys=None):
     from openpyxl.utils import get_column_letter
 
     cols = find_columns(ws, columns, optional, sheet=sheet, where=name)
-    keys = tuple(columns) + tuple(optional) if keys is None else tuple(keys)
+    keys = columns + optional if keys is None else tuple(keys)
     for r, row in enumerate(ws.iter_rows(min_row=HEADER_ROW + 1, max_row=capacity(ws) or ws.max_row,
                                          values_only=True), start=HEADER_ROW + 1):
-        def get(col, row=row):
+        def get(col: str, row: tuple[Any, ...] = row) -> Any:
             i = cols.get(col)
             return None if i is None or i > len(row) else row[i - 1]
 
-        def where(col, r=r):
+        def where(col: str, r: int = r) -> str:
             return f"{name}, {sheet}!{get_column_letter(cols[col])}{r}"
 
         if all(cell_text(get(c)) is None for c in keys):
@@ -168,7 +181,8 @@ def table_rows(ws, columns, optional=(), *, sheet: str, name: str, keys=None):
         yield r, get, where
 
 
-def table_sheet(wb, title: str, note: str, headers, rows, widths) -> None:
+def table_sheet(wb: Workbook, title: str, note: str, headers: Sequence[str], rows: Sequence[Sequence[object]],
+                widths: Sequence[float]) -> None:
     """Append (or replace) the sheet ``title``: the title, a note, bold ``headers`` on the header row
     with column ``widths``, and ``rows`` below (None leaves a cell empty)."""
     from openpyxl.styles import Font
@@ -191,7 +205,7 @@ def table_sheet(wb, title: str, note: str, headers, rows, widths) -> None:
     ws.freeze_panes = f"A{HEADER_ROW + 1}"
 
 
-def write_extra_sheets(wb, event: Event, *, leads: bool = True) -> None:
+def write_extra_sheets(wb: Workbook, event: Event, *, leads: bool = True) -> None:
     """Append the ``Deals`` sheet (when a board has a deal or a dealer off the standard cycle) and the
     ``Leads`` sheet (when a row has a lead and ``leads``) to ``wb``, after the template's sheets.
 
@@ -200,7 +214,8 @@ def write_extra_sheets(wb, event: Event, *, leads: bool = True) -> None:
     """
     boards = sorted(event.boards, key=lambda b: b.number)
     if any(b.deal or (b.dealer and b.dealer != standard_dealer(b.number)) for b in boards):
-        rows = [[b.number, b.dealer or standard_dealer(b.number), b.vulnerable or VULNERABILITY(b.number),
+        rows: list[list[object]] = [[b.number, b.dealer or standard_dealer(b.number),
+                                     b.vulnerable or VULNERABILITY(b.number),
                  b.deal] for b in boards]
         table_sheet(wb, DEALS_SHEET, "Every board's dealer, vulnerability and the four hands in PBN notation "
                     "(N:spades.hearts.diamonds.clubs of North, then East, South, West; - for a hand not "
@@ -215,11 +230,12 @@ def write_extra_sheets(wb, event: Event, *, leads: bool = True) -> None:
                         "export and publish.", _L_COLUMNS, rows, (7, 6, 6, 7))
 
 
-def read_extra_sheets(wb, name: str) -> tuple[dict, dict]:
+def read_extra_sheets(wb: Workbook, name: str) -> tuple[dict[int, tuple[str, str | None]],
+                                                      dict[tuple[int, str, str], tuple[str | None, str]]]:
     """``({board: (dealer, deal)}, {(board, ns, ew): (lead, cell)})`` from the ``Deals`` and ``Leads``
     sheets (empty when a sheet is absent); a bad cell is an error naming it."""
-    deals: dict = {}
-    leads: dict = {}
+    deals: dict[int, tuple[str, str | None]] = {}
+    leads: dict[tuple[int, str, str], tuple[str | None, str]] = {}
     for sheet, columns in ((DEALS_SHEET, _D_COLUMNS), (LEADS_SHEET, _L_COLUMNS)):
         if sheet not in wb.sheetnames:
             continue
@@ -244,9 +260,8 @@ def read_extra_sheets(wb, name: str) -> tuple[dict, dict]:
                 deals[b] = (dealer, deal)
             else:
                 ns, ew, lead = cell_text(get("NS")), cell_text(get("EW")), cell_text(get("Lead"))
-                for col, v in (("NS", ns), ("EW", ew)):
-                    if v is None:
-                        raise FormatError("pair number missing", where=where(col))
+                if ns is None or ew is None:
+                    raise FormatError("pair number missing", where=where("NS" if ns is None else "EW"))
                 key = (b, ns, ew)
                 if key in leads:
                     raise FormatError(f"a second lead for board {b}, {ns} v {ew}", where=where("Lead"))
@@ -254,7 +269,8 @@ def read_extra_sheets(wb, name: str) -> tuple[dict, dict]:
     return deals, leads
 
 
-def event_boards(boards: dict, deals: dict) -> tuple:
+def event_boards(boards: Mapping[int, Sequence[Result]], deals: Mapping[int, tuple[str, str | None]],
+                 ) -> tuple[Board, ...]:
     """The boards of an event read from a workbook: ``boards`` ({number: [result, ...]}) in number
     order, at the standard cycle's vulnerability, with the dealer and deal of the ``Deals`` sheet."""
     return tuple(Board(n, deals.get(n, (standard_dealer(n), None))[0], VULNERABILITY(n),
@@ -262,7 +278,7 @@ def event_boards(boards: dict, deals: dict) -> tuple:
                  for n, rows in sorted(boards.items()))
 
 
-def write_properties(wb, event: Event) -> None:
+def write_properties(wb: Workbook, event: Event) -> None:
     """The event's name and date as custom document properties (and the name as the title)."""
     from openpyxl.packaging.custom import StringProperty
 
@@ -276,7 +292,7 @@ def write_properties(wb, event: Event) -> None:
         wb.properties.title = event.name
 
 
-def read_properties(wb) -> tuple[str | None, _dt.date | None]:
+def read_properties(wb: Workbook) -> tuple[str | None, _dt.date | None]:
     """The event's name and date written by :func:`write_properties` (None for either when absent;
     a date that is not ISO 8601 is ignored)."""
     props = {p.name: p.value for p in wb.custom_doc_props}
@@ -289,7 +305,7 @@ def read_properties(wb) -> tuple[str | None, _dt.date | None]:
     return props.get(_PROPERTY) or None, date
 
 
-def open_workbook(path, **options):
+def open_workbook(path: object, **options: Any) -> Workbook:
     """``openpyxl.load_workbook(path, **options)``; a file that is not a workbook is one error naming it."""
     import openpyxl
 

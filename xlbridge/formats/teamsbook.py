@@ -20,7 +20,9 @@ tricks behind each room's score), ``Deals`` and ``Leads`` (:mod:`xlbridge.format
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
+from typing import TypeAlias
 
 import xlbridge
 
@@ -28,11 +30,11 @@ from ..core.entries import parse_entry
 from .checks import check_board, check_result
 from .errors import FormatError, display_name
 from .model import HOWELL, TEAMS, Event, Participant, Result, natural_key, normalize_contract, normalize_seat
-from .sheets import (VULNERABILITY, cell_number, cell_text, check_standard_cycle, event_boards, fill_table,
+from .sheets import (VULNERABILITY, Getter, Where, Workbook, cell_number, cell_text, check_standard_cycle, event_boards, fill_table,
                      find_columns, get_sheet, open_workbook, read_extra_sheets, read_properties, table_rows,
                      table_sheet, whole_number, write_extra_sheets, write_properties)
 
-__all__ = ["fill_teams_workbook", "read_teams_workbook", "team_matches", "BOARDS_SHEET",
+__all__ = ["Match", "fill_teams_workbook", "read_teams_workbook", "team_matches", "BOARDS_SHEET",
            "MATCHES_SHEET", "TEAMS_SHEET", "CONTRACTS_SHEET"]
 
 BOARDS_SHEET, MATCHES_SHEET, TEAMS_SHEET, CONTRACTS_SHEET = "Boards", "Matches", "Teams", "Contracts"
@@ -48,13 +50,16 @@ def _team_label(p: Participant) -> str:
     return p.name or f"Team {p.number}"
 
 
-def team_matches(event: Event, name: str | None = None) -> list:
+Match: TypeAlias = "tuple[str, str, dict[int, tuple[Result | None, Result | None]]]"
+
+
+def team_matches(event: Event, name: str | None = None) -> list[Match]:
     """The matches of a teams event: ``[(team a, team b, {board: (room-1 row, room-2 row)})]``, team a
     the lower number (it sits N-S in room 1), in order of team numbers.
 
     A board a pair of teams played at one table only keeps ``None`` for the other room.
     """
-    matches: dict = {}
+    matches: dict[tuple[str, str], dict[int, list[Result | None]]] = {}
     for b in sorted(event.boards, key=lambda b: b.number):
         for r in b.results:
             a, c = sorted((r.ns, r.ew), key=natural_key)
@@ -65,11 +70,11 @@ def team_matches(event: Event, name: str | None = None) -> list:
             if rooms[room] is not None:
                 raise FormatError(f"board {b.number}: teams {a} and {c} meet twice in the same seats", where=name)
             rooms[room] = r
-    return [(a, c, {k: tuple(v) for k, v in boards.items()})
+    return [(a, c, {k: (v[0], v[1]) for k, v in boards.items()})
             for (a, c), boards in sorted(matches.items(), key=lambda kv: (natural_key(kv[0][0]), natural_key(kv[0][1])))]
 
 
-def _room_score(r: Result | None, board: int, name: str | None):
+def _room_score(r: Result | None, board: int, name: str | None) -> int | str | None:
     if r is None:
         return None
     if isinstance(r.score, xlbridge.Artificial):
@@ -81,7 +86,7 @@ def _room_score(r: Result | None, board: int, name: str | None):
     return r.score
 
 
-def fill_teams_workbook(wb, event: Event, *, name: str | None = None) -> None:
+def fill_teams_workbook(wb: Workbook, event: Event, *, name: str | None = None) -> None:
     """Write a teams ``event`` into the teams template workbook ``wb`` (openpyxl), in place.
 
     Each pair of teams that meets on some board is one match (team A the lower number, sitting N-S
@@ -99,7 +104,7 @@ def fill_teams_workbook(wb, event: Event, *, name: str | None = None) -> None:
         for r in b.results:
             for num in (r.ns, r.ew):
                 parts.setdefault(num, Participant(num))
-    labels: dict = {}
+    labels: dict[str, str] = {}
     for p in parts.values():
         label = _team_label(p)
         if label in labels:
@@ -134,7 +139,7 @@ def fill_teams_workbook(wb, event: Event, *, name: str | None = None) -> None:
     write_extra_sheets(wb, event)
 
 
-def read_teams_workbook(path) -> Event:
+def read_teams_workbook(path: str | os.PathLike[str]) -> Event:
     """Read a teams workbook (teams.xlsx, filled by hand or by :func:`fill_teams_workbook`) into an
     (unscored) teams :class:`Event`: room 1 is team A sitting N-S against team B, room 2 the
     reverse.  Team numbers come from the ``Teams`` sheet when present (else 1, 2, ... in order of
@@ -145,8 +150,8 @@ def read_teams_workbook(path) -> Event:
     name = display_name(path)
     wb = open_workbook(path, data_only=True, read_only=False)
     try:
-        number_of: dict = {}
-        teams: dict = {}
+        number_of: dict[str, str] = {}
+        teams: dict[str, Participant] = {}
         if TEAMS_SHEET in wb.sheetnames:
             for _r, get, where in table_rows(wb[TEAMS_SHEET], _TEAM_COLUMNS, sheet=TEAMS_SHEET, name=name):
                 num, label = cell_text(get("Team")), cell_text(get("Name"))
@@ -158,13 +163,13 @@ def read_teams_workbook(path) -> Event:
                 teams[num] = Participant(num, None, tuple(n.strip() for n in players.split("&") if n.strip())
                                          if players else (), None if label == f"Team {num}" else label)
                 number_of[label] = num
-        matches: dict = {}
+        matches: dict[int, tuple[str, str]] = {}
         for _r, get, where in table_rows(get_sheet(wb, MATCHES_SHEET, name), _M_COLUMNS, sheet=MATCHES_SHEET,
                                          name=name):
             m = whole_number(get("Match"), where("Match"), "match number")
             if m in matches:
                 raise FormatError(f"match {m} is listed twice", where=where("Match"))
-            pair = []
+            pair: list[str] = []
             for col in ("Team A", "Team B"):
                 label = cell_text(get(col))
                 if label is None:
@@ -177,9 +182,9 @@ def read_teams_workbook(path) -> Event:
                 pair.append(number_of[label])
             if pair[0] == pair[1]:
                 raise FormatError("a team cannot play against itself:", where=where("Team B"), value=get("Team B"))
-            matches[m] = tuple(pair)
+            matches[m] = (pair[0], pair[1])
         deals, leads = read_extra_sheets(wb, name)
-        contracts: dict = {}
+        contracts: dict[tuple[int, str | None, str | None], tuple[Getter, Where]] = {}
         if CONTRACTS_SHEET in wb.sheetnames:
             for _r, get, where in table_rows(wb[CONTRACTS_SHEET], _C_COLUMNS, sheet=CONTRACTS_SHEET, name=name):
                 b = whole_number(get("Board"), where("Board"), "board number")
@@ -188,8 +193,8 @@ def read_teams_workbook(path) -> Event:
                     raise FormatError(f"a second contract for board {b}, team {key[1]} v team {key[2]}",
                                       where=where("Contract"))
                 contracts[key] = (get, where)
-        boards: dict = {}
-        seen = set()
+        boards: dict[int, list[Result]] = {}
+        seen: set[tuple[int, int]] = set()
         for _r, get, where in table_rows(get_sheet(wb, BOARDS_SHEET, name), _B_COLUMNS, _B_OPTIONAL,
                                          sheet=BOARDS_SHEET, name=name):
             for col in _B_OPTIONAL:
@@ -235,9 +240,9 @@ def read_teams_workbook(path) -> Event:
                 if (b, ns, ew) in leads:
                     result = replace(result, lead=leads.pop((b, ns, ew))[0])
                 boards.setdefault(b, []).append(result)
-        for (b, ns, ew), (_get, cwhere) in contracts.items():
-            raise FormatError(f"a contract for a room the Boards sheet does not have (board {b}, team {ns} v team {ew})",
-                              where=cwhere("Contract"))
+        for (b, cns, cew), (_get, cwhere) in contracts.items():
+            raise FormatError(f"a contract for a room the Boards sheet does not have (board {b}, team {cns} v team "
+                              f"{cew})", where=cwhere("Contract"))
         for (b, ns, ew), (_lead, cell) in leads.items():
             raise FormatError(f"a lead for a room the Boards sheet does not have (board {b}, team {ns} v team {ew})",
                               where=cell)

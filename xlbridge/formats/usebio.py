@@ -31,11 +31,13 @@ from __future__ import annotations
 import datetime as _dt
 import re
 import xml.etree.ElementTree as ET
+from fractions import Fraction
+from typing import Any
 
 import xlbridge
 
 from .checks import check_board, check_result, infer_movement
-from .errors import LIMITS, FormatError
+from .errors import LIMITS, FormatError, Source
 from .model import (HOWELL, MITCHELL, PAIRS, Board, Event, Participant, Result, natural_key, normalize_contract,
                     normalize_deal, normalize_lead, normalize_seat, parse_number)
 
@@ -61,38 +63,51 @@ _PAIR_EVENTS = ("PAIRS", "MP_PAIRS", "IMP_PAIRS", "BUTLER_PAIRS", "CROSS_IMP_PAI
 
 
 class _Reader:
-    def __init__(self, name):
+    def __init__(self, name: str) -> None:
         self.name = name
 
-    def err(self, message, where, value=None):
+    def err(self, message: str, where: str | None, value: object = None) -> FormatError:
         return FormatError(message, file=self.name, element=where, value=value)
 
-    def text(self, el, tag, where, *, required=False):
+    def text(self, el: ET.Element, tag: str, where: str) -> str | None:
+        """The stripped text of the child ``tag``, None when it is missing or blank."""
         child = el.find(tag)
         if child is None or child.text is None or not child.text.strip():
-            if required:
-                raise self.err(f"missing {tag}", where)
             return None
         return child.text.strip()
 
-    def number(self, el, tag, where, *, whole=False):
+    def need(self, el: ET.Element, tag: str, where: str) -> str:
+        """:meth:`text` of a child that must be there."""
+        t = self.text(el, tag, where)
+        if t is None:
+            raise self.err(f"missing {tag}", where)
+        return t
+
+    def number(self, el: ET.Element, tag: str, where: str) -> Fraction | None:
+        return self._number(el, tag, where, whole=False)
+
+    def whole(self, el: ET.Element, tag: str, where: str) -> int | None:
+        x = self._number(el, tag, where, whole=True)
+        return None if x is None else int(x)
+
+    def _number(self, el: ET.Element, tag: str, where: str, *, whole: bool) -> Fraction | None:
         t = self.text(el, tag, where)
         if t is None:
             return None
         x = parse_number(t.lstrip("^").rstrip("%"))
         if x is None or (whole and x.denominator != 1):
             raise self.err(f"cannot read {tag}:", f"{where}, {tag}", t)
-        return int(x) if whole else x
+        return x
 
 
-def _parse_xml(data: bytes, name: str):
+def _parse_xml(data: bytes, name: str) -> ET.Element:
     try:
         from defusedxml import DefusedXmlException
         from defusedxml.ElementTree import fromstring
     except ImportError:  # pragma: no cover - defusedxml is a dependency of the batch extra
         raise FormatError("reading USEBIO needs the defusedxml package (pip install xlbridge[batch])") from None
     try:
-        root = fromstring(data, forbid_dtd=False, forbid_entities=True, forbid_external=True)
+        root: ET.Element = fromstring(data, forbid_dtd=False, forbid_entities=True, forbid_external=True)
     except ET.ParseError as exc:
         line = getattr(exc, "position", (None, 0))[0]
         raise FormatError("not a well-formed XML file", file=name, line=line) from None
@@ -111,7 +126,7 @@ def _parse_xml(data: bytes, name: str):
     return root
 
 
-def _date(t):
+def _date(t: str | None) -> _dt.date | None:
     if t is None:
         return None
     for fmt in ("%d/%m/%Y", "%Y-%m-%d", "%d/%m/%y", "%Y%m%d"):
@@ -122,7 +137,7 @@ def _date(t):
     return None
 
 
-def read_usebio(source, *, name: str | None = None) -> Event:
+def read_usebio(source: Source, *, name: str | None = None) -> Event:
     """Read a USEBIO 1.2 pairs event (a path or bytes) into an :class:`Event`.
 
     Traveller rows are checked as in :func:`~xlbridge.formats.read_pbn`; errors name the file and
@@ -176,13 +191,13 @@ def read_usebio(source, *, name: str | None = None) -> Event:
         raise rd.err(f"too many boards (limit {LIMITS['boards']})", "EVENT")
     if len(pairs_el) > LIMITS["participants"]:
         raise rd.err(f"too many pairs (limit {LIMITS['participants']})", "PARTICIPANTS")
-    participants = {}
+    participants: dict[tuple[str | None, str], Participant] = {}
     any_direction = False
     for k, p in enumerate(pairs_el, start=1):
         where = f"PARTICIPANTS, {p.tag} {k}"
         if p.tag != "PAIR":
             raise rd.err("participant not supported (pairs events only):", where, p.tag)
-        num = rd.text(p, "PAIR_NUMBER", where, required=True)
+        num = rd.need(p, "PAIR_NUMBER", where)
         if len(num) > 20:
             raise rd.err("PAIR_NUMBER too long:", where, num)
         d = rd.text(p, "DIRECTION", where)
@@ -191,22 +206,24 @@ def read_usebio(source, *, name: str | None = None) -> Event:
             if d is None:
                 raise rd.err("DIRECTION must be NS or EW:", f"{where}, DIRECTION", rd.text(p, "DIRECTION", where))
             any_direction = True
-        place = rd.text(p, "PLACE", where)
-        if place is not None:
-            t = place.rstrip("=").strip()
+        place_text = rd.text(p, "PLACE", where)
+        place = None
+        if place_text is not None:
+            t = place_text.rstrip("=").strip()
             if not t.isdigit():
-                raise rd.err("cannot read PLACE:", f"{where}, PLACE", place)
+                raise rd.err("cannot read PLACE:", f"{where}, PLACE", place_text)
             place = int(t)
         names = tuple(n for n in (rd.text(pl, "PLAYER_NAME", f"{where}, PLAYER") for pl in p.findall("PLAYER"))
                       if n)
         participants[(d, num)] = Participant(num, d, names, None, rd.number(p, "TOTAL_SCORE", where), None,
                                              rd.number(p, "PERCENTAGE", where), place, False,
-                                             rd.number(p, "BOARDS_PLAYED", where, whole=True))
-    boards, board_locs = [], []
-    seen = set()
+                                             rd.whole(p, "BOARDS_PLAYED", where))
+    boards: list[Board] = []
+    board_locs: list[list[dict[str, Any]]] = []
+    seen: set[int] = set()
     for k, b in enumerate(boards_el, start=1):
         bw = f"BOARD {k}"
-        bno = rd.number(b, "BOARD_NUMBER", bw, whole=True)
+        bno = rd.whole(b, "BOARD_NUMBER", bw)
         if bno is None or bno < 1:
             raise rd.err("BOARD_NUMBER must be 1 or more:", bw, rd.text(b, "BOARD_NUMBER", bw))
         if bno in seen:
@@ -218,11 +235,12 @@ def read_usebio(source, *, name: str | None = None) -> Event:
         if vul is None:
             raise rd.err("cannot read VULNERABILITY:", f"{bw}, VULNERABILITY", v)
         deal = _read_hands(rd, b, bw)
-        rows, locs = [], []
+        rows: list[Result] = []
+        locs: list[dict[str, Any]] = []
         for j, tl in enumerate(b.findall("TRAVELLER_LINE"), start=1):
             where = f"{bw}, TRAVELLER_LINE {j}"
-            loc = {"file": fname, "element": where}
-            r = _read_line(rd, tl, where, loc)
+            loc: dict[str, Any] = {"file": fname, "element": where}
+            r = _read_line(rd, tl, where)
             rows.append(check_result(r, vul, loc))
             locs.append(loc)
             if len(rows) > LIMITS["rows"]:
@@ -239,9 +257,9 @@ def read_usebio(source, *, name: str | None = None) -> Event:
         participants = {(None, p.number): Participant(p.number, None, *_rest(p)) for p in participants.values()}
     elif any(d is None for d, _ in participants):
         raise rd.err("a Mitchell (WINNER_TYPE 2) needs a DIRECTION for every PAIR", "PARTICIPANTS")
-    for b, locs in zip(boards, board_locs):
-        check_board(b.number, list(b.results), locs, movement, PAIRS)
-        for r in b.results:
+    for board, locs in zip(boards, board_locs):
+        check_board(board.number, list(board.results), locs, movement, PAIRS)
+        for r in board.results:
             for side, num in (("NS", r.ns), ("EW", r.ew)):
                 key = (side if movement == MITCHELL else None, num)
                 participants.setdefault(key, Participant(num, key[0]))
@@ -256,14 +274,14 @@ def read_usebio(source, *, name: str | None = None) -> Event:
                  scoring, movement, tuple(parts), tuple(boards))
 
 
-def _rest(p):
+def _rest(p: Participant) -> tuple[Any, ...]:
     return (p.names, p.name, p.total, p.maximum, p.percentage, p.place, p.tied, p.boards)
 
 
-def _read_hands(rd, b, bw):
-    hands = {}
+def _read_hands(rd: _Reader, b: ET.Element, bw: str) -> str | None:
+    hands: dict[str, str] = {}
     for h in b.findall("HAND"):
-        d = rd.text(h, "DIRECTION", f"{bw}, HAND", required=True)
+        d = rd.need(h, "DIRECTION", f"{bw}, HAND")
         seat = normalize_seat(d, file=rd.name, element=f"{bw}, HAND, DIRECTION")
         cards = ".".join((rd.text(h, s, f"{bw}, HAND") or "") for s in ("SPADES", "HEARTS", "DIAMONDS", "CLUBS"))
         hands[seat] = cards
@@ -273,9 +291,9 @@ def _read_hands(rd, b, bw):
     return normalize_deal(text, file=rd.name, element=f"{bw}, HAND")
 
 
-def _read_line(rd, tl, where, loc) -> Result:
-    ns = rd.text(tl, "NS_PAIR_NUMBER", where, required=True)
-    ew = rd.text(tl, "EW_PAIR_NUMBER", where, required=True)
+def _read_line(rd: _Reader, tl: ET.Element, where: str) -> Result:
+    ns = rd.need(tl, "NS_PAIR_NUMBER", where)
+    ew = rd.need(tl, "EW_PAIR_NUMBER", where)
     for v in (ns, ew):
         if len(v) > 20:
             raise rd.err("pair number too long:", where, v)
@@ -285,12 +303,12 @@ def _read_line(rd, tl, where, loc) -> Result:
     declarer = rd.text(tl, "PLAYED_BY", where)
     if declarer is not None:
         declarer = normalize_seat(declarer, file=rd.name, element=f"{where}, PLAYED_BY")
-    tricks = rd.number(tl, "TRICKS", where, whole=True)
+    tricks = rd.whole(tl, "TRICKS", where)
     lead = rd.text(tl, "LEAD", where)
     if lead is not None:
         lead = normalize_lead(lead, file=rd.name, element=f"{where}, LEAD")
     s = rd.text(tl, "SCORE", where)
-    score = None
+    score: xlbridge.Entry | None = None
     if s is not None:
         try:
             score = xlbridge.parse_entry(s)
@@ -307,13 +325,13 @@ def _read_line(rd, tl, where, loc) -> Result:
 
 # ------------------------------------------------------------------------------------------ writer
 
-def _dec(x) -> str:
+def _dec(x: Fraction | int | None) -> str:
     from .checks import format_number
 
     return format_number(x)
 
 
-def _sub(parent, tag, text=None):
+def _sub(parent: ET.Element, tag: str, text: object = None) -> ET.Element:
     el = ET.SubElement(parent, tag)
     if text is not None:
         el.text = str(text)

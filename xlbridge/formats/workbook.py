@@ -16,10 +16,12 @@ here, as before the split.
 
 from __future__ import annotations
 
+import os
+
 from .model import Event
 from .pairsbook import TRAVELLERS, fill_pairs_workbook, read_pairs_workbook, travellers_rows
-from .sheets import (DEALS_SHEET, LEADS_SHEET, VULNERABILITY, check_standard_cycle, open_workbook, read_extra_sheets,
-                     write_extra_sheets)
+from .sheets import (DEALS_SHEET, LEADS_SHEET, VULNERABILITY, Workbook, check_standard_cycle, open_workbook,
+                     read_extra_sheets, write_extra_sheets)
 from .teamsbook import BOARDS_SHEET, MATCHES_SHEET, fill_teams_workbook, read_teams_workbook, team_matches
 
 __all__ = ["fill_pairs_workbook", "read_pairs_workbook", "travellers_rows", "VULNERABILITY", "write_extra_sheets",
@@ -27,12 +29,12 @@ __all__ = ["fill_pairs_workbook", "read_pairs_workbook", "travellers_rows", "VUL
            "is_teams_workbook", "team_matches", "check_standard_cycle", "read_workbook"]
 
 
-def is_teams_workbook(wb) -> bool:
+def is_teams_workbook(wb: Workbook) -> bool:
     """True for a workbook laid out like teams.xlsx (sheets Boards and Matches, no Travellers)."""
     return BOARDS_SHEET in wb.sheetnames and MATCHES_SHEET in wb.sheetnames and TRAVELLERS not in wb.sheetnames
 
 
-def read_workbook(path) -> Event:
+def read_workbook(path: str | os.PathLike[str]) -> Event:
     """A pairs or teams workbook into an (unscored) event: :func:`read_teams_workbook` for a book laid
     out like teams.xlsx (sheets ``Boards`` and ``Matches``), :func:`read_pairs_workbook` otherwise."""
     wb = open_workbook(path, read_only=True)
