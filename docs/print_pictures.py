@@ -24,8 +24,8 @@ OUT = ROOT / "docs" / "templates"
 PAGES = {
     "pairs.xlsx": ["Ranking", "Travellers"],
     "teams.xlsx": ["Standings", "Matches", "Boards"],
-    "handicap.xlsx": ["Handicaps"],
-    "lehman.xlsx": ["Ledger"],
+    "handicap.xlsx": ["Handicaps", "Results"],
+    "lehman.xlsx": ["Ledger", "Chart"],
     "instant.xlsx": ["Chart"],
 }
 

@@ -77,8 +77,8 @@ def test_pairs_template_row_10005_is_reported(tmp_path, capsys):
 DECLARED = {
     "pairs.xlsx": {"Travellers": "A5:P10004", "Pairs": "A5:C404"},
     "teams.xlsx": {"Boards": "A5:I5004", "Matches": "A5:D44"},
-    "handicap.xlsx": {"Handicaps": "A5:C504", "NewTeams": "A5:D204"},
-    "lehman.xlsx": {"Ledger": "A5:F10004"},
+    "handicap.xlsx": {"Handicaps": "A5:C504", "NewTeams": "A5:D204", "Results": "A5:F1004"},
+    "lehman.xlsx": {"Ledger": "A5:G10004", "Chart": "K5:K12"},
     "instant.xlsx": {"Chart": "A5:B204", "Scoring": "A5:B504"},
 }
 
@@ -111,4 +111,6 @@ def test_each_template_reports_a_row_below_its_capacity(tmp_path, capsys, name, 
     wb[sheet].cell(row=r2 + 1, column=c1, value=1)
     wb.save(src)
     assert main(["recalc", str(src), "-o", str(tmp_path / "out.xlsx"), "--no-progress"]) == 1
-    assert f"{sheet}!A{r2 + 1}" in capsys.readouterr().out
+    from openpyxl.utils import get_column_letter
+
+    assert f"{sheet}!{get_column_letter(c1)}{r2 + 1}" in capsys.readouterr().out  # the first cell below

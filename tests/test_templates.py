@@ -337,7 +337,12 @@ def test_instant_layout(books):
 def test_lehman_layout(books):
     wb = books["lehman.xlsx"]
     arrays = _arrays(wb["Ledger"])
-    assert '"standard"' in arrays["H5:K404"] and '"modified"' in arrays["M5:P404"]
+    assert '"standard"' in arrays["I5:M404"] and '"modified"' in arrays["O5:S404"]
+    assert arrays["I5:M404"].startswith("=IFERROR(INDEX(LEHMAN_SEASON(Ledger!A5:A10004,")
+    assert "Ledger!G5:G10004" in arrays["I5:M404"]  # the boards column
+    assert "LEHMAN_HISTORY" in _arrays(wb["History"])["A4:BA404"]
+    (chart,) = wb["Chart"]._charts
+    assert type(chart).__name__ == "LineChart" and len(chart.series) == 8
     ex = wb["Example"]
     assert [ex.cell(row=5, column=c).value for c in range(2, 6)] == [50, 45, 45, 45]
     assert ex["B8"].value == 42

@@ -169,19 +169,21 @@ def lehman(tmp_path_factory):
 def test_ledger_equals_core(lehman):
     src, vals = lehman
     ws, out = src["Ledger"], vals["Ledger"]
-    rows = [[ws.cell(row=r, column=c).value for c in range(1, 7)] for r in range(5, 10005)]
+    rows = [[ws.cell(row=r, column=c).value for c in range(1, 8)] for r in range(5, 10005)]
     rows = [x for x in rows if x[0] is not None]
     cols = list(zip(*rows))
-    decay = ws["S5"].value
-    for formula, first_col in (("standard", 8), ("modified", 13)):
-        led = lehman_ledger_arrays(*cols, formula=formula, decay=decay)
-        want = [[p, float(led.ratings[-1, j]), float(led.history[-1, j]), lehman_error(float(led.history[-1, j]))]
-                for j, p in enumerate(led.players)]
-        got = [[out.cell(row=r, column=first_col + c).value for c in range(4)] for r in range(5, 5 + len(want))]
+    boards = [1 if b is None else b for b in cols[6]]
+    decay = ws["V5"].value
+    for formula, first_col in (("standard", 9), ("modified", 15)):
+        led = lehman_ledger_arrays(*cols[:6], boards=boards, formula=formula, decay=decay)
+        played = led.boards.sum(axis=0)
+        want = sorted([[p, int(played[j]), float(led.ratings[-1, j]), float(led.history[-1, j]),
+                        lehman_error(float(led.history[-1, j]))] for j, p in enumerate(led.players)])
+        got = sorted([[out.cell(row=r, column=first_col + c).value for c in range(5)] for r in range(5, 5 + len(want))])
         assert got == want, formula
         assert all(_blank(out.cell(row=r, column=first_col).value) for r in range(5 + len(want), 405))
-    assert [out.cell(row=r, column=9).value for r in range(5, 11)] != [out.cell(row=r, column=14).value
-                                                                       for r in range(5, 11)]
+    assert [out.cell(row=r, column=11).value for r in range(5, 11)] != [out.cell(row=r, column=17).value
+                                                                        for r in range(5, 11)]
 
 
 def test_seed_003_example(lehman):

@@ -1,32 +1,42 @@
 """lehman.xlsx: a weekly Lehman ratings ledger, standard and modified (seed 003).
 
 >>> [s.title for s in build().worksheets]
-['Instructions', 'Ledger', 'Example', 'xlwings.conf']
+['Instructions', 'Ledger', 'History', 'Chart', 'Example', 'xlwings.conf']
 """
 
 from __future__ import annotations
 
+from openpyxl.styles import Font
+from openpyxl.utils import get_column_letter
+
 from .styling import (
     COMMON_LINES, array, capacity, bold, computed, conf_sheet, headers, instructions, legend, mark_input,
-    new_workbook, param, seq_column, seq_row, title)
+    header_row, new_workbook, param, seq_column, seq_row, title)
 
 __all__ = ["build"]
 
 
-# a small ledger: (week, north, south, east, west, N-S %)
+# a small ledger: (week, north, south, east, west, N-S %, boards; blank boards: 1)
 LEDGER = [
-    (1, "Newbie", "Spider", "Ann", "Bob", 42.0),
-    (1, "Newbie", "Spider", "Cal", "Dee", 38.5),
-    (1, "Ann", "Bob", "Cal", "Dee", 55.0),
-    (1, "Newbie", "Spider", "Ann", "Cal", 46.0),
-    (2, "Newbie", "Spider", "Bob", "Dee", 40.0),
-    (2, "Ann", "Cal", "Bob", "Dee", 51.5),
-    (2, "Newbie", "Spider", "Ann", "Bob", 44.0),
-    (3, "Spider", "Ann", "Newbie", "Bob", 57.0),
-    (3, "Newbie", "Cal", "Dee", "Spider", 39.0),
-]
+    (1, "Newbie", "Spider", "Ann", "Bob", 42.0, 3),
+    (1, "Newbie", "Spider", "Cal", "Dee", 38.5, 3),
+    (1, "Ann", "Bob", "Cal", "Dee", 55.0, None),
+    (1, "Newbie", "Spider", "Ann", "Cal", 46.0, 2),
+    (2, "Newbie", "Spider", "Bob", "Dee", 40.0, 3),
+    (2, "Ann", "Cal", "Bob", "Dee", 51.5, None),
+    (2, "Newbie", "Spider", "Ann", "Bob", 44.0, 3),
+    (3, "Spider", "Ann", "Newbie", "Bob", 57.0, 4),
+    (3, "Newbie", "Cal", "Dee", "Spider", 39.0, 2),
+] + [  # weeks 4 to 10: the newcomer with his regular partner against the others, sets of 3 boards
+    (w, "Newbie", "Spider", ("Ann", "Bob", "Cal")[w % 3], ("Dee", "Cal", "Bob")[w % 3], pct, 3)
+    for w, pct in ((4, 43.0), (5, 47.5), (6, 41.0), (7, 45.0), (8, 44.5), (9, 48.0), (10, 46.5))
+] + [(w, "Ann", "Bob", "Cal", "Dee", pct, 3) for w, pct in ((5, 52.0), (8, 49.0), (10, 53.5))]
+#: the players the Chart sheet shows in the example
+CHART_PLAYERS = ["Newbie", "Spider", "Ann", "Bob"]
 L_FIRST, L_ROWS = 5, 10_000
 P_ROWS = 400
+W_COLS = 52  # History and Chart: one season of weekly columns
+C_ROWS = 8  # Chart: players shown
 
 
 def build():
@@ -40,6 +50,10 @@ def build():
         "The weekly combination rule is not in a primary source we could find; xlbridge uses "
         "R_new = (H x R_old + sum of pseudo-ratings) / (H + boards this week), then H = (H + boards) x "
         "(1 - decay) (see the xlbridge Lehman docs). Decay is an input.",
+        "Boards (optional, blank = 1): a row standing for a set of boards counts its result that many times "
+        "and adds that many boards to each player's history. Sheet History: every player's rating after each "
+        "week (up to 52 weeks; Standard or Modified in B3). Sheet Chart: type up to 8 names in column K; a "
+        "line chart shows their ratings week by week.",
         "Sheet Example: seed 003's worked example. The seating that reproduces the seed is North = the "
         "novice rated 50, South = the intermediate rated 45 (ERRATA.md); the modified figures need the "
         "novice at error 100 %, South at about 1,000 boards of history, E and W with equal error bounds.",
@@ -48,35 +62,97 @@ def build():
     ws = wb.create_sheet("Ledger")
     title(ws, "Ratings ledger", "Example: hypothetical results; the newcomer 'Newbie' plays with 'Spider'.")
     ll = L_FIRST + L_ROWS - 1
-    headers(ws, 4, 1, ["Week", "North", "South", "East", "West", "NS %"], widths=[7, 12, 12, 12, 12, 8])
+    headers(ws, 4, 1, ["Week", "North", "South", "East", "West", "NS %", "Boards"], widths=[7, 12, 12, 12, 12, 8, 8])
     for i, row in enumerate(LEDGER):
         for j, v in enumerate(row, start=1):
             ws.cell(row=L_FIRST + i, column=j, value=v)
     mark_input(ws, f"A{L_FIRST}:A{ll}", kind="whole", operator="between", formula1="1", formula2="100000",
-           prompt="Week number (ratings are combined week by week, in order)")
-    mark_input(ws, f"B{L_FIRST}:E{L_ROWS + L_FIRST - 1}", kind="textLength", operator="between", formula1="1",
-           formula2="60", prompt="Player name")
+               prompt="Week number (ratings are combined week by week, in order)")
+    mark_input(ws, f"B{L_FIRST}:E{ll}", kind="textLength", operator="between", formula1="1",
+               formula2="60", prompt="Player name")
     mark_input(ws, f"F{L_FIRST}:F{ll}", kind="decimal", operator="between", formula1="0", formula2="100",
-           prompt="N-S score in percent (matchpoints, or IMPs converted to a percentage)", number_format="0.00")
-    args = (f"A{L_FIRST}:A{ll},B{L_FIRST}:B{ll},C{L_FIRST}:C{ll},D{L_FIRST}:D{ll},E{L_FIRST}:E{ll},"
-            f"F{L_FIRST}:F{ll}")
+               prompt="N-S score in percent (matchpoints, or IMPs converted to a percentage)", number_format="0.00")
+    mark_input(ws, f"G{L_FIRST}:G{ll}", kind="whole", operator="between", formula1="1", formula2="1000",
+               prompt="Boards this row stands for (blank: 1): its result counts that many times and adds that "
+                      "many boards to each player's history")
+    args = ",".join(f"Ledger!{c}{L_FIRST}:{c}{ll}" for c in "ABCDEFG")
     pl = L_FIRST + P_ROWS - 1
-    ws["H3"] = "Standard Lehman"
-    ws["M3"] = "Modified Lehman (error bounds)"
-    ws["H3"].font = ws["M3"].font = bold()
-    headers(ws, 4, 8, ["Player", "Rating", "History boards", "Error bound"], widths=[12, 8, 9, 8])
-    headers(ws, 4, 13, ["Player", "Rating", "History boards", "Error bound"], widths=[12, 8, 9, 8])
-    array(ws, f"H{L_FIRST}:K{pl}", f'=IFERROR(INDEX(LEHMAN_LEDGER({args},"standard",$S$5),'
-                                    f'{seq_column(P_ROWS)},{seq_row(4)}),"")', "0.00")
-    array(ws, f"M{L_FIRST}:P{pl}", f'=IFERROR(INDEX(LEHMAN_LEDGER({args},"modified",$S$5),'
-                                    f'{seq_column(P_ROWS)},{seq_row(4)}),"")', "0.00")
-    param(ws, "R5", "S5", "Decay per week", 0.067, kind="decimal", operator="between", formula1="0",
-           formula2="1", prompt="Share of the history count lost each week (OKBridge: 6.7 %)", number_format="0.0%")
-    ws.column_dimensions["R"].width = 16
-    legend(ws, "R7")
-    capacity(ws, f"A{L_FIRST}:F{ll}", "R11", "results")
-    ws.merge_cells("R11:U14")
+    ws["I3"] = "Standard Lehman"
+    ws["O3"] = "Modified Lehman (error bounds)"
+    ws["I3"].font = ws["O3"].font = bold()
+    cols = ["Player", "Boards", "Rating", "History boards", "Error bound"]
+    headers(ws, 4, 9, cols, widths=[12, 8, 8, 9, 8])
+    headers(ws, 4, 15, cols, widths=[12, 8, 8, 9, 8])
+    array(ws, f"I{L_FIRST}:M{pl}", f'=IFERROR(INDEX(LEHMAN_SEASON({args},"standard",$V$5),'
+                                    f'{seq_column(P_ROWS)},{seq_row(5)}),"")', "0.00")
+    array(ws, f"O{L_FIRST}:S{pl}", f'=IFERROR(INDEX(LEHMAN_SEASON({args},"modified",$V$5),'
+                                    f'{seq_column(P_ROWS)},{seq_row(5)}),"")', "0.00")
+    computed(ws, f"J{L_FIRST}:J{pl}", "0")
+    computed(ws, f"P{L_FIRST}:P{pl}", "0")
+    param(ws, "U5", "V5", "Decay per week", 0.067, kind="decimal", operator="between", formula1="0",
+          formula2="1", prompt="Share of the history count lost each week (OKBridge: 6.7 %)", number_format="0.0%")
+    ws.column_dimensions["U"].width = 16
+    legend(ws, "U7")
+    capacity(ws, f"A{L_FIRST}:G{ll}", "U11", "results")
+    ws.merge_cells("U11:X14")
     ws.freeze_panes = f"A{L_FIRST}"
+
+    # the rating of every player after every week, and a chart of the players chosen
+    ws = wb.create_sheet("History")
+    title(ws, "Rating after each week", "One row per player (first appearance first), one column per week "
+                                        "played; blank before the player's first week.")
+    ws["A3"] = "Formula"
+    ws["A3"].font = bold()
+    ws["B3"] = "Standard"
+    mark_input(ws, "B3", kind="list", formula1='"Standard,Modified"',
+               prompt="Standard Lehman, or the error-bound modification (seed 003)")
+    hl = 4 + P_ROWS
+    last = get_column_letter(1 + W_COLS)
+    history = f'LEHMAN_HISTORY({args},$B$3,Ledger!$V$5)'
+    array(ws, f"A4:{last}{hl}", f'=IFERROR(INDEX({history},{seq_column(P_ROWS + 1)},{seq_row(W_COLS + 1)}),"")',
+          "0.00")
+    header_row(ws, f"A4:{last}4")
+    ws.column_dimensions["A"].width = 12
+    for c in range(2, W_COLS + 2):
+        ws.column_dimensions[get_column_letter(c)].width = 7
+    # more weeks than columns: say so (the ledger is read whole; only this view is cut)
+    ws["D3"] = (f'=IF(IFERROR(INDEX({history},1,{W_COLS + 2}),"")="","","More than {W_COLS} weeks: only the '
+                f'first {W_COLS} are shown here. Start a new workbook for the next season.")')
+    ws["D3"].font = Font(bold=True, color="FFC00000")
+    legend(ws, f"{get_column_letter(W_COLS + 3)}4")
+    ws.freeze_panes = "A5"
+
+    ws = wb.create_sheet("Chart")
+    title(ws, "Ratings week by week", "Type up to 8 player names in column K; the chart shows their ratings after "
+                                      "each week (the formula chosen on the History sheet).")
+    pick = get_column_letter(C_ROWS + 3)  # the column of the names to show, right of the table
+    pl = 4 + C_ROWS
+    headers(ws, 4, C_ROWS + 3, ["Show player"], widths=[16])
+    for i, p in enumerate(CHART_PLAYERS):
+        ws.cell(row=5 + i, column=C_ROWS + 3, value=p)
+    mark_input(ws, f"{pick}5:{pick}{pl}", prompt="A player's name exactly as in the Ledger")
+    chosen = f'LEHMAN_HISTORY({args},History!$B$3,Ledger!$V$5,${pick}$5:${pick}${pl})'
+    wl = 4 + W_COLS
+    last_p = get_column_letter(1 + C_ROWS)
+    headers(ws, 4, 1, ["Week"], widths=[8])
+    # weeks down column A, the chosen players across (the history transposed: INDEX with a row of rows)
+    weeks_down = "{" + ";".join(str(i) for i in range(2, W_COLS + 2)) + "}"  # the history's columns 2..
+    players_across = "{" + ",".join(str(i) for i in range(2, C_ROWS + 2)) + "}"  # the history's rows 2..
+    array(ws, f"A5:A{wl}", f'=IFERROR(INDEX({chosen},1,{weeks_down}),"")', "0")
+    array(ws, f"B4:{last_p}{wl}", f'=IFERROR(INDEX({chosen},{players_across},{seq_column(W_COLS + 1)}),"")',
+          "0.00")
+    header_row(ws, f"B4:{last_p}4")
+    for c in range(2, C_ROWS + 2):
+        ws.column_dimensions[get_column_letter(c)].width = 9
+    # a name the ledger does not know: the call's one-line message, here (the table stays blank)
+    ws[f"{pick}3"] = f'=IFERROR(IF(INDEX({chosen},1,1)="Player","",INDEX({chosen},1,1)),"")'
+    ws[f"{pick}3"].font = Font(bold=True, color="FFC00000")
+    note = get_column_letter(C_ROWS + 5)
+    capacity(ws, f"{pick}5:{pick}{pl}", f"{note}4", "players")
+    ws.merge_cells(f"{note}4:{get_column_letter(C_ROWS + 8)}7")
+    legend(ws, f"{note}9")
+    _history_chart(ws, wl, C_ROWS, f"{pick}{pl + 2}")
+    ws.freeze_panes = "A5"
 
     ws = wb.create_sheet("Example")
     title(ws, "Seed 003's worked example: one board scored 42 % by N-S",
@@ -114,3 +190,31 @@ def build():
 
     conf_sheet(wb)
     return wb
+
+
+def _history_chart(ws, last_row: int, players: int, anchor: str) -> None:
+    """A native line chart: one line per player column (names in row 4, columns B on), the weeks of
+    column A (rows 5 to ``last_row``) along the axis; blank cells are gaps."""
+    from openpyxl.chart import LineChart, Reference
+    from openpyxl.chart.marker import Marker
+    from openpyxl.chart.shapes import GraphicalProperties
+
+    ch = LineChart()
+    ch.title = "Lehman rating after each week"
+    ch.y_axis.title = "Rating"
+    ch.x_axis.title = "Week"
+    ch.height, ch.width = 9, 13
+    ch.add_data(Reference(ws, min_col=2, max_col=1 + players, min_row=4, max_row=last_row), titles_from_data=True)
+    ch.set_categories(Reference(ws, min_col=1, min_row=5, max_row=last_row))
+    palette = ["4472C4", "C00000", "70AD47", "ED7D31", "7030A0", "000000", "00B0F0", "BF9000"]
+    for k, s in enumerate(ch.series):
+        s.smooth = False
+        s.marker = Marker(symbol="circle", size=4)
+        s.marker.graphicalProperties = GraphicalProperties(solidFill=palette[k % len(palette)])
+        s.marker.graphicalProperties.line.solidFill = palette[k % len(palette)]
+        s.graphicalProperties.line.solidFill = palette[k % len(palette)]
+        s.graphicalProperties.line.width = 19050
+    ch.x_axis.delete = False
+    ch.y_axis.delete = False
+    ch.display_blanks = "gap"
+    ws.add_chart(ch, anchor)

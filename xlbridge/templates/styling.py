@@ -42,6 +42,7 @@ __all__ = [
     "style",
     "title",
     "headers",
+    "header_row",
     "mark_input",
     "array",
     "computed",
@@ -156,6 +157,13 @@ def headers(ws, row: int, col: int, names, widths=None) -> None:
             ws.row_dimensions[row].height = 15 * lines
 
 
+def header_row(ws, ref: str) -> None:
+    """Bold the header row ``ref`` whose texts a formula writes (e.g. the weeks of a table); it stays green:
+    computed, not typed."""
+    for c in cells(ws, ref):
+        c.font = Font(bold=True)
+
+
 def mark_input(ws, ref: str, *, kind=None, prompt: str, title: str = "Input", number_format=None, **dv) -> None:
     """Mark ``ref`` as an input range: yellow fill and a data validation with an input message."""
     style(ws, ref, INPUT_FILL, number_format)
@@ -241,7 +249,10 @@ def print_setup(wb) -> None:
         used = [(r, c) for (r, c), cell in ws._cells.items() if cell.value is not None]
         if not used:
             continue
-        last_col = max([c for _, c in used] + [m.max_col for m in ws.merged_cells.ranges])
+        # an array formula's whole range prints (a table whose header row a formula writes, e.g. weeks)
+        from openpyxl.utils.cell import range_boundaries
+        arrays = [range_boundaries(cell.value.ref)[2] for cell in ws._cells.values() if isinstance(cell.value, ArrayFormula)]
+        last_col = max([c for _, c in used] + [m.max_col for m in ws.merged_cells.ranges] + arrays)
         last_row = max([r for r, _ in used] + [m.max_row for m in ws.merged_cells.ranges])
         # the printed width in pixels (a column of width w is 7 w + 5 px, the default width 8.43), and
         # the scale that fits it to the page: Excel and LibreOffice both honour an explicit scale

@@ -166,8 +166,9 @@ def lehman_season(weeks: Cells, north: Cells, south: Cells, east: Cells, west: C
 def lehman_history(weeks: Cells, north: Cells, south: Cells, east: Cells, west: Cells, ns_pct: Cells, boards: Cells,
                    formula: str, decay: Fraction | int | None, players: Cells) -> list[list[Any]]:
     """(1 + players) x (1 + weeks): a header row (``Player``, then each week played), then each player's
-    name and rating after each week (blank before the player's first week). ``players`` (optional): only
-    these players, in this order (a blank cell gives a blank row; a name without results is refused).
+    name and rating after each week (blank before the player's first week), players in name order.
+    ``players`` (optional): only these players, in this order (a blank cell gives a blank row; a name
+    without results is refused).
 
     Week 2: ed (new, 50) and di (40) against ann and bob (60): predicted 50 x 60 / 52.5, Q(ann) = 52.5,
     (0.933 x 60 + 52.5) / 1.933 = 56.12; cy did not play (kept at 40).
@@ -181,7 +182,8 @@ def lehman_history(weeks: Cells, north: Cells, south: Cells, east: Cells, west: 
     weeks_played = [w for w in led.weeks if w is not None]
     head: list[Any] = ["Player", *weeks_played]
     index = {p: i for i, p in enumerate(led.players)}
-    wanted: list[Any] = list(led.players) if xl.optional(players) is None else xl.vector(players, "players")
+    wanted: list[Any] = (sorted(led.players, key=lambda p: (not isinstance(p, str), str(p)))
+                         if xl.optional(players) is None else xl.vector(players, "players"))
     out = [head]
     for k, p in enumerate(wanted):
         if xl.is_blank(p):
