@@ -17,6 +17,7 @@ area turns red (conditional formatting) for the same condition.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from .xlsxpatch import parse_range, scan_sheet
 
@@ -56,7 +57,90 @@ def capacity_areas(workbook_xml: bytes, sheets: list[str], name: str = CAPACITY_
     return out
 
 
-def first_overflow(sheet_xml: bytes, area: tuple[str, int, int, int, int]) -> tuple[int, int] | None:
+_NAME = rb"(?:[A-Za-z_][\w.-]*:)?"
+_ROW_TAG = re.compile(rb"<" + _NAME + rb"row\b([^>]*)>")
+_CELL_TAG = re.compile(rb"<" + _NAME + rb"c\b([^>]*)>")
+_R_ATTR = re.compile(rb"(?<![\w:.-])r\s*=\s*[\"']([^\"']*)[\"']")
+_KIND = re.compile(rb"<" + _NAME + rb"(v|is|f)\b")
+_CELL_REF = re.compile(r"^\$?([A-Z]{1,3})\$?([0-9]{1,7})$")
+
+
+def _rows(sheet_xml: bytes) -> list[tuple[int, int, int]] | None:
+    """[(row, start, stop)] of the ``<row>`` elements holding cells, from a search of the bytes.
+
+    The part has been parsed and checked before this runs (well-formed, no DTD), so the tags found are
+    the elements; a part this cannot read plainly (CDATA sections, a row without its ``r`` number)
+    gives None and the caller scans it with the parser instead.
+
+    >>> _rows(b'<sheetData><row r="2"><c r="B2"><v>1</v></c></row><row r="3"/></sheetData>')
+    [(2, 22, 50)]
+    """
+    if b"<![CDATA[" in sheet_xml:
+        return None
+    end_data = sheet_xml.rfind(b"sheetData>")
+    tags = list(_ROW_TAG.finditer(sheet_xml))
+    out = []
+    for i, tag in enumerate(tags):
+        m = _R_ATTR.search(tag.group(1))
+        if m is None or not m.group(1).isdigit():
+            return None
+        if tag.group(1).endswith(b"/"):
+            continue
+        stop = tags[i + 1].start() if i + 1 < len(tags) else (end_data if end_data > tag.end() else len(sheet_xml))
+        out.append((int(m.group(1)), tag.end(), stop))
+    return out
+
+
+def _row_cells(sheet_xml: bytes, start: int, stop: int) -> list[tuple[int, int, frozenset]] | None:
+    """[(row, column, {"v", "is", "f"} present)] of the cells between ``start`` and ``stop`` (one row),
+    or None for a cell without its ``r`` address.
+
+    >>> xml = b'<row r="2"><c r="B2"><f>1</f><v>1</v></c><c r="C2" s="1"/></row>'
+    >>> [(r, c, sorted(k)) for r, c, k in _row_cells(xml, 11, len(xml))]
+    [(2, 2, ['f', 'v']), (2, 3, [])]
+    """
+    cells = list(_CELL_TAG.finditer(sheet_xml, start, stop))
+    out = []
+    for j, cell in enumerate(cells):
+        ref = _R_ATTR.search(cell.group(1))
+        parsed = _CELL_REF.match(ref.group(1).decode("ascii", "replace")) if ref is not None else None
+        if parsed is None:
+            return None
+        col = 0
+        for ch in parsed.group(1):
+            col = col * 26 + ord(ch) - 64
+        body_end = cells[j + 1].start() if j + 1 < len(cells) else stop
+        kinds = frozenset() if cell.group(1).endswith(b"/") else frozenset(
+            k.group(1).decode() for k in _KIND.finditer(sheet_xml, cell.end(), body_end))
+        out.append((int(parsed.group(2)), col, kinds))
+    return out
+
+
+def _filled_cells(sheet_xml: bytes, rows: range, reverse: bool = False):
+    """The cells of ``rows`` holding a value or formula, row by row (last row first with ``reverse``), as
+    lists [(row, column, kinds)]; None when the part needs the parser (see :func:`_rows`). A row
+    without any ``<v>``, ``<is>`` or ``<f>`` is skipped by one search, not read cell by cell."""
+    found = _rows(sheet_xml)
+    if found is None:
+        return None
+
+    def walk():
+        for r, start, stop in (reversed(found) if reverse else found):
+            if r in rows and _KIND.search(sheet_xml, start, stop):
+                cells = _row_cells(sheet_xml, start, stop)
+                if cells is None:
+                    raise _NeedsParser
+                yield [cell for cell in cells if cell[2]]
+
+    return walk()
+
+
+class _NeedsParser(Exception):
+    """A cell without its address: the part is read with the parser instead."""
+
+
+def first_overflow(sheet_xml: bytes, area: tuple[str, int, int, int, int], layout: Any = None
+                   ) -> tuple[int, int] | None:
     """(row, column) of the first cell below ``area``, within its columns, that holds a value or formula.
 
     >>> xml = (b'<worksheet><sheetData><row r="9"><c r="B9" s="1"/></row>'
@@ -65,13 +149,21 @@ def first_overflow(sheet_xml: bytes, area: tuple[str, int, int, int, int]) -> tu
     ((11, 1), None)
     """
     _sheet, _r1, c1, r2, c2 = area
-    layout = scan_sheet(sheet_xml)
-    found = [(r, c) for (r, c), span in layout.cells.items()
-             if r > r2 and c1 <= c <= c2 and any(local in ("v", "is", "f") for local, _s, _e in span.children)]
+    try:
+        rows = _filled_cells(sheet_xml, range(r2 + 1, 1 << 21)) if sheet_xml else None
+        fast = None if rows is None else [(r, c) for row in rows for r, c, _k in row if c1 <= c <= c2]
+    except _NeedsParser:
+        fast = None
+    if fast is not None:
+        found = fast
+    else:
+        layout = scan_sheet(sheet_xml) if layout is None else layout  # (``layout``: that scan, made already)
+        found = [(r, c) for (r, c), span in layout.cells.items()
+                 if r > r2 and c1 <= c <= c2 and any(local in ("v", "is", "f") for local, _s, _e in span.children)]
     return min(found) if found else None
 
 
-def last_used_row(sheet_xml: bytes, area: tuple[str, int, int, int, int], values: dict) -> int:
+def last_used_row(sheet_xml: bytes, area: tuple[str, int, int, int, int], values: dict, layout: Any = None) -> int:
     """The last row of ``area`` holding a constant or a non-blank computed value (``values``:
     {(row, column): value} of every formula cell, array cells included), at least the area's first row.
 
@@ -84,45 +176,45 @@ def last_used_row(sheet_xml: bytes, area: tuple[str, int, int, int, int], values
     for m1, _mc1, m2, _mc2 in _merged_ranges(sheet_xml):  # a merged note prints whole
         if r1 <= m1 <= r2:
             last = max(last, min(m2, r2))
-    for (r, c), span in scan_sheet(sheet_xml).cells.items():
-        if (r, c) in values:  # a formula's cell (an array's cells carry no <f>): its computed value counts
-            continue
-        if r1 <= r <= r2 and c1 <= c <= c2 and r > last and any(
-                local in ("v", "is") for local, _s, _e in span.children) and not any(
-                local == "f" for local, _s, _e in span.children):
-            last = r
+    def constant(r: int, c: int, kinds: frozenset) -> bool:
+        # a formula's cell (an array's cells carry no <f>): its computed value counts, below
+        return (r, c) not in values and c1 <= c <= c2 and bool(kinds & {"v", "is"}) and "f" not in kinds
+
+    try:  # the last row first: the first row holding a constant is the answer
+        rows = _filled_cells(sheet_xml, range(max(last, r1) + 1, r2 + 1), reverse=True) if sheet_xml else None
+        if rows is not None:
+            last = next((r for row in rows for r, c, kinds in row if constant(r, c, kinds)), last)
+    except _NeedsParser:
+        rows = None
+    if rows is None:
+        for (r, c), span in (scan_sheet(sheet_xml) if layout is None else layout).cells.items():
+            kinds = frozenset(local for local, _s, _e in span.children)
+            if r1 <= r <= r2 and r > last and constant(r, c, kinds):
+                last = r
     for (r, c), v in values.items():
         if r1 <= r <= r2 and c1 <= c <= c2 and r > last and v is not None and v != "":
             last = r
     return last
 
 
+_MERGE = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?mergeCell\s[^>]*?\bref\s*=\s*(?:\"([^\"]*)\"|'([^']*)')")
+
+
 def _merged_ranges(sheet_xml: bytes) -> list:
-    """(r1, c1, r2, c2) of every ``<mergeCell ref=...>`` of a worksheet part (expat; DTDs refused).
+    """(r1, c1, r2, c2) of every ``<mergeCell ref=...>`` of a worksheet part.
 
-    >>> _merged_ranges(b'<worksheet><sheetData/><mergeCells><mergeCell ref="I22:K25"/></mergeCells></worksheet>')
-    [(22, 9, 25, 11)]
+    A search of the bytes, not a parse: the part has been parsed and checked (DTDs refused, well-formed)
+    before this runs, and only the ``ref`` of these empty elements is wanted (a 10,000-row sheet: one
+    regular-expression pass instead of a Python callback per element).
+
+    >>> _merged_ranges(b'<worksheet><sheetData/><mergeCells><mergeCell ref="I22:K25"/>'
+    ...                b"<x:mergeCell ref='A1:B2'/></mergeCells></worksheet>")
+    [(22, 9, 25, 11), (1, 1, 2, 2)]
     """
-    import xml.parsers.expat
-
     out = []
-
-    def start(name, attrs):
-        if name.rpartition(":")[2] == "mergeCell" and attrs.get("ref"):
-            try:
-                out.append(parse_range(attrs["ref"]))
-            except ValueError:  # a WorkbookError too: an unreadable merge is no print row
-                pass
-
-    def refuse(*_args):
-        raise ValueError("a DTD or entity declaration")
-
-    p = xml.parsers.expat.ParserCreate()
-    p.StartElementHandler = start
-    p.StartDoctypeDeclHandler = refuse
-    p.EntityDeclHandler = refuse
-    try:
-        p.Parse(sheet_xml, True)
-    except (xml.parsers.expat.ExpatError, ValueError):
-        return out
+    for m in _MERGE.finditer(sheet_xml):
+        try:
+            out.append(parse_range((m.group(1) or m.group(2) or b"").decode("ascii", "replace")))
+        except ValueError:  # a WorkbookError too: an unreadable merge is no print row
+            pass
     return out
