@@ -119,7 +119,7 @@ def test_each_template_reports_a_row_below_its_capacity(tmp_path, capsys, name, 
 
 def test_the_byte_search_of_rows_agrees_with_the_parser_on_every_shipped_sheet():
     """first_overflow and last_used_row read a sheet's rows by a search of its bytes (fast) and fall
-    back to the XML parser; both readings give the same answers on every sheet of every shipped workbook,
+    back to the XML parser; both readings give the same answers on every sheet of the shipped workbooks,
     for areas and computed values drawn at random (the parser is the independent reading)."""
     import glob
     import random
@@ -129,8 +129,9 @@ def test_the_byte_search_of_rows_agrees_with_the_parser_on_every_shipped_sheet()
     from xlbridge.batch.xlsxpatch import scan_sheet
 
     rnd = random.Random(7)
-    books = glob.glob(str(ROOT / "workbooks" / "*.xlsx")) + glob.glob(str(ROOT / "workbooks" / "examples" / "*.xlsx"))
-    assert len(books) >= 10
+    # the filled examples, and one empty template (the others' empty sheets are the same shapes)
+    books = glob.glob(str(ROOT / "workbooks" / "examples" / "*.xlsx")) + [str(ROOT / "workbooks" / "pairs.xlsx")]
+    assert len(books) >= 6
     fast_rows = cap._rows
     try:
         for book in books:
@@ -138,7 +139,8 @@ def test_the_byte_search_of_rows_agrees_with_the_parser_on_every_shipped_sheet()
                 parts = [n for n in z.namelist() if n.startswith("xl/worksheets/sheet")]
                 for part in parts:
                     xml = z.read(part)
-                    formulas = sorted(scan_sheet(xml).formula_cells) or [(1, 1)]
+                    layout = scan_sheet(xml)  # the parser's reading, once per sheet
+                    formulas = sorted(layout.formula_cells) or [(1, 1)]
                     for _ in range(10):
                         r1 = rnd.randint(1, 40)
                         area = ("S", r1, rnd.randint(1, 5), rnd.choice([r1 + 5, r1 + 200, 10_004]), rnd.randint(5, 30))
@@ -146,7 +148,7 @@ def test_the_byte_search_of_rows_agrees_with_the_parser_on_every_shipped_sheet()
                         cap._rows = fast_rows
                         fast = (cap.first_overflow(xml, area), cap.last_used_row(xml, area, values))
                         cap._rows = lambda _xml: None
-                        slow = (cap.first_overflow(xml, area), cap.last_used_row(xml, area, values))
+                        slow = (cap.first_overflow(xml, area, layout), cap.last_used_row(xml, area, values, layout))
                         assert fast == slow, (book, part, area)
     finally:
         cap._rows = fast_rows
