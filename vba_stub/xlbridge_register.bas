@@ -146,7 +146,7 @@ Public Sub RegisterXlbridgeFunctions()
         Description:="Lehman ratings after a season (players x 4): Player, Rating, History boards, Error bound.", _
         Category:="xlbridge", _
         ArgumentDescriptions:=Array( _
-            "Week number of each board row", _
+            "Week number of each row", _
             "North player of each row", _
             "South player of each row", _
             "East player of each row", _
@@ -216,8 +216,8 @@ Public Sub RegisterXlbridgeFunctions()
         Category:="xlbridge", _
         ArgumentDescriptions:=Array( _
             "Board number of each row", _
-            "N-S pair of each row", _
-            "E-W pair of each row", _
+            "Pair sitting N-S on each row", _
+            "Pair sitting E-W on each row", _
             "N-S score of each row (n x k with weights for weighted scores)", _
             "Weights parallel to scores for weighted scores (optional)", _
             "Expected number of results per board for Neuberg (optional; default: the most rows with a score on any board)", _

@@ -65,6 +65,11 @@ def counting_handler(part: str, where: str, totals: Totals, limits: SafetyLimits
     """A SAX content handler counting what ``part`` holds against ``limits`` (its kind decided by its root)."""
     from xml.sax.handler import ContentHandler
 
+    def more_cells(n: int, counting: str) -> None:
+        totals.cells += n
+        if totals.cells > limits.max_cells:
+            over(f"cells (counting {counting})", limits.max_cells)
+
     def over(what: str, limit: int):
         refuse(f"refused: more than {limit:,} {what}, the limit (reached in {where})", name, WorkbookLimitError)
 
@@ -111,9 +116,7 @@ def counting_handler(part: str, where: str, totals: Totals, limits: SafetyLimits
                 elif local == "col":
                     _check_col(attrs, where, name)
                 elif local == "mergeCell":  # openpyxl makes an object of every cell a merge covers
-                    totals.cells += _merged_cells(attrs.get("ref"), where, name)
-                    if totals.cells > limits.max_cells:
-                        over("cells (counting the cells merged ranges cover)", limits.max_cells)
+                    more_cells(_merged_cells(attrs.get("ref"), where, name), "the cells merged ranges cover")
             elif kind == "sst" and local == "si":
                 totals.shared_strings += 1
                 if totals.shared_strings > limits.max_shared_strings:
@@ -129,9 +132,7 @@ def counting_handler(part: str, where: str, totals: Totals, limits: SafetyLimits
                     if totals.styles > limits.max_styles:
                         over("style records", limits.max_styles)
             elif kind == "externalLink" and local == "cell":
-                totals.cells += 1
-                if totals.cells > limits.max_cells:
-                    over("cells (counting the cached cells of links to other workbooks)", limits.max_cells)
+                more_cells(1, "the cached cells of links to other workbooks")
             elif kind == "workbook":
                 if local == "definedName":
                     totals.names += 1

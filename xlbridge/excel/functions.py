@@ -164,6 +164,20 @@ _IPV = _opt("imps_per_vp", "number", "IMPs per VP of difference (optional; defau
 _OVERLAP = _opt("overlap", "whole", "Ranks by which divisions overlap when merged (optional; default 2)",
                 minimum=1, maximum=forml_core.FORML_LIMITS["division"])
 _DECAY = _opt("decay", "number", "Weekly history decay (optional; default 0.067)", minimum=0, maximum=1)
+#: A pairs traveller with its pair numbers (PAIRS_RANKING, PAIRS_STANDINGS).
+_TRAVELLER = (_arg("boards", "column", "Board number of each row"),
+              _arg("ns_pairs", "column", "Pair sitting N-S on each row"),
+              _arg("ew_pairs", "column", "Pair sitting E-W on each row"),
+              _arg("scores", "range", "N-S score of each row (n x k with weights for weighted scores)"),
+              _opt("weights", "range", "Weights parallel to scores for weighted scores (optional)"))
+#: A Lehman ledger's rows: week, the four players, the N-S percentage (LEHMAN_LEDGER, _SEASON, _HISTORY).
+_LEDGER = (_arg("weeks", "column", "Week number of each row"),
+           _arg("north", "column", "North player of each row"),
+           _arg("south", "column", "South player of each row"),
+           _arg("east", "column", "East player of each row"),
+           _arg("west", "column", "West player of each row"),
+           _arg("ns_pct", "column", "Percentage scored by N-S on each row"))
+_FORMULA = _opt("formula", "text", '"standard" (default) or "modified" (error-bound modification)', "standard")
 
 PAIRS, TEAMS, INSTANT, RATINGS, HANDICAPS = ("Boards and pairs", "Teams", "Instant matchpoints", "Ratings",
                                              "Handicaps (Form-L) and fairness")
@@ -221,23 +235,13 @@ FUNCTIONS: tuple[ExcelFunction, ...] = (
         "Matchpoints (0 to the top) as a percentage of the top for a board of `results` results.", PAIRS),
     ExcelFunction(
         "PAIRS_RANKING", ap.pairs_ranking, (session_from_rows, weighted_session, standings_core.pairs_ranking),
-        (_arg("boards", "column", "Board number of each row"),
-         _arg("ns_pairs", "column", "N-S pair of each row"),
-         _arg("ew_pairs", "column", "E-W pair of each row"),
-         _arg("scores", "range", "N-S score of each row (n x k with weights for weighted scores)"),
-         _opt("weights", "range", "Weights parallel to scores for weighted scores (optional)"),
-         _EXPECTED, _SCALE),
+        (*_TRAVELLER, _EXPECTED, _SCALE),
         "Pairs ranking (k x 4): Pair, Total MP, Percentage, Rank (exact ties as 3=), best first.",
         "k x 4: Pair, Total MP, Percentage, Rank, best first; ranks decided on exact values, ties as `3=` "
         "(template extension).", PAIRS),
     ExcelFunction(
         "PAIRS_STANDINGS", ap.pairs_standings, (session_from_rows, weighted_session, standings_core.pairs_ranking),
-        (_arg("boards", "column", "Board number of each row"),
-         _arg("ns_pairs", "column", "Pair sitting N-S on each row"),
-         _arg("ew_pairs", "column", "Pair sitting E-W on each row"),
-         _arg("scores", "range", "N-S score of each row (n x k with weights for weighted scores)"),
-         _opt("weights", "range", "Weights parallel to scores for weighted scores (optional)"),
-         _EXPECTED, _SCALE,
+        (*_TRAVELLER, _EXPECTED, _SCALE,
          _opt("movement", "text", '"Mitchell" (N-S and E-W ranked separately) or "Howell" (one field; default)',
               "howell"),
          _opt("arrows", "column", "Arrow switch of each row: Y on a switched row, else blank (optional)"),
@@ -352,42 +356,23 @@ FUNCTIONS: tuple[ExcelFunction, ...] = (
         "1 x 2: the new rating and the new (decayed) history count.", RATINGS),
     ExcelFunction(
         "LEHMAN_LEDGER", ar.lehman_ledger, (ledger_core.lehman_ledger_arrays,),
-        (_arg("weeks", "column", "Week number of each board row"),
-         _arg("north", "column", "North player of each row"),
-         _arg("south", "column", "South player of each row"),
-         _arg("east", "column", "East player of each row"),
-         _arg("west", "column", "West player of each row"),
-         _arg("ns_pct", "column", "Percentage scored by N-S on each row"),
-         _opt("formula", "text", '"standard" (default) or "modified" (error-bound modification)', "standard"),
-         _DECAY),
+        (*_LEDGER, _FORMULA, _DECAY),
         "Lehman ratings after a season (players x 4): Player, Rating, History boards, Error bound.",
         "players x 4: Player, Rating, History boards, Error bound after the season (template extension).",
         RATINGS),
     ExcelFunction(
         "LEHMAN_SEASON", ar.lehman_season, (ledger_core.lehman_ledger_arrays,),
-        (_arg("weeks", "column", "Week number of each row"),
-         _arg("north", "column", "North player of each row"),
-         _arg("south", "column", "South player of each row"),
-         _arg("east", "column", "East player of each row"),
-         _arg("west", "column", "West player of each row"),
-         _arg("ns_pct", "column", "Percentage scored by N-S on each row"),
+        (*_LEDGER,
          _opt("boards", "column", "Boards each row stands for (blank: 1); its pseudo-rating counts that many times"),
-         _opt("formula", "text", '"standard" (default) or "modified" (error-bound modification)', "standard"),
-         _DECAY),
+         _FORMULA, _DECAY),
         "Lehman ratings after a season (players x 5): Player, Boards, Rating, History boards, Error bound.",
         "players x 5: Player, Boards played this season, Rating, History boards, Error bound, with a boards "
         "count per row (template extension).", RATINGS),
     ExcelFunction(
         "LEHMAN_HISTORY", ar.lehman_history, (ledger_core.lehman_ledger_arrays,),
-        (_arg("weeks", "column", "Week number of each row"),
-         _arg("north", "column", "North player of each row"),
-         _arg("south", "column", "South player of each row"),
-         _arg("east", "column", "East player of each row"),
-         _arg("west", "column", "West player of each row"),
-         _arg("ns_pct", "column", "Percentage scored by N-S on each row"),
+        (*_LEDGER,
          _opt("boards", "column", "Boards each row stands for (blank: 1)"),
-         _opt("formula", "text", '"standard" (default) or "modified" (error-bound modification)', "standard"),
-         _DECAY,
+         _FORMULA, _DECAY,
          _opt("players", "column", "Only these players, in this order (optional; default: every player)")),
         "Rating of each player after each week ((1 + players) x (1 + weeks), a header row of weeks).",
         "(1 + players) x (1 + weeks): a header row (`Player`, then each week played), then each player and "
