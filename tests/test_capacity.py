@@ -152,3 +152,26 @@ def test_the_byte_search_of_rows_agrees_with_the_parser_on_every_shipped_sheet()
                         assert fast == slow, (book, part, area)
     finally:
         cap._rows = fast_rows
+
+
+def test_a_result_longer_than_its_array_range_is_reported_not_cut_in_silence(tmp_path):
+    """An array formula over 5 rows whose function gives 10 (a session with more pairs than the Ranking
+    has rows): Excel would show the first 5 and drop the rest; the run names the range and exits 1."""
+    from openpyxl.worksheet.formula import ArrayFormula
+
+    from xlbridge.batch.recalc import recalc_workbook
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws["A1"] = ArrayFormula("A1:A5", "=TEN()")
+    ws["C1"] = ArrayFormula("C1:C10", "=TEN()")  # room for all: no report
+    wb.save(tmp_path / "cut.xlsx")
+    report = recalc_workbook(str(tmp_path / "cut.xlsx"), str(tmp_path / "cut-out.xlsx"),
+                             functions={"TEN": lambda: [[i] for i in range(1, 11)]})
+    assert not report.ok
+    assert [(e.sheet, e.cell, e.code, e.message) for e in report.errors] == [
+        ("Sheet", "A1", "capacity", "TEN gives 10 rows, more than the 5 rows of this range (A1:A5): the rest are "
+                                     "not shown; give the table more rows")]
+    values = openpyxl.load_workbook(report.output, data_only=True).active
+    assert [values[f"A{r}"].value for r in range(1, 6)] == [1, 2, 3, 4, 5]
+    assert [values[f"C{r}"].value for r in range(1, 11)] == list(range(1, 11))

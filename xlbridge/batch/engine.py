@@ -48,6 +48,7 @@ from .model import compiling_cell, is_memory_error, load_engine_workbook, model_
 __all__ = [
     "CALL_ERRORS",
     "CELL_MESSAGES",
+    "CUT_ROWS",
     "ENGINE_PATH",
     "EngineStopped",
     "FORMULA_REASONS",
@@ -69,6 +70,7 @@ ENGINE_PATH = "\x00engine path"
 # adapters between the formulas engine and Excel-shaped Python functions
 
 
+CUT_ROWS = "\x00cut rows"  # key of {(SHEET, anchor): message}: results longer than their array range
 CALL_ERRORS = "\x00call errors"  # key of {message: function name} in the messages dict
 
 LIMIT_CALLS = "\x00limit calls"  # key of {message: function name}: the calls refused over a work limit
@@ -229,6 +231,8 @@ def _adapt_function(name: str, fn, messages: dict):
                 if rows and not isinstance(rows[0], (list, tuple)):
                     rows = [rows]  # a 1-D result is a row, as in xlwings
                 rows = [r if isinstance(r, (list, tuple)) else [r] for r in rows]
+                if len(rows) > 1:
+                    _note_cut_rows(name, len(rows), messages)
                 if not rows or not any(rows):
                     return np.asarray([[Error.errors["#N/A"]]], object).view(Array)
                 width = max(len(r) for r in rows)
@@ -360,6 +364,25 @@ def _cell_being_evaluated() -> tuple | None:
         found = _node_cell(frame) or found
         frame = frame.f_back
     return found
+
+
+def _note_cut_rows(name: str, count: int, messages: dict) -> None:
+    """A result of more rows than the array formula evaluating it has (the pairs of a session beyond the
+    Ranking's 400 rows): the rows past the range would not show, so the run reports it (``CUT_ROWS``)."""
+    where = _cell_being_evaluated() or compiling_cell()
+    if where is None or ":" not in where[1]:
+        return
+    from .xlsxpatch import parse_range
+
+    try:
+        r1, _c1, r2, _c2 = parse_range(where[1])
+    except Exception:
+        return
+    if count > r2 - r1 + 1:
+        messages.setdefault(CUT_ROWS, {}).setdefault(
+            (where[0], where[1].split(":", 1)[0]),
+            f"{name} gives {count:,} rows, more than the {r2 - r1 + 1:,} rows of this range ({where[1]}): the rest "
+            f"are not shown; give the table more rows")
 
 
 class EngineStopped(Exception):

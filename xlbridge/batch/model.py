@@ -280,7 +280,14 @@ def model_class():
 
         def compile_cell(self, cell, context, references, formula_references):
             global _COMPILING
-            _COMPILING = (str(context.get("sheet", "")).upper(), getattr(cell, "coordinate", ""))
+            coordinate = getattr(cell, "coordinate", "")  # (an array formula: its range)
+            _COMPILING = (str(context.get("sheet", "")).upper(), formula_references.get(coordinate, coordinate))
+            try:
+                return self._compile_or_error(cell, context, references, formula_references)
+            finally:
+                _COMPILING = None
+
+        def _compile_or_error(self, cell, context, references, formula_references):
             try:
                 return super().compile_cell(cell, context, references, formula_references)
             except Exception as exc:  # a formula the engine cannot read: an error of this cell only
@@ -383,8 +390,9 @@ _COMPILING: tuple[str, str] | None = None  # (SHEET, ref) of the cell being comp
 
 
 def compiling_cell() -> tuple[str, str] | None:
-    """(SHEET, ref) of the cell whose formula the model compiles now (or compiled last): a formula of
-    constants only is evaluated while it is compiled, outside the engine's evaluation of cells."""
+    """(SHEET, ref) of the cell whose formula the model compiles now (its range for an array formula), or
+    None: a formula of constants only is evaluated while it is compiled, outside the engine's evaluation
+    of cells."""
     return _COMPILING
 
 

@@ -75,6 +75,7 @@ from .child import ChildProcess, run_engine
 from .engine import (
     CALL_ERRORS,
     CELL_MESSAGES,
+    CUT_ROWS,
     ENGINE_PATH,
     FORMULA_REASONS,
     LIMIT_CALLS,
@@ -489,6 +490,9 @@ def _recalc_locked(src, dest, name, tmp, in_place, functions, limits, isolate, b
         errors += _hidden_call_errors(messages.get(LIMIT_CALLS, {}), shown_calls, layouts)
         replacements.update(_finishing_parts(zf, info, replacements, values_only, values))
         errors += _capacity_errors(zf, info)
+        real = {sheet.upper(): sheet for sheet in layouts}
+        errors += [RecalcCellError(real.get(up, up), ref, "capacity", text)
+                   for (up, ref), text in sorted(messages.get(CUT_ROWS, {}).items())]
     backup = src + ".bak" if in_place else None
     bar.phase(f"saving {os.path.basename(dest)}")
     keep = None
