@@ -84,3 +84,15 @@ def test_in_place_keeps_a_backup_of_the_old_bytes(book, capsys):
     assert (book.parent / "ok.xlsx.bak").read_bytes() == before
     assert openpyxl.load_workbook(book, data_only=True).active["A2"].value == 42
     assert "(backup: " in capsys.readouterr().err
+
+
+def test_a_write_failure_names_the_file_that_failed(book, capsys):
+    """--in-place with a folder where the backup goes: the message names BOOK.xlsx.bak (what failed),
+    never the private temporary file, and the book is untouched."""
+    backup = book.parent / (book.name + ".bak")
+    backup.mkdir()
+    before = _sha(book)
+    assert main(["recalc", str(book), "--in-place", "--no-progress"]) == 3
+    err = capsys.readouterr().err
+    assert err.strip() == f"xlbridge recalc: cannot write the output: Is a directory ({backup})"
+    assert _sha(book) == before and sorted(p.name for p in book.parent.iterdir()) == sorted([book.name, backup.name])

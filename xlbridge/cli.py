@@ -248,6 +248,10 @@ def _recalc(args: argparse.Namespace) -> int:
         except OSError as exc:
             what = exc.strerror or type(exc).__name__
             target = args.book if args.in_place else (args.output or "the output")
+            failed = next((f for f in (exc.filename2, exc.filename) if isinstance(f, str)), None)  # (rename: to)
+            if failed and target != "the output" and os.path.dirname(os.path.abspath(failed)) == os.path.dirname(
+                    os.path.abspath(target)):  # a file beside it (the .bak, the lock): named as the caller knows it
+                target = os.path.join(os.path.dirname(target), os.path.basename(failed))
             return fail(EXIT_WRITE, "write_error", f"cannot write the output: {what} ({target})")
         except ImportError as exc:  # the [batch] extra is missing: say so in one line, not a traceback
             return fail(EXIT_REFUSED, "refused", f"the headless batch layer is not installed ({exc}); "
