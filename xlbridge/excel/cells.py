@@ -31,6 +31,7 @@ Two kinds of bad result, both ``str`` subclasses so that any spreadsheet writes 
 from __future__ import annotations
 
 import gc
+import itertools
 import math
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -67,7 +68,10 @@ __all__ = [
     "error_literal",
     "Column",
     "read_column",
+    "number_block",
     "ratio_cells",
+    "ratio_table",
+    "column_rows",
     "number_cells",
     "table",
 ]
@@ -491,13 +495,69 @@ def _as_float(c: Any) -> float:
     return math.nan
 
 
+_NUMBER_TYPES = frozenset((float, type(None)))
+
+
+def _number_rows(value: Any) -> tuple[list[Any], npt.NDArray[np.float64]] | None:
+    """A list of one-cell rows (xlwings' ``ndim=2`` column) holding only floats and blanks: its cells
+    (a new list) and their float64 array (NaN for a blank), by one flattening pass, one pass over the
+    cells' types and one numpy conversion; else None (the general reading).
+
+    >>> _number_rows([[420.0], [None]])[1].tolist(), _number_rows([[420.0], ["NP"]]), _number_rows([[1.0, 2.0]])
+    ([420.0, nan], None, None)
+    """
+    if type(value) is not list or not value or type(value[0]) is not list:
+        return None
+    try:
+        flat = [x for (x,) in value]  # every row exactly one cell (a row of a float raises TypeError)
+    except (TypeError, ValueError):
+        return None
+    if not _NUMBER_TYPES.issuperset(map(type, flat)):  # a text cell (e.g. a row "N"), an int, a bool: general
+        return None
+    return flat, np.array(flat, dtype=np.float64)
+
+
+def number_block(value: Any) -> tuple[list[list[Any]], npt.NDArray[np.float64]] | None:
+    """An n x k block as xlwings sends it (a list of equally long list rows) holding only floats and
+    blanks: its rows as :func:`grid` gives them (new lists) and an n x k float64 array (NaN for a
+    blank), with no Python loop over the cells; else None (read it with :func:`grid`).
+
+    >>> rows, a = number_block([[420.0, None], [400.0, -50.0]])
+    >>> rows, a.tolist()
+    ([[420.0, None], [400.0, -50.0]], [[420.0, nan], [400.0, -50.0]])
+    >>> number_block([[420.0], ["NP"]]), number_block([[1.0, 2.0], [3.0]]), number_block([[float("nan")]])
+    (None, None, None)
+    """
+    if type(value) is not list or not value or type(value[0]) is not list:
+        return None
+    if not _LIST_TYPE.issuperset(map(type, value)) or len(set(map(len, value))) != 1 or not value[0]:
+        return None
+    flat = list(itertools.chain.from_iterable(value))
+    if not _NUMBER_TYPES.issuperset(map(type, flat)):
+        return None
+    arr = np.array(flat, dtype=np.float64)
+    if int(np.isnan(arr).sum()) != flat.count(None):  # a NaN float (numpy/pandas blank): grid makes it None
+        return None
+    return list(map(list, value)), arr.reshape(len(value), len(value[0]))
+
+
+_LIST_TYPE = frozenset((list,))
+
+
 def read_column(value: Any, name: str) -> Column:
     """Read a row or column argument once: :class:`Column` (a block is refused, naming ``name``).
 
     One numpy conversion for the whole column: a column of floats and blanks (what Excel sends)
     becomes its array without a Python loop over the cells.
     """
-    if isinstance(value, np.ndarray) and value.ndim >= 1 and value.dtype.kind in "fiu" and \
+    fast = _number_rows(value)
+    if fast is not None:  # a column of numbers and blanks as Excel sends it
+        cells, numbers = fast
+        nan = np.flatnonzero(np.isnan(numbers))
+        if nan.size:
+            for i in nan.tolist():
+                cells[i] = None
+    elif isinstance(value, np.ndarray) and value.ndim >= 1 and value.dtype.kind in "fiu" and \
             (value.ndim == 1 or 1 in value.shape[:2]):
         numbers = np.asarray(value, dtype=np.float64).ravel()
         cells = [None if x != x else x for x in value.ravel().tolist()]
@@ -584,6 +644,51 @@ def ratio_cells(num: npt.NDArray[Any], den: npt.NDArray[Any], valid: npt.NDArray
         for i in np.flatnonzero(~valid).tolist():
             out[i] = None
     return out
+
+
+def ratio_table(nums: Sequence[npt.NDArray[Any]], den: npt.NDArray[Any],
+                valid: npt.NDArray[np.bool_] | None = None) -> list[list[Any]]:
+    """Columns of exact results ``num / den`` (one denominator per row) as a list of rows that spills:
+    each cell as :func:`ratio_cells` gives it (an int where whole, else the nearest double; ``None``
+    where not ``valid``), the rows built by numpy in one pass (one 2-D array, one ``tolist``).
+
+    >>> ratio_table([np.array([58, 1]), np.array([0, 5])], np.array([2, 3]), np.array([True, True]))
+    [[29, 0], [0.3333333333333333, 1.6666666666666667]]
+    >>> ratio_table([np.array([4, 2])], np.array([2, 2]), np.array([True, False]))
+    [[2], [None]]
+    """
+    d = np.asarray(den)
+    ns = [np.asarray(n) for n in nums]
+    big = d.dtype == object or any(n.dtype == object for n in ns) or (
+        d.size > 0 and (int(np.abs(d).max()) >= 2 ** 53 or any(int(np.abs(n).max()) >= 2 ** 53 for n in ns)))
+    if big or not ns:
+        return table(*(ratio_cells(n, d, valid) for n in ns))
+    dd = np.where(d == 0, 1, d)
+    qr = [np.divmod(n, dd) for n in ns]
+    whole = np.column_stack([r == 0 for _, r in qr])
+    q = np.column_stack([q for q, _ in qr])
+    with _gc_paused():
+        if whole.all() and (valid is None or valid.all()):
+            out: list[list[Any]] = q.tolist()
+            return out
+        obj = np.column_stack([n / dd for n in ns]).astype(object)
+        if whole.any():
+            obj[whole] = q[whole].astype(object)
+        if valid is not None and not valid.all():
+            obj[~valid] = None
+        rows: list[list[Any]] = obj.tolist()
+        return rows
+
+
+def column_rows(values: npt.NDArray[Any]) -> list[list[Any]]:
+    """A 1-D array of results (ints or floats, every one finite) as one spilled column, built by numpy.
+
+    >>> column_rows(np.array([1, -2])), column_rows(np.array([0.5]))
+    ([[1], [-2]], [[0.5]])
+    """
+    with _gc_paused():
+        out: list[list[Any]] = np.asarray(values).reshape(-1, 1).tolist()
+        return out
 
 
 @contextmanager

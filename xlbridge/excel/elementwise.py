@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from ..core.errors import InputError, XlbridgeError
 from . import cells as xl
@@ -116,8 +117,16 @@ def number_line(value: Cells, name: str) -> tuple[xl.Column, bool] | None:
     return c, is_row
 
 
-def shaped(values: list[Any], is_row: bool) -> list[list[Any]]:
-    """Flat results back in the shape of their argument: one row, or one cell per row."""
+def shaped(values: list[Any] | npt.NDArray[Any], is_row: bool) -> list[list[Any]]:
+    """Flat results back in the shape of their argument: one row, or one cell per row.
+
+    A numpy array of finite numbers (ints or floats) is turned into cells by numpy in one pass.
+
+    >>> shaped(np.array([1, 2]), False), shaped([1, 2], True)
+    ([[1], [2]], [[1, 2]])
+    """
+    if isinstance(values, np.ndarray):
+        return [values.tolist()] if is_row else xl.column_rows(values)
     return [values] if is_row else xl.table(values)
 
 

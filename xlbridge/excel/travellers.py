@@ -210,34 +210,49 @@ class _RowError(Exception):
 
 
 def read_weighted(scores: Any, weights: Any, boards: list[Any] | None) -> WeightedRows:
-    """Per row the (entry, weight) outcomes (a plain row: its entry), per-row errors, and the bad boards."""
-    sg = nonempty(xl.grid(scores), "scores")
-    wg = None if xl.optional(weights) is None else xl.grid(weights)
+    """Per row the (entry, weight) outcomes (a plain row: its entry), per-row errors, and the bad boards.
+
+    A block of numbers and blanks (what Excel sends) is read as one array (:func:`xl.number_block`);
+    the rows holding one plain legal score and no weight are found in one vectorised pass, and only
+    the other rows (weighted results, text, errors) are read cell by cell.
+    """
+    sb = xl.number_block(scores)
+    sg = nonempty(xl.grid(scores) if sb is None else sb[0], "scores")
+    wb = None
+    if xl.optional(weights) is None:
+        wg = None
+    else:
+        wb = xl.number_block(weights)
+        wg = xl.grid(weights) if wb is None else wb[0]
     if wg is not None and (len(wg), len(wg[0]) if wg else 0) != (len(sg), len(sg[0]) if sg else 0):
         raise InputError(f"scores is {len(sg)} x {len(sg[0]) if sg else 0} but weights is "
                          f"{len(wg)} x {len(wg[0]) if wg else 0}; they must be parallel ranges")
     same_length({"scores": sg, "boards": boards})
-    outcomes: list[Any] = []
     errors: dict[int, xl.ExcelError] = {}
     reasons: dict[int, str] = {}
     bad: set[Any] = set()
-    labels = None if boards is None else factorize(boards, len(sg))
-    plain = _plain_rows(sg, wg, boards)
-    for i, row in enumerate(sg):
-        if plain[i] is not None:  # one plain legal score, no weight: the common row
-            outcomes.append(plain[i])
-            continue
+    codes: list[npt.NDArray[np.int64]] = []  # the board codes, found when a row first needs them
+    first = None
+    if sb is not None and (wg is None or wb is not None):  # numbers and blanks only: vectorised
+        block = sb[1]
+        alone = np.isnan(block[:, 1:]).all(axis=1)
+        if wb is not None:
+            alone &= np.isnan(wb[1]).all(axis=1)
+        first = np.where(alone, block[:, 0], np.nan)
+    plain = _plain_rows(sg, wg, boards, first)
+    outcomes: list[Any] = plain
+    for i in [i for i, p in enumerate(plain) if p is None]:  # only the rows that are not one plain score
+        row = sg[i]
         where = f"row {i + 1}"
         cells = [(j, v) for j, v in enumerate(row) if not xl.is_blank(v)]
-        bkey = None if labels is None else int(labels[0][i])
         try:
             errs = [xl.error_literal(v) for _, v in cells]
             if boards is not None:
                 errs.append(xl.error_literal(boards[i]))
             errs += [xl.error_literal(wg[i][j]) for j, _ in cells] if wg is not None else []
-            first = next((e for e in errs if e is not None), None)
-            if first is not None:
-                raise _RowError(first)
+            first_err = next((e for e in errs if e is not None), None)
+            if first_err is not None:
+                raise _RowError(first_err)
             if boards is not None and cells and xl.is_blank(boards[i]):
                 raise InputError("a score has no board number", where=where)
             board = None if boards is None or not cells else _board_number(boards[i], where)
@@ -253,25 +268,38 @@ def read_weighted(scores: Any, weights: Any, boards: list[Any] | None) -> Weight
                     w = 1
                 outs.append((e, parse_weight(w, where=where)))
             if len(outs) == 1 and outs[0][1] == 1:
-                outcomes.append(outs[0][0])  # a plain result (score, A60/40 or NP)
+                outcomes[i] = outs[0][0]  # a plain result (score, A60/40 or NP)
             else:
-                outcomes.append(outs or None)
+                outcomes[i] = outs or None
         except (XlbridgeError, _RowError) as ex:  # a bad cell of this row
             errors[i] = ex.err if isinstance(ex, _RowError) else xl.ExcelError("#VALUE!", str(ex))
             reasons[i] = f"{where}: a cell holds {ex.err}" if isinstance(ex, _RowError) else str(ex)
-            outcomes.append([(0, Fraction(1))])
-            bad.add(bkey)
+            outcomes[i] = [(0, Fraction(1))]
+            if boards is not None and not codes:
+                codes.append(factorize(boards, len(sg))[0])
+            bad.add(None if boards is None else int(codes[0][i]))
     return WeightedRows(outcomes, errors, reasons, bad)
 
 
-def _plain_rows(sg: list[list[Any]], wg: list[list[Any]] | None, boards: list[Any] | None) -> list[int | None]:
+def _plain_rows(sg: list[list[Any]], wg: list[list[Any]] | None, boards: list[Any] | None,
+                first: npt.NDArray[np.float64] | None = None) -> list[int | None]:
     """Per row: its score when the row is one plain whole number (the other cells and every weight
-    blank) that is a legal score of its board, else None (read cell by cell). One vectorised check."""
-    first = [r[0] if type(r[0]) in (float, int) and all(c is None for c in r[1:]) else None for r in sg]
-    if wg is not None:
-        first = [v if v is not None and all(c is None for c in w) else None for v, w in zip(first, wg)]
-    s = xl.read_column([[v] for v in first], "scores")
-    ok = s.whole & (np.abs(s.numbers) <= SCORE_LIMIT)
+    blank) that is a legal score of its board, else None (read cell by cell). One vectorised check.
+
+    ``first``: the candidate of each row already as floats (NaN: no candidate), from a block of
+    numbers and blanks; else it is found row by row.
+    """
+    if first is None:
+        cand = [r[0] if type(r[0]) in (float, int) and all(c is None for c in r[1:]) else None for r in sg]
+        if wg is not None:
+            cand = [v if v is not None and all(c is None for c in w) else None for v, w in zip(cand, wg)]
+        s = xl.read_column([[v] for v in cand], "scores")
+        numbers, whole = s.numbers, s.whole
+    else:
+        numbers = first
+        with np.errstate(invalid="ignore"):
+            whole = np.isfinite(numbers) & (numbers == np.round(numbers)) & (np.abs(numbers) < 2.0 ** 53)
+    ok = whole & (np.abs(numbers) <= SCORE_LIMIT)
     if boards is None:
         vul: Any = ANY_VULNERABILITY
     else:
@@ -279,8 +307,12 @@ def _plain_rows(sg: list[list[Any]], wg: list[list[Any]] | None, boards: list[An
         good = b.whole & (b.numbers >= 1)
         ok &= good
         vul = board_vulnerabilities(np.where(good, b.ints(), 1))
-    ok &= legal_mask(s.ints(), vul)
-    return [int(v) if good else None for v, good in zip(s.numbers.tolist(), ok.tolist())]
+    ints = np.where(whole, numbers, 0).astype(np.int64)
+    ok &= legal_mask(ints, vul)
+    out = ints.astype(object)
+    out[~ok] = None
+    rows: list[int | None] = out.tolist()
+    return rows
 
 
 def mask_weighted(rows: list[list[Any]], w: WeightedRows, boards: list[Any] | None, width: int) -> list[list[Any]]:

@@ -81,7 +81,7 @@ def instant_award(score: Cells, scores: Cells, frequencies: Cells, vulnerable: C
         ok = legal_mask(ints, vulnerability_index(chart.vulnerable))
         if ok.all():
             aw = chart.awards(ints)
-            return shaped(aw.tolist() if aw.dtype.kind == "i" else [xl.to_cell(a) for a in aw.tolist()], line[1])
+            return shaped(aw if aw.dtype.kind == "i" else [xl.to_cell(a) for a in aw.tolist()], line[1])
         awards = np.zeros(len(ints), dtype=object)
         if ok.any():
             awards[ok] = chart.awards(ints[ok]).astype(object)

@@ -73,8 +73,7 @@ def _boards_column(boards: Cells) -> list[Any] | None:
 
 def _session_cells(session: Any) -> list[list[Any]]:
     scored = session.kind >= ROW_SCORE
-    return xl.table(xl.ratio_cells(session.ns_num, session.den, scored),
-                    xl.ratio_cells(session.ew_num, session.den, scored))
+    return xl.ratio_table([session.ns_num, session.ew_num], session.den, scored)
 
 
 def weighted_mp(scores: Cells, weights: Cells, boards: Cells, expected: int | None, scale: str) -> list[list[Any]]:

@@ -61,7 +61,7 @@ def lehman_error(boards: Cells) -> Any:
     line = number_line(boards, "boards")
     if line is not None and (line[0].numbers >= 0).all():  # the same IEEE operations as lehman_error
         n = line[0].numbers
-        return shaped(np.where(n < 2, 1.0, 1.0 / np.sqrt(np.maximum(n - 1, 1.0))).tolist(), line[1])
+        return shaped(np.where(n < 2, 1.0, 1.0 / np.sqrt(np.maximum(n - 1, 1.0))), line[1])
     return elementwise(lambda boards: core_lehman_error(float(xl.as_number(boards, "boards"))), {"boards": boards},
                        blank_if=("boards",))
 
@@ -120,14 +120,37 @@ def _plain_names(cells: list[Any]) -> bool:
                or (type(c) in (int, float) and c == c) for c in cells)
 
 
+def _plain_counts(b: xl.Column | None) -> tuple[bool, Any]:
+    """(True, the boards counts) when every cell of the boards column is a whole number 1 or more or
+    blank (1 board), as one array; (True, None) without the column; (False, None) otherwise."""
+    if b is None:
+        return True, None
+    blank = ~np.isfinite(b.numbers)
+    if not (b.whole | blank).all() or not all(b.cells[i] is None for i in np.flatnonzero(blank).tolist()):
+        return False, None
+    counts = np.where(blank, 1, b.ints())
+    return bool((counts >= 1).all()), counts
+
+
 def _season(weeks: Cells, north: Cells, south: Cells, east: Cells, west: Cells, ns_pct: Cells, boards: Cells,
             formula: str, decay: Fraction | int | None) -> Any:
     """The season's :class:`~xlbridge.core.ratings.ledger.LehmanLedger` from the ledger's columns: blank rows
     skipped, a row with a blank or error cell refused naming it; a blank boards cell counts 1 board."""
-    cols = {k: xl.vector(v, k) for k, v in (("weeks", weeks), ("north", north), ("south", south), ("east", east),
-                                             ("west", west), ("ns_pct", ns_pct))}
-    nb = None if xl.optional(boards) is None else xl.vector(boards, "boards")
+    wk, pc = xl.read_column(weeks, "weeks"), xl.read_column(ns_pct, "ns_pct")
+    seats = {k: xl.vector(v, k) for k, v in (("north", north), ("south", south), ("east", east), ("west", west))}
+    bc = None if xl.optional(boards) is None else xl.read_column(boards, "boards")
+    cols = {"weeks": wk.cells, **seats, "ns_pct": pc.cells}
+    nb = None if bc is None else bc.cells
     same_length({**cols, "boards": nb})
+    plain, plain_counts = _plain_counts(bc)
+    if plain and len(wk) and wk.whole.all() and np.isfinite(pc.numbers).all() and \
+            all(_plain_names(c) for c in seats.values()):
+        # every row filled and plain (what a season sheet holds): the columns go to the core as read
+        fast: dict[str, Any] = {"formula": formula, "boards": plain_counts}
+        if decay is not None:
+            fast["decay"] = float(decay)
+        return lehman_ledger_arrays(wk.ints(), seats["north"], seats["south"], seats["east"], seats["west"],
+                                    pc.numbers, **fast)
     keep = [i for i in range(len(cols["weeks"]))
             if not all(xl.is_blank(c[i]) for c in cols.values()) or (nb is not None and not xl.is_blank(nb[i]))]
     for i in keep:

@@ -35,7 +35,7 @@ def imps(difference: Cells) -> Any:
     """
     line = number_line(difference, "difference")
     if line is not None and line[0].whole.all():
-        return shaped(imps_array(line[0].ints()).tolist(), line[1])
+        return shaped(imps_array(line[0].ints()), line[1])
     return elementwise(lambda difference: core_imps(xl.as_int(difference, "difference")), {"difference": difference},
                        blank_if=("difference",))
 
