@@ -240,6 +240,8 @@ def vector(value: Any, name: str) -> list[Any]:
     ...
     xlbridge.core.errors.InputError: scores: expected a row or a column, got a 2 x 2 range
     """
+    if type(value) is list and len(value) == 1 and type(value[0]) is list:  # one row (or one cell)
+        return _clean(list(value[0]))
     if isinstance(value, list):
         flat = _flat_column(value)
         if flat is not None:
@@ -264,9 +266,14 @@ def optional(value: Any, default: Any = None) -> Any:
     >>> optional(None, "EBU"), optional([[None]], "EBU"), optional([["ACBL"]], "EBU")
     ('EBU', 'EBU', 'ACBL')
     """
+    t = type(value)
+    if t is float:  # one number cell, the common case
+        return default if value != value else value
     if value is None:
         return default
-    if isinstance(value, list) and len(value) > 1:  # a range of several rows: given (no scan of its cells)
+    if t is int or t is str and value.strip():
+        return value
+    if t is list and len(value) > 1:  # a range of several rows: given (no scan of its cells)
         return value
     g = grid(value)
     if len(g) == 1 and len(g[0]) == 1:
@@ -285,6 +292,9 @@ def _loc(name: str, where: str | None) -> str:
     return f"{name}, {where}" if where else name
 
 
+_EXACT_WHOLE = 2.0 ** 53  # below it a whole float is its integer, digit for digit (repr and int agree)
+
+
 def as_number(value: Any, name: str, *, where: str | None = None) -> int | Fraction:
     """A number from a cell: int when whole, else Fraction (exact); text numbers are read (``"5%"`` too).
 
@@ -300,6 +310,11 @@ def as_number(value: Any, name: str, *, where: str | None = None) -> int | Fract
     ...
     xlbridge.core.errors.InputError: expected: not a number: 'many'
     """
+    kind = type(value)
+    if kind is int:
+        return int(value)
+    if kind is float and value.is_integer() and -_EXACT_WHOLE < value < _EXACT_WHOLE:
+        return int(value)  # what exact() gives: the whole number the cell shows
     value = _scalar(value)
     loc = _loc(name, where)
     if isinstance(value, bool) or value is None:
@@ -414,6 +429,8 @@ def to_cell(value: Any) -> Any:
     (ExcelError('#NUM!'), ExcelError('#NUM!'), ExcelError('#NUM!'))
     """
     t = type(value)
+    if t is float:
+        return value if math.isfinite(value) else NUM
     if t is int:
         return value if -_DOUBLE_MAX < value < _DOUBLE_MAX else NUM
     if t in _PLAIN:

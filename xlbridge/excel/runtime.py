@@ -155,8 +155,11 @@ def arity_error(decl: ExcelFunction, given: int) -> CallError | None:
 def _plain(decl: ExcelFunction) -> Callable[..., Any]:
     """The batch engine's callable: any argument count, a wrong one a CallError (never a TypeError)."""
     names = [a.name for a in decl.args]
+    low, high = sum(not a.optional for a in decl.args), len(decl.args)
 
     def fn(*args: Any, **kwargs: Any) -> Any:
+        if not kwargs and low <= len(args) <= high:  # positional, a count Excel accepts: the common call
+            return guarded(decl, args + (None,) * (high - len(args)))
         unknown = [k for k in kwargs if k not in names[len(args):]]
         if unknown:
             return CallError(f"{decl.name}: no argument called {shown(unknown[0])} (arguments: {', '.join(names)})")
