@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ...core.contract import legal_mask, vulnerability_index
-from ...core.errors import InputError
+from ...core.errors import InputError, XlbridgeError
 from ...core.instant.chart import InstantChart, instant_chart
 from .. import cells as xl
 from ..elementwise import Cells, elementwise, number_line, shaped
@@ -78,10 +78,13 @@ def instant_award(score: Cells, scores: Cells, frequencies: Cells, vulnerable: C
     line = number_line(score, "score")
     if line is not None and line[0].whole.all():  # a column of plain whole numbers: one look-up
         ints = line[0].ints()
-        ok = legal_mask(ints, vulnerability_index(chart.vulnerable))
-        if ok.all():
+        try:  # every score legal (the common case): one look-up, which checks them itself
             aw = chart.awards(ints)
             return shaped(aw if aw.dtype.kind == "i" else [xl.to_cell(a) for a in aw.tolist()], line[1])
+        except XlbridgeError:
+            ok = legal_mask(ints, vulnerability_index(chart.vulnerable))
+            if ok.all():
+                raise  # not an illegal score: the chart's own refusal
         awards = np.zeros(len(ints), dtype=object)
         if ok.any():
             awards[ok] = chart.awards(ints[ok]).astype(object)
