@@ -433,6 +433,15 @@ def to_cell(value: Any) -> Any:
         return value if math.isfinite(value) else NUM
     if t is int:
         return value if -_DOUBLE_MAX < value < _DOUBLE_MAX else NUM
+    if t is Fraction:  # the core's exact results
+        if value.denominator == 1:
+            n = value.numerator
+            return n if -_DOUBLE_MAX < n < _DOUBLE_MAX else NUM
+        try:
+            f = float(value)
+        except OverflowError:
+            return NUM
+        return f if math.isfinite(f) else NUM
     if t in _PLAIN:
         return value
     if hasattr(value, "dtype") and hasattr(value, "item") and not _is_array(value):
