@@ -26,7 +26,7 @@ PAGES = {
     "teams.xlsx": ["Standings", "Matches", "Boards"],
     "handicap.xlsx": ["Handicaps", "Results"],
     "lehman.xlsx": ["Ledger", "Chart"],
-    "instant.xlsx": ["Chart"],
+    "instant.xlsx": ["Results", "Chart"],
 }
 
 

@@ -80,7 +80,7 @@ DECLARED = {
     "teams.xlsx": {"Boards": "A5:I5004", "Matches": "A5:D44"},
     "handicap.xlsx": {"Handicaps": "A5:C504", "NewTeams": "A5:D204", "Results": "A5:F1004"},
     "lehman.xlsx": {"Ledger": "A5:G10004", "Chart": "K5:K12"},
-    "instant.xlsx": {"Chart": "A5:B204", "Scoring": "A5:B504"},
+    "instant.xlsx": {"History": "A5:C5004", "Results": "A5:D10004"},
 }
 
 

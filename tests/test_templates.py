@@ -28,7 +28,7 @@ XLBRIDGE_FUNCTIONS = {
     "IMPS", "CROSS_IMPS", "BUTLER", "BUTLER_DATUM", "VP", "WEIGHTED_IMPS", "MATCH_RESULT", "INSTANT_MP",
     "INSTANT_AWARD", "LEHMAN_PREDICT", "LEHMAN_DELTA", "LEHMAN_ERROR", "LEHMAN_UPDATE", "LEHMAN_LEDGER",
     "FORML_HANDICAP", "FORML_VPDIFF", "LEGACY_HANDICAP", "FORML_NEWTEAMS", "FAIRNESS", "FAIRNESS_BAND",
-    "HANDICAP_MATCHES", "LEHMAN_SEASON", "LEHMAN_HISTORY",
+    "HANDICAP_MATCHES", "LEHMAN_SEASON", "LEHMAN_HISTORY", "INSTANT_RESULTS",
 }
 
 
@@ -325,13 +325,23 @@ def test_teams_layout(books):
 
 def test_instant_layout(books):
     wb = books["instant.xlsx"]
-    ws = wb["Chart"]
-    hist = [(ws.cell(row=r, column=1).value, ws.cell(row=r, column=2).value) for r in range(5, 13)]
-    assert hist == [(980, 4), (800, 3), (480, 8), (450, 26), (420, 115), (400, 6), (-50, 17), (-100, 1)]
-    assert ws["J5"].value == "None"
-    (ref,) = [r for r, t in _arrays(ws).items() if "INSTANT_MP" in t]
-    assert ref == "D5:F405"
-    assert _arrays(wb["Scoring"])["C5:C504"].startswith("=INSTANT_AWARD(B5:B504,Chart!A5:A204,Chart!B5:B204")
+    assert wb.sheetnames == ["Instructions", "Results", "History", "Chart", "xlwings.conf"]
+    ws = wb["History"]
+    assert [ws.cell(row=4, column=c).value for c in range(1, 4)] == ["Board", "NS score", "Frequency"]
+    hist = [tuple(ws.cell(row=r, column=c).value for c in range(1, 4)) for r in range(5, 13)]
+    assert hist == [(1, 980, 4), (1, 800, 3), (1, 480, 8), (1, 450, 26), (1, 420, 115), (1, 400, 6), (1, -50, 17),
+                    (1, -100, 1)]  # seed 002's board 1
+    res = wb["Results"]
+    assert [res.cell(row=4, column=c).value for c in range(1, 7)] == [
+        "Board", "NS pair", "EW pair", "NS score", "Award NS %", "Award EW %"]
+    assert _arrays(res) == {"E5:F10004": "=INSTANT_RESULTS(A5:A10004,D5:D10004,History!A5:A5004,History!B5:B5004,"
+                                         "History!C5:C5004)"}
+    chart = wb["Chart"]
+    assert chart["F5"].value == "Board" and chart["G5"].value == 1
+    (ref,) = [r for r, t in _arrays(chart).items() if "INSTANT_MP" in t]
+    assert ref == "A5:C405" and "History!$A$5:$A$5004=$G$5" in _arrays(chart)[ref]
+    text = " ".join(str(c.value) for c in wb["Instructions"]["A"] if c.value)
+    assert "does not rank" in text and "ranked separately" in text  # says what it does, and what it does not
 
 
 def test_lehman_layout(books):

@@ -109,6 +109,15 @@ Public Sub RegisterXlbridgeFunctions()
             "Historical N-S scores of the board", _
             "How often each score occurred", _
             "Vulnerability of the board: None, NS, EW, All or a board number")
+    Application.MacroOptions Macro:="INSTANT_RESULTS", _
+        Description:="N-S and E-W instant matchpoint awards (n x 2) of many boards' results, each from its board's chart.", _
+        Category:="xlbridge", _
+        ArgumentDescriptions:=Array( _
+            "Board number of each result row (gives the board's chart and vulnerability)", _
+            "N-S score of each row: a number, A60/40 (artificial, %), NP; blank rows stay blank", _
+            "Board number of each historical result", _
+            "Historical N-S score", _
+            "How often it occurred")
     Application.MacroOptions Macro:="LEGACY_HANDICAP", _
         Description:="Handicaps of the system Form-L replaced (6-IMP steps, chained divisions).", _
         Category:="xlbridge", _

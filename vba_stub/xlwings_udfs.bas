@@ -170,6 +170,19 @@ failed:
     INSTANT_MP = Err.Description
 End Function
 
+Function INSTANT_RESULTS(boards, scores, history_boards, history_scores, history_frequencies)
+    #If App = "Microsoft Excel" Then
+        If TypeOf Application.Caller Is Range Then On Error GoTo failed
+        INSTANT_RESULTS = XLPy.CallUDF("xlbridge.udfs", "INSTANT_RESULTS", Array(boards, scores, history_boards, history_scores, history_frequencies), ThisWorkbook, Application.Caller)
+        Exit Function
+    #Else
+        INSTANT_RESULTS = XLPy.CallUDF("xlbridge.udfs", "INSTANT_RESULTS", Array(boards, scores, history_boards, history_scores, history_frequencies))
+        Exit Function
+    #End If
+failed:
+    INSTANT_RESULTS = Err.Description
+End Function
+
 Function LEGACY_HANDICAP(divisions, avg_vps, Optional step)
     #If App = "Microsoft Excel" Then
         If TypeOf Application.Caller Is Range Then On Error GoTo failed

@@ -38,6 +38,7 @@ EXTENSIONS = {
     "HANDICAP_MATCHES": ["team_a", "team_b", "imps_a", "imps_b", "teams", "handicaps", "[typed_a]", "[typed_b]",
                          "[more]"],
     "SCORE_OR_TYPED": ["contract", "declarer", "tricks", "board", "typed"],
+    "INSTANT_RESULTS": ["boards", "scores", "history_boards", "history_scores", "history_frequencies"],
 }
 # optional trailing arguments added to catalogue functions (the catalogue's own arguments keep their order)
 EXTRA_OPTIONAL = {"FAIRNESS": ["[upper]"]}
@@ -68,7 +69,7 @@ def catalogue() -> dict:
 @pytest.mark.skipif(not UDFS_MD.exists(), reason="../shared/UDFS.md not present")
 def test_every_catalogue_function_exists_with_its_argument_order():
     cat = catalogue()
-    assert len(cat) == 23 and len(F) == 32  # 23 catalogue functions + 9 template extensions
+    assert len(cat) == 23 and len(F) == 33  # 23 catalogue functions + 10 template extensions
     for name, args in {**cat, **EXTENSIONS}.items():
         args = args + EXTRA_OPTIONAL.get(name, [])
         fn = getattr(udfs, name)
@@ -633,6 +634,7 @@ SAMPLE_CALLS = {   # one Excel-shaped call per function, for the decorated funct
     "TEAM_STANDINGS": (col("A", "C"), col("B", "D"), [[12.18, 7.82], [6.29, 13.71]], [[9.0, 4.4], [1.0, 7.0]]),
     "INSTANT_MP": (col(*SEED002[0]), col(*SEED002[1]), "None"),
     "INSTANT_AWARD": (col(980, 500), col(*SEED002[0]), col(*SEED002[1]), "None"),
+    "INSTANT_RESULTS": (col(1, 1), col(980, 500), col(*[1] * len(SEED002[0])), col(*SEED002[0]), col(*SEED002[1])),
     "LEHMAN_PREDICT": ([[50.0, 45.0, 45.0, 45.0]],),
     "LEHMAN_DELTA": ([[50.0, 45.0, 45.0, 45.0]], 42.0, col(1.0, 1 / math.sqrt(1000), 0.1, 0.1)),
     "LEHMAN_ERROR": (col(26, 1),),

@@ -54,6 +54,7 @@ from ..core.teams import teams as teams_core
 from ..core.teams.vp import MAX_BOARDS, vp
 from .adapters import handicaps as ah
 from .adapters import instant as ai
+from .adapters import instant_results as air
 from .adapters import pairs as ap
 from .adapters import ratings as ar
 from .adapters import teams as at
@@ -328,6 +329,18 @@ FUNCTIONS: tuple[ExcelFunction, ...] = (
          _arg("vulnerable", "cells", _VUL)),
         "N-S instant matchpoint award (%) for a score, from the chart of historical scores.",
         "The N-S award (%) for `score` from that chart, element-wise over `score`.", INSTANT),
+    ExcelFunction(
+        "INSTANT_RESULTS", air.instant_results, (instant_chart, instant_award),
+        (_arg("boards", "column", "Board number of each result row (gives the board's chart and vulnerability)"),
+         _arg("scores", "column", "N-S score of each row: a number, A60/40 (artificial, %), NP; blank rows stay blank"),
+         _arg("history_boards", "column", "Board number of each historical result"),
+         _arg("history_scores", "column", "Historical N-S score"),
+         _arg("history_frequencies", "column", "How often it occurred")),
+        "N-S and E-W instant matchpoint awards (n x 2) of many boards' results, each from its board's chart.",
+        "n x 2 per result row: N-S award %, E-W award % (100 minus it), from the chart built from that board's "
+        "historical results (vulnerability by board number); A60/40 gives its percentages; NP and blank rows "
+        "are blank; a score no contract gives, or a board without history, is `#VALUE!` (template extension).",
+        INSTANT),
     ExcelFunction(
         "LEHMAN_PREDICT", ar.lehman_predict, (lehman_core.lehman_predict,),
         (_arg("ratings", "range", "4 cells: the ratings of N, S, E, W"),),

@@ -1,7 +1,7 @@
-"""instant.xlsx: an instant matchpoint award chart and results scored against it (seed 002).
+"""instant.xlsx: an instant-matchpoint event of many boards, each scored from its own award chart (seed 002).
 
 >>> [s.title for s in build().worksheets]
-['Instructions', 'Chart', 'Scoring', 'xlwings.conf']
+['Instructions', 'Results', 'History', 'Chart', 'xlwings.conf']
 """
 
 from __future__ import annotations
@@ -13,70 +13,94 @@ from .styling import (
 __all__ = ["build"]
 
 
-INSTANT_HISTORY = [(980, 4), (800, 3), (480, 8), (450, 26), (420, 115), (400, 6), (-50, 17), (-100, 1)]
-INSTANT_RESULTS = [(1, 420), (2, 450), (3, 500), (4, -100), (5, 980), (6, -150), (7, 400)]
-I_FIRST, I_ROWS = 5, 200
-I_CHART = 2 * I_ROWS + 1
-S_FIRST, S_ROWS = 5, 500
+#: (board, N-S score, frequency): board 1 is seed 002's (played 180 times); board 2 (N-S vulnerable)
+#: is a hypothetical ten-result history
+HISTORY = [(1, 980, 4), (1, 800, 3), (1, 480, 8), (1, 450, 26), (1, 420, 115), (1, 400, 6), (1, -50, 17),
+           (1, -100, 1), (2, 620, 3), (2, 170, 4), (2, -100, 3)]
+#: (board, N-S pair, E-W pair, N-S score): hypothetical results of seven tables on the two boards
+RESULTS = [(1, t, 10 + t, s) for t, s in zip(range(1, 8), (420, 450, 500, -100, 980, -150, 400))] + [
+    (2, t, 10 + t, s) for t, s in zip(range(1, 8), (650, 620, 170, -100, 140, "A60/40", "NP"))]
+H_FIRST, H_ROWS = 5, 5_000
+C_ROWS = 2 * 200 + 1  # a chart of up to 200 distinct historical scores: 401 rows with its gaps
+R_FIRST, R_ROWS = 5, 10_000
 
 
 def build():
-    wb = new_workbook("Instant matchpoints: award chart and scoring")
+    wb = new_workbook("Instant matchpoints: many boards scored from their award charts")
     instructions(wb, "Instant matchpoints (seed 002, R. Pavlicek)", [
-        "What it does: turns a board's historical results (N-S score and how often it occurred) into an "
-        "instant matchpoint award chart for every score that can occur, and scores entered results "
-        "against that chart.",
-        "Sheet Chart: type the historical N-S scores and frequencies and the board's vulnerability. The "
-        "chart adds a 'mystery score' (the top rises by one, each historical score gains 1/2 MP, each gap "
-        "between scores scores as the mystery score would), drops gaps no legal score can fill (e.g. "
-        "+410 between +420 and +400), scales to a 100 top, rounds to whole percent and smooths equal "
-        "awards at the bottom (seed 002: 1, 0, 0 -> 2, 1, 0).",
-        "Sheet Scoring: one row per result (table or pair, N-S score); the N-S award comes from the chart "
-        "(INSTANT_AWARD), E-W gets 100 minus it. N-S and E-W fields are ranked separately.",
+        "What it does: scores an instant-matchpoint event of many boards. Each board has its own award "
+        "chart, built from the board's historical results (N-S score and how often it occurred); every "
+        "result typed in is looked up in its board's chart: the N-S award in percent, E-W 100 minus it.",
+        "Sheet History: one row per historical score: Board, N-S score, Frequency (any number of boards, "
+        "rows in any order). The chart adds a 'mystery score' (the top rises by one, each historical score "
+        "gains 1/2 MP, each gap between scores scores as the mystery score would), drops gaps no legal "
+        "score can fill (e.g. +410 between +420 and +400 when N-S are not vulnerable), scales to a 100 "
+        "top, rounds to whole percent and smooths equal awards at the bottom (seed 002: 1, 0, 0 -> 2, 1, "
+        "0). The vulnerability follows the board number (board 1 none, 2 N-S, 3 E-W, 4 all, ...).",
+        "Sheet Results: one row per result (Board, N-S pair, E-W pair, N-S score), any number of results "
+        "per board, in any order. Award NS % and Award EW % come from the board's chart (INSTANT_RESULTS). "
+        "An artificial score A60/40 gives each side its percentage; NP and blank rows stay blank; a score "
+        "no contract gives on that board, or a board without history, shows #VALUE!.",
+        "Sheet Chart: type a board number in G5 to see (and print) that board's whole chart: lowest and "
+        "highest N-S score of each row and its N-S and E-W award.",
+        "This workbook does not rank the pairs: the N-S and E-W fields are ranked separately (seed 002), on "
+        "each pair's total or mean award; add a pair's awards with SUMIF over the Award columns (N-S pairs "
+        "over Award NS %, E-W pairs over Award EW %).",
     ] + COMMON_LINES)
 
-    ws = wb.create_sheet("Chart")
-    title(ws, "Award chart", "Example: seed 002, board 1 (played 180 times; 179 top).")
-    hl = I_FIRST + I_ROWS - 1
-    headers(ws, 4, 1, ["NS score", "Frequency"], widths=[10, 10])
-    for i, (s, f) in enumerate(INSTANT_HISTORY):
-        ws.cell(row=I_FIRST + i, column=1, value=s)
-        ws.cell(row=I_FIRST + i, column=2, value=f)
-    mark_input(ws, f"A{I_FIRST}:A{hl}", kind="whole", operator="between", formula1="-7600", formula2="7600",
-           prompt="A historical N-S score")
-    mark_input(ws, f"B{I_FIRST}:B{hl}", kind="whole", operator="between", formula1="1", formula2="1000000",
-           prompt="How many times it occurred")
-    headers(ws, 4, 4, ["Lowest NS", "Highest NS", "Award NS %", "Award EW %"], widths=[10, 10, 10, 10])
-    cl = I_FIRST + I_CHART - 1
-    array(ws, f"D{I_FIRST}:F{cl}",
-           f"=IFERROR(INDEX(INSTANT_MP(A{I_FIRST}:A{hl},B{I_FIRST}:B{hl},$J$5),{seq_column(I_CHART)},"
-           f"{seq_row(3)}),\"\")", "0")
-    array(ws, f"G{I_FIRST}:G{cl}", f'=IF(F{I_FIRST}:F{cl}="","",100-F{I_FIRST}:F{cl})', "0")
-    param(ws, "I5", "J5", "Vulnerability", "None", kind="list", formula1='"None,NS,EW,All"',
-           prompt="The board's vulnerability (None, NS, EW, All) or its board number")
-    ws.column_dimensions["I"].width = 14
-    legend(ws, "I7")
-    capacity(ws, f"A{I_FIRST}:B{hl}", "I11", "frequency rows")
-    ws.merge_cells("I11:L14")
-    ws.freeze_panes = f"A{I_FIRST}"
+    ws = wb.create_sheet("Results")
+    title(ws, "Results scored from the award charts",
+          "Example: hypothetical results of seven tables on seed 002's board 1 and a board 2.")
+    rl = R_FIRST + R_ROWS - 1
+    headers(ws, 4, 1, ["Board", "NS pair", "EW pair", "NS score", "Award NS %", "Award EW %"],
+            widths=[8, 8, 8, 10, 12, 12])
+    for i, row in enumerate(RESULTS):
+        for c, v in enumerate(row, start=1):
+            ws.cell(row=R_FIRST + i, column=c, value=v)
+    mark_input(ws, f"A{R_FIRST}:A{rl}", kind="whole", operator="greaterThanOrEqual", formula1="1",
+               prompt="The board number (it gives the board's chart and vulnerability)")
+    mark_input(ws, f"B{R_FIRST}:B{rl}", prompt="The N-S pair (for your totals; not used by the award)")
+    mark_input(ws, f"C{R_FIRST}:C{rl}", prompt="The E-W pair (for your totals; not used by the award)")
+    mark_input(ws, f"D{R_FIRST}:D{rl}", prompt="The N-S score: a number (420, -50), A60/40 (artificial) or NP")
+    array(ws, f"E{R_FIRST}:F{rl}",
+          f"=INSTANT_RESULTS(A{R_FIRST}:A{rl},D{R_FIRST}:D{rl},History!A{H_FIRST}:A{H_FIRST + H_ROWS - 1},"
+          f"History!B{H_FIRST}:B{H_FIRST + H_ROWS - 1},History!C{H_FIRST}:C{H_FIRST + H_ROWS - 1})", "0")
+    legend(ws, "H4")
+    capacity(ws, f"A{R_FIRST}:D{rl}", "H8", "results")
+    ws.merge_cells("H8:K11")
+    ws.freeze_panes = f"A{R_FIRST}"
 
-    ws = wb.create_sheet("Scoring")
-    title(ws, "Results scored against the chart", "Example: hypothetical results on seed 002's board.")
-    sl = S_FIRST + S_ROWS - 1
-    headers(ws, 4, 1, ["Table", "NS score", "Award NS %", "Award EW %"], widths=[8, 10, 11, 11])
-    for i, (t, s) in enumerate(INSTANT_RESULTS):
-        ws.cell(row=S_FIRST + i, column=1, value=t)
-        ws.cell(row=S_FIRST + i, column=2, value=s)
-    mark_input(ws, f"A{S_FIRST}:A{sl}", prompt="Table or pair")
-    mark_input(ws, f"B{S_FIRST}:B{sl}", kind="whole", operator="between", formula1="-7600", formula2="7600",
-           prompt="The N-S score obtained")
-    array(ws, f"C{S_FIRST}:C{sl}",
-           f"=INSTANT_AWARD(B{S_FIRST}:B{sl},Chart!A{I_FIRST}:A{hl},Chart!B{I_FIRST}:B{hl},Chart!J5)", "0")
-    array(ws, f"D{S_FIRST}:D{sl}", f'=IF(ISNUMBER(C{S_FIRST}:C{sl}),100-C{S_FIRST}:C{sl},"")', "0")
-    legend(ws, "F4")
-    capacity(ws, f"A{S_FIRST}:B{sl}", "F8", "results")
-    ws.merge_cells("F8:I11")
-    ws.freeze_panes = f"A{S_FIRST}"
+    ws = wb.create_sheet("History")
+    title(ws, "Historical results of every board", "Example: seed 002's board 1 (played 180 times) and a board 2.")
+    hl = H_FIRST + H_ROWS - 1
+    headers(ws, 4, 1, ["Board", "NS score", "Frequency"], widths=[8, 10, 10])
+    for i, row in enumerate(HISTORY):
+        for c, v in enumerate(row, start=1):
+            ws.cell(row=H_FIRST + i, column=c, value=v)
+    mark_input(ws, f"A{H_FIRST}:A{hl}", kind="whole", operator="greaterThanOrEqual", formula1="1",
+               prompt="The board number")
+    mark_input(ws, f"B{H_FIRST}:B{hl}", kind="whole", operator="between", formula1="-7600", formula2="7600",
+               prompt="A historical N-S score of the board")
+    mark_input(ws, f"C{H_FIRST}:C{hl}", kind="whole", operator="between", formula1="1", formula2="1000000",
+               prompt="How many times it occurred")
+    legend(ws, "E4")
+    capacity(ws, f"A{H_FIRST}:C{hl}", "E8", "historical scores")
+    ws.merge_cells("E8:H11")
+    ws.freeze_panes = f"A{H_FIRST}"
+
+    ws = wb.create_sheet("Chart")
+    title(ws, "Award chart of one board", "Type a board number in G5: its chart, from the History sheet.")
+    cl = H_FIRST + C_ROWS - 1
+    headers(ws, 4, 1, ["Lowest NS", "Highest NS", "Award NS %", "Award EW %"], widths=[11, 11, 12, 12])
+    mine = f"History!$A${H_FIRST}:$A${hl}=$G$5"
+    array(ws, f"A{H_FIRST}:C{cl}",
+          f"=IFERROR(INDEX(INSTANT_MP(IF({mine},History!$B${H_FIRST}:$B${hl},\"\"),"
+          f"IF({mine},History!$C${H_FIRST}:$C${hl},\"\"),$G$5),{seq_column(C_ROWS)},{seq_row(3)}),\"\")", "0")
+    array(ws, f"D{H_FIRST}:D{cl}", f'=IF(C{H_FIRST}:C{cl}="","",100-C{H_FIRST}:C{cl})', "0")
+    param(ws, "F5", "G5", "Board", 1, kind="whole", operator="greaterThanOrEqual", formula1="1",
+          prompt="The board whose chart to show (its number also gives its vulnerability)")
+    legend(ws, "F7")
+    ws.freeze_panes = f"A{H_FIRST}"
 
     conf_sheet(wb)
     return wb
