@@ -6,9 +6,8 @@
 
 from __future__ import annotations
 
-from .styling import (
-    COMMON_LINES, array, capacity, bold, computed, conf_sheet, headers, instructions, legend, mark_input,
-    new_workbook, param, seq_column, seq_row, title)
+from .styling import (COMMON_LINES, array, bold, computed, conf_sheet, headers, input_table, instructions,
+                      legend, mark_input, new_workbook, param, seq_column, seq_row, sheet, table_head)
 
 __all__ = ["build"]
 
@@ -99,17 +98,12 @@ def build():
         "higher-handicap team, so P(X >= 37) = P(X <= 19) = 0.0111.",
     ] + COMMON_LINES)
 
-    ws = wb.create_sheet("Handicaps")
-    title(ws, "Form-L handicaps from the previous season's divisional Average VPs",
+    ws = sheet(wb, "Handicaps", "Form-L handicaps from the previous season's divisional Average VPs",
            "Seed 000, Table 1 (2013-14). Handicap IMPs of Lambs: the seed prints 77, the correct value is 79.")
-    last = H_FIRST + H_ROWS - 1
-    headers(ws, 4, 1, ["Division", "Team", "Average VPs", "Expected VP Diff", "Merged VP Diff",
-                        "Handicap IMPs", "Legacy Handicap IMPs"], widths=[10, 16, 10, 11, 11, 10, 12])
-    for i, (d, t, v) in enumerate(TABLE1):
-        r = H_FIRST + i
-        ws.cell(row=r, column=1, value=d)
-        ws.cell(row=r, column=2, value=t)
-        ws.cell(row=r, column=3, value=v)
+    last = table_head(ws, H_FIRST, H_ROWS, TABLE1,
+        ["Division", "Team", "Average VPs", "Expected VP Diff", "Merged VP Diff",
+         "Handicap IMPs", "Legacy Handicap IMPs"],
+        [10, 16, 10, 11, 11, 10, 12])
     mark_input(ws, f"A{H_FIRST}:A{last}", kind="whole", operator="between", formula1="1", formula2="20",
            prompt="Division: 1 for the top division, 2, 3, ...")
     mark_input(ws, f"B{H_FIRST}:B{last}", kind="textLength", operator="between", formula1="1", formula2="60",
@@ -149,21 +143,15 @@ def build():
            prompt="A division number to summarise")
     computed(ws, "J15:J20")
     computed(ws, "K15:K20", "0.0")
-    capacity(ws, f"A{H_FIRST}:C{last}", "I22", "teams")
-    ws.merge_cells("I22:K25")
-    ws.freeze_panes = f"A{H_FIRST}"
+    input_table(ws, f"A{H_FIRST}:C{last}", "I22", "teams", note_width=3)
 
     # new teams
-    ws = wb.create_sheet("NewTeams")
-    title(ws, "Handicaps for new teams from this season's matches",
+    ws = sheet(wb, "NewTeams", "Handicaps for new teams from this season's matches",
            "One row per match played by a new team. Known teams and their Merged VP Diffs come from the "
            "Handicaps sheet. Example matches are hypothetical.")
-    nl = N_FIRST + N_ROWS - 1
-    headers(ws, 4, 1, ["Team", "Opponent", "VPs for", "VPs against"], widths=[16, 16, 9, 9])
-    for i, (t, o, f, a) in enumerate(NEW_TEAM_MATCHES):
-        r = N_FIRST + i
-        for j, v in enumerate((t, o, f, a), start=1):
-            ws.cell(row=r, column=j, value=v)
+    nl = table_head(ws, N_FIRST, N_ROWS, NEW_TEAM_MATCHES,
+        ["Team", "Opponent", "VPs for", "VPs against"],
+        [16, 16, 9, 9])
     mark_input(ws, f"A{N_FIRST}:B{nl}", kind="textLength", operator="between", formula1="1", formula2="60",
            prompt="Team names exactly as on the Handicaps sheet (a new team is any team not listed there)")
     mark_input(ws, f"C{N_FIRST}:D{nl}", kind="decimal", operator="between", formula1="0", formula2="100",
@@ -175,22 +163,17 @@ def build():
            f"=IFERROR(INDEX(FORML_NEWTEAMS(A{N_FIRST}:A{nl},B{N_FIRST}:B{nl},C{N_FIRST}:C{nl},D{N_FIRST}:D{nl},"
            f"Handicaps!B{H_FIRST}:B{hl},Handicaps!E{H_FIRST}:E{hl},Handicaps!J5),"
            f"{seq_column(N_OUT)},{seq_row(2)}),\"\")", "0")
-    legend(ws, "I4")
-    capacity(ws, f"A{N_FIRST}:D{nl}", "I8", "new teams")
-    ws.merge_cells("I8:L11")
+    input_table(ws, f"A{N_FIRST}:D{nl}", "I8", "new teams", legend_at="I4", freeze=False)
 
     # results of the season
-    ws = wb.create_sheet("Results")
-    title(ws, "Results of the season, with handicaps",
+    ws = sheet(wb, "Results", "Results of the season, with handicaps",
           "Example: hypothetical matches between the Table 1 teams, a new team (Knights) and a visiting team "
           "with a typed handicap.")
-    rl = R_FIRST + R_ROWS - 1
-    headers(ws, 4, 1, ["Team A", "Team B", "IMPs A", "IMPs B", "Typed handicap A", "Typed handicap B",
-                       "Handicap A", "Handicap B", "Handicapped IMPs A", "Handicapped IMPs B", "Winner",
-                       "Higher-handicap team"], widths=[14, 14, 7, 7, 11, 11, 10, 10, 13, 13, 14, 16])
-    for i, row in enumerate(SEASON_MATCHES):
-        for j, v in enumerate(row, start=1):
-            ws.cell(row=R_FIRST + i, column=j, value=v)
+    rl = table_head(ws, R_FIRST, R_ROWS, SEASON_MATCHES,
+        ["Team A", "Team B", "IMPs A", "IMPs B", "Typed handicap A", "Typed handicap B",
+         "Handicap A", "Handicap B", "Handicapped IMPs A", "Handicapped IMPs B", "Winner",
+         "Higher-handicap team"],
+        [14, 14, 7, 7, 11, 11, 10, 10, 13, 13, 14, 16])
     mark_input(ws, f"A{R_FIRST}:B{rl}", kind="textLength", operator="between", formula1="1", formula2="60",
                prompt="Team names exactly as on the Handicaps (or NewTeams) sheet")
     mark_input(ws, f"C{R_FIRST}:D{rl}", kind="decimal", operator="between", formula1="-1000", formula2="1000",
@@ -210,14 +193,10 @@ def build():
         ws.cell(row=5 + k, column=14, value=label)
         ws.cell(row=5 + k, column=15, value=f'=COUNTIF($L${R_FIRST}:$L${rl},"{key}")')
     computed(ws, "O5:O8", "0")
-    legend(ws, "N10")
-    capacity(ws, f"A{R_FIRST}:F{rl}", "N14", "matches")
-    ws.merge_cells("N14:P17")
-    ws.freeze_panes = f"A{R_FIRST}"
+    input_table(ws, f"A{R_FIRST}:F{rl}", "N14", "matches", legend_at="N10", note_width=3)
 
     # fairness
-    ws = wb.create_sheet("Fairness")
-    title(ws, "Fairness of the handicaps: binomial bands and observed results",
+    ws = sheet(wb, "Fairness", "Fairness of the handicaps: binomial bands and observed results",
            "Wins of the higher-handicap team in n matches between teams with different handicaps "
            "(draws excluded). Under fair handicaps: Binomial(n, 1/2).")
     fl = F_FIRST + F_MAX_N - 1

@@ -6,9 +6,8 @@
 
 from __future__ import annotations
 
-from .styling import (
-    COMMON_LINES, array, capacity, conf_sheet, headers, instructions, legend, mark_input, new_workbook, param,
-    seq_column, seq_row, title)
+from .styling import (COMMON_LINES, array, conf_sheet, headers, input_table, instructions, legend, mark_input,
+                      new_workbook, param, seq_column, seq_row, sheet, table_head)
 
 __all__ = ["build"]
 
@@ -48,15 +47,11 @@ def build():
         "over Award NS %, E-W pairs over Award EW %).",
     ] + COMMON_LINES)
 
-    ws = wb.create_sheet("Results")
-    title(ws, "Results scored from the award charts",
-          "Example: hypothetical results of seven tables on seed 002's board 1 and a board 2.")
-    rl = R_FIRST + R_ROWS - 1
-    headers(ws, 4, 1, ["Board", "NS pair", "EW pair", "NS score", "Award NS %", "Award EW %"],
-            widths=[8, 8, 8, 10, 12, 12])
-    for i, row in enumerate(RESULTS):
-        for c, v in enumerate(row, start=1):
-            ws.cell(row=R_FIRST + i, column=c, value=v)
+    ws = sheet(wb, "Results", "Results scored from the award charts",
+               "Example: hypothetical results of seven tables on seed 002's board 1 and a board 2.")
+    rl = table_head(ws, R_FIRST, R_ROWS, RESULTS,
+        ["Board", "NS pair", "EW pair", "NS score", "Award NS %", "Award EW %"],
+        [8, 8, 8, 10, 12, 12])
     mark_input(ws, f"A{R_FIRST}:A{rl}", kind="whole", operator="greaterThanOrEqual", formula1="1",
                prompt="The board number (it gives the board's chart and vulnerability)")
     mark_input(ws, f"B{R_FIRST}:B{rl}", prompt="The N-S pair (for your totals; not used by the award)")
@@ -65,31 +60,22 @@ def build():
     array(ws, f"E{R_FIRST}:F{rl}",
           f"=INSTANT_RESULTS(A{R_FIRST}:A{rl},D{R_FIRST}:D{rl},History!A{H_FIRST}:A{H_FIRST + H_ROWS - 1},"
           f"History!B{H_FIRST}:B{H_FIRST + H_ROWS - 1},History!C{H_FIRST}:C{H_FIRST + H_ROWS - 1})", "0")
-    legend(ws, "H4")
-    capacity(ws, f"A{R_FIRST}:D{rl}", "H8", "results")
-    ws.merge_cells("H8:K11")
-    ws.freeze_panes = f"A{R_FIRST}"
+    input_table(ws, f"A{R_FIRST}:D{rl}", "H8", "results", legend_at="H4")
 
-    ws = wb.create_sheet("History")
-    title(ws, "Historical results of every board", "Example: seed 002's board 1 (played 180 times) and a board 2.")
-    hl = H_FIRST + H_ROWS - 1
-    headers(ws, 4, 1, ["Board", "NS score", "Frequency"], widths=[8, 10, 10])
-    for i, row in enumerate(HISTORY):
-        for c, v in enumerate(row, start=1):
-            ws.cell(row=H_FIRST + i, column=c, value=v)
+    ws = sheet(wb, "History", "Historical results of every board",
+               "Example: seed 002's board 1 (played 180 times) and a board 2.")
+    hl = table_head(ws, H_FIRST, H_ROWS, HISTORY,
+        ["Board", "NS score", "Frequency"],
+        [8, 10, 10])
     mark_input(ws, f"A{H_FIRST}:A{hl}", kind="whole", operator="greaterThanOrEqual", formula1="1",
                prompt="The board number")
     mark_input(ws, f"B{H_FIRST}:B{hl}", kind="whole", operator="between", formula1="-7600", formula2="7600",
                prompt="A historical N-S score of the board")
     mark_input(ws, f"C{H_FIRST}:C{hl}", kind="whole", operator="between", formula1="1", formula2="1000000",
                prompt="How many times it occurred")
-    legend(ws, "E4")
-    capacity(ws, f"A{H_FIRST}:C{hl}", "E8", "historical scores")
-    ws.merge_cells("E8:H11")
-    ws.freeze_panes = f"A{H_FIRST}"
+    input_table(ws, f"A{H_FIRST}:C{hl}", "E8", "historical scores", legend_at="E4")
 
-    ws = wb.create_sheet("Chart")
-    title(ws, "Award chart of one board", "Type a board number in G5: its chart, from the History sheet.")
+    ws = sheet(wb, "Chart", "Award chart of one board", "Type a board number in G5: its chart, from the History sheet.")
     cl = H_FIRST + C_ROWS - 1
     headers(ws, 4, 1, ["Lowest NS", "Highest NS", "Award NS %", "Award EW %"], widths=[11, 11, 12, 12])
     mine = f"History!$A${H_FIRST}:$A${hl}=$G$5"

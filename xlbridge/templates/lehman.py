@@ -9,9 +9,9 @@ from __future__ import annotations
 from openpyxl.styles import Font
 from openpyxl.utils import get_column_letter
 
-from .styling import (
-    COMMON_LINES, array, capacity, bold, computed, conf_sheet, headers, instructions, legend, mark_input,
-    header_row, new_workbook, param, seq_column, seq_row, title)
+from .styling import (COMMON_LINES, array, bold, capacity, computed, conf_sheet, header_row, headers,
+                      input_table, instructions, legend, mark_input, new_workbook, param, seq_column, seq_row,
+                      sheet, table_head)
 
 __all__ = ["build"]
 
@@ -59,13 +59,10 @@ def build():
         "novice at error 100 %, South at about 1,000 boards of history, E and W with equal error bounds.",
     ] + COMMON_LINES)
 
-    ws = wb.create_sheet("Ledger")
-    title(ws, "Ratings ledger", "Example: hypothetical results; the newcomer 'Newbie' plays with 'Spider'.")
-    ll = L_FIRST + L_ROWS - 1
-    headers(ws, 4, 1, ["Week", "North", "South", "East", "West", "NS %", "Boards"], widths=[7, 12, 12, 12, 12, 8, 8])
-    for i, row in enumerate(LEDGER):
-        for j, v in enumerate(row, start=1):
-            ws.cell(row=L_FIRST + i, column=j, value=v)
+    ws = sheet(wb, "Ledger", "Ratings ledger", "Example: hypothetical results; the newcomer 'Newbie' plays with 'Spider'.")
+    ll = table_head(ws, L_FIRST, L_ROWS, LEDGER,
+        ["Week", "North", "South", "East", "West", "NS %", "Boards"],
+        [7, 12, 12, 12, 12, 8, 8])
     mark_input(ws, f"A{L_FIRST}:A{ll}", kind="whole", operator="between", formula1="1", formula2="100000",
                prompt="Week number (ratings are combined week by week, in order)")
     mark_input(ws, f"B{L_FIRST}:E{ll}", kind="textLength", operator="between", formula1="1",
@@ -92,14 +89,10 @@ def build():
     param(ws, "U5", "V5", "Decay per week", 0.067, kind="decimal", operator="between", formula1="0",
           formula2="1", prompt="Share of the history count lost each week (OKBridge: 6.7 %)", number_format="0.0%")
     ws.column_dimensions["U"].width = 16
-    legend(ws, "U7")
-    capacity(ws, f"A{L_FIRST}:G{ll}", "U11", "results")
-    ws.merge_cells("U11:X14")
-    ws.freeze_panes = f"A{L_FIRST}"
+    input_table(ws, f"A{L_FIRST}:G{ll}", "U11", "results", legend_at="U7")
 
     # the rating of every player after every week, and a chart of the players chosen
-    ws = wb.create_sheet("History")
-    title(ws, "Rating after each week", "One row per player (first appearance first), one column per week "
+    ws = sheet(wb, "History", "Rating after each week", "One row per player (first appearance first), one column per week "
                                         "played; blank before the player's first week.")
     ws["A3"] = "Formula"
     ws["A3"].font = bold()
@@ -122,8 +115,7 @@ def build():
     legend(ws, f"{get_column_letter(W_COLS + 3)}4")
     ws.freeze_panes = "A5"
 
-    ws = wb.create_sheet("Chart")
-    title(ws, "Ratings week by week", "Type up to 8 player names in column K; the chart shows their ratings after "
+    ws = sheet(wb, "Chart", "Ratings week by week", "Type up to 8 player names in column K; the chart shows their ratings after "
                                       "each week (the formula chosen on the History sheet).")
     pick = get_column_letter(C_ROWS + 3)  # the column of the names to show, right of the table
     pl = 4 + C_ROWS
@@ -154,8 +146,7 @@ def build():
     _history_chart(ws, wl, C_ROWS, f"{pick}{pl + 2}")
     ws.freeze_panes = "A5"
 
-    ws = wb.create_sheet("Example")
-    title(ws, "Seed 003's worked example: one board scored 42 % by N-S",
+    ws = sheet(wb, "Example", "Seed 003's worked example: one board scored 42 % by N-S",
            "North: the novice (rating 50, no history); South: intermediate rated 45 with about 1,000 boards; "
            "East and West rated 45.")
     headers(ws, 4, 1, ["", "North", "South", "East", "West"], widths=[34, 10, 10, 10, 10])

@@ -6,9 +6,9 @@
 
 from __future__ import annotations
 
-from .styling import (
-    COMMON_LINES, array, bold, capacity, computed, conf_sheet, headers, instructions, legend, mark_input,
-    new_workbook, param, seq_column, seq_row, title)
+from .styling import (COMMON_LINES, array, bold, computed, conf_sheet, fill_rows, headers, input_table,
+                      instructions, legend, mark_input, new_workbook, param, seq_column, seq_row, sheet,
+                      table_head)
 
 __all__ = ["build"]
 
@@ -86,20 +86,15 @@ def build():
         "field in a Mitchell), up to 400 pairs. A pair meeting a board twice is an error naming the rows.",
     ] + COMMON_LINES)
 
-    ws = wb.create_sheet("Travellers")
-    title(ws, "Travellers", "Example: seed 004's boards with weighted scores (boards 1 and 3); board 2 has an "
+    ws = sheet(wb, "Travellers", "Travellers", "Example: seed 004's boards with weighted scores (boards 1 and 3); board 2 has an "
                              "artificial score and was not played at one table.")
     last = T_FIRST + T_ROWS - 1
     headers(ws, 4, 1, ["Board", "NS", "EW", "Contract", "Declarer", "Tricks", "Typed Score", "Score NS",
                         "Outcome 2 NS", "Outcome 3 NS", "Weight 1", "Weight 2", "Weight 3", "MP NS", "MP EW",
                         "Arrow switch"],
              widths=[7, 6, 6, 9, 9, 7, 10, 9, 10, 10, 9, 9, 9, 8, 8, 8])
-    for i, row in enumerate(TRAVELLERS):
-        r = T_FIRST + i
-        for j, v in enumerate(row[:7], start=1):
-            ws.cell(row=r, column=j, value=v)
-        for j, v in enumerate(row[7:], start=9):
-            ws.cell(row=r, column=j, value=v)
+    fill_rows(ws, T_FIRST, [row[:7] for row in TRAVELLERS])
+    fill_rows(ws, T_FIRST, [row[7:] for row in TRAVELLERS], first_col=9)  # Score NS (H) is computed
     rng = lambda c: f"{c}{T_FIRST}:{c}{last}"  # noqa: E731
     mark_input(ws, rng("A"), kind="whole", operator="between", formula1="1", formula2="10000",
            prompt="Board number (its vulnerability follows the standard 16-board cycle)")
@@ -134,30 +129,20 @@ def build():
            prompt="Fixed: A60/40 counts 60 %. Session (EBU): 60 % or the session percentage if higher "
                   "(40 % or it if lower).")
     ws.column_dimensions["Q"].width = 24
-    legend(ws, "Q10")
-    capacity(ws, f"A{T_FIRST}:P{last}", "Q14", "results")
-    ws.merge_cells("Q14:T17")
-    ws.freeze_panes = f"A{T_FIRST}"
+    input_table(ws, f"A{T_FIRST}:P{last}", "Q14", "results", legend_at="Q10")
 
-    ws = wb.create_sheet("Pairs")
-    title(ws, "Pairs", "One row per pair: its number, direction (NS or EW in a Mitchell) and the players' names.")
-    pl = P_FIRST + P_ROWS - 1
-    headers(ws, 4, 1, ["Pair", "Direction", "Names"], widths=[8, 10, 40])
-    for i, row in enumerate(PAIRS):
-        for j, v in enumerate(row, start=1):
-            ws.cell(row=P_FIRST + i, column=j, value=v)
+    ws = sheet(wb, "Pairs", "Pairs", "One row per pair: its number, direction (NS or EW in a Mitchell) and the players' names.")
+    pl = table_head(ws, P_FIRST, P_ROWS, PAIRS,
+        ["Pair", "Direction", "Names"],
+        [8, 10, 40])
     mark_input(ws, f"A{P_FIRST}:A{pl}", kind="whole", operator="greaterThanOrEqual", formula1="1",
            prompt="Pair number (any positive whole number)")
     mark_input(ws, f"B{P_FIRST}:B{pl}", kind="list", formula1='"NS,EW"',
            prompt="NS or EW (Mitchell); leave blank in a Howell")
     mark_input(ws, f"C{P_FIRST}:C{pl}", prompt="The players' names, e.g. Ann Smith & Bob Jones")
-    legend(ws, "E4")
-    capacity(ws, f"A{P_FIRST}:C{pl}", "E8", "pairs")
-    ws.merge_cells("E8:E11")
-    ws.freeze_panes = f"A{P_FIRST}"
+    input_table(ws, f"A{P_FIRST}:C{pl}", "E8", "pairs", legend_at="E4", note_width=1)
 
-    ws = wb.create_sheet("Ranking")
-    title(ws, "Ranking", "Exact totals: ties are decided on exact values and shown as ties (3=). A Mitchell "
+    ws = sheet(wb, "Ranking", "Ranking", "Exact totals: ties are decided on exact values and shown as ties (3=). A Mitchell "
                          "ranks the N-S field, then the E-W field.")
     headers(ws, 4, 1, ["Direction", "Pair", "Names", "Total MP", "Percentage", "Rank"], widths=[10, 8, 36, 10, 11, 7])
     rl = R_FIRST + R_ROWS - 1
@@ -170,8 +155,7 @@ def build():
     legend(ws, "H4")
     ws.freeze_panes = f"A{R_FIRST}"
 
-    ws = wb.create_sheet("Neuberg")
-    title(ws, "The Neuberg formula (seed 001, Max Bavin, EBU)",
+    ws = sheet(wb, "Neuberg", "The Neuberg formula (seed 001, Max Bavin, EBU)",
            "MP = ((M x E) + (E - A)) / A, with M the matchpoints among the A actual results and E the expected number.")
     ws["A3"] = "Section 4(c): 11 results expected, 10 obtained (top 20)"
     ws["A3"].font = bold()

@@ -31,6 +31,10 @@ __all__ = [
     "CAPACITY_NAME",
     "PRINT_NAME",
     "capacity",
+    "input_table",
+    "sheet",
+    "fill_rows",
+    "table_head",
     "print_setup",
     "empty_tables",
     "COMMON_LINES",
@@ -141,6 +145,39 @@ def title(ws, text: str, note: str | None = None) -> None:
         ws["A2"].font = Font(italic=True)
 
 
+def sheet(wb: Workbook, name: str, heading: str, note: str | None = None):
+    """A new sheet ``name`` at the end of ``wb``, with its :func:`title` (and note); returns it."""
+    ws = wb.create_sheet(name)
+    title(ws, heading, note)
+    return ws
+
+
+def fill_rows(ws, first_row: int, rows, first_col: int = 1) -> None:
+    """Type the example ``rows`` (tuples of values) from (``first_row``, ``first_col``) on, one sheet row each.
+
+    >>> ws = Workbook().active
+    >>> fill_rows(ws, 5, [(1, "a"), (2, "b")])
+    >>> ws["A6"].value, ws["B5"].value
+    (2, 'a')
+    """
+    for i, row in enumerate(rows):
+        for j, v in enumerate(row, start=first_col):
+            ws.cell(row=first_row + i, column=j, value=v)
+
+
+def table_head(ws, first: int, count: int, example, names, widths) -> int:
+    """Start an input table of ``count`` rows from row ``first``: its :func:`headers` (row 4, from column
+    A) and its example rows (:func:`fill_rows`); returns the table's last row.
+
+    >>> ws = Workbook().active
+    >>> table_head(ws, 5, 100, [(1, 2)], ["Pair", "Names"], [8, 30]), ws["A4"].value, ws["B5"].value
+    (104, 'Pair', 2)
+    """
+    headers(ws, 4, 1, names, widths=widths)
+    fill_rows(ws, first, example)
+    return first + count - 1
+
+
 def headers(ws, row: int, col: int, names, widths=None) -> None:
     """Header cells (bold, blue, wrapped) from (``row``, ``col``) rightwards; optional column widths."""
     for i, name in enumerate(names):
@@ -203,6 +240,29 @@ def capacity(ws, ref: str, cell: str, what: str) -> None:
     below = f"${first}${r2 + 1}:${last}$1048576"
     ws.conditional_formatting.add(cell, FormulaRule(formula=[f"COUNTA({below})>0"], stopIfTrue=True,
                                                     fill=fill("FFFF0000"), font=Font(bold=True, color="FFFFFFFF")))
+
+
+def input_table(ws, ref: str, note: str, what: str, *, legend_at: str | None = None, note_width: int = 4,
+                freeze: bool = True) -> None:
+    """Finish an input table ``ref`` (e.g. ``A5:P10004``): the colour legend at ``legend_at`` (if given),
+    the :func:`capacity` note at ``note`` merged over ``note_width`` columns and 4 rows, and the panes
+    frozen above the table's first row (its header row stays in view).
+
+    >>> ws = Workbook().active
+    >>> input_table(ws, "A5:C404", "E8", "pairs", legend_at="E4")
+    >>> str(ws.merged_cells), ws.freeze_panes, ws["E4"].value
+    ('E8:H11', 'A5', 'Legend')
+    """
+    from openpyxl.utils.cell import range_boundaries
+
+    if legend_at is not None:
+        legend(ws, legend_at)
+    capacity(ws, ref, note, what)
+    col, row = coordinate_from_string(note)
+    last = get_column_letter(column_index_from_string(col) + note_width - 1)
+    ws.merge_cells(f"{note}:{last}{row + 3}")
+    if freeze:
+        ws.freeze_panes = f"A{range_boundaries(ref)[1]}"
 
 
 PRINT_NAME = "XLBRIDGE_PRINT"  # sheet-scoped defined name: the whole printable table (recalc cuts it)

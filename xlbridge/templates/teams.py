@@ -6,9 +6,8 @@
 
 from __future__ import annotations
 
-from .styling import (
-    COMMON_LINES, array, capacity, computed, conf_sheet, headers, instructions, legend, mark_input,
-    new_workbook, param, seq_column, seq_row, title)
+from .styling import (COMMON_LINES, array, computed, conf_sheet, headers, input_table, instructions, legend,
+                      mark_input, new_workbook, param, seq_column, seq_row, sheet, table_head)
 
 __all__ = ["build"]
 
@@ -61,15 +60,11 @@ def build():
         "The seed does not say the match length: its VPs are the 7-board scale (ERRATA.md).",
     ] + COMMON_LINES)
 
-    ws = wb.create_sheet("Boards")
-    title(ws, "Boards", "Example: match 1 is seed 004's Swiss match (7 boards, board 1 weighted); match 2 is plain.")
-    last = B_FIRST + B_ROWS - 1
-    headers(ws, 4, 1, ["Match", "Board", "Room 1 NS (team A NS)", "Outcome 2", "Outcome 3", "Weight 1",
-                        "Weight 2", "Weight 3", "Room 2 NS (team B NS)", "IMPs A", "IMPs B"],
-             widths=[7, 7, 12, 10, 10, 9, 9, 9, 12, 8, 8])
-    for i, row in enumerate(TEAM_BOARDS):
-        for j, v in enumerate(row, start=1):
-            ws.cell(row=B_FIRST + i, column=j, value=v)
+    ws = sheet(wb, "Boards", "Boards", "Example: match 1 is seed 004's Swiss match (7 boards, board 1 weighted); match 2 is plain.")
+    last = table_head(ws, B_FIRST, B_ROWS, TEAM_BOARDS,
+        ["Match", "Board", "Room 1 NS (team A NS)", "Outcome 2", "Outcome 3", "Weight 1",
+         "Weight 2", "Weight 3", "Room 2 NS (team B NS)", "IMPs A", "IMPs B"],
+        [7, 7, 12, 10, 10, 9, 9, 9, 12, 8, 8])
     mark_input(ws, f"A{B_FIRST}:B{last}", kind="whole", operator="between", formula1="1", formula2="10000",
            prompt="Match number and board number")
     mark_input(ws, f"C{B_FIRST}:C{last}",
@@ -84,19 +79,12 @@ def build():
            f"=WEIGHTED_IMPS(C{B_FIRST}:E{last},F{B_FIRST}:H{last},I{B_FIRST}:I{last})", "0.0")
     array(ws, f"K{B_FIRST}:K{last}", f'=IF(ISNUMBER(J{B_FIRST}:J{last}),-J{B_FIRST}:J{last},J{B_FIRST}:J{last})',
           "0.0")
-    legend(ws, "M4")
-    capacity(ws, f"A{B_FIRST}:I{last}", "M8", "board results")
-    ws.merge_cells("M8:P11")
-    ws.freeze_panes = f"A{B_FIRST}"
+    input_table(ws, f"A{B_FIRST}:I{last}", "M8", "board results", legend_at="M4")
 
-    ws = wb.create_sheet("Matches")
-    title(ws, "Matches", "IMP totals (weighted boards rounded once, at the end) and VPs (WBF 2013 20-VP scale).")
-    ml = M_FIRST + M_ROWS - 1
-    headers(ws, 4, 1, ["Match", "Team A", "Team B", "Boards", "IMPs A", "IMPs B", "VP A", "VP B"],
-             widths=[7, 14, 14, 7, 8, 8, 8, 8])
-    for i, row in enumerate(TEAM_MATCHES):
-        for j, v in enumerate(row, start=1):
-            ws.cell(row=M_FIRST + i, column=j, value=v)
+    ws = sheet(wb, "Matches", "Matches", "IMP totals (weighted boards rounded once, at the end) and VPs (WBF 2013 20-VP scale).")
+    ml = table_head(ws, M_FIRST, M_ROWS, TEAM_MATCHES,
+        ["Match", "Team A", "Team B", "Boards", "IMPs A", "IMPs B", "VP A", "VP B"],
+        [7, 14, 14, 7, 8, 8, 8, 8])
     mark_input(ws, f"A{M_FIRST}:A{ml}", kind="whole", operator="between", formula1="1", formula2="10000",
            prompt="Match number as on the Boards sheet")
     mark_input(ws, f"B{M_FIRST}:C{ml}", prompt="Team names")
@@ -107,13 +95,9 @@ def build():
         array(ws, f"E{r}:H{r}",
                f'=IF(A{r}="","",MATCH_RESULT(IF(Boards!$A${B_FIRST}:$A${last}=A{r},'
                f'Boards!$J${B_FIRST}:$J${last},""),D{r},"nearest"))', "0.00")
-    legend(ws, "J4")
-    capacity(ws, f"A{M_FIRST}:D{ml}", "J8", "matches")
-    ws.merge_cells("J8:M11")
-    ws.freeze_panes = f"A{M_FIRST}"
+    input_table(ws, f"A{M_FIRST}:D{ml}", "J8", "matches", legend_at="J4")
 
-    ws = wb.create_sheet("Standings")
-    title(ws, "Standings", "Teams by VP total (exact; equal totals share the rank, 2=); the IMP difference "
+    ws = sheet(wb, "Standings", "Standings", "Teams by VP total (exact; equal totals share the rank, 2=); the IMP difference "
                            "is shown for the competition's tie-break.")
     sl = S_FIRST + S_ROWS - 1
     headers(ws, 4, 1, ["Team", "Played", "VPs", "IMP difference", "Rank"], widths=[16, 8, 9, 11, 7])
@@ -124,8 +108,7 @@ def build():
     legend(ws, "G4")
     ws.freeze_panes = f"A{S_FIRST}"
 
-    ws = wb.create_sheet("Swiss")
-    title(ws, "Seed 004: one weighted board in a Swiss match, at IMP level and at VP level",
+    ws = sheet(wb, "Swiss", "Seed 004: one weighted board in a Swiss match, at IMP level and at VP level",
            "TD: 60 % of 4S= (420) and 40 % of 4S-1 (-50); the other room scored 400.")
     param(ws, "A4", "C4", "Other room N-S score", 400, kind="whole", operator="between", formula1="-7600",
            formula2="7600", prompt="N-S score at the other table")
