@@ -24,6 +24,9 @@ C_ROWS = 2 * 200 + 1  # a chart of up to 200 distinct historical scores: 401 row
 R_FIRST, R_ROWS = 5, 10_000
 
 
+#: The Results sheet's headers and column widths.
+RESULT_COLUMNS = (["Board", "NS pair", "EW pair", "NS score", "Award NS %", "Award EW %"], [8, 8, 8, 10, 12, 12])
+
 def build():
     wb = new_workbook("Instant matchpoints: many boards scored from their award charts")
     instructions(wb, "Instant matchpoints (seed 002, R. Pavlicek)", [
@@ -49,9 +52,7 @@ def build():
 
     ws = sheet(wb, "Results", "Results scored from the award charts",
                "Example: hypothetical results of seven tables on seed 002's board 1 and a board 2.")
-    rl = table_head(ws, R_FIRST, R_ROWS, RESULTS,
-        ["Board", "NS pair", "EW pair", "NS score", "Award NS %", "Award EW %"],
-        [8, 8, 8, 10, 12, 12])
+    rl = table_head(ws, R_FIRST, R_ROWS, RESULTS, *RESULT_COLUMNS)
     mark_input(ws, f"A{R_FIRST}:A{rl}", kind="whole", operator="greaterThanOrEqual", formula1="1",
                prompt="The board number (it gives the board's chart and vulnerability)")
     mark_input(ws, f"B{R_FIRST}:B{rl}", prompt="The N-S pair (for your totals; not used by the award)")

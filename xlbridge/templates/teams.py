@@ -32,6 +32,10 @@ M_FIRST, M_ROWS = 5, 40
 S_FIRST, S_ROWS = 5, 80  # Standings rows: the teams of 40 matches
 
 
+#: The Boards sheet's headers and column widths.
+BOARD_COLUMNS = (["Match", "Board", "Room 1 NS (team A NS)", "Outcome 2", "Outcome 3", "Weight 1", "Weight 2",
+                  "Weight 3", "Room 2 NS (team B NS)", "IMPs A", "IMPs B"], [7, 7, 12, 10, 10, 9, 9, 9, 12, 8, 8])
+
 def build():
     wb = new_workbook("Teams: IMPs and VPs with weighted boards")
     instructions(wb, "Teams: boards to IMPs, matches to VPs, weighted boards (seed 004)", [
@@ -61,10 +65,7 @@ def build():
     ] + COMMON_LINES)
 
     ws = sheet(wb, "Boards", "Boards", "Example: match 1 is seed 004's Swiss match (7 boards, board 1 weighted); match 2 is plain.")
-    last = table_head(ws, B_FIRST, B_ROWS, TEAM_BOARDS,
-        ["Match", "Board", "Room 1 NS (team A NS)", "Outcome 2", "Outcome 3", "Weight 1",
-         "Weight 2", "Weight 3", "Room 2 NS (team B NS)", "IMPs A", "IMPs B"],
-        [7, 7, 12, 10, 10, 9, 9, 9, 12, 8, 8])
+    last = table_head(ws, B_FIRST, B_ROWS, TEAM_BOARDS, *BOARD_COLUMNS)
     mark_input(ws, f"A{B_FIRST}:B{last}", kind="whole", operator="between", formula1="1", formula2="10000",
            prompt="Match number and board number")
     mark_input(ws, f"C{B_FIRST}:C{last}",
