@@ -27,9 +27,10 @@ import io
 import os
 import zipfile
 from pathlib import Path
+from typing import Any
 from xml.etree.ElementTree import canonicalize
 
-from openpyxl import load_workbook
+from openpyxl import Workbook, load_workbook
 from openpyxl.utils.cell import range_boundaries
 from openpyxl.worksheet.formula import ArrayFormula
 from openpyxl.writer.excel import ExcelWriter
@@ -63,7 +64,7 @@ def _files() -> list[str]:
 FILES = _files()
 
 
-def build_workbook(name: str):
+def build_workbook(name: str) -> Workbook:
     """Return the openpyxl Workbook of template ``name`` (e.g. ``"pairs.xlsx"``, empty and ready to
     type into) or of its filled example (``"examples/pairs.xlsx"``: the seeds' worked examples), not saved."""
     example = name.startswith(EXAMPLES + "/")
@@ -120,7 +121,7 @@ def canonical_xml(data: bytes) -> bytes:
     return canonicalize(data).encode("utf-8")
 
 
-def build_all(out_dir) -> list[Path]:
+def build_all(out_dir: str | os.PathLike) -> list[Path]:
     """Write every template into ``out_dir`` (created if missing); return the paths written.
 
     >>> import tempfile, os
@@ -156,7 +157,7 @@ def _colour(fill):
     return c.rgb if c is not None and c.type == "rgb" else f"{c.type}:{c.value}"
 
 
-def canonical_dump(source) -> list[str]:
+def canonical_dump(source: Any) -> list[str]:
     """Return a canonical text dump of a workbook (a path, bytes or an openpyxl Workbook).
 
     One line per fact: document properties, sheet order, every non-empty cell (value or formula,
@@ -181,7 +182,7 @@ def canonical_dump(source) -> list[str]:
     for ws in wb.worksheets:
         s = ws.title
         out.append(f"[{s}] state={ws.sheet_state} freeze={ws.freeze_panes}")
-        results = set()  # cells of array ranges other than the anchor: results, not template content
+        results: set = set()  # cells of array ranges other than the anchor: results, not template content
         for row in ws.iter_rows():
             for c in row:
                 if isinstance(c.value, ArrayFormula):
@@ -243,7 +244,7 @@ def _built_dump(name: str) -> tuple:
     return tuple(canonical_dump(build_bytes(name)))
 
 
-def check_all(directory) -> list[str]:
+def check_all(directory: str | os.PathLike) -> list[str]:
     """Return the differences between the templates in ``directory`` and a fresh build ([] if none).
 
     Compares :func:`canonical_dump` of each committed file with that of a fresh build, so it

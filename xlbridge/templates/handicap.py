@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+from openpyxl import Workbook
+
 from .styling import (COMMON_LINES, array, bold, computed, conf_sheet, headers, input_table, instructions,
                       legend, mark_input, new_workbook, param, seq_column, seq_row, sheet, table_head)
 
@@ -63,7 +65,7 @@ F_OBS = 20  # observed results rows
 FAIRNESS_TAILS = (0.25, 0.10, 0.01)
 
 
-def build():
+def build() -> Workbook:
     wb = new_workbook("Form-L handicaps")
     instructions(wb, "Form-L handicaps (seed 000, RDBL)", [
         "What it does: the Form-L handicaps of the Rugby and District Bridge League (seed 000) from the "

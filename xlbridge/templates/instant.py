@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+from openpyxl import Workbook
+
 from .styling import (COMMON_LINES, array, conf_sheet, headers, input_table, instructions, legend, mark_input,
                       new_workbook, param, seq_column, seq_row, sheet, table_head)
 
@@ -27,7 +29,7 @@ R_FIRST, R_ROWS = 5, 10_000
 #: The Results sheet's headers and column widths.
 RESULT_COLUMNS = (["Board", "NS pair", "EW pair", "NS score", "Award NS %", "Award EW %"], [8, 8, 8, 10, 12, 12])
 
-def build():
+def build() -> Workbook:
     wb = new_workbook("Instant matchpoints: many boards scored from their award charts")
     instructions(wb, "Instant matchpoints (seed 002, R. Pavlicek)", [
         "What it does: scores an instant-matchpoint event of many boards. Each board has its own award "

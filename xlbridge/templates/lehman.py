@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+from openpyxl import Workbook
 from openpyxl.styles import Font
 from openpyxl.utils import get_column_letter
 
@@ -39,7 +40,7 @@ W_COLS = 52  # History and Chart: one season of weekly columns
 C_ROWS = 8  # Chart: players shown
 
 
-def build():
+def build() -> Workbook:
     wb = new_workbook("Lehman ratings ledger")
     instructions(wb, "Lehman ratings: a weekly ledger, standard and modified (seed 003)", [
         "What it does: keeps Lehman ratings from weekly results. Sheet Ledger: one row per board or set of "

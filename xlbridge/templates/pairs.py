@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+from openpyxl import Workbook
+
 from .styling import (COMMON_LINES, array, bold, computed, conf_sheet, fill_rows, headers, input_table,
                       instructions, legend, mark_input, new_workbook, param, seq_column, seq_row, sheet,
                       table_head)
@@ -54,7 +56,7 @@ R_FIRST, R_ROWS = 5, 400  # ranking rows: both fields of a Mitchell
 P_FIRST, P_ROWS = 5, 400  # Pairs sheet rows
 
 
-def build():
+def build() -> Workbook:
     wb = new_workbook("Pairs session: travellers, matchpoints, ranking")
     instructions(wb, "Pairs session: travellers to matchpoints and ranking (seeds 004 and 001)", [
         "What it does: matchpoints every traveller row (Law 78A, Neuberg-factored to the expected number "

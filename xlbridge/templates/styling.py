@@ -12,6 +12,8 @@ ref="...">``) per result column or table, and has an ``Instructions`` sheet and 
 from __future__ import annotations
 
 import datetime as _dt
+from collections.abc import Sequence
+from typing import Any
 
 from openpyxl import Workbook
 from openpyxl.styles import Alignment, Font, PatternFill
@@ -19,6 +21,7 @@ from openpyxl.utils import get_column_letter, quote_sheetname
 from openpyxl.utils.cell import column_index_from_string, coordinate_from_string
 from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.formula import ArrayFormula
+from openpyxl.worksheet.worksheet import Worksheet
 
 __all__ = [
     "CREATOR",
@@ -108,7 +111,7 @@ def fill(rgb: str) -> PatternFill:
     return PatternFill(fill_type="solid", start_color=rgb, end_color=rgb)
 
 
-def cells(ws, ref: str) -> list:
+def cells(ws: Worksheet, ref: str) -> list:
     """The cells of ``ref`` (one cell or a range) as a flat list, row by row.
 
     >>> ws = Workbook().active
@@ -118,7 +121,7 @@ def cells(ws, ref: str) -> list:
     rng = ws[ref]
     if not isinstance(rng, tuple):
         return [rng]
-    out = []
+    out: list = []
     for r in rng:
         if isinstance(r, tuple):
             out.extend(r)
@@ -127,7 +130,7 @@ def cells(ws, ref: str) -> list:
     return out
 
 
-def style(ws, ref: str, rgb: str, number_format: str | None = None) -> None:
+def style(ws: Worksheet, ref: str, rgb: str, number_format: str | None = None) -> None:
     """Fill ``ref`` with ``rgb`` and, if given, set its number format."""
     f = fill(rgb)
     for c in cells(ws, ref):
@@ -136,7 +139,7 @@ def style(ws, ref: str, rgb: str, number_format: str | None = None) -> None:
             c.number_format = number_format
 
 
-def title(ws, text: str, note: str | None = None) -> None:
+def title(ws: Worksheet, text: str, note: str | None = None) -> None:
     """The sheet's title in A1 (bold, 14 pt) and an optional italic note in A2."""
     ws["A1"] = text
     ws["A1"].font = Font(bold=True, size=14)
@@ -145,14 +148,14 @@ def title(ws, text: str, note: str | None = None) -> None:
         ws["A2"].font = Font(italic=True)
 
 
-def sheet(wb: Workbook, name: str, heading: str, note: str | None = None):
+def sheet(wb: Workbook, name: str, heading: str, note: str | None = None) -> Worksheet:
     """A new sheet ``name`` at the end of ``wb``, with its :func:`title` (and note); returns it."""
     ws = wb.create_sheet(name)
     title(ws, heading, note)
     return ws
 
 
-def fill_rows(ws, first_row: int, rows, first_col: int = 1) -> None:
+def fill_rows(ws: Worksheet, first_row: int, rows: Sequence[Sequence[Any]], first_col: int = 1) -> None:
     """Type the example ``rows`` (tuples of values) from (``first_row``, ``first_col``) on, one sheet row each.
 
     >>> ws = Workbook().active
@@ -165,7 +168,8 @@ def fill_rows(ws, first_row: int, rows, first_col: int = 1) -> None:
             ws.cell(row=first_row + i, column=j, value=v)
 
 
-def table_head(ws, first: int, count: int, example, names, widths) -> int:
+def table_head(ws: Worksheet, first: int, count: int, example: Sequence[Sequence[Any]], names: Sequence[str],
+               widths: Sequence[float]) -> int:
     """Start an input table of ``count`` rows from row ``first``: its :func:`headers` (row 4, from column
     A) and its example rows (:func:`fill_rows`); returns the table's last row.
 
@@ -178,7 +182,7 @@ def table_head(ws, first: int, count: int, example, names, widths) -> int:
     return first + count - 1
 
 
-def headers(ws, row: int, col: int, names, widths=None) -> None:
+def headers(ws: Worksheet, row: int, col: int, names: Sequence[str], widths: Sequence[float] | None = None) -> None:
     """Header cells (bold, blue, wrapped) from (``row``, ``col``) rightwards; optional column widths."""
     for i, name in enumerate(names):
         c = ws.cell(row=row, column=col + i, value=name)
@@ -194,14 +198,15 @@ def headers(ws, row: int, col: int, names, widths=None) -> None:
             ws.row_dimensions[row].height = 15 * lines
 
 
-def header_row(ws, ref: str) -> None:
+def header_row(ws: Worksheet, ref: str) -> None:
     """Bold the header row ``ref`` whose texts a formula writes (e.g. the weeks of a table); it stays green:
     computed, not typed."""
     for c in cells(ws, ref):
         c.font = Font(bold=True)
 
 
-def mark_input(ws, ref: str, *, kind=None, prompt: str, title: str = "Input", number_format=None, **dv) -> None:
+def mark_input(ws: Worksheet, ref: str, *, kind: str | None = None, prompt: str, title: str = "Input",
+               number_format: str | None = None, **dv: Any) -> None:
     """Mark ``ref`` as an input range: yellow fill and a data validation with an input message."""
     style(ws, ref, INPUT_FILL, number_format)
     v = DataValidation(type=kind, allow_blank=True, showInputMessage=True, promptTitle=title, prompt=prompt,
@@ -211,7 +216,7 @@ def mark_input(ws, ref: str, *, kind=None, prompt: str, title: str = "Input", nu
     ws.add_data_validation(v)
 
 
-def array(ws, ref: str, formula: str, number_format: str | None = None) -> None:
+def array(ws: Worksheet, ref: str, formula: str, number_format: str | None = None) -> None:
     """ONE legacy array formula over ``ref`` (Excel's Ctrl+Shift+Enter form), styled as computed."""
     first = ref.split(":")[0]
     ws[first] = ArrayFormula(ref, formula)
@@ -221,7 +226,7 @@ def array(ws, ref: str, formula: str, number_format: str | None = None) -> None:
 CAPACITY_NAME = "XLBRIDGE_CAPACITY"  # sheet-scoped defined name: the input area xlbridge reads
 
 
-def capacity(ws, ref: str, cell: str, what: str) -> None:
+def capacity(ws: Worksheet, ref: str, cell: str, what: str) -> None:
     """Declare ``ref`` (e.g. ``A5:P10004``) as the input area of ``ws``: a sheet-scoped defined name
     :data:`CAPACITY_NAME` (``xlbridge recalc`` exits 1 naming the first row past it) and a note in
     ``cell`` that turns red when anything is typed below the area (conditional formatting: Excel and
@@ -242,7 +247,7 @@ def capacity(ws, ref: str, cell: str, what: str) -> None:
                                                     fill=fill("FFFF0000"), font=Font(bold=True, color="FFFFFFFF")))
 
 
-def input_table(ws, ref: str, note: str, what: str, *, legend_at: str | None = None, note_width: int = 4,
+def input_table(ws: Worksheet, ref: str, note: str, what: str, *, legend_at: str | None = None, note_width: int = 4,
                 freeze: bool = True) -> None:
     """Finish an input table ``ref`` (e.g. ``A5:P10004``): the colour legend at ``legend_at`` (if given),
     the :func:`capacity` note at ``note`` merged over ``note_width`` columns and 4 rows, and the panes
@@ -270,7 +275,7 @@ PRINT_NAME = "XLBRIDGE_PRINT"  # sheet-scoped defined name: the whole printable 
 _PORTRAIT_PX, _LANDSCAPE_PX = int((8.27 - 1.5) * 96), int((11.69 - 1.5) * 96)
 
 
-def empty_tables(wb, example: str) -> None:
+def empty_tables(wb: Workbook, example: str) -> None:
     """Clear the typed-in example rows of every input table (the areas declared by :func:`capacity`):
     a template ships empty and ready to type into; formulas, parameters and the seeds' worked-example
     sheets stay. A sheet caption that described the example now says where the example is."""
@@ -291,7 +296,7 @@ def empty_tables(wb, example: str) -> None:
             ws["A2"] = f"Type or paste into the yellow cells. A filled example: workbooks/examples/{example}."
 
 
-def print_setup(wb) -> None:
+def print_setup(wb: Workbook) -> None:
     """Page setup of every sheet, for a scorer printing the results for the club's notice board.
 
     A4, scaled to one page wide (as many pages tall as needed; landscape when the columns do not fit
@@ -340,12 +345,12 @@ def print_setup(wb) -> None:
                 PRINT_NAME, attr_text=f"{quote_sheetname(ws.title)}!$A$1:${col}${ws.max_row}")
 
 
-def computed(ws, ref: str, number_format: str | None = None) -> None:
+def computed(ws: Worksheet, ref: str, number_format: str | None = None) -> None:
     """Style ``ref`` as computed (green) without writing a formula."""
     style(ws, ref, CALC_FILL, number_format)
 
 
-def legend(ws, cell: str) -> None:
+def legend(ws: Worksheet, cell: str) -> None:
     """Write the colour legend starting at ``cell`` (3 rows)."""
     col, row = coordinate_from_string(cell)
     ci = column_index_from_string(col)
@@ -359,8 +364,8 @@ def legend(ws, cell: str) -> None:
     b.fill = fill(CALC_FILL)
 
 
-def param(ws, label_cell: str, value_cell: str, label: str, value, *, kind=None, prompt: str,
-          number_format=None, **dv) -> None:
+def param(ws: Worksheet, label_cell: str, value_cell: str, label: str, value: Any, *, kind: str | None = None,
+          prompt: str, number_format: str | None = None, **dv: Any) -> None:
     """A labelled parameter: the label, then the value cell marked as an input."""
     ws[label_cell] = label
     ws[value_cell] = value
@@ -381,7 +386,7 @@ def new_workbook(title: str) -> Workbook:
     return wb
 
 
-def instructions(wb: Workbook, heading: str, lines) -> None:
+def instructions(wb: Workbook, heading: str, lines: Sequence[str]) -> None:
     """Fill the ``Instructions`` sheet: a heading, one wrapped paragraph per line, the legend."""
     ws = wb["Instructions"]
     ws["A1"] = heading

@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+from openpyxl import Workbook
+
 from .styling import (COMMON_LINES, array, computed, conf_sheet, headers, input_table, instructions, legend,
                       mark_input, new_workbook, param, seq_column, seq_row, sheet, table_head)
 
@@ -36,7 +38,7 @@ S_FIRST, S_ROWS = 5, 80  # Standings rows: the teams of 40 matches
 BOARD_COLUMNS = (["Match", "Board", "Room 1 NS (team A NS)", "Outcome 2", "Outcome 3", "Weight 1", "Weight 2",
                   "Weight 3", "Room 2 NS (team B NS)", "IMPs A", "IMPs B"], [7, 7, 12, 10, 10, 9, 9, 9, 12, 8, 8])
 
-def build():
+def build() -> Workbook:
     wb = new_workbook("Teams: IMPs and VPs with weighted boards")
     instructions(wb, "Teams: boards to IMPs, matches to VPs, weighted boards (seed 004)", [
         "What it does: each board's IMPs for team A (Law 78B), with Law 12C1(c) weighted boards scored "
