@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from xlbridge.excel import cells as xl
+from xlbridge.excel import results as xr
 from xlbridge.udfs import EXCEL_FUNCTIONS as F
 
 
@@ -66,17 +67,17 @@ def test_ratio_table_is_ratio_cells_in_rows():
     b = np.array([rnd.randint(0, 100) for _ in range(n)])
     valid = np.array([rnd.random() < 0.8 for _ in range(n)])
     for v in (None, valid, np.ones(n, dtype=bool)):
-        assert same(xl.ratio_table([a, b], den, v), xl.table(xl.ratio_cells(a, den, v), xl.ratio_cells(b, den, v)))
+        assert same(xr.ratio_table([a, b], den, v), xr.table(xr.ratio_cells(a, den, v), xr.ratio_cells(b, den, v)))
     whole = np.array([2, 4]), np.array([6, 8])
-    assert same(xl.ratio_table(list(whole), np.array([2, 2])), [[1, 3], [2, 4]])
+    assert same(xr.ratio_table(list(whole), np.array([2, 2])), [[1, 3], [2, 4]])
     big = np.array([2 ** 60, 3]), np.array([1, 1])  # beyond 2**53: through Fraction, as ratio_cells does
-    assert same(xl.ratio_table([big[0]], big[1]), xl.table(xl.ratio_cells(big[0], big[1])))
-    assert xl.ratio_table([np.zeros(0, dtype=np.int64)], np.zeros(0, dtype=np.int64)) == []
+    assert same(xr.ratio_table([big[0]], big[1]), xr.table(xr.ratio_cells(big[0], big[1])))
+    assert xr.ratio_table([np.zeros(0, dtype=np.int64)], np.zeros(0, dtype=np.int64)) == []
 
 
 def test_column_rows():
-    assert same(xl.column_rows(np.array([1, -2])), [[1], [-2]])
-    assert same(xl.column_rows(np.array([0.5, 1.0])), [[0.5], [1.0]])
+    assert same(xr.column_rows(np.array([1, -2])), [[1], [-2]])
+    assert same(xr.column_rows(np.array([0.5, 1.0])), [[0.5], [1.0]])
 
 
 def _ledger(n, rnd, boards=True):

@@ -20,6 +20,7 @@ import numpy.typing as npt
 
 from ..core.errors import InputError, XlbridgeError
 from . import cells as xl
+from .results import column_rows, table
 
 __all__ = ["Cells", "is_listlike", "broadcast", "elementwise", "given", "number_line", "shaped"]
 
@@ -126,8 +127,8 @@ def shaped(values: list[Any] | npt.NDArray[Any], is_row: bool) -> list[list[Any]
     ([[1], [2]], [[1, 2]])
     """
     if isinstance(values, np.ndarray):
-        return [values.tolist()] if is_row else xl.column_rows(values)
-    return [values] if is_row else xl.table(values)
+        return [values.tolist()] if is_row else column_rows(values)
+    return [values] if is_row else table(values)
 
 
 def given(**opts: Any) -> dict[str, Any]:

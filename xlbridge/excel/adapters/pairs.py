@@ -22,6 +22,7 @@ from ...core.pairs.standings import pairs_ranking as core_pairs_ranking
 from ...core.pairs.weighted import weighted_session
 from ...core.ranking import format_rank
 from .. import cells as xl
+from ..results import ratio_table
 from ..elementwise import Cells, elementwise
 from ..travellers import mask_weighted, read_traveller, read_weighted, same_length
 
@@ -73,7 +74,7 @@ def _boards_column(boards: Cells) -> list[Any] | None:
 
 def _session_cells(session: Any) -> list[list[Any]]:
     scored = session.kind >= ROW_SCORE
-    return xl.ratio_table([session.ns_num, session.ew_num], session.den, scored)
+    return ratio_table([session.ns_num, session.ew_num], session.den, scored)
 
 
 def weighted_mp(scores: Cells, weights: Cells, boards: Cells, expected: int | None, scale: str) -> list[list[Any]]:
