@@ -151,11 +151,7 @@ def _score_teams(event: Event, boards: Sequence[Board]) -> Event:
             if isinstance(r1.score, int) and isinstance(r2.score, int):
                 a = Fraction(int(xlbridge.imps_array([r1.score - r2.score])[0]))
             elif isinstance(r1.score, xlbridge.Artificial) or isinstance(r2.score, xlbridge.Artificial):
-                a = Fraction(0)
-                if isinstance(r1.score, xlbridge.Artificial):
-                    a += xlbridge.artificial_imps(r1.score)[0]
-                if isinstance(r2.score, xlbridge.Artificial):
-                    a += xlbridge.artificial_imps(r2.score)[1]
+                a = xlbridge.artificial_board_imps(r1.score, r2.score)  # the core's rule (Law 12C2)
             if a is None:
                 continue
             imp[i], imp[j] = (a, -a), (-a, a)

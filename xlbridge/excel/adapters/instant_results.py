@@ -69,10 +69,11 @@ def _award(board_cell: Any, score_cell: Any, charts: dict[int, InstantChart], wh
             raise InputError(f"no chart for board {board}: no historical results with that board number",
                              where=where)
         ns = chart.award(entry, where=f"{where}, board {board}")
+        ew = chart.award_ew(entry, where=f"{where}, board {board}")  # the core's rule for E-W
     except XlbridgeError as exc:
         bad = xl.ExcelError("#VALUE!", str(exc))
         return [bad, bad]
-    return [xl.to_cell(ns), xl.to_cell(100 - ns)]
+    return [xl.to_cell(ns), xl.to_cell(ew)]
 
 
 def instant_results(boards: Any, scores: Any, history_boards: Any, history_scores: Any,
