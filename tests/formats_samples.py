@@ -155,3 +155,21 @@ MITCHELL_USEBIO = """<?xml version="1.0" encoding="ISO-8859-1"?>
 
 NAMES = {("NS", "2"): ("Ann Lee", "Bob Roe"), ("NS", "3"): ("Cy Fox", "Di Ode"), ("NS", "1"): ("Ed Ray", "Flo Yu"),
          ("EW", "3"): ("Gus Ek", "Hal Ng"), ("EW", "2"): ("Ida Bo", "Jo Pim"), ("EW", "1"): ("Kim Ax", "Lou Ma")}
+
+
+def endplay_score_rows(path):
+    """(endplay's boards, [(board, PairId_NS, PairId_EW, Contract, Declarer, Result)]) of a PBN file read by
+    endplay's own parser (the independent reader the cross-checks use); skips when endplay is missing."""
+    import pytest
+
+    pbn = pytest.importorskip("endplay.parsers.pbn")
+    with open(path, encoding="ascii") as fh:
+        boards = pbn.load(fh)
+    rows = []
+    for b in boards:
+        table = b.info["ScoreTable"]
+        names = [h["name"] for h in table["headers"]]
+        for row in table["rows"]:
+            r = dict(zip(names, row))
+            rows.append((b.board_num, r["PairId_NS"], r["PairId_EW"], r["Contract"], r["Declarer"], r["Result"]))
+    return boards, rows
