@@ -8,6 +8,7 @@ scoresheet, seed 000's observed results), not read back from xlbridge.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -16,9 +17,11 @@ from pathlib import Path
 
 import openpyxl
 import pytest
+from openpyxl.utils.cell import quote_sheetname
 from openpyxl.worksheet.formula import ArrayFormula
 
 from xlbridge import templates as T
+from xlbridge.templates.mirror import CALC_SUFFIX, calc_sheet_name, shows
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKBOOKS = ROOT / "workbooks"
@@ -41,9 +44,34 @@ def _text(v):
     return v.text if isinstance(v, ArrayFormula) else v
 
 
+def _unmirrored(text: str, home: str) -> str:
+    """An array formula's text as written for sheet ``home`` before it moved to its hidden sheet
+    (xlbridge.templates.mirror): ``'home'!A1`` and ``'home (calc)'!A1`` are ``A1``, ``'X (calc)'!A1`` is ``X!A1``."""
+    def back(m):
+        name = m.group(1).replace("''", "'")
+        name = name[: -len(CALC_SUFFIX)] if name.endswith(CALC_SUFFIX) else name
+        return "" if name == home else (name if name.isidentifier() else "'" + name.replace("'", "''") + "'") + "!"
+    return re.sub(r"'((?:[^']|'')+)'!", back, text)
+
+
 def _arrays(ws):
-    """{ref: formula text} of every array formula on the sheet."""
-    return {c.value.ref: c.value.text for row in ws.iter_rows() for c in row if isinstance(c.value, ArrayFormula)}
+    """{ref: formula text} of every array formula computing the sheet's results (on its hidden sheet),
+    as written for the sheet; every cell of their ranges in view shows its hidden cell."""
+    wb = ws.parent
+    name = calc_sheet_name(ws.title)
+    if name not in wb.sheetnames:
+        return {}
+    calc = wb[name]
+    assert calc.sheet_state == "hidden"
+    out = {}
+    for row in calc.iter_rows():
+        for c in row:
+            if isinstance(c.value, ArrayFormula):
+                out[c.value.ref] = _unmirrored(c.value.text, ws.title)
+                for cells in ws[c.value.ref]:
+                    for cell in (cells if isinstance(cells, tuple) else [cells]):
+                        assert cell.value == shows(f"{quote_sheetname(name)}!{cell.coordinate}"), cell.coordinate
+    return out
 
 
 # --- built from code, deterministic -----------------------------------------------------------
@@ -163,7 +191,7 @@ def test_inputs_are_marked(books, name):
     """Every validated cell is yellow; every array-formula cell is green; each data sheet has a legend."""
     wb = books[name]
     for ws in wb.worksheets:
-        if ws.title in ("Instructions", "xlwings.conf"):
+        if ws.title in ("Instructions", "xlwings.conf") or ws.title.endswith(CALC_SUFFIX):
             continue
         dvs = ws.data_validations.dataValidation
         if not dvs:  # an output-only sheet (Ranking): then no cell may look like an input
@@ -325,7 +353,7 @@ def test_teams_layout(books):
 
 def test_instant_layout(books):
     wb = books["instant.xlsx"]
-    assert wb.sheetnames == ["Instructions", "Results", "History", "Chart", "xlwings.conf"]
+    assert wb.sheetnames == ["Instructions", "Results", "History", "Chart", "xlwings.conf", "Results (calc)", "Chart (calc)"]
     ws = wb["History"]
     assert [ws.cell(row=4, column=c).value for c in range(1, 4)] == ["Board", "NS score", "Frequency"]
     hist = [tuple(ws.cell(row=r, column=c).value for c in range(1, 4)) for r in range(5, 13)]

@@ -20,7 +20,8 @@ recalc = pytest.importorskip("xlbridge.batch.recalc", reason="needs xlbridge.bat
 pytest.importorskip("xlbridge.udfs", reason="needs xlbridge.udfs (the Excel functions)")
 
 from xlbridge import fairness, forml  # noqa: E402
-from xlbridge import templates as T  # noqa: E402
+from xlbridge import templates as T
+from xlbridge.templates.mirror import shows  # noqa: E402
 
 SRC = Path(__file__).resolve().parents[1] / "workbooks" / "examples" / "handicap.xlsx"
 ROWS = range(5, 505)
@@ -127,8 +128,10 @@ def test_fairness_bands_and_p_values(done):
 def test_formulas_styles_validations_and_chart_kept(done):
     src, out, _ = done
     assert T.canonical_dump(out) == T.canonical_dump(src)
-    ws = openpyxl.load_workbook(out)["Handicaps"]
+    wb = openpyxl.load_workbook(out)
+    ws = wb["Handicaps (calc)"]  # the array formula, on its hidden sheet; the cell in view shows it
     assert isinstance(ws["F5"].value, ArrayFormula) and ws["F5"].value.ref == "F5:F504"
+    assert wb["Handicaps"]["F504"].value == shows("'Handicaps (calc)'!F504")
 
 
 def test_new_average_vps_and_a_fourth_division(tmp_path):

@@ -63,6 +63,10 @@ _CELL_TAG = re.compile(rb"<" + _NAME + rb"c\b([^>]*)>")
 _R_ATTR = re.compile(rb"(?<![\w:.-])r\s*=\s*[\"']([^\"']*)[\"']")
 _KIND = re.compile(rb"<" + _NAME + rb"(v|is|f)\b")
 _CELL_REF = re.compile(r"^\$?([A-Z]{1,3})\$?([0-9]{1,7})$")
+#: a cell that holds a value (``<v>``, ``<is>``) before any ``<f>`` or its end: a constant, or (a cell
+#: without its end tag, ``<c r="A1"/>``) one of the next cells of the row, which the caller then reads
+_CONSTANT_CELL = re.compile(rb"<" + _NAME + rb"c\b[^>]*>(?:(?!<" + _NAME + rb"f\b|</" + _NAME + rb"c>).)*?<"
+                            + _NAME + rb"(?:v|is)\b", re.S)
 
 
 def _rows(sheet_xml: bytes) -> list[tuple[int, int, int]] | None:
@@ -116,17 +120,25 @@ def _row_cells(sheet_xml: bytes, start: int, stop: int) -> list[tuple[int, int, 
     return out
 
 
-def _filled_cells(sheet_xml: bytes, rows: range, reverse: bool = False):
+def _filled_cells(sheet_xml: bytes, rows: range, reverse: bool = False, constants: bool = False):
     """The cells of ``rows`` holding a value or formula, row by row (last row first with ``reverse``), as
     lists [(row, column, kinds)]; None when the part needs the parser (see :func:`_rows`). A row
-    without any ``<v>``, ``<is>`` or ``<f>`` is skipped by one search, not read cell by cell."""
+    without any ``<v>``, ``<is>`` or ``<f>`` is skipped by one search, not read cell by cell; with
+    ``constants``, so is a row without a cell holding a value and no formula (rows of formulas only,
+    as the templates' result columns are: :data:`_CONSTANT_CELL`).
+
+    >>> xml = b'<row r="2"><c r="A2"><f>B2</f><v>1</v></c><c r="B2" s="1"/></row><row r="3"><c r="A3"><v>2</v></c></row>'
+    >>> [[(r, c) for r, c, _ in row] for row in _filled_cells(xml, range(1, 9), constants=True)]
+    [[(3, 1)]]
+    """
     found = _rows(sheet_xml)
     if found is None:
         return None
+    search = _CONSTANT_CELL.search if constants else _KIND.search
 
     def walk():
         for r, start, stop in (reversed(found) if reverse else found):
-            if r in rows and _KIND.search(sheet_xml, start, stop):
+            if r in rows and search(sheet_xml, start, stop):
                 cells = _row_cells(sheet_xml, start, stop)
                 if cells is None:
                     raise _NeedsParser
@@ -181,7 +193,8 @@ def last_used_row(sheet_xml: bytes, area: tuple[str, int, int, int, int], values
         return (r, c) not in values and c1 <= c <= c2 and bool(kinds & {"v", "is"}) and "f" not in kinds
 
     try:  # the last row first: the first row holding a constant is the answer
-        rows = _filled_cells(sheet_xml, range(max(last, r1) + 1, r2 + 1), reverse=True) if sheet_xml else None
+        rows = _filled_cells(sheet_xml, range(max(last, r1) + 1, r2 + 1), reverse=True,
+                             constants=True) if sheet_xml else None
         if rows is not None:
             last = next((r for row in rows for r, c, kinds in row if constant(r, c, kinds)), last)
     except _NeedsParser:

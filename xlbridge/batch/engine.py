@@ -33,6 +33,7 @@ import types
 from typing import Any
 
 from ..core.errors import WorkbookLimitError
+from .aliases import alias_value
 from .safety import clip, one_line
 from .xlsxpatch import ExcelErrorValue, cell_ref, read_external_links
 from .links import (
@@ -459,9 +460,11 @@ def recalc_values(path: str, targets: dict, functions: dict | None = None, *, pr
             continue
         by_ref[split_node(key)] = val
     values: dict = {}
+    aliases = getattr(model.__dict__.get("_xlbridge_aliases"), "cells", {})
     for sheet, tg in targets.items():
         got: dict = {}
         up = sheet.upper()
+        shows = aliases.get(up, {})
         for r1, c1, r2, c2 in tg.get("arrays", ()):
             ref = cell_ref(r1, c1) if (r1, c1) == (r2, c2) else f"{cell_ref(r1, c1)}:{cell_ref(r2, c2)}"
             val = by_ref.get((up, ref))
@@ -483,7 +486,7 @@ def recalc_values(path: str, targets: dict, functions: dict | None = None, *, pr
                         v = ExcelErrorValue("#N/A")
                     got[(r1 + i, c1 + j)] = v
         for r, c in tg.get("cells", ()):
-            if (r, c) in got:
+            if (r, c) in got or (r, c) in shows:
                 continue
             val = by_ref.get((up, cell_ref(r, c)))
             arr = getattr(val, "value", None)
@@ -495,6 +498,16 @@ def recalc_values(path: str, targets: dict, functions: dict | None = None, *, pr
             v = _value_out(v, sh, np, XlError)
             got[(r, c)] = 0 if v is None else v  # a formula giving a blank cell shows 0 in Excel
         values[sheet] = got
+    # the cells that only show an array's cell, valued from it (xlbridge.batch.aliases)
+    by_upper = {sheet.upper(): got for sheet, got in values.items()}
+    no_value = ExcelErrorValue("#N/A", "the formula engine gave no value")
+    for up, shows in aliases.items():
+        got = by_upper.get(up)
+        if got is None:
+            continue
+        for pos, (kind, target, where) in shows.items():
+            value = by_upper.get(target, {}).get(where, no_value)
+            got[pos] = alias_value(kind, value)
     return values, messages
 
 

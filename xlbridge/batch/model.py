@@ -17,13 +17,16 @@ from typing import Any
 
 from .safety import clip
 from .xlsxpatch import cell_ref
+from .aliases import AliasIndex, alias_of, alias_runs
 from .links import (
+    BOOK_OF_NODE,
     DDE_NOT_FOLLOWED,
     ExternalLinkRefused,
     LINK_NOT_FOLLOWED,
     cached_workbook,
     names_other_book,
     quote_other_books,
+    split_node,
 )
 
 __all__ = [
@@ -222,14 +225,27 @@ def model_class():
             from .bookdata import CellView, constant_blocks
 
             worksheet, ctx, references, formula_references, formula_ranges = self._begin_sheet(worksheet, context)
-            singles = [(pos, CellView(cell_ref(*pos), text, "f")) for pos, text in read.formulas.items()]
+            state = self.__dict__["_xlbridge_links"]
+            title = str(getattr(worksheet, "title", "")).upper()
+            aliases = self.__dict__.setdefault("_xlbridge_aliases", AliasIndex())
+            singles = []
+            for pos, text in read.formulas.items():
+                alias = alias_of(text, title)
+                target = None if alias is None else state.sheets.get(alias[1])
+                if target is not None and _in_array(target.layout.array_ranges, alias[2]):
+                    aliases.add(title, pos, alias)  # valued after the engine (batch.aliases), unless read
+                    continue
+                singles.append((pos, CellView(cell_ref(*pos), text, "f")))
+            if title in aliases.cells:
+                self.__dict__.setdefault("_xlbridge_alias_ctx", {})[title] = (
+                    read, ctx, references, formula_references, formula_ranges)
             singles += [(pos, CellView(cell_ref(*pos), v, t)) for pos, (v, t) in read.special.items()]
             singles.sort(key=lambda x: x[0])
             cells = [self.compile_cell(view, ctx, references, formula_references) for _, view in singles]
             for cell in cells:
                 self.add_cell(sh.await_result(cell), ctx, formula_ranges)
             barriers: dict = {}
-            for (r, c), _ in singles:
+            for (r, c) in [*read.formulas, *read.special]:
                 barriers.setdefault(c, []).append((r, r))
             for r1, c1, r2, c2 in read.layout.array_ranges:
                 for c in range(c1, c2 + 1):
@@ -238,6 +254,41 @@ def model_class():
                 ref = f"{cell_ref(block.first_row, block.column)}:{cell_ref(block.last_row, block.column)}"
                 self.add_cell(_block_cell(ref, block.values, ctx), ctx, formula_ranges)
             return self
+
+        def finish(self, *args, **kwargs):
+            self._compile_read_aliases()
+            return super().finish(*args, **kwargs)
+
+        def _compile_read_aliases(self):
+            """Hand the engine every showing cell (:mod:`xlbridge.batch.aliases`) that a formula it
+            evaluates reads: any range node of this workbook covering one."""
+            from .bookdata import CellView
+
+            aliases = self.__dict__.get("_xlbridge_aliases")
+            state = self.__dict__.get("_xlbridge_links")
+            if aliases is None or state is None or not aliases.cells:
+                return
+            seen: set = set()
+            while True:
+                found = []
+                for node in list(self.dsp.data_nodes):
+                    if not isinstance(node, str) or "!" not in node or node in seen:
+                        continue
+                    seen.add(node)
+                    book = BOOK_OF_NODE.match(node)
+                    if book is None or book.group("dir") not in ("", ".") or book.group("file").upper() != state.main:
+                        continue
+                    sheet, ref = split_node(node)
+                    found += [(sheet, pos, alias) for pos, alias in aliases.take(sheet, ref)]
+                if not found:
+                    return
+                for sheet, first, last, formula in alias_runs(found):
+                    _, ctx, references, formula_references, formula_ranges = self._xlbridge_alias_ctx[sheet]
+                    anchor = cell_ref(*first)
+                    if first != last:  # a run of a column: one array formula over it, one node
+                        formula_references = {**formula_references, anchor: f"{anchor}:{cell_ref(*last)}"}
+                    cell = self.compile_cell(CellView(anchor, formula, "f"), ctx, references, formula_references)
+                    self.add_cell(sh.await_result(cell), ctx, formula_ranges)
 
         def _assemble_ranges(self, cells, nodes=None, compact=1):
             """formulas' own ``_assemble_ranges``, skipping the range cells that lie outside each range.
@@ -338,6 +389,12 @@ def model_class():
             return refs
 
     return XlbridgeExcelModel
+
+
+def _in_array(ranges, pos: tuple[int, int]) -> bool:
+    """True when cell ``pos`` lies in one of the array ranges (r1, c1, r2, c2)."""
+    r, c = pos
+    return any(r1 <= r <= r2 and c1 <= c <= c2 for r1, c1, r2, c2 in ranges)
 
 
 def _block_cell(ref: str, values, context):

@@ -67,8 +67,10 @@ from .xlsxpatch import (
     ExcelErrorValue,
     cell_ref,
     copy_zip,
+    parse_ref,
     patch_sheet,
 )
+from .aliases import alias_of
 from .calcprops import drop_formulas, drop_part, set_calc_properties, set_print_areas
 from .capacity import PRINT_NAME, capacity_areas, first_overflow, last_used_row
 from .child import ChildProcess, run_engine
@@ -339,6 +341,32 @@ def recalc_workbook(book: str | os.PathLike, output: str | os.PathLike | None = 
 _CALC_CHAIN = "xl/calcChain.xml"
 
 
+def _anchors(layout) -> dict:
+    """{(row, col): anchor} of every cell of the sheet's array ranges."""
+    anchors = {}
+    for r1, c1, r2, c2 in layout.array_ranges:
+        for r in range(r1, r2 + 1):
+            for c in range(c1, c2 + 1):
+                anchors[(r, c)] = (r1, c1)
+    return anchors
+
+
+def _shown_cells(layouts: dict) -> dict:
+    """{(SHEET, (row, col)): (TARGET SHEET, (row, col))} of the formula cells that only show a cell of an
+    array range of the book (:mod:`xlbridge.batch.aliases`; the templates' cells in view)."""
+    by_upper = {sheet.upper(): layout for sheet, layout in layouts.items()}
+    out = {}
+    for sheet, layout in layouts.items():
+        up = sheet.upper()
+        for pos, formula in layout.formula_cells.items():
+            alias = alias_of(formula if formula.startswith("=") else "=" + formula, up)
+            target = None if alias is None else by_upper.get(alias[1])
+            if target is not None and any(r1 <= alias[2][0] <= r2 and c1 <= alias[2][1] <= c2
+                                          for r1, c1, r2, c2 in target.array_ranges):
+                out[(up, pos)] = (alias[1], alias[2])
+    return out
+
+
 def _hidden_call_errors(call_errors: dict, shown: set, layouts: dict) -> list:
     """A call refused over a work limit whose message no cell shows (``=SUM(FAIRNESS(...))`` adds the
     text up as 0) is still an error of the run: reported at the cell whose formula made the call (or,
@@ -450,22 +478,29 @@ def _recalc_locked(src, dest, name, tmp, in_place, functions, limits, isolate, b
     reasons = {key: "; ".join(found[:3]) + (" (and more)" if len(found) > 3 else "")
                for key, found in messages.get(FORMULA_REASONS, {}).items()}
     unfollowed = messages.get(UNFOLLOWED, set())
+    shown = _shown_cells(layouts)
+    by_upper = {sheet.upper(): sheet for sheet in layouts}
+    anchors_of = {sheet: _anchors(layout) for sheet, layout in layouts.items()}
+    shown_errors: set = set()  # (SHEET, (row, col)) of hidden results whose error a cell in view reports
     with zipfile.ZipFile(snapshot) as zf:
         for sheet, part in parts.items():
             bar.phase(f"writing {sheet}")
             layout = layouts[sheet]
             vals = values.get(sheet, {})
             up = sheet.upper()
-            anchors = {}
-            for r1, c1, r2, c2 in layout.array_ranges:
-                for r in range(r1, r2 + 1):
-                    for c in range(c1, c2 + 1):
-                        anchors[(r, c)] = (r1, c1)
+            anchors = anchors_of[sheet]
             for (r, c), v in sorted(vals.items()):
-                anchor = anchors.get((r, c), (r, c))
+                anchor, layout_at, up_at = anchors.get((r, c), (r, c)), layout, up
+                target = shown.get((up, (r, c)))
+                if target is not None and isinstance(v, (ExcelErrorValue, str)):
+                    # a cell showing a hidden result: the error is the result's, reported here, once
+                    shown_errors.add(target)
+                    up_at, (tr, tc) = target
+                    layout_at = layouts[by_upper[up_at]]
+                    anchor = anchors_of[by_upper[up_at]].get((tr, tc), (tr, tc))
                 if isinstance(v, ExcelErrorValue):
-                    formula = layout.formula_cells.get(anchor, "")
-                    key = (up, cell_ref(*anchor))
+                    formula = layout_at.formula_cells.get(anchor, "")
+                    key = (up_at, cell_ref(*anchor))
                     if key in unfollowed and v.code != "#REF!" and key not in cell_messages:
                         # an error only because a linked book was not opened (a range of it gives #VALUE!
                         # in one cell): #REF!, as Excel shows a link it cannot update
@@ -487,12 +522,16 @@ def _recalc_locked(src, dest, name, tmp, in_place, functions, limits, isolate, b
                         vals[(r, c)] = v[:EXCEL_MAX_TEXT]
             replacements[part] = patch_sheet(zf.read(part), layout, vals)
             written += len(vals)
+        errors = [e for e in errors if (e.sheet.upper(), parse_ref(e.cell)) not in shown_errors]
         errors += _hidden_call_errors(messages.get(LIMIT_CALLS, {}), shown_calls, layouts)
         replacements.update(_finishing_parts(zf, info, replacements, values_only, values))
         errors += _capacity_errors(zf, info)
         real = {sheet.upper(): sheet for sheet in layouts}
-        errors += [RecalcCellError(real.get(up, up), ref, "capacity", text)
-                   for (up, ref), text in sorted(messages.get(CUT_ROWS, {}).items())]
+        in_view = {target: where for where, target in shown.items()}
+        for (up, ref), text in sorted(messages.get(CUT_ROWS, {}).items()):
+            anchor = parse_ref(ref.split(":", 1)[0])
+            up, anchor = in_view.get((up, anchor), (up, anchor))  # named where it shows
+            errors.append(RecalcCellError(real.get(up, up), cell_ref(*anchor), "capacity", text))
     backup = src + ".bak" if in_place else None
     bar.phase(f"saving {os.path.basename(dest)}")
     keep = None

@@ -37,6 +37,7 @@ from openpyxl.writer.excel import ExcelWriter
 
 from ..core.errors import InputError
 from . import handicap, instant, lehman, pairs, teams
+from .mirror import mirror_arrays
 from .styling import ZIP_TIME, empty_tables, print_setup
 
 __all__ = ["TEMPLATES", "FILES", "EXAMPLES", "build_workbook", "build_bytes", "build_all", "check_all", "canonical_dump", "canonical_xml"]
@@ -77,6 +78,7 @@ def build_workbook(name: str) -> Workbook:
     if not example:
         empty_tables(wb, base)
     print_setup(wb)
+    mirror_arrays(wb)  # values every spreadsheet program shows (see .mirror)
     return wb
 
 

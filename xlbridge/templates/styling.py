@@ -413,13 +413,15 @@ def conf_sheet(wb: Workbook) -> None:
 COMMON_LINES = [
     "Yellow cells are inputs (each has a data validation and an input message); green cells are "
     "computed by ONE array formula per column or table that calls the xlbridge functions "
-    "(see the xlbridge README, 'Using xlbridge in Excel'). Do not type in green cells; to change a "
-    "result change its inputs.",
+    "(see the xlbridge README, 'Using xlbridge in Excel'). The array formulas sit on hidden sheets "
+    "named '<sheet> (calc)' (Format > Sheet > Unhide to see them); each green cell shows its cell of "
+    "them, so every spreadsheet program shows the results saved with the file. Do not type in green "
+    "cells; to change a result change its inputs.",
     "In Excel: pip install xlbridge[excel], then xlwings addin install; save this workbook as .xlsm and "
     "use the xlwings ribbon > Import Functions (or import vba_stub/xlwings_udfs.bas). The sheet "
-    "'xlwings.conf' sets UDF Modules = xlbridge.udfs. Until the functions are imported the green cells "
-    "show #NAME?. Without Excel: xlbridge recalc THIS.xlsx -o OUT.xlsx writes every result into a copy "
-    "of the file.",
+    "'xlwings.conf' sets UDF Modules = xlbridge.udfs. Until the functions are imported, a change to the "
+    "inputs turns the green cells blank (the hidden sheets show #NAME?). Without Excel: xlbridge recalc "
+    "THIS.xlsx -o OUT.xlsx writes every result into a copy of the file.",
     "Blank input rows stay blank in the results; add rows anywhere inside the yellow area without "
     "editing any formula.",
 ]

@@ -1,0 +1,159 @@
+"""Cells that only show a cell of an array (the templates' cells in view) are valued as the engine would.
+
+``xlbridge.batch.aliases``: a formula ``=S!H5`` or ``=IFERROR(R,IF(ERROR.TYPE(R)=5,"",R))`` pointing into
+an array range is valued after the engine from the array's value (and handed to the engine, one array
+node per run of a column, when a formula reads it). Expected values: the stock formulas path
+(``streamed=False``: openpyxl reads the book, the engine evaluates every cell itself), an independent
+program here, on random workbooks (hypothesis) and on a hand-worked one (Law 78B: 420 points is 9
+IMPs, 180 is 5). Also: the run reports an error once, at the cell in view, with its reason.
+"""
+
+from __future__ import annotations
+
+import os
+
+import openpyxl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from openpyxl.worksheet.formula import ArrayFormula
+
+from test_recalc_engine_paths import _both, _messages, constants
+from xlbridge.batch.aliases import alias_of, alias_runs, alias_value
+from xlbridge.batch.recalc import recalc_workbook
+from xlbridge.batch.xlsxpatch import ExcelErrorValue, cell_ref
+from xlbridge.templates.mirror import shows
+
+ROWS = 6
+ARRAYS = ["=IMPS(V!A1:A6)", '=IF(V!A1:A6>1,V!A1:A6,"")', "=V!A1:A6*2", "=ISNUMBER(V!B1:B6)", "=V!C1:C6",
+          '=NEUBERG(V!A1:A6,8,"x")']
+
+
+@st.composite
+def books(draw):
+    grid = {(r, c): draw(constants) for r in range(1, ROWS + 1) for c in range(1, 4)}
+    arrays = draw(st.lists(st.sampled_from(ARRAYS), min_size=1, max_size=3))
+    shown = []
+    for r in range(1, ROWS + 1):
+        for c in range(4, 7):
+            if draw(st.integers(0, 3)):
+                kind = draw(st.sampled_from(["plain", "guarded", "plain-here", "constant", "blank"]))
+                col = draw(st.integers(1, len(arrays)))
+                row = draw(st.integers(1, ROWS + 1))  # sometimes one past the array: a blank cell of C
+                shown.append(((r, c), kind, (row, col)))
+    readers = draw(st.lists(st.sampled_from(
+        ["=SUM(D1:D6)", "=COUNTA(D1:F6)", '=IFERROR(E2*2,"e")', "=D3", "=COUNT(D2:D4)"]), max_size=2))
+    return grid, arrays, shown, readers
+
+
+def _build(path, spec):
+    grid, arrays, shown, readers = spec
+    wb = openpyxl.Workbook()
+    v = wb.active
+    v.title = "V"
+    calc = wb.create_sheet("C calc")
+    calc.sheet_state = "hidden"
+    for (r, c), x in grid.items():
+        if x is not None:
+            v.cell(r, c).value = x
+    for j, text in enumerate(arrays, start=1):
+        calc.cell(1, j).value = ArrayFormula(f"{cell_ref(1, j)}:{cell_ref(ROWS, j)}", text)
+    for (r, c), kind, (row, col) in shown:
+        target = f"'C calc'!{cell_ref(row, col)}"
+        v.cell(r, c).value = {"plain": f"={target}", "guarded": shows(target), "plain-here": f"=J{min(row, 3)}",
+                              "constant": "=A1", "blank": "=Z9"}[kind]
+    if any(kind == "plain-here" for _, kind, _ in shown):
+        v["J1"] = ArrayFormula("J1:J3", "=A1:A3+1")  # an array on the sheet in view, shown next to it
+    for i, text in enumerate(readers, start=1):
+        v.cell(10 + i, 1).value = text
+    wb.save(path)
+
+
+@settings(max_examples=int(os.environ.get("XLB_PATH_EXAMPLES", 25)), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(spec=books())
+def test_showing_cells_get_the_stock_engines_values(tmp_path, spec):
+    path = tmp_path / "book.xlsx"
+    _build(path, spec)
+    (values, messages, layouts), (stock_values, stock_messages, stock_layouts) = _both(path)
+    assert values == stock_values
+    assert _messages(messages) == _messages(stock_messages)
+    assert layouts == stock_layouts
+
+
+def test_hand_worked_scores_shown_from_a_hidden_sheet(tmp_path, monkeypatch):
+    from xlbridge.batch import aliases
+
+    added, taken = [], []
+    add, take = aliases.AliasIndex.add, aliases.AliasIndex.take
+    monkeypatch.setattr(aliases.AliasIndex, "add", lambda self, *a: (added.append(a[:2]), add(self, *a))[1])
+    monkeypatch.setattr(aliases.AliasIndex, "take", lambda self, *a: (lambda got: (taken.extend(got), got)[1])(take(self, *a)))
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Scores"
+    ws["A1"], ws["A2"] = 420, 180  # Law 78B: 9 and 5 IMPs
+    calc = wb.create_sheet("Scores (calc)")
+    calc["B1"] = ArrayFormula("B1:B3", '=IF(Scores!A1:A3="","",IMPS(Scores!A1:A3))')
+    for r in (1, 2, 3):
+        ws[f"B{r}"] = shows(f"'Scores (calc)'!B{r}")
+        ws[f"C{r}"] = f"='Scores (calc)'!B{r}"
+    ws["D1"] = "=SUM(B1:B3)"  # read by the engine: the cells of B go to it as one run
+    path = tmp_path / "scores.xlsx"
+    wb.save(path)
+    (values, _, _), (stock, _, _) = _both(path)
+    assert values == stock
+    assert [values["Scores"][(r, 2)] for r in (1, 2, 3)] == [9, 5, ""]
+    assert [values["Scores"][(r, 3)] for r in (1, 2, 3)] == [9, 5, ""]
+    assert values["Scores"][(1, 4)] == 14
+    # the fast path was taken: six cells valued after the engine, the three SUM reads handed to it
+    assert sorted(added) == [("SCORES", (r, c)) for r in (1, 2, 3) for c in (2, 3)]
+    assert sorted(pos for pos, _ in taken) == [(1, 2), (2, 2), (3, 2)]
+
+
+def test_an_error_is_reported_once_where_it_shows(tmp_path):
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Scores"
+    ws["A1"], ws["A2"] = 420, "lots"
+    calc = wb.create_sheet("Scores (calc)")
+    calc.sheet_state = "hidden"
+    calc["B1"] = ArrayFormula("B1:B2", "=IMPS(Scores!A1:A2)")
+    for r in (1, 2):
+        ws[f"B{r}"] = shows(f"'Scores (calc)'!B{r}")
+    wb.save(tmp_path / "in.xlsx")
+    report = recalc_workbook(tmp_path / "in.xlsx", tmp_path / "out.xlsx", isolate=False)
+    assert [(e.sheet, e.cell, e.code) for e in report.errors] == [("Scores", "B2", "#VALUE!")]
+    assert "lots" in report.errors[0].message  # the reason of the hidden array's cell
+    out = openpyxl.load_workbook(tmp_path / "out.xlsx", data_only=True)["Scores"]
+    assert out["B1"].value == 9 and out["B2"].value == "#VALUE!"
+
+
+@pytest.mark.parametrize("formula, home, expected", [
+    ("='T (calc)'!$H$5", "T", ("plain", "T (CALC)", (5, 8))),
+    ("=h5", "Sheet1", ("plain", "SHEET1", (5, 8))),
+    ("='O''Brien'!A1", "X", ("plain", "O'BRIEN", (1, 1))),
+    ('=iferror(S!B2,if(error.type(S!B2)=5,"",S!B2))', "X", ("guarded", "S", (2, 2))),
+    ('=IFERROR(S!B2,IF(ERROR.TYPE(S!B3)=5,"",S!B2))', "X", None),  # not the same cell three times
+    ('=IFERROR(S!B2,IF(ERROR.TYPE(S!B2)=7,"",S!B2))', "X", None),
+    ("=S!B2:B3", "X", None), ("=[1]S!B2", "X", None), ("='[a.xlsx]S'!B2", "X", None), ("=SUM(B2)", "X", None),
+    ("=XFE1", "X", None), ("=A0", "X", None), ("=Name", "X", None),
+])
+def test_which_formulas_only_show_a_cell(formula, home, expected):
+    assert alias_of(formula, home) == expected
+
+
+def test_values_shown():
+    assert alias_value("plain", ExcelErrorValue("#NAME?")) == ExcelErrorValue("#NAME?")
+    assert alias_value("guarded", ExcelErrorValue("#NAME?")) == ""
+    assert alias_value("guarded", ExcelErrorValue("#VALUE!", "why")) == ExcelErrorValue("#VALUE!", "why")
+    assert alias_value("guarded", None) == 0 and alias_value("guarded", "") == ""
+
+
+def test_runs_break_where_the_targets_do():
+    found = [("V", (r, 2), ("guarded", "C", (r, 2))) for r in (1, 2, 3)] + [
+        ("V", (4, 2), ("guarded", "C", (9, 2))),  # not the next target row
+        ("V", (5, 2), ("plain", "C", (5, 2))),  # another kind
+        ("V", (1, 3), ("guarded", "D", (1, 3)))]  # another column, another sheet
+    runs = [(s, a, b) for s, a, b, _ in alias_runs(found)]
+    assert runs == [("V", (1, 2), (3, 2)), ("V", (4, 2), (4, 2)), ("V", (5, 2), (5, 2)), ("V", (1, 3), (1, 3))]
+    assert alias_runs(found)[0][3] == "=IFERROR('C'!B1:B3,IF(ERROR.TYPE('C'!B1:B3)=5,\"\",'C'!B1:B3))"

@@ -1,0 +1,177 @@
+"""Results that every spreadsheet program shows: array formulas on hidden sheets, plain references in view.
+
+LibreOffice never takes an array formula's cached values from an .xlsx file: its importer rebuilds
+the matrix cells without results and computes them again (sc/source/filter/oox/formulabuffer.cxx,
+``applyArrayFormulas``), so without the add-in every xlbridge array result shows ``#NAME?``. A plain
+formula keeps its cached value when the file says its values are current (no ``fullCalcOnLoad``, a
+current ``calcId``), whatever it refers to. So every array formula of a template moves to the same
+address of a hidden sheet ``<sheet> (calc)``, and each cell of its range in view becomes a plain
+reference to it (:func:`shows`: ``='<sheet> (calc)'!H5``, blank for ``#NAME?``): Excel with the add-in still recalculates on every change (the
+reference follows the array), LibreOffice, Excel without the add-in, Google Sheets and pandas show
+the cached values. The formula moved keeps its meaning: a reference without a sheet gets the name
+of the sheet it was written on, and a reference inside a moved array's range (on any sheet) reads
+the hidden sheet itself, so no computation ever goes through the cells in view.
+
+>>> from openpyxl import Workbook
+>>> from openpyxl.worksheet.formula import ArrayFormula
+>>> wb = Workbook(); ws = wb.active; ws.title = "Scores"
+>>> ws["B1"] = ArrayFormula("B1:B2", "=IMPS(A1:A2)")
+>>> ws["C1"] = ArrayFormula("C1:C2", "=B1:B2*2")
+>>> ws["D1"] = "=SUM(B1:B2)"
+>>> mirror_arrays(wb)
+>>> wb.sheetnames, wb["Scores (calc)"].sheet_state
+(['Scores', 'Scores (calc)'], 'hidden')
+>>> ws["C2"].value == shows("'Scores (calc)'!C2"), ws["D1"].value
+(True, "=SUM('Scores (calc)'!B1:B2)")
+>>> calc = wb["Scores (calc)"]
+>>> calc["B1"].value.ref, calc["B1"].value.text, calc["C1"].value.text
+('B1:B2', "=IMPS('Scores'!A1:A2)", "='Scores (calc)'!B1:B2*2")
+"""
+
+from __future__ import annotations
+
+from openpyxl import Workbook
+from openpyxl.formula.tokenizer import Token, Tokenizer
+from openpyxl.utils.cell import get_column_letter, quote_sheetname, range_boundaries
+from openpyxl.worksheet.formula import ArrayFormula
+
+__all__ = ["CALC_SUFFIX", "calc_sheet_name", "mirror_arrays", "array_behind", "shows"]
+
+#: The hidden sheet holding the array formulas of sheet ``S`` is ``S`` followed by this.
+CALC_SUFFIX = " (calc)"
+
+
+def calc_sheet_name(title: str) -> str:
+    """The hidden sheet of ``title``'s array formulas (Excel allows 31 characters in a sheet name).
+
+    >>> calc_sheet_name("Travellers")
+    'Travellers (calc)'
+    """
+    return (title[: 31 - len(CALC_SUFFIX)] + CALC_SUFFIX) if len(title) + len(CALC_SUFFIX) > 31 else title + CALC_SUFFIX
+
+
+def shows(ref: str) -> str:
+    """The formula of a cell in view showing the hidden cell ``ref``: the plain reference, except that
+    ``#NAME?`` (the xlbridge functions unknown to the program) shows blank.
+
+    LibreOffice keeps no empty cached text: it recalculates, on opening, every formula cell whose
+    cached result is ``""`` (a blank result: rows past the data, a board not played), and the array
+    behind it, without the xlbridge functions, is ``#NAME?``. Guarded, such a cell stays blank; every
+    other error (``#VALUE!`` with its reason) shows as it is. In Excel without the add-in, a change
+    to the sheet then blanks the results instead of showing ``#NAME?`` (the Instructions say so).
+
+    >>> print(shows("'S (calc)'!B2"))
+    =IFERROR('S (calc)'!B2,IF(ERROR.TYPE('S (calc)'!B2)=5,"",'S (calc)'!B2))
+    """
+    return f'=IFERROR({ref},IF(ERROR.TYPE({ref})=5,"",{ref}))'
+
+
+def _split(operand: str) -> tuple[str | None, str]:
+    """(sheet name or None, reference) of a range operand such as ``'O''B'!$A$1:B2``."""
+    if "!" not in operand:
+        return None, operand
+    sheet, ref = operand.rsplit("!", 1)
+    if sheet.startswith("'") and sheet.endswith("'"):
+        sheet = sheet[1:-1].replace("''", "'")
+    return sheet, ref
+
+
+def _box(ref: str) -> tuple[int, int, int, int] | None:
+    """(r1, c1, r2, c2) of a cell or block reference; None for a name, a whole row or column."""
+    try:
+        c1, r1, c2, r2 = range_boundaries(ref.replace("$", ""))
+    except (ValueError, TypeError):
+        return None
+    if None in (c1, r1, c2, r2):
+        return None
+    return r1, c1, r2, c2
+
+
+def _covered(box: tuple[int, int, int, int], areas: list[tuple[int, int, int, int]]) -> bool:
+    """True when every cell of ``box`` lies in one of ``areas`` (column by column, rows joined)."""
+    r1, c1, r2, c2 = box
+    for c in range(c1, c2 + 1):
+        spans = sorted((a1, a2) for a1, b1, a2, b2 in areas if b1 <= c <= b2 and a1 <= r2 and a2 >= r1)
+        row = r1
+        for a1, a2 in spans:
+            if a1 > row:
+                return False
+            row = max(row, a2 + 1)
+            if row > r2:
+                break
+        if row <= r2:
+            return False
+    return True
+
+
+def _rewrite(formula: str, home: str, moved: dict[str, list], qualify: bool) -> str:
+    """``formula`` with references into moved arrays pointed at their hidden sheet (and, when
+    ``qualify``, every reference without a sheet given the sheet ``home`` it was written on)."""
+    tok = Tokenizer(formula)
+    for item in tok.items:
+        if item.type != Token.OPERAND or item.subtype != Token.RANGE:
+            continue
+        sheet, ref = _split(item.value)
+        box = _box(ref)
+        if box is None or (sheet is not None and sheet.startswith("[")):
+            if box is not None and sheet is None and qualify:
+                item.value = f"{quote_sheetname(home)}!{ref}"
+            continue
+        target = home if sheet is None else sheet
+        areas = moved.get(target)
+        if areas and _covered(box, areas):
+            item.value = f"{quote_sheetname(calc_sheet_name(target))}!{ref}"
+        elif sheet is None and qualify:
+            item.value = f"{quote_sheetname(home)}!{ref}"
+    return tok.render()
+
+
+def mirror_arrays(wb: Workbook) -> None:
+    """Move every array formula of ``wb`` to a hidden ``<sheet> (calc)`` sheet (same address) and put a
+    plain reference to it in each cell of its range; point every other formula's references into
+    the moved ranges at the hidden sheets (see the module's text). Changes ``wb`` in place."""
+    moved: dict[str, list] = {}
+    arrays: dict[str, list] = {}
+    for ws in wb.worksheets:
+        found = [(cell.row, cell.column, cell.value) for cell in ws._cells.values() if isinstance(cell.value, ArrayFormula)]
+        if found:
+            arrays[ws.title] = sorted(found, key=lambda x: (x[0], x[1]))
+            moved[ws.title] = [_box(v.ref) for _, _, v in found]
+    for ws in list(wb.worksheets):
+        for cell in ws._cells.values():  # the formulas that stay in view
+            v = cell.value
+            if isinstance(v, str) and v.startswith("=") and not isinstance(v, ArrayFormula):
+                cell.value = _rewrite(v, ws.title, moved, qualify=False)
+        if ws.title not in arrays:
+            continue
+        calc = wb.create_sheet(calc_sheet_name(ws.title))
+        calc.sheet_state = "hidden"
+        for row, col, af in arrays[ws.title]:
+            calc.cell(row, col).value = ArrayFormula(af.ref, _rewrite(af.text, ws.title, moved, qualify=True))
+            r1, c1, r2, c2 = _box(af.ref)  # type: ignore[misc]
+            where = quote_sheetname(calc.title)
+            for r in range(r1, r2 + 1):
+                for c in range(c1, c2 + 1):
+                    ws.cell(r, c).value = shows(f"{where}!{get_column_letter(c)}{r}")
+
+
+def array_behind(wb: Workbook, sheet: str, cell: str) -> ArrayFormula | None:
+    """The array formula that computes ``sheet!cell`` (on its hidden sheet), or None if there is none.
+
+    >>> from openpyxl import Workbook
+    >>> wb = Workbook(); wb.active.title = "S"; wb["S"]["A1"] = ArrayFormula("A1:A3", "=B1:B3*2")
+    >>> mirror_arrays(wb)
+    >>> array_behind(wb, "S", "A2").text, array_behind(wb, "S", "B1")
+    ("='S'!B1:B3*2", None)
+    """
+    name = calc_sheet_name(sheet)
+    if name not in wb.sheetnames:
+        return None
+    r0, c0 = wb[sheet][cell].row, wb[sheet][cell].column
+    for c in wb[name]._cells.values():
+        v = c.value
+        if isinstance(v, ArrayFormula):
+            r1, c1, r2, c2 = _box(v.ref)  # type: ignore[misc]
+            if r1 <= r0 <= r2 and c1 <= c0 <= c2:
+                return v
+    return None
