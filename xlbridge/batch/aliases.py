@@ -33,7 +33,7 @@ from typing import Any
 
 from .xlsxpatch import ExcelErrorValue, parse_range
 
-__all__ = ["alias_of", "alias_runs", "alias_value", "AliasIndex"]
+__all__ = ["alias_of", "alias_runs", "alias_value", "find_shown", "AliasIndex"]
 
 _REF = r"(?:(?:'(?P<q{n}>(?:[^'\[\]]|'')+)'|(?P<u{n}>[A-Za-z_][A-Za-z0-9_.]*))!)?\$?(?P<c{n}>[A-Za-z]{{1,3}})\$?(?P<r{n}>[0-9]{{1,7}})"
 _PLAIN = re.compile("^=" + _REF.format(n=0) + "$")
@@ -43,16 +43,29 @@ _GUARDED = re.compile(
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
+_SHEETS: dict[tuple[str | None, str | None, str], str] = {}  # one string per sheet name (30,000 cells name one)
+_COLUMNS: dict[str, int] = {}
+_KINDS = {"plain": "plain", "guarded": "guarded"}
+
+
 def _target(m: re.Match, n: int, home: str) -> tuple[str, tuple[int, int]] | None:
-    quoted, bare = m.group(f"q{n}"), m.group(f"u{n}")
-    sheet = quoted.replace("''", "'") if quoted is not None else bare if bare is not None else home
-    col = 0
-    for ch in m.group(f"c{n}").upper():
-        col = col * 26 + _LETTERS.index(ch) + 1
+    quoted, bare, letters = m.group(f"q{n}", f"u{n}", f"c{n}")
+    key = (quoted, bare, home)
+    sheet = _SHEETS.get(key)
+    if sheet is None:
+        name = quoted.replace("''", "'") if quoted is not None else bare if bare is not None else home
+        sheet = _SHEETS.setdefault(key, name.upper()) if len(_SHEETS) < 4096 else name.upper()
+    col = _COLUMNS.get(letters)
+    if col is None:
+        col = 0
+        for ch in letters.upper():
+            col = col * 26 + _LETTERS.index(ch) + 1
+        if len(_COLUMNS) < 16384:
+            _COLUMNS[letters] = col
     row = int(m.group(f"r{n}"))
     if not (1 <= row <= 1_048_576 and 1 <= col <= 16_384):
         return None
-    return sheet.upper(), (row, col)
+    return sheet, (row, col)
 
 
 def alias_of(formula: str, home: str) -> tuple[str, str, tuple[int, int]] | None:
@@ -78,6 +91,27 @@ def alias_value(kind: str, value: Any) -> Any:
     if kind == "guarded" and isinstance(value, ExcelErrorValue) and value.code == "#NAME?":
         return ""
     return value
+
+
+def find_shown(formulas: dict, arrays: dict) -> dict:
+    """{(SHEET, (row, col)): alias} of the cells that only show a cell of an array range of the book.
+
+    ``formulas``: {SHEET: {(row, col): formula text}}; ``arrays``: {SHEET: [(r1, c1, r2, c2), ...]} (sheet
+    names in capitals). The formula engine never sees the others.
+
+    >>> find_shown({"V": {(1, 1): "=C!B2", (2, 1): "=C!Z9", (3, 1): "=B2*2"}}, {"C": [(1, 2, 5, 2)]})
+    {('V', (1, 1)): ('plain', 'C', (2, 2))}
+    """
+    out = {}
+    for sheet, cells in formulas.items():
+        for pos, text in cells.items():
+            alias = alias_of(text, sheet)
+            if alias is None:
+                continue
+            (r, c), ranges = alias[2], arrays.get(alias[1], ())
+            if any(r1 <= r <= r2 and c1 <= c <= c2 for r1, c1, r2, c2 in ranges):
+                out[(sheet, pos)] = alias
+    return out
 
 
 class AliasIndex:

@@ -33,7 +33,7 @@ import types
 from typing import Any
 
 from ..core.errors import WorkbookLimitError
-from .aliases import alias_value
+from .aliases import alias_value, find_shown
 from .safety import clip, one_line
 from .xlsxpatch import ExcelErrorValue, cell_ref, read_external_links
 from .links import (
@@ -51,6 +51,7 @@ __all__ = [
     "CELL_MESSAGES",
     "CUT_ROWS",
     "ENGINE_PATH",
+    "SHOWN",
     "EngineStopped",
     "FORMULA_REASONS",
     "LIMIT_CALLS",
@@ -65,6 +66,9 @@ __all__ = [
 #: Key of the messages dict saying which path the engine took: "ranges" (constants as range blocks
 #: from the streamed sheets) or "cells" (openpyxl read the book; one node per cell).
 ENGINE_PATH = "\x00engine path"
+
+#: Key of {(SHEET, (row, col)): (TARGET SHEET, (row, col))}: the cells that only show an array's cell.
+SHOWN = "\x00shown"
 
 
 # --------------------------------------------------------------------------------------------------
@@ -413,7 +417,7 @@ def _value_out(v, sh, np, XlError):
 
 
 def recalc_values(path: str, targets: dict, functions: dict | None = None, *, progress: bool = False,
-                  links: Any = (), book: Any = None, sheets: dict | None = None) -> tuple:
+                  links: Any = (), book: Any = None, sheets: dict | None = None, shown: dict | None = None) -> tuple:
     """Evaluate the workbook at ``path`` with the formulas engine; return (values, messages).
 
     ``targets`` is {sheet name: {"cells": [(row, col), ...], "arrays": [(r1, c1, r2, c2), ...]}};
@@ -423,7 +427,8 @@ def recalc_values(path: str, targets: dict, functions: dict | None = None, *, pr
     (:func:`xlbridge.batch.xlsxpatch.read_external_links`); no other file than ``path`` is ever opened
     (:func:`defuse_external_links`). ``book`` and ``sheets``: the workbook read without its cells and
     its streamed sheets (see :func:`evaluate_workbook`); without them the engine reads ``path`` with
-    openpyxl, one node per cell (the stock path). Runs in the calling process, with no memory or time
+    openpyxl, one node per cell (the stock path). ``shown``: the cells that only show an array's
+    cell (:func:`xlbridge.batch.aliases.find_shown`), valued after the engine on the streamed path. Runs in the calling process, with no memory or time
     limit: use :func:`recalc_workbook`. Raises :class:`EngineStopped` when memory runs out.
     """
     formulas, np, sh, Array, wrap_func, Ranges, Error, XlError = engine_modules()
@@ -433,6 +438,8 @@ def recalc_values(path: str, targets: dict, functions: dict | None = None, *, pr
     with _engine_guards(path, messages, functions or {}, progress):
         model = model_class()()
         defuse_external_links(model, path, links, book=book, sheets=sheets)
+        if sheets:
+            model.__dict__["_xlbridge_shown"] = shown or {}
         state = model.__dict__["_xlbridge_links"]
         try:
             model.loads(path)
@@ -562,9 +569,12 @@ def evaluate_workbook(path: str, sheets: Any, *, cell_formats: int | None = None
         else:  # openpyxl names the sheets otherwise: let it read the whole book
             book = None
     layouts = {sheet: got.layout for sheet, (_, got) in reads.items() if sheet in targets}
+    shown = find_shown({sheet.upper(): got.formulas for sheet, (_, got) in reads.items()},
+                       {sheet.upper(): got.layout.array_ranges for sheet, (_, got) in reads.items()})
     if by_sheet is None:
         reads.clear()
     values, messages = recalc_values(path, targets, functions, progress=progress, links=links, book=book,
-                                     sheets=by_sheet)
+                                     sheets=by_sheet, shown=shown)
     messages[ENGINE_PATH] = "cells" if by_sheet is None else "ranges"
+    messages[SHOWN] = {key: (alias[1], alias[2]) for key, alias in shown.items()}
     return values, messages, layouts

@@ -17,7 +17,7 @@ from typing import Any
 
 from .safety import clip
 from .xlsxpatch import cell_ref
-from .aliases import AliasIndex, alias_of, alias_runs
+from .aliases import AliasIndex, alias_runs
 from .links import (
     BOOK_OF_NODE,
     DDE_NOT_FOLLOWED,
@@ -225,14 +225,13 @@ def model_class():
             from .bookdata import CellView, constant_blocks
 
             worksheet, ctx, references, formula_references, formula_ranges = self._begin_sheet(worksheet, context)
-            state = self.__dict__["_xlbridge_links"]
             title = str(getattr(worksheet, "title", "")).upper()
             aliases = self.__dict__.setdefault("_xlbridge_aliases", AliasIndex())
+            shown = self.__dict__.get("_xlbridge_shown", {})
             singles = []
             for pos, text in read.formulas.items():
-                alias = alias_of(text, title)
-                target = None if alias is None else state.sheets.get(alias[1])
-                if target is not None and _in_array(target.layout.array_ranges, alias[2]):
+                alias = shown.get((title, pos))
+                if alias is not None:
                     aliases.add(title, pos, alias)  # valued after the engine (batch.aliases), unless read
                     continue
                 singles.append((pos, CellView(cell_ref(*pos), text, "f")))
@@ -389,12 +388,6 @@ def model_class():
             return refs
 
     return XlbridgeExcelModel
-
-
-def _in_array(ranges, pos: tuple[int, int]) -> bool:
-    """True when cell ``pos`` lies in one of the array ranges (r1, c1, r2, c2)."""
-    r, c = pos
-    return any(r1 <= r <= r2 and c1 <= c <= c2 for r1, c1, r2, c2 in ranges)
 
 
 def _block_cell(ref: str, values, context):

@@ -70,7 +70,6 @@ from .xlsxpatch import (
     parse_ref,
     patch_sheet,
 )
-from .aliases import alias_of
 from .calcprops import drop_formulas, drop_part, set_calc_properties, set_print_areas
 from .capacity import PRINT_NAME, capacity_areas, first_overflow, last_used_row
 from .child import ChildProcess, run_engine
@@ -79,6 +78,7 @@ from .engine import (
     CELL_MESSAGES,
     CUT_ROWS,
     ENGINE_PATH,
+    SHOWN,
     FORMULA_REASONS,
     LIMIT_CALLS,
     UNFOLLOWED,
@@ -351,22 +351,6 @@ def _anchors(layout) -> dict:
     return anchors
 
 
-def _shown_cells(layouts: dict) -> dict:
-    """{(SHEET, (row, col)): (TARGET SHEET, (row, col))} of the formula cells that only show a cell of an
-    array range of the book (:mod:`xlbridge.batch.aliases`; the templates' cells in view)."""
-    by_upper = {sheet.upper(): layout for sheet, layout in layouts.items()}
-    out = {}
-    for sheet, layout in layouts.items():
-        up = sheet.upper()
-        for pos, formula in layout.formula_cells.items():
-            alias = alias_of(formula if formula.startswith("=") else "=" + formula, up)
-            target = None if alias is None else by_upper.get(alias[1])
-            if target is not None and any(r1 <= alias[2][0] <= r2 and c1 <= alias[2][1] <= c2
-                                          for r1, c1, r2, c2 in target.array_ranges):
-                out[(up, pos)] = (alias[1], alias[2])
-    return out
-
-
 def _hidden_call_errors(call_errors: dict, shown: set, layouts: dict) -> list:
     """A call refused over a work limit whose message no cell shows (``=SUM(FAIRNESS(...))`` adds the
     text up as 0) is still an error of the run: reported at the cell whose formula made the call (or,
@@ -478,7 +462,8 @@ def _recalc_locked(src, dest, name, tmp, in_place, functions, limits, isolate, b
     reasons = {key: "; ".join(found[:3]) + (" (and more)" if len(found) > 3 else "")
                for key, found in messages.get(FORMULA_REASONS, {}).items()}
     unfollowed = messages.get(UNFOLLOWED, set())
-    shown = _shown_cells(layouts)
+    shown = messages.get(SHOWN, {})
+    shown_targets = set(shown.values())
     by_upper = {sheet.upper(): sheet for sheet in layouts}
     anchors_of = {sheet: _anchors(layout) for sheet, layout in layouts.items()}
     shown_errors: set = set()  # (SHEET, (row, col)) of hidden results whose error a cell in view reports
@@ -520,6 +505,11 @@ def _recalc_locked(src, dest, name, tmp, in_place, functions, limits, isolate, b
                         warnings.append(f"{_qualified(sheet, cell_ref(r, c))}: text of {len(v):,} characters "
                                         f"clipped to Excel's limit of {EXCEL_MAX_TEXT:,}")
                         vals[(r, c)] = v[:EXCEL_MAX_TEXT]
+            # a hidden result shown by a cell in view gets no new <c> element of its own (a 10,000-row
+            # template: 30,000 fewer cells to store and read again; the shown cells carry the values)
+            unwritten = {pos for pos in vals if (up, pos) in shown_targets and pos not in layout.cells}
+            if unwritten:
+                vals = {pos: v for pos, v in vals.items() if pos not in unwritten}
             replacements[part] = patch_sheet(zf.read(part), layout, vals)
             written += len(vals)
         errors = [e for e in errors if (e.sheet.upper(), parse_ref(e.cell)) not in shown_errors]
