@@ -509,12 +509,12 @@ def recalc_values(path: str, targets: dict, functions: dict | None = None, *, pr
     by_upper = {sheet.upper(): got for sheet, got in values.items()}
     no_value = ExcelErrorValue("#N/A", "the formula engine gave no value")
     for up, shows in aliases.items():
-        got = by_upper.get(up)
-        if got is None:
+        into = by_upper.get(up)
+        if into is None:
             continue
         for pos, (kind, target, where) in shows.items():
             value = by_upper.get(target, {}).get(where, no_value)
-            got[pos] = alias_value(kind, value)
+            into[pos] = alias_value(kind, value)
     return values, messages
 
 
