@@ -18,6 +18,7 @@ from openpyxl.worksheet.formula import ArrayFormula
 
 from xlbridge.batch.recalc import recalc_workbook
 from xlbridge.batch.xlsxpatch import parse_range
+from xlbridge.templates.mirror import CALC_SUFFIX
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -179,6 +180,8 @@ def test_templates_match_libreoffice_where_no_xlbridge_function(tmp_path, name, 
     for sheet, r, c in cells:
         cell = (sheet, f"{get_column_letter(c)}{r}")
         a, b = ours.get(cell), theirs.get(cell)
+        if a is None and sheet.endswith(CALC_SUFFIX):  # a hidden array's value is kept where it shows
+            a = ours.get((sheet[: -len(CALC_SUFFIX)], cell[1]))
         if isinstance(a, float) or isinstance(b, float):
             assert b == pytest.approx(a, rel=1e-12, abs=1e-12), cell
         else:

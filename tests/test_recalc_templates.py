@@ -17,6 +17,7 @@ import pytest
 from openpyxl.worksheet.formula import ArrayFormula
 
 from xlbridge.batch.xlsxpatch import parse_range
+from xlbridge.templates.mirror import CALC_SUFFIX
 
 ROOT = Path(__file__).resolve().parents[1]
 NAMES = ["pairs.xlsx", "handicap.xlsx", "teams.xlsx", "instant.xlsx", "lehman.xlsx"]
@@ -132,6 +133,15 @@ def test_every_xlbridge_call_matches_a_direct_call(books, name):
     src, report = books[name]
     formulas = openpyxl.load_workbook(src)
     values = openpyxl.load_workbook(report.output, data_only=True)
+    for ws in formulas:  # a hidden '(calc)' array's values are kept where they show, in view: read there
+        if ws.title.endswith(CALC_SUFFIX):
+            for row in ws.iter_rows():
+                for c in row:
+                    if isinstance(c.value, ArrayFormula):
+                        r1, c1, r2, c2 = parse_range(c.value.ref)
+                        for r in range(r1, r2 + 1):
+                            for k in range(c1, c2 + 1):
+                                values[ws.title].cell(r, k).value = values[ws.title[: -len(CALC_SUFFIX)]].cell(r, k).value
     checked = 0
     for ws in formulas:
         for row in ws.iter_rows():
