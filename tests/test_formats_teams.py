@@ -228,3 +228,48 @@ def test_teams_workbook_round_trip(tmp_path, teams_template, ev):
                              for b in e.boards for r in b.results)
     assert strip(back) == strip(ev)
     assert {b.number: b.deal for b in back.boards if b.results} == {b.number: b.deal for b in ev.boards if b.results}
+
+
+def _wbf_vp(margin: int, boards: int) -> float:
+    """The WBF 2013 continuous 20-VP scale, from its published formula (not xlbridge's code): the winner
+    gets 10 + 10 (1 - t^(3M/X)) / (1 - t^3), t = (sqrt 5 - 1) / 2, X = 15 sqrt(boards), at most 20,
+    to 2 decimals. Seed 004's 7-board figure for a 5-IMP win, 12.18, checks it."""
+    import math
+
+    t = (math.sqrt(5) - 1) / 2
+    x = 15 * math.sqrt(boards)
+    return min(20.0, round(10 + 10 * (1 - t ** (3 * margin / x)) / (1 - t ** 3), 2))
+
+
+def test_teams_place_by_vps_not_imps(tmp_path):
+    """Three teams, three 7-board matches (A v B boards 1-7, C v A 8-14, C v B 15-21; one board decides,
+    the others are passed out), IMPs by Law 78B:
+    A v B: board 1 (none vul) A's N-S 7NT= +1520, B's N-S -1520 (A's E-W 7NT=): 3040 = 22 IMPs;
+    board 3 (E-W vul) A's N-S 7NT= +1520, B's N-S -2220: 3740 = 23 IMPs: A by 45, a 20-0 blitz.
+    C v A (board 8) and C v B (board 17), both none vul: C's N-S 4S= +420, the other N-S 4S-1 -50:
+    470 = 10 IMPs to C. IMPs: A +35, C +20, B -55; VPs: C 2 x VP(10), A 20 + VP(-10), B VP(-10): C
+    first by VPs, A first by IMPs."""
+    from xlbridge.formats.model import TEAMS as KIND, Board, Event, Participant, Result
+    from xlbridge.formats.publish import publish
+    from xlbridge.formats.scoring import score_event
+
+    assert _wbf_vp(5, 7) == 12.18 and _wbf_vp(45, 7) == 20.0
+    special = {(1, "A"): 1520, (1, "B"): -1520, (3, "A"): 1520, (3, "B"): -2220,
+               (8, "C"): 420, (8, "A"): -50, (17, "C"): 420, (17, "B"): -50}
+    boards = []
+    for first, (a, b) in ((1, ("A", "B")), (8, ("C", "A")), (15, ("C", "B"))):
+        for board in range(first, first + 7):
+            rows = tuple(Result(ns, ew, score=special.get((board, ns), 0)) for ns, ew in ((a, b), (b, a)))
+            boards.append(Board(board, "NESW"[(board - 1) % 4], None, results=rows))
+    event = Event(name="Three teams", kind=KIND, scoring="IMP", movement="Howell",
+                  participants=tuple(Participant(t, name=f"Team {t}") for t in "ABC"), boards=tuple(boards))
+    scored = {p.number: p for p in score_event(event).participants}
+    assert {t: p.total for t, p in scored.items()} == {"A": 35, "B": -55, "C": 20}
+    win, lose = _wbf_vp(10, 7), 20 - _wbf_vp(10, 7)
+    assert win > 13.33  # (so that 2 x VP(10) beats 20 + VP(-10))
+    assert {t: float(p.vps) for t, p in scored.items()} == pytest.approx({"A": 20 + lose, "B": lose, "C": 2 * win})
+    assert {t: (p.place, p.tied) for t, p in scored.items()} == {"C": (1, False), "A": (2, False), "B": (3, False)}
+    publish(event, tmp_path / "site", dds=False)
+    index = (tmp_path / "site" / "index.html").read_text()
+    assert "VPs</th>" in index
+    assert index.index("Team C") < index.index("Team A") < index.index("Team B")

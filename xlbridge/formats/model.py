@@ -71,6 +71,7 @@ class Participant:
     place: int | None = None
     tied: bool = False
     boards: int | None = None
+    vps: Fraction | None = None         # a team's Victory Points (its place is by them)
 
     @property
     def key(self) -> tuple[str | None, str]:

@@ -231,7 +231,9 @@ def publish(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | str = 
         heading = {"NS": "North-South", "EW": "East-West", None: "Standings" if teams else "Ranking"}[field]
         body.append(f"<h2>{heading}</h2>\n")
         pct = any(p.percentage is not None for p in members)
-        head = ["Place", "Team" if teams else "Pair", "Names", "IMPs" if teams or not pct else "Total"]
+        vps = teams and any(p.vps is not None for p in members)  # teams place by VPs (score_event)
+        head = ["Place", "Team" if teams else "Pair", "Names"] + (["VPs"] if vps else []) + [
+            "IMPs" if teams or not pct else "Total"]
         if pct:
             head += ["Max", "%"]
         rows = []
@@ -239,12 +241,13 @@ def publish(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | str = 
             names = " &amp; ".join(_e(n) for n in p.names)
             if p.name:
                 names = f"<b>{_e(p.name)}</b>" + (f": {names}" if names else "")
-            row = ["" if p.place is None else xlbridge.format_rank(p.place, p.tied), link(p.key), names,
-                   _n(p.total)]
+            row = ["" if p.place is None else xlbridge.format_rank(p.place, p.tied), link(p.key), names]
+            row += [_n(p.vps)] if vps else []
+            row += [_n(p.total)]
             if pct:
                 row += [_n(p.maximum), _pct(p.percentage)]
             rows.append(row)
-        body.append(_table(head, rows, numeric={0, 3, 4, 5}))
+        body.append(_table(head, rows, numeric={0, 3, 4, 5, 6}))
     body.append("<h2>Boards</h2>\n<ul class=\"links\">" + "".join(
         f'<li><a href="board-{b.number}.html">Board {b.number}</a></li>' for b in event.boards) + "</ul>\n")
     matches = _matches(event) if teams else {}

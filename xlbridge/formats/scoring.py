@@ -9,8 +9,11 @@ Every rule comes from the core through the top-level names of :mod:`xlbridge`:
 - pairs at cross-IMPs or Butler: :func:`xlbridge.cross_imps`, :func:`xlbridge.butler`, ranked by
   :func:`xlbridge.pairs_ranking` with a unit top per board (IMPs per board scored);
 - teams: the two tables of a match on a board are compared with :func:`xlbridge.imps_array`
-  (Law 78B); an artificial score counts :func:`xlbridge.artificial_imps`; teams are ranked by
-  :func:`xlbridge.pairs_ranking` with a unit top per board (IMPs per board played).
+  (Law 78B); an artificial score counts :func:`xlbridge.artificial_imps`; a team's total is its
+  IMPs (:func:`xlbridge.pairs_ranking` with a unit top per board), its place is by VPs as the teams
+  workbook ranks: each match to VPs on the WBF 2013 scale for its length
+  (:func:`xlbridge.match_result`, margin rounded once to the nearest IMP), totals ranked exactly
+  (``team_standings``; equal totals share the place).
 
 Every traveller score is checked again (contract, declarer, tricks and vulnerability) so an
 event built in code gets the same one-line errors as one read from a file.
@@ -35,6 +38,7 @@ import xlbridge
 
 from .checks import check_board, check_result
 from .errors import FormatError
+from ..core.teams.standings import team_standings
 from .model import TEAMS, Board, Event, Participant, Result, natural_key
 
 __all__ = ["score_event"]
@@ -167,4 +171,31 @@ def _score_teams(event: Event, boards: Sequence[Board]) -> Event:
     standings: dict[str | None, list[xlbridge.Standing]] = {}
     if v_a:
         standings[None] = xlbridge.pairs_ranking(v_boards, v_a, v_b, v_ia, v_ib, v_tops)
-    return _apply_standings(event, standings, new_boards, percent=False)
+    scored = _apply_standings(event, standings, new_boards, percent=False)
+    if not v_a:
+        return scored
+    # the place is by VPs, as the teams workbook's Standings sheet ranks: each match's IMPs (for the first
+    # team in number order) rounded once to the nearest IMP, converted on the WBF 2013 scale for the
+    # match's length (xlbridge.match_result, as MATCH_RESULT on the Matches sheet), totalled and ranked
+    # exactly (team_standings, as TEAM_STANDINGS: equal totals share the place)
+    match_imps: dict[tuple[str, ...], list[Fraction]] = {}
+    for (_board, pair), ns_team, ns_imps in zip(v_boards, v_a, v_ia):
+        match_imps.setdefault(pair, []).append(ns_imps if ns_team == pair[0] else -ns_imps)
+    col_a: list[str] = []
+    col_b: list[str] = []
+    vp_a: list[Fraction] = []
+    vp_b: list[Fraction] = []
+    imps_a: list[Fraction] = []
+    imps_b: list[Fraction] = []
+    for (first, second), imps in match_imps.items():
+        result = xlbridge.match_result(imps, rounding="nearest")
+        col_a.append(first)
+        col_b.append(second)
+        vp_a.append(result.vp_a)
+        vp_b.append(result.vp_b)
+        imps_a.append(result.imps_a)
+        imps_b.append(result.imps_b)
+    by_team = {s.team: s for s in team_standings(col_a, col_b, vp_a, vp_b, imps_a, imps_b)}
+    return replace(scored, participants=tuple(
+        replace(p, vps=by_team[p.number].vps, place=by_team[p.number].rank, tied=by_team[p.number].tied)
+        if p.number in by_team else p for p in scored.participants))
