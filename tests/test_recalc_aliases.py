@@ -66,6 +66,7 @@ def _build(path, spec):
         v["J1"] = ArrayFormula("J1:J3", "=A1:A3+1")  # an array on the sheet in view, shown next to it
     for i, text in enumerate(readers, start=1):
         v.cell(10 + i, 1).value = text
+    v["K1"] = ArrayFormula("K1:K3", "='C calc'!A2")  # an array whose text is one reference: the engine's
     wb.save(path)
 
 
@@ -157,3 +158,57 @@ def test_runs_break_where_the_targets_do():
     runs = [(s, a, b) for s, a, b, _ in alias_runs(found)]
     assert runs == [("V", (1, 2), (3, 2)), ("V", (4, 2), (4, 2)), ("V", (5, 2), (5, 2)), ("V", (1, 3), (1, 3))]
     assert alias_runs(found)[0][3] == "=IFERROR('C'!B1:B3,IF(ERROR.TYPE('C'!B1:B3)=5,\"\",'C'!B1:B3))"
+
+
+def _scores(tmp_path, name, build):
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "V"
+    build(wb, ws)
+    wb.save(tmp_path / name)
+    report = recalc_workbook(tmp_path / name, tmp_path / ("out-" + name), isolate=False)
+    return report, openpyxl.load_workbook(tmp_path / ("out-" + name), data_only=True)
+
+
+def test_an_array_in_view_read_by_plain_references_keeps_its_values_and_errors(tmp_path):
+    def build(wb, ws):
+        ws["A1"], ws["A2"], ws["A3"] = 1, "x", 3
+        ws["B1"] = ArrayFormula("B1:B3", "=A1:A3*2")
+        ws["C1"], ws["D1"], ws["D3"] = "=B1", "=V!B3", "=B2"
+    report, out = _scores(tmp_path, "view.xlsx", build)
+    v = out["V"]
+    assert [v[c].value for c in ("B1", "B2", "B3", "C1", "D1", "D3")] == [2, "#VALUE!", 6, 2, 6, "#VALUE!"]
+    assert sorted((e.cell, e.code) for e in report.errors) == [("B2", "#VALUE!"), ("D3", "#VALUE!")]
+
+
+def test_an_array_whose_formula_is_one_reference_is_evaluated_whole(tmp_path):
+    def build(wb, ws):
+        calc = wb.create_sheet("V (calc)")
+        calc["B1"] = ArrayFormula("B1:B2", "=V!A1:A2*10")
+        ws["A1"], ws["A2"] = 3, 4
+        ws["F1"] = ArrayFormula("F1:F3", "='V (calc)'!B2")
+    (values, _, _), (stock, _, _) = _both(_saved(tmp_path, build))
+    assert values == stock and [values["V"][(r, 6)] for r in (1, 2, 3)] == [40, 40, 40]
+
+
+def _saved(tmp_path, build):
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "V"
+    build(wb, ws)
+    wb.save(tmp_path / "b.xlsx")
+    return tmp_path / "b.xlsx"
+
+
+def test_a_name_error_behind_a_blank_cell_in_view_is_still_reported(tmp_path):
+    def build(wb, ws):
+        calc = wb.create_sheet("V (calc)")
+        calc.sheet_state = "hidden"
+        calc["B1"] = ArrayFormula("B1:B2", "=NOSUCHFUNC(V!A1:A2)")
+        ws["A1"], ws["A2"] = 1, 2
+        for r in (1, 2):
+            ws[f"B{r}"] = shows(f"'V (calc)'!B{r}")
+    report, out = _scores(tmp_path, "name.xlsx", build)
+    assert out["V"]["B1"].value in ("", None)  # blank in view (the guard), as in a program without xlbridge
+    assert sorted((e.sheet, e.cell, e.code) for e in report.errors) == [("V (calc)", "B1", "#NAME?"),
+                                                                        ("V (calc)", "B2", "#NAME?")]

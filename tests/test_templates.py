@@ -443,3 +443,24 @@ def test_empty_pairs_template_recalculates_to_blank_results(tmp_path):
     assert all(v in (None, "") for row in rk.iter_rows(min_row=5, max_row=404, max_col=6, values_only=True)
                for v in row)
     assert "workbooks/examples/pairs.xlsx" in openpyxl.load_workbook(tmp_path / "out.xlsx")["Travellers"]["A2"].value
+
+
+def test_mirror_qualifies_whole_rows_and_columns_and_keeps_hidden_names_apart():
+    from openpyxl import Workbook
+
+    from xlbridge.templates.mirror import mirror_arrays
+
+    wb = Workbook()
+    one = wb.active
+    one.title = "Tournament standings week 1"
+    two = wb.create_sheet("Tournament standings week 2")
+    for ws in (one, two):
+        ws["A1"] = 5
+        ws["B1"] = ArrayFormula("B1:B2", "=SUM(A:A)+ROWS(1:2)+A1:A2")
+    mirror_arrays(wb)
+    hidden = [ws for ws in wb.worksheets if ws.sheet_state == "hidden"]
+    assert len({ws.title for ws in hidden}) == 2 and all(len(ws.title) <= 31 for ws in hidden)
+    for ws, calc in zip((one, two), hidden):
+        q = quote_sheetname(ws.title)
+        assert calc["B1"].value.text == f"=SUM({q}!A:A)+ROWS({q}!1:2)+{q}!A1:A2"
+        assert ws["B2"].value == shows(f"{quote_sheetname(calc.title)}!B2")

@@ -99,12 +99,16 @@ def find_shown(formulas: dict, arrays: dict) -> dict:
     ``formulas``: {SHEET: {(row, col): formula text}}; ``arrays``: {SHEET: [(r1, c1, r2, c2), ...]} (sheet
     names in capitals). The formula engine never sees the others.
 
-    >>> find_shown({"V": {(1, 1): "=C!B2", (2, 1): "=C!Z9", (3, 1): "=B2*2"}}, {"C": [(1, 2, 5, 2)]})
+    >>> find_shown({"V": {(1, 1): "=C!B2", (2, 1): "=C!Z9", (3, 1): "=B2*2", (4, 3): "=C!B3"}},
+    ...            {"C": [(1, 2, 5, 2)], "V": [(4, 3, 6, 3)]})
     {('V', (1, 1)): ('plain', 'C', (2, 2))}
     """
     out = {}
     for sheet, cells in formulas.items():
+        own = arrays.get(sheet, ())
         for pos, text in cells.items():
+            if own and any(r1 <= pos[0] <= r2 and c1 <= pos[1] <= c2 for r1, c1, r2, c2 in own):
+                continue  # an array formula (its anchor): the engine's, whatever its text
             alias = alias_of(text, sheet)
             if alias is None:
                 continue

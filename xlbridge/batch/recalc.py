@@ -341,6 +341,20 @@ def recalc_workbook(book: str | os.PathLike, output: str | os.PathLike | None = 
 _CALC_CHAIN = "xl/calcChain.xml"
 
 
+def _hidden_sheets(workbook_xml: bytes) -> set:
+    """SHEET names (capitals) of the hidden and very hidden sheets listed in the workbook part.
+
+    >>> sorted(_hidden_sheets(b'<workbook><sheets><sheet name="V"/><sheet name="V (calc)" state="hidden"/>'
+    ...                       b'<sheet name="X" state="veryHidden"/></sheets></workbook>'))
+    ['V (CALC)', 'X']
+    """
+    from defusedxml import ElementTree as DET
+
+    root = DET.fromstring(workbook_xml, forbid_dtd=True)
+    return {(el.get("name") or "").upper() for el in root.iter()
+            if el.tag.rpartition("}")[2] == "sheet" and el.get("state") in ("hidden", "veryHidden")}
+
+
 def _anchors(layout) -> dict:
     """{(row, col): anchor} of every cell of the sheet's array ranges."""
     anchors = {}
@@ -463,11 +477,11 @@ def _recalc_locked(src, dest, name, tmp, in_place, functions, limits, isolate, b
                for key, found in messages.get(FORMULA_REASONS, {}).items()}
     unfollowed = messages.get(UNFOLLOWED, set())
     shown = messages.get(SHOWN, {})
-    shown_targets = set(shown.values())
     by_upper = {sheet.upper(): sheet for sheet in layouts}
     anchors_of = {sheet: _anchors(layout) for sheet, layout in layouts.items()}
     shown_errors: set = set()  # (SHEET, (row, col)) of hidden results whose error a cell in view reports
     with zipfile.ZipFile(snapshot) as zf:
+        hidden = _hidden_sheets(zf.read("xl/workbook.xml"))
         for sheet, part in parts.items():
             bar.phase(f"writing {sheet}")
             layout = layouts[sheet]
@@ -477,8 +491,10 @@ def _recalc_locked(src, dest, name, tmp, in_place, functions, limits, isolate, b
             for (r, c), v in sorted(vals.items()):
                 anchor, layout_at, up_at = anchors.get((r, c), (r, c)), layout, up
                 target = shown.get((up, (r, c)))
-                if target is not None and isinstance(v, (ExcelErrorValue, str)):
-                    # a cell showing a hidden result: the error is the result's, reported here, once
+                if target is not None and target[0] in hidden and (
+                        isinstance(v, ExcelErrorValue) or (isinstance(v, str) and v in call_errors)):
+                    # a cell in view showing a result of a hidden sheet: the error is the result's,
+                    # reported here (with the result's reason) instead of on the hidden sheet
                     shown_errors.add(target)
                     up_at, (tr, tc) = target
                     layout_at = layouts[by_upper[up_at]]
@@ -505,11 +521,6 @@ def _recalc_locked(src, dest, name, tmp, in_place, functions, limits, isolate, b
                         warnings.append(f"{_qualified(sheet, cell_ref(r, c))}: text of {len(v):,} characters "
                                         f"clipped to Excel's limit of {EXCEL_MAX_TEXT:,}")
                         vals[(r, c)] = v[:EXCEL_MAX_TEXT]
-            # a hidden result shown by a cell in view gets no new <c> element of its own (a 10,000-row
-            # template: 30,000 fewer cells to store and read again; the shown cells carry the values)
-            unwritten = {pos for pos in vals if (up, pos) in shown_targets and pos not in layout.cells}
-            if unwritten:
-                vals = {pos: v for pos, v in vals.items() if pos not in unwritten}
             replacements[part] = patch_sheet(zf.read(part), layout, vals)
             written += len(vals)
         errors = [e for e in errors if (e.sheet.upper(), parse_ref(e.cell)) not in shown_errors]

@@ -30,6 +30,8 @@ the hidden sheet itself, so no computation ever goes through the cells in view.
 
 from __future__ import annotations
 
+import re
+
 from openpyxl import Workbook
 from openpyxl.formula.tokenizer import Token, Tokenizer
 from openpyxl.utils.cell import get_column_letter, quote_sheetname, range_boundaries
@@ -104,26 +106,46 @@ def _covered(box: tuple[int, int, int, int], areas: list[tuple[int, int, int, in
     return True
 
 
-def _rewrite(formula: str, home: str, moved: dict[str, list], qualify: bool) -> str:
-    """``formula`` with references into moved arrays pointed at their hidden sheet (and, when
-    ``qualify``, every reference without a sheet given the sheet ``home`` it was written on)."""
+# a reference without a sheet: a cell, a block, whole columns (A:B) or whole rows (1:2); not a name
+_A1 = re.compile(r"^(?:\$?[A-Za-z]{1,3}\$?[0-9]+(?::\$?[A-Za-z]{1,3}\$?[0-9]+)?|\$?[A-Za-z]{1,3}:\$?[A-Za-z]{1,3}"
+                 r"|\$?[0-9]+:\$?[0-9]+)$")
+
+
+def _rewrite(formula: str, home: str, moved: dict[str, list], qualify: bool, names: dict[str, str]) -> str:
+    """``formula`` with references into moved arrays pointed at their hidden sheet (``names``: sheet ->
+    its hidden sheet) and, when ``qualify``, every reference without a sheet given the sheet ``home``
+    it was written on (a defined name is left as it is: the templates use none in their arrays)."""
     tok = Tokenizer(formula)
     for item in tok.items:
         if item.type != Token.OPERAND or item.subtype != Token.RANGE:
             continue
         sheet, ref = _split(item.value)
-        box = _box(ref)
-        if box is None or (sheet is not None and sheet.startswith("[")):
-            if box is not None and sheet is None and qualify:
-                item.value = f"{quote_sheetname(home)}!{ref}"
+        if sheet is not None and sheet.startswith("["):
             continue
+        box = _box(ref)
         target = home if sheet is None else sheet
         areas = moved.get(target)
-        if areas and _covered(box, areas):
-            item.value = f"{quote_sheetname(calc_sheet_name(target))}!{ref}"
-        elif sheet is None and qualify:
+        if box is not None and areas and _covered(box, areas):
+            item.value = f"{quote_sheetname(names[target])}!{ref}"
+        elif sheet is None and qualify and _A1.match(ref):
             item.value = f"{quote_sheetname(home)}!{ref}"
     return tok.render()
+
+
+def _calc_names(wb: Workbook, titles: list[str]) -> dict[str, str]:
+    """{sheet: its hidden sheet's name}: :func:`calc_sheet_name`, made unique in the book (Excel's
+    31 characters; two long names sharing their first 24 characters, or a sheet already so named)."""
+    used = {t.upper() for t in wb.sheetnames}
+    out = {}
+    for title in titles:
+        name, n = calc_sheet_name(title), 1
+        while name.upper() in used:
+            n += 1
+            tail = f" (calc{n})"
+            name = title[: 31 - len(tail)] + tail
+        used.add(name.upper())
+        out[title] = name
+    return out
 
 
 def mirror_arrays(wb: Workbook) -> None:
@@ -137,17 +159,19 @@ def mirror_arrays(wb: Workbook) -> None:
         if found:
             arrays[ws.title] = sorted(found, key=lambda x: (x[0], x[1]))
             moved[ws.title] = [_box(v.ref) for _, _, v in found]
+    names = _calc_names(wb, list(arrays))
     for ws in list(wb.worksheets):
         for cell in ws._cells.values():  # the formulas that stay in view
             v = cell.value
             if isinstance(v, str) and v.startswith("=") and not isinstance(v, ArrayFormula):
-                cell.value = _rewrite(v, ws.title, moved, qualify=False)
+                cell.value = _rewrite(v, ws.title, moved, qualify=False, names=names)
         if ws.title not in arrays:
             continue
-        calc = wb.create_sheet(calc_sheet_name(ws.title))
+        calc = wb.create_sheet(names[ws.title])
         calc.sheet_state = "hidden"
         for row, col, af in arrays[ws.title]:
-            calc.cell(row, col).value = ArrayFormula(af.ref, _rewrite(af.text, ws.title, moved, qualify=True))
+            calc.cell(row, col).value = ArrayFormula(af.ref, _rewrite(af.text, ws.title, moved, qualify=True,
+                                                                      names=names))
             r1, c1, r2, c2 = _box(af.ref)  # type: ignore[misc]
             where = quote_sheetname(calc.title)
             for r in range(r1, r2 + 1):
