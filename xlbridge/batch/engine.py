@@ -571,6 +571,12 @@ def evaluate_workbook(path: str, sheets: Any, *, cell_formats: int | None = None
     layouts = {sheet: got.layout for sheet, (_, got) in reads.items() if sheet in targets}
     shown = find_shown({sheet.upper(): got.formulas for sheet, (_, got) in reads.items()},
                        {sheet.upper(): got.layout.array_ranges for sheet, (_, got) in reads.items()})
+    for sheet, (_, got) in reads.items():  # their texts are not needed again (the engine gets runs built
+        up = sheet.upper()  # from the alias; messages name the shown cell's formula): 300,000 strings fewer
+        for pos in got.formulas:  # at 100,000 rows, in this process and in the layouts sent back
+            if (up, pos) in shown:
+                got.formulas[pos] = ""
+                got.layout.formula_cells[pos] = ""
     if by_sheet is None:
         reads.clear()
     values, messages = recalc_values(path, targets, functions, progress=progress, links=links, book=book,
