@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from openpyxl.worksheet.formula import ArrayFormula
 
-from test_recalc_engine_paths import _both, _messages, constants
+from test_recalc_engine_paths import _both, assert_paths_agree, constants
 from xlbridge.batch.aliases import alias_of, alias_runs, alias_value
 from xlbridge.batch.recalc import recalc_workbook
 from xlbridge.batch.xlsxpatch import ExcelErrorValue, cell_ref
@@ -76,10 +76,7 @@ def _build(path, spec):
 def test_showing_cells_get_the_stock_engines_values(tmp_path, spec):
     path = tmp_path / "book.xlsx"
     _build(path, spec)
-    (values, messages, layouts), (stock_values, stock_messages, stock_layouts) = _both(path)
-    assert values == stock_values
-    assert _messages(messages) == _messages(stock_messages)
-    assert layouts == stock_layouts
+    assert_paths_agree(path)
 
 
 def test_hand_worked_scores_shown_from_a_hidden_sheet(tmp_path, monkeypatch):

@@ -31,7 +31,7 @@ import bisect
 import re
 from typing import Any
 
-from .xlsxpatch import ExcelErrorValue, parse_range
+from .xlsxpatch import ExcelErrorValue, parse_range, parse_ref
 
 __all__ = ["alias_of", "alias_runs", "alias_value", "find_shown", "AliasIndex"]
 
@@ -40,32 +40,22 @@ _PLAIN = re.compile("^=" + _REF.format(n=0) + "$")
 _GUARDED = re.compile(
     "^=IFERROR\\((?P<a>" + _REF.format(n=1) + "),IF\\(ERROR\\.TYPE\\((?P<b>" + _REF.format(n=2)
     + ")\\)=5,\"\",(?P<d>" + _REF.format(n=3) + ")\\)\\)$", re.IGNORECASE)
-_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
 _SHEETS: dict[tuple[str | None, str | None, str], str] = {}  # one string per sheet name (30,000 cells name one)
-_COLUMNS: dict[str, int] = {}
-_KINDS = {"plain": "plain", "guarded": "guarded"}
 
 
 def _target(m: re.Match, n: int, home: str) -> tuple[str, tuple[int, int]] | None:
-    quoted, bare, letters = m.group(f"q{n}", f"u{n}", f"c{n}")
+    quoted, bare, letters, digits = m.group(f"q{n}", f"u{n}", f"c{n}", f"r{n}")
     key = (quoted, bare, home)
     sheet = _SHEETS.get(key)
     if sheet is None:
         name = quoted.replace("''", "'") if quoted is not None else bare if bare is not None else home
         sheet = _SHEETS.setdefault(key, name.upper()) if len(_SHEETS) < 4096 else name.upper()
-    col = _COLUMNS.get(letters)
-    if col is None:
-        col = 0
-        for ch in letters.upper():
-            col = col * 26 + _LETTERS.index(ch) + 1
-        if len(_COLUMNS) < 16384:
-            _COLUMNS[letters] = col
-    row = int(m.group(f"r{n}"))
-    if not (1 <= row <= 1_048_576 and 1 <= col <= 16_384):
+    try:
+        return sheet, parse_ref(letters.upper() + digits)  # (inside Excel's sheet, or no cell at all)
+    except ValueError:
         return None
-    return sheet, (row, col)
 
 
 def alias_of(formula: str, home: str) -> tuple[str, str, tuple[int, int]] | None:
