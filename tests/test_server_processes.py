@@ -259,13 +259,10 @@ def _fail_on(monkeypatch, where):
         monkeypatch.setattr(xlbridge.batch.safety.os, "fsync", disk_full)
     elif where == "copy":
         real_copy = xlbridge.batch.recalc.copy_zip
-        calls = []
 
-        def copy(src, dst, replacements, **kw):
-            calls.append(dst)
-            if len(calls) > 1:  # the first copy is the engine's private one; fail writing the output
-                dst.write(b"partial")
-                disk_full()
+        def copy(src, dst, replacements, **kw):  # (the engine's private copy is a plain file copy)
+            dst.write(b"partial")  # fail writing the output
+            disk_full()
             return real_copy(src, dst, replacements, **kw)
 
         monkeypatch.setattr(xlbridge.batch.recalc, "copy_zip", copy)

@@ -1,6 +1,6 @@
 """The engine's child process: its own session, killed with the parent, bounded in memory and time.
 
-:class:`ChildProcess` forks a child that runs one job (:func:`xlbridge.batch.engine.evaluate_workbook`)
+:class:`ChildProcess` forks a child that runs one job (:func:`xlbridge.batch.splice.evaluate_and_splice`)
 in an empty private folder, under an audit hook that refuses opening any other file, sockets and
 new processes; :func:`run_engine` turns its outcome into values or a one-line refusal naming the
 limit and where it was reached (docs/recalc.md, "The engine's process").
@@ -23,8 +23,9 @@ from typing import Any
 
 from ..core.errors import WorkbookError, WorkbookLimitError
 from .safety import SafetyLimits, clip, one_line, scrub_paths
-from .engine import EngineStopped, engine_location, evaluate_workbook, message_of
+from .engine import EngineStopped, engine_location, message_of
 from .model import PHASE_SIZE, is_memory_error, set_phase_sink
+from .splice import evaluate_and_splice
 
 __all__ = [
     "ChildProcess",
@@ -284,11 +285,12 @@ def _where(location, phase, sheets: dict) -> str:
 
 def run_engine(engine_copy: str, info: Any, functions: dict | None, limits: SafetyLimits, name: str, sheets: dict,
                private: dict, tick: Callable[[], Any] | None = None, isolate: bool = True) -> Any:
-    """:func:`evaluate_workbook` in a :class:`ChildProcess` (or in this process without ``isolate``).
+    """:func:`xlbridge.batch.splice.evaluate_and_splice` in a :class:`ChildProcess` (or in this process
+    without ``isolate``): (values, messages, layouts without cell spans, {part: patched bytes}, warnings).
 
     Refuses the workbook at a limit, and when the child finds it damaged.
     """
-    job = functools.partial(evaluate_workbook, engine_copy, info.sheets, cell_formats=info.cell_formats,
+    job = functools.partial(evaluate_and_splice, engine_copy, info.sheets, cell_formats=info.cell_formats,
                             functions=functions, external_links=info.external_links,
                             max_formula_cells=limits.max_formula_cells)
     if not isolate:

@@ -22,8 +22,9 @@ This is ``xlbridge recalc BOOK``, written to run on a server for files uploaded 
    unable to open any file but its copy of the workbook. :func:`defuse_external_links` makes the
    engine serve links to other workbooks from Excel's cached copy (as Excel does when links are not
    updated) or as ``#REF!`` ("link to another workbook not followed"); it never opens another file.
-5. The results are spliced into a *copy* of the file as the cells' cached values
-   (:func:`xlbridge.batch.xlsxpatch.patch_sheet`, :func:`xlbridge.batch.xlsxpatch.copy_zip`); nothing is re-saved
+5. The results are spliced into a *copy* of the file as the cells' cached values (the sheet parts
+   patched in the engine's process, :mod:`xlbridge.batch.splice` and
+   :func:`xlbridge.batch.xlsxpatch.patch_sheet`; the copy made by :func:`xlbridge.batch.xlsxpatch.copy_zip`); nothing is re-saved
    through openpyxl, so formulas, VBA, charts, styles, validation and defined names stay as they were.
    The copy is written atomically (:func:`xlbridge.batch.safety.write_atomic`). With ``in_place=True`` the
    previous book is kept as ``BOOK.bak`` (e.g. ``pairs.xlsx.bak``, itself written atomically) and the
@@ -43,6 +44,7 @@ import dataclasses
 import json
 import os
 import re
+import shutil
 import stat
 import sys
 import time
@@ -50,7 +52,6 @@ import time
 from ..core.errors import WorkbookError
 from .safety import (
     DEFAULT_LIMITS,
-    EXCEL_MAX_TEXT,
     BookLock,
     SafetyLimits,
     check_regular_file,
@@ -68,7 +69,6 @@ from .xlsxpatch import (
     cell_ref,
     copy_zip,
     parse_ref,
-    patch_sheet,
 )
 from .calcprops import drop_formulas, drop_part, set_calc_properties, set_print_areas
 from .capacity import PRINT_NAME, capacity_areas, first_overflow, last_used_row
@@ -87,6 +87,7 @@ from .engine import (
     evaluate_workbook,
     recalc_values,
 )
+from .splice import anchors_of, hidden_sheets, qualified, reported_at
 from .links import DDE_NOT_FOLLOWED, LINK_NOT_FOLLOWED, ExternalLinkRefused, names_other_book
 
 __all__ = [
@@ -138,17 +139,7 @@ class RecalcCellError:
     message: str = ""
 
     def __str__(self):
-        return f"{_qualified(self.sheet, self.cell)}: {self.code} {self.message}".rstrip()
-
-
-def _qualified(sheet: str, cell: str) -> str:
-    """``Sheet!A1``, the sheet quoted as Excel writes it when needed (``'My sheet'!A1``).
-
-    >>> _qualified("Travellers", "K7"), _qualified("O'Brien scores", "A1")
-    ('Travellers!K7', "'O''Brien scores'!A1")
-    """
-    quoted = sheet if sheet.replace("_", "").isalnum() else "'" + sheet.replace("'", "''") + "'"
-    return f"{quoted}!{cell}"
+        return f"{qualified(self.sheet, self.cell)}: {self.code} {self.message}".rstrip()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -341,30 +332,6 @@ def recalc_workbook(book: str | os.PathLike, output: str | os.PathLike | None = 
 _CALC_CHAIN = "xl/calcChain.xml"
 
 
-def _hidden_sheets(workbook_xml: bytes) -> set:
-    """SHEET names (capitals) of the hidden and very hidden sheets listed in the workbook part.
-
-    >>> sorted(_hidden_sheets(b'<workbook><sheets><sheet name="V"/><sheet name="V (calc)" state="hidden"/>'
-    ...                       b'<sheet name="X" state="veryHidden"/></sheets></workbook>'))
-    ['V (CALC)', 'X']
-    """
-    from defusedxml import ElementTree as DET
-
-    root = DET.fromstring(workbook_xml, forbid_dtd=True)
-    return {(el.get("name") or "").upper() for el in root.iter()
-            if el.tag.rpartition("}")[2] == "sheet" and el.get("state") in ("hidden", "veryHidden")}
-
-
-def _anchors(layout) -> dict:
-    """{(row, col): anchor} of every cell of the sheet's array ranges."""
-    anchors = {}
-    for r1, c1, r2, c2 in layout.array_ranges:
-        for r in range(r1, r2 + 1):
-            for c in range(c1, c2 + 1):
-                anchors[(r, c)] = (r1, c1)
-    return anchors
-
-
 def _hidden_call_errors(call_errors: dict, shown: set, layouts: dict) -> list:
     """A call refused over a work limit whose message no cell shows (``=SUM(FAIRNESS(...))`` adds the
     text up as 0) is still an error of the run: reported at the cell whose formula made the call (or,
@@ -464,12 +431,13 @@ def _recalc_locked(src, dest, name, tmp, in_place, functions, limits, isolate, b
     engine_copy = os.path.join(engine_dir, "workbook" + ext)
     private[engine_copy] = name
     private[engine_dir] = ""
-    copy_zip(snapshot, engine_copy, {})
+    shutil.copyfile(snapshot, engine_copy)  # (bytes as checked: member by member would inflate and deflate it all)
     bar.phase("reading and evaluating the formulas")
-    values, messages, layouts = run_engine(engine_copy, info, functions, limits, name, sheet_names,
-                                            private, tick=bar.tick, isolate=isolate)
+    values, messages, layouts, patched, warnings = run_engine(engine_copy, info, functions, limits, name,
+                                                              sheet_names, private, tick=bar.tick, isolate=isolate)
     parts = {sheet: part for sheet, part in info.sheets if sheet in layouts}
-    replacements, errors, warnings, written = {}, [], [], 0
+    replacements, errors, written = {}, [], 0
+    warnings = list(warnings)
     call_errors = messages.get(CALL_ERRORS, {})
     shown_calls: set = set()
     cell_messages = messages.get(CELL_MESSAGES, {})
@@ -478,34 +446,26 @@ def _recalc_locked(src, dest, name, tmp, in_place, functions, limits, isolate, b
     unfollowed = messages.get(UNFOLLOWED, set())
     shown = messages.get(SHOWN, {})
     by_upper = {sheet.upper(): sheet for sheet in layouts}
-    anchors_of = {sheet: _anchors(layout) for sheet, layout in layouts.items()}
+    anchors = {sheet.upper(): anchors_of(layout.array_ranges) for sheet, layout in layouts.items()}
     shown_errors: set = set()  # (SHEET, (row, col)) of hidden results whose error a cell in view reports
     with zipfile.ZipFile(snapshot) as zf:
-        hidden = _hidden_sheets(zf.read("xl/workbook.xml"))
+        hidden = hidden_sheets(zf.read("xl/workbook.xml"))
         for sheet, part in parts.items():
             bar.phase(f"writing {sheet}")
-            layout = layouts[sheet]
             vals = values.get(sheet, {})
             up = sheet.upper()
-            anchors = anchors_of[sheet]
             for (r, c), v in sorted(vals.items()):
-                anchor, layout_at, up_at = anchors.get((r, c), (r, c)), layout, up
-                target = shown.get((up, (r, c)))
-                if target is not None and target[0] in hidden and (
-                        isinstance(v, ExcelErrorValue) or (isinstance(v, str) and v in call_errors)):
+                at = reported_at(up, (r, c), v, shown, hidden, call_errors, anchors)
+                if at is not None:
                     # a cell in view showing a result of a hidden sheet: the error is the result's,
                     # reported here (with the result's reason) instead of on the hidden sheet
-                    shown_errors.add(target)
-                    up_at, (tr, tc) = target
-                    layout_at = layouts[by_upper[up_at]]
-                    anchor = anchors_of[by_upper[up_at]].get((tr, tc), (tr, tc))
+                    shown_errors.add(shown[(up, (r, c))])
+                    up_at, anchor = at
+                else:
+                    up_at, anchor = up, anchors[up].get((r, c), (r, c))
                 if isinstance(v, ExcelErrorValue):
-                    formula = layout_at.formula_cells.get(anchor, "")
+                    formula = layouts[by_upper[up_at]].formula_cells.get(anchor, "")
                     key = (up_at, cell_ref(*anchor))
-                    if key in unfollowed and v.code != "#REF!" and key not in cell_messages:
-                        # an error only because a linked book was not opened (a range of it gives #VALUE!
-                        # in one cell): #REF!, as Excel shows a link it cannot update
-                        v = vals[(r, c)] = ExcelErrorValue("#REF!", LINK_NOT_FOLLOWED)
                     msg = (cell_messages.get(key) or (LINK_NOT_FOLLOWED if v.code == "#REF!" and key in unfollowed
                                                        else "")
                            or v.message or reasons.get(key) or _messages_for(formula, messages)
@@ -513,15 +473,10 @@ def _recalc_locked(src, dest, name, tmp, in_place, functions, limits, isolate, b
                            or ERROR_MEANINGS.get(v.code, ""))
                     errors.append(RecalcCellError(sheet, cell_ref(r, c), v.code,
                                                   one_line(scrub_paths(msg, private), 400)))
-                elif isinstance(v, str):
-                    if v in call_errors:
-                        shown_calls.add(v)
-                        errors.append(RecalcCellError(sheet, cell_ref(r, c), "message", one_line(v, 400)))
-                    if len(v) > EXCEL_MAX_TEXT:
-                        warnings.append(f"{_qualified(sheet, cell_ref(r, c))}: text of {len(v):,} characters "
-                                        f"clipped to Excel's limit of {EXCEL_MAX_TEXT:,}")
-                        vals[(r, c)] = v[:EXCEL_MAX_TEXT]
-            replacements[part] = patch_sheet(zf.read(part), layout, vals)
+                elif isinstance(v, str) and v in call_errors:
+                    shown_calls.add(v)
+                    errors.append(RecalcCellError(sheet, cell_ref(r, c), "message", one_line(v, 400)))
+            replacements[part] = patched[part]  # (written in the engine's process: xlbridge.batch.splice)
             written += len(vals)
         errors = [e for e in errors if (e.sheet.upper(), parse_ref(e.cell)) not in shown_errors]
         errors += _hidden_call_errors(messages.get(LIMIT_CALLS, {}), shown_calls, layouts)

@@ -1,0 +1,142 @@
+"""The engine's job: evaluate the workbook, then splice the results into its sheet parts, in one process.
+
+:func:`evaluate_and_splice` is what :func:`xlbridge.batch.child.run_engine` runs in the sandboxed child:
+:func:`xlbridge.batch.engine.evaluate_workbook`, then the values settled (:func:`settle_values`: a
+result that is an error only because a linked workbook was not opened becomes ``#REF!``, as Excel
+shows a link it cannot update; a text past Excel's 32,767 characters is clipped, with a warning),
+then written into each sheet part as cached values (:func:`xlbridge.batch.xlsxpatch.patch_sheet`).
+What goes back to the parent is the patched parts as bytes and the layouts *without* their cell
+spans: at 10,000 traveller rows the spans are 60,000 small tuples, whose pickling and unpickling
+across the process boundary took half a second, where bytes cross in milliseconds. The parent
+writes the parts into the copy and reports the errors from the values (:func:`reported_at` says
+where an error is reported, for both sides).
+
+>>> anchors_of(((2, 1, 3, 2),)) == {(2, 1): (2, 1), (2, 2): (2, 1), (3, 1): (2, 1), (3, 2): (2, 1)}
+True
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import zipfile
+from typing import Any
+
+from .engine import CALL_ERRORS, CELL_MESSAGES, SHOWN, UNFOLLOWED, evaluate_workbook
+from .limits import EXCEL_MAX_TEXT
+from .links import LINK_NOT_FOLLOWED
+from .xlsxpatch import ExcelErrorValue, cell_ref, patch_sheet
+
+__all__ = [
+    "anchors_of",
+    "evaluate_and_splice",
+    "hidden_sheets",
+    "qualified",
+    "reported_at",
+    "settle_values",
+]
+
+
+def qualified(sheet: str, cell: str) -> str:
+    """``Sheet!A1``, the sheet quoted as Excel writes it when needed (``'My sheet'!A1``).
+
+    >>> qualified("Travellers", "K7"), qualified("O'Brien scores", "A1")
+    ('Travellers!K7', "'O''Brien scores'!A1")
+    """
+    quoted = sheet if sheet.replace("_", "").isalnum() else "'" + sheet.replace("'", "''") + "'"
+    return f"{quoted}!{cell}"
+
+
+def hidden_sheets(workbook_xml: bytes) -> set:
+    """SHEET names (capitals) of the hidden and very hidden sheets listed in the workbook part.
+
+    >>> sorted(hidden_sheets(b'<workbook><sheets><sheet name="V"/><sheet name="V (calc)" state="hidden"/>'
+    ...                      b'<sheet name="X" state="veryHidden"/></sheets></workbook>'))
+    ['V (CALC)', 'X']
+    """
+    from defusedxml import ElementTree as DET
+
+    root = DET.fromstring(workbook_xml, forbid_dtd=True)
+    return {(el.get("name") or "").upper() for el in root.iter()
+            if el.tag.rpartition("}")[2] == "sheet" and el.get("state") in ("hidden", "veryHidden")}
+
+
+def anchors_of(array_ranges: Any) -> dict:
+    """{(row, col): anchor} of every cell of the given array ranges ((r1, c1, r2, c2), ...)."""
+    anchors = {}
+    for r1, c1, r2, c2 in array_ranges:
+        for r in range(r1, r2 + 1):
+            for c in range(c1, c2 + 1):
+                anchors[(r, c)] = (r1, c1)
+    return anchors
+
+
+def reported_at(up: str, pos: tuple, value: Any, shown: dict, hidden: set, call_errors: dict,
+                anchors: dict) -> tuple | None:
+    """(SHEET, anchor) where an error of the cell ``pos`` of sheet ``up`` (capitals) is explained: the
+    result of a hidden sheet that a cell in view shows (:mod:`xlbridge.batch.aliases`), for an error or
+    a call's message; None when it is the cell's own (its array's anchor, ``anchors[up]``, then).
+
+    >>> shown = {("V", (5, 2)): ("V (CALC)", (5, 2))}
+    >>> anchors = {"V": {}, "V (CALC)": {(5, 2): (5, 2)}}
+    >>> reported_at("V", (5, 2), ExcelErrorValue("#N/A"), shown, {"V (CALC)"}, {}, anchors)
+    ('V (CALC)', (5, 2))
+    >>> reported_at("V", (5, 2), 3.0, shown, {"V (CALC)"}, {}, anchors) is None
+    True
+    """
+    target = shown.get((up, pos))
+    if target is None or target[0] not in hidden:
+        return None
+    if not (isinstance(value, ExcelErrorValue) or (isinstance(value, str) and value in call_errors)):
+        return None
+    up_at, at = target
+    return up_at, anchors.get(up_at, {}).get(at, at)
+
+
+def settle_values(values: dict, messages: dict, layouts: dict, hidden: set) -> list:
+    """Make the engine's values what the copy holds (in place); return the warnings.
+
+    - an error cell whose formula (or, for a cell showing a hidden result, the result's formula)
+      depends on a linked workbook that was not opened, and that no message explains otherwise,
+      becomes ``#REF!`` "link to another workbook not followed" (a range of such a book gives
+      ``#VALUE!`` in the engine; Excel shows ``#REF!`` for a link it cannot update);
+    - a text longer than Excel's 32,767 characters is clipped to it, with a warning naming the cell.
+    """
+    call_errors = messages.get(CALL_ERRORS, {})
+    cell_messages = messages.get(CELL_MESSAGES, {})
+    unfollowed = messages.get(UNFOLLOWED, set())
+    shown = messages.get(SHOWN, {})
+    anchors = {sheet.upper(): anchors_of(layout.array_ranges) for sheet, layout in layouts.items()}
+    warnings = []
+    for sheet in layouts:
+        vals = values.get(sheet, {})
+        up = sheet.upper()
+        for pos, v in sorted(vals.items()):
+            if isinstance(v, ExcelErrorValue):
+                if not unfollowed or v.code == "#REF!":
+                    continue
+                up_at, anchor = reported_at(up, pos, v, shown, hidden, call_errors, anchors) or (
+                    up, anchors[up].get(pos, pos))
+                key = (up_at, cell_ref(*anchor))
+                if key in unfollowed and key not in cell_messages:
+                    vals[pos] = ExcelErrorValue("#REF!", LINK_NOT_FOLLOWED)
+            elif isinstance(v, str) and len(v) > EXCEL_MAX_TEXT:
+                warnings.append(f"{qualified(sheet, cell_ref(*pos))}: text of {len(v):,} characters "
+                                f"clipped to Excel's limit of {EXCEL_MAX_TEXT:,}")
+                vals[pos] = v[:EXCEL_MAX_TEXT]
+    return warnings
+
+
+def evaluate_and_splice(path: str, sheets: Any, **kwargs: Any) -> tuple:
+    """(values, messages, layouts without cell spans, {part: patched bytes}, warnings) of the workbook at ``path``.
+
+    ``sheets`` and ``kwargs`` as for :func:`xlbridge.batch.engine.evaluate_workbook`; the values are
+    settled (:func:`settle_values`) before they are written.
+    """
+    values, messages, layouts = evaluate_workbook(path, sheets, **kwargs)
+    parts = dict(sheets)
+    with zipfile.ZipFile(path) as zf:
+        warnings = settle_values(values, messages, layouts, hidden_sheets(zf.read("xl/workbook.xml")))
+        patched = {parts[sheet]: patch_sheet(zf.read(parts[sheet]), layout, values.get(sheet, {}))
+                   for sheet, layout in layouts.items()}
+    light = {sheet: dataclasses.replace(layout, cells={}, rows={}, row_cells={}) for sheet, layout in layouts.items()}
+    return values, messages, light, patched, warnings
