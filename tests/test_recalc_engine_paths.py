@@ -172,6 +172,29 @@ def test_both_paths_on_a_chain_worked_by_hand(tmp_path):
     assert values["S1"][(1, 5)] == 16 and values["S2"][(1, 1)] == 36
 
 
+def test_long_ranges_over_blank_cells_worked_by_hand(tmp_path):
+    # A1:A3 = 1, 2, 3 and A4:A500 blank, C1:C500 blank (the engine keeps such cells as one list of
+    # pairs on the range path): SUM 6, COUNTBLANK 497 and 500, COUNT 3, an array over the blank column
+    # {=C1:C4+1} gives 1 four times, INDEX of a blank cell 0 (Excel's =C400 of a blank).
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S1"
+    for r, v in ((1, 1), (2, 2), (3, 3)):
+        ws.cell(r, 1).value = v
+    ws["E1"] = "=SUM(A1:A500)"
+    ws["E2"] = "=COUNTBLANK(A1:A500)"
+    ws["E3"] = "=COUNTBLANK(C1:C500)"
+    ws["E4"] = "=COUNT(A1:A500,C1:C500)"
+    ws["E5"] = "=INDEX(C1:C500,400)"
+    ws["F1"] = ArrayFormula("F1:F4", "=C1:C4+1")
+    path = tmp_path / "blanks.xlsx"
+    wb.save(path)
+    (values, _, _), (stock, _, _) = _both(path)
+    assert values == stock
+    assert [values["S1"][(r, 5)] for r in range(1, 6)] == [6, 497, 500, 3, 0]
+    assert [values["S1"][(r, 6)] for r in range(1, 5)] == [1, 1, 1, 1]
+
+
 @pytest.mark.parametrize("xml_cell, why", [
     ('<c r="A1"><v>1</v><v>2</v></c>', "a cell with two values"),
     ('<c r="a1"><v>1</v></c>', "not written plainly"),

@@ -316,14 +316,16 @@ def patch_sheet(data: bytes, layout: SheetLayout, values: dict) -> bytes:
             else:  # <sheetData/>
                 edits.append((sd_start, sd_end, f"<{sd_qname}>".encode() + body + f"</{sd_qname}>".encode()))
     edits.sort(key=lambda e: (e[0], e[1]))
-    out, pos = [], 0
+    out: list = []
+    pos = 0
+    view = memoryview(data)  # (slices of a view copy nothing: the part is copied once, by the join)
     for s, e, xml in edits:
         if s < pos:
             raise WorkbookError("internal error: overlapping edits in a worksheet part")
-        out.append(data[pos:s])
+        out.append(view[pos:s])
         out.append(xml)
         pos = e
-    out.append(data[pos:])
+    out.append(view[pos:])
     return b"".join(out)
 
 
