@@ -180,7 +180,8 @@ def model_class():
             try:
                 self._add(dsp)
             finally:
-                self.indices = self.missing = frozenset()  # (only ``push`` reads them, before ``add``)
+                empty: set = set()
+                self.indices = self.missing = empty  # (only ``push`` reads them, before ``add``)
 
         def _add(self, dsp):
             base = self.range.ranges[0]
