@@ -203,8 +203,10 @@ def pairs_ranking(boards: Any, ns_pairs: Sequence[Any], ew_pairs: Sequence[Any],
     if boards is not None and len(boards) != n:
         raise InputError(f"the boards have {len(boards)} rows but the N-S pairs have {n}")
     assert mp_ns is not None and mp_ew is not None and tops is not None
-    total: dict[Any, Fraction] = {}
-    maximum: dict[Any, Fraction] = {}
+    # exact sums kept as {denominator: sum of numerators} per pair (integer additions; matchpoints
+    # share a few per-board denominators), each turned into one Fraction at the end
+    parts: dict[Any, dict[int, int]] = {}
+    top_parts: dict[Any, dict[int, int]] = {}
     count: dict[Any, int] = {}
     seen: dict[tuple[Any, Any], int] = {}
     for i in range(n):
@@ -216,8 +218,8 @@ def pairs_ranking(boards: Any, ns_pairs: Sequence[Any], ew_pairs: Sequence[Any],
             if _blank_pair(pair):
                 continue
             p = _pair_label(pair)
-            if p not in total:
-                total[p], maximum[p], count[p] = Fraction(0), Fraction(0), 0
+            if p not in parts:
+                parts[p], top_parts[p], count[p] = {}, {}, 0
             if mp is None or t is None:
                 continue
             if boards is not None:
@@ -226,9 +228,15 @@ def pairs_ranking(boards: Any, ns_pairs: Sequence[Any], ew_pairs: Sequence[Any],
                     raise InputError(f"pair {_show_pair(p)} has two results on board {shown(b)} (rows "
                                      f"{seen[(p, b)] + 1} and {i + 1})", where=location(row=i + 1))
                 seen[(p, b)] = i
-            total[p] += exact(mp, f"matchpoints of pair {_show_pair(p)} (row {i + 1})")
-            maximum[p] += exact(t, f"top of row {i + 1}")
+            m = mp if type(mp) is Fraction else exact(mp, f"matchpoints of pair {_show_pair(p)} (row {i + 1})")
+            top = t if type(t) is Fraction else exact(t, f"top of row {i + 1}")
+            acc = parts[p]
+            acc[m.denominator] = acc.get(m.denominator, 0) + m.numerator
+            acc = top_parts[p]
+            acc[top.denominator] = acc.get(top.denominator, 0) + top.numerator
             count[p] += 1
+    total = {p: sum((Fraction(v, d) for d, v in acc.items()), Fraction(0)) for p, acc in parts.items()}
+    maximum = {p: sum((Fraction(v, d) for d, v in acc.items()), Fraction(0)) for p, acc in top_parts.items()}
     pct = {p: (total[p] * 100 / maximum[p] if maximum[p] else None) for p in total}
     out = []
     fields = ("NS", "EW") if movement == "mitchell" else (None,)
