@@ -305,6 +305,26 @@ def test_whatever_a_function_returns_or_raises_ends_in_its_cell(tmp_path, capsys
     assert "A5" not in errors and "A9" not in errors
 
 
+def test_a_call_message_longer_than_a_cell_is_clipped_in_the_copy_and_reported_whole(tmp_path):
+    # the copy holds what Excel can (32,767 characters); the report names the cell with the call's
+    # message (one line, clipped for the report: its start and its length) and warns of the clipping
+    from xlbridge.excel.cells import CallError, LimitCallError
+
+    funcs = {"LONGCALL": lambda x: CallError("LONGCALL: " + "E" * 40_000),
+             "LONGLIMIT": lambda x: LimitCallError("LONGLIMIT: " + "L" * 40_000)}
+    book = _book(tmp_path, {"A1": "=LONGCALL(1)", "A2": "=LONGLIMIT(1)"})
+    report = recalc_workbook(book, tmp_path / "o.xlsx", functions=funcs)
+    errors = {e.cell: e for e in report.errors}
+    assert sorted(errors) == ["A1", "A2"] and {e.code for e in report.errors} == {"message"}
+    assert errors["A1"].message.startswith("LONGCALL: EEE") and errors["A1"].message.endswith("(40,010 characters)")
+    assert errors["A2"].message.startswith("LONGLIMIT: LLL") and errors["A2"].message.endswith("(40,011 characters)")
+    assert "hides" not in errors["A2"].message  # shown in its cell, not reported as a hidden refusal
+    assert report.warnings == ("Travellers!A1: text of 40,010 characters clipped to Excel's limit of 32,767",
+                               "Travellers!A2: text of 40,011 characters clipped to Excel's limit of 32,767")
+    values = openpyxl.load_workbook(report.output, data_only=True).active
+    assert values["A1"].value == ("LONGCALL: " + "E" * 40_000)[:32_767]
+
+
 def test_cli_prints_the_clip_warning(tmp_path, capsys, monkeypatch):
     book = _book(tmp_path, {"A1": '=REPT("ab", 20000)'})
     assert main(["recalc", str(book), "-o", str(tmp_path / "o.xlsx"), "--no-progress"]) == 0

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from typing import Any
 
 from .safety import clip
@@ -83,34 +84,42 @@ class _SparseSheet:
 
 class _BlankCells:
     """The blank cells of a range that the engine assembles (``_LeanAssembler`` of :func:`model_class`):
-    their node names' pattern (``'[book]SHEET'!%s%d``) and their columns and rows as two integer arrays.
+    their node names' prefix (``'[book]SHEET'!``) and their columns and rows as two integer arrays;
+    iterating gives the (column, row) pairs.
 
-    >>> blank = _BlankCells("S!%s%d", [(2, 5), (3, 7)])
-    >>> bool(blank), list(blank.present({"S!B5": 1.0, "S!C8": 2.0}))
-    (True, [('S!B5', 2, 5)])
+    >>> blank = _BlankCells("S!", [(2, 5), (3, 7)])
+    >>> bool(blank), len(blank), sorted(blank), list(blank.present({"S!B5": 1.0, "S!C8": 2.0}))
+    (True, 2, [(2, 5), (3, 7)], [('S!B5', 2, 5)])
     """
 
-    __slots__ = ("name", "columns", "rows")
+    __slots__ = ("prefix", "columns", "rows")
 
-    def __init__(self, name: str, cells: list) -> None:
+    def __init__(self, prefix: str, cells: Any) -> None:
         import numpy as np
 
-        self.name = name
-        self.columns = np.fromiter((n for n, _ in cells), np.int64, len(cells))
-        self.rows = np.fromiter((r for _, r in cells), np.int64, len(cells))
+        self.prefix = prefix
+        pairs = list(cells)
+        self.columns = np.fromiter((n for n, _ in pairs), np.int64, len(pairs))
+        self.rows = np.fromiter((r for _, r in pairs), np.int64, len(pairs))
 
-    def __bool__(self) -> bool:
-        return bool(len(self.rows))
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __iter__(self) -> Any:
+        return zip(self.columns.tolist(), self.rows.tolist())
 
     def present(self, solution: Any) -> Any:
         """(node name, column, row) of each blank cell that has a value in ``solution`` after all."""
         from formulas.tokens.operand import _index2col
 
-        name = self.name
-        for n, r in zip(self.columns.tolist(), self.rows.tolist()):
-            key = name % (_index2col(n), r)
+        prefix = self.prefix
+        for n, r in self:
+            key = f"{prefix}{_index2col(n)}{r}"
             if key in solution:
                 yield key, n, r
+
+
+_PLAIN_CELL = re.compile(r"([A-Z]{1,3})([0-9]{1,7})\Z")  # a node name's cell part as formulas writes it: G7
 
 
 def _quote_sheet_ids() -> None:
@@ -160,7 +169,7 @@ def model_class():
     import numpy as np
     from formulas.cell import InvRangesAssembler, RangesAssembler, _assemble_values, _get_indices_intersection, _shape
     from formulas.ranges import Ranges
-    from formulas.tokens.operand import _index2col
+    from formulas.tokens.operand import _col2index, _index2col
     from formulas.excel import BOOK, SHEETS
     from formulas.ranges import _intersect
 
@@ -172,8 +181,9 @@ def model_class():
         The stock assembler keeps, for every cell of a range that no node provides, a nine-key dict
         (built in ``add``) besides two sets of every cell of the range, kept for the model's life: at
         100,000 traveller rows they cost about 500 MiB. Here the sets are dropped once the
-        assembler is added, and the blank cells are one list of pairs; a blank cell that does have a
-        value when the assembler runs (one given as an input) is still read, as in the stock ``__call__``.
+        assembler is added, and the blank cells are two integer arrays (:class:`_BlankCells`); a blank
+        cell that does have a value when the assembler runs (one given as an input) is still read, as
+        in the stock ``__call__``.
         """
 
         def add(self, dsp):
@@ -181,7 +191,12 @@ def model_class():
                 self._add(dsp)
             finally:
                 empty: set = set()
-                self.indices = self.missing = empty  # (only ``push`` reads them, before ``add``)
+                self.indices = empty  # (only ``push`` reads it, before ``add``)
+                # ``missing`` stays what formulas' inverse assembler (InvRangesAssembler, run only when
+                # a range is given as an input or solved in a cycle, never by xlbridge recalc) walks:
+                # the blank cells, as their compact record when there are many
+                if isinstance(self.inputs.get(sh.SELF), _BlankCells):
+                    self.missing = self.inputs[sh.SELF]
 
         def _add(self, dsp):
             base = self.range.ranges[0]
@@ -189,20 +204,28 @@ def model_class():
                 return super().add(dsp)
             sheet_id = base["sheet_id"]
             nodes = dsp.default_values
-            name = f"{sheet_id}!%s%d" if sheet_id else "%s%d"
-            blank = []
-            for n, r in sorted(self.missing):
-                key = name % (_index2col(n), r)
-                if key in nodes:
-                    self.inputs[key] = _get_indices_intersection(base, {"r1": r, "r2": r, "n1": n, "n2": n})
-                else:
-                    blank.append((n, r))
-            self.missing = set(blank)
-            if len(blank) <= (self.compact or 1):
+            prefix = f"{sheet_id}!" if sheet_id else ""  # (joined, not %-formatted: a sheet may be called "5%")
+            # the cells of the range that a value node does provide after all (the stock ``add`` formats
+            # every missing cell's name to look it up): found from the few single-cell nodes of this
+            # sheet instead, each confirmed by the stock name format
+            provided = {}
+            for key in nodes:
+                if not isinstance(key, str) or not key.startswith(prefix):
+                    continue
+                m = _PLAIN_CELL.match(key, len(prefix))
+                if m is None:
+                    continue
+                n, r = _col2index(m.group(1)), int(m.group(2))
+                if (n, r) in self.missing and f"{prefix}{_index2col(n)}{r}" == key:
+                    provided[(n, r)] = key
+            for (n, r), key in sorted(provided.items()):
+                self.inputs[key] = _get_indices_intersection(base, {"r1": r, "r2": r, "n1": n, "n2": n})
+            self.missing.difference_update(provided)  # (in any order: each cell has its own place)
+            if len(self.missing) <= (self.compact or 1):
                 return super().add(dsp)
             if sh.SELF not in nodes:
                 dsp.add_data(sh.SELF, sh.inf(2, 0))
-            self.inputs[sh.SELF] = _BlankCells(name, blank)
+            self.inputs[sh.SELF] = _BlankCells(prefix, self.missing)
             if list(self.inputs) != [self.output]:
                 dsp.add_function(None, self, self.inputs or None, [self.output])
                 if len(self.outputs) >= 1:

@@ -87,7 +87,7 @@ from .engine import (
     evaluate_workbook,
     recalc_values,
 )
-from .splice import anchors_of, hidden_sheets, qualified, reported_at
+from .splice import CLIPPED_CALLS, anchors_of, hidden_sheets, qualified, reported_at
 from .links import DDE_NOT_FOLLOWED, LINK_NOT_FOLLOWED, ExternalLinkRefused, names_other_book
 
 __all__ = [
@@ -445,6 +445,7 @@ def _recalc_locked(src, dest, name, tmp, in_place, functions, limits, isolate, b
                for key, found in messages.get(FORMULA_REASONS, {}).items()}
     unfollowed = messages.get(UNFOLLOWED, set())
     shown = messages.get(SHOWN, {})
+    clipped = messages.get(CLIPPED_CALLS, {})
     by_upper = {sheet.upper(): sheet for sheet in layouts}
     anchors = {sheet.upper(): anchors_of(layout.array_ranges) for sheet, layout in layouts.items()}
     shown_errors: set = set()  # (SHEET, (row, col)) of hidden results whose error a cell in view reports
@@ -455,6 +456,7 @@ def _recalc_locked(src, dest, name, tmp, in_place, functions, limits, isolate, b
             vals = values.get(sheet, {})
             up = sheet.upper()
             for (r, c), v in sorted(vals.items()):
+                v = clipped.get((sheet, (r, c)), v)  # (a call's message clipped in the copy: reported whole)
                 at = reported_at(up, (r, c), v, shown, hidden, call_errors, anchors)
                 if at is not None:
                     # a cell in view showing a result of a hidden sheet: the error is the result's,

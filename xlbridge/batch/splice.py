@@ -27,6 +27,7 @@ from .links import LINK_NOT_FOLLOWED
 from .xlsxpatch import ExcelErrorValue, cell_ref, patch_sheet
 
 __all__ = [
+    "CLIPPED_CALLS",
     "anchors_of",
     "evaluate_and_splice",
     "hidden_sheets",
@@ -34,6 +35,10 @@ __all__ = [
     "reported_at",
     "settle_values",
 ]
+
+
+#: Key of {(sheet name, (row, col)): whole text} in the messages: the calls' messages clipped to Excel's limit.
+CLIPPED_CALLS = "\x00clipped calls"
 
 
 def qualified(sheet: str, cell: str) -> str:
@@ -99,7 +104,9 @@ def settle_values(values: dict, messages: dict, layouts: dict, hidden: set) -> l
       depends on a linked workbook that was not opened, and that no message explains otherwise,
       becomes ``#REF!`` "link to another workbook not followed" (a range of such a book gives
       ``#VALUE!`` in the engine; Excel shows ``#REF!`` for a link it cannot update);
-    - a text longer than Excel's 32,767 characters is clipped to it, with a warning naming the cell.
+    - a text longer than Excel's 32,767 characters is clipped to it, with a warning naming the cell
+      (a call's message so clipped is kept whole in ``messages[CLIPPED_CALLS]``, {(sheet, (row, col)):
+      text}, for the report).
     """
     call_errors = messages.get(CALL_ERRORS, {})
     cell_messages = messages.get(CELL_MESSAGES, {})
@@ -107,6 +114,7 @@ def settle_values(values: dict, messages: dict, layouts: dict, hidden: set) -> l
     shown = messages.get(SHOWN, {})
     anchors = {sheet.upper(): anchors_of(layout.array_ranges) for sheet, layout in layouts.items()}
     warnings = []
+    clipped = messages.setdefault(CLIPPED_CALLS, {})
     for sheet in layouts:
         vals = values.get(sheet, {})
         up = sheet.upper()
@@ -123,6 +131,8 @@ def settle_values(values: dict, messages: dict, layouts: dict, hidden: set) -> l
                 warnings.append(f"{qualified(sheet, cell_ref(*pos))}: text of {len(v):,} characters "
                                 f"clipped to Excel's limit of {EXCEL_MAX_TEXT:,}")
                 vals[pos] = v[:EXCEL_MAX_TEXT]
+                if v in call_errors:  # (reported by its whole text, as the call gave it)
+                    clipped[(sheet, pos)] = v
     return warnings
 
 
