@@ -18,6 +18,7 @@ and times
 
 Usage: python benchmarks/bench_recalc.py [--rows 10000] [--engine-max 2000]
        python benchmarks/bench_recalc.py --goals [--repeat 3]   (issue 14's goals, processes end to end)
+       python benchmarks/bench_recalc.py --pycel 1000 2000       (pycel on the COUNTIFS sheet, if installed)
 
 ``--goals`` times whole processes (start-up included), interleaved and repeated, and reports medians
 and peak memory (the largest resident set of the process and its children, from wait4):
@@ -206,7 +207,31 @@ def goals(repeat):
     print(f"files in {d}")
 
 
+def pycel_committee(rows):
+    """pycel (the other Python Excel engine) on the committee's COUNTIFS sheet of ``rows`` rows.
+
+    pycel is not a dependency: ``pip install pycel`` (1.0b30 has no RANK, so the ranking's totals are
+    evaluated, not its places). It cannot run the template at all (no xlbridge functions)."""
+    try:
+        from pycel import ExcelCompiler
+    except ImportError:
+        print("pycel not installed (pip install pycel): skipped")
+        return
+    d = Path(tempfile.mkdtemp(prefix="bench-pycel-"))
+    build_committee(d / "committee.xlsx", travellers(rows))
+    t0 = time.perf_counter()
+    xl = ExcelCompiler(filename=str(d / "committee.xlsx"))
+    mp = [xl.evaluate(f"Travellers!E{r}") for r in range(2, rows + 2)]
+    totals = [xl.evaluate(f"Ranking!B{r}") for r in range(2, 62)]
+    print(f"pycel, COUNTIFS sheet of {rows:,} rows: {time.perf_counter() - t0:.2f} s (load, MP N-S, MP E-W, "
+          f"totals); first MP NS {mp[:5]}; {len(totals)} totals")
+
+
 def main():
+    if "--pycel" in sys.argv:
+        for rows in sys.argv[sys.argv.index("--pycel") + 1:]:
+            pycel_committee(int(rows))
+        return None
     if "--goals" in sys.argv:
         rep = sys.argv[sys.argv.index("--repeat") + 1] if "--repeat" in sys.argv else "3"
         return goals(int(rep))
