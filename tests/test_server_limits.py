@@ -325,6 +325,25 @@ def test_a_call_message_longer_than_a_cell_is_clipped_in_the_copy_and_reported_w
     assert values["A1"].value == ("LONGCALL: " + "E" * 40_000)[:32_767]
 
 
+def test_a_percent_sign_in_a_sheet_name_is_named_when_the_engine_cannot_cope(tmp_path):
+    # formulas 1.3.4 formats cell names with "%" ('[book]SHEET'!%s): a range on a sheet called "100%"
+    # breaks it; the refusal names the sheet and what to do, instead of "an internal error"
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "100%"
+    ws["A1"], ws["B1"] = 1, "=SUM(A1:A10)"
+    wb.save(tmp_path / "pct.xlsx")
+    with pytest.raises(WorkbookError) as err:
+        recalc_workbook(tmp_path / "pct.xlsx", tmp_path / "o.xlsx")
+    assert str(err.value) == ("pct.xlsx: the formula engine cannot evaluate this workbook because a sheet name "
+                              "holds a % sign (sheet 100%); rename the sheet (e.g. 'pct' for '%') and run again")
+    assert not (tmp_path / "o.xlsx").exists()
+    ws["B1"] = "=A1*2"  # what the engine can read on such a sheet is still recalculated
+    wb.save(tmp_path / "pct2.xlsx")
+    report = recalc_workbook(tmp_path / "pct2.xlsx", tmp_path / "o2.xlsx")
+    assert report.ok and openpyxl.load_workbook(report.output, data_only=True)["100%"]["B1"].value == 2
+
+
 def test_cli_prints_the_clip_warning(tmp_path, capsys, monkeypatch):
     book = _book(tmp_path, {"A1": '=REPT("ab", 20000)'})
     assert main(["recalc", str(book), "-o", str(tmp_path / "o.xlsx"), "--no-progress"]) == 0

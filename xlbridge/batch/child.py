@@ -320,6 +320,13 @@ def run_engine(engine_copy: str, info: Any, functions: dict | None, limits: Safe
         raise WorkbookError(f"refused: the formula engine died (exit code {payload}; out of memory?) "
                             f"{_where(None, phase, sheets)}", where=name)
     text = one_line(scrub_paths(str(payload), private), 300)
+    percent = [sheet for sheet in sheets.values() if "%" in sheet]
+    if percent and status == "error" and "format character" in text:
+        # formulas builds cell names with "%" formatting ('[book]SHEET'!%s), which a "%" in a sheet
+        # name breaks (formulas 1.3.4): the user can do something about this one
+        raise WorkbookError(f"the formula engine cannot evaluate this workbook because a sheet name holds a % "
+                            f"sign (sheet {clip(percent[0], 40)[1:-1]}); rename the sheet (e.g. 'pct' for '%') "
+                            f"and run again", where=name)
     if phase and phase[0] == "loading":  # openpyxl could not read it: Excel would have to repair it
         # the reader's own exception text names Python types ("expected <class 'int'>"): not shown
         raise WorkbookError("damaged workbook: it cannot be read (a part holds an element or value that Excel's "
