@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 from typing import Any
 
+from ..core.errors import WorkbookError
 from .safety import clip
-from .xlsxpatch import cell_ref
+from .xlsxpatch import cell_ref, parse_ref
 from .aliases import AliasIndex, alias_runs
 from .links import (
     BOOK_OF_NODE,
@@ -119,9 +119,6 @@ class _BlankCells:
                 yield key, n, r
 
 
-_PLAIN_CELL = re.compile(r"([A-Z]{1,3})([0-9]{1,7})\Z")  # a node name's cell part as formulas writes it: G7
-
-
 def _quote_sheet_ids() -> None:
     """Make the engine write a sheet name holding an apostrophe as Excel does, ``'O''Brien'!A1``.
 
@@ -169,7 +166,7 @@ def model_class():
     import numpy as np
     from formulas.cell import InvRangesAssembler, RangesAssembler, _assemble_values, _get_indices_intersection, _shape
     from formulas.ranges import Ranges
-    from formulas.tokens.operand import _col2index, _index2col
+    from formulas.tokens.operand import _index2col
     from formulas.excel import BOOK, SHEETS
     from formulas.ranges import _intersect
 
@@ -212,10 +209,10 @@ def model_class():
             for key in nodes:
                 if not isinstance(key, str) or not key.startswith(prefix):
                     continue
-                m = _PLAIN_CELL.match(key, len(prefix))
-                if m is None:
+                try:
+                    r, n = parse_ref(key[len(prefix):])
+                except WorkbookError:  # (a range, a name: no single cell)
                     continue
-                n, r = _col2index(m.group(1)), int(m.group(2))
                 if (n, r) in self.missing and f"{prefix}{_index2col(n)}{r}" == key:
                     provided[(n, r)] = key
             for (n, r), key in sorted(provided.items()):
