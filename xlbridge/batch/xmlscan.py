@@ -1,6 +1,7 @@
-"""Stream one XML part of a workbook through defusedxml, counting what it holds against the limits.
+"""Stream one XML part of a workbook through expat, counting what it holds against the limits.
 
-:func:`scan_xml` forbids DTDs, entity declarations and external references (entity bombs, XXE);
+:func:`scan_xml` forbids DTDs, entity declarations and external references (entity bombs, XXE), as
+defusedxml does, with expat's handlers called directly (no ``xml.sax`` layer);
 :func:`counting_handler` counts cells, rows, shared strings, styles, defined names and formula
 lengths as the part streams and checks the numeric attributes Excel would repair (row and column
 numbers, sheet ids, column records, text over 32,767 characters), so the work of a run is bounded
@@ -54,16 +55,19 @@ def _local(name: str) -> str:
 
 
 def _rel_id(attrs) -> str | None:
-    """The ``r:id`` attribute whatever its prefix (SAX without namespaces gives qualified names)."""
-    for key in attrs.getNames():
+    """The ``r:id`` attribute whatever its prefix (expat without namespace processing gives qualified names)."""
+    for key, value in attrs.items():
         if ":" in key and _local(key) == "id":
-            return attrs.getValue(key)
+            return value
     return None
 
 
 def counting_handler(part: str, where: str, totals: Totals, limits: SafetyLimits, name: str | None) -> Any:
-    """A SAX content handler counting what ``part`` holds against ``limits`` (its kind decided by its root)."""
-    from xml.sax.handler import ContentHandler
+    """Expat handlers counting what ``part`` holds against ``limits`` (its kind decided by its root).
+
+    The object's ``start(tag, attrs)``, ``end(tag)`` and ``chars(text)`` are expat's element and
+    character-data handlers (qualified names, attributes as a dict); :func:`scan_xml` installs them.
+    """
 
     def more_cells(n: int, counting: str) -> None:
         totals.cells += n
@@ -73,10 +77,10 @@ def counting_handler(part: str, where: str, totals: Totals, limits: SafetyLimits
     def over(what: str, limit: int):
         refuse(f"refused: more than {limit:,} {what}, the limit (reached in {where})", name, WorkbookLimitError)
 
-    class Counter(ContentHandler):
+    class Counter:
         def __init__(self):
-            super().__init__()
             self.kind = None
+            self.sheet = False  # the root is a worksheet, macrosheet or dialogsheet
             self.depth = 0
             self.formula = None  # characters of the formula or defined name being read, or None
             self.cell = "?"
@@ -85,39 +89,52 @@ def counting_handler(part: str, where: str, totals: Totals, limits: SafetyLimits
             self.in_t = False  # inside a <t> of that text (not of a phonetic run <rPh>)
             self.phonetic = False
 
-        def startElement(self, tag, attrs):
+        def start(self, tag, attrs):
             self.depth += 1
             if self.depth > _MAX_XML_DEPTH:
                 refuse(f"refused: XML part {clip(part, 80)} nests elements more than {_MAX_XML_DEPTH} deep", name,
                         WorkbookLimitError)
-            local = _local(tag)
+            local = tag.rsplit(":", 1)[-1]
+            if self.sheet:  # the hot path: one call per cell, row and value of a worksheet
+                if local == "c":
+                    totals.cells += 1
+                    self.cell = attrs.get("r", "?")
+                    if totals.cells > limits.max_cells:
+                        over("cells", limits.max_cells)
+                    return
+                if local == "v":
+                    return
+                if self.text is not None:
+                    if local == "rPh":
+                        self.phonetic = True
+                    elif local == "t" and not self.phonetic:
+                        self.in_t = True
+                if local == "row":
+                    totals.rows += 1
+                    if totals.rows > limits.max_rows:
+                        over("rows", limits.max_rows)
+                elif local == "f":
+                    self.formula = 0
+                elif local == "is":
+                    self.text = 0
+                elif local == "col":
+                    _check_col(attrs, where, name)
+                elif local == "mergeCell":  # openpyxl makes an object of every cell a merge covers
+                    more_cells(_merged_cells(attrs.get("ref"), where, name), "the cells merged ranges cover")
+                return
             if self.kind is None:
                 self.kind = local
+                self.sheet = local in ("worksheet", "macrosheet", "dialogsheet")
+                if self.sheet:
+                    return
             kind = self.kind
             if self.text is not None:
                 if local == "rPh":
                     self.phonetic = True
                 elif local == "t" and not self.phonetic:
                     self.in_t = True
-            if local == "is" and kind in ("worksheet", "macrosheet", "dialogsheet") or local == "si" and kind == "sst":
+            if kind == "sst" and local == "si":
                 self.text = 0
-            if kind in ("worksheet", "macrosheet", "dialogsheet"):
-                if local == "c":
-                    totals.cells += 1
-                    self.cell = attrs.get("r", "?")
-                    if totals.cells > limits.max_cells:
-                        over("cells", limits.max_cells)
-                elif local == "row":
-                    totals.rows += 1
-                    if totals.rows > limits.max_rows:
-                        over("rows", limits.max_rows)
-                elif local == "f":
-                    self.formula = 0
-                elif local == "col":
-                    _check_col(attrs, where, name)
-                elif local == "mergeCell":  # openpyxl makes an object of every cell a merge covers
-                    more_cells(_merged_cells(attrs.get("ref"), where, name), "the cells merged ranges cover")
-            elif kind == "sst" and local == "si":
                 totals.shared_strings += 1
                 if totals.shared_strings > limits.max_shared_strings:
                     over("shared strings", limits.max_shared_strings)
@@ -155,13 +172,15 @@ def counting_handler(part: str, where: str, totals: Totals, limits: SafetyLimits
             elif kind == "Types" and local == "Override":
                 totals.overrides.append((attrs.get("PartName", ""), attrs.get("ContentType", "")))
 
-        def endElement(self, tag):
+        def end(self, tag):
             self.depth -= 1
-            if self.cell_xfs and _local(tag) == "cellXfs":
+            if self.formula is None and self.text is None and not (self.cell_xfs or self.in_t or self.phonetic):
+                return  # the hot path: nothing open that an end tag closes
+            local = tag.rsplit(":", 1)[-1]
+            if self.cell_xfs and local == "cellXfs":
                 self.cell_xfs = False
-            if self.formula is not None and _local(tag) in ("f", "definedName"):
+            if self.formula is not None and local in ("f", "definedName"):
                 self.formula = None
-            local = _local(tag)
             if local == "t":
                 self.in_t = False
             elif local == "rPh":
@@ -169,7 +188,7 @@ def counting_handler(part: str, where: str, totals: Totals, limits: SafetyLimits
             elif local in ("is", "si"):
                 self.text = None
 
-        def characters(self, content):
+        def chars(self, content):
             if self.in_t and self.text is not None:
                 self.text += len(content)
                 if self.text > EXCEL_MAX_TEXT:
@@ -235,25 +254,47 @@ def _check_col(attrs, where: str, name: str | None) -> None:
 
 
 def scan_xml(stream: Any, part: str, name: str | None, handler: Any = None) -> None:
-    """Parse one XML part with defusedxml (DTD, entities and external references forbidden)."""
-    import defusedxml.sax
-    from defusedxml import DefusedXmlException
-    from xml.sax import SAXException
-    from xml.sax.handler import ContentHandler
+    """Parse one XML part with expat, refusing what defusedxml refuses: a DTD, an entity declaration
+    (parsed or unparsed) and an external entity reference.
 
+    These are defusedxml's ``forbid_dtd``, ``forbid_entities`` and ``forbid_external`` (the same
+    expat handlers, raising at the first declaration); the handler's ``start``/``end``/``chars`` are
+    called straight from expat (about 0.25 s for a 9 MB sheet, against 0.66 s through ``xml.sax``).
+
+    >>> import io
+    >>> try:
+    ...     scan_xml(io.BytesIO(b'<!DOCTYPE x [<!ENTITY a "b">]><x>&a;</x>'), "xl/sharedStrings.xml", "b.xlsx")
+    ... except WorkbookError as err:
+    ...     print(err)
+    b.xlsx: refused: XML part xl/sharedStrings.xml contains a DTD (document type declaration; used by entity bombs and external entities)
+    """
+    import xml.parsers.expat as expat
+
+    def forbidden(what: str) -> Any:
+        def handler_(*_args: Any) -> Any:
+            refuse(f"refused: XML part {clip(part, 80)[1:-1]} contains {what}", name)
+        return handler_
+
+    parser = expat.ParserCreate()
+    parser.buffer_text = True
+    parser.StartDoctypeDeclHandler = forbidden(
+        "a DTD (document type declaration; used by entity bombs and external entities)")
+    parser.EntityDeclHandler = parser.UnparsedEntityDeclHandler = forbidden("an entity declaration (entity bomb)")
+    parser.ExternalEntityRefHandler = forbidden("an external entity reference (XXE)")
+    if handler is not None:
+        parser.StartElementHandler = handler.start
+        parser.EndElementHandler = handler.end
+        parser.CharacterDataHandler = handler.chars
     try:
-        defusedxml.sax.parse(stream, handler or ContentHandler(), forbid_dtd=True, forbid_entities=True,
-                             forbid_external=True)
-    except DefusedXmlException as exc:
-        kind = type(exc).__name__
-        what = {
-            "DTDForbidden": "a DTD (document type declaration; used by entity bombs and external entities)",
-            "EntitiesForbidden": "an entity declaration (entity bomb)",
-            "ExternalReferenceForbidden": "an external entity reference (XXE)",
-        }.get(kind, kind)
-        refuse(f"refused: XML part {clip(part, 80)[1:-1]} contains {what}", name)
-    except SAXException as exc:
-        refuse(f"damaged workbook: XML part {clip(part, 80)[1:-1]} is not well-formed ({exc.getMessage()})", name)
+        while True:
+            chunk = stream.read(1 << 16)
+            if not chunk:
+                break
+            parser.Parse(chunk, False)
+        parser.Parse(b"", True)
+    except expat.ExpatError as exc:
+        refuse(f"damaged workbook: XML part {clip(part, 80)[1:-1]} is not well-formed ({expat.ErrorString(exc.code)})",
+               name)
 
 
 class BoundedReader(io.RawIOBase):
