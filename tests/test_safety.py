@@ -286,3 +286,68 @@ def test_checks_themselves_time_bounded(good):
     refused(good, r"refused: checking the file took longer than the limit of 0 s \(at zip member ",
             limits=SafetyLimits(max_seconds=0))
     check_workbook(good, limits=SafetyLimits(max_seconds=600))
+
+
+# --- the worksheet parts, scanned while the engine reads them (check_workbook_first) ---------------
+
+def _worksheet_part(path):
+    with zipfile.ZipFile(path) as z:
+        return next(n for n in z.namelist() if n.startswith("xl/worksheets/sheet"))
+
+
+def test_split_check_finds_what_the_one_pass_check_finds(good):
+    """The two halves together give the one-pass WorkbookInfo; the first counts no worksheet cell."""
+    from xlbridge.batch.safety import check_workbook_first
+
+    whole = check_workbook(good)
+    first, scan = check_workbook_first(good)
+    assert (first.sheets, first.cell_formats, first.members) == (whole.sheets, whole.cell_formats, whole.members)
+    assert first.cells == 0 and first.rows == 0  # (the good book: 2 cells in 2 rows, all in its worksheet)
+    assert scan() == whole and (whole.cells, whole.rows) == (2, 2)
+
+
+@pytest.mark.parametrize("isolate", [True, False])
+def test_dtd_in_a_worksheet_refused_by_the_scan_not_the_engine(good, tmp_path, isolate):
+    """The engine's reader would refuse it too, in its own words: the scan's refusal wins, nothing written."""
+    part = _worksheet_part(good)
+    sheet = (b'<?xml version="1.0"?><!DOCTYPE w [<!ENTITY a "b">]><worksheet '
+             b'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData/></worksheet>')
+    bad = rebuild(good, tmp_path / "dtd.xlsx", replace={part: sheet})
+    with pytest.raises(WorkbookError) as exc:
+        recalc_workbook(str(bad), functions={}, isolate=isolate)
+    assert str(exc.value) == (f"dtd.xlsx: refused: XML part {part} contains a DTD (document type declaration; used "
+                              f"by entity bombs and external entities)")
+    assert sorted(os.listdir(tmp_path)) == ["dtd.xlsx"]
+
+
+@pytest.mark.parametrize("isolate", [True, False])
+def test_cell_limit_of_a_worksheet_refuses_though_the_engine_succeeds(tmp_path, isolate):
+    """50 cells against a limit of 40: the engine alone would recalculate the book; the scan refuses it."""
+    wb = openpyxl.Workbook()
+    wb.active.title = "Scores"
+    for r in range(1, 26):
+        wb.active.cell(r, 1, r)
+        wb.active.cell(r, 2, f"=A{r}*2")
+    wb.save(tmp_path / "big.xlsx")
+    with pytest.raises(WorkbookError) as exc:
+        recalc_workbook(str(tmp_path / "big.xlsx"), functions={}, limits=SafetyLimits(max_cells=40), isolate=isolate)
+    assert str(exc.value) == "big.xlsx: refused: more than 40 cells, the limit (reached in sheet Scores)"
+    assert sorted(os.listdir(tmp_path)) == ["big.xlsx"]
+    recalc_workbook(str(tmp_path / "big.xlsx"), functions={}, limits=SafetyLimits(max_cells=50), isolate=isolate)
+    assert openpyxl.load_workbook(tmp_path / "big-recalculated.xlsx", data_only=True)["Scores"]["B25"].value == 50
+
+
+def test_what_runs_meanwhile_wins_and_stops_the_child():
+    """ChildProcess.run calls ``meanwhile`` once the child has started; what it raises ends the run."""
+    from xlbridge.batch.child import ChildProcess
+
+    calls = []
+    assert ChildProcess(lambda: 6 * 7, max_memory=16 << 30, max_seconds=60).run(
+        meanwhile=lambda: calls.append(1))[:2] == ("ok", 42) and calls == [1]
+
+    def refuse_now():
+        raise WorkbookError("refused by the scan")
+
+    with pytest.raises(WorkbookError, match="refused by the scan"):
+        ChildProcess(lambda: __import__("time").sleep(60), max_memory=16 << 30, max_seconds=120).run(
+            meanwhile=refuse_now)

@@ -192,7 +192,8 @@ class ChildProcess:
     - may read only the files in ``readable`` and the Python installation: an audit hook refuses
       other files, writes, folder listings, sockets, URLs and new processes.
 
-    :meth:`run` returns ``(status, payload, phase)``: ("ok", job's result), ("memory" or "time",
+    :meth:`run` calls ``meanwhile()`` (if given) in the parent once the child has started, then waits;
+    it returns ``(status, payload, phase)``: ("ok", job's result), ("memory" or "time",
     (SHEET, ref) or None), ("error", one line), or ("died", exit code); ``phase`` is (kind, sheet) of
     what the child last reported doing. SIGTERM/SIGINT to the parent (turned into exceptions by the
     CLI) and any other exit kill the child group in ``finally``.
@@ -208,7 +209,8 @@ class ChildProcess:
         self.job, self.max_memory, self.max_seconds = job, max_memory, max_seconds
         self.workdir, self.readable, self.grace = workdir, tuple(readable), grace
 
-    def run(self, tick: Callable[[], Any] | None = None) -> tuple[str, Any, tuple[str, str]]:
+    def run(self, tick: Callable[[], Any] | None = None,
+            meanwhile: Callable[[], Any] | None = None) -> tuple[str, Any, tuple[str, str]]:
         import gc
         import mmap
         import multiprocessing as mp
@@ -234,6 +236,8 @@ class ChildProcess:
             os.close(death_r)
             death_r = None
             deadline = time.monotonic() + self.max_seconds + self.grace
+            if meanwhile is not None:
+                meanwhile()  # in this process while the child works (an exception kills the child)
             status, payload = "time", None
             while True:
                 if recv.poll(min(0.25, max(deadline - time.monotonic(), 0))):
@@ -284,16 +288,21 @@ def _where(location, phase, sheets: dict) -> str:
 
 
 def run_engine(engine_copy: str, info: Any, functions: dict | None, limits: SafetyLimits, name: str, sheets: dict,
-               private: dict, tick: Callable[[], Any] | None = None, isolate: bool = True) -> Any:
+               private: dict, tick: Callable[[], Any] | None = None, isolate: bool = True,
+               meanwhile: Callable[[], Any] | None = None) -> Any:
     """:func:`xlbridge.batch.splice.evaluate_and_splice` in a :class:`ChildProcess` (or in this process
     without ``isolate``): (values, messages, layouts without cell spans, {part: patched bytes}, warnings).
 
-    Refuses the workbook at a limit, and when the child finds it damaged.
+    ``meanwhile()`` runs in this process while the child works (first, without ``isolate``); what it
+    raises wins over the child's result. Refuses the workbook at a limit, and when the child finds it
+    damaged.
     """
     job = functools.partial(evaluate_and_splice, engine_copy, info.sheets, cell_formats=info.cell_formats,
                             functions=functions, external_links=info.external_links,
                             max_formula_cells=limits.max_formula_cells)
     if not isolate:
+        if meanwhile is not None:
+            meanwhile()
         try:
             return job()
         except EngineStopped as exc:
@@ -301,7 +310,7 @@ def run_engine(engine_copy: str, info: Any, functions: dict | None, limits: Safe
     else:
         status, payload, phase = ChildProcess(
             job, max_memory=limits.max_memory, max_seconds=limits.max_seconds,
-            workdir=os.path.dirname(engine_copy), readable=(engine_copy,)).run(tick)
+            workdir=os.path.dirname(engine_copy), readable=(engine_copy,)).run(tick, meanwhile)
     if status == "ok":
         return payload
     if status == "refused":

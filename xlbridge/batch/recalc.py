@@ -7,10 +7,12 @@ This is ``xlbridge recalc BOOK``, written to run on a server for files uploaded 
    destination is locked (:class:`xlbridge.batch.safety.BookLock`), and the input is copied into a private
    temporary folder (:func:`xlbridge.batch.safety.snapshot_file`: a FIFO, device or folder is refused at
    once); everything after reads only that snapshot.
-2. :func:`xlbridge.batch.safety.check_workbook` refuses hostile or broken files before anything parses
-   them (zip bombs, entity bombs, XXE, non-workbooks, truncated or password-protected files,
+2. :func:`xlbridge.batch.safety.check_workbook_first` refuses hostile or broken files before anything
+   parses them (zip bombs, entity bombs, XXE, non-workbooks, truncated or password-protected files,
    relationships leaving the package, missing sheets) and counts cells, rows, shared strings,
-   styles and formula lengths against the limits while the XML streams.
+   styles and formula lengths against the limits while the XML streams; its second half, the
+   worksheet parts, runs in this process while the sandboxed engine reads them (step 4), and a
+   refusal there wins over whatever the engine found.
 3. Every worksheet part is scanned (:func:`xlbridge.batch.xlsxpatch.scan_sheet`) for its formula cells
    and array-formula ranges; the cached copies of linked workbooks are read
    (:func:`xlbridge.batch.xlsxpatch.read_external_links`).
@@ -55,7 +57,7 @@ from .safety import (
     BookLock,
     SafetyLimits,
     check_regular_file,
-    check_workbook,
+    check_workbook_first,
     clip,
     one_line,
     private_tempdir,
@@ -409,14 +411,24 @@ def _finishing_parts(zf, info, replacements: dict, values_only: bool, values: di
 
 def _recalc_locked(src, dest, name, tmp, in_place, functions, limits, isolate, bar, start,
                    values_only=False) -> RecalcReport:
-    import zipfile
-
     bar.phase("checking the file")
     ext = os.path.splitext(src)[1].lower()
     ext = ext if ext in _ENGINE_SUFFIXES else ".xlsx"
     snapshot = os.path.join(tmp, "upload" + ext)
     source_stat = snapshot_file(src, snapshot, limits=limits, name=name)
-    info = check_workbook(snapshot, limits=limits, name=name)
+    # the worksheet parts are scanned while the sandboxed engine reads them (check_workbook_first)
+    info, scan_sheets = check_workbook_first(snapshot, limits=limits, name=name)
+    try:
+        return _recalc_checked(src, dest, name, tmp, in_place, functions, limits, isolate, bar, start, snapshot,
+                               source_stat, info, scan_sheets, values_only, ext)
+    finally:
+        scan_sheets.close()
+
+
+def _recalc_checked(src, dest, name, tmp, in_place, functions, limits, isolate, bar, start, snapshot, source_stat,
+                    info, scan_sheets, values_only, ext) -> RecalcReport:
+    import zipfile
+
     functions = xlbridge_excel_functions() if functions is None else functions
     sheet_names = {sheet.upper(): sheet for sheet, _ in info.sheets}
 
@@ -434,7 +446,8 @@ def _recalc_locked(src, dest, name, tmp, in_place, functions, limits, isolate, b
     shutil.copyfile(snapshot, engine_copy)  # (bytes as checked: member by member would inflate and deflate it all)
     bar.phase("reading and evaluating the formulas")
     values, messages, layouts, patched, warnings = run_engine(engine_copy, info, functions, limits, name,
-                                                              sheet_names, private, tick=bar.tick, isolate=isolate)
+                                                              sheet_names, private, tick=bar.tick, isolate=isolate,
+                                                              meanwhile=scan_sheets)
     parts = {sheet: part for sheet, part in info.sheets if sheet in layouts}
     replacements, errors, written = {}, [], 0
     warnings = list(warnings)

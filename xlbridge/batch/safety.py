@@ -4,7 +4,7 @@
 before the formula engine or openpyxl sees the file. It reads only the zip's central directory
 first, so a zip bomb is refused from its *declared* sizes before a byte is decompressed; then it
 streams every member through a size-bounded reader (so a member that inflates past its declared size
-or fails its CRC is caught) and every XML part through defusedxml with DTDs forbidden (so entity
+or fails its CRC is caught) and every XML part through expat with DTDs forbidden as defusedxml does (so entity
 bombs "billion laughs" and external entities XXE are refused; OOXML never needs a DTD). While the
 XML streams, cells, rows, shared strings, style records, defined names and the length of every
 formula are counted against :class:`SafetyLimits` (the whole work of a run is bounded before it
@@ -38,6 +38,7 @@ notes.xlsx: not an Excel workbook (not a zip file; it starts with b'just som')
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import posixpath
@@ -76,6 +77,8 @@ __all__ = [
     "SafetyLimits",
     "WorkbookInfo",
     "check_workbook",
+    "check_workbook_first",
+    "SheetScan",
     "DEFAULT_LIMITS",
     "EXCEL_MAX_TEXT",
     "EXCEL_MAX_ROWS",
@@ -100,6 +103,8 @@ _CFB_SIGNATURE = bytes.fromhex("D0CF11E0A1B11AE1")
 _ZIP_SIGNATURES = (b"PK\x03\x04", b"PK\x05\x06")  # local file header; empty archive
 
 _XML_SUFFIXES = (".xml", ".rels", ".vml")
+
+_FIRST_HALF = frozenset({"xl/workbook.xml", "xl/styles.xml", "xl/sharedStrings.xml", "[Content_Types].xml"})
 
 _EXTERNAL_OK = ("/hyperlink", "/externalLinkPath", "/xlExternalLinkPath/xlPathMissing",
                 "/xlExternalLinkPath/xlStartup", "/xlExternalLinkPath/xlAlternateStartup",
@@ -226,7 +231,7 @@ def check_workbook(source: Any, *, limits: SafetyLimits | None = None, name: str
     legacy .xls: refused with that explanation); the zip's central directory (a truncated or damaged
     zip is refused); member count, declared sizes and compression ratios (zip bombs refused before
     decompressing); encrypted members; the parts every workbook has; then every member is read
-    through a bounded stream (CRC checked) and every XML part parsed by defusedxml with DTDs
+    through a bounded stream (CRC checked) and every XML part parsed by expat with DTDs
     forbidden, counting cells, rows, shared strings, style records, defined names and formula
     lengths against ``limits`` as it streams (``xl/workbook.xml`` and its relationships first, so a
     message can name the sheet); finally the package checks (relationships, sheets, main part).
@@ -248,14 +253,7 @@ def check_workbook(source: Any, *, limits: SafetyLimits | None = None, name: str
     """
     limits = DEFAULT_LIMITS if limits is None else limits
     if isinstance(source, (str, os.PathLike)):
-        path = os.fspath(source)
-        name = name if name is not None else os.path.basename(path)
-        fd = open_regular_file(path, name)
-        with os.fdopen(fd, "rb") as fh:
-            size = os.fstat(fh.fileno()).st_size
-            if size > limits.max_file_size:
-                refuse(f"refused: file is {size} bytes, more than the limit of {limits.max_file_size}", name,
-                        WorkbookLimitError)
+        with _open_checked(source, limits, name) as (fh, name):
             try:
                 return _check_stream(fh, limits, name)
             except OSError as exc:
@@ -263,7 +261,91 @@ def check_workbook(source: Any, *, limits: SafetyLimits | None = None, name: str
     return _check_stream(source, limits, name)
 
 
-def _check_stream(fh, limits: SafetyLimits, name: str | None) -> WorkbookInfo:
+class SheetScan:
+    """The worksheet parts of a workbook :func:`check_workbook_first` left for later.
+
+    Calling it scans them exactly as :func:`check_workbook` does (same counts, limits and messages)
+    and returns the complete :class:`WorkbookInfo`; :meth:`close` releases the file (calling does).
+    """
+
+    def __init__(self, fh, finish, name: str | None) -> None:
+        self._fh, self._finish, self._name = fh, finish, name
+
+    def __call__(self) -> WorkbookInfo:
+        try:
+            return self._finish()
+        except OSError as exc:
+            refuse(f"cannot read the file ({exc.strerror or type(exc).__name__})", self._name)
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        self._fh.close()
+
+
+def check_workbook_first(path: str | os.PathLike, *, limits: SafetyLimits | None = None,
+                         name: str | None = None) -> tuple[WorkbookInfo, SheetScan]:
+    """:func:`check_workbook` in two halves: everything but the worksheet parts now, those later.
+
+    Returns the :class:`WorkbookInfo` of the first half (its ``cells`` and ``rows`` count no
+    worksheet yet) and the :class:`SheetScan` that scans the worksheet parts (the parts
+    ``xl/workbook.xml`` names as worksheets; styles, shared strings, relationships and content types
+    are always in the first half, so ``sheets``, ``external_links`` and ``cell_formats`` are final).
+    :func:`xlbridge.batch.recalc.recalc_workbook` scans the worksheets while the sandboxed engine
+    reads them (the engine's own reader refuses DTDs and entities too); a refusal of the scan wins
+    over anything the engine found, and nothing is written before the scan has passed. The order
+    of the checks is that of :func:`check_workbook`, which runs both halves in turn.
+
+    >>> import os, tempfile, zipfile
+    >>> folder = tempfile.mkdtemp()
+    >>> book = os.path.join(folder, "b.xlsx")
+    >>> with zipfile.ZipFile(book, "w") as z:
+    ...     z.writestr("[Content_Types].xml", "<Types/>")
+    ...     z.writestr("xl/workbook.xml", '<workbook xmlns:r="r"><sheets><sheet name="S" sheetId="1" r:id="rId1"/>'
+    ...                                   '</sheets></workbook>')
+    ...     z.writestr("xl/_rels/workbook.xml.rels", '<Relationships><Relationship Id="rId1" '
+    ...                'Type="http://x/worksheet" Target="worksheets/sheet1.xml"/></Relationships>')
+    ...     z.writestr("xl/worksheets/sheet1.xml", '<worksheet><sheetData><row r="1"><c r="A1"/></row>'
+    ...                                            '</sheetData></worksheet>')
+    >>> first, scan = check_workbook_first(book)
+    >>> first.sheets, first.cells, scan().cells
+    ((('S', 'xl/worksheets/sheet1.xml'),), 0, 1)
+    """
+    limits = DEFAULT_LIMITS if limits is None else limits
+    name = name if name is not None else os.path.basename(os.fspath(path))
+    fd = open_regular_file(path, name)
+    fh = os.fdopen(fd, "rb")
+    try:
+        size = os.fstat(fh.fileno()).st_size
+        if size > limits.max_file_size:
+            refuse(f"refused: file is {size} bytes, more than the limit of {limits.max_file_size}", name,
+                    WorkbookLimitError)
+        first, finish = _check_stream(fh, limits, name, split=True)
+        return first, SheetScan(fh, finish, name)
+    except OSError as exc:
+        fh.close()
+        refuse(f"cannot read the file ({exc.strerror or type(exc).__name__})", name)
+    except BaseException:
+        fh.close()
+        raise
+
+
+@contextlib.contextmanager
+def _open_checked(path, limits: SafetyLimits, name: str | None):
+    name = name if name is not None else os.path.basename(os.fspath(path))
+    fd = open_regular_file(path, name)
+    with os.fdopen(fd, "rb") as fh:
+        size = os.fstat(fh.fileno()).st_size
+        if size > limits.max_file_size:
+            refuse(f"refused: file is {size} bytes, more than the limit of {limits.max_file_size}", name,
+                    WorkbookLimitError)
+        yield fh, name
+
+
+def _check_stream(fh, limits: SafetyLimits, name: str | None, split: bool = False) -> Any:
+    """The checks of :func:`check_workbook`: its :class:`WorkbookInfo`; with ``split``, the info before
+    the worksheet parts and the function that scans those (the zip stays open for it; the caller
+    closes ``fh``)."""
     deadline = time.monotonic() + limits.max_seconds
     fh.seek(0, os.SEEK_END)
     size = fh.tell()
@@ -283,7 +365,8 @@ def _check_stream(fh, limits: SafetyLimits, name: str | None) -> WorkbookInfo:
         zf = zipfile.ZipFile(fh)
     except (zipfile.BadZipFile, EOFError, OSError, ValueError, NotImplementedError) as exc:
         refuse(f"damaged workbook: truncated or corrupt zip file ({exc})", name)
-    with zf:
+    keep_open = False
+    try:
         infos = zf.infolist()
         if len(infos) > limits.max_members:
             refuse(f"refused: {len(infos)} zip members, more than the limit of {limits.max_members}", name,
@@ -333,39 +416,67 @@ def _check_stream(fh, limits: SafetyLimits, name: str | None) -> WorkbookInfo:
         sheet_names: dict = {}
         first = [i for i in infos if i.filename in ("xl/workbook.xml", "xl/_rels/workbook.xml.rels")]
         ordered = first + [i for i in infos if i not in first]
+        later = []
         for index, info in enumerate(ordered):
             if index == len(first):  # the workbook and its relationships are read: sheets can be named
                 sheet_names = _sheet_part_names(totals)
-            part = info.filename
-            if part.endswith("/"):
-                continue
-            sheet = sheet_names.get(part)
-            where = f"sheet {clip(sheet, 40)[1:-1]}" if sheet is not None else f"XML part {clip(part, 80)[1:-1]}"
-            try:
-                with zf.open(info) as raw:
-                    stream = io.BufferedReader(
-                        BoundedReader(raw, info.file_size, part, name, deadline, limits.max_seconds), 1 << 16)
-                    if part.lower().endswith(_XML_SUFFIXES):
-                        scan_xml(stream, part, name, counting_handler(part, where, totals, limits, name))
-                    else:
-                        while stream.read(1 << 16):
-                            pass
-                    while raw.read(1 << 16):  # whatever the XML parser left: read to the end, CRC checked
-                        pass
-            except (WorkbookError, ImportError):  # a missing defusedxml is not a damaged workbook
-                raise
-            except Exception as exc:  # BadZipFile (CRC), EOFError (truncated), zlib.error (corrupt deflate)
-                why = ("it is cut short" if isinstance(exc, EOFError) else
-                       "its compressed data is damaged" if type(exc).__module__ == "zlib" else
-                       "its checksum does not match its data" if "CRC" in str(exc) else
-                       "its zip record is damaged")
-                refuse(f"damaged workbook: zip member {clip(part, 80)[1:-1]} cannot be read ({why})", name)
+            if info.filename in sheet_names and info.filename not in _FIRST_HALF and not info.filename.endswith(".rels"):
+                later.append(info)  # a worksheet: scanned last (and, in two halves, while the engine reads it)
+            else:
+                _scan_member(zf, info, sheet_names, totals, limits, name, deadline)
         sheets, links = _check_package(set(names), totals, name)
         has_vba = any(n.lower().endswith("vbaproject.bin") for n in names)
-        return WorkbookInfo(members=tuple(names), has_vba=has_vba, total_uncompressed=total, sheets=sheets,
-                            external_links=links, cells=totals.cells, rows=totals.rows,
-                            shared_strings=totals.shared_strings, styles=totals.styles,
-                            cell_formats=totals.cell_formats if "xl/styles.xml" in names else None)
+
+        def info_now() -> WorkbookInfo:
+            return WorkbookInfo(members=tuple(names), has_vba=has_vba, total_uncompressed=total, sheets=sheets,
+                                external_links=links, cells=totals.cells, rows=totals.rows,
+                                shared_strings=totals.shared_strings, styles=totals.styles,
+                                cell_formats=totals.cell_formats if "xl/styles.xml" in names else None)
+
+        def finish() -> WorkbookInfo:
+            try:
+                for info in later:
+                    _scan_member(zf, info, sheet_names, totals, limits, name, deadline)
+            finally:
+                zf.close()
+            return info_now()
+
+        if not split:
+            return finish()
+        keep_open = True
+        return info_now(), finish
+    finally:
+        if not keep_open:
+            zf.close()
+
+
+def _scan_member(zf, info, sheet_names: dict, totals: Totals, limits: SafetyLimits, name: str | None,
+                 deadline: float) -> None:
+    """Read one zip member to its end through a bounded stream (CRC checked), scanning it if it is XML."""
+    part = info.filename
+    if part.endswith("/"):
+        return
+    sheet = sheet_names.get(part)
+    where = f"sheet {clip(sheet, 40)[1:-1]}" if sheet is not None else f"XML part {clip(part, 80)[1:-1]}"
+    try:
+        with zf.open(info) as raw:
+            stream = io.BufferedReader(
+                BoundedReader(raw, info.file_size, part, name, deadline, limits.max_seconds), 1 << 16)
+            if part.lower().endswith(_XML_SUFFIXES):
+                scan_xml(stream, part, name, counting_handler(part, where, totals, limits, name))
+            else:
+                while stream.read(1 << 16):
+                    pass
+            while raw.read(1 << 16):  # whatever the XML parser left: read to the end, CRC checked
+                pass
+    except WorkbookError:
+        raise
+    except Exception as exc:  # BadZipFile (CRC), EOFError (truncated), zlib.error (corrupt deflate)
+        why = ("it is cut short" if isinstance(exc, EOFError) else
+               "its compressed data is damaged" if type(exc).__module__ == "zlib" else
+               "its checksum does not match its data" if "CRC" in str(exc) else
+               "its zip record is damaged")
+        refuse(f"damaged workbook: zip member {clip(part, 80)[1:-1]} cannot be read ({why})", name)
 
 
 def _resolve_target(rels_part: str, target: str) -> str | None:
