@@ -200,6 +200,8 @@ def read_sheet(data: bytes, *, part: str = "worksheet", sheet: str | None = None
     c_is: tuple | None = None
     c_in_array = False
     match_style = _STYLE_RE.match
+    styles_ok: set = set()
+    row_text = ""
     columns_of = _COLUMNS
 
     def note(why: str) -> None:
@@ -253,7 +255,7 @@ def read_sheet(data: bytes, *, part: str = "worksheet", sheet: str | None = None
             collecting = 0
 
     def row_start(attrs: dict) -> None:
-        nonlocal cur_row, cur_col
+        nonlocal cur_row, cur_col, row_text
         r = attrs.get("r")
         other = len(attrs) > ("r" in attrs) + ("spans" in attrs)
         if r is None:
@@ -265,6 +267,7 @@ def read_sheet(data: bytes, *, part: str = "worksheet", sheet: str | None = None
         if row <= cur_row or row > MAX_ROW:
             damaged(f"row {row} comes after row {cur_row} (rows out of order or repeated)")
         cur_row = row
+        row_text = str(row)
         cur_col = 0
         if values and other:
             pairs = tuple((k, v) for k, v in attrs.items() if k not in ("r", "spans"))
@@ -300,18 +303,24 @@ def read_sheet(data: bytes, *, part: str = "worksheet", sheet: str | None = None
             r = attrs.get("r")
             s = attrs.get("s")
             if s is not None:
-                if not match_style(s):
+                if s in styles_ok:
+                    pass
+                elif not match_style(s):
                     damaged(f"cell {_clip(r or '?', 12)[1:-1]}: style number {_clip(s)} is not a whole number")
-                if cell_formats is not None and int(s) >= max(cell_formats, 0):
+                elif cell_formats is not None and int(s) >= max(cell_formats, 0):
                     damaged(f"cell {_clip(r or '?', 12)[1:-1]}: style number {int(s)} names no cell format "
                             f"(the workbook has {cell_formats})")
+                else:
+                    styles_ok.add(s)  # (a style number met once is checked once)
             elif cell_formats is not None and cell_formats <= 0:
                 damaged(f"cell {_clip(r or '?', 12)[1:-1]}: style number 0 names no cell format "
                         f"(the workbook has {cell_formats})")
             if r is not None:
                 digits = r.lstrip(_LETTERS)
                 cc = columns_of.get(r[: len(r) - len(digits)], 0)
-                if cc and 0 < len(digits) <= 7 and digits.isdigit() and digits.isascii():
+                if cc and digits == row_text:
+                    rr = cur_row  # (the row's own number, written as the row wrote it: checked there)
+                elif cc and 0 < len(digits) <= 7 and digits.isdigit() and digits.isascii():
                     rr = int(digits)
                     if rr > MAX_ROW or not rr:
                         damaged(f"cell reference {_clip(r)} is not a cell of an Excel sheet (A1 to XFD{MAX_ROW})")
