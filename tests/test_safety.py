@@ -11,7 +11,7 @@ import zipfile
 import openpyxl
 import pytest
 
-from xlbridge.errors import WorkbookError
+from xlbridge.errors import WorkbookError, WorkbookLimitError
 from xlbridge.batch.recalc import recalc_workbook
 from xlbridge.batch.safety import SafetyLimits, check_workbook
 
@@ -351,3 +351,63 @@ def test_what_runs_meanwhile_wins_and_stops_the_child():
     with pytest.raises(WorkbookError, match="refused by the scan"):
         ChildProcess(lambda: __import__("time").sleep(60), max_memory=16 << 30, max_seconds=120).run(
             meanwhile=refuse_now)
+
+
+def _with_sheet(good, path, sheet_xml):
+    part = _worksheet_part(good)
+    return rebuild(good, path, replace={part: sheet_xml}), part
+
+
+@pytest.mark.parametrize("isolate", [True, False])
+def test_formula_limit_reached_before_a_syntax_error_is_the_refusal(good, tmp_path, isolate):
+    """The formula's text passes the limit before the part turns out not well-formed (found by review):
+    the limit is reported, as the one-pass check did."""
+    with zipfile.ZipFile(good) as z:
+        sheet = z.read(_worksheet_part(good))
+    bad, _ = _with_sheet(good, tmp_path / "long.xlsx",
+                         sheet.replace(b"<f>1+1</f>", b"<f>" + b"&amp;" * 8200 + b"&bogus;</f>"))
+    expected = "long.xlsx: refused: sheet Sheet, cell 'A2': a formula longer than 8,192 characters, the limit"
+    assert refused(bad, "formula longer") == expected
+    with pytest.raises(WorkbookLimitError) as exc:
+        recalc_workbook(str(bad), functions={}, isolate=isolate)
+    assert str(exc.value) == expected
+    assert sorted(os.listdir(tmp_path)) == ["long.xlsx"]
+
+
+@pytest.mark.parametrize("isolate", [True, False])
+def test_package_records_in_a_worksheet_part_are_checked(good, tmp_path, isolate):
+    """A worksheet part holding content types naming another main part: refused as the one-pass check
+    refuses it (found by review), by the scan, in recalc too."""
+    types = (b'<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Override '
+             b'PartName="/xl/evil.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.'
+             b'sheet.main+xml"/></Types>')
+    bad, _ = _with_sheet(good, tmp_path / "types.xlsx", types)
+    expected = refused(bad, "main part")
+    assert "'/xl/evil.xml'" in expected
+    with pytest.raises(WorkbookError) as exc:
+        recalc_workbook(str(bad), functions={}, isolate=isolate)
+    assert str(exc.value) == expected
+    assert sorted(os.listdir(tmp_path)) == ["types.xlsx"]
+
+
+def test_sheet_records_in_a_worksheet_part_refused_by_the_split_check(good, tmp_path):
+    """A "worksheet" whose root is a <workbook> listing a valid sheet: the one-pass check adds it to its
+    list (as it always did; the engine then finds no sheet data); the split check, whose first half
+    the engine already has, refuses it in one line, and recalc with it."""
+    from xlbridge.batch.safety import check_workbook_first
+
+    book = (b'<workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://'
+            b'schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="Other" '
+            b'sheetId="7" r:id="rId1"/></sheets></workbook>')
+    bad, _ = _with_sheet(good, tmp_path / "wb.xlsx", book)
+    assert len(check_workbook(bad).sheets) == 2
+    _first, scan = check_workbook_first(bad)
+    expected = ("wb.xlsx: damaged workbook: a worksheet part holds the workbook's own records (sheets or links "
+                "to other workbooks)")
+    with pytest.raises(WorkbookError) as exc:
+        scan()
+    assert str(exc.value) == expected
+    with pytest.raises(WorkbookError) as exc:
+        recalc_workbook(str(bad), functions={})
+    assert str(exc.value) == expected
+    assert sorted(os.listdir(tmp_path)) == ["wb.xlsx"]

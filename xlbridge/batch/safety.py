@@ -268,12 +268,17 @@ class SheetScan:
     and returns the complete :class:`WorkbookInfo`; :meth:`close` releases the file (calling does).
     """
 
-    def __init__(self, fh, finish, name: str | None) -> None:
-        self._fh, self._finish, self._name = fh, finish, name
+    def __init__(self, fh, finish, name: str | None, first: WorkbookInfo) -> None:
+        self._fh, self._finish, self._name, self._first = fh, finish, name, first
 
     def __call__(self) -> WorkbookInfo:
         try:
-            return self._finish()
+            info = self._finish()
+            if (info.sheets, info.external_links) != (self._first.sheets, self._first.external_links):
+                # (the one-pass check would take them into its lists; the engine already has the first half's)
+                refuse("damaged workbook: a worksheet part holds the workbook's own records (sheets or links "
+                       "to other workbooks)", self._name)
+            return info
         except OSError as exc:
             refuse(f"cannot read the file ({exc.strerror or type(exc).__name__})", self._name)
         finally:
@@ -321,7 +326,7 @@ def check_workbook_first(path: str | os.PathLike, *, limits: SafetyLimits | None
             refuse(f"refused: file is {size} bytes, more than the limit of {limits.max_file_size}", name,
                     WorkbookLimitError)
         first, finish = _check_stream(fh, limits, name, split=True)
-        return first, SheetScan(fh, finish, name)
+        return first, SheetScan(fh, finish, name, first)
     except OSError as exc:
         fh.close()
         refuse(f"cannot read the file ({exc.strerror or type(exc).__name__})", name)
@@ -346,7 +351,8 @@ def _check_stream(fh, limits: SafetyLimits, name: str | None, split: bool = Fals
     """The checks of :func:`check_workbook`: its :class:`WorkbookInfo`; with ``split``, the info before
     the worksheet parts and the function that scans those (the zip stays open for it; the caller
     closes ``fh``)."""
-    deadline = time.monotonic() + limits.max_seconds
+    started = time.monotonic()
+    deadline = started + limits.max_seconds
     fh.seek(0, os.SEEK_END)
     size = fh.tell()
     if size > limits.max_file_size:
@@ -427,24 +433,31 @@ def _check_stream(fh, limits: SafetyLimits, name: str | None, split: bool = Fals
         sheets, links = _check_package(set(names), totals, name)
         has_vba = any(n.lower().endswith("vbaproject.bin") for n in names)
 
-        def info_now() -> WorkbookInfo:
+        def info_now(sheets, links) -> WorkbookInfo:
             return WorkbookInfo(members=tuple(names), has_vba=has_vba, total_uncompressed=total, sheets=sheets,
                                 external_links=links, cells=totals.cells, rows=totals.rows,
                                 shared_strings=totals.shared_strings, styles=totals.styles,
                                 cell_formats=totals.cell_formats if "xl/styles.xml" in names else None)
 
+        spent = time.monotonic() - started  # (the worksheet half gets what is left of the time limit)
+
         def finish() -> WorkbookInfo:
+            until = time.monotonic() + limits.max_seconds - spent
             try:
                 for info in later:
-                    _scan_member(zf, info, sheet_names, totals, limits, name, deadline)
+                    _scan_member(zf, info, sheet_names, totals, limits, name, until)
             finally:
                 zf.close()
-            return info_now()
+            if not later:
+                return info_now(sheets, links)
+            # a "worksheet" part may hold package records (a <workbook> or <Types> root): checked again with
+            # them, as the one-pass check always did
+            return info_now(*_check_package(set(names), totals, name))
 
         if not split:
             return finish()
         keep_open = True
-        return info_now(), finish
+        return info_now(sheets, links), finish
     finally:
         if not keep_open:
             zf.close()

@@ -276,7 +276,6 @@ def scan_xml(stream: Any, part: str, name: str | None, handler: Any = None) -> N
         return handler_
 
     parser = expat.ParserCreate()
-    parser.buffer_text = True
     parser.StartDoctypeDeclHandler = forbidden(
         "a DTD (document type declaration; used by entity bombs and external entities)")
     parser.EntityDeclHandler = parser.UnparsedEntityDeclHandler = forbidden("an entity declaration (entity bomb)")
