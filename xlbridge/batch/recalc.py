@@ -445,9 +445,16 @@ def _recalc_checked(src, dest, name, tmp, in_place, functions, limits, isolate, 
     private[engine_dir] = ""
     shutil.copyfile(snapshot, engine_copy)  # (bytes as checked: member by member would inflate and deflate it all)
     bar.phase("reading and evaluating the formulas")
+    early: dict = {}
+
+    def meanwhile() -> None:  # in this process while the engine works: the worksheet scan, then what needs no value
+        scan_sheets()
+        with zipfile.ZipFile(snapshot) as zf:
+            early["capacity"] = _capacity_errors(zf, info)
+
     values, messages, layouts, patched, warnings = run_engine(engine_copy, info, functions, limits, name,
                                                               sheet_names, private, tick=bar.tick, isolate=isolate,
-                                                              meanwhile=scan_sheets)
+                                                              meanwhile=meanwhile)
     parts = {sheet: part for sheet, part in info.sheets if sheet in layouts}
     replacements, errors, written = {}, [], 0
     warnings = list(warnings)
@@ -496,7 +503,7 @@ def _recalc_checked(src, dest, name, tmp, in_place, functions, limits, isolate, 
         errors = [e for e in errors if (e.sheet.upper(), parse_ref(e.cell)) not in shown_errors]
         errors += _hidden_call_errors(messages.get(LIMIT_CALLS, {}), shown_calls, layouts)
         replacements.update(_finishing_parts(zf, info, replacements, values_only, values))
-        errors += _capacity_errors(zf, info)
+        errors += early["capacity"] if "capacity" in early else _capacity_errors(zf, info)
         real = {sheet.upper(): sheet for sheet in layouts}
         in_view = {target: where for where, target in shown.items()}
         for (up, ref), text in sorted(messages.get(CUT_ROWS, {}).items()):
