@@ -47,6 +47,7 @@ import stat
 import time
 import urllib.parse
 import zipfile
+from collections.abc import Callable
 from typing import Any
 
 from ..core.errors import WorkbookLimitError, WorkbookError
@@ -268,7 +269,7 @@ class SheetScan:
     and returns the complete :class:`WorkbookInfo`; :meth:`close` releases the file (calling does).
     """
 
-    def __init__(self, fh, finish, name: str | None, first: WorkbookInfo) -> None:
+    def __init__(self, fh: Any, finish: Callable[[], WorkbookInfo], name: str | None, first: WorkbookInfo) -> None:
         self._fh, self._finish, self._name, self._first = fh, finish, name, first
 
     def __call__(self) -> WorkbookInfo:
