@@ -411,3 +411,32 @@ def test_sheet_records_in_a_worksheet_part_refused_by_the_split_check(good, tmp_
         recalc_workbook(str(bad), functions={})
     assert str(exc.value) == expected
     assert sorted(os.listdir(tmp_path)) == ["wb.xlsx"]
+
+
+def test_a_first_part_of_the_result_reaches_the_parent_while_the_child_goes_on():
+    """``early``: the child's ``send(part)`` is taken by the parent at once (here 2 s before the child ends);
+    a child dying after it still ends the run as died."""
+    import time
+
+    from xlbridge.batch.child import ChildProcess
+
+    got = []
+
+    def job(early=None):
+        early("values")
+        time.sleep(2)
+        return "parts"
+
+    status, payload, _ = ChildProcess(job, max_memory=16 << 30, max_seconds=60).run(
+        early=lambda part: got.append((part, time.monotonic())))
+    ended = time.monotonic()
+    assert (status, payload, [p for p, _ in got]) == ("ok", "parts", ["values"])
+    assert ended - got[0][1] > 1.0
+
+    def dies(early=None):
+        early("values")
+        os._exit(3)
+
+    got.clear()
+    assert ChildProcess(dies, max_memory=16 << 30, max_seconds=60).run(early=lambda part: got.append(part))[:2] == (
+        "died", 3) and got == ["values"]

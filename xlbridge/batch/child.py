@@ -125,7 +125,20 @@ def _watch_parent(fd: int) -> None:
     os._exit(1)
 
 
-def _child_main(conn, death_r, death_w, sink, parent_pid, job, workdir, readable, max_memory, max_seconds):
+def _send_early(conn, part) -> None:
+    """Send a first part of the result; SIGALRM (the time limit) waits until it is sent whole."""
+    masked = hasattr(signal, "pthread_sigmask")
+    if masked:
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+    try:
+        conn.send(("early", part))
+    finally:
+        if masked:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGALRM})
+
+
+def _child_main(conn, death_r, death_w, sink, parent_pid, job, workdir, readable, max_memory, max_seconds,
+                early=False):
     """The body of the engine's child process (fork start method): sandbox first, then ``job()``."""
     import threading
 
@@ -156,7 +169,7 @@ def _child_main(conn, death_r, death_w, sink, parent_pid, job, workdir, readable
         if hasattr(signal, "setitimer"):
             signal.signal(signal.SIGALRM, _raise_time_limit)
             signal.setitimer(signal.ITIMER_REAL, max(max_seconds, 0.001))
-        result = job()
+        result = job(early=functools.partial(_send_early, conn)) if early else job()
         if hasattr(signal, "setitimer"):
             signal.setitimer(signal.ITIMER_REAL, 0)
         conn.send(("ok", result))
@@ -192,8 +205,10 @@ class ChildProcess:
     - may read only the files in ``readable`` and the Python installation: an audit hook refuses
       other files, writes, folder listings, sockets, URLs and new processes.
 
-    :meth:`run` calls ``meanwhile()`` (if given) in the parent once the child has started, then waits;
-    it returns ``(status, payload, phase)``: ("ok", job's result), ("memory" or "time",
+    :meth:`run` calls ``meanwhile()`` (if given) in the parent once the child has started, then waits.
+    With ``early``, the child runs ``job(early=send)``: each ``send(part)`` of the job reaches
+    ``early(part)`` in the parent while the job goes on (the time limit's signal waits until a part
+    is sent whole). :meth:`run` returns ``(status, payload, phase)``: ("ok", job's result), ("memory" or "time",
     (SHEET, ref) or None), ("error", one line), or ("died", exit code); ``phase`` is (kind, sheet) of
     what the child last reported doing. SIGTERM/SIGINT to the parent (turned into exceptions by the
     CLI) and any other exit kill the child group in ``finally``.
@@ -209,8 +224,8 @@ class ChildProcess:
         self.job, self.max_memory, self.max_seconds = job, max_memory, max_seconds
         self.workdir, self.readable, self.grace = workdir, tuple(readable), grace
 
-    def run(self, tick: Callable[[], Any] | None = None,
-            meanwhile: Callable[[], Any] | None = None) -> tuple[str, Any, tuple[str, str]]:
+    def run(self, tick: Callable[[], Any] | None = None, meanwhile: Callable[[], Any] | None = None,
+            early: Callable[[Any], Any] | None = None) -> tuple[str, Any, tuple[str, str]]:
         import gc
         import mmap
         import multiprocessing as mp
@@ -226,7 +241,7 @@ class ChildProcess:
         try:
             proc = ctx.Process(target=_child_main, daemon=True, args=(
                 send, death_r, death_w, sink, os.getpid(), self.job, self.workdir, self.readable,
-                self.max_memory, self.max_seconds))
+                self.max_memory, self.max_seconds, early is not None))
             gc.freeze()  # the child then never walks the parent's objects: fewer copy-on-write pages
             try:
                 proc.start()
@@ -246,6 +261,10 @@ class ChildProcess:
                     except (EOFError, OSError):
                         proc.join(5)
                         status, payload = "died", proc.exitcode
+                    if status == "early" and early is not None:
+                        early(payload)  # a first part of the result: used here while the child goes on
+                        status, payload = "time", None
+                        continue
                     break
                 if tick is not None:
                     tick()
@@ -289,29 +308,43 @@ def _where(location, phase, sheets: dict) -> str:
 
 def run_engine(engine_copy: str, info: Any, functions: dict | None, limits: SafetyLimits, name: str, sheets: dict,
                private: dict, tick: Callable[[], Any] | None = None, isolate: bool = True,
-               meanwhile: Callable[[], Any] | None = None) -> Any:
+               meanwhile: Callable[[], Any] | None = None, early: Callable[[Any], Any] | None = None) -> Any:
     """:func:`xlbridge.batch.splice.evaluate_and_splice` in a :class:`ChildProcess` (or in this process
     without ``isolate``): (values, messages, layouts without cell spans, {part: patched bytes}, warnings).
 
     ``meanwhile()`` runs in this process while the child works (first, without ``isolate``); what it
-    raises wins over the child's result. Refuses the workbook at a limit, and when the child finds it
+    raises wins over the child's result. ``early((values, messages, layouts, warnings))`` is called
+    with the evaluation's result while the child still patches the parts (after the whole run without
+    ``isolate``). Refuses the workbook at a limit, and when the child finds it
     damaged.
     """
     job = functools.partial(evaluate_and_splice, engine_copy, info.sheets, cell_formats=info.cell_formats,
                             functions=functions, external_links=info.external_links,
                             max_formula_cells=limits.max_formula_cells)
+    first: list = []
     if not isolate:
         if meanwhile is not None:
             meanwhile()
         try:
-            return job()
+            result = job()
+            if early is not None:
+                early((result[0], result[1], result[2], result[4]))
+            return result
         except EngineStopped as exc:
             status, payload, phase = exc.kind, typing.cast(Any, exc.where), ("", "")
     else:
+        def take_first(part: Any) -> None:
+            first.append(part)
+            if early is not None:
+                early(part)
+
         status, payload, phase = ChildProcess(
             job, max_memory=limits.max_memory, max_seconds=limits.max_seconds,
-            workdir=os.path.dirname(engine_copy), readable=(engine_copy,)).run(tick, meanwhile)
+            workdir=os.path.dirname(engine_copy), readable=(engine_copy,)).run(tick, meanwhile, take_first)
     if status == "ok":
+        if first:  # (the child sent values, messages, layouts and warnings first, then only the parts)
+            values, messages, layouts, warnings = first[0]
+            return values, messages, layouts, payload[3], warnings
         return payload
     if status == "refused":
         is_limit, message, where = payload

@@ -391,21 +391,24 @@ def _print_areas(zf, info, values: dict) -> dict:
     return out
 
 
-def _finishing_parts(zf, info, replacements: dict, values_only: bool, values: dict | None = None) -> dict:
-    """The workbook part with current calculation properties (and print areas cut to the rows in use);
-    for a values-only copy, every sheet without formulas and the calculation chain's relationship and
-    content type removed."""
+def _workbook_part(zf, info, values: dict) -> bytes:
+    """The workbook part with current calculation properties (and print areas cut to the rows in use)."""
     workbook = set_calc_properties(zf.read("xl/workbook.xml"))
-    out = {"xl/workbook.xml": set_print_areas(workbook, _print_areas(zf, info, values or {}))}
-    if values_only:
-        for _sheet, part in info.sheets:
-            out[part] = drop_formulas(replacements.get(part) or zf.read(part))
-        names = set(zf.namelist())
-        if _CALC_CHAIN in names:
-            rels, types = drop_part(zf.read("xl/_rels/workbook.xml.rels"), zf.read("[Content_Types].xml"),
-                                    _CALC_CHAIN)
-            out["xl/_rels/workbook.xml.rels"] = rels
-            out["[Content_Types].xml"] = types
+    return set_print_areas(workbook, _print_areas(zf, info, values or {}))
+
+
+def _values_only_parts(zf, info, replacements: dict) -> dict:
+    """For a values-only copy: every sheet without formulas, and the calculation chain's relationship and
+    content type removed."""
+    out = {}
+    for _sheet, part in info.sheets:
+        out[part] = drop_formulas(replacements.get(part) or zf.read(part))
+    names = set(zf.namelist())
+    if _CALC_CHAIN in names:
+        rels, types = drop_part(zf.read("xl/_rels/workbook.xml.rels"), zf.read("[Content_Types].xml"),
+                                _CALC_CHAIN)
+        out["xl/_rels/workbook.xml.rels"] = rels
+        out["[Content_Types].xml"] = types
     return out
 
 
@@ -423,6 +426,70 @@ def _recalc_locked(src, dest, name, tmp, in_place, functions, limits, isolate, b
                                source_stat, info, scan_sheets, values_only, ext)
     finally:
         scan_sheets.close()
+
+
+def _report(snapshot, info, private, bar, values, messages, layouts, warnings) -> tuple:
+    """(errors, cells written, warnings, the workbook part, cut rows) of the engine's result: every error
+    cell with its message (a cell in view showing a hidden result reports the result's error), the calls
+    that could not run, the workbook part with current calculation properties and print areas, and the
+    results cut at their range (reported after the capacity errors)."""
+    import zipfile
+
+    parts = {sheet: part for sheet, part in info.sheets if sheet in layouts}
+    errors, written = [], 0
+    warnings = list(warnings)
+    call_errors = messages.get(CALL_ERRORS, {})
+    shown_calls: set = set()
+    cell_messages = messages.get(CELL_MESSAGES, {})
+    reasons = {key: "; ".join(found[:3]) + (" (and more)" if len(found) > 3 else "")
+               for key, found in messages.get(FORMULA_REASONS, {}).items()}
+    unfollowed = messages.get(UNFOLLOWED, set())
+    shown = messages.get(SHOWN, {})
+    clipped = messages.get(CLIPPED_CALLS, {})
+    by_upper = {sheet.upper(): sheet for sheet in layouts}
+    anchors = {sheet.upper(): anchors_of(layout.array_ranges) for sheet, layout in layouts.items()}
+    shown_errors: set = set()  # (SHEET, (row, col)) of hidden results whose error a cell in view reports
+    with zipfile.ZipFile(snapshot) as zf:
+        hidden = hidden_sheets(zf.read("xl/workbook.xml"))
+        for sheet in parts:
+            bar.phase(f"writing {sheet}")
+            vals = values.get(sheet, {})
+            up = sheet.upper()
+            for (r, c), v in sorted(vals.items()):
+                v = clipped.get((sheet, (r, c)), v)  # (a call's message clipped in the copy: reported whole)
+                at = reported_at(up, (r, c), v, shown, hidden, call_errors, anchors)
+                if at is not None:
+                    # a cell in view showing a result of a hidden sheet: the error is the result's,
+                    # reported here (with the result's reason) instead of on the hidden sheet
+                    shown_errors.add(shown[(up, (r, c))])
+                    up_at, anchor = at
+                else:
+                    up_at, anchor = up, anchors[up].get((r, c), (r, c))
+                if isinstance(v, ExcelErrorValue):
+                    formula = layouts[by_upper[up_at]].formula_cells.get(anchor, "")
+                    key = (up_at, cell_ref(*anchor))
+                    msg = (cell_messages.get(key) or (LINK_NOT_FOLLOWED if v.code == "#REF!" and key in unfollowed
+                                                       else "")
+                           or v.message or reasons.get(key) or _messages_for(formula, messages)
+                           or (LINK_NOT_FOLLOWED if v.code == "#REF!" and names_other_book(formula) else "")
+                           or ERROR_MEANINGS.get(v.code, ""))
+                    errors.append(RecalcCellError(sheet, cell_ref(r, c), v.code,
+                                                  one_line(scrub_paths(msg, private), 400)))
+                elif isinstance(v, str) and v in call_errors:
+                    shown_calls.add(v)
+                    errors.append(RecalcCellError(sheet, cell_ref(r, c), "message", one_line(v, 400)))
+            written += len(vals)
+        errors = [e for e in errors if (e.sheet.upper(), parse_ref(e.cell)) not in shown_errors]
+        errors += _hidden_call_errors(messages.get(LIMIT_CALLS, {}), shown_calls, layouts)
+        workbook_part = _workbook_part(zf, info, values)
+    cut = []
+    real = {sheet.upper(): sheet for sheet in layouts}
+    in_view = {target: where for where, target in shown.items()}
+    for (up, ref), text in sorted(messages.get(CUT_ROWS, {}).items()):
+        anchor = parse_ref(ref.split(":", 1)[0])
+        up, anchor = in_view.get((up, anchor), (up, anchor))  # named where it shows
+        cut.append(RecalcCellError(real.get(up, up), cell_ref(*anchor), "capacity", text))
+    return errors, written, warnings, workbook_part, cut
 
 
 def _recalc_checked(src, dest, name, tmp, in_place, functions, limits, isolate, bar, start, snapshot, source_stat,
@@ -452,64 +519,22 @@ def _recalc_checked(src, dest, name, tmp, in_place, functions, limits, isolate, 
         with zipfile.ZipFile(snapshot) as zf:
             early["capacity"] = _capacity_errors(zf, info)
 
+    def report(result: tuple) -> None:  # the errors and the workbook part, while the engine patches the sheets
+        early["report"] = _report(snapshot, info, private, bar, *result)
+
     values, messages, layouts, patched, warnings = run_engine(engine_copy, info, functions, limits, name,
                                                               sheet_names, private, tick=bar.tick, isolate=isolate,
-                                                              meanwhile=meanwhile)
-    parts = {sheet: part for sheet, part in info.sheets if sheet in layouts}
-    replacements, errors, written = {}, [], 0
-    warnings = list(warnings)
-    call_errors = messages.get(CALL_ERRORS, {})
-    shown_calls: set = set()
-    cell_messages = messages.get(CELL_MESSAGES, {})
-    reasons = {key: "; ".join(found[:3]) + (" (and more)" if len(found) > 3 else "")
-               for key, found in messages.get(FORMULA_REASONS, {}).items()}
-    unfollowed = messages.get(UNFOLLOWED, set())
-    shown = messages.get(SHOWN, {})
-    clipped = messages.get(CLIPPED_CALLS, {})
-    by_upper = {sheet.upper(): sheet for sheet in layouts}
-    anchors = {sheet.upper(): anchors_of(layout.array_ranges) for sheet, layout in layouts.items()}
-    shown_errors: set = set()  # (SHEET, (row, col)) of hidden results whose error a cell in view reports
-    with zipfile.ZipFile(snapshot) as zf:
-        hidden = hidden_sheets(zf.read("xl/workbook.xml"))
-        for sheet, part in parts.items():
-            bar.phase(f"writing {sheet}")
-            vals = values.get(sheet, {})
-            up = sheet.upper()
-            for (r, c), v in sorted(vals.items()):
-                v = clipped.get((sheet, (r, c)), v)  # (a call's message clipped in the copy: reported whole)
-                at = reported_at(up, (r, c), v, shown, hidden, call_errors, anchors)
-                if at is not None:
-                    # a cell in view showing a result of a hidden sheet: the error is the result's,
-                    # reported here (with the result's reason) instead of on the hidden sheet
-                    shown_errors.add(shown[(up, (r, c))])
-                    up_at, anchor = at
-                else:
-                    up_at, anchor = up, anchors[up].get((r, c), (r, c))
-                if isinstance(v, ExcelErrorValue):
-                    formula = layouts[by_upper[up_at]].formula_cells.get(anchor, "")
-                    key = (up_at, cell_ref(*anchor))
-                    msg = (cell_messages.get(key) or (LINK_NOT_FOLLOWED if v.code == "#REF!" and key in unfollowed
-                                                       else "")
-                           or v.message or reasons.get(key) or _messages_for(formula, messages)
-                           or (LINK_NOT_FOLLOWED if v.code == "#REF!" and names_other_book(formula) else "")
-                           or ERROR_MEANINGS.get(v.code, ""))
-                    errors.append(RecalcCellError(sheet, cell_ref(r, c), v.code,
-                                                  one_line(scrub_paths(msg, private), 400)))
-                elif isinstance(v, str) and v in call_errors:
-                    shown_calls.add(v)
-                    errors.append(RecalcCellError(sheet, cell_ref(r, c), "message", one_line(v, 400)))
-            replacements[part] = patched[part]  # (written in the engine's process: xlbridge.batch.splice)
-            written += len(vals)
-        errors = [e for e in errors if (e.sheet.upper(), parse_ref(e.cell)) not in shown_errors]
-        errors += _hidden_call_errors(messages.get(LIMIT_CALLS, {}), shown_calls, layouts)
-        replacements.update(_finishing_parts(zf, info, replacements, values_only, values))
-        errors += early["capacity"] if "capacity" in early else _capacity_errors(zf, info)
-        real = {sheet.upper(): sheet for sheet in layouts}
-        in_view = {target: where for where, target in shown.items()}
-        for (up, ref), text in sorted(messages.get(CUT_ROWS, {}).items()):
-            anchor = parse_ref(ref.split(":", 1)[0])
-            up, anchor = in_view.get((up, anchor), (up, anchor))  # named where it shows
-            errors.append(RecalcCellError(real.get(up, up), cell_ref(*anchor), "capacity", text))
+                                                              meanwhile=meanwhile, early=report)
+    if "report" not in early:  # (an engine that sent no first part)
+        report((values, messages, layouts, warnings))
+    errors, written, warnings, workbook_part, cut = early["report"]
+    replacements = {part: patched[part] for sheet, part in info.sheets if sheet in layouts}
+    # (written in the engine's process: xlbridge.batch.splice)
+    replacements["xl/workbook.xml"] = workbook_part
+    if values_only:
+        with zipfile.ZipFile(snapshot) as zf:
+            replacements.update(_values_only_parts(zf, info, replacements))
+    errors += early["capacity"] + cut  # (set by meanwhile(), which runs before the engine's result is taken)
     backup = src + ".bak" if in_place else None
     bar.phase(f"saving {os.path.basename(dest)}")
     keep = None

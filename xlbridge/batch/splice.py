@@ -7,9 +7,10 @@ shows a link it cannot update; a text past Excel's 32,767 characters is clipped,
 then written into each sheet part as cached values (:func:`xlbridge.batch.xlsxpatch.patch_sheet`).
 What goes back to the parent is the patched parts as bytes and the layouts *without* their cell
 spans: at 10,000 traveller rows the spans are 60,000 small tuples, whose pickling and unpickling
-across the process boundary took half a second, where bytes cross in milliseconds. The parent
-writes the parts into the copy and reports the errors from the values (:func:`reported_at` says
-where an error is reported, for both sides).
+across the process boundary took half a second, where bytes cross in milliseconds. In the child,
+the values, messages and those light layouts are sent first (``early``), so that the parent reports
+the errors from the values (:func:`reported_at` says where an error is reported, for both sides)
+while the child patches the parts; the parent then writes the parts into the copy.
 
 >>> anchors_of(((2, 1, 3, 2),)) == {(2, 1): (2, 1), (2, 2): (2, 1), (3, 1): (2, 1), (3, 2): (2, 1)}
 True
@@ -136,17 +137,24 @@ def settle_values(values: dict, messages: dict, layouts: dict, hidden: set) -> l
     return warnings
 
 
-def evaluate_and_splice(path: str, sheets: Any, **kwargs: Any) -> tuple:
+def evaluate_and_splice(path: str, sheets: Any, early: Any = None, **kwargs: Any) -> tuple:
     """(values, messages, layouts without cell spans, {part: patched bytes}, warnings) of the workbook at ``path``.
 
     ``sheets`` and ``kwargs`` as for :func:`xlbridge.batch.engine.evaluate_workbook`; the values are
-    settled (:func:`settle_values`) before they are written.
+    settled (:func:`settle_values`) before they are written. With ``early``, ``early((values,
+    messages, layouts, warnings))`` is called before the parts are patched, and the result holds only
+    the patched parts (the rest None).
     """
     values, messages, layouts = evaluate_workbook(path, sheets, **kwargs)
     parts = dict(sheets)
     with zipfile.ZipFile(path) as zf:
         warnings = settle_values(values, messages, layouts, hidden_sheets(zf.read("xl/workbook.xml")))
+        light = {sheet: dataclasses.replace(layout, cells={}, rows={}, row_cells={})
+                 for sheet, layout in layouts.items()}
+        if early is not None:  # the parent reports from these while the parts are patched here
+            early((values, messages, light, warnings))
         patched = {parts[sheet]: patch_sheet(zf.read(parts[sheet]), layout, values.get(sheet, {}))
                    for sheet, layout in layouts.items()}
-    light = {sheet: dataclasses.replace(layout, cells={}, rows={}, row_cells={}) for sheet, layout in layouts.items()}
+    if early is not None:
+        return None, None, None, patched, None
     return values, messages, light, patched, warnings
