@@ -440,3 +440,33 @@ def test_a_first_part_of_the_result_reaches_the_parent_while_the_child_goes_on()
     got.clear()
     assert ChildProcess(dies, max_memory=16 << 30, max_seconds=60).run(early=lambda part: got.append(part))[:2] == (
         "died", 3) and got == ["values"]
+
+
+def test_the_time_limit_never_cuts_a_first_part_in_the_middle():
+    """The child's time limit runs out while a first part is on its way (its header written, the body not
+    yet: here the write is slowed on purpose): the part arrives whole and the run ends at the time limit,
+    not as a dead engine (found by review: a signal mask let the other threads of the child take SIGALRM)."""
+    import time
+
+    from xlbridge.batch.child import ChildProcess
+
+    def job(early=None):
+        from multiprocessing import connection
+
+        plain = connection.Connection._send
+
+        def slow(self, buf, *args):
+            plain(self, buf, *args)
+            if len(buf) == 4:  # the header of a message longer than 16 KiB: its body is a second write
+                time.sleep(1.5)
+
+        connection.Connection._send = slow
+        time.sleep(0.2)
+        early("x" * 100_000)
+        time.sleep(30)
+        return "parts"
+
+    got = []
+    status, payload, _ = ChildProcess(job, max_memory=16 << 30, max_seconds=0.5, grace=10).run(
+        early=lambda part: got.append(len(part)))
+    assert status == "time" and got == [100_000]

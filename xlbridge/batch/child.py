@@ -126,15 +126,19 @@ def _watch_parent(fd: int) -> None:
 
 
 def _send_early(conn, part) -> None:
-    """Send a first part of the result; SIGALRM (the time limit) waits until it is sent whole."""
-    masked = hasattr(signal, "pthread_sigmask")
-    if masked:
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+    """Send a first part of the result with the time limit's timer paused, so that SIGALRM never cuts
+    the message between its header and its body (a signal mask would not do: the child has other
+    threads, and the kernel may deliver the signal to one of them); the timer then goes on with what
+    was left."""
+    if not hasattr(signal, "setitimer"):
+        conn.send(("early", part))
+        return
+    left = signal.setitimer(signal.ITIMER_REAL, 0)[0]  # (a SIGALRM already due is raised here, before a byte)
+    began = time.monotonic()
     try:
         conn.send(("early", part))
     finally:
-        if masked:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGALRM})
+        signal.setitimer(signal.ITIMER_REAL, max(left - (time.monotonic() - began), 0.001))
 
 
 def _child_main(conn, death_r, death_w, sink, parent_pid, job, workdir, readable, max_memory, max_seconds,
@@ -207,8 +211,8 @@ class ChildProcess:
 
     :meth:`run` calls ``meanwhile()`` (if given) in the parent once the child has started, then waits.
     With ``early``, the child runs ``job(early=send)``: each ``send(part)`` of the job reaches
-    ``early(part)`` in the parent while the job goes on (the time limit's signal waits until a part
-    is sent whole). :meth:`run` returns ``(status, payload, phase)``: ("ok", job's result), ("memory" or "time",
+    ``early(part)`` in the parent while the job goes on (the time limit's timer is paused while a part
+    is sent, so that a part always arrives whole). :meth:`run` returns ``(status, payload, phase)``: ("ok", job's result), ("memory" or "time",
     (SHEET, ref) or None), ("error", one line), or ("died", exit code); ``phase`` is (kind, sheet) of
     what the child last reported doing. SIGTERM/SIGINT to the parent (turned into exceptions by the
     CLI) and any other exit kill the child group in ``finally``.

@@ -520,13 +520,12 @@ def _recalc_checked(src, dest, name, tmp, in_place, functions, limits, isolate, 
             early["capacity"] = _capacity_errors(zf, info)
 
     def report(result: tuple) -> None:  # the errors and the workbook part, while the engine patches the sheets
+        # (run_engine calls it on both paths, before it returns)
         early["report"] = _report(snapshot, info, private, bar, *result)
 
     values, messages, layouts, patched, warnings = run_engine(engine_copy, info, functions, limits, name,
                                                               sheet_names, private, tick=bar.tick, isolate=isolate,
                                                               meanwhile=meanwhile, early=report)
-    if "report" not in early:  # (an engine that sent no first part)
-        report((values, messages, layouts, warnings))
     errors, written, warnings, workbook_part, cut = early["report"]
     replacements = {part: patched[part] for sheet, part in info.sheets if sheet in layouts}
     # (written in the engine's process: xlbridge.batch.splice)
