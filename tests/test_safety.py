@@ -399,11 +399,11 @@ def test_sheet_records_in_a_worksheet_part_refused_by_the_split_check(good, tmp_
     book = (b'<workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://'
             b'schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="Other" '
             b'sheetId="7" r:id="rId1"/></sheets></workbook>')
-    bad, _ = _with_sheet(good, tmp_path / "wb.xlsx", book)
+    bad, part = _with_sheet(good, tmp_path / "wb.xlsx", book)
     assert len(check_workbook(bad).sheets) == 2
     _first, scan = check_workbook_first(bad)
-    expected = ("wb.xlsx: damaged workbook: a worksheet part holds the workbook's own records (sheets or links "
-                "to other workbooks)")
+    expected = (f"wb.xlsx: damaged workbook: worksheet part {part} holds the workbook's own records (sheets or "
+                f"links to other workbooks)")
     with pytest.raises(WorkbookError) as exc:
         scan()
     assert str(exc.value) == expected

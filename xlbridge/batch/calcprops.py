@@ -33,6 +33,7 @@ import re
 import xml.parsers.expat
 
 from ..core.errors import WorkbookError
+from .xmlscan import defuse
 
 __all__ = ["CURRENT_CALC_ID", "set_calc_properties", "set_print_areas", "drop_formulas", "drop_part"]
 
@@ -58,11 +59,10 @@ class _Scan:
         p = xml.parsers.expat.ParserCreate()
         p.ordered_attributes = True
 
-        def refuse(*_args):
+        def refuse(_what):
             raise WorkbookError("refused: an XML part declares a DTD or entities")
 
-        p.StartDoctypeDeclHandler = refuse
-        p.EntityDeclHandler = refuse
+        defuse(p, refuse)
 
         def start(name, attrs):
             self.depth += 1

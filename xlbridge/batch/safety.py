@@ -38,7 +38,6 @@ notes.xlsx: not an Excel workbook (not a zip file; it starts with b'just som')
 
 from __future__ import annotations
 
-import contextlib
 import io
 import os
 import posixpath
@@ -254,7 +253,8 @@ def check_workbook(source: Any, *, limits: SafetyLimits | None = None, name: str
     """
     limits = DEFAULT_LIMITS if limits is None else limits
     if isinstance(source, (str, os.PathLike)):
-        with _open_checked(source, limits, name) as (fh, name):
+        fh, name = _open_sized(source, limits, name)
+        with fh:
             try:
                 return _check_stream(fh, limits, name)
             except OSError as exc:
@@ -269,16 +269,16 @@ class SheetScan:
     and returns the complete :class:`WorkbookInfo`; :meth:`close` releases the file (calling does).
     """
 
-    def __init__(self, fh: Any, finish: Callable[[], WorkbookInfo], name: str | None, first: WorkbookInfo) -> None:
-        self._fh, self._finish, self._name, self._first = fh, finish, name, first
+    def __init__(self, fh: Any, finish: Callable[[], WorkbookInfo], name: str | None, holding: list) -> None:
+        self._fh, self._finish, self._name, self._holding = fh, finish, name, holding
 
     def __call__(self) -> WorkbookInfo:
         try:
             info = self._finish()
-            if (info.sheets, info.external_links) != (self._first.sheets, self._first.external_links):
+            if self._holding:
                 # (the one-pass check would take them into its lists; the engine already has the first half's)
-                refuse("damaged workbook: a worksheet part holds the workbook's own records (sheets or links "
-                       "to other workbooks)", self._name)
+                refuse(f"damaged workbook: worksheet part {clip(self._holding[0], 80)[1:-1]} holds the "
+                       f"workbook's own records (sheets or links to other workbooks)", self._name)
             return info
         except OSError as exc:
             refuse(f"cannot read the file ({exc.strerror or type(exc).__name__})", self._name)
@@ -318,16 +318,10 @@ def check_workbook_first(path: str | os.PathLike, *, limits: SafetyLimits | None
     ((('S', 'xl/worksheets/sheet1.xml'),), 0, 1)
     """
     limits = DEFAULT_LIMITS if limits is None else limits
-    name = name if name is not None else os.path.basename(os.fspath(path))
-    fd = open_regular_file(path, name)
-    fh = os.fdopen(fd, "rb")
+    fh, name = _open_sized(path, limits, name)
     try:
-        size = os.fstat(fh.fileno()).st_size
-        if size > limits.max_file_size:
-            refuse(f"refused: file is {size} bytes, more than the limit of {limits.max_file_size}", name,
-                    WorkbookLimitError)
-        first, finish = _check_stream(fh, limits, name, split=True)
-        return first, SheetScan(fh, finish, name, first)
+        first, finish, holding = _check_stream(fh, limits, name, split=True)
+        return first, SheetScan(fh, finish, name, holding)
     except OSError as exc:
         fh.close()
         refuse(f"cannot read the file ({exc.strerror or type(exc).__name__})", name)
@@ -336,22 +330,25 @@ def check_workbook_first(path: str | os.PathLike, *, limits: SafetyLimits | None
         raise
 
 
-@contextlib.contextmanager
-def _open_checked(path, limits: SafetyLimits, name: str | None):
+def _open_sized(path, limits: SafetyLimits, name: str | None) -> tuple[Any, str]:
+    """The regular file at ``path`` opened for reading, and the name messages give it; refused over the size limit."""
     name = name if name is not None else os.path.basename(os.fspath(path))
-    fd = open_regular_file(path, name)
-    with os.fdopen(fd, "rb") as fh:
+    fh = os.fdopen(open_regular_file(path, name), "rb")
+    try:
         size = os.fstat(fh.fileno()).st_size
         if size > limits.max_file_size:
             refuse(f"refused: file is {size} bytes, more than the limit of {limits.max_file_size}", name,
                     WorkbookLimitError)
-        yield fh, name
+    except BaseException:
+        fh.close()
+        raise
+    return fh, name
 
 
 def _check_stream(fh, limits: SafetyLimits, name: str | None, split: bool = False) -> Any:
     """The checks of :func:`check_workbook`: its :class:`WorkbookInfo`; with ``split``, the info before
-    the worksheet parts and the function that scans those (the zip stays open for it; the caller
-    closes ``fh``)."""
+    the worksheet parts, the function that scans those (the zip stays open for it; the caller closes
+    ``fh``) and the list it fills with the worksheet parts that held sheet or link records."""
     started = time.monotonic()
     deadline = started + limits.max_seconds
     fh.seek(0, os.SEEK_END)
@@ -442,11 +439,16 @@ def _check_stream(fh, limits: SafetyLimits, name: str | None, split: bool = Fals
 
         spent = time.monotonic() - started  # (the worksheet half gets what is left of the time limit)
 
+        holding: list = []  # worksheet parts that added sheet or link records (the split check refuses them)
+
         def finish() -> WorkbookInfo:
             until = time.monotonic() + limits.max_seconds - spent
             try:
                 for info in later:
+                    records = (len(totals.sheets), len(totals.ext_refs))
                     _scan_member(zf, info, sheet_names, totals, limits, name, until)
+                    if (len(totals.sheets), len(totals.ext_refs)) != records:
+                        holding.append(info.filename)
             finally:
                 zf.close()
             if not later:
@@ -458,7 +460,7 @@ def _check_stream(fh, limits: SafetyLimits, name: str | None, split: bool = Fals
         if not split:
             return finish()
         keep_open = True
-        return info_now(sheets, links), finish
+        return info_now(sheets, links), finish, holding
     finally:
         if not keep_open:
             zf.close()

@@ -43,6 +43,7 @@ import re
 from typing import Any
 
 from ..core.errors import WorkbookError
+from .xmlscan import defuse
 from .xlsxpatch import MAX_COL, MAX_ROW, CellSpan, SheetLayout, cell_ref, parse_range, parse_ref
 
 __all__ = ["SheetRead", "read_sheet", "MAIN_NS"]
@@ -160,12 +161,10 @@ def read_sheet(data: bytes, *, part: str = "worksheet", sheet: str | None = None
     parser = expat.ParserCreate()
     parser.buffer_text = True  # attributes come as a dict, in document order
 
-    def refuse(*_args: Any) -> Any:
+    def refuse(_what: str) -> Any:
         raise WorkbookError(f"refused: XML part {part} contains a DTD or entity declaration")
 
-    parser.StartDoctypeDeclHandler = refuse
-    parser.EntityDeclHandler = refuse
-    parser.ExternalEntityRefHandler = refuse
+    defuse(parser, refuse)
 
     cells: dict = {}
     rows: dict = {}

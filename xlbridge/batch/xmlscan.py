@@ -16,6 +16,7 @@ from __future__ import annotations
 import io
 import math
 import time
+from collections.abc import Callable
 from typing import Any
 
 from ..core.errors import WorkbookError, WorkbookLimitError
@@ -25,6 +26,7 @@ __all__ = [
     "BoundedReader",
     "Totals",
     "counting_handler",
+    "defuse",
     "scan_xml",
 ]
 
@@ -253,6 +255,31 @@ def _check_col(attrs, where: str, name: str | None) -> None:
             refuse(f"damaged workbook: {where}: column width {clip(width)} is not a number from 0 to 255", name)
 
 
+def defuse(parser: Any, forbidden: Callable[[str], Any]) -> None:
+    """Set on an expat ``parser`` the refusals defusedxml makes (``forbid_dtd``, ``forbid_entities``,
+    ``forbid_external``): ``forbidden(what)`` is called, and must raise, at a DTD, an entity declaration
+    (parsed or unparsed) or an external entity reference. Every expat parser of the batch layer uses it.
+
+    >>> import xml.parsers.expat as expat
+    >>> p = expat.ParserCreate()
+    >>> def no(what):
+    ...     raise ValueError(what)
+    >>> defuse(p, no)
+    >>> try:
+    ...     p.Parse(b'<!DOCTYPE x [<!ENTITY a "b">]><x/>', True)
+    ... except ValueError as err:
+    ...     print(err)
+    a DTD (document type declaration; used by entity bombs and external entities)
+    """
+    def handler(what: str) -> Callable[..., Any]:
+        return lambda *_args: forbidden(what)
+
+    parser.StartDoctypeDeclHandler = handler(
+        "a DTD (document type declaration; used by entity bombs and external entities)")
+    parser.EntityDeclHandler = parser.UnparsedEntityDeclHandler = handler("an entity declaration (entity bomb)")
+    parser.ExternalEntityRefHandler = handler("an external entity reference (XXE)")
+
+
 def scan_xml(stream: Any, part: str, name: str | None, handler: Any = None) -> None:
     """Parse one XML part with expat, refusing what defusedxml refuses: a DTD, an entity declaration
     (parsed or unparsed) and an external entity reference.
@@ -271,15 +298,10 @@ def scan_xml(stream: Any, part: str, name: str | None, handler: Any = None) -> N
     import xml.parsers.expat as expat
 
     def forbidden(what: str) -> Any:
-        def handler_(*_args: Any) -> Any:
-            refuse(f"refused: XML part {clip(part, 80)[1:-1]} contains {what}", name)
-        return handler_
+        refuse(f"refused: XML part {clip(part, 80)[1:-1]} contains {what}", name)
 
     parser = expat.ParserCreate()
-    parser.StartDoctypeDeclHandler = forbidden(
-        "a DTD (document type declaration; used by entity bombs and external entities)")
-    parser.EntityDeclHandler = parser.UnparsedEntityDeclHandler = forbidden("an entity declaration (entity bomb)")
-    parser.ExternalEntityRefHandler = forbidden("an external entity reference (XXE)")
+    defuse(parser, forbidden)
     if handler is not None:
         parser.StartElementHandler = handler.start
         parser.EndElementHandler = handler.end
