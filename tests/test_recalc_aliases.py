@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from openpyxl.worksheet.formula import ArrayFormula
 
 from test_recalc_engine_paths import _both, assert_paths_agree, constants
-from xlbridge.batch.aliases import alias_of, alias_runs, alias_value
+from xlbridge.batch.aliases import alias_of, alias_runs, alias_value, find_shown
 from xlbridge.batch.recalc import recalc_workbook
 from xlbridge.batch.xlsxpatch import ExcelErrorValue, cell_ref
 from xlbridge.templates.mirror import shows
@@ -138,6 +138,92 @@ def test_an_error_is_reported_once_where_it_shows(tmp_path):
 ])
 def test_which_formulas_only_show_a_cell(formula, home, expected):
     assert alias_of(formula, home) == expected
+
+
+@st.composite
+def showing_columns(draw):
+    """A sheet's formulas as a scorer's sheet has them: columns of formulas showing the cell one row on
+    (as filled down), with breaks: absolute rows, leading zeros, another sheet, other formulas, rows
+    past Excel's last, long names (past the 400 characters of a formula alias_of reads)."""
+    sheets = st.sampled_from(["S", "'S (calc)'", "'O''Brien'", "s", "T", "'" + "L" * 393 + "'", ""])
+    style = st.tuples(sheets, st.sampled_from(["H", "$H", "h", "XFD", "XFE"]), st.sampled_from([0, 0, 3, 1048570]),
+                      st.sampled_from(["", "$", "0"]), st.sampled_from(["plain", "guarded", "odd", "other"]))
+    cells = {}
+    for col in draw(st.lists(st.integers(1, 5), min_size=1, max_size=3, unique=True)):
+        row = draw(st.integers(1, 120))
+        sheet, letters, offset, mark, kind = draw(style)
+        for _ in range(draw(st.integers(1, 12))):
+            row += draw(st.sampled_from([1, 1, 1, 2]))
+            if draw(st.integers(0, 3)) == 0:  # the fill breaks here: another formula from this cell on
+                sheet, letters, offset, mark, kind = draw(style)
+            ref = (sheet + "!" if sheet else "") + letters
+            target = row + offset
+            digits = ("" if mark == "0" else mark) + ("0" if mark == "0" else "") + str(target)
+            cells[(row, col)] = (f"={ref}{digits}" if kind == "plain" else
+                                 f'=IFERROR({ref}{digits},IF(ERROR.TYPE({ref}{digits})=5,"",{ref}{digits}))'
+                                 if kind == "guarded" else
+                                 f'=IFERROR({ref}{digits},IF(ERROR.TYPE({ref}{digits})=5,"",{ref}{target + 1}))'
+                                 if kind == "other" else f"={ref}{digits}+1")
+    return dict(sorted(cells.items()))
+
+
+@settings(max_examples=300, deadline=None)
+@given(showing_columns())
+def test_finding_showing_cells_column_by_column_gives_what_each_cell_gives_alone(cells):
+    # find_shown reads a column's next formula as the last one one row on when it is: the same answer as
+    # classifying every cell alone (alias_of), kept when the target is a cell of an array range
+    arrays = {sheet: [(1, 8, 1048576, 8)] for sheet in ("S", "S (CALC)", "O'BRIEN", "HOME", "L" * 393)}
+    expected = {}
+    for pos, text in cells.items():
+        alias = alias_of(text, "HOME")
+        if alias is not None and alias[2][1] == 8 and alias[1] in arrays:
+            expected[("HOME", pos)] = alias
+    assert find_shown({"HOME": cells}, arrays) == expected
+
+
+def test_a_column_whose_formulas_grow_past_what_alias_of_reads():
+    # 393 letters: the formula showing row 99 has 400 characters, row 100's 401 (alias_of reads at most 400)
+    long = "L" * 393
+    cells = {(r, 1): f"='{long}'!H{r}" for r in (98, 99, 100, 101)}
+    found = find_shown({"HOME": cells}, {long: [(1, 8, 200, 8)]})
+    assert sorted(pos for _, pos in found) == [(98, 1), (99, 1)]
+
+
+_RUN_VALUES = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True), st.integers(-10**20, 10**20), st.booleans(),
+    st.text(max_size=5), st.sampled_from(["#NAME?", "#N/A", "#DIV/0!", "#VALUE!", "#REF!", "#NULL!", "#NUM!",
+                                          "#GETTING_DATA", "empty", "name"]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(_RUN_VALUES, st.booleans()), min_size=1, max_size=12))
+def test_a_guarded_run_read_by_a_formula_gets_what_the_stock_engine_gives(cells):
+    # the run's one pass (model.guarded_run_class) against formulas' own ERROR.TYPE, =, IF and IFERROR
+    import numpy as np
+    import schedula as sh
+    from formulas.cell import Cell
+    from formulas.ranges import Ranges
+    from formulas.tokens.operand import Error
+    from xlbridge.batch.model import guarded_run_class
+
+    values = []
+    for value, special in cells:  # special: a text naming an error is the error; "empty" the blank cell
+        if special and isinstance(value, str) and value in Error.errors:
+            value = Error.errors[value]
+        elif special and value == "empty":
+            value = sh.EMPTY
+        values.append(value)
+    n = len(values)
+    formula = f'=IFERROR(S!B1:B{n},IF(ERROR.TYPE(S!B1:B{n})=5,"",S!B1:B{n}))'
+    stock, fast = Cell(f"S!A1:A{n}", formula).compile(), Cell(f"S!A1:A{n}", formula).compile()
+    fast.func.__class__ = guarded_run_class()
+    column = np.empty((n, 1), dtype=object)
+    column[:, 0] = values
+    expected, got = stock.func(Ranges().push(f"S!B1:B{n}", column)), fast.func(Ranges().push(f"S!B1:B{n}", column))
+    def seen(x):
+        return type(x), "NaN" if x != x else x  # (NaN != NaN)
+
+    assert [seen(x) for x in np.ravel(got)] == [seen(x) for x in np.ravel(expected)]
 
 
 def test_values_shown():

@@ -61,17 +61,35 @@ def _target(m: re.Match, n: int, home: str) -> tuple[str, tuple[int, int]] | Non
 def alias_of(formula: str, home: str) -> tuple[str, str, tuple[int, int]] | None:
     """("plain" or "guarded", TARGET SHEET, (row, column)) when ``formula`` only shows one cell; else None.
     ``home``: the sheet the formula is on (a reference without a sheet points there)."""
+    got = _alias_match(formula, home)
+    return None if got is None else got[0]
+
+
+def _alias_match(formula: str, home: str) -> tuple[tuple[str, str, tuple[int, int]], tuple] | None:
+    """:func:`alias_of`'s answer with the formula cut at its target's row digits: (alias, (text before
+    the first row digits, text between, ..., text after)): the same formula showing another row is
+    the pieces joined with that row's number (:func:`find_shown`'s shortcut)."""
     if len(formula) > 400:
         return None
     m = _PLAIN.match(formula)
     if m is not None:
         got = _target(m, 0, home)
-        return None if got is None else ("plain", *got)
+        return None if got is None else (("plain", *got), _cut(formula, m, (0,)))
     m = _GUARDED.match(formula)
     if m is None or not (m.group("a").upper() == m.group("b").upper() == m.group("d").upper()):
         return None
     got = _target(m, 1, home)
-    return None if got is None else ("guarded", *got)
+    return None if got is None else (("guarded", *got), _cut(formula, m, (1, 2, 3)))
+
+
+def _cut(formula: str, m: re.Match, refs: tuple) -> tuple:
+    pieces, at = [], 0
+    for n in refs:
+        start, end = m.span(f"r{n}")
+        pieces.append(formula[at:start])
+        at = end
+    pieces.append(formula[at:])
+    return tuple(pieces)
 
 
 def alias_value(kind: str, value: Any) -> Any:
@@ -96,12 +114,25 @@ def find_shown(formulas: dict, arrays: dict) -> dict:
     out = {}
     for sheet, cells in formulas.items():
         own = arrays.get(sheet, ())
+        # per column, the last showing formula cut at its target's row digits: a showing column's
+        # next cell is usually the same formula one row on (then no regular expression is needed)
+        last: dict[int, tuple[int, tuple, tuple[str, str, tuple[int, int]]]] = {}
         for pos, text in cells.items():
             if own and any(r1 <= pos[0] <= r2 and c1 <= pos[1] <= c2 for r1, c1, r2, c2 in own):
                 continue  # an array formula (its anchor): the engine's, whatever its text
-            alias = alias_of(text, sheet)
+            alias = None
+            seen = last.get(pos[1])
+            if seen is not None:
+                row = seen[2][2][0] + pos[0] - seen[0]
+                if 0 < row <= 1048576 and len(text) <= 400 and text == str(row).join(seen[1]):
+                    alias = (seen[2][0], seen[2][1], (row, seen[2][2][1]))
+                    pieces = seen[1]
             if alias is None:
-                continue
+                got = _alias_match(text, sheet)
+                if got is None:
+                    continue
+                alias, pieces = got
+            last[pos[1]] = (pos[0], pieces, alias)
             (r, c), ranges = alias[2], arrays.get(alias[1], ())
             if any(r1 <= r <= r2 and c1 <= c <= c2 for r1, c1, r2, c2 in ranges):
                 out[(sheet, pos)] = alias
