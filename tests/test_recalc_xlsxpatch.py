@@ -175,3 +175,24 @@ def test_cells_inserted_into_an_array_range_land_in_order(present, last, width, 
     out = patch_sheet(xml, compact, vals)
     assert out == patch_sheet(xml, full, vals)
     read_cells(out)  # rows and cells in order
+
+
+_ATTR_TEXT = st.one_of(st.text(alphabet=st.sampled_from(['A', '1', '&', '"', '<', '\ue000', 'r', '\x01', ' ']), max_size=4),
+                       st.just("\ue000r\ue000"))
+
+
+@given(attrs=st.lists(st.tuples(st.sampled_from(["r", "s", "t", "cm", "x:y"]), _ATTR_TEXT), max_size=4),
+       rows=st.lists(st.tuples(st.sampled_from(["H5", "H6", "AB1048576", "h7", "&1", "\ue000r\ue000"]),
+                               st.sampled_from([None, "str", "e", "b"])), min_size=1, max_size=6),
+       keep=st.sampled_from([b"", b"<f>1</f>"]),
+       tail=st.sampled_from([b"", b"<extLst/>"]), first=st.booleans())
+def test_a_cell_written_from_its_kinds_cached_start_tag_is_the_cell_written_alone(attrs, rows, keep, tail, first):
+    # _CellWriter writes each kind of start tag once and the reference into it: the same bytes as _cell_xml
+    # for every cell, whatever the attributes hold (escapes, the writer's own mark, no reference first)
+    from xlbridge.batch.xlsxpatch import _CellWriter, _cell_xml
+
+    writer = _CellWriter("x:")
+    for r, t in rows:
+        cell_attrs = tuple([("r", r)] + attrs) if first else tuple(attrs + [("r", r)])
+        assert writer.cell("x:c", cell_attrs, t, "12", keep, tail) == _cell_xml("x:c", "x:", cell_attrs, t, "12",
+                                                                                 keep, tail)

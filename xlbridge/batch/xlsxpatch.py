@@ -241,6 +241,40 @@ def _encode_value(value) -> tuple[str | None, str]:
 
 
 def _cell_xml(qname: str, prefix: str, attrs, t: str | None, vtext: str, keep: bytes, tail: bytes) -> bytes:
+    head = _cell_head(qname, attrs, t).encode()
+    v = f"<{prefix}v>{vtext}</{prefix}v>".encode()
+    return head + keep + v + tail + f"</{qname}>".encode()
+
+
+_AT = "\ue000r\ue000"  # (a private-use mark no attribute of a cell holds: checked where used)
+
+
+class _CellWriter:
+    """:func:`_cell_xml` for the cells of one part, each start tag written once per kind of cell: the
+    start tag of a cell whose reference comes first is the same text around the reference for every
+    cell with the same other attributes (30,000 showing cells of a template have three kinds)."""
+
+    def __init__(self, prefix: str):
+        self.prefix = prefix
+        self.heads: dict = {}
+        self.v_open, self.v_close = f"<{prefix}v>".encode(), f"</{prefix}v>".encode()
+
+    def cell(self, qname: str, attrs, t: str | None, vtext: str, keep: bytes, tail: bytes) -> bytes:
+        if not attrs or attrs[0][0] != "r" or _TO_ESCAPE.search(attrs[0][1]) is not None:
+            return _cell_xml(qname, self.prefix, attrs, t, vtext, keep, tail)
+        key = (qname, attrs[1:], t)
+        around = self.heads.get(key)
+        if around is None:
+            parts = _cell_head(qname, (("r", _AT),) + tuple(attrs[1:]), t).split(_AT)
+            around = self.heads[key] = (
+                (parts[0].encode(), parts[1].encode(), f"</{qname}>".encode()) if len(parts) == 2 else None)
+        if around is None:
+            return _cell_xml(qname, self.prefix, attrs, t, vtext, keep, tail)
+        return b"".join((around[0], attrs[0][1].encode(), around[1], keep, self.v_open, vtext.encode(),
+                         self.v_close, tail, around[2]))
+
+
+def _cell_head(qname: str, attrs, t: str | None) -> str:
     out = [f"<{qname}"]
     seen_t = False
     for k, v in attrs:
@@ -256,9 +290,7 @@ def _cell_xml(qname: str, prefix: str, attrs, t: str | None, vtext: str, keep: b
     if not seen_t and t is not None:
         out.append(f' t="{t}"')
     out.append(">")
-    head = "".join(out).encode()
-    v = f"<{prefix}v>{vtext}</{prefix}v>".encode()
-    return head + keep + v + tail + f"</{qname}>".encode()
+    return "".join(out)
 
 
 def patch_sheet(data: bytes, layout: SheetLayout, values: dict) -> bytes:
@@ -275,23 +307,31 @@ def patch_sheet(data: bytes, layout: SheetLayout, values: dict) -> bytes:
     prefix = layout.prefix
     edits: list = []  # (start, end, bytes); insertions have start == end
     new_cells: dict = {}  # row -> [(col, bytes)]
+    write = _CellWriter(prefix).cell
+    cells = layout.cells
+    c_name = f"{prefix}c"
     for (r, c), value in values.items():
-        t, vtext = _encode_value(value)
-        span = layout.cells.get((r, c))
+        if type(value) is int and -10**15 < value < 10**15:  # (as _encode_value gives them: most values)
+            t, vtext = None, str(value)
+        elif type(value) is float and value == value and abs(value) < 1e15:
+            t, vtext = None, str(int(value)) if value.is_integer() else repr(value)
+        else:
+            t, vtext = _encode_value(value)
+        span = cells.get((r, c))
         if span is None:
             if value is None:
                 continue
-            xml = _cell_xml(f"{prefix}c", prefix, (("r", cell_ref(r, c)),), t, vtext, b"", b"")
-            new_cells.setdefault(r, []).append((c, xml))
+            new_cells.setdefault(r, []).append((c, write(c_name, (("r", cell_ref(r, c)),), t, vtext, b"", b"")))
             continue
-        keep: list = []
-        tail: list = []
+        keep = tail = b""
         for local, s, e in span.children:
-            if local in ("v", "is"):
+            if local == "v" or local == "is":
                 continue
-            (tail if local == "extLst" else keep).append(data[s:e])
-        edits.append((span.start, span.end,
-                      _cell_xml(span.qname, prefix, span.attrs, t, vtext, b"".join(keep), b"".join(tail))))
+            if local == "extLst":
+                tail += data[s:e]
+            else:
+                keep += data[s:e]
+        edits.append((span.start, span.end, write(span.qname, span.attrs, t, vtext, keep, tail)))
     # insert missing cells into existing rows, or new rows into sheetData
     sd_qname, sd_start, sd_content, sd_endtag, sd_end = layout.sheetdata
     row_order = sorted(layout.rows)
