@@ -12,6 +12,8 @@ from pathlib import Path
 
 import openpyxl
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from xlbridge.cli import main
 from xlbridge.templates.styling import capacity
@@ -175,3 +177,16 @@ def test_a_result_longer_than_its_array_range_is_reported_not_cut_in_silence(tmp
     values = openpyxl.load_workbook(report.output, data_only=True).active
     assert [values[f"A{r}"].value for r in range(1, 6)] == [1, 2, 3, 4, 5]
     assert [values[f"C{r}"].value for r in range(1, 11)] == list(range(1, 11))
+
+
+@given(st.lists(st.sampled_from([b'<mergeCell ref="A1:B2"/>', b"<x:mergeCell ref='C3:D4'/>", b"mergeCell", b"<", b"x:",
+                                 b"<row r=\"1\">", b"<mergeCells>", b" ref=\"E5:F6\"/>", b"<mergeCell", b"a", b">"]),
+                max_size=12))
+def test_merged_ranges_searched_from_the_first_merge_are_those_of_the_whole_part(pieces):
+    # the search starts at the "<" before the first "mergeCell": the matches of a search from the start
+    from xlbridge.batch.capacity import _MERGE, _merged_ranges
+    from xlbridge.batch.xlsxpatch import parse_range
+
+    data = b"".join(pieces)
+    whole = [parse_range((m.group(1) or m.group(2) or b"").decode()) for m in _MERGE.finditer(data)]
+    assert _merged_ranges(data) == whole

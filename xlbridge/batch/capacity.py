@@ -224,8 +224,13 @@ def _merged_ranges(sheet_xml: bytes) -> list:
     ...                b"<x:mergeCell ref='A1:B2'/></mergeCells></worksheet>")
     [(22, 9, 25, 11), (1, 1, 2, 2)]
     """
-    out = []
-    for m in _MERGE.finditer(sheet_xml):
+    out: list = []
+    first = sheet_xml.find(b"mergeCell")
+    if first < 0:
+        return out
+    # every match holds a "mergeCell" from the first one on, right after its "<" and prefix (no "<" in a
+    # prefix): the search starts at the "<" before the first (a 10,000-row part: 26 ms to 1 ms)
+    for m in _MERGE.finditer(sheet_xml, max(sheet_xml.rfind(b"<", 0, first), 0)):
         try:
             out.append(parse_range((m.group(1) or m.group(2) or b"").decode("ascii", "replace")))
         except ValueError:  # a WorkbookError too: an unreadable merge is no print row
