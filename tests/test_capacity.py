@@ -180,6 +180,7 @@ def test_a_result_longer_than_its_array_range_is_reported_not_cut_in_silence(tmp
 
 
 @given(st.lists(st.sampled_from([b'<mergeCell ref="A1:B2"/>', b"<x:mergeCell ref='C3:D4'/>", b"mergeCell", b"<", b"x:",
+                                 b"<ns12.long-prefix:mergeCell ref='G7:H8'/>", b"ns12.long-prefix:",
                                  b"<row r=\"1\">", b"<mergeCells>", b" ref=\"E5:F6\"/>", b"<mergeCell", b"a", b">"]),
                 max_size=12))
 def test_merged_ranges_searched_from_the_first_merge_are_those_of_the_whole_part(pieces):

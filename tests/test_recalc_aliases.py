@@ -192,7 +192,7 @@ def test_a_column_whose_formulas_grow_past_what_alias_of_reads():
 _RUN_VALUES = st.one_of(
     st.floats(allow_nan=True, allow_infinity=True), st.integers(-10**20, 10**20), st.booleans(),
     st.text(max_size=5), st.sampled_from(["#NAME?", "#N/A", "#DIV/0!", "#VALUE!", "#REF!", "#NULL!", "#NUM!",
-                                          "#GETTING_DATA", "empty", "name"]))
+                                          "#GETTING_DATA", "empty", "name", "none", "np", "token"]))
 
 
 @settings(max_examples=200, deadline=None)
@@ -203,7 +203,7 @@ def test_a_guarded_run_read_by_a_formula_gets_what_the_stock_engine_gives(cells)
     import schedula as sh
     from formulas.cell import Cell
     from formulas.ranges import Ranges
-    from formulas.tokens.operand import Error
+    from formulas.tokens.operand import Error, XlError
     from xlbridge.batch.model import guarded_run_class
 
     values = []
@@ -212,6 +212,12 @@ def test_a_guarded_run_read_by_a_formula_gets_what_the_stock_engine_gives(cells)
             value = Error.errors[value]
         elif special and value == "empty":
             value = sh.EMPTY
+        elif special and value == "none":
+            value = None
+        elif special and value == "np":
+            value = np.float64(2.5)
+        elif special and value == "token":  # an error value of the engine's type that is not one of its own
+            value = XlError("#NAME?")
         values.append(value)
     n = len(values)
     formula = f'=IFERROR(S!B1:B{n},IF(ERROR.TYPE(S!B1:B{n})=5,"",S!B1:B{n}))'
@@ -221,9 +227,37 @@ def test_a_guarded_run_read_by_a_formula_gets_what_the_stock_engine_gives(cells)
     column[:, 0] = values
     expected, got = stock.func(Ranges().push(f"S!B1:B{n}", column)), fast.func(Ranges().push(f"S!B1:B{n}", column))
     def seen(x):
-        return type(x), "NaN" if x != x else x  # (NaN != NaN)
+        return type(x), repr(x)  # (NaN != NaN; -0.0 == 0.0)
 
     assert [seen(x) for x in np.ravel(got)] == [seen(x) for x in np.ravel(expected)]
+
+
+def test_only_a_guarded_run_read_by_a_formula_is_valued_in_one_pass(tmp_path, monkeypatch):
+    # B shows the hidden array guarded (#NAME? shown blank), C plainly (#NAME? shown): COUNTIF reads each
+    # column as one run; only B's run goes through the one pass, and both give the stock engine's values
+    from xlbridge.batch.model import guarded_run_class
+
+    runs = guarded_run_class()
+    calls = []
+    call = runs.__call__
+    monkeypatch.setattr(runs, "__call__", lambda self, *a, **k: (calls.append(self), call(self, *a, **k))[1])
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Scores"
+    ws["A1"], ws["A2"], ws["A3"] = 420, 180, -50
+    calc = wb.create_sheet("Scores (calc)")
+    calc["B1"] = ArrayFormula("B1:B3", "=IF(Scores!A1:A3>0,Scores!A1:A3,#NAME?)")  # #NAME? in B3
+    for r in (1, 2, 3):
+        ws[f"B{r}"] = shows(f"'Scores (calc)'!B{r}")
+        ws[f"C{r}"] = f"='Scores (calc)'!B{r}"
+    ws["D1"], ws["D2"] = '=COUNTIF(B1:B3,"")', '=COUNTIF(C1:C3,"")'
+    path = tmp_path / "runs.xlsx"
+    wb.save(path)
+    (values, _, _), (stock, _, _) = _both(path)
+    assert values == stock
+    got = values["Scores"]
+    assert (got[(3, 2)], got[(3, 3)].code, got[(1, 4)], got[(2, 4)]) == ("", "#NAME?", 1, 0)
+    assert len(calls) == 1
 
 
 def test_values_shown():

@@ -196,3 +196,17 @@ def test_a_cell_written_from_its_kinds_cached_start_tag_is_the_cell_written_alon
         cell_attrs = tuple([("r", r)] + attrs) if first else tuple(attrs + [("r", r)])
         assert writer.cell("x:c", cell_attrs, t, "12", keep, tail) == _cell_xml("x:c", "x:", cell_attrs, t, "12",
                                                                                  keep, tail)
+
+
+@given(st.one_of(st.integers(-10**16, 10**16), st.sampled_from([10**15 - 1, 10**15, -10**15, 2**53, 2**53 + 1]),
+                 st.floats(allow_nan=True, allow_infinity=True),
+                 st.sampled_from([1e15, -1e15, 1e15 - 1, 0.0, -0.0, 2.0**53, 1e16, 5e-324]), st.booleans()))
+def test_the_number_fast_paths_write_what_encode_value_writes(value):
+    # patch_sheet writes whole numbers and plain floats without _encode_value: the same <v> and t attribute
+    from xlbridge.batch.xlsxpatch import _encode_value
+
+    xml = b'<worksheet><sheetData><row r="1"><c r="A1"><f>1</f><v>0</v></c></row></sheetData></worksheet>'
+    t, text = _encode_value(value)
+    expected = (f'<worksheet><sheetData><row r="1"><c r="A1"{"" if t is None else f" t={chr(34)}{t}{chr(34)}"}>'
+                f"<f>1</f><v>{text}</v></c></row></sheetData></worksheet>").encode()
+    assert patch_sheet(xml, scan_sheet(xml), {(1, 1): value}) == expected

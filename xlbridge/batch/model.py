@@ -150,7 +150,6 @@ def _quote_sheet_ids() -> None:
 
 
 @functools.lru_cache(maxsize=None)
-@functools.lru_cache(maxsize=None)
 def guarded_run_class():
     """formulas' compiled-cell wrapper for a run of showing cells read by another formula
     (:mod:`xlbridge.batch.aliases`): ``=IFERROR(R,IF(ERROR.TYPE(R)=5,"",R))`` over a column run ``R``.
@@ -204,6 +203,7 @@ def guarded_run_class():
     return GuardedRun
 
 
+@functools.lru_cache(maxsize=None)
 def model_class():
     """``formulas.ExcelModel`` that compiles only the cells that hold something and never opens another file.
 
