@@ -225,3 +225,31 @@ def test_a_value_neither_reader_can_read_is_refused_naming_the_cell(xml_cell, wh
     with pytest.raises(WorkbookError, match="damaged workbook") as err:
         read_sheet(xml, values=True, shared_strings=["a"], sheet="S")
     assert why in str(err.value)
+
+
+_REFS = st.sampled_from(["A1", "$A1", "A$1", "$A$1", "B2:C3", "S!H5", "'S (calc)'!H5", "'S (calc)'!$H5", "H:H", "5:5",
+                         "XFD1048576", "Name1"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(refs=st.lists(_REFS, min_size=1, max_size=4), repeat=st.integers(1, 3),
+       dests=st.lists(st.tuples(st.integers(1, 1048576), st.integers(1, 30)), min_size=1, max_size=6))
+def test_a_shared_formula_read_for_many_cells_translates_as_openpyxl_does(refs, repeat, dests):
+    # the streamed reader's translator works out each distinct reference once per cell: the same text
+    # (or the same refusal) as openpyxl's own Translator, cell after cell of one group
+    from openpyxl.formula.translate import Translator
+    from openpyxl.utils import get_column_letter
+    from xlbridge.batch.sheetxml import _translator
+
+    formula = "=" + "+".join(f"SUM({r})" for r in refs * repeat)
+    once, stock = _translator()(formula, "C3"), Translator(formula, "C3")
+
+    def outcome(t, dest):
+        try:
+            return t.translate_formula(dest)
+        except Exception as exc:  # (a reference moved off the sheet)
+            return type(exc)
+
+    for row, col in dests:
+        dest = f"{get_column_letter(col)}{row}"
+        assert outcome(once, dest) == outcome(stock, dest)
