@@ -98,6 +98,9 @@ def reported_at(up: str, pos: tuple, value: Any, shown: dict, hidden: set, call_
     return up_at, anchors.get(up_at, {}).get(at, at)
 
 
+_SETTLED = frozenset((int, float, bool))  # (values settle_values leaves as they are)
+
+
 def settle_values(values: dict, messages: dict, layouts: dict, hidden: set) -> list:
     """Make the engine's values what the copy holds (in place); return the warnings.
 
@@ -119,7 +122,8 @@ def settle_values(values: dict, messages: dict, layouts: dict, hidden: set) -> l
     for sheet in layouts:
         vals = values.get(sheet, {})
         up = sheet.upper()
-        for pos, v in sorted(vals.items()):
+        # only errors and texts can change: numbers and TRUE/FALSE (most cells) are skipped before the sort
+        for pos, v in sorted(x for x in vals.items() if type(x[1]) not in _SETTLED):
             if isinstance(v, ExcelErrorValue):
                 if not unfollowed or v.code == "#REF!":
                     continue
