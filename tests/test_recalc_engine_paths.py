@@ -228,7 +228,7 @@ def test_a_value_neither_reader_can_read_is_refused_naming_the_cell(xml_cell, wh
 
 
 _REFS = st.sampled_from(["A1", "$A1", "A$1", "$A$1", "B2:C3", "S!H5", "'S (calc)'!H5", "'S (calc)'!$H5", "H:H", "5:5",
-                         "XFD1048576", "Name1"])
+                         "XFD1048576", "Name1", "[1]S!A1", "A1:B2:C3"])
 
 
 @settings(max_examples=200, deadline=None)
@@ -253,3 +253,19 @@ def test_a_shared_formula_read_for_many_cells_translates_as_openpyxl_does(refs, 
     for row, col in dests:
         dest = f"{get_column_letter(col)}{row}"
         assert outcome(once, dest) == outcome(stock, dest)
+
+
+def test_a_shared_showing_formula_translates_its_one_reference_once_per_cell(monkeypatch):
+    # the guarded showing formula names one cell three times: one translation of it per cell
+    from openpyxl.formula.translate import Translator
+    from xlbridge.batch.sheetxml import _translator
+
+    calls = []
+    stock = Translator.translate_range.__func__
+    monkeypatch.setattr(Translator, "translate_range",
+                        classmethod(lambda cls, *a: (calls.append(a), stock(cls, *a))[1]))
+    ref = "'S (calc)'!H5"
+    once = _translator()(f'=IFERROR({ref},IF(ERROR.TYPE({ref})=5,"",{ref}))', "H5")
+    texts = [once.translate_formula(f"H{row}") for row in (6, 7, 8)]
+    assert texts[2] == "=IFERROR('S (calc)'!H8,IF(ERROR.TYPE('S (calc)'!H8)=5,\"\",'S (calc)'!H8))"
+    assert calls == [(ref, 1, 0), (ref, 2, 0), (ref, 3, 0)]

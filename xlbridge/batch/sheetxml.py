@@ -571,6 +571,8 @@ def _translator() -> Any:
         _delta: tuple = ()
         _done: dict = {}
 
+        # (an instance method over openpyxl's classmethod: translate_formula calls self.translate_range;
+        # the stock one is called by its class below, as its own recursion over "A1:B2" does)
         def translate_range(self, range_str: str, rdelta: int, cdelta: int) -> str:
             if self._delta != (rdelta, cdelta):
                 self._delta, self._done = (rdelta, cdelta), {}
