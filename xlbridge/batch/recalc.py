@@ -89,7 +89,7 @@ from .engine import (
     evaluate_workbook,
     recalc_values,
 )
-from .splice import CLIPPED_CALLS, anchors_of, hidden_sheets, qualified, reported_at
+from .splice import CLIPPED_CALLS, PLAIN_VALUE_TYPES, anchors_of, hidden_sheets, qualified, reported_at
 from .links import DDE_NOT_FOLLOWED, LINK_NOT_FOLLOWED, ExternalLinkRefused, names_other_book
 
 __all__ = [
@@ -428,9 +428,6 @@ def _recalc_locked(src, dest, name, tmp, in_place, functions, limits, isolate, b
         scan_sheets.close()
 
 
-_NOT_REPORTED = frozenset((int, float, bool))  # (values no error report is about)
-
-
 def _report(snapshot, info, private, bar, values, messages, layouts, warnings) -> tuple:
     """(errors, cells written, warnings, the workbook part, cut rows) of the engine's result: every error
     cell with its message (a cell in view showing a hidden result reports the result's error), the calls
@@ -460,7 +457,7 @@ def _report(snapshot, info, private, bar, values, messages, layouts, warnings) -
             up = sheet.upper()
             whole = {pos: text for (s, pos), text in clipped.items() if s == sheet}
             # only an error or a text (a call's message) is reported: numbers and TRUE/FALSE are skipped first
-            for (r, c), v in sorted(x for x in vals.items() if type(x[1]) not in _NOT_REPORTED or x[0] in whole):
+            for (r, c), v in sorted(x for x in vals.items() if type(x[1]) not in PLAIN_VALUE_TYPES or x[0] in whole):
                 v = whole.get((r, c), v)  # (a call's message clipped in the copy: reported whole)
                 at = reported_at(up, (r, c), v, shown, hidden, call_errors, anchors)
                 if at is not None:

@@ -29,6 +29,7 @@ from .xlsxpatch import ExcelErrorValue, cell_ref, patch_sheet
 
 __all__ = [
     "CLIPPED_CALLS",
+    "PLAIN_VALUE_TYPES",
     "anchors_of",
     "evaluate_and_splice",
     "hidden_sheets",
@@ -98,7 +99,9 @@ def reported_at(up: str, pos: tuple, value: Any, shown: dict, hidden: set, call_
     return up_at, anchors.get(up_at, {}).get(at, at)
 
 
-_SETTLED = frozenset((int, float, bool))  # (values settle_values leaves as they are)
+#: The exact types of values that are neither an error nor a text: settle_values leaves them as they are
+#: and the report says nothing about them (most cells of a workbook), so both skip them before sorting.
+PLAIN_VALUE_TYPES = frozenset((int, float, bool))
 
 
 def settle_values(values: dict, messages: dict, layouts: dict, hidden: set) -> list:
@@ -123,7 +126,7 @@ def settle_values(values: dict, messages: dict, layouts: dict, hidden: set) -> l
         vals = values.get(sheet, {})
         up = sheet.upper()
         # only errors and texts can change: numbers and TRUE/FALSE (most cells) are skipped before the sort
-        for pos, v in sorted(x for x in vals.items() if type(x[1]) not in _SETTLED):
+        for pos, v in sorted(x for x in vals.items() if type(x[1]) not in PLAIN_VALUE_TYPES):
             if isinstance(v, ExcelErrorValue):
                 if not unfollowed or v.code == "#REF!":
                     continue
