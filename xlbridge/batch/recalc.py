@@ -456,8 +456,10 @@ def _report(snapshot, info, private, bar, values, messages, layouts, warnings) -
             vals = values.get(sheet, {})
             up = sheet.upper()
             whole = {pos: text for (s, pos), text in clipped.items() if s == sheet}
-            # only an error or a text (a call's message) is reported: numbers and TRUE/FALSE are skipped first
-            for (r, c), v in sorted(x for x in vals.items() if type(x[1]) not in PLAIN_VALUE_TYPES or x[0] in whole):
+            # only an error or a call's message is reported: numbers, TRUE/FALSE and other texts (most cells; a
+            # template's empty rows give "") are skipped before the sort
+            for (r, c), v in sorted(x for x in vals.items() if x[0] in whole or (
+                    type(x[1]) not in PLAIN_VALUE_TYPES and (type(x[1]) is not str or x[1] in call_errors))):
                 v = whole.get((r, c), v)  # (a call's message clipped in the copy: reported whole)
                 at = reported_at(up, (r, c), v, shown, hidden, call_errors, anchors)
                 if at is not None:

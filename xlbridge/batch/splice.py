@@ -100,7 +100,8 @@ def reported_at(up: str, pos: tuple, value: Any, shown: dict, hidden: set, call_
 
 
 #: The exact types of values that are neither an error nor a text: settle_values leaves them as they are
-#: and the report says nothing about them (most cells of a workbook), so both skip them before sorting.
+#: and the report says nothing about them (most cells of a workbook), so both skip them before sorting
+#: (and the texts that cannot concern them: within Excel's limit, and not a call's message, respectively).
 PLAIN_VALUE_TYPES = frozenset((int, float, bool))
 
 
@@ -125,8 +126,10 @@ def settle_values(values: dict, messages: dict, layouts: dict, hidden: set) -> l
     for sheet in layouts:
         vals = values.get(sheet, {})
         up = sheet.upper()
-        # only errors and texts can change: numbers and TRUE/FALSE (most cells) are skipped before the sort
-        for pos, v in sorted(x for x in vals.items() if type(x[1]) not in PLAIN_VALUE_TYPES):
+        # only errors and overlong texts can change: numbers, TRUE/FALSE and texts within Excel's limit (most
+        # cells; a template's empty rows give "") are skipped before the sort
+        for pos, v in sorted(x for x in vals.items() if type(x[1]) not in PLAIN_VALUE_TYPES
+                             and (type(x[1]) is not str or len(x[1]) > EXCEL_MAX_TEXT)):
             if isinstance(v, ExcelErrorValue):
                 if not unfollowed or v.code == "#REF!":
                     continue
