@@ -17,11 +17,13 @@ area turns red (conditional formatting) for the same condition.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from .xlsxpatch import parse_range, scan_sheet
 
-__all__ = ["CAPACITY_NAME", "PRINT_NAME", "capacity_areas", "first_overflow", "last_used_row"]
+__all__ = ["CAPACITY_NAME", "PRINT_NAME", "SheetRows", "capacity_areas", "first_overflow", "last_used_row",
+           "sheet_rows"]
 
 CAPACITY_NAME = "XLBRIDGE_CAPACITY"
 #: Sheet-scoped name of the whole printable table (title to last capacity row): ``xlbridge recalc``
@@ -95,6 +97,24 @@ def _rows(sheet_xml: bytes) -> list[tuple[int, int, int]] | None:
     return out
 
 
+@dataclass(frozen=True)
+class SheetRows:
+    """A worksheet part's bytes with its ``<row>`` elements found once (:func:`_rows`; None: the part
+    needs the parser), so the capacity check and the print area search the bytes once between them."""
+
+    xml: bytes
+    rows: list | None
+
+
+def sheet_rows(sheet_xml: bytes) -> SheetRows:
+    """The part and its rows, for :func:`first_overflow` and :func:`last_used_row`.
+
+    >>> sheet_rows(b'<sheetData><row r="2"><c r="B2"><v>1</v></c></row></sheetData>').rows
+    [(2, 22, 52)]
+    """
+    return SheetRows(sheet_xml, _rows(sheet_xml) if sheet_xml else None)
+
+
 def _row_cells(sheet_xml: bytes, start: int, stop: int) -> list[tuple[int, int, frozenset]] | None:
     """[(row, column, {"v", "is", "f"} present)] of the cells between ``start`` and ``stop`` (one row),
     or None for a cell without its ``r`` address.
@@ -120,7 +140,7 @@ def _row_cells(sheet_xml: bytes, start: int, stop: int) -> list[tuple[int, int, 
     return out
 
 
-def _filled_cells(sheet_xml: bytes, rows: range, reverse: bool = False, constants: bool = False):
+def _filled_cells(sheet: SheetRows, rows: range, reverse: bool = False, constants: bool = False):
     """The cells of ``rows`` holding a value or formula, row by row (last row first with ``reverse``), as
     lists [(row, column, kinds)]; None when the part needs the parser (see :func:`_rows`). A row
     without any ``<v>``, ``<is>`` or ``<f>`` is skipped by one search, not read cell by cell; with
@@ -128,10 +148,10 @@ def _filled_cells(sheet_xml: bytes, rows: range, reverse: bool = False, constant
     as the templates' result columns are: :data:`_CONSTANT_CELL`).
 
     >>> xml = b'<row r="2"><c r="A2"><f>B2</f><v>1</v></c><c r="B2" s="1"/></row><row r="3"><c r="A3"><v>2</v></c></row>'
-    >>> [[(r, c) for r, c, _ in row] for row in _filled_cells(xml, range(1, 9), constants=True)]
+    >>> [[(r, c) for r, c, _ in row] for row in _filled_cells(sheet_rows(xml), range(1, 9), constants=True)]
     [[(3, 1)]]
     """
-    found = _rows(sheet_xml)
+    sheet_xml, found = sheet.xml, sheet.rows
     if found is None:
         return None
     search = _CONSTANT_CELL.search if constants else _KIND.search
@@ -151,9 +171,11 @@ class _NeedsParser(Exception):
     """A cell without its address: the part is read with the parser instead."""
 
 
-def first_overflow(sheet_xml: bytes, area: tuple[str, int, int, int, int], layout: Any = None
+def first_overflow(sheet_xml: bytes | SheetRows, area: tuple[str, int, int, int, int], layout: Any = None
                    ) -> tuple[int, int] | None:
     """(row, column) of the first cell below ``area``, within its columns, that holds a value or formula.
+
+    ``sheet_xml``: the part, or its :func:`sheet_rows` (found once for both functions of this module).
 
     >>> xml = (b'<worksheet><sheetData><row r="9"><c r="B9" s="1"/></row>'
     ...        b'<row r="11"><c r="A11"><v>1</v></c></row></sheetData></worksheet>')
@@ -161,8 +183,10 @@ def first_overflow(sheet_xml: bytes, area: tuple[str, int, int, int, int], layou
     ((11, 1), None)
     """
     _sheet, _r1, c1, r2, c2 = area
+    sheet = sheet_xml if isinstance(sheet_xml, SheetRows) else sheet_rows(sheet_xml)
+    sheet_xml = sheet.xml
     try:
-        rows = _filled_cells(sheet_xml, range(r2 + 1, 1 << 21)) if sheet_xml else None
+        rows = _filled_cells(sheet, range(r2 + 1, 1 << 21)) if sheet_xml else None
         fast = None if rows is None else [(r, c) for row in rows for r, c, _k in row if c1 <= c <= c2]
     except _NeedsParser:
         fast = None
@@ -175,15 +199,19 @@ def first_overflow(sheet_xml: bytes, area: tuple[str, int, int, int, int], layou
     return min(found) if found else None
 
 
-def last_used_row(sheet_xml: bytes, area: tuple[str, int, int, int, int], values: dict, layout: Any = None) -> int:
+def last_used_row(sheet_xml: bytes | SheetRows, area: tuple[str, int, int, int, int], values: dict,
+                  layout: Any = None) -> int:
     """The last row of ``area`` holding a constant or a non-blank computed value (``values``:
     {(row, column): value} of every formula cell, array cells included), at least the area's first row.
+    ``sheet_xml`` as for :func:`first_overflow`.
 
     >>> xml = b'<worksheet><sheetData><row r="3"><c r="A3"><v>1</v></c></row></sheetData></worksheet>'
     >>> last_used_row(xml, ("S", 1, 1, 50, 3), {(9, 2): "", (7, 1): 4.5})
     7
     """
     _sheet, r1, c1, r2, c2 = area
+    sheet = sheet_xml if isinstance(sheet_xml, SheetRows) else sheet_rows(sheet_xml)
+    sheet_xml = sheet.xml
     last = r1
     for m1, _mc1, m2, _mc2 in _merged_ranges(sheet_xml):  # a merged note prints whole
         if r1 <= m1 <= r2:
@@ -193,7 +221,7 @@ def last_used_row(sheet_xml: bytes, area: tuple[str, int, int, int, int], values
         return (r, c) not in values and c1 <= c <= c2 and bool(kinds & {"v", "is"}) and "f" not in kinds
 
     try:  # the last row first: the first row holding a constant is the answer
-        rows = _filled_cells(sheet_xml, range(max(last, r1) + 1, r2 + 1), reverse=True,
+        rows = _filled_cells(sheet, range(max(last, r1) + 1, r2 + 1), reverse=True,
                              constants=True) if sheet_xml else None
         if rows is not None:
             last = next((r for row in rows for r, c, kinds in row if constant(r, c, kinds)), last)

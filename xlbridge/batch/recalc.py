@@ -73,7 +73,7 @@ from .xlsxpatch import (
     parse_ref,
 )
 from .calcprops import drop_formulas, drop_part, set_calc_properties, set_print_areas
-from .capacity import PRINT_NAME, capacity_areas, first_overflow, last_used_row
+from .capacity import PRINT_NAME, SheetRows, capacity_areas, first_overflow, last_used_row, sheet_rows
 from .child import ChildProcess, run_engine
 from .engine import (
     CALL_ERRORS,
@@ -361,20 +361,31 @@ def _hidden_call_errors(call_errors: dict, shown: set, layouts: dict) -> list:
     return out
 
 
-def _capacity_errors(zf, info) -> list:
-    """One error per sheet holding data below its declared capacity (:mod:`xlbridge.batch.capacity`)."""
+def _sheet_rows(zf, part: str, read: dict) -> SheetRows:
+    """The part's :func:`~xlbridge.batch.capacity.sheet_rows`, found once per run (``read``: {part: it})."""
+    if part not in read:
+        read[part] = sheet_rows(zf.read(part))
+    return read[part]
+
+
+def _capacity_errors(zf, info, read: dict) -> list:
+    """One error per sheet holding data below its declared capacity (:mod:`xlbridge.batch.capacity`);
+    then the rows of the sheets declaring a print area are found too, for :func:`_print_areas` (``read``)."""
     parts = dict(info.sheets)
     out = []
-    for area in capacity_areas(zf.read("xl/workbook.xml"), list(parts)):
-        hit = first_overflow(zf.read(parts[area[0]]), area)
+    workbook = zf.read("xl/workbook.xml")
+    for area in capacity_areas(workbook, list(parts)):
+        hit = first_overflow(_sheet_rows(zf, parts[area[0]], read), area)
         if hit is not None:
             out.append(RecalcCellError(area[0], cell_ref(*hit), "capacity",
                                        f"row {hit[0]:,} is below this sheet's capacity (rows {area[1]:,} to "
                                        f"{area[3]:,}) and was not read; move those rows to a new workbook"))
+    for area in capacity_areas(workbook, list(parts), PRINT_NAME):  # (no value needed to find them)
+        _sheet_rows(zf, parts[area[0]], read)
     return out
 
 
-def _print_areas(zf, info, values: dict) -> dict:
+def _print_areas(zf, info, values: dict, read: dict) -> dict:
     """{localSheetId: print area} for the sheets declaring ``XLBRIDGE_PRINT``: the declared table cut
     after its last row holding a constant or a non-blank result, so a 10,000-row template prints the
     rows in use, not hundreds of blank pages."""
@@ -385,16 +396,17 @@ def _print_areas(zf, info, values: dict) -> dict:
     out = {}
     for area in capacity_areas(zf.read("xl/workbook.xml"), order, PRINT_NAME):
         sheet, r1, c1, _r2, c2 = area
-        last = last_used_row(zf.read(parts[sheet]), area, values.get(sheet, {}))
+        last = last_used_row(_sheet_rows(zf, parts[sheet], read), area, values.get(sheet, {}))
         out[order.index(sheet)] = (f"{quote_sheetname(sheet)}!${get_column_letter(c1)}${r1}:"
                                    f"${get_column_letter(c2)}${last}")
     return out
 
 
-def _workbook_part(zf, info, values: dict) -> bytes:
-    """The workbook part with current calculation properties (and print areas cut to the rows in use)."""
+def _workbook_part(zf, info, values: dict, read: dict) -> bytes:
+    """The workbook part with current calculation properties (and print areas cut to the rows in use;
+    ``read``: the sheets' rows found so far, :func:`_sheet_rows`)."""
     workbook = set_calc_properties(zf.read("xl/workbook.xml"))
-    return set_print_areas(workbook, _print_areas(zf, info, values or {}))
+    return set_print_areas(workbook, _print_areas(zf, info, values or {}, read))
 
 
 def _values_only_parts(zf, info, replacements: dict) -> dict:
@@ -428,7 +440,7 @@ def _recalc_locked(src, dest, name, tmp, in_place, functions, limits, isolate, b
         scan_sheets.close()
 
 
-def _report(snapshot, info, private, bar, values, messages, layouts, warnings) -> tuple:
+def _report(snapshot, info, private, bar, read, values, messages, layouts, warnings) -> tuple:
     """(errors, cells written, warnings, the workbook part, cut rows) of the engine's result: every error
     cell with its message (a cell in view showing a hidden result reports the result's error), the calls
     that could not run, the workbook part with current calculation properties and print areas, and the
@@ -485,7 +497,8 @@ def _report(snapshot, info, private, bar, values, messages, layouts, warnings) -
             written += len(vals)
         errors = [e for e in errors if (e.sheet.upper(), parse_ref(e.cell)) not in shown_errors]
         errors += _hidden_call_errors(messages.get(LIMIT_CALLS, {}), shown_calls, layouts)
-        workbook_part = _workbook_part(zf, info, values)
+        workbook_part = _workbook_part(zf, info, values, read)
+        read.clear()  # (its last reader: the parts are not kept while the output is written)
     cut = []
     real = {sheet.upper(): sheet for sheet in layouts}
     in_view = {target: where for where, target in shown.items()}
@@ -517,15 +530,16 @@ def _recalc_checked(src, dest, name, tmp, in_place, functions, limits, isolate, 
     shutil.copyfile(snapshot, engine_copy)  # (bytes as checked: member by member would inflate and deflate it all)
     bar.phase("reading and evaluating the formulas")
     early: dict = {}
+    read: dict = {}  # {sheet part: its rows}: found by meanwhile(), read again by report()
 
     def meanwhile() -> None:  # in this process while the engine works: the worksheet scan, then what needs no value
         scan_sheets()
         with zipfile.ZipFile(snapshot) as zf:
-            early["capacity"] = _capacity_errors(zf, info)
+            early["capacity"] = _capacity_errors(zf, info, read)
 
     def report(result: tuple) -> None:  # the errors and the workbook part, while the engine patches the sheets
         # (run_engine calls it on both paths, before it returns)
-        early["report"] = _report(snapshot, info, private, bar, *result)
+        early["report"] = _report(snapshot, info, private, bar, read, *result)
 
     values, messages, layouts, patched, warnings = run_engine(engine_copy, info, functions, limits, name,
                                                               sheet_names, private, tick=bar.tick, isolate=isolate,
