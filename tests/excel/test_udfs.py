@@ -110,6 +110,23 @@ def test_bridge_score_per_cell_errors():
     assert all(isinstance(v, ExcelError) for v in flat(res)[1:])
 
 
+def test_bridge_score_reads_each_board_once_and_keeps_every_cells_own_error():
+    """Boards are read once per distinct cell (as their vulnerability); a cell that is no board keeps
+    its own error and message, whatever the other rows hold. By hand: 1NT by N making 7 is 90; 4S by E
+    one down is +50 to N-S with E-W not vulnerable (boards 1, 2, 17), +100 vulnerable (3, 4, 19, 20)."""
+    boards = col(1, 17, 3, 19.0, " 4 ", 20, 0, "x", None) + [[True]] + col("#N/A", 2)  # (TRUE as Excel sends it)
+    n = 12
+    res = F["BRIDGE_SCORE"](col(*["4S"] * n), col(*["E"] * n), col(*[9] * n), boards)
+    got = flat(res)
+    assert got[:6] == [50, 50, 100, 100, 100, 100] and got[11] == 50
+    assert got[6:11] == ["#VALUE!", "#VALUE!", "#VALUE!", "#VALUE!", "#N/A"]
+    assert "board number must be 1 or more, got 0" in got[6].reason
+    assert got[7].reason.endswith("got 'x'") and got[9].reason.endswith("got True")
+    assert flat(F["SCORE_OR_TYPED"](col("1NT", "1NT", "1NT"), "N", 7, col(1, 0, 2), None)) == [90, "#VALUE!", 90]
+    # each distinct row once, TRUE being no 1 (1NT taking 1 trick: six down not vulnerable, -300)
+    assert flat(F["BRIDGE_SCORE"](col("1NT", "1NT"), "N", [[1.0], [True]], 1)) == [-300, "#VALUE!"]
+
+
 def test_score_or_typed():
     res = F["SCORE_OR_TYPED"](col("4S", None, None, None, None, None), col("N", None, None, None, None, None),
                               col(10, None, None, None, None, None), col(1, 2, 3, 4, 5, 6),

@@ -52,6 +52,7 @@ __all__ = [
     "NUM",
     "is_blank",
     "grid",
+    "cells_and_shape",
     "vector",
     "optional",
     "as_int",
@@ -220,6 +221,21 @@ def shape_of(value: Any) -> tuple[int, int]:
     """
     g = grid(value)
     return (len(g), len(g[0]) if g else 0)
+
+
+def cells_and_shape(value: Any) -> tuple[list[Any], tuple[int, int]]:
+    """The cells of a value row by row, as :func:`grid` reads them, and its (rows, columns); a column
+    of one-cell rows (what the engine and xlwings send) without building those rows again.
+
+    >>> cells_and_shape([[1.0], [2.0]]), cells_and_shape([[1.0, 2.0]]), cells_and_shape(3.0)
+    (([1.0, 2.0], (2, 1)), ([1.0, 2.0], (1, 2)), ([3.0], (1, 1)))
+    """
+    if type(value) is list:
+        flat = _flat_column(value)
+        if flat is not None:
+            return _clean(flat), (len(flat), 1)
+    g = grid(value)
+    return [c for row in g for c in row], (len(g), len(g[0]) if g else 0)
 
 
 def vector(value: Any, name: str) -> list[Any]:

@@ -36,8 +36,8 @@ def is_listlike(v: object) -> bool:
 def broadcast(args: dict[str, Cells]) -> tuple[list[list[Any]], tuple[int, int], bool]:
     """Each argument as a flat list of cells over the result positions (row by row), the result
     shape, and whether any argument is a range. Single cells broadcast; ranges share one shape."""
-    grids = {k: xl.grid(v) for k, v in args.items()}
-    shapes = {k: (len(g), len(g[0]) if g else 0) for k, g in grids.items()}
+    cells = {k: xl.cells_and_shape(v) for k, v in args.items()}
+    shapes = {k: shape for k, (_, shape) in cells.items()}
     big = {k: s for k, s in shapes.items() if s != (1, 1)}
     empty = [k for k, s in shapes.items() if s[0] == 0]
     if empty:
@@ -46,7 +46,7 @@ def broadcast(args: dict[str, Cells]) -> tuple[list[list[Any]], tuple[int, int],
         desc = ", ".join(f"{k} is {s[0]} x {s[1]}" for k, s in big.items())
         raise InputError(f"ranges must have the same size or be single cells: {desc}")
     h, w = next(iter(big.values()), (1, 1))
-    flat = [[g[0][0]] * (h * w) if shapes[k] == (1, 1) else [c for row in g for c in row] for k, g in grids.items()]
+    flat = [c * (h * w) if shapes[k] == (1, 1) else c for k, (c, _) in cells.items()]
     return flat, (h, w), any(is_listlike(v) for v in args.values())
 
 
@@ -60,13 +60,14 @@ def elementwise(fn: Callable[..., Any], args: dict[str, Cells], *, blank_if: tup
     blank_at = [i for i, k in enumerate(args) if k in blank_if]
     memo: dict[tuple[Any, ...], Any] = {}
     out = []
-    for key in zip(*columns):
+    for cells in zip(*columns):
+        key = (cells, tuple(map(type, cells)))  # (TRUE equals 1 in Python, not in a cell: a board of TRUE is no 1)
         try:
             hit = memo.get(key, memo)
         except TypeError:  # an unhashable cell
             hit = memo
         if hit is memo:
-            hit = _cell(fn, key, blank_at)
+            hit = _cell(fn, cells, blank_at)
             try:
                 memo[key] = hit
             except TypeError:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...core.contract import bridge_score as core_bridge_score
+from ...core.contract import vulnerability as core_vulnerability
 from ...core.entries import parse_entry
 from ...core.errors import InputError, shown
 from ...core.pairs.matchpoints import ROW_SCORE, session_from_rows
@@ -23,7 +24,7 @@ from ...core.pairs.weighted import weighted_session
 from ...core.ranking import format_rank
 from .. import cells as xl
 from ..results import ratio_table
-from ..elementwise import Cells, elementwise
+from ..elementwise import Cells, elementwise, is_listlike
 from ..travellers import mask_weighted, read_traveller, read_weighted, same_length
 
 def bridge_score(contract: Cells, declarer: Cells, tricks: Cells, vulnerable: Cells) -> Any:
@@ -33,7 +34,38 @@ def bridge_score(contract: Cells, declarer: Cells, tricks: Cells, vulnerable: Ce
     [[420], [100]]
     """
     return elementwise(core_bridge_score, {"contract": contract, "declarer": declarer, "tricks": tricks,
-                                           "vulnerable": vulnerable}, blank_if=("contract",))
+                                           "vulnerable": _vulnerabilities(vulnerable)}, blank_if=("contract",))
+
+
+def _vulnerabilities(boards: Cells) -> Cells:
+    """Each board (number or vulnerability name) as its vulnerability, read once per distinct cell, so
+    that element-wise scoring meets each (contract, declarer, tricks, vulnerability) once instead of
+    once per board (a season of 1,000 boards: 4 vulnerabilities). A cell that is no board stays as it
+    is: the core then says why, at its own cell.
+
+    >>> _vulnerabilities([[1.0], [2.0], ["x"]])
+    [[Vulnerability(ns=False, ew=False)], [Vulnerability(ns=True, ew=False)], ['x']]
+    """
+    seen: dict[tuple[type, Any], Any] = {}
+
+    def one(cell: Any) -> Any:
+        key = (type(cell), cell)
+        try:
+            return seen[key]
+        except KeyError:
+            pass
+        except TypeError:  # an unhashable cell: left to the core
+            return cell
+        try:
+            found = core_vulnerability(cell)
+        except InputError:
+            found = cell
+        seen[key] = found
+        return found
+
+    if not is_listlike(boards):
+        return one(xl.grid(boards)[0][0])
+    return [[one(c) for c in row] for row in xl.grid(boards)]
 
 
 def score_or_typed(contract: Cells, declarer: Cells, tricks: Cells, board: Cells, typed: Cells) -> Any:
@@ -50,8 +82,8 @@ def score_or_typed(contract: Cells, declarer: Cells, tricks: Cells, board: Cells
             return typed.strip() if isinstance(typed, str) else typed
         return core_bridge_score(contract, declarer, tricks, board)
 
-    return elementwise(one, {"contract": contract, "declarer": declarer, "tricks": tricks, "board": board,
-                             "typed": typed})
+    return elementwise(one, {"contract": contract, "declarer": declarer, "tricks": tricks,
+                             "board": _vulnerabilities(board), "typed": typed})
 
 
 def matchpoints(scores: Cells, boards: Cells, expected: int | None, scale: str) -> list[list[Any]]:
