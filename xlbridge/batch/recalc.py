@@ -362,10 +362,12 @@ def _hidden_call_errors(call_errors: dict, shown: set, layouts: dict) -> list:
 
 
 def _sheet_rows(zf, part: str, read: dict) -> SheetRows:
-    """The part's :func:`~xlbridge.batch.capacity.sheet_rows`, found once per run (``read``: {part: it})."""
+    """The part's :func:`~xlbridge.batch.capacity.sheet_rows`, its rows found once per run (``read``:
+    {part: rows}; the part itself is read again rather than kept while the engine works)."""
+    xml = zf.read(part)
     if part not in read:
-        read[part] = sheet_rows(zf.read(part))
-    return read[part]
+        read[part] = sheet_rows(xml).rows
+    return SheetRows(xml, read[part])
 
 
 def _capacity_errors(zf, info, read: dict) -> list:
@@ -530,7 +532,7 @@ def _recalc_checked(src, dest, name, tmp, in_place, functions, limits, isolate, 
     shutil.copyfile(snapshot, engine_copy)  # (bytes as checked: member by member would inflate and deflate it all)
     bar.phase("reading and evaluating the formulas")
     early: dict = {}
-    read: dict = {}  # {sheet part: its rows}: found by meanwhile(), read again by report()
+    read: dict = {}  # {sheet part: its rows}: found by meanwhile(), used again by report()
 
     def meanwhile() -> None:  # in this process while the engine works: the worksheet scan, then what needs no value
         scan_sheets()
