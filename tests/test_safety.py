@@ -7,6 +7,7 @@ import io
 import os
 import struct
 import zipfile
+from pathlib import Path
 
 import openpyxl
 import pytest
@@ -14,6 +15,8 @@ import pytest
 from xlbridge.errors import WorkbookError, WorkbookLimitError
 from xlbridge.batch.recalc import recalc_workbook
 from xlbridge.batch.safety import SafetyLimits, check_workbook
+
+ROOT = Path(__file__).resolve().parents[1]
 
 BILLION_LAUGHS = b"""<?xml version="1.0"?>
 <!DOCTYPE lolz [
@@ -440,6 +443,55 @@ def test_a_first_part_of_the_result_reaches_the_parent_while_the_child_goes_on()
     got.clear()
     assert ChildProcess(dies, max_memory=16 << 30, max_seconds=60).run(early=lambda part: got.append(part))[:2] == (
         "died", 3) and got == ["values"]
+
+
+def test_the_engines_process_makes_no_full_collection_but_frees_the_engine_once_done(tmp_path):
+    """The engine's process keeps CPython's garbage collector to its young generations (a full collection
+    walks the whole heap of sheets and cells and finds little: about 0.4 s at 10,000 rows), and
+    evaluate_and_splice frees the engine's graph, a web of dead reference cycles, with one collection
+    before the patching: nothing is left for a collection to find (17,630 objects without it)."""
+    import functools
+    import gc
+    import shutil
+
+    from xlbridge.batch.child import ChildProcess
+    from xlbridge.batch.engine import engine_modules
+    from xlbridge.batch.recalc import xlbridge_excel_functions
+    from xlbridge.batch.splice import evaluate_and_splice
+
+    engine_modules()
+    book = tmp_path / "book.xlsx"
+    shutil.copy(ROOT / "workbooks" / "examples" / "pairs.xlsx", book)
+    info = check_workbook(str(book))
+    run = functools.partial(evaluate_and_splice, str(book), info.sheets, cell_formats=info.cell_formats,
+                            functions=xlbridge_excel_functions(), external_links=info.external_links)
+
+    def job():
+        run()
+        return gc.get_threshold()[2], gc.collect()
+
+    status, (full, left) = ChildProcess(job, max_memory=16 << 30, max_seconds=120, workdir=str(tmp_path),
+                                        readable=(str(book),)).run()[:2]
+    assert status == "ok" and full >= 1 << 30 and left < 100
+
+
+def test_a_sheet_read_leaves_no_reference_cycle():
+    """The streamed reader's handlers read its parser (byte offsets): the cycle is cut after the parse, so
+    the reading is freed as soon as it is dropped, with no full collection (the engine's process makes none)."""
+    import gc
+    import zipfile
+
+    from xlbridge.batch.sheetxml import read_sheet
+
+    with zipfile.ZipFile(ROOT / "workbooks" / "examples" / "pairs.xlsx") as zf:
+        xml = zf.read("xl/worksheets/sheet2.xml")
+    gc.collect()
+    gc.disable()
+    try:
+        read_sheet(xml, values=True, shared_strings=[])
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
 
 
 def test_the_time_limit_never_cuts_a_first_part_in_the_middle():

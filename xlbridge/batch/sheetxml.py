@@ -551,6 +551,10 @@ def read_sheet(data: bytes, *, part: str = "worksheet", sheet: str | None = None
         parser.Parse(data, True)
     except expat.ExpatError as exc:
         raise WorkbookError(f"damaged workbook: XML part {_clip(part, 80)[1:-1]} is not well-formed ({exc})") from None
+    finally:
+        # the handlers read the parser's byte index: parser -> handler -> parser is a reference cycle that
+        # would keep this whole reading alive until a full garbage collection; cut, it goes when dropped
+        parser.StartElementHandler = parser.EndElementHandler = parser.CharacterDataHandler = None
     if not sd:
         damaged("no sheetData")
     if values and sd[3] is not None and data.find(b"xmlns", sd[1], sd[3]) >= 0:
