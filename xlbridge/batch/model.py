@@ -102,6 +102,18 @@ class _BlankCells:
         self.columns = np.fromiter((n for n, _ in pairs), np.int64, len(pairs))
         self.rows = np.fromiter((r for _, r in pairs), np.int64, len(pairs))
 
+    @classmethod
+    def of_arrays(cls, prefix: str, columns: Any, rows: Any) -> _BlankCells:
+        """The same from the two integer arrays themselves.
+
+        >>> import numpy as np
+        >>> sorted(_BlankCells.of_arrays("S!", np.array([2, 3]), np.array([5, 7])))
+        [(2, 5), (3, 7)]
+        """
+        blank = cls.__new__(cls)
+        blank.prefix, blank.columns, blank.rows = prefix, columns, rows
+        return blank
+
     def __len__(self) -> int:
         return len(self.rows)
 
@@ -218,12 +230,14 @@ def model_class():
     import formulas
     import schedula as sh
     import numpy as np
+    import collections
+    import itertools
+
     from formulas.cell import (
-        CellWrapper, InvRangesAssembler, RangesAssembler, _assemble_values, _get_indices_intersection, _shape)
+        CellWrapper, InvRangesAssembler, RangesAssembler, Ref, _assemble_values, _get_indices_intersection, _shape)
     from formulas.ranges import Ranges
     from formulas.tokens.operand import _index2col
     from formulas.excel import BOOK, SHEETS
-    from formulas.ranges import _intersect
 
     _quote_sheet_ids()
     _GuardedRun = guarded_run_class()
@@ -303,6 +317,108 @@ def model_class():
                 else:
                     _assemble_values(base, c.values, out)
             return out
+
+    def rect_indices(rect: tuple) -> set:
+        """The (column, row) pairs of a rectangle (row1, column1, row2, column2), as formulas lists a range's cells."""
+        r1, n1, r2, n2 = rect
+        return set(itertools.product(range(n1, n2 + 1), range(r1, r2 + 1)))
+
+    class _BoxCells:
+        """The (column, row) pairs of a rectangle, listed only if formulas' inverse assembler asks."""
+
+        __slots__ = ("rect",)
+
+        def __init__(self, rect: tuple) -> None:
+            self.rect = rect
+
+        def __iter__(self) -> Any:
+            return iter(sorted(rect_indices(self.rect)))
+
+    class _BoxAssembler(_LeanAssembler):
+        """The assembler of a one-rectangle range node on the streamed path: the other nodes' cells come
+        as rectangles (row1, column1, row2, column2) and the cells of the range no node provides yet are
+        a boolean mask, where formulas builds a set of (column, row) pairs for every range node and
+        every cell node and intersects them (30,000 pairs for a 10,000-row, 3-column range). What it
+        hands the engine is what :class:`_LeanAssembler` hands it: the same inputs, outputs and blank
+        cells (tests/test_recalc_engine_paths.py compares the streamed and stock paths).
+        """
+
+        def __init__(self, ref, context=None, compact=1):
+            self.range = Ranges().push(ref, context=context)
+            if len(self.range.ranges) != 1:
+                raise ValueError("not one rectangle")
+            base = self.range.ranges[0]
+            self.box = (int(base["r1"]), base["n1"], int(base["r2"]), base["n2"])
+            r1, n1, r2, n2 = self.box
+            self.left = np.ones((r2 - r1 + 1, n2 - n1 + 1), dtype=bool)  # cells no node provides (yet)
+            self.indices = set()  # (the stock ``push`` is not used)
+            self.missing = set()  # (set in ``_add``)
+            self.inputs = collections.OrderedDict()
+            self.outputs = collections.OrderedDict()
+            self.compact = compact or 1
+
+        def push_box(self, output: str, rect: tuple) -> bool:
+            """A node whose cells are ``rect``: an input if it provides cells not provided yet (an output
+            too, for the inverse assembler, when inside the range); False once every cell is provided."""
+            r1, n1, r2, n2 = self.box
+            a1, b1, a2, b2 = max(rect[0], r1), max(rect[1], n1), min(rect[2], r2), min(rect[3], n2)
+            if a1 <= a2 and b1 <= b2:
+                sub = self.left[a1 - r1: a2 - r1 + 1, b1 - n1: b2 - n1 + 1]
+                if sub.any():
+                    sub[...] = False
+                    self.inputs[output] = None
+                    if (a1, b1, a2, b2) == tuple(rect):
+                        self.outputs[output] = _BoxCells(rect)
+            return bool(self.left.any())
+
+        def push_cells(self, cells: dict) -> None:
+            """The single-cell nodes {(column, row): node} of the range's sheet, as the stock ``push``."""
+            r1, n1, r2, n2 = self.box
+            left = self.left
+            for (n, r), output in cells.items():
+                if r1 <= r <= r2 and n1 <= n <= n2 and left[r - r1, n - n1]:
+                    left[r - r1, n - n1] = False
+                    self.inputs[output] = None
+                    self.outputs[output] = (n, r)
+
+        def missing_count(self) -> int:
+            return int(np.count_nonzero(self.left))
+
+        def _add(self, dsp):
+            base = self.range.ranges[0]
+            r1, n1, r2, n2 = self.box
+            compact = self.compact or 1
+            if self.missing_count() > compact:
+                # the blank cells that a value node does provide after all (see _LeanAssembler._add)
+                sheet_id = base["sheet_id"]
+                prefix = f"{sheet_id}!" if sheet_id else ""
+                provided = {}
+                for key in dsp.default_values:
+                    if not isinstance(key, str) or not key.startswith(prefix):
+                        continue
+                    try:
+                        r, n = parse_ref(key[len(prefix):])
+                    except WorkbookError:
+                        continue
+                    if (r1 <= r <= r2 and n1 <= n <= n2 and self.left[r - r1, n - n1]
+                            and f"{prefix}{_index2col(n)}{r}" == key):
+                        provided[(n, r)] = key
+                for (n, r), key in sorted(provided.items()):
+                    self.inputs[key] = _get_indices_intersection(base, {"r1": r, "r2": r, "n1": n, "n2": n})
+                    self.left[r - r1, n - n1] = False
+            rows, cols = np.nonzero(self.left)
+            if len(rows) <= compact:
+                self.missing = set(zip((cols + n1).tolist(), (rows + r1).tolist()))
+                return RangesAssembler.add(self, dsp)
+            if sh.SELF not in dsp.default_values:
+                dsp.add_data(sh.SELF, sh.inf(2, 0))
+            sheet_id = base["sheet_id"]
+            self.inputs[sh.SELF] = _BlankCells.of_arrays(f"{sheet_id}!" if sheet_id else "", cols + n1, rows + r1)
+            if list(self.inputs) != [self.output]:
+                dsp.add_function(None, self, self.inputs or None, [self.output])
+                if len(self.outputs) >= 1:
+                    dsp.add_function(None, InvRangesAssembler(self), [self.output, sh.SELF], self.outputs)
+                    dsp.nodes[self.output]["inv-data"] = set(self.outputs)
 
     class XlbridgeExcelModel(formulas.ExcelModel):  # type: ignore[misc]  # formulas is untyped
         basedir: str | None
@@ -480,29 +596,59 @@ def model_class():
             if nodes is None:
                 nodes = {k for k in dsp.data_nodes if k not in dsp.default_values}
             it = (k for k in nodes if not pred[k] and not isinstance(k, sh.Token))
-            bounds = {}
-            for c in self.cells.values():
-                rng = getattr(getattr(c, "range", None), "ranges", None)
-                if rng:
-                    bounds[c.output] = rng[0]
             ranges = []
-            for n_id in it:
+            for n_id in it:  # (``cells``: rectangles, from ``assemble`` below)
                 try:
-                    ra = _LeanAssembler(n_id, compact=compact)
+                    ra = _BoxAssembler(n_id, compact=compact)
                 except ValueError:
-                    continue
-                rng = ra.range.ranges[0]
-                for out, idx in get(cells, "range", rng["sheet_id"], default=list):
-                    box = bounds.get(out)
-                    if box is not None and not _intersect(rng, box):
+                    try:  # a range of several rectangles: the set-based assembler
+                        ra = _LeanAssembler(n_id, compact=compact)
+                    except ValueError:
                         continue
-                    if not ra.push(idx, out):
+                rng = ra.range.ranges[0]
+                for out, rect in get(cells, "range", rng["sheet_id"], default=list):
+                    if isinstance(ra, _BoxAssembler):
+                        if not ra.push_box(out, rect):
+                            break
+                    elif not ra.push(rect_indices(rect), out):
                         break
-                ra.push(get(cells, "cell", rng["sheet_id"]))
+                single = get(cells, "cell", rng["sheet_id"])
+                if isinstance(ra, _BoxAssembler):
+                    ra.push_cells(single)
+                else:
+                    ra.push(single)
                 ranges.append(ra)
-            ranges = sorted(ranges, key=lambda x: len(x.missing))
+            ranges = sorted(ranges, key=lambda x: x.missing_count() if isinstance(x, _BoxAssembler) else len(x.missing))
             for ra in ranges:
                 ra.add(dsp)
+
+        def assemble(self, compact=1):
+            """formulas' ``assemble`` with each cell node's cells as a rectangle (row1, column1, row2,
+            column2) rather than a set of (column, row) pairs (see :class:`_BoxAssembler`), on the
+            streamed path; a node of several rectangles keeps the stock reading of the whole model."""
+            state = self.__dict__.get("_xlbridge_links")
+            if state is None or not state.sheets:
+                return super().assemble(compact=compact)
+            cells: dict = {}
+            get = sh.get_nested_dicts
+            found = []
+            for c in self.cells.values():
+                if isinstance(c, Ref):
+                    continue
+                rngs = c.range.ranges
+                if rngs[0].get("anchor"):
+                    continue
+                if len(rngs) != 1:
+                    return super().assemble(compact=compact)
+                r = rngs[0]
+                found.append((c.output, r["sheet_id"], (int(r["r1"]), r["n1"], int(r["r2"]), r["n2"])))
+            for output, sheet_id, (r1, n1, r2, n2) in found:
+                if r1 == r2 and n1 == n2:
+                    get(cells, "cell", sheet_id)[(n1, r1)] = output
+                else:
+                    get(cells, "range", sheet_id, default=list).append((output, (r1, n1, r2, n2)))
+            self._assemble_ranges(cells, compact=compact)
+            return self
 
         def compile_cell(self, cell, context, references, formula_references):
             global _COMPILING
