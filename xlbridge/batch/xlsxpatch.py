@@ -310,6 +310,11 @@ def patch_sheet(data: bytes, layout: SheetLayout, values: dict) -> bytes:
     write = _CellWriter(prefix).cell
     cells = layout.cells
     c_name = f"{prefix}c"
+    letters: dict = {}  # column -> its letters
+    # a cell of an array range that the part lacks: its reference and value only (what ``write`` gives
+    # for it: the reference is written here, never read from the file, so nothing in it needs escaping)
+    new_open, new_close = f"<{c_name} r=\"", f"<{prefix}v>"
+    new_end = f"</{prefix}v></{c_name}>"
     for (r, c), value in values.items():
         if type(value) is int and -10**15 < value < 10**15:  # (as _encode_value gives them: most values)
             t, vtext = None, str(value)
@@ -321,7 +326,11 @@ def patch_sheet(data: bytes, layout: SheetLayout, values: dict) -> bytes:
         if span is None:
             if value is None:
                 continue
-            new_cells.setdefault(r, []).append((c, write(c_name, (("r", cell_ref(r, c)),), t, vtext, b"", b"")))
+            col = letters.get(c)
+            if col is None:
+                col = letters[c] = cell_ref(1, c)[:-1]
+            kind = '">' if t is None else f'" t="{t}">'
+            new_cells.setdefault(r, []).append((c, f"{new_open}{col}{r}{kind}{new_close}{vtext}{new_end}".encode()))
             continue
         keep = tail = b""
         for local, s, e in span.children:
