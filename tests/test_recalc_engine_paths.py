@@ -269,3 +269,49 @@ def test_a_shared_showing_formula_translates_its_one_reference_once_per_cell(mon
     texts = [once.translate_formula(f"H{row}") for row in (6, 7, 8)]
     assert texts[2] == "=IFERROR('S (calc)'!H8,IF(ERROR.TYPE('S (calc)'!H8)=5,\"\",'S (calc)'!H8))"
     assert calls == [(ref, 1, 0), (ref, 2, 0), (ref, 3, 0)]
+
+
+def test_the_arguments_reach_an_xlbridge_function_as_xlwings_gives_them():
+    """What the engine hands an xlbridge function, cell by cell: numbers as floats, TRUE/FALSE as bools,
+    a blank as None, an error as its text (xlwings' err_to_str), text as text; a range as rows of cells.
+    Random blocks of every kind of cell, against that rule written out here."""
+    import random
+
+    import numpy as np
+    import schedula as sh
+    from formulas.tokens.operand import Error
+
+    from xlbridge.batch.engine import _adapt_function
+
+    rnd = random.Random(3)
+    kinds = [lambda: rnd.randint(-5, 5), lambda: rnd.random(), lambda: rnd.choice(["4S", "", " x"]),
+             lambda: rnd.random() < 0.5, lambda: sh.EMPTY, lambda: Error.errors["#N/A"],
+             lambda: np.int64(7), lambda: np.float64(2.5), lambda: None]
+
+    def excel_view(v):
+        if v is sh.EMPTY or v is None:
+            return None
+        if v is Error.errors["#N/A"]:
+            return "#N/A"
+        if isinstance(v, (bool, np.bool_)):
+            return bool(v)
+        if isinstance(v, (int, float, np.integer, np.floating)):
+            return float(v)
+        return v
+
+    got = []
+    echo = _adapt_function("ECHO", lambda *args: got.append(args) or 1, {})
+    for _ in range(300):
+        h, w = rnd.randint(1, 6), rnd.randint(1, 3)
+        block = np.empty((h, w), object)
+        for i in range(h):
+            for j in range(w):
+                block[i, j] = rnd.choice(kinds)()
+        got.clear()
+        echo(block)
+        want = [[excel_view(v) for v in row] for row in block.tolist()] if (h, w) != (1, 1) else excel_view(block[0, 0])
+        def cells(x):
+            return [c for row in x for c in row] if isinstance(x, list) else [x]
+
+        assert got[0][0] == want
+        assert [type(c) for c in cells(got[0][0])] == [type(c) for c in cells(want)]  # (TRUE is no 1.0)

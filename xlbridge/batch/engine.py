@@ -149,6 +149,8 @@ def _adapt_function(name: str, fn, messages: dict):
             return float(v)
         return v
 
+    plain_in, empty = frozenset((float, str)), sh.EMPTY
+
     def arg_in(a):
         if isinstance(a, Ranges):
             a = a.value
@@ -159,14 +161,17 @@ def _adapt_function(name: str, fn, messages: dict):
                 a = a.reshape(1, -1)
             if a.shape == (1, 1):
                 return cell_in(a[0, 0])
-            rows = a.tolist()
-            for row in rows:  # (in place, the common kinds first: a 10,000-row column is 10,000 calls fewer)
-                for j, v in enumerate(row):
-                    kind = type(v)
-                    if kind is float or kind is str:  # (the engine's errors and blanks are str subclasses)
-                        continue
-                    row[j] = float(v) if kind is int else cell_in(v)
-            return rows
+            if a.ndim != 2 or not a.size:
+                return a.tolist()
+            flat = a.ravel().tolist()
+            if not plain_in.issuperset(map(type, flat)):  # (the engine's errors and blanks are str subclasses)
+                # the common kinds first, without a call: a 10,000-row column is 10,000 calls fewer
+                flat = [v if (k := type(v)) is float or k is str else float(v) if k is int
+                        else None if v is empty else cell_in(v) for v in flat]
+            width = a.shape[1]
+            if width == 1:
+                return [[v] for v in flat]
+            return [flat[i:i + width] for i in range(0, len(flat), width)]
         return cell_in(a)
 
     def number_out(v):
