@@ -72,8 +72,6 @@ class _Columns(dict):
             return col
         return 0
 
-    def get(self, letters: str, default: int = 0) -> int:  # type: ignore[override]
-        return self[letters]
 
 
 _COLUMNS = _Columns()
@@ -316,7 +314,7 @@ def read_sheet(data: bytes, *, part: str = "worksheet", sheet: str | None = None
                         f"(the workbook has {cell_formats})")
             if r is not None:
                 digits = r.lstrip(_LETTERS)
-                cc = columns_of.get(r[: len(r) - len(digits)], 0)
+                cc = columns_of[r[: len(r) - len(digits)]]  # (a dict lookup; __missing__ reads new letters)
                 if cc and digits == row_text:
                     rr = cur_row  # (the row's own number, written as the row wrote it: checked there)
                 elif cc and 0 < len(digits) <= 7 and digits.isdigit() and digits.isascii():
@@ -461,15 +459,17 @@ def read_sheet(data: bytes, *, part: str = "worksheet", sheet: str | None = None
         if fa is not None and pos not in formula_cells:
             formula_cells[pos] = ""
         if full or fa is not None or c_in_array:
-            kids = tuple((n.rsplit(":", 1)[-1], s, span_end(s, i, e)) for n, s, i, e in c_children)
+            kids = tuple([(n if ":" not in n else n.rsplit(":", 1)[-1], s, span_end(s, i, e))
+                          for n, s, i, e in c_children])
             cells[pos] = CellSpan(qname, s_idx, span_end(s_idx, idx, empty), tuple(c_attrs.items()), kids)
         if not values:
             return
-        t = c_t or "n"
         value: Any
         if fa is not None:
-            formulas[pos] = formula_value(fa[0], fa[1], pos)
+            # (a formula without attributes, as most are, needs none of formula_value's readings)
+            formulas[pos] = formula_value(fa[0], fa[1], pos) if fa[0] else "=" + (fa[1] or "")
             return
+        t = c_t or "n"
         if t == "inlineStr":
             if c_is is None:
                 return
