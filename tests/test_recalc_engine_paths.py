@@ -172,6 +172,40 @@ def test_both_paths_on_a_chain_worked_by_hand(tmp_path):
     assert values["S1"][(1, 5)] == 16 and values["S2"][(1, 1)] == 36
 
 
+def test_a_union_range_and_the_cell_set_reading_give_the_stock_values(tmp_path, monkeypatch):
+    """Ranges assembled from a block of constants, a formula cell, an array and blank cells, one of them
+    in a union reference: the streamed path's assemblers give the stock engine's values; and a cell
+    node of several rectangles (never met in a workbook) sends the whole model to formulas' own reading
+    of cell sets, with the same values. By hand: A1:A3 = 1, 2, 3, A4 =A1*10 (10), A5 blank: SUM 16;
+    C1:C2 = 10, 20, C3 =C1+1 (11): the union SUM 57; B1:B3 {=A1:A3*2} (2, 4, 6), B4 blank: SUM 12."""
+    from xlbridge.batch.model import model_class
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S1"
+    for r, v in ((1, 1), (2, 2), (3, 3)):
+        ws.cell(r, 1).value = v
+    ws["A4"] = "=A1*10"
+    ws["C1"], ws["C2"], ws["C3"] = 10, 20, "=C1+1"
+    ws["D1"] = "=SUM(A1:A5)"
+    ws["D2"] = "=SUM((A1:A5,C1:C3))"
+    ws["B1"] = ArrayFormula("B1:B3", "=A1:A3*2")
+    ws["E1"] = "=SUM(B1:B4)"
+    path = tmp_path / "union.xlsx"
+    wb.save(path)
+    values = assert_paths_agree(path)
+    assert (values["S1"][(1, 4)], values["S1"][(2, 4)], values["S1"][(1, 5)]) == (16, 57, 12)
+    cls = model_class()
+    streamed_assemble = cls.assemble
+
+    def as_if_a_cell_had_two_rectangles(self, compact=1):
+        self.__dict__["_xlbridge_cell_sets"] = True
+        return streamed_assemble(self, compact)
+
+    monkeypatch.setattr(cls, "assemble", as_if_a_cell_had_two_rectangles)
+    assert assert_paths_agree(path) == values
+
+
 def test_long_ranges_over_blank_cells_worked_by_hand(tmp_path):
     # A1:A3 = 1, 2, 3 and A4:A500 blank, C1:C500 blank (the engine keeps such cells as one list of
     # pairs on the range path): SUM 6, COUNTBLANK 497 and 500, COUNT 3, an array over the blank column
@@ -299,6 +333,9 @@ def test_the_arguments_reach_an_xlbridge_function_as_xlwings_gives_them():
             return float(v)
         return v
 
+    def cells(x):
+        return [c for row in x for c in row] if isinstance(x, list) else [x]
+
     got = []
     echo = _adapt_function("ECHO", lambda *args: got.append(args) or 1, {})
     for _ in range(300):
@@ -310,8 +347,5 @@ def test_the_arguments_reach_an_xlbridge_function_as_xlwings_gives_them():
         got.clear()
         echo(block)
         want = [[excel_view(v) for v in row] for row in block.tolist()] if (h, w) != (1, 1) else excel_view(block[0, 0])
-        def cells(x):
-            return [c for row in x for c in row] if isinstance(x, list) else [x]
-
         assert got[0][0] == want
         assert [type(c) for c in cells(got[0][0])] == [type(c) for c in cells(want)]  # (TRUE is no 1.0)

@@ -110,7 +110,7 @@ def test_bridge_score_per_cell_errors():
     assert all(isinstance(v, ExcelError) for v in flat(res)[1:])
 
 
-def test_bridge_score_reads_each_board_once_and_keeps_every_cells_own_error():
+def test_bridge_score_reads_boards_by_vulnerability_and_keeps_every_cells_own_error():
     """Boards are read once per distinct cell (as their vulnerability); a cell that is no board keeps
     its own error and message, whatever the other rows hold. By hand: 1NT by N making 7 is 90; 4S by E
     one down is +50 to N-S with E-W not vulnerable (boards 1, 2, 17), +100 vulnerable (3, 4, 19, 20)."""
@@ -123,6 +123,8 @@ def test_bridge_score_reads_each_board_once_and_keeps_every_cells_own_error():
     assert "board number must be 1 or more, got 0" in got[6].reason
     assert got[7].reason.endswith("got 'x'") and got[9].reason.endswith("got True")
     assert flat(F["SCORE_OR_TYPED"](col("1NT", "1NT", "1NT"), "N", 7, col(1, 0, 2), None)) == [90, "#VALUE!", 90]
+    # a board Python calls a digit and int() cannot read: that cell's error, the others scored
+    assert flat(F["BRIDGE_SCORE"](col("4S", "4S"), "E", 9, col(1, "\u00b2"))) == [50, "#VALUE!"]
     # each distinct row once, TRUE being no 1 (1NT taking 1 trick: six down not vulnerable, -300)
     assert flat(F["BRIDGE_SCORE"](col("1NT", "1NT"), "N", [[1.0], [True]], 1)) == [-300, "#VALUE!"]
 

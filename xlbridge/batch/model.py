@@ -227,11 +227,12 @@ def model_class():
     - ``compile_cell`` turns a formula the engine cannot read into an error of that cell only
       (``#NAME?``; ``#REF!`` for a DDE link such as ``=cmd|'/c calc'!A0``) instead of failing the run.
     """
+    import collections
+    import itertools
+
     import formulas
     import schedula as sh
     import numpy as np
-    import collections
-    import itertools
 
     from formulas.cell import (
         CellWrapper, InvRangesAssembler, RangesAssembler, Ref, _assemble_values, _get_indices_intersection, _shape)
@@ -387,7 +388,7 @@ def model_class():
         def _add(self, dsp):
             base = self.range.ranges[0]
             r1, n1, r2, n2 = self.box
-            compact = self.compact or 1
+            compact = self.compact
             if self.missing_count() > compact:
                 # the blank cells that a value node does provide after all (see _LeanAssembler._add)
                 sheet_id = base["sheet_id"]
@@ -582,15 +583,14 @@ def model_class():
                     self.add_cell(cell, ctx, formula_ranges)
 
         def _assemble_ranges(self, cells, nodes=None, compact=1):
-            """formulas' own ``_assemble_ranges``, skipping the range cells that lie outside each range.
-
-            A range cell that does not meet an assembler's range adds nothing to it (its push finds no
-            missing cell); with one block per column and one node per array, checking the bounds
-            first saves building and intersecting their cell sets for every range of the sheet.
+            """formulas' own ``_assemble_ranges`` on the streamed path, its cells given as rectangles by
+            :meth:`assemble`: a range node of one rectangle is a :class:`_BoxAssembler` (a rectangle that
+            does not meet its range adds nothing to it), one of several rectangles a
+            :class:`_LeanAssembler` given each rectangle's cell pairs.
             """
             state = self.__dict__.get("_xlbridge_links")
-            if state is None or not state.sheets:  # the stock path stays formulas' own
-                return super()._assemble_ranges(cells, nodes=nodes, compact=compact)
+            if state is None or not state.sheets or self.__dict__.get("_xlbridge_cell_sets"):
+                return super()._assemble_ranges(cells, nodes=nodes, compact=compact)  # (formulas' own)
             get, dsp = sh.get_nested_dicts, self.dsp
             pred = dsp.dmap.pred
             if nodes is None:
@@ -627,7 +627,7 @@ def model_class():
             column2) rather than a set of (column, row) pairs (see :class:`_BoxAssembler`), on the
             streamed path; a node of several rectangles keeps the stock reading of the whole model."""
             state = self.__dict__.get("_xlbridge_links")
-            if state is None or not state.sheets:
+            if state is None or not state.sheets or self.__dict__.get("_xlbridge_cell_sets"):
                 return super().assemble(compact=compact)
             cells: dict = {}
             get = sh.get_nested_dicts
@@ -638,7 +638,8 @@ def model_class():
                 rngs = c.range.ranges
                 if rngs[0].get("anchor"):
                     continue
-                if len(rngs) != 1:
+                if len(rngs) != 1:  # (not met in a workbook: formulas' own reading, cell sets and all)
+                    self.__dict__["_xlbridge_cell_sets"] = True
                     return super().assemble(compact=compact)
                 r = rngs[0]
                 found.append((c.output, r["sheet_id"], (int(r["r1"]), r["n1"], int(r["r2"]), r["n2"])))

@@ -73,7 +73,6 @@ class _Columns(dict):
         return 0
 
 
-
 _COLUMNS = _Columns()
 _PLAIN_TYPES = frozenset({"n", "s", "str", "b", "inlineStr"})
 

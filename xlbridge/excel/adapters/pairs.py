@@ -15,7 +15,7 @@ from typing import Any
 from ...core.contract import bridge_score as core_bridge_score
 from ...core.contract import vulnerability as core_vulnerability
 from ...core.entries import parse_entry
-from ...core.errors import InputError, shown
+from ...core.errors import InputError, XlbridgeError, shown
 from ...core.pairs.matchpoints import ROW_SCORE, session_from_rows
 from ...core.pairs.neuberg import mp_percent as core_mp_percent
 from ...core.pairs.neuberg import neuberg as core_neuberg
@@ -58,7 +58,7 @@ def _vulnerabilities(boards: Cells) -> Cells:
             return cell
         try:
             found = core_vulnerability(cell)
-        except InputError:
+        except (XlbridgeError, ValueError, TypeError, ArithmeticError):  # (what elementwise makes #VALUE!)
             found = cell
         seen[key] = found
         return found
