@@ -149,14 +149,21 @@ def test_range_blocks_give_the_stock_engines_values(tmp_path, spec):
     assert values["S2"][(1, 8)] is not None  # the cross-sheet formula got a value
 
 
-def test_both_paths_on_a_chain_worked_by_hand(tmp_path):
-    # A1:A3 = 1, 2, 3; B1:B3 {=A1:A3*2} (2, 4, 6); C1 =SUM(B1:B3) (12); D1:D3 {=B1:B3+C1} (14, 16, 18);
-    # S2!A1 =SUM(S1!D1:D3)-S1!C1 (36); a blank inside the block of column A (A5 empty, A6 = 10).
+def _one_two_three():
+    """A workbook whose sheet S1 holds 1, 2, 3 in A1:A3 (the hand-worked books below start from it)."""
     wb = openpyxl.Workbook()
     ws = wb.active
     ws.title = "S1"
-    for r, v in ((1, 1), (2, 2), (3, 3), (6, 10)):
+    for r, v in ((1, 1), (2, 2), (3, 3)):
         ws.cell(r, 1).value = v
+    return wb, ws
+
+
+def test_both_paths_on_a_chain_worked_by_hand(tmp_path):
+    # A1:A3 = 1, 2, 3; B1:B3 {=A1:A3*2} (2, 4, 6); C1 =SUM(B1:B3) (12); D1:D3 {=B1:B3+C1} (14, 16, 18);
+    # S2!A1 =SUM(S1!D1:D3)-S1!C1 (36); a blank inside the block of column A (A5 empty, A6 = 10).
+    wb, ws = _one_two_three()
+    ws["A6"] = 10
     ws["B1"] = ArrayFormula("B1:B3", "=A1:A3*2")
     ws["C1"] = "=SUM(B1:B3)"
     ws["D1"] = ArrayFormula("D1:D3", "=B1:B3+C1")
@@ -180,11 +187,7 @@ def test_a_union_range_and_the_cell_set_reading_give_the_stock_values(tmp_path, 
     C1:C2 = 10, 20, C3 =C1+1 (11): the union SUM 57; B1:B3 {=A1:A3*2} (2, 4, 6), B4 blank: SUM 12."""
     from xlbridge.batch.model import model_class
 
-    wb = openpyxl.Workbook()
-    ws = wb.active
-    ws.title = "S1"
-    for r, v in ((1, 1), (2, 2), (3, 3)):
-        ws.cell(r, 1).value = v
+    wb, ws = _one_two_three()
     ws["A4"] = "=A1*10"
     ws["C1"], ws["C2"], ws["C3"] = 10, 20, "=C1+1"
     ws["D1"] = "=SUM(A1:A5)"
@@ -210,11 +213,7 @@ def test_long_ranges_over_blank_cells_worked_by_hand(tmp_path):
     # A1:A3 = 1, 2, 3 and A4:A500 blank, C1:C500 blank (the engine keeps such cells as one list of
     # pairs on the range path): SUM 6, COUNTBLANK 497 and 500, COUNT 3, an array over the blank column
     # {=C1:C4+1} gives 1 four times, INDEX of a blank cell 0 (Excel's =C400 of a blank).
-    wb = openpyxl.Workbook()
-    ws = wb.active
-    ws.title = "S1"
-    for r, v in ((1, 1), (2, 2), (3, 3)):
-        ws.cell(r, 1).value = v
+    wb, ws = _one_two_three()
     ws["E1"] = "=SUM(A1:A500)"
     ws["E2"] = "=COUNTBLANK(A1:A500)"
     ws["E3"] = "=COUNTBLANK(C1:C500)"

@@ -267,33 +267,42 @@ def model_class():
                     self.missing = self.inputs[sh.SELF]
 
         def _add(self, dsp):
-            base = self.range.ranges[0]
             if len(self.missing) <= (self.compact or 1):
                 return super().add(dsp)
-            sheet_id = base["sheet_id"]
-            nodes = dsp.default_values
-            prefix = f"{sheet_id}!" if sheet_id else ""  # (joined, not %-formatted: a sheet may be called "5%")
-            # the cells of the range that a value node does provide after all (the stock ``add`` formats
-            # every missing cell's name to look it up): found from the few single-cell nodes of this
-            # sheet instead, each confirmed by the stock name format
+            missing = self.missing
+            self.missing.difference_update(self._take_provided(dsp, lambda n, r: (n, r) in missing))
+            if len(self.missing) <= (self.compact or 1):
+                return super().add(dsp)
+            self._add_blank(dsp, _BlankCells(self._prefix(), self.missing))
+
+        def _prefix(self) -> str:
+            sheet_id = self.range.ranges[0]["sheet_id"]
+            return f"{sheet_id}!" if sheet_id else ""  # (joined, not %-formatted: a sheet may be called "5%")
+
+        def _take_provided(self, dsp, is_missing) -> dict:
+            """{(column, row): node} of the missing cells (``is_missing(column, row)``) that a value node
+            provides after all, made inputs (the stock ``add`` formats every missing cell's name to look
+            it up): found from the few single-cell nodes of this sheet, each confirmed by that format."""
+            base, prefix = self.range.ranges[0], self._prefix()
             provided = {}
-            for key in nodes:
+            for key in dsp.default_values:
                 if not isinstance(key, str) or not key.startswith(prefix):
                     continue
                 try:
                     r, n = parse_ref(key[len(prefix):])
                 except WorkbookError:  # (a range, a name: no single cell)
                     continue
-                if (n, r) in self.missing and f"{prefix}{_index2col(n)}{r}" == key:
+                if is_missing(n, r) and f"{prefix}{_index2col(n)}{r}" == key:
                     provided[(n, r)] = key
             for (n, r), key in sorted(provided.items()):
                 self.inputs[key] = _get_indices_intersection(base, {"r1": r, "r2": r, "n1": n, "n2": n})
-            self.missing.difference_update(provided)  # (in any order: each cell has its own place)
-            if len(self.missing) <= (self.compact or 1):
-                return super().add(dsp)
-            if sh.SELF not in nodes:
+            return provided
+
+        def _add_blank(self, dsp, blank: _BlankCells) -> None:
+            """The assembler's node, its blank cells read as one input (see :meth:`__call__`)."""
+            if sh.SELF not in dsp.default_values:
                 dsp.add_data(sh.SELF, sh.inf(2, 0))
-            self.inputs[sh.SELF] = _BlankCells(prefix, self.missing)
+            self.inputs[sh.SELF] = blank
             if list(self.inputs) != [self.output]:
                 dsp.add_function(None, self, self.inputs or None, [self.output])
                 if len(self.outputs) >= 1:
@@ -386,40 +395,17 @@ def model_class():
             return int(np.count_nonzero(self.left))
 
         def _add(self, dsp):
-            base = self.range.ranges[0]
             r1, n1, r2, n2 = self.box
-            compact = self.compact
-            if self.missing_count() > compact:
-                # the blank cells that a value node does provide after all (see _LeanAssembler._add)
-                sheet_id = base["sheet_id"]
-                prefix = f"{sheet_id}!" if sheet_id else ""
-                provided = {}
-                for key in dsp.default_values:
-                    if not isinstance(key, str) or not key.startswith(prefix):
-                        continue
-                    try:
-                        r, n = parse_ref(key[len(prefix):])
-                    except WorkbookError:
-                        continue
-                    if (r1 <= r <= r2 and n1 <= n <= n2 and self.left[r - r1, n - n1]
-                            and f"{prefix}{_index2col(n)}{r}" == key):
-                        provided[(n, r)] = key
-                for (n, r), key in sorted(provided.items()):
-                    self.inputs[key] = _get_indices_intersection(base, {"r1": r, "r2": r, "n1": n, "n2": n})
-                    self.left[r - r1, n - n1] = False
-            rows, cols = np.nonzero(self.left)
-            if len(rows) <= compact:
+            left = self.left
+            if self.missing_count() > self.compact:
+                for n, r in self._take_provided(
+                        dsp, lambda n, r: r1 <= r <= r2 and n1 <= n <= n2 and left[r - r1, n - n1]):
+                    left[r - r1, n - n1] = False
+            rows, cols = np.nonzero(left)
+            if len(rows) <= self.compact:
                 self.missing = set(zip((cols + n1).tolist(), (rows + r1).tolist()))
                 return RangesAssembler.add(self, dsp)
-            if sh.SELF not in dsp.default_values:
-                dsp.add_data(sh.SELF, sh.inf(2, 0))
-            sheet_id = base["sheet_id"]
-            self.inputs[sh.SELF] = _BlankCells.of_arrays(f"{sheet_id}!" if sheet_id else "", cols + n1, rows + r1)
-            if list(self.inputs) != [self.output]:
-                dsp.add_function(None, self, self.inputs or None, [self.output])
-                if len(self.outputs) >= 1:
-                    dsp.add_function(None, InvRangesAssembler(self), [self.output, sh.SELF], self.outputs)
-                    dsp.nodes[self.output]["inv-data"] = set(self.outputs)
+            self._add_blank(dsp, _BlankCells.of_arrays(self._prefix(), cols + n1, rows + r1))
 
     class XlbridgeExcelModel(formulas.ExcelModel):  # type: ignore[misc]  # formulas is untyped
         basedir: str | None
