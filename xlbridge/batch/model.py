@@ -206,10 +206,15 @@ def guarded_run_class():
         got[:] = out
         return got.reshape(value.shape).view(Array)
 
+    # what schedula gives every sub-dispatcher call (schedula.utils.asy._process_funcs): the run's one
+    # pass has no use for them; any other keyword sends the run to the stock evaluation
+    dispatch_keywords = frozenset({"_stopper", "_executor", "_sol_name", "_verbose"})
+
     class GuardedRun(CellWrapper):  # type: ignore[misc]  # formulas is untyped
         def __call__(self, *args, **kwargs):
             inputs = list(self.parse_args(*args))
-            got = shown(getattr(inputs[0], "value", None)) if len(inputs) == 1 and not kwargs else None
+            plain_call = len(inputs) == 1 and dispatch_keywords.issuperset(kwargs)
+            got = shown(getattr(inputs[0], "value", None)) if plain_call else None
             return super().__call__(*args, **kwargs) if got is None else got
 
     return GuardedRun
