@@ -15,7 +15,7 @@ This package imports openpyxl; it is never imported by the core (``import xlbrid
 >>> sorted(TEMPLATES)
 ['handicap.xlsx', 'instant.xlsx', 'lehman.xlsx', 'pairs.xlsx', 'teams.xlsx']
 >>> seq_column(3)
-'{1;2;3}'
+'TRANSPOSE({1,2,3})'
 """
 
 from __future__ import annotations
