@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import math
 import random
+from decimal import Decimal
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -177,3 +179,50 @@ def test_cells_and_shape_reads_what_grid_reads():
         g = xl.grid(v)
         cells, shape = xl.cells_and_shape(v)
         assert same(cells, [c for row in g for c in row]) and shape == xl.shape_of(v), v
+
+
+def _grid_cell_by_cell(value):
+    """grid's reading of a block, written out: every cell through ``_scalar`` (numpy scalars unwrapped,
+    NaN to None), short rows padded with None (the reading before blocks were cleaned in one pass)."""
+    rows = [list(r.tolist() if hasattr(r, "tolist") else r) for r in value]
+    width = max(len(r) for r in rows)
+    return [[xl._scalar(c) for c in r] + [None] * (width - len(r)) for r in rows]
+
+
+def test_a_block_is_cleaned_in_one_pass_as_cell_by_cell():
+    """``grid`` reads a block of several columns by cleaning all its cells at once (``_clean``): the
+    same cells, of the same types, as cleaning each, over random blocks of every kind of cell, ragged
+    rows, tuples and numpy rows included."""
+    rnd = random.Random(12)
+    kinds = [None, 420.0, -50.0, 3, True, "NP", "", " ", float("nan"), np.float64(2.5), np.float64("nan"),
+             np.int64(7), "#N/A", (1, 2)]
+    for _ in range(1500):
+        n, k = rnd.randint(1, 7), rnd.randint(2, 4)
+        pool = rnd.sample(kinds, rnd.randint(1, 4))  # (blocks of few kinds, so the one-kind paths are met)
+        block = [[rnd.choice(pool) for _ in range(rnd.choice([k, k, k, k - 1]))] for _ in range(n)]
+        if rnd.random() < 0.2:
+            block[0] = tuple(block[0])
+        if rnd.random() < 0.1 and all(type(c) is float for r in block for c in r) and len(set(map(len, block))) == 1:
+            block = [np.array(r) for r in block]
+        expected = _grid_cell_by_cell(block)
+        if max(len(r) for r in expected) == 1:
+            continue  # (a column: grid's column path)
+        assert same(xl.grid(block), expected), block
+
+
+def test_is_blank_reads_every_kind_as_before():
+    """``is_blank`` checks the plain kinds without ``plain()``; the definition (numpy scalars unwrapped;
+    None, NaN and text of spaces are blank), written out, agrees on every kind."""
+    from xlbridge.core.numbers import is_blank, plain
+
+    def reference(v):
+        v = plain(v)
+        return v is None or (isinstance(v, float) and v != v) or (isinstance(v, str) and not v.strip())
+
+    class Text(str):  # (a str subclass, as the engine's error values are)
+        pass
+
+    for v in [None, 0, 1, -3, True, False, 0.0, float("nan"), float("inf"), "", " ", " x ", "\t\n", Text(""),
+              Text("#N/A"), np.float64("nan"), np.float64(1.5), np.int64(0), np.str_(" "), np.bool_(False),
+              (1, 2), Fraction(1, 2), Decimal("NaN"), [None]]:
+        assert is_blank(v) is reference(v), v

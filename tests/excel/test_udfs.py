@@ -226,6 +226,19 @@ def test_weighted_mp_errors():
     assert text[0] == ["#VALUE!", "#VALUE!"] and text[1] == ["#N/A", "#N/A"]
 
 
+def test_weighted_mp_blank_rows_among_results():
+    """A template's empty rows: a row without a score gives blank cells, whatever its weights and
+    board, except a board cell holding an error, which is that row's error (the board of a row
+    cannot be read); the rows with results get what they get alone (420 over 400 on a 2-result
+    board, EBU 2/0)."""
+    scores = [[420.0, None], [None, None], ["", None], [400.0, None], [None, None]]
+    weights = [[None, None], [0.5, 0.5], [None, None], [None, None], [None, None]]
+    boards = [[1.0], [1.0], ["#N/A"], [1.0], [None]]
+    res = F["WEIGHTED_MP"](scores, weights, boards)
+    assert res == [[2, 0], [None, None], ["#N/A", "#N/A"], [0, 2], [None, None]]
+    assert F["WEIGHTED_MP"]([scores[0], scores[3]], None, [[1.0], [1.0]]) == [[2, 0], [0, 2]]
+
+
 def test_neuberg_and_mp_percent_seed001():
     assert F["NEUBERG"](14, 16, 8) == 29                        # section 5 (ERRATA: divided by A)
     assert F["NEUBERG"](18.0, 11.0, 10.0) == pytest.approx(19.9)   # section 1 / 4: pair X

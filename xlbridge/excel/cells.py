@@ -206,10 +206,17 @@ def grid(value: Any) -> list[list[Any]]:
     flat = _flat_column(value)
     if flat is not None:
         return [[c] for c in _clean(flat)]
-    if all(isinstance(r, (list, tuple)) or _is_array(r) for r in value):
+    if _LIST_TYPE.issuperset(map(type, value)):
+        rows = value  # (lists of cells, as xlwings and the engine send a block: only read below)
+    elif all(isinstance(r, (list, tuple)) or _is_array(r) for r in value):
         rows = [list(r.tolist() if _is_array(r) else r) for r in value]
+    else:
+        rows = None
+    if rows is not None:
         width = max(len(r) for r in rows)
-        return [[_scalar(c) for c in r] + [None] * (width - len(r)) for r in rows]
+        # the cells in one list, cleaned as _scalar cleans each (one pass when they are plain), rows padded
+        flat = _clean([c for r in rows for c in (r if len(r) == width else r + [None] * (width - len(r)))])
+        return [flat[i:i + width] for i in range(0, len(flat), width)]
     return [[c] for c in _clean(value)]
 
 

@@ -243,8 +243,10 @@ def read_weighted(scores: Any, weights: Any, boards: list[Any] | None) -> Weight
     outcomes: list[Any] = plain
     for i in [i for i, p in enumerate(plain) if p is None]:  # only the rows that are not one plain score
         row = sg[i]
-        where = f"row {i + 1}"
         cells = [(j, v) for j, v in enumerate(row) if not xl.is_blank(v)]
+        if not cells and (boards is None or xl.error_literal(boards[i]) is None):
+            continue  # a blank row (a template's empty rows): no outcome, whatever its weights and board
+        where = f"row {i + 1}"
         try:
             errs = [xl.error_literal(v) for _, v in cells]
             if boards is not None:

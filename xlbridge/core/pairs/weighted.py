@@ -297,6 +297,8 @@ def weighted_session(outcomes: Sequence[Any], boards: Any = None, *, expected: o
         if type(v) is int and v % 10 == 0 and -MAX_SCORE_READ <= v <= MAX_SCORE_READ:
             kind[i], score[i] = ROW_SCORE, v
             continue
+        if v is None:  # a blank row (ROW_BLANK, as _read_row reads it), without its location
+            continue
         where = location(board=blabels[bcode[i]] if boards_given else None, row=i + 1)
         k, outs = _read_row(v, where)
         for e, _ in outs:
