@@ -210,3 +210,29 @@ def test_the_number_fast_paths_write_what_encode_value_writes(value):
     expected = (f'<worksheet><sheetData><row r="1"><c r="A1"{"" if t is None else f" t={chr(34)}{t}{chr(34)}"}>'
                 f"<f>1</f><v>{text}</v></c></row></sheetData></worksheet>").encode()
     assert patch_sheet(xml, scan_sheet(xml), {(1, 1): value}) == expected
+
+
+def test_copy_zip_keeps_content_order_and_method_and_deflates_at_its_level(tmp_path):
+    """copy_zip: the same members in the same order, content byte-identical (or the replacement), the
+    stored member stored, the deflated ones deflated at COMPRESS_LEVEL (its size is zlib's own raw
+    deflate of the content at that level)."""
+    import zipfile
+    import zlib
+
+    from xlbridge.batch.xlsxpatch import COMPRESS_LEVEL, copy_zip
+
+    text = b"".join(b'<row r="%d"><c r="A%d"><v>%d</v></c></row>' % (i, i, i * 7 % 13) for i in range(1, 3000))
+    src, dst = tmp_path / "in.zip", tmp_path / "out.zip"
+    with zipfile.ZipFile(src, "w") as z:
+        z.writestr(zipfile.ZipInfo("b.xml"), b"stored")
+        z.writestr("a.xml", text, compress_type=zipfile.ZIP_DEFLATED, compresslevel=9)
+        z.writestr("c.xml", b"old", compress_type=zipfile.ZIP_DEFLATED)
+    copy_zip(str(src), str(dst), {"c.xml": text[::-1]})
+    with zipfile.ZipFile(dst) as z:
+        infos = z.infolist()
+        assert [i.filename for i in infos] == ["b.xml", "a.xml", "c.xml"]
+        assert [z.read(i) for i in infos] == [b"stored", text, text[::-1]]
+        assert [i.compress_type for i in infos] == [zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_DEFLATED]
+        for info, content in zip(infos[1:], (text, text[::-1])):
+            raw = zlib.compressobj(COMPRESS_LEVEL, zlib.DEFLATED, -15)
+            assert info.compress_size == len(raw.compress(content) + raw.flush())

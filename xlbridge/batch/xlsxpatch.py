@@ -541,10 +541,18 @@ def read_external_links(zf: zipfile.ZipFile, parts: Any) -> list[ExternalBookCac
     return out
 
 
+#: zlib level of the members :func:`copy_zip` writes: 5, not zlib's default 6, whose longer match
+#: search makes the patched sheet of a 10,000-row season (9 MB of XML) 0.9 % smaller (899,420 against
+#: 907,755 bytes) at 1.7 times the time (0.111 against 0.065 s), the last step of every recalc; the
+#: recalculated shipped workbooks come out 0.4 to 2.4 % larger
+COMPRESS_LEVEL = 5
+
+
 def copy_zip(src: str, dst: Any, replacements: dict, drop: Any = ()) -> None:
     """Copy zip ``src`` to ``dst`` (path or binary file) member by member, replacing the content of
     the members named in ``replacements`` (name -> bytes) and leaving out those named in ``drop``. Names, order, dates, compression
-    method, attributes and comments are kept (extra fields are not); other members' content is byte-identical.
+    method, attributes and comments are kept (extra fields are not); other members' content is byte-identical
+    (deflated members are compressed again, at :data:`COMPRESS_LEVEL`).
     """
     with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w") as zout:
         zout.comment = zin.comment
@@ -561,4 +569,4 @@ def copy_zip(src: str, dst: Any, replacements: dict, drop: Any = ()) -> None:
             data = replacements.get(info.filename)
             if data is None:
                 data = zin.read(info)
-            zout.writestr(new, data)
+            zout.writestr(new, data, compresslevel=COMPRESS_LEVEL)
