@@ -33,7 +33,7 @@ import zipfile
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-__all__ = ["CellView", "Block", "GAP", "constant_blocks", "book_without_cells", "read_shared_strings"]
+__all__ = ["CellView", "Block", "GAP", "constant_blocks", "book_without_cells", "read_shared_strings", "without_rows"]
 
 #: Blank rows after which a column's run of constants is cut into a new block.
 GAP = 64
@@ -114,21 +114,29 @@ def constant_blocks(columns: Mapping[int, tuple[Sequence[int], Sequence[Any]]],
     return out
 
 
-def book_without_cells(path: str, sheetdata_spans: Mapping[str, tuple[int, int] | None]) -> io.BytesIO:
+def without_rows(data: bytes, sheetdata: tuple) -> bytes:
+    """A worksheet part without the content of its ``<sheetData>`` (``sheetdata``: the layout's
+    (qname, start, first child offset or None, end-tag offset or None, end)).
+
+    >>> without_rows(b'<w><sheetData><row r="1"/></sheetData></w>', ("sheetData", 3, 14, 26, 38))
+    b'<w><sheetData></sheetData></w>'
+    """
+    first, end_tag = sheetdata[2], sheetdata[3]
+    return data if first is None or end_tag is None else data[:first] + data[end_tag:]
+
+
+def book_without_cells(path: str, cut_parts: Mapping[str, bytes]) -> io.BytesIO:
     """An in-memory copy of the package at ``path`` whose worksheets keep ``<sheetData>`` but no rows.
 
-    ``sheetdata_spans``: worksheet part -> (first child offset, end-tag offset) of its sheetData
-    (None: nothing to remove). Every other member is copied unchanged (stored, not compressed:
-    it is read once, at once).
+    ``cut_parts``: worksheet part -> its content without rows (:func:`without_rows`, made while the
+    part was read: the parts are not inflated again). Every other member is copied unchanged (stored,
+    not compressed: it is read once, at once).
     """
     out = io.BytesIO()
     with zipfile.ZipFile(path) as src, zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as dst:
         for info in src.infolist():
-            data = src.read(info)
-            span = sheetdata_spans.get(info.filename)
-            if span is not None:
-                data = data[: span[0]] + data[span[1]:]
-            dst.writestr(info.filename, data)
+            data = cut_parts.get(info.filename)
+            dst.writestr(info.filename, src.read(info) if data is None else data)
     out.seek(0)
     return out
 

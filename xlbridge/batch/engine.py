@@ -549,18 +549,22 @@ def evaluate_workbook(path: str, sheets: Any, *, cell_formats: int | None = None
     """
     import zipfile
 
-    from .bookdata import book_without_cells, read_shared_strings
+    from .bookdata import book_without_cells, read_shared_strings, without_rows
     from .sheetxml import read_sheet
 
     record_phase("loading")
     shared = read_shared_strings(path)
     reads: dict = {}
+    cut_parts: dict = {}  # part -> its bytes without rows, for the workbook without cells
     covered = 0
     with zipfile.ZipFile(path) as zf:
         for sheet, part in sheets:
             record_phase("reading", sheet)
-            got = read_sheet(zf.read(part), part=part, sheet=sheet, cell_formats=cell_formats,
+            data = zf.read(part)
+            got = read_sheet(data, part=part, sheet=sheet, cell_formats=cell_formats,
                              shared_strings=shared, values=True)
+            cut_parts[part] = without_rows(data, got.layout.sheetdata)
+            del data
             lay = got.layout
             covered += len(lay.formula_cells) + sum((r2 - r1 + 1) * (c2 - c1 + 1) for r1, c1, r2, c2 in lay.array_ranges)
             if max_formula_cells is not None and covered > max_formula_cells:
@@ -573,9 +577,7 @@ def evaluate_workbook(path: str, sheets: Any, *, cell_formats: int | None = None
     book, by_sheet = None, None
     if streamed and all(got.unusual is None for _, got in reads.values()):
         record_phase("loading")
-        spans = {part: (got.layout.sheetdata[2], got.layout.sheetdata[3]) for part, got in reads.values()
-                 if got.layout.sheetdata[2] is not None and got.layout.sheetdata[3] is not None}
-        book = load_engine_workbook(book_without_cells(path, spans))
+        book = load_engine_workbook(book_without_cells(path, cut_parts))
         if [ws.title for ws in book.worksheets] == [sheet for sheet, _ in sheets]:
             by_sheet = {sheet: got for sheet, (_, got) in reads.items()}
         else:  # openpyxl names the sheets otherwise: let it read the whole book
