@@ -6,7 +6,7 @@ ref="...">``) per result column or table, and has an ``Instructions`` sheet and 
 ``xlwings.conf`` sheet (A1 ``UDF Modules``, B1 ``xlbridge.udfs``). The helpers here do that.
 
 >>> seq_column(3), seq_row(2)
-('{1;2;3}', '{1,2}')
+('TRANSPOSE({1,2,3})', '{1,2}')
 """
 
 from __future__ import annotations
