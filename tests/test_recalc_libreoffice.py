@@ -188,3 +188,30 @@ def test_templates_match_libreoffice_where_no_xlbridge_function(tmp_path, name, 
             assert (a if a != "" else None) == (b if b != "" else None), cell
         compared += 1
     print(f"{name}: {compared} formula cells without xlbridge functions compared with LibreOffice")
+
+
+def test_row_positions_as_a_transposed_row_give_what_the_column_constant_gives(tmp_path, lo_profile):
+    """The templates lay a table into a fixed range by ``IFERROR(INDEX(F(...), rows, cols), "")`` with
+    the row positions written ``TRANSPOSE({1,2,...,n})`` (templates.styling.seq_column): LibreOffice
+    gives what it gives for the column constant ``{1;2;...;n}``, and so does xlbridge recalc, with a value
+    array as INDEX's first argument (as an xlbridge function's result is): values, blanks past the
+    table's end, #N/A past the positions (written out by hand below)."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    for r, (a, b) in enumerate([(1, 2), (3, 4), (5, 6)], start=1):
+        ws.cell(r, 1, a), ws.cell(r, 2, b)
+    ws["D1"] = ArrayFormula("D1:E6", '=IFERROR(INDEX(A1:B3*1,{1;2;3;4;5},{1,2}),"")')
+    ws["G1"] = ArrayFormula("G1:H6", '=IFERROR(INDEX(A1:B3*1,TRANSPOSE({1,2,3,4,5}),{1,2}),"")')
+    book = tmp_path / "positions.xlsx"
+    wb.save(book)
+    theirs = openpyxl.load_workbook(libreoffice_recalc(book, tmp_path / "lo", lo_profile), data_only=True)["S"]
+    ours = openpyxl.load_workbook(recalc_workbook(str(book)).output, data_only=True)["S"]
+    expected = [[1, 2], [3, 4], [5, 6], ["", ""], ["", ""], ["#N/A", "#N/A"]]
+
+    def block(sheet, first):
+        got = [[sheet.cell(r, c).value for c in (first, first + 1)] for r in range(1, 7)]
+        return [["" if v is None else v for v in row] for row in got]
+
+    for sheet in (theirs, ours):
+        assert block(sheet, 4) == block(sheet, 7) == expected

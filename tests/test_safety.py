@@ -528,3 +528,19 @@ def test_the_time_limit_never_cuts_a_first_part_in_the_middle():
     status, payload, _ = ChildProcess(job, max_memory=16 << 30, max_seconds=0.5, grace=10).run(
         early=lambda part: got.append(len(part)))
     assert status == "time" and got == [100_000]
+
+
+def test_peak_memory_as_the_kernel_counts_it_and_without_resource(monkeypatch):
+    """splice._peak_bytes: this process's peak resident set in bytes (/proc's VmHWM, in kB, is the
+    kernel's own count of it); without the resource module (Windows) it says "collect"."""
+    import sys
+
+    from xlbridge.batch import splice
+
+    peak = splice._peak_bytes()
+    status = Path("/proc/self/status")
+    if status.exists():
+        hwm = next(int(line.split()[1]) for line in status.read_text().splitlines() if line.startswith("VmHWM:"))
+        assert peak >= hwm * 1024 * 0.9 and peak > 10 << 20
+    monkeypatch.setitem(sys.modules, "resource", None)  # (import resource then raises ImportError)
+    assert splice._peak_bytes() > splice.COLLECT_ABOVE

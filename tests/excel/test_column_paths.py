@@ -208,6 +208,8 @@ def test_a_block_is_cleaned_in_one_pass_as_cell_by_cell():
         if max(len(r) for r in expected) == 1:
             continue  # (a column: grid's column path)
         assert same(xl.grid(block), expected), block
+    for empty in ([[]], [[], []], [(), ()], np.zeros((2, 0))):  # rows of no cells
+        assert xl.grid(empty) == _grid_cell_by_cell(empty) == [[] for _ in range(len(empty))], empty
 
 
 def test_is_blank_reads_every_kind_as_before():
@@ -224,5 +226,6 @@ def test_is_blank_reads_every_kind_as_before():
 
     for v in [None, 0, 1, -3, True, False, 0.0, float("nan"), float("inf"), "", " ", " x ", "\t\n", Text(""),
               Text("#N/A"), np.float64("nan"), np.float64(1.5), np.int64(0), np.str_(" "), np.bool_(False),
-              (1, 2), Fraction(1, 2), Decimal("NaN"), [None]]:
+              (1, 2), Fraction(1, 2), Decimal("NaN"), [None], np.array(None), np.array(float("nan")),
+              np.array(" "), np.array(3)]:
         assert is_blank(v) is reference(v), v

@@ -152,10 +152,15 @@ COLLECT_ABOVE = 256 << 20  # peak resident bytes of the engine's process above w
 
 
 def _peak_bytes() -> int:
-    """The peak resident memory of this process so far, in bytes (``getrusage``: KiB on Linux, bytes on macOS)."""
-    import resource
+    """The peak resident memory of this process so far, in bytes (``getrusage``: KiB on Linux, bytes on
+    macOS); where there is no ``resource`` module (Windows, the in-process path only), above
+    ``COLLECT_ABOVE``: the collection is made, as it always was."""
     import sys
 
+    try:
+        import resource
+    except ImportError:
+        return COLLECT_ABOVE + 1
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return peak if sys.platform == "darwin" else peak * 1024
 

@@ -83,6 +83,8 @@ def is_blank(value: object) -> bool:
     if kind is int or kind is bool:
         return False
     value = plain(value)
+    if value is None:  # (a numpy 0-d array holding None)
+        return True
     if isinstance(value, float):
         return value != value
     return isinstance(value, str) and not value.strip()

@@ -78,10 +78,11 @@ def seq_column(n: int) -> str:
     past the end give #REF!, which IFERROR turns into "" (an array formula whose result is
     smaller than its range would otherwise show #N/A in the extra cells).
 
-    The row constant turned into a column gives what the column constant ``{1;2;...;n}`` gives,
-    in Excel, LibreOffice and the formulas engine; that engine reads a column constant as one
-    function call per row (401 graph nodes for the 400-row Ranking of the pairs template, about
-    0.1 s to parse at every ``xlbridge recalc``), a row constant as one.
+    The row constant turned into a column gives what the column constant ``{1;2;...;n}`` gives
+    (LibreOffice and ``xlbridge recalc``: tests/test_recalc_libreoffice.py; Excel's legacy array
+    formulas take an array of positions in INDEX element by element); the formulas engine reads a
+    column constant as one function call per row (401 graph nodes for the 400-row Ranking of the
+    pairs template, about 0.1 s to parse at every ``xlbridge recalc``), a row constant as one.
 
     >>> seq_column(3)
     'TRANSPOSE({1,2,3})'
