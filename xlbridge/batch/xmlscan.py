@@ -108,11 +108,12 @@ def counting_handler(part: str, where: str, totals: Totals, limits: SafetyLimits
                 return
             if local == "v":
                 return
-            if text is not None:
-                if local == "rPh":
-                    phonetic = True
-                elif local == "t" and not phonetic:
-                    in_t = True
+        if text is not None:  # (inside a cell's text or a shared string; never at the root)
+            if local == "rPh":
+                phonetic = True
+            elif local == "t" and not phonetic:
+                in_t = True
+        if sheet:
             if local == "row":
                 totals.rows += 1
                 if totals.rows > limits.max_rows:
@@ -131,11 +132,6 @@ def counting_handler(part: str, where: str, totals: Totals, limits: SafetyLimits
             sheet = local in ("worksheet", "macrosheet", "dialogsheet")
             if sheet:
                 return
-        if text is not None:
-            if local == "rPh":
-                phonetic = True
-            elif local == "t" and not phonetic:
-                in_t = True
         if kind == "sst" and local == "si":
             text = 0
             totals.shared_strings += 1

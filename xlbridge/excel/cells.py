@@ -217,7 +217,7 @@ def grid(value: Any) -> list[list[Any]]:
         if not width:
             return [[] for _ in rows]  # (rows of no cells: a 2 x 0 range)
         # the cells in one list, cleaned as _scalar cleans each (one pass when they are plain), rows padded
-        flat = _clean([c for r in rows for c in (r if len(r) == width else list(r) + [None] * (width - len(r)))])
+        flat = _clean([c for r in rows for c in (r if len(r) == width else r + [None] * (width - len(r)))])
         return [flat[i:i + width] for i in range(0, len(flat), width)]
     return [[c] for c in _clean(value)]
 
