@@ -532,7 +532,7 @@ def recalc_values(path: str, targets: dict, functions: dict | None = None, *, pr
 
 def evaluate_workbook(path: str, sheets: Any, *, cell_formats: int | None = None, functions: dict | None = None,
                       external_links: Any = (), max_formula_cells: int | None = None, progress: bool = False,
-                      streamed: bool = True) -> tuple:
+                      streamed: bool = True, halves: bool = False) -> tuple:
     """Read and evaluate the workbook at ``path``: return (values, messages, layouts). The engine's job.
 
     ``sheets``: ((sheet name, worksheet part), ...) as :func:`xlbridge.batch.safety.check_workbook`
@@ -543,13 +543,16 @@ def evaluate_workbook(path: str, sheets: Any, *, cell_formats: int | None = None
     otherwise (something openpyxl may read differently) the engine reads ``path`` itself, one node
     per cell, as it always did. ``values`` and ``messages`` are those of :func:`recalc_values`;
     ``layouts`` is {sheet name: SheetLayout} of the sheets holding formulas; ``streamed=False`` takes
-    the stock path whatever the reading found (for comparisons). Raises
+    the stock path whatever the reading found (for comparisons); ``halves``: a large part is read in two
+    halves at once, the second by a forked process (:mod:`xlbridge.batch.halves`: the engine's own
+    process does so; the same result). Raises
     :class:`~xlbridge.core.errors.WorkbookError` for a damaged sheet and
     :class:`~xlbridge.core.errors.WorkbookLimitError` past ``max_formula_cells``.
     """
     import zipfile
 
     from .bookdata import book_without_cells, read_shared_strings, without_rows
+    from .halves import read_sheet_halves
     from .sheetxml import read_sheet
 
     record_phase("loading")
@@ -561,8 +564,8 @@ def evaluate_workbook(path: str, sheets: Any, *, cell_formats: int | None = None
         for sheet, part in sheets:
             record_phase("reading", sheet)
             data = zf.read(part)
-            got = read_sheet(data, part=part, sheet=sheet, cell_formats=cell_formats,
-                             shared_strings=shared, values=True)
+            reader = read_sheet_halves if halves else read_sheet
+            got = reader(data, part=part, sheet=sheet, cell_formats=cell_formats, shared_strings=shared, values=True)
             cut_parts[part] = without_rows(data, got.layout.sheetdata)
             del data
             lay = got.layout

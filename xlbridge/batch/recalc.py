@@ -74,7 +74,8 @@ from .xlsxpatch import (
 )
 from .calcprops import drop_formulas, drop_part, set_calc_properties, set_print_areas
 from .capacity import PRINT_NAME, SheetRows, capacity_areas, first_overflow, last_used_row, sheet_rows
-from .child import ChildProcess, run_engine
+from .child import AFTER_READING, ChildProcess, run_engine
+from . import halves
 from .engine import (
     CALL_ERRORS,
     CELL_MESSAGES,
@@ -543,9 +544,12 @@ def _recalc_checked(src, dest, name, tmp, in_place, functions, limits, isolate, 
         # (run_engine calls it on both paths, before it returns)
         early["report"] = _report(snapshot, info, private, bar, read, *result)
 
+    with zipfile.ZipFile(snapshot) as zf:  # (a part read in two halves: the scan lets them have both cores)
+        large = any(zf.getinfo(part).file_size >= halves.SPLIT_ABOVE for _, part in info.sheets)
     values, messages, layouts, patched, warnings = run_engine(engine_copy, info, functions, limits, name,
                                                               sheet_names, private, tick=bar.tick, isolate=isolate,
-                                                              meanwhile=meanwhile, early=report)
+                                                              meanwhile=meanwhile, early=report,
+                                                              after_reading=AFTER_READING if large else 0.0)
     errors, written, warnings, workbook_part, cut = early["report"]
     replacements = {part: patched[part] for sheet, part in info.sheets if sheet in layouts}
     # (written in the engine's process: xlbridge.batch.splice)

@@ -148,6 +148,23 @@ def read_sheet(data: bytes, *, part: str = "worksheet", sheet: str | None = None
     the span of every cell in the layout (not only of those :func:`patch_sheet` may rewrite, with
     the columns and offsets of the cells of a row where an array range lacks a cell).
     """
+    return _read(data, part=part, sheet=sheet, cell_formats=cell_formats, shared_strings=shared_strings,
+                 values=values, full=full)[0]
+
+
+def _read(data: bytes, *, part: str = "worksheet", sheet: str | None = None, cell_formats: int | None = None,
+          shared_strings: list[str] | None = None, values: bool = False, full: bool = False,
+          head: int | None = None, tail: tuple | None = None) -> tuple[SheetRead, dict]:
+    """:func:`read_sheet`, whole (the default) or one of its two halves (:mod:`xlbridge.batch.halves`).
+
+    ``head=split``: read the part up to the byte offset ``split`` and stop there if a ``<row>`` of the
+    sheet data starts at that very byte (``extras["confirmed"]``; otherwise read on to the end, as a
+    whole reading). ``tail=(split, root declarations, sheetData's name)``: let expat check the bytes
+    before ``split`` without a handler and read from there to the end, as the whole reading would from
+    a row starting at ``split`` (the head's confirmation is what makes that so): the state that rows
+    carry from the head (shared formulas' first cells, array ranges reaching down) is left to the merge
+    (``extras``). Returns (the reading, extras).
+    """
     import xml.parsers.expat as expat
 
     label = f"sheet {_clip(sheet)[1:-1]}" if sheet is not None else f"worksheet {_clip(part, 80)[1:-1]}"
@@ -203,6 +220,8 @@ def read_sheet(data: bytes, *, part: str = "worksheet", sheet: str | None = None
     def note(why: str) -> None:
         if values and not unusual:
             unusual.append(why)
+            if tail is not None:  # (where, for the merge: the first note in the document's order wins)
+                extras["note_at"] = parser.CurrentByteIndex
 
     def foreign(name: str, local: str, inside: str, what: str) -> bool:
         # not the expected element: skipped (True) unless only its namespace differs (noted, read)
@@ -527,6 +546,11 @@ def read_sheet(data: bytes, *, part: str = "worksheet", sheet: str | None = None
         if kind == "shared":
             idx = fa.get("si")
             coordinate = c_attrs.get("r")
+            if tail is not None and idx not in shared_formulae:
+                if value == "=":  # its group's first cell comes before the split (or nowhere): the merge's
+                    extras["pending"].append((pos, idx, coordinate, parser.CurrentByteIndex))
+                    return value
+                extras["masters"].add(idx)  # (the merge checks that the head has no group of this number)
             try:
                 if idx in shared_formulae:
                     return str(shared_formulae[idx].translate_formula(coordinate))
@@ -543,11 +567,58 @@ def read_sheet(data: bytes, *, part: str = "worksheet", sheet: str | None = None
             note(f"cell {cell_ref(*pos)}: a data-table formula")
         return value
 
-    parser.StartElementHandler = start
-    parser.EndElementHandler = end
-    parser.CharacterDataHandler = chars
+    extras: dict = {"confirmed": False}
+    confirmed: list = []
+
+    def first_start(name: str, attrs: dict) -> None:  # (head) the first element at or after the split
+        if (parser.CurrentByteIndex == head and depth == 2 and in_sd and not in_row and name == q_row
+                and not any(a[2] > cur_row for a in active)):  # (an array range reaching down: read on, whole)
+            confirmed.append(True)  # a row of the sheet data starts at the split: the tail's
+            parser.StartElementHandler = parser.EndElementHandler = parser.CharacterDataHandler = None
+            return
+        whole()
+        start(name, attrs)
+
+    def first_end(name: str) -> None:
+        whole()
+        end(name)
+
+    def whole() -> None:
+        parser.StartElementHandler = start
+        parser.EndElementHandler = end
+        parser.CharacterDataHandler = chars
+
     try:
-        parser.Parse(data, True)
+        if head is not None:
+            whole()
+            parser.Parse(data[:head], False)
+            parser.StartElementHandler, parser.EndElementHandler = first_start, first_end
+            tag_end = data.find(b">", head) + 1 or len(data)
+            parser.Parse(data[head:tag_end], False)
+            if confirmed:
+                extras.update(confirmed=True, last_row=cur_row, masters=shared_formulae)
+                layout = SheetLayout(cells, rows, tuple(sd), formula_cells, tuple(array_ranges), q_prefix, full,
+                                     row_cells)
+                return (SheetRead(layout, columns, formulas, array_refs, special, unusual[0] if unusual else None,
+                                  ncells), extras)
+            whole()
+            parser.Parse(data[tag_end:], True)
+        elif tail is not None:
+            split, root_declarations, sd_name = tail
+            extras.update(pending=[], masters=set(), note_at=None)
+            parser.Parse(data[:split], False)  # (no handler: expat checks these bytes; the head reads them)
+            declarations.extend(root_declarations)
+            root_is_worksheet[0] = True
+            sd[:] = [sd_name, -1, -1, None, None]
+            q_prefix = sd_name[: -len("sheetData")]
+            q_row, q_c = q_prefix + "row", q_prefix + "c"
+            q_children = frozenset(q_prefix + x for x in ("f", "v", "is"))
+            in_sd, depth, evs[0], evs[1] = True, 2, -1, -1
+            whole()
+            parser.Parse(data[split:], True)
+        else:
+            whole()
+            parser.Parse(data, True)
     except expat.ExpatError as exc:
         raise WorkbookError(f"damaged workbook: XML part {_clip(part, 80)[1:-1]} is not well-formed ({exc})") from None
     finally:
@@ -556,10 +627,10 @@ def read_sheet(data: bytes, *, part: str = "worksheet", sheet: str | None = None
         parser.StartElementHandler = parser.EndElementHandler = parser.CharacterDataHandler = None
     if not sd:
         damaged("no sheetData")
-    if values and sd[3] is not None and data.find(b"xmlns", sd[1], sd[3]) >= 0:
+    if values and tail is None and sd[3] is not None and data.find(b"xmlns", sd[1], sd[3]) >= 0:
         note("a namespace declared (or the word xmlns written) inside the sheet data")
     layout = SheetLayout(cells, rows, tuple(sd), formula_cells, tuple(array_ranges), q_prefix, full, row_cells)
-    return SheetRead(layout, columns, formulas, array_refs, special, unusual[0] if unusual else None, ncells)
+    return SheetRead(layout, columns, formulas, array_refs, special, unusual[0] if unusual else None, ncells), extras
 
 
 @functools.lru_cache(maxsize=None)
