@@ -81,6 +81,35 @@ ARTIFICIAL_RULES = ("fixed", "session")
 MOVEMENTS = ("howell", "mitchell")
 
 
+class _Labels(dict):  # type: ignore[type-arg]
+    """(blank, label) of each distinct cell, read once: a season repeats a few dozen pair numbers and a
+    thousand board numbers over 10,000 rows. Keyed by the cell's type too (TRUE is not pair 1); a cell
+    that cannot be a key is read each time.
+
+    >>> pairs = _Labels(lambda x: (_blank_pair(x), _pair_label(x)))
+    >>> pairs.of(7.0), pairs.of(" 7 "), pairs.of(None), pairs.of(True), len(pairs)
+    ((False, 7), (False, '7'), (True, None), (False, True), 4)
+    """
+
+    def __init__(self, read: Any) -> None:
+        super().__init__()
+        self.read = read
+
+    def of(self, x: Any) -> Any:
+        try:
+            key = (x.__class__, x)
+            return self[key]
+        except KeyError:
+            got = self[key] = self.read(x)
+            return got
+        except TypeError:  # (unhashable)
+            return self.read(x)
+
+
+def _pair_info(x: Any) -> tuple[bool, Any]:
+    return _blank_pair(x), _pair_label(x)
+
+
 def _show_pair(p: Any) -> str:
     return f"{p[0]} {shown(p[1])}" if isinstance(p, tuple) else shown(p)
 
@@ -91,12 +120,15 @@ def _fields(ns_pairs: Sequence[Any], ew_pairs: Sequence[Any], arrows: Sequence[A
     if arrows is not None and len(arrows) != len(ns_pairs):
         raise InputError(f"the arrow-switch column has {len(arrows)} rows but the N-S pairs have {len(ns_pairs)}")
     ns_out, ew_out = [], []
+    info = _Labels(_pair_info).of
     for i, (n, e) in enumerate(zip(ns_pairs, ew_pairs)):
         a = None if arrows is None else arrows[i]
-        switched = not is_blank(a) and _switch_flag(a, i)
+        switched = a is not None and not is_blank(a) and _switch_flag(a, i)
         f_ns, f_ew = ("EW", "NS") if switched else ("NS", "EW")
-        ns_out.append(None if _blank_pair(n) else (f_ns, _pair_label(n)))
-        ew_out.append(None if _blank_pair(e) else (f_ew, _pair_label(e)))
+        blank, label = info(n)
+        ns_out.append(None if blank else (f_ns, label))
+        blank, label = info(e)
+        ew_out.append(None if blank else (f_ew, label))
     return ns_out, ew_out
 
 
@@ -209,21 +241,24 @@ def pairs_ranking(boards: Any, ns_pairs: Sequence[Any], ew_pairs: Sequence[Any],
     top_parts: dict[Any, dict[int, int]] = {}
     count: dict[Any, int] = {}
     seen: dict[tuple[Any, Any], int] = {}
+    pair_info = _Labels(_pair_info).of
+    board_of = _Labels(board_label).of
     for i in range(n):
         t = tops[i]
-        if not _blank_pair(ns_pairs[i]) and _pair_label(ns_pairs[i]) == _pair_label(ew_pairs[i]):
-            raise InputError(f"pair {_show_pair(_pair_label(ns_pairs[i]))} is on both sides of row {i + 1}",
+        blank_ns, label_ns = pair_info(ns_pairs[i])
+        blank_ew, label_ew = pair_info(ew_pairs[i])
+        if not blank_ns and label_ns == label_ew:
+            raise InputError(f"pair {_show_pair(label_ns)} is on both sides of row {i + 1}",
                              where=location(row=i + 1))
-        for pair, mp in ((ns_pairs[i], mp_ns[i]), (ew_pairs[i], mp_ew[i])):
-            if _blank_pair(pair):
+        for blank, p, mp in ((blank_ns, label_ns, mp_ns[i]), (blank_ew, label_ew, mp_ew[i])):
+            if blank:
                 continue
-            p = _pair_label(pair)
             if p not in parts:
                 parts[p], top_parts[p], count[p] = {}, {}, 0
             if mp is None or t is None:
                 continue
             if boards is not None:
-                b = board_label(boards[i])
+                b = board_of(boards[i])
                 if (p, b) in seen:
                     raise InputError(f"pair {_show_pair(p)} has two results on board {shown(b)} (rows "
                                      f"{seen[(p, b)] + 1} and {i + 1})", where=location(row=i + 1))
