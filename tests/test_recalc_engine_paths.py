@@ -159,6 +159,36 @@ def _one_two_three():
     return wb, ws
 
 
+def test_an_array_results_kinds_are_written_as_excel_shows_them(tmp_path):
+    """Each kind of value an array formula's cells can hold, worked by hand: numbers (int and float),
+    TRUE/FALSE, text, error values, and a blank cell read through (0 in Excel), in a result that fills
+    its range and in one that must be spread (a single column over two columns)."""
+    from xlbridge.batch.xlsxpatch import ExcelErrorValue
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S1"
+    for r, v in enumerate([1, 2.5, "x", None, 0], start=1):
+        ws.cell(r, 1, v)
+    ws["B1"] = ArrayFormula("B1:B5", "=A1:A5")
+    ws["C1"] = ArrayFormula("C1:C5", "=A1:A5>1")
+    ws["D1"] = ArrayFormula("D1:D5", "=1/A1:A5")
+    ws["E1"] = ArrayFormula("E1:F5", "=A1:A5&\"!\"")
+    path = tmp_path / "kinds.xlsx"
+    wb.save(path)
+    (values, _, _), (stock, _, _) = _both(path)
+    assert values == stock
+    got = values["S1"]
+    assert [got[(r, 2)] for r in range(1, 6)] == [1, 2.5, "x", 0, 0]
+    assert [got[(r, 3)] for r in range(1, 6)] == [False, True, True, False, False]
+    assert [type(got[(r, 3)]) for r in range(1, 6)] == [bool] * 5
+    assert got[(1, 4)] == 1 and got[(2, 4)] == 0.4
+    assert [got[(r, 4)].code for r in (3, 4, 5)] == ["#VALUE!", "#DIV/0!", "#DIV/0!"]
+    assert all(isinstance(got[(r, 4)], ExcelErrorValue) for r in (3, 4, 5))
+    assert [got[(r, 5)] for r in range(1, 6)] == ["1!", "2.5!", "x!", "!", "0!"]
+    assert [got[(r, 6)] for r in range(1, 6)] == [got[(r, 5)] for r in range(1, 6)]
+
+
 def test_both_paths_on_a_chain_worked_by_hand(tmp_path):
     # A1:A3 = 1, 2, 3; B1:B3 {=A1:A3*2} (2, 4, 6); C1 =SUM(B1:B3) (12); D1:D3 {=B1:B3+C1} (14, 16, 18);
     # S2!A1 =SUM(S1!D1:D3)-S1!C1 (36); a blank inside the block of column A (A5 empty, A6 = 10).

@@ -410,6 +410,9 @@ class EngineStopped(Exception):
         self.kind, self.where = kind, where
 
 
+_PLAIN_OUT = frozenset((float, int, str))  # the exact types _value_out returns unchanged
+
+
 def _value_out(v, sh, np, XlError):
     """Convert one engine value to a plain Python value for writing (None = blank)."""
     if v is sh.EMPTY:
@@ -493,6 +496,12 @@ def recalc_values(path: str, targets: dict, functions: dict | None = None, *, pr
             arr = np.asarray(arr, object)
             if arr.ndim < 2:
                 arr = arr.reshape(1, -1)
+            if arr.shape == (r2 - r1 + 1, c2 - c1 + 1):  # (the result fills its range: the usual case)
+                plain = _PLAIN_OUT  # (an exact float, int or str is written as it is; see _value_out)
+                for i, row in enumerate(arr.tolist(), start=r1):
+                    for j, v in enumerate(row, start=c1):
+                        got[(i, j)] = v if type(v) in plain else _value_out(v, sh, np, XlError)
+                continue
             for i in range(r2 - r1 + 1):
                 for j in range(c2 - c1 + 1):
                     # Excel fills an array range from a smaller result by repeating a single row or
