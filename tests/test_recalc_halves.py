@@ -321,6 +321,13 @@ def test_the_parents_scan_waits_for_the_reading_within_its_bound():
     phase("reading\x1fTravellers")
     send.send(("refused", None))
     assert waited(5.0) < 1.0
+    recv.recv()
+    # "loading" after a "reading": the sheets are read (the book without cells is loading)
+    import threading
+
+    phase("reading\x1fTravellers")
+    threading.Timer(0.2, phase, args=("loading",)).start()
+    assert 0.15 <= waited(5.0) < 1.5
 
 
 def test_a_large_sheet_over_the_cell_limit_is_refused_by_the_scan(tmp_path, monkeypatch):

@@ -203,15 +203,20 @@ def _child_main(conn, death_r, death_w, sink, parent_pid, job, workdir, readable
 
 
 def _while_reading(recv: Any, sink: Any, deadline: float, tick: Callable[[], Any] | None) -> None:
-    """Wait while the child reads the workbook (its phases "loading" and "reading"; until it sends
-    something, or the deadline), so that ``meanwhile`` runs while it evaluates: a large worksheet part
+    """Wait while the child reads the workbook's sheets (its phases "loading", then "reading"; until it
+    sends something, or the deadline), so that ``meanwhile`` runs while it evaluates: a large worksheet part
     is read on both cores (:mod:`xlbridge.batch.halves`), and this process's scan of the same parts
     took one of them (10,000 traveller rows: the two halves 0.85 s alone, 1.05 s beside the scan).
     The deadline (:data:`AFTER_READING` from now) bounds how much later a refusal of the scan comes."""
     polls = 0
+    seen = False  # (the phase after the reading is "loading" again: the book without its cells)
     while time.monotonic() < deadline:
         kind = bytes(sink[:16]).split(b"\x1f", 1)[0].split(b"\0", 1)[0]
-        if kind not in (b"", b"loading", b"reading") or recv.poll(0.005):
+        if kind == b"reading":
+            seen = True
+        elif seen or kind not in (b"", b"loading"):
+            return
+        if recv.poll(0.005):
             return
         polls += 1
         if tick is not None and polls % 50 == 0:
