@@ -20,13 +20,14 @@ How the halves stay one reading:
 - What rows carry across the split is merged here, or the part is read whole again: a shared formula
   whose group starts before the split is translated from the head's first cell (exactly as the
   whole reading does); a group number met with its text on both sides, an array range of the head
-  reaching past the split, rows out of order across it, a row without its number after it, or any
-  failure of the tail (a damaged part: the whole reading then gives its own message) make the whole
-  reading run instead.
+  reaching past the split, rows out of order across it, a row without its number after it, a second
+  ``<sheetData>`` after it, or any failure of the tail (a damaged part: the whole reading then gives
+  its own message) make the whole reading run instead.
 
-The tail process is a fork of the engine's process (its memory limit and file guard included) and is
-killed when this reading ends, whatever happens; a part below :data:`SPLIT_ABOVE` bytes, a reading
-with ``full=True`` or without ``values``, and a system without ``fork`` are read whole.
+The tail process is a fork of the engine's process (its file guard included, and an address-space
+limit of the same size: the two together may hold up to twice the limit while the halves are read)
+and is killed when this reading ends, whatever happens; a part below :data:`SPLIT_ABOVE` bytes, a
+reading with ``full=True`` or without ``values``, and a system without ``fork`` are read whole.
 """
 
 from __future__ import annotations
@@ -152,8 +153,8 @@ def _merge(head: SheetRead, hx: dict, tail: SheetRead, tx: dict, data: bytes, sp
            values: bool) -> SheetRead | None:
     """The whole reading from its two halves, or None when the whole reading must run instead."""
     hl, tl = head.layout, tail.layout
-    if not tl.rows:
-        return None
+    if not tl.rows or tl.sheetdata[1] != -1:
+        return None  # (no row; or a second sheetData after the split, whose layout the whole reading takes)
     first = next(iter(tl.rows))
     if tl.rows[first][1] != split or first <= hx["last_row"]:
         return None  # (a row out of order across the split: the whole reading names it)
@@ -216,7 +217,7 @@ def _unpack(packed: tuple) -> SheetRead:
     return SheetRead(layout, *packed[8:])
 
 
-def _tail_process(w: int, data: bytes, split: tuple, kwargs: dict) -> None:
+def _tail_process(w: int, data: bytes, split: tuple, kwargs: dict, head_pid: int) -> None:
     """The forked tail reading: send its result (or that it failed) and leave at once."""
     try:
         gc.disable()  # (a short life: what it allocates goes with it)
@@ -225,6 +226,8 @@ def _tail_process(w: int, data: bytes, split: tuple, kwargs: dict) -> None:
                 import ctypes
 
                 ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # die with the head
+        if os.getppid() != head_pid:  # (the head died before the signal was armed)
+            return
         try:
             got, extras = _read(data, tail=split, **kwargs)
             out: tuple = ("ok", _pack(got), extras)
@@ -240,6 +243,21 @@ def _tail_process(w: int, data: bytes, split: tuple, kwargs: dict) -> None:
         os._exit(0)
 
 
+def _receive(reader: Any) -> tuple | None:
+    """(the tail's reading, its extras) from the pipe, or None: it failed, or died before it sent all."""
+    payload = reader.read()
+    was = gc.isenabled()
+    gc.disable()  # (half a sheet's objects, none in a cycle: the collector's passes over them doubled the load)
+    try:
+        status, packed, extras = (marshal.loads if payload[:1] == b"M" else pickle.loads)(payload[1:])
+        return (_unpack(packed), extras) if status == "ok" else None
+    except (EOFError, ValueError, TypeError, pickle.UnpicklingError):
+        return None
+    finally:
+        if was:
+            gc.enable()
+
+
 def read_sheet_halves(data: bytes, **kwargs: Any) -> SheetRead:
     """:func:`~xlbridge.batch.sheetxml.read_sheet` of ``data`` (same keywords, same result), its two
     halves read at once when the part is large (see the module docstring)."""
@@ -248,9 +266,10 @@ def read_sheet_halves(data: bytes, **kwargs: Any) -> SheetRead:
     split = split_point(data, SPLIT_AT)
     if split is None:
         return read_sheet(data, **kwargs)
+    head_pid = os.getpid()
     r, w = os.pipe()
-    _forking.append(threading.get_ident())
     try:
+        _forking.append(threading.get_ident())
         pid = os.fork()
     except OSError:
         os.close(r)
@@ -260,29 +279,18 @@ def read_sheet_halves(data: bytes, **kwargs: Any) -> SheetRead:
         _forking.pop()
     if pid == 0:  # pragma: no cover  (the tail process: measured by its result)
         os.close(r)
-        _tail_process(w, data, split, kwargs)
+        _tail_process(w, data, split, kwargs, head_pid)
     os.close(w)
     reader = None
     try:
-        head, hx = _read(data, head=split[0], **kwargs)
+        head, hx = _read(data, head=split[0], **kwargs)  # (a refusal here is the whole reading's own)
         if not hx["confirmed"]:
             return head  # (read whole: no row starts at the split)
         reader = os.fdopen(r, "rb")
         r = -1
-        payload = reader.read()
-        was = gc.isenabled()
-        gc.disable()  # (half a sheet's objects, none in a cycle: the collector's passes over them doubled the load)
-        try:
-            status, packed, tx = (marshal.loads if payload[:1] == b"M" else pickle.loads)(payload[1:])
-            tail = _unpack(packed) if status == "ok" else None
-        finally:
-            if was:
-                gc.enable()
-        del payload
-        merged = _merge(head, hx, tail, tx, data, split[0], bool(kwargs.get("values"))) if tail is not None else None
+        tail = _receive(reader)
+        merged = _merge(head, hx, *tail, data, split[0], bool(kwargs.get("values"))) if tail is not None else None
         return merged if merged is not None else read_sheet(data, **kwargs)
-    except (EOFError, ValueError, TypeError, pickle.UnpicklingError):  # (the tail died before it sent all)
-        return read_sheet(data, **kwargs)
     finally:
         with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGKILL)

@@ -81,14 +81,18 @@ ARTIFICIAL_RULES = ("fixed", "session")
 MOVEMENTS = ("howell", "mitchell")
 
 
+_ONCE_TYPES = frozenset({int, float, str, bool, type(None)})  # equal cells of one of these: the same label
+
+
 class _Labels(dict):  # type: ignore[type-arg]
     """(blank, label) of each distinct cell, read once: a season repeats a few dozen pair numbers and a
-    thousand board numbers over 10,000 rows. Keyed by the cell's type too (TRUE is not pair 1); a cell
-    that cannot be a key is read each time.
+    thousand board numbers over 10,000 rows. Keyed by the cell's type too (TRUE is not pair 1); only
+    cells of plain types, whose equal values read alike (not a Decimal 7.00 against 7, nor a Mitchell
+    label ("NS", TRUE) against ("NS", 1), which are equal keys): any other cell is read each time.
 
     >>> pairs = _Labels(lambda x: (_blank_pair(x), _pair_label(x)))
-    >>> pairs.of(7.0), pairs.of(" 7 "), pairs.of(None), pairs.of(True), len(pairs)
-    ((False, 7), (False, '7'), (True, None), (False, True), 4)
+    >>> pairs.of(7.0), pairs.of(" 7 "), pairs.of(None), pairs.of(True), pairs.of(("NS", 1)), len(pairs)
+    ((False, 7), (False, '7'), (True, None), (False, True), (False, ('NS', 1)), 4)
     """
 
     def __init__(self, read: Any) -> None:
@@ -96,14 +100,15 @@ class _Labels(dict):  # type: ignore[type-arg]
         self.read = read
 
     def of(self, x: Any) -> Any:
+        cls = x.__class__
+        if cls not in _ONCE_TYPES:
+            return self.read(x)
+        key = (cls, x)
         try:
-            key = (x.__class__, x)
             return self[key]
         except KeyError:
             got = self[key] = self.read(x)
             return got
-        except TypeError:  # (unhashable)
-            return self.read(x)
 
 
 def _pair_info(x: Any) -> tuple[bool, Any]:
