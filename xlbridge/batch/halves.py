@@ -288,8 +288,10 @@ def read_sheet_halves(data: bytes, **kwargs: Any) -> SheetRead:
             return head  # (read whole: no row starts at the split)
         reader = os.fdopen(r, "rb")
         r = -1
-        tail = _receive(reader)
-        merged = _merge(head, hx, *tail, data, split[0], bool(kwargs.get("values"))) if tail is not None else None
+        got = _receive(reader)
+        merged = None
+        if got is not None:
+            merged = _merge(head, hx, got[0], got[1], data, split[0], bool(kwargs.get("values")))
         return merged if merged is not None else read_sheet(data, **kwargs)
     finally:
         with contextlib.suppress(OSError):
