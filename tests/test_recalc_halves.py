@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from xlbridge.batch import halves
-from xlbridge.batch.sheetxml import _read, read_sheet
+from xlbridge.batch.sheetxml import read_sheet, read_sheet_half
 from xlbridge.core.errors import WorkbookError
 
 NS = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
@@ -28,11 +28,11 @@ SHARED = ["alpha", "beta", "gamma"]
 
 def _halves_in_process(data: bytes, split: tuple, **kw):
     """The two halves and their merge in this process (what read_sheet_halves does across a fork)."""
-    head, hx = _read(data, head=split[0], **kw)
+    head, hx = read_sheet_half(data, head=split[0], **kw)
     if not hx["confirmed"]:
         return head, "whole"
     try:
-        tail, tx = _read(data, tail=split, **kw)
+        tail, tx = read_sheet_half(data, tail=split, **kw)
     except WorkbookError:
         return read_sheet(data, **kw), "tail failed"
     tail = halves._unpack(halves._pack(tail))  # (as it crosses the pipe)
@@ -256,7 +256,7 @@ def test_the_forked_tail_gives_the_same_reading_and_dates_cross_the_pipe(monkeyp
 
 def test_small_parts_and_layout_readings_are_read_whole(monkeypatch):
     data = f'<worksheet xmlns="{NS}"><sheetData><row r="1"><c r="A1"><v>1</v></c></row></sheetData></worksheet>'
-    monkeypatch.setattr(halves, "_read", lambda *a, **k: pytest.fail("split"))
+    monkeypatch.setattr(halves, "read_sheet_half", lambda *a, **k: pytest.fail("split"))
     assert halves.read_sheet_halves(data.encode(), values=True) == read_sheet(data.encode(), values=True)
     monkeypatch.setattr(halves, "SPLIT_ABOVE", 0)
     assert halves.read_sheet_halves(data.encode(), values=False) == read_sheet(data.encode(), values=False)

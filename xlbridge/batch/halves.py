@@ -42,7 +42,7 @@ import sys
 import threading
 from typing import Any
 
-from .sheetxml import SheetRead, _read, read_sheet
+from .sheetxml import SheetRead, read_sheet, read_sheet_half
 from .xlsxpatch import CellSpan, SheetLayout, cell_ref
 
 __all__ = ["SPLIT_ABOVE", "SPLIT_AT", "forking", "read_sheet_halves", "sheet_start", "split_point"]
@@ -229,7 +229,7 @@ def _tail_process(w: int, data: bytes, split: tuple, kwargs: dict, head_pid: int
         if os.getppid() != head_pid:  # (the head died before the signal was armed)
             return
         try:
-            got, extras = _read(data, tail=split, **kwargs)
+            got, extras = read_sheet_half(data, tail=split, **kwargs)
             out: tuple = ("ok", _pack(got), extras)
             try:
                 payload = b"M" + marshal.dumps(out)
@@ -283,7 +283,7 @@ def read_sheet_halves(data: bytes, **kwargs: Any) -> SheetRead:
     os.close(w)
     reader = None
     try:
-        head, hx = _read(data, head=split[0], **kwargs)  # (a refusal here is the whole reading's own)
+        head, hx = read_sheet_half(data, head=split[0], **kwargs)  # (a refusal here is the whole reading's own)
         if not hx["confirmed"]:
             return head  # (read whole: no row starts at the split)
         reader = os.fdopen(r, "rb")

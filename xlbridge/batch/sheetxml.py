@@ -46,7 +46,7 @@ from ..core.errors import WorkbookError
 from .xmlscan import defuse
 from .xlsxpatch import MAX_COL, MAX_ROW, CellSpan, SheetLayout, cell_ref, parse_range, parse_ref
 
-__all__ = ["SheetRead", "read_sheet", "MAIN_NS"]
+__all__ = ["SheetRead", "read_sheet", "read_sheet_half", "MAIN_NS"]
 
 MAIN_NS = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
 _ROW_RE = re.compile(r"^[0-9]{1,7}$")
@@ -148,11 +148,11 @@ def read_sheet(data: bytes, *, part: str = "worksheet", sheet: str | None = None
     the span of every cell in the layout (not only of those :func:`patch_sheet` may rewrite, with
     the columns and offsets of the cells of a row where an array range lacks a cell).
     """
-    return _read(data, part=part, sheet=sheet, cell_formats=cell_formats, shared_strings=shared_strings,
+    return read_sheet_half(data, part=part, sheet=sheet, cell_formats=cell_formats, shared_strings=shared_strings,
                  values=values, full=full)[0]
 
 
-def _read(data: bytes, *, part: str = "worksheet", sheet: str | None = None, cell_formats: int | None = None,
+def read_sheet_half(data: bytes, *, part: str = "worksheet", sheet: str | None = None, cell_formats: int | None = None,
           shared_strings: list[str] | None = None, values: bool = False, full: bool = False,
           head: int | None = None, tail: tuple | None = None) -> tuple[SheetRead, dict]:
     """:func:`read_sheet`, whole (the default) or one of its two halves (:mod:`xlbridge.batch.halves`).
