@@ -132,7 +132,7 @@ KILL_PROBE = r"""
 import sys
 import xlbridge.batch.child
 if sys.argv[1] == "no-pdeathsig":  # leave only the pipe the child watches
-    xlbridge.batch.child._set_parent_death_signal = lambda parent_pid: None
+    xlbridge.batch.child.set_parent_death_signal = lambda parent_pid: None
 sys.exit(__import__("xlbridge.cli").cli.main(sys.argv[2:]))
 """
 

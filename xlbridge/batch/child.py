@@ -108,7 +108,7 @@ def _install_file_guard(readable) -> None:
     sys.addaudithook(hook)
 
 
-def _set_parent_death_signal(parent_pid: int) -> None:
+def set_parent_death_signal(parent_pid: int) -> None:
     """Linux: be sent SIGKILL when the parent dies (``prctl(PR_SET_PDEATHSIG)``); exit if it is gone already."""
     if sys.platform.startswith("linux"):
         try:
@@ -159,7 +159,7 @@ def _child_main(conn, death_r, death_w, sink, parent_pid, job, workdir, readable
         for sig in (signal.SIGTERM, signal.SIGINT, getattr(signal, "SIGHUP", None)):
             if sig is not None:
                 signal.signal(sig, signal.SIG_DFL)
-        _set_parent_death_signal(parent_pid)
+        set_parent_death_signal(parent_pid)
         os.close(death_w)
         threading.Thread(target=_watch_parent, args=(death_r,), daemon=True).start()
         set_phase_sink(sink)

@@ -38,7 +38,6 @@ import marshal
 import os
 import pickle
 import signal
-import sys
 import threading
 from typing import Any
 
@@ -221,13 +220,9 @@ def _tail_process(w: int, data: bytes, split: tuple, kwargs: dict, head_pid: int
     """The forked tail reading: send its result (or that it failed) and leave at once."""
     try:
         gc.disable()  # (a short life: what it allocates goes with it)
-        if sys.platform.startswith("linux"):
-            with contextlib.suppress(OSError, AttributeError):
-                import ctypes
+        from .child import set_parent_death_signal
 
-                ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # die with the head
-        if os.getppid() != head_pid:  # (the head died before the signal was armed)
-            return
+        set_parent_death_signal(head_pid)  # die with the head (as the engine's process dies with its parent)
         try:
             got, extras = read_sheet_half(data, tail=split, **kwargs)
             out: tuple = ("ok", _pack(got), extras)
