@@ -518,7 +518,8 @@ def read_sheet_half(data: bytes, *, part: str = "worksheet", sheet: str | None =
                         from openpyxl.utils.datetime import from_ISO8601
 
                         v = from_ISO8601(v)
-                    special[pos] = (v, t)
+                    if not c_in_array:  # (a cached value inside an array range: the engine skips it)
+                        special[pos] = (v, t)
                     return
             except (ValueError, IndexError, OverflowError, TypeError):
                 what = {"n": "a number cell holds", "s": "a shared-string cell holds the index",
