@@ -410,3 +410,22 @@ def test_the_arguments_reach_an_xlbridge_function_as_xlwings_gives_them():
         want = [[excel_view(v) for v in row] for row in block.tolist()] if (h, w) != (1, 1) else excel_view(block[0, 0])
         assert got[0][0] == want
         assert [type(c) for c in cells(got[0][0])] == [type(c) for c in cells(want)]  # (TRUE is no 1.0)
+
+
+def test_a_reference_left_in_an_array_result_is_written_as_its_cells_value():
+    """Should a function still leave a reference inside an array result (INDEX no longer does:
+    tests/test_recalc_libreoffice.py), the cell shows the referenced cell's value, 0 for a blank one,
+    and #VALUE! for a reference to several cells, never the reference's Python text."""
+    import numpy as np
+    import schedula as sh
+
+    from xlbridge.batch.engine import _value_out, engine_modules
+    from xlbridge.batch.xlsxpatch import ExcelErrorValue
+
+    _, _, _, _, _, Ranges, _, XlError = engine_modules()
+
+    def out(ref, cells):
+        return _value_out(Ranges().push(ref, np.array(cells, object)), sh, np, XlError)
+
+    assert out("A1", [[5]]) == 5 and out("A1", [["x"]]) == "x" and out("A1", [[sh.EMPTY]]) == 0
+    assert out("A1:A2", [[1], [2]]) == ExcelErrorValue("#VALUE!")

@@ -215,3 +215,40 @@ def test_row_positions_as_a_transposed_row_give_what_the_column_constant_gives(t
 
     for sheet in (theirs, ours):
         assert block(sheet, 4) == block(sheet, 7) == expected
+
+
+def test_index_with_arrays_of_positions_gives_the_cells_values(tmp_path, lo_profile):
+    """``INDEX(range, {rows}, ...)`` picks several cells of a reference: Excel gives their values (a
+    blank one as 0), which a formula around it adds, joins or tests. formulas 1.3.4 gave one-cell
+    references instead (written as their Python text, summed as 0, refused by + and &): corrected in the
+    registry (``xlbridge.batch.registry.CORRECTIONS``). Worked by hand, and LibreOffice gives the same.
+    A1:A3 = 1, 2, 3, A4 = "x", B1:B3 = 10, 20, 30, column C blank."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    for r in (1, 2, 3):
+        ws.cell(r, 1, r), ws.cell(r, 2, 10 * r)
+    ws["A4"] = "x"
+    ws["D1"] = ArrayFormula("D1:D3", "=INDEX(A1:C3,{1;2;3},3)")
+    ws["E1"] = ArrayFormula("E1:E3", "=INDEX(A1:B3,{1;2;3},2)")
+    ws["F1"], ws["F2"] = "=SUM(E1:E3)", "=SUM(INDEX(A1:B3,{1;2;3},2))"
+    ws["F3"] = ArrayFormula("F3", "=SUM(INDEX(A1:B3,{1;2;3},2)*2)")
+    ws["G1"] = ArrayFormula("G1:G4", '=INDEX(A1:A4,{1;2;3;4})&"!"')
+    ws["H1"] = ArrayFormula("H1:H4", "=ISNUMBER(INDEX(A1:A4,{1;2;3;4}))")
+    ws["I1"] = ArrayFormula("I1:I3", "=INDEX(A1:B3,{1;2;3},{2;1;2})+1")
+    ws["J1"] = ArrayFormula("J1:K3", '=IFERROR(INDEX(A1:B3,{1;2;3},{1,2}),"")')
+    ws["L1"], ws["L2"] = "=INDEX(A1:B3,2,2)", "=SUM(A1:INDEX(A1:A3,2))"  # one reference: as before
+    book = tmp_path / "index.xlsx"
+    wb.save(book)
+    expected = {
+        "D": [0, 0, 0], "E": [10, 20, 30], "F": [60, 60, 120], "G": ["1!", "2!", "3!", "x!"],
+        "H": [True, True, True, False], "I": [11, 3, 31], "J": [1, 2, 3], "K": [10, 20, 30], "L": [20, 3],
+    }
+    theirs = openpyxl.load_workbook(libreoffice_recalc(book, tmp_path / "lo", lo_profile), data_only=True)["S"]
+    report = recalc_workbook(str(book))
+    assert report.errors == ()
+    ours = openpyxl.load_workbook(report.output, data_only=True)["S"]
+    for sheet in (ours, theirs):
+        got = {col: [sheet[f"{col}{r}"].value for r in range(1, len(want) + 1)] for col, want in expected.items()}
+        assert got == expected  # (LibreOffice writes TRUE after the first cell as 1: equal in Python)
+    assert [type(ours[f"H{r}"].value) for r in range(1, 5)] == [bool] * 4

@@ -89,6 +89,18 @@ UNFOLLOWED = "\x00unfollowed"  # key of {(SHEET, ref)} of cells that depend on a
 _MAX_MESSAGES = 1000  # distinct messages kept per function (a column of failing calls repeats itself)
 
 
+def before_sandbox() -> None:
+    """What the engine needs from outside the Python installation, done before its process is sandboxed
+    (:class:`xlbridge.batch.child.ChildProcess` then refuses such files): the table of file types
+    openpyxl guesses images' types with (``/etc/mime.types``; 5 ms). The engine's own modules are
+    imported in its process (:func:`engine_modules`), where they can be imported while a large sheet
+    is read (:mod:`xlbridge.batch.halves`)."""
+    import mimetypes
+
+    if not mimetypes.inited:
+        mimetypes.init()
+
+
 @functools.lru_cache(maxsize=None)
 def engine_modules():
     """Import the formula engine once per process (forked children inherit it).
@@ -106,13 +118,10 @@ def engine_modules():
     from .registry import install
 
     install()
-    import mimetypes
-
-    import openpyxl  # noqa: F401  (what the engine's child uses, loaded before it is sandboxed)
+    import openpyxl  # noqa: F401  (what the engine's child uses)
     import openpyxl.formula.translate  # noqa: F401  (shared formulas, read in the child)
 
-    if not mimetypes.inited:  # openpyxl guesses image types; the sandboxed child may not read /etc/mime.types
-        mimetypes.init()
+    before_sandbox()  # (no-op when it ran before the sandbox, as it must in a sandboxed process)
     return formulas, np, sh, Array, wrap_func, Ranges, Error, XlError
 
 
@@ -150,6 +159,20 @@ def _adapt_function(name: str, fn, messages: dict):
         return v
 
     plain_in, empty = frozenset((float, str)), sh.EMPTY
+    numbers_in, empty_in = frozenset((int, float)), frozenset((type(empty),))
+
+    def column_in(col: list) -> list:
+        # one column's cells as xlwings gives them: a whole column of numbers, or of blanks, in one call
+        kinds = set(map(type, col))
+        if kinds <= plain_in:
+            return col
+        if kinds <= numbers_in:
+            return list(map(float, col))
+        if kinds == empty_in and col.count(empty) == len(col):
+            return [None] * len(col)
+        # (the engine's errors and blanks are str subclasses); the common kinds first, without a call
+        return [v if (k := type(v)) is float or k is str else float(v) if k is int
+                else None if v is empty else cell_in(v) for v in col]
 
     def arg_in(a):
         if isinstance(a, Ranges):
@@ -163,15 +186,13 @@ def _adapt_function(name: str, fn, messages: dict):
                 return cell_in(a[0, 0])
             if a.ndim != 2 or not a.size:
                 return a.tolist()
-            flat = a.ravel().tolist()
-            if not plain_in.issuperset(map(type, flat)):  # (the engine's errors and blanks are str subclasses)
-                # the common kinds first, without a call: a 10,000-row column is 10,000 calls fewer
-                flat = [v if (k := type(v)) is float or k is str else float(v) if k is int
-                        else None if v is empty else cell_in(v) for v in flat]
             width = a.shape[1]
             if width == 1:
-                return [[v] for v in flat]
-            return [flat[i:i + width] for i in range(0, len(flat), width)]
+                return [[v] for v in column_in(a.ravel().tolist())]
+            flat = a.ravel().tolist()
+            if plain_in.issuperset(map(type, flat)):
+                return [flat[i:i + width] for i in range(0, len(flat), width)]
+            return list(map(list, zip(*[column_in(a[:, j].tolist()) for j in range(width)])))
         return cell_in(a)
 
     def number_out(v):
@@ -425,6 +446,14 @@ def _value_out(v, sh, np, XlError):
         return v.item()
     if isinstance(v, (str, int, float)):
         return v
+    from formulas.ranges import Ranges
+
+    if isinstance(v, Ranges):  # a reference inside an array result ({=INDEX(A1:B3,{1;2;3},2)}): its cell's value,
+        cell = np.asarray(v.value, object)  # 0 for a blank one, as Excel shows it; a whole range is #VALUE!
+        if cell.size != 1:
+            return ExcelErrorValue("#VALUE!")
+        one = _value_out(cell.flat[0], sh, np, XlError)
+        return 0 if one is None else one
     try:
         return float(v) if hasattr(v, "__float__") else str(v)
     except Exception:
@@ -573,8 +602,11 @@ def evaluate_workbook(path: str, sheets: Any, *, cell_formats: int | None = None
         for sheet, part in sheets:
             record_phase("reading", sheet)
             data = zf.read(part)
-            reader = read_sheet_halves if halves else read_sheet
-            got = reader(data, part=part, sheet=sheet, cell_formats=cell_formats, shared_strings=shared, values=True)
+            kw: dict = dict(part=part, sheet=sheet, cell_formats=cell_formats, shared_strings=shared, values=True)
+            if halves:  # (this process imports the engine while a large part's second half is read)
+                got = read_sheet_halves(data, meanwhile=engine_modules, **kw)
+            else:
+                got = read_sheet(data, **kw)
             cut_parts[part] = without_rows(data, got.layout.sheetdata)
             del data
             lay = got.layout

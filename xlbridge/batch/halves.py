@@ -39,6 +39,7 @@ import os
 import pickle
 import signal
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from .sheetxml import SheetRead, read_sheet, read_sheet_half
@@ -253,9 +254,11 @@ def _receive(reader: Any) -> tuple | None:
             gc.enable()
 
 
-def read_sheet_halves(data: bytes, **kwargs: Any) -> SheetRead:
+def read_sheet_halves(data: bytes, *, meanwhile: Callable[[], Any] | None = None, **kwargs: Any) -> SheetRead:
     """:func:`~xlbridge.batch.sheetxml.read_sheet` of ``data`` (same keywords, same result), its two
-    halves read at once when the part is large (see the module docstring)."""
+    halves read at once when the part is large (see the module docstring). ``meanwhile()``: called in
+    this process once the tail process reads, before the head is read (the engine's process imports the
+    engine then: :data:`SPLIT_AT` gives the head the smaller half)."""
     if len(data) < SPLIT_ABOVE or kwargs.get("full") or not kwargs.get("values") or not hasattr(os, "fork"):
         return read_sheet(data, **kwargs)
     split = split_point(data, SPLIT_AT)
@@ -278,6 +281,8 @@ def read_sheet_halves(data: bytes, **kwargs: Any) -> SheetRead:
     os.close(w)
     reader = None
     try:
+        if meanwhile is not None:
+            meanwhile()
         head, hx = read_sheet_half(data, head=split[0], **kwargs)  # (a refusal here is the whole reading's own)
         if not hx["confirmed"]:
             return head  # (read whole: no row starts at the split)

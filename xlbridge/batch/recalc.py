@@ -86,7 +86,7 @@ from .engine import (
     LIMIT_CALLS,
     UNFOLLOWED,
     EngineStopped,
-    engine_modules,
+    before_sandbox,
     evaluate_workbook,
     recalc_values,
 )
@@ -523,7 +523,7 @@ def _recalc_checked(src, dest, name, tmp, in_place, functions, limits, isolate, 
     # the engine runs even without formulas: its reading of the workbook (openpyxl, and the streamed reading
     # of each sheet) checks what Excel would have to repair, so an output is always a workbook openpyxl opens
     bar.phase("loading the formula engine")
-    engine_modules()  # import the engine here, once: forked children inherit it instead of importing it again
+    before_sandbox()  # (the engine's process imports the engine itself: see engine.before_sandbox)
     engine_dir = os.path.join(tmp, "engine")
     os.mkdir(engine_dir, 0o700)
     # the engine reads a private copy, alone in its folder

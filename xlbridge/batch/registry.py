@@ -35,7 +35,7 @@ import types
 from collections.abc import Callable, Iterator
 from typing import Any
 
-__all__ = ["LazyFunctions", "install", "index_of_installed", "MODULE_NAMES", "SCIPY_NAMES"]
+__all__ = ["CORRECTIONS", "LazyFunctions", "install", "index_of_installed", "MODULE_NAMES", "SCIPY_NAMES"]
 
 #: The names formulas' statistics module imports from SciPy: ``from scipy import stats, linalg`` and
 #: ``from scipy.interpolate import interp1d``.
@@ -218,7 +218,7 @@ class LazyFunctions(collections.defaultdict):
         module = _import_stat_without_scipy(pkg) if name == _STAT else importlib.import_module(name, pkg)
         for key, fn in module.FUNCTIONS.items():
             if self._origin.get(key, order - 1) < order and self._origin.get(key) != -1:
-                super().__setitem__(key, fn)
+                super().__setitem__(key, CORRECTIONS[key](fn) if key in CORRECTIONS else fn)
                 self._origin[key] = order
         self.loaded += (name,)
         return True
@@ -260,6 +260,49 @@ class LazyFunctions(collections.defaultdict):
 
     def __len__(self) -> int:
         return super().__len__() if not self._pending else len(self.load_all())
+
+
+def _index_of_values(stock: dict) -> dict:
+    """formulas' INDEX, whose array result holds the cells it picks as values, as Excel's does.
+
+    With an array of row or column numbers (``{=INDEX(A1:B3,{1;2;3},2)}``) formulas 1.3.4 returns an
+    array of one-cell references: written as their Python text, summed as 0 (``=SUM(INDEX(...))``),
+    refused by ``+`` and ``&``. Excel (and LibreOffice) give the cells' values there, a blank one as
+    0. A single reference (``INDEX(A1:B3,2,2)``, which may end a range: ``A1:INDEX(...)``) is left as
+    the engine gives it, and so is an element that is a whole row or column (``INDEX(A1:B3,{1;2},0)``).
+    """
+    import numpy as np
+    import schedula as sh
+    from formulas.ranges import Ranges
+
+    function = stock["function"]
+
+    def value_of(x: Any) -> Any:
+        if not isinstance(x, Ranges):
+            return x
+        cell = np.asarray(x.value, object)
+        if cell.size != 1:
+            return x
+        v = cell.flat[0]
+        return 0 if v is sh.EMPTY else v
+
+    def index(*args: Any, **kwargs: Any) -> Any:
+        res = function(*args, **kwargs)
+        if isinstance(res, np.ndarray) and res.dtype == object and res.size and not isinstance(res, Ranges):
+            flat = res.ravel()
+            if any(isinstance(x, Ranges) for x in flat.tolist()):
+                out = res.copy()
+                out.ravel()[:] = [value_of(x) for x in flat.tolist()]  # (a copy of an Array is an Array)
+                return out
+        return res
+
+    index.__wrapped__ = function  # type: ignore[attr-defined]
+    return {**stock, "function": index}
+
+
+#: Functions of formulas corrected where they differ from Excel (each with its reason): the registry
+#: holds the corrected function under the name
+CORRECTIONS: dict[str, Callable[[dict], dict]] = {"INDEX": _index_of_values}
 
 
 def index_of_installed() -> dict[str, list[str]]:
