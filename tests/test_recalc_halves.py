@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import zipfile
 
 import pytest
@@ -19,23 +20,26 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from xlbridge.batch import halves
-from xlbridge.batch.sheetxml import read_sheet, read_sheet_half
+from xlbridge.batch.sheetxml import SHARED_LATER, read_sheet, read_sheet_half
 from xlbridge.core.errors import WorkbookError
 
 NS = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
 SHARED = ["alpha", "beta", "gamma"]
 
 
-def _halves_in_process(data: bytes, split: tuple, **kw):
-    """The two halves and their merge in this process (what read_sheet_halves does across a fork)."""
+def _halves_in_process(data: bytes, split: tuple, later: bool = False, **kw):
+    """The two halves and their merge in this process (what read_sheet_halves does across a fork);
+    ``later``: the tail is read without the shared-string table (``start_tail(later=True)``)."""
     head, hx = read_sheet_half(data, head=split[0], **kw)
     if not hx["confirmed"]:
         return head, "whole"
     try:
-        tail, tx = read_sheet_half(data, tail=split, **kw)
+        tail, tx = read_sheet_half(data, tail=split, **{**kw, "shared_strings": SHARED_LATER} if later else kw)
     except WorkbookError:
         return read_sheet(data, **kw), "tail failed"
     tail = halves._unpack(halves._pack(tail))  # (as it crosses the pipe)
+    if later and not halves._look_up((tail, tx), kw["shared_strings"]):
+        return read_sheet(data, **kw), "fallback"
     merged = halves._merge(head, hx, tail, tx, data, split[0], kw.get("values", False))
     return (merged, "merged") if merged is not None else (read_sheet(data, **kw), "fallback")
 
@@ -62,6 +66,8 @@ def _cell(ref: str, kind: str, row: int, extra: int) -> str:
         return f'<c r="{ref}" s="1"/>'
     if kind == "s":
         return f'<c r="{ref}" t="s"><v>{extra % len(SHARED)}</v></c>'
+    if kind == "s past the table":  # (refused: the message names the cell and the table's size)
+        return f'<c r="{ref}" t="s"><v>{len(SHARED) + extra}</v></c>'
     if kind == "b":
         return f'<c r="{ref}" t="b"><v>{extra % 2}</v></c>'
     if kind == "inline":
@@ -86,7 +92,7 @@ def _cell(ref: str, kind: str, row: int, extra: int) -> str:
 
 
 KINDS = ["n", "int", "blank", "s", "b", "inline", "cdata", "f", "str", "err", "date"] * 4 + [
-    "two values", "foreign", "damaged"]
+    "two values", "foreign", "damaged", "s past the table"]
 BETWEEN = ["", "\n  ", "<!-- <row r=\"99\"> -->", "<?pi <row r=\"98\"?>"]
 
 
@@ -159,14 +165,15 @@ def test_the_two_halves_are_the_whole_reading_at_every_split(data):
     ways = set()
     for at in _candidates(data, prefix):
         split = (at, declarations, name)
-        try:
-            got, way = _halves_in_process(data, split, **kw)
-        except WorkbookError as exc:
-            assert error is not None and str(exc) == error
-            continue
-        assert error is None, error
-        _same(got, whole)
-        ways.add(way)
+        for later in (False, True):  # (the shared strings looked up in the tail, or in the merge)
+            try:
+                got, way = _halves_in_process(data, split, later, **kw)
+            except WorkbookError as exc:
+                assert error is not None and str(exc) == error
+                continue
+            assert error is None, error
+            _same(got, whole)
+            ways.add(way)
     assert ways or error is not None  # (a damaged sheet: every way raised the whole reading's error)
 
 
@@ -293,6 +300,61 @@ def test_a_recalculation_reading_its_travellers_in_halves_writes_the_same_book(t
             outs[above] = {name: zf.read(name) for name in zf.namelist()}
         # whole readings only, then the large parts merged from halves (the sandbox let the fork through)
         assert (above, merges[0] > 0) in ((1 << 40, False), (1 << 12, True))
+    assert outs[1 << 40] == outs[1 << 12]
+
+
+@pytest.mark.skipif(shutil.which("soffice") is None, reason="LibreOffice (soffice) is not installed")
+def test_a_book_saved_by_libreoffice_reads_its_shared_strings_after_the_split(tmp_path, monkeypatch):
+    """LibreOffice (like Excel) saves text as shared strings: the first large part's second half is read
+    before the table (``start_tail(later=True)``), its strings are looked up in the merge, and the
+    output is the whole readings' byte for byte (end to end, in the sandboxed engine process)."""
+    import mmap
+    import subprocess
+
+    import openpyxl
+
+    from xlbridge.batch.recalc import recalc_workbook
+    from xlbridge.templates import build_workbook
+
+    wb = build_workbook("pairs.xlsx")
+    ws = wb["Travellers"]
+    for r in range(5, 25):  # (the template's example rows)
+        for c in range(1, 14):
+            if c != 8:
+                ws.cell(r, c).value = None
+    for i in range(300):  # (board, N-S, E-W, contract, declarer, tricks): text cells all down the part
+        for c, v in enumerate((i // 6 + 1, i % 6 + 1, i % 6 + 7, ["4S", "3NT", "2HX"][i % 3], "NESW"[i % 4],
+                               8 + i % 4), start=1):
+            ws.cell(5 + i, c, v)
+    built = tmp_path / "built.xlsx"
+    wb.save(built)
+    profile = tmp_path / "profile"
+    subprocess.run([shutil.which("soffice"), f"-env:UserInstallation={profile.as_uri()}", "--headless",
+                    "--norestore", "--convert-to", "xlsx", "--outdir", str(tmp_path / "lo"), str(built)],
+                   check=True, capture_output=True, timeout=300)
+    book = tmp_path / "lo" / "built.xlsx"
+    with zipfile.ZipFile(book) as zf:
+        assert b't="s"' in zf.read("xl/worksheets/sheet2.xml") and "xl/sharedStrings.xml" in zf.namelist()
+    assert openpyxl.load_workbook(book)["Travellers"]["D7"].value == "2HX"
+    looked_up = mmap.mmap(-1, 8)  # (shared with the forked engine process)
+    real_look_up = halves._look_up
+
+    def counting(got, shared):
+        ok = real_look_up(got, shared)
+        if ok and got[1].get("later"):
+            looked_up[0] = min(looked_up[0] + 1, 255)
+        return ok
+
+    monkeypatch.setattr(halves, "_look_up", counting)
+    outs = {}
+    for above in (1 << 40, 1 << 12):
+        monkeypatch.setattr(halves, "SPLIT_ABOVE", above)
+        out = tmp_path / f"out{above}.xlsx"
+        report = recalc_workbook(str(book), str(out), progress=False)
+        assert report.ok, report.errors
+        with zipfile.ZipFile(out) as zf:
+            outs[above] = {name: zf.read(name) for name in zf.namelist()}
+        assert (above, looked_up[0] > 0) in ((1 << 40, False), (1 << 12, True))
     assert outs[1 << 40] == outs[1 << 12]
 
 

@@ -590,23 +590,37 @@ def evaluate_workbook(path: str, sheets: Any, *, cell_formats: int | None = None
     import zipfile
 
     from .bookdata import book_without_cells, read_shared_strings, without_rows
-    from .halves import read_sheet_halves
+    from .halves import SPLIT_ABOVE, finish_halves, read_sheet_halves, start_tail
     from .sheetxml import read_sheet
 
     record_phase("loading")
-    shared = read_shared_strings(path)
     reads: dict = {}
     cut_parts: dict = {}  # part -> its bytes without rows, for the workbook without cells
     covered = 0
-    with zipfile.ZipFile(path) as zf:
+    early: Any = None  # (part, its bytes, its tail): the first large part's second half, read from the start
+    with zipfile.ZipFile(path) as zf, contextlib.ExitStack() as stack:
+        if halves:  # its tail process reads while this one imports the engine and reads the shared strings
+            large = [(sheet, part) for sheet, part in sheets if zf.getinfo(part).file_size >= SPLIT_ABOVE]
+            if large:
+                sheet, part = large[0]
+                data = zf.read(part)
+                tail = start_tail(data, later=True, part=part, sheet=sheet, cell_formats=cell_formats, values=True)
+                if tail is not None:
+                    stack.enter_context(tail)
+                    early = (part, data, tail)
+                    engine_modules()
+                del data
+        shared = read_shared_strings(path)
         for sheet, part in sheets:
             record_phase("reading", sheet)
-            data = zf.read(part)
             kw: dict = dict(part=part, sheet=sheet, cell_formats=cell_formats, shared_strings=shared, values=True)
-            if halves:  # (this process imports the engine while a large part's second half is read)
-                got = read_sheet_halves(data, meanwhile=engine_modules, **kw)
+            if early is not None and part == early[0]:
+                data, tail = early[1], early[2]
+                early = None
+                got = finish_halves(tail, data, **kw)
             else:
-                got = read_sheet(data, **kw)
+                data = zf.read(part)
+                got = read_sheet_halves(data, **kw) if halves else read_sheet(data, **kw)
             cut_parts[part] = without_rows(data, got.layout.sheetdata)
             del data
             lay = got.layout

@@ -24,6 +24,11 @@ How the halves stay one reading:
   ``<sheetData>`` after it, or any failure of the tail (a damaged part: the whole reading then gives
   its own message) make the whole reading run instead.
 
+:func:`start_tail` and :func:`finish_halves` are the two steps of :func:`read_sheet_halves`: the
+engine's process starts the first large part's tail before it has read the shared-string table
+(``later=True``: the tail keeps each shared-string cell's index, looked up in the merge; an index
+past the table's end makes the whole reading run) and imports the engine meanwhile.
+
 The tail process is a fork of the engine's process (its file guard included, and an address-space
 limit of the same size: the two together may hold up to twice the limit while the halves are read)
 and is killed when this reading ends, whatever happens; a part below :data:`SPLIT_ABOVE` bytes, a
@@ -39,13 +44,13 @@ import os
 import pickle
 import signal
 import threading
-from collections.abc import Callable
 from typing import Any
 
-from .sheetxml import SheetRead, read_sheet, read_sheet_half
+from .sheetxml import SHARED_LATER, SheetRead, read_sheet, read_sheet_half
 from .xlsxpatch import CellSpan, SheetLayout, cell_ref
 
-__all__ = ["SPLIT_ABOVE", "SPLIT_AT", "forking", "read_sheet_halves", "sheet_start", "split_point"]
+__all__ = ["SPLIT_ABOVE", "SPLIT_AT", "Tail", "finish_halves", "forking", "read_sheet_halves", "sheet_start", "split_point",
+           "start_tail"]
 
 #: a worksheet part of at least this many bytes is read in two halves (below it the fork and the
 #: hand-over cost more than they save; a 1,000-row season is about 0.9 MB)
@@ -254,17 +259,50 @@ def _receive(reader: Any) -> tuple | None:
             gc.enable()
 
 
-def read_sheet_halves(data: bytes, *, meanwhile: Callable[[], Any] | None = None, **kwargs: Any) -> SheetRead:
-    """:func:`~xlbridge.batch.sheetxml.read_sheet` of ``data`` (same keywords, same result), its two
-    halves read at once when the part is large (see the module docstring). ``meanwhile()``: called in
-    this process once the tail process reads, before the head is read (the engine's process imports the
-    engine then: :data:`SPLIT_AT` gives the head the smaller half)."""
+class Tail:
+    """The second half of a part being read by a forked process (:func:`start_tail`); :meth:`close`
+    (also on leaving a ``with`` block) kills and reaps it, whatever happened."""
+
+    def __init__(self, pid: int, fd: int, split: tuple, later: bool) -> None:
+        self.pid, self.fd, self.split, self.later = pid, fd, split, later
+
+    def receive(self) -> tuple | None:
+        """The tail's reading and extras (see :func:`_receive`); the pipe is read once."""
+        fd, self.fd = self.fd, -1
+        with os.fdopen(fd, "rb") as reader:
+            return _receive(reader)
+
+    def close(self) -> None:
+        if self.pid:
+            with contextlib.suppress(OSError):
+                os.kill(self.pid, signal.SIGKILL)
+            with contextlib.suppress(OSError):
+                os.waitpid(self.pid, 0)
+            self.pid = 0
+        if self.fd >= 0:
+            with contextlib.suppress(OSError):
+                os.close(self.fd)
+            self.fd = -1
+
+    def __enter__(self) -> Tail:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+def start_tail(data: bytes, *, later: bool = False, **kwargs: Any) -> Tail | None:
+    """Fork the process reading the rows after the split of ``data`` (:func:`read_sheet`'s keywords);
+    None when the part is read whole (see :func:`read_sheet_halves`). ``later``: the shared-string table
+    is not read yet (its strings are looked up in :func:`finish_halves`, which then must be given it)."""
     if len(data) < SPLIT_ABOVE or kwargs.get("full") or not kwargs.get("values") or not hasattr(os, "fork"):
-        return read_sheet(data, **kwargs)
+        return None
     split = split_point(data, SPLIT_AT)
     if split is None:
-        return read_sheet(data, **kwargs)
+        return None
     head_pid = os.getpid()
+    if later:
+        kwargs = {**kwargs, "shared_strings": SHARED_LATER}
     r, w = os.pipe()
     try:
         _forking.append(threading.get_ident())
@@ -272,34 +310,51 @@ def read_sheet_halves(data: bytes, *, meanwhile: Callable[[], Any] | None = None
     except OSError:
         os.close(r)
         os.close(w)
-        return read_sheet(data, **kwargs)
+        return None
     finally:
         _forking.pop()
     if pid == 0:  # pragma: no cover  (the tail process: measured by its result)
         os.close(r)
         _tail_process(w, data, split, kwargs, head_pid)
     os.close(w)
-    reader = None
-    try:
-        if meanwhile is not None:
-            meanwhile()
-        head, hx = read_sheet_half(data, head=split[0], **kwargs)  # (a refusal here is the whole reading's own)
+    return Tail(pid, r, split, later)
+
+
+def finish_halves(tail: Tail | None, data: bytes, **kwargs: Any) -> SheetRead:
+    """Read the head of ``data`` in this process and merge the tail's reading: :func:`read_sheet`'s
+    result (the whole reading when ``tail`` is None, or when the halves cannot be merged). Closes ``tail``."""
+    if tail is None:
+        return read_sheet(data, **kwargs)
+    with tail:
+        head, hx = read_sheet_half(data, head=tail.split[0], **kwargs)  # (a refusal here is the whole reading's own)
         if not hx["confirmed"]:
             return head  # (read whole: no row starts at the split)
-        reader = os.fdopen(r, "rb")
-        r = -1
-        got = _receive(reader)
+        got = tail.receive()
         merged = None
-        if got is not None:
-            merged = _merge(head, hx, got[0], got[1], data, split[0], bool(kwargs.get("values")))
+        if got is not None and (not tail.later or _look_up(got, kwargs.get("shared_strings"))):
+            merged = _merge(head, hx, got[0], got[1], data, tail.split[0], bool(kwargs.get("values")))
         return merged if merged is not None else read_sheet(data, **kwargs)
-    finally:
-        with contextlib.suppress(OSError):
-            os.kill(pid, signal.SIGKILL)
-        with contextlib.suppress(OSError):
-            os.waitpid(pid, 0)
-        if reader is not None:
-            reader.close()
-        elif r >= 0:
-            os.close(r)
 
+
+def _look_up(got: tuple, shared: list[str] | None) -> bool:
+    """Put the shared strings in a tail reading made without the table; False: the whole reading must
+    run (no table, or an index past its end: that reading says so in its own words)."""
+    later = got[1].get("later", ())
+    if not later:
+        return True
+    if shared is None:
+        return False
+    columns = got[0].columns
+    try:
+        for col, i in later:
+            values = columns[col][1]
+            values[i] = shared[values[i]]  # (as the whole reading does: shared_strings[int(v)])
+    except IndexError:
+        return False
+    return True
+
+
+def read_sheet_halves(data: bytes, **kwargs: Any) -> SheetRead:
+    """:func:`~xlbridge.batch.sheetxml.read_sheet` of ``data`` (same keywords, same result), its two
+    halves read at once when the part is large (see the module docstring)."""
+    return finish_halves(start_tail(data, **kwargs), data, **kwargs)

@@ -46,7 +46,16 @@ from ..core.errors import WorkbookError
 from .xmlscan import defuse
 from .xlsxpatch import MAX_COL, MAX_ROW, CellSpan, SheetLayout, cell_ref, parse_range, parse_ref
 
-__all__ = ["SheetRead", "read_sheet", "read_sheet_half", "MAIN_NS"]
+__all__ = ["SheetRead", "read_sheet", "read_sheet_half", "MAIN_NS", "SHARED_LATER"]
+
+#: ``shared_strings=SHARED_LATER`` in a tail reading (``read_sheet_half(tail=...)``): the shared-string
+#: table is not read yet; a shared-string cell's value is its index, looked up by the merge
+#: (:mod:`xlbridge.batch.halves`: ``extras["later"]`` lists where they are)
+class _SharedLater(tuple):
+    """The stand-in for a shared-string table read later: it holds no string (any other reading fails)."""
+
+
+SHARED_LATER: Any = _SharedLater()
 
 MAIN_NS = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
 _ROW_RE = re.compile(r"^[0-9]{1,7}$")
@@ -508,7 +517,7 @@ def read_sheet_half(data: bytes, *, part: str = "worksheet", sheet: str | None =
                     if shared_strings is None:
                         note("a shared string without the shared-string table")
                         return
-                    value = shared_strings[int(v)]
+                    value = int(v) if later is not None else shared_strings[int(v)]
                 elif t == "b":
                     value = bool(int(v))
                 elif t == "str":
@@ -534,6 +543,8 @@ def read_sheet_half(data: bytes, *, part: str = "worksheet", sheet: str | None =
             col = columns[pos[1]] = ([], [])
         col[0].append(pos[0])
         col[1].append(value)
+        if later is not None and t == "s":  # (the index, for the merge to look up: halves)
+            later.append((pos[1], len(col[1]) - 1))
 
     def formula_value(fa: dict, ftext: str | None, pos: tuple[int, int]) -> str:
         value = "=" + (ftext or "")
@@ -570,6 +581,9 @@ def read_sheet_half(data: bytes, *, part: str = "worksheet", sheet: str | None =
 
     extras: dict = {"confirmed": False}
     confirmed: list = []
+    later: list | None = None  # (tail) [(column, index in its values)] of the shared strings left to the merge
+    if tail is not None and shared_strings is SHARED_LATER:
+        later = extras["later"] = []
 
     def first_start(name: str, attrs: dict) -> None:  # (head) the first element at or after the split
         if (parser.CurrentByteIndex == head and depth == 2 and in_sd and not in_row and name == q_row
