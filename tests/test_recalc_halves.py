@@ -218,6 +218,13 @@ def test_an_array_range_crossing_the_split_makes_the_head_read_on():
     got, way = _halves_in_process(data, halves.split_point(data), **kw)
     assert way == "whole"  # (the head reads on: its array range reaches past the split)
     _same(got, read_sheet(data, **kw))
+    # the tail is stopped as soon as the head reads on (not when the head has read the whole part)
+    calls: list = []
+    read_sheet_half(data, head=halves.split_point(data)[0], reading_on=lambda: calls.append(len(calls)), **kw)
+    assert calls == [0]
+    plain = data.replace(b'<c r="B1"><f t="array" ref="B1:B20">A1:A20*2</f><v>2</v></c>', b"")
+    _, hx = read_sheet_half(plain, head=halves.split_point(plain)[0], reading_on=lambda: calls.append(1), **kw)
+    assert hx["confirmed"] and calls == [0]  # (confirmed: the tail's reading is used)
 
 
 def test_a_damaged_row_after_the_split_is_refused_with_the_whole_readings_message(monkeypatch):

@@ -326,7 +326,8 @@ def finish_halves(tail: Tail | None, data: bytes, **kwargs: Any) -> SheetRead:
     if tail is None:
         return read_sheet(data, **kwargs)
     with tail:
-        head, hx = read_sheet_half(data, head=tail.split[0], **kwargs)  # (a refusal here is the whole reading's own)
+        # (a refusal here is the whole reading's own; reading on past the split, the tail is stopped at once)
+        head, hx = read_sheet_half(data, head=tail.split[0], reading_on=tail.close, **kwargs)
         if not hx["confirmed"]:
             return head  # (read whole: no row starts at the split)
         got = tail.receive()

@@ -40,6 +40,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
+from collections.abc import Callable
 from typing import Any
 
 from ..core.errors import WorkbookError
@@ -163,7 +164,8 @@ def read_sheet(data: bytes, *, part: str = "worksheet", sheet: str | None = None
 
 def read_sheet_half(data: bytes, *, part: str = "worksheet", sheet: str | None = None, cell_formats: int | None = None,
           shared_strings: list[str] | None = None, values: bool = False, full: bool = False,
-          head: int | None = None, tail: tuple | None = None) -> tuple[SheetRead, dict]:
+          head: int | None = None, tail: tuple | None = None,
+          reading_on: Callable[[], Any] | None = None) -> tuple[SheetRead, dict]:
     """:func:`read_sheet`, whole (the default) or one of its two halves (:mod:`xlbridge.batch.halves`).
 
     ``head=split``: read the part up to the byte offset ``split`` and stop there if a ``<row>`` of the
@@ -172,7 +174,8 @@ def read_sheet_half(data: bytes, *, part: str = "worksheet", sheet: str | None =
     before ``split`` without a handler and read from there to the end, as the whole reading would from
     a row starting at ``split`` (the head's confirmation is what makes that so): the state that rows
     carry from the head (shared formulas' first cells, array ranges reaching down) is left to the merge
-    (``extras``). Returns (the reading, extras).
+    (``extras``). ``reading_on()``: called once a head reading finds no row at the split and reads on
+    (the tail's work is then of no use). Returns (the reading, extras).
     """
     import xml.parsers.expat as expat
 
@@ -617,6 +620,8 @@ def read_sheet_half(data: bytes, *, part: str = "worksheet", sheet: str | None =
                 return (SheetRead(layout, columns, formulas, array_refs, special, unusual[0] if unusual else None,
                                   ncells), extras)
             whole()
+            if reading_on is not None:
+                reading_on()
             parser.Parse(data[tag_end:], True)
         elif tail is not None:
             split, root_declarations, sd_name = tail
