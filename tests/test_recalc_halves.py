@@ -107,6 +107,7 @@ def sheets(draw):
     array_len = draw(st.integers(1, n))
     unnumbered = draw(st.sampled_from([None, *range(n)]))  # a row without its number (counted on)
     rows, row_no = [], 0
+    array_rows = (0, -1)  # (first, last) row number of the array range in column H
     for i in range(n):
         row_no += 1 if i == unnumbered else draw(st.integers(1, 3))  # (a row without its number: the next)
         cells = [f'<c r="A{row_no}"><v>{row_no}</v></c>']
@@ -122,6 +123,9 @@ def sheets(draw):
         if array_at is not None and i + 1 == array_at:
             ref = f"H{row_no}:H{row_no + array_len}"
             cells.append(f'<c r="H{row_no}"><f t="array" ref="{ref}">A{row_no}*3</f><v>0</v></c>')
+            array_rows = (row_no, row_no + array_len)
+        elif array_rows[0] < row_no <= array_rows[1] and draw(st.booleans()):  # a cached value (skipped)
+            cells.append(_cell(f"H{row_no}", draw(st.sampled_from(KINDS)), row_no, i))
         head = "<row>" if i == unnumbered else f'<row r="{row_no}">'
         rows.append((draw(st.sampled_from(BETWEEN)) + head + "".join(cells) + "</row>", row_no))
     tail = draw(st.sampled_from(["", '<mergeCells count="1"><mergeCell ref="A1:B1"/></mergeCells>',
@@ -156,8 +160,9 @@ def _whole_or_error(data: bytes, **kw):
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(sheets())
-def test_the_two_halves_are_the_whole_reading_at_every_split(data):
-    kw = dict(values=True, shared_strings=SHARED, cell_formats=5, sheet="S")
+@pytest.mark.parametrize("table", [SHARED, None, []], ids=["table", "no table", "empty table"])
+def test_the_two_halves_are_the_whole_reading_at_every_split(table, data):
+    kw = dict(values=True, shared_strings=table, cell_formats=5, sheet="S")
     whole, error = _whole_or_error(data, **kw)
     declarations, name = halves.sheet_start(data, len(data))
     prefix = name[: -len("sheetData")].encode()
@@ -407,7 +412,7 @@ def test_the_parents_scan_waits_for_the_reading_within_its_bound():
         _while_reading(recv, sink, t + deadline_in, None)
         return time.monotonic() - t
 
-    for reading in ("", "loading", "reading\x1fTravellers"):
+    for reading in ("", "loading", "starting", "reading\x1fTravellers"):  # ("starting": importing the engine)
         phase(reading)
         assert 0.25 <= waited(0.3) < 10.0
     for past in ("compiling\x1fTravellers", "linking", "evaluating", "collecting"):

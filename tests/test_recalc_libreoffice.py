@@ -222,7 +222,8 @@ def test_index_with_arrays_of_positions_gives_the_cells_values(tmp_path, lo_prof
     blank one as 0), which a formula around it adds, joins or tests. formulas 1.3.4 gave one-cell
     references instead (written as their Python text, summed as 0, refused by + and &): corrected in the
     registry (``xlbridge.batch.registry.CORRECTIONS``). Worked by hand, and LibreOffice gives the same.
-    A1:A3 = 1, 2, 3, A4 = "x", B1:B3 = 10, 20, 30, column C blank."""
+    A1:A3 = 1, 2, 3, A4 = "x", B1:B3 = 10, 20, 30, column C blank. Positions with a 0 (whole rows,
+    which LibreOffice spreads) give #VALUE!: formulas took the first column there, a wrong number."""
     wb = openpyxl.Workbook()
     ws = wb.active
     ws.title = "S"
@@ -238,17 +239,26 @@ def test_index_with_arrays_of_positions_gives_the_cells_values(tmp_path, lo_prof
     ws["I1"] = ArrayFormula("I1:I3", "=INDEX(A1:B3,{1;2;3},{2;1;2})+1")
     ws["J1"] = ArrayFormula("J1:K3", '=IFERROR(INDEX(A1:B3,{1;2;3},{1,2}),"")')
     ws["L1"], ws["L2"] = "=INDEX(A1:B3,2,2)", "=SUM(A1:INDEX(A1:A3,2))"  # one reference: as before
+    # a blank cell picked stays blank for the formula around it (a cell showing it shows 0, column D)
+    ws["M1"], ws["M2"] = "=COUNT(INDEX(A1:C3,{1;2;3},3))", "=COUNT(INDEX(A1:B3,{1;2;3},2))"
+    ws["M3"] = ArrayFormula("M3", "=SUM(ISBLANK(INDEX(A1:C3,{1;2;3},3))*1)")
+    ws["N1"] = ArrayFormula("N1:N3", '=INDEX(A1:C3,{1;2;3},3)&"y"')
+    ws["O1"] = "=IFERROR(AVERAGE(INDEX(A1:C3,{1;2;3},3)),\"none\")"
+    # an array of positions with a 0 (a whole row for each): #VALUE!, not formulas' first column
+    ws["P1"] = ArrayFormula("P1:Q2", "=INDEX(A1:B3,{1;2},0)")
     book = tmp_path / "index.xlsx"
     wb.save(book)
     expected = {
         "D": [0, 0, 0], "E": [10, 20, 30], "F": [60, 60, 120], "G": ["1!", "2!", "3!", "x!"],
         "H": [True, True, True, False], "I": [11, 3, 31], "J": [1, 2, 3], "K": [10, 20, 30], "L": [20, 3],
+        "M": [0, 3, 3], "N": ["y", "y", "y"], "O": ["none"],
     }
     theirs = openpyxl.load_workbook(libreoffice_recalc(book, tmp_path / "lo", lo_profile), data_only=True)["S"]
     report = recalc_workbook(str(book))
-    assert report.errors == ()
+    assert {(e.cell, e.code) for e in report.errors} == {(c, "#VALUE!") for c in ("P1", "Q1", "P2", "Q2")}
     ours = openpyxl.load_workbook(report.output, data_only=True)["S"]
     for sheet in (ours, theirs):
         got = {col: [sheet[f"{col}{r}"].value for r in range(1, len(want) + 1)] for col, want in expected.items()}
         assert got == expected  # (LibreOffice writes TRUE after the first cell as 1: equal in Python)
     assert [type(ours[f"H{r}"].value) for r in range(1, 5)] == [bool] * 4
+    assert [[theirs.cell(r, c).value for c in (16, 17)] for r in (1, 2)] == [[1, 10], [2, 20]]  # (whole rows)

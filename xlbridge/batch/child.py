@@ -203,7 +203,8 @@ def _child_main(conn, death_r, death_w, sink, parent_pid, job, workdir, readable
 
 
 def _while_reading(recv: Any, sink: Any, deadline: float, tick: Callable[[], Any] | None) -> None:
-    """Wait while the child reads the workbook's sheets (its phases "loading", then "reading"; until it
+    """Wait while the child reads the workbook's sheets (its phases "loading" and "starting", the engine's
+    import, then "reading"; until it
     sends something, or the deadline), so that ``meanwhile`` runs while it evaluates: a large worksheet part
     is read on both cores (:mod:`xlbridge.batch.halves`), and this process's scan of the same parts
     took one of them (10,000 traveller rows: the two halves 0.85 s alone, 1.05 s beside the scan).
@@ -214,7 +215,7 @@ def _while_reading(recv: Any, sink: Any, deadline: float, tick: Callable[[], Any
         kind = bytes(sink[:16]).split(b"\x1f", 1)[0].split(b"\0", 1)[0]
         if kind == b"reading":
             seen = True
-        elif seen or kind not in (b"", b"loading"):
+        elif seen or kind not in (b"", b"loading", b"starting"):
             return
         if recv.poll(0.005):
             return

@@ -608,7 +608,9 @@ def evaluate_workbook(path: str, sheets: Any, *, cell_formats: int | None = None
                 if tail is not None:
                     stack.enter_context(tail)
                     early = (part, data, tail)
+                    record_phase("starting")  # (a failure here is the engine's, not the workbook's)
                     engine_modules()
+                    record_phase("loading")
                 del data
         shared = read_shared_strings(path)
         for sheet, part in sheets:

@@ -46,7 +46,7 @@ import signal
 import threading
 from typing import Any
 
-from .sheetxml import SHARED_LATER, SheetRead, read_sheet, read_sheet_half
+from .sheetxml import SHARED_LATER, SheetRead, prepare_reading, read_sheet, read_sheet_half
 from .xlsxpatch import CellSpan, SheetLayout, cell_ref
 
 __all__ = ["SPLIT_ABOVE", "SPLIT_AT", "Tail", "finish_halves", "forking", "read_sheet_halves", "sheet_start", "split_point",
@@ -303,6 +303,7 @@ def start_tail(data: bytes, *, later: bool = False, **kwargs: Any) -> Tail | Non
     head_pid = os.getpid()
     if later:
         kwargs = {**kwargs, "shared_strings": SHARED_LATER}
+    prepare_reading(data)  # (imported once, before the fork: not by the tail on its critical path)
     r, w = os.pipe()
     try:
         _forking.append(threading.get_ident())
@@ -340,13 +341,15 @@ def finish_halves(tail: Tail | None, data: bytes, **kwargs: Any) -> SheetRead:
 def _look_up(got: tuple, shared: list[str] | None) -> bool:
     """Put the shared strings in a tail reading made without the table; False: the whole reading must
     run (no table, or an index past its end: that reading says so in its own words)."""
-    later = got[1].get("later", ())
-    if not later:
+    later, unseen = got[1].get("later", ()), got[1].get("later_unseen", ())
+    if not later and not unseen:
         return True
     if shared is None:
-        return False
+        return False  # (the whole reading notes the missing table at the first such cell)
     columns = got[0].columns
     try:
+        for index in unseen:  # (inside array ranges: looked up by the whole reading, then skipped)
+            shared[index]
         for col, i in later:
             values = columns[col][1]
             values[i] = shared[values[i]]  # (as the whole reading does: shared_strings[int(v)])

@@ -267,13 +267,16 @@ def _index_of_values(stock: dict) -> dict:
 
     With an array of row or column numbers (``{=INDEX(A1:B3,{1;2;3},2)}``) formulas 1.3.4 returns an
     array of one-cell references: written as their Python text, summed as 0 (``=SUM(INDEX(...))``),
-    refused by ``+`` and ``&``. Excel (and LibreOffice) give the cells' values there, a blank one as
-    0. A single reference (``INDEX(A1:B3,2,2)``, which may end a range: ``A1:INDEX(...)``) is left as
-    the engine gives it, and so is an element that is a whole row or column (``INDEX(A1:B3,{1;2},0)``).
+    refused by ``+`` and ``&``. Excel (and LibreOffice) give the cells' values there; a blank cell stays
+    blank for the formula around it (``COUNT`` does not count it; a cell showing it shows 0). A single
+    reference (``INDEX(A1:B3,2,2)``, which may end a range: ``A1:INDEX(...)``) is left as the engine
+    gives it. An array of positions holding 0 (a whole row or column for each position:
+    ``{=INDEX(A1:B3,{1;2},0)}``) gives #VALUE! in every cell: formulas took the first column there, a
+    wrong number where LibreOffice spreads whole rows.
     """
     import numpy as np
-    import schedula as sh
     from formulas.ranges import Ranges
+    from formulas.tokens.operand import Error
 
     function = stock["function"]
 
@@ -281,18 +284,29 @@ def _index_of_values(stock: dict) -> dict:
         if not isinstance(x, Ranges):
             return x
         cell = np.asarray(x.value, object)
-        if cell.size != 1:
-            return x
-        v = cell.flat[0]
-        return 0 if v is sh.EMPTY else v
+        return cell.flat[0] if cell.size == 1 else x
+
+    def positions(x: Any) -> list:
+        return np.asarray(x.value if isinstance(x, Ranges) else x, object).ravel().tolist()
+
+    def zero_among_arrays(xs: Any) -> bool:  # an array of positions, and a position 0 among them
+        got = [positions(x) for x in xs]
+        return any(len(p) > 1 for p in got) and any(
+            isinstance(v, (int, float, np.number)) and v == 0 for p in got for v in p)
 
     def index(*args: Any, **kwargs: Any) -> Any:
         res = function(*args, **kwargs)
         if isinstance(res, np.ndarray) and res.dtype == object and res.size and not isinstance(res, Ranges):
-            flat = res.ravel()
-            if any(isinstance(x, Ranges) for x in flat.tolist()):
+            out = None
+            if zero_among_arrays(args[2:4]):  # (args: compiling, array, rows, columns, area)
                 out = res.copy()
-                out.ravel()[:] = [value_of(x) for x in flat.tolist()]  # (a copy of an Array is an Array)
+                out.ravel()[:] = Error.errors["#VALUE!"]
+            else:
+                flat = res.ravel().tolist()
+                if any(isinstance(x, Ranges) for x in flat):
+                    out = res.copy()  # (a copy of an Array is an Array)
+                    out.ravel()[:] = [value_of(x) for x in flat]
+            if out is not None:
                 return out
         return res
 

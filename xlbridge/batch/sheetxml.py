@@ -47,11 +47,12 @@ from ..core.errors import WorkbookError
 from .xmlscan import defuse
 from .xlsxpatch import MAX_COL, MAX_ROW, CellSpan, SheetLayout, cell_ref, parse_range, parse_ref
 
-__all__ = ["SheetRead", "read_sheet", "read_sheet_half", "MAIN_NS", "SHARED_LATER"]
+__all__ = ["SheetRead", "prepare_reading", "read_sheet", "read_sheet_half", "MAIN_NS", "SHARED_LATER"]
 
 #: ``shared_strings=SHARED_LATER`` in a tail reading (``read_sheet_half(tail=...)``): the shared-string
 #: table is not read yet; a shared-string cell's value is its index, looked up by the merge
-#: (:mod:`xlbridge.batch.halves`: ``extras["later"]`` lists where they are)
+#: (:mod:`xlbridge.batch.halves`: ``extras["later"]`` lists where they are, ``extras["later_unseen"]``
+#: the indices of those inside array ranges, which the whole reading looks up too and then skips)
 class _SharedLater(tuple):
     """The stand-in for a shared-string table read later: it holds no string (any other reading fails)."""
 
@@ -520,7 +521,12 @@ def read_sheet_half(data: bytes, *, part: str = "worksheet", sheet: str | None =
                     if shared_strings is None:
                         note("a shared string without the shared-string table")
                         return
-                    value = int(v) if later is not None else shared_strings[int(v)]
+                    if later is None:
+                        value = shared_strings[int(v)]
+                    else:
+                        value = int(v)
+                        if c_in_array:  # (skipped below; the whole reading looks it up all the same)
+                            later_unseen.append(value)
                 elif t == "b":
                     value = bool(int(v))
                 elif t == "str":
@@ -585,8 +591,10 @@ def read_sheet_half(data: bytes, *, part: str = "worksheet", sheet: str | None =
     extras: dict = {"confirmed": False}
     confirmed: list = []
     later: list | None = None  # (tail) [(column, index in its values)] of the shared strings left to the merge
+    later_unseen: list = []  # (tail) the indices of shared-string cells inside array ranges: checked in the merge
     if tail is not None and shared_strings is SHARED_LATER:
         later = extras["later"] = []
+        extras["later_unseen"] = later_unseen
 
     def first_start(name: str, attrs: dict) -> None:  # (head) the first element at or after the split
         if (parser.CurrentByteIndex == head and depth == 2 and in_sd and not in_row and name == q_row
@@ -651,6 +659,16 @@ def read_sheet_half(data: bytes, *, part: str = "worksheet", sheet: str | None =
         note("a namespace declared (or the word xmlns written) inside the sheet data")
     layout = SheetLayout(cells, rows, tuple(sd), formula_cells, tuple(array_ranges), q_prefix, full, row_cells)
     return SheetRead(layout, columns, formulas, array_refs, special, unusual[0] if unusual else None, ncells), extras
+
+
+def prepare_reading(data: bytes) -> None:
+    """Import now what reading ``data`` will need: a shared formula's translator (``t="shared"``), a
+    date cell's parser (``t="d"``), so that a process forked to read part of it (the second half of a
+    large part, :mod:`xlbridge.batch.halves`) does not import them on its own (0.1-0.2 s each)."""
+    if b't="shared"' in data or b"t='shared'" in data:
+        _translator()
+    if b't="d"' in data or b"t='d'" in data:
+        import openpyxl.utils.datetime  # noqa: F401
 
 
 @functools.lru_cache(maxsize=None)
