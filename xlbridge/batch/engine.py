@@ -94,9 +94,14 @@ def before_sandbox() -> None:
     (:class:`xlbridge.batch.child.ChildProcess` then refuses such files): the table of file types
     openpyxl guesses images' types with (``/etc/mime.types``; 5 ms). The engine's own modules are
     imported in its process (:func:`engine_modules`), where they can be imported while a large sheet
-    is read (:mod:`xlbridge.batch.halves`)."""
+    is read (:mod:`xlbridge.batch.halves`); that they are installed (the ``[batch]`` extra) is checked
+    here without importing them, so that their absence is one line before anything runs (ImportError)."""
+    import importlib.util
     import mimetypes
 
+    for name in ("formulas", "schedula"):
+        if importlib.util.find_spec(name) is None:
+            raise ImportError(f"No module named {name!r}", name=name)
     if not mimetypes.inited:
         mimetypes.init()
 
