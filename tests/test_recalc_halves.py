@@ -285,7 +285,6 @@ def test_small_parts_and_layout_readings_are_read_whole(monkeypatch):
 
 def test_a_recalculation_reading_its_travellers_in_halves_writes_the_same_book(tmp_path, monkeypatch):
     """End to end, in the engine's sandboxed process (whose file guard refuses any other fork)."""
-    from xlbridge.batch.recalc import recalc_workbook
     from xlbridge.templates import build_workbook
 
     import mmap
@@ -302,6 +301,16 @@ def test_a_recalculation_reading_its_travellers_in_halves_writes_the_same_book(t
         return got
 
     monkeypatch.setattr(halves, "_merge", counting_merge)
+    # whole readings only, then the large parts merged from halves (the sandbox let the fork through)
+    _whole_then_halves_write_the_same_book(book, tmp_path, monkeypatch, merges)
+
+
+def _whole_then_halves_write_the_same_book(book, tmp_path, monkeypatch, counted) -> None:
+    """Recalculate ``book`` with every part read whole, then with parts over 4 KiB read in halves: the
+    outputs are equal byte for byte, and ``counted[0]`` (an mmap the engine's process counts in) is 0
+    after the first run only."""
+    from xlbridge.batch.recalc import recalc_workbook
+
     outs = {}
     for above in (1 << 40, 1 << 12):
         monkeypatch.setattr(halves, "SPLIT_ABOVE", above)
@@ -310,8 +319,7 @@ def test_a_recalculation_reading_its_travellers_in_halves_writes_the_same_book(t
         assert report.ok, report.errors
         with zipfile.ZipFile(out) as zf:
             outs[above] = {name: zf.read(name) for name in zf.namelist()}
-        # whole readings only, then the large parts merged from halves (the sandbox let the fork through)
-        assert (above, merges[0] > 0) in ((1 << 40, False), (1 << 12, True))
+        assert (above, counted[0] > 0) in ((1 << 40, False), (1 << 12, True))
     assert outs[1 << 40] == outs[1 << 12]
 
 
@@ -325,7 +333,6 @@ def test_a_book_saved_by_libreoffice_reads_its_shared_strings_after_the_split(tm
 
     import openpyxl
 
-    from xlbridge.batch.recalc import recalc_workbook
     from xlbridge.templates import build_workbook
 
     wb = build_workbook("pairs.xlsx")
@@ -358,16 +365,7 @@ def test_a_book_saved_by_libreoffice_reads_its_shared_strings_after_the_split(tm
         return ok
 
     monkeypatch.setattr(halves, "_look_up", counting)
-    outs = {}
-    for above in (1 << 40, 1 << 12):
-        monkeypatch.setattr(halves, "SPLIT_ABOVE", above)
-        out = tmp_path / f"out{above}.xlsx"
-        report = recalc_workbook(str(book), str(out), progress=False)
-        assert report.ok, report.errors
-        with zipfile.ZipFile(out) as zf:
-            outs[above] = {name: zf.read(name) for name in zf.namelist()}
-        assert (above, looked_up[0] > 0) in ((1 << 40, False), (1 << 12, True))
-    assert outs[1 << 40] == outs[1 << 12]
+    _whole_then_halves_write_the_same_book(book, tmp_path, monkeypatch, looked_up)
 
 
 def test_the_engine_process_still_refuses_any_other_fork(tmp_path):
