@@ -431,3 +431,61 @@ def test_a_reference_left_in_an_array_result_is_written_as_its_cells_value():
 
     assert out("A1", [[5]]) == 5 and out("A1", [["x"]]) == "x" and out("A1", [[sh.EMPTY]]) == 0
     assert out("A1:A2", [[1], [2]]) == ExcelErrorValue("#VALUE!")
+
+
+_T_ATTRS = st.sampled_from(["", ' xml:space="preserve"', ' foo="1"'])
+_TEXT = st.text(st.sampled_from(list("aS4 &<>\"'\t\n\u00e9")), max_size=6).map(
+    lambda t: t.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
+
+
+@st.composite
+def _inline_strings(draw) -> str:
+    """An ``<is>`` element as the readers meet them: plain, rich runs, phonetic runs, odd attributes or
+    namespaces, an element inside the text."""
+    kind = draw(st.sampled_from(["plain", "plain", "empty", "runs", "phonetic", "is_attr", "other_ns", "nested",
+                                 "two_t", "cdata"]))
+    text, t_attrs = draw(_TEXT), draw(_T_ATTRS)
+    if kind == "plain":
+        return f"<is><t{t_attrs}>{text}</t></is>"
+    if kind == "empty":
+        return draw(st.sampled_from(["<is><t/></is>", "<is><t></t></is>", "<is/>", "<is></is>"]))
+    if kind == "runs":
+        return f"<is><r><t>{text}</t></r><r><rPr><b/></rPr><t{t_attrs}>{draw(_TEXT)}</t></r></is>"
+    if kind == "phonetic":
+        return f"<is><t>{text}</t><rPh sb=\"0\" eb=\"1\"><t>{draw(_TEXT)}</t></rPh></is>"
+    if kind == "is_attr":
+        return "<is" + (t_attrs or ' x="1"') + f"><t>{text}</t></is>"
+    if kind == "other_ns":
+        return f"<is><o:t>{text}</o:t></is>"
+    if kind == "nested":
+        return f"<is><t>{text}<b/>{draw(_TEXT)}</t></is>"
+    if kind == "two_t":
+        return f"<is><t>{text}</t><t>{draw(_TEXT)}</t></is>"
+    return f"<is><t><![CDATA[{text}]]></t></is>"
+
+
+@settings(max_examples=300, deadline=None)
+@given(_inline_strings())
+def test_an_inline_string_reads_as_openpyxl_reads_it(snippet):
+    """The streamed reading's inline string (a fast path for ``<is><t>...</t></is>``, openpyxl for the
+    rest) against openpyxl's own reading of the same ``<is>`` (``Text.from_tree(...).content``; a
+    failure there is a note sending the book to openpyxl's whole reading)."""
+    import defusedxml.ElementTree as DET
+    from openpyxl.cell.text import Text
+
+    from xlbridge.batch.sheetxml import MAIN_NS, read_sheet
+
+    xml = (f'<worksheet xmlns="{MAIN_NS}" xmlns:o="urn:other"><sheetData><row r="1"><c r="A1" t="inlineStr">{snippet}</c></row>'
+           f"</sheetData></worksheet>").encode()
+    try:
+        root = DET.fromstring(xml)
+        inline = root[0][0][0][0]
+        expected = str(Text.from_tree(inline).content)
+    except Exception:
+        expected = None
+    got = read_sheet(xml, values=True)
+    if expected is None:
+        assert got.unusual is not None and "inline string" in got.unusual
+    else:
+        assert got.unusual is None
+        assert got.columns.get(1, ([], []))[1] == [expected]

@@ -60,6 +60,7 @@ class _SharedLater(tuple):
 SHARED_LATER: Any = _SharedLater()
 
 MAIN_NS = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
+_T_TAG = "{%s}t" % MAIN_NS
 _ROW_RE = re.compile(r"^[0-9]{1,7}$")
 # what an inline string (<is>, ECMA-376 Part 1 18.3.1.53 CT_Rst) may hold: text, rich-text runs with their
 # run properties (18.4.7 CT_RPrElt) and phonetic runs; anything else goes to openpyxl's own reader
@@ -137,14 +138,32 @@ def _row_dimension_check(attrs: tuple[tuple[str, str], ...], cell_formats: int |
 
 @functools.lru_cache(maxsize=4096)
 def _inline_text(snippet: bytes, declarations: tuple[tuple[str, str], ...]) -> str | None:
-    """openpyxl's ``Text.from_tree(<is>).content`` of one ``<is>`` element (None if openpyxl would fail)."""
+    """openpyxl's ``Text.from_tree(<is>).content`` of one ``<is>`` element (None if openpyxl would fail).
+
+    The common ``<is><t>text</t></is>`` (what Excel and openpyxl write) is read without openpyxl, as
+    it reads it: the text of the one ``<t>`` (its attributes, such as ``xml:space``, ignored; "" when
+    empty). Anything else (rich-text runs, phonetic runs, attributes on ``<is>``, a ``<t>`` holding an
+    element or of another namespace) goes to openpyxl itself. (The tail of a large part, read by a
+    process forked before openpyxl is imported, would otherwise import it: 0.2 s.)
+
+    >>> _inline_text(b'<is><t xml:space="preserve"> 4S &amp; </t></is>', (("xmlns", MAIN_NS),))
+    ' 4S & '
+    >>> _inline_text(b'<is><r><t>4</t></r><r><rPr><b/></rPr><t>S</t></r></is>', (("xmlns", MAIN_NS),))
+    '4S'
+    """
     import defusedxml.ElementTree as DET
-    from openpyxl.cell.text import Text
 
     head = "<xlbridge " + " ".join(f'{k}="{v}"' for k, v in declarations) + ">"
     try:
         root = DET.fromstring(head.encode() + snippet + b"</xlbridge>")
-        return str(Text.from_tree(root[0]).content)
+        inline = root[0]
+        if len(root) == 1 and len(inline) == 1 and not inline.attrib:
+            t = inline[0]
+            if t.tag == _T_TAG and not len(t):
+                return t.text or ""
+        from openpyxl.cell.text import Text
+
+        return str(Text.from_tree(inline).content)
     except Exception:
         return None
 
@@ -664,11 +683,14 @@ def read_sheet_half(data: bytes, *, part: str = "worksheet", sheet: str | None =
 def prepare_reading(data: bytes) -> None:
     """Import now what reading ``data`` will need: a shared formula's translator (``t="shared"``), a
     date cell's parser (``t="d"``), so that a process forked to read part of it (the second half of a
-    large part, :mod:`xlbridge.batch.halves`) does not import them on its own (0.1-0.2 s each)."""
+    large part, :mod:`xlbridge.batch.halves`) does not import them on its own (0.1-0.2 s each); an
+    inline string's parser."""
     if b't="shared"' in data or b"t='shared'" in data:
         _translator()
     if b't="d"' in data or b"t='d'" in data:
         import openpyxl.utils.datetime  # noqa: F401
+    if b"inlineStr" in data:  # (an inline string's parser; openpyxl itself only for the unusual ones)
+        import defusedxml.ElementTree  # noqa: F401
 
 
 @functools.lru_cache(maxsize=None)
