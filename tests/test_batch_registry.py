@@ -116,3 +116,16 @@ def test_the_command_never_imports_the_excel_or_plotting_stack(tmp_path, argv):
     imported = {line.split("|")[-1].strip() for line in out.stderr.splitlines() if line.startswith("import time:")}
     assert "xlbridge.batch.recalc" in imported
     assert not [m for m in imported if m.split(".")[0] in NEVER]
+
+
+def test_the_parent_of_an_isolated_recalc_imports_neither_the_engine_nor_openpyxl(tmp_path):
+    """The engine's sandboxed process reads the workbook; the parent scans, reports and writes with the
+    standard library (and defusedxml): the engine's import (0.3 s) and openpyxl's (0.2 s, once for the
+    print areas' quoting) stay off its path."""
+    probe = PROBE.replace("isolate=False", "isolate=True")
+    out = subprocess.run([sys.executable, "-c", probe, str(PAIRS), str(tmp_path / "out.xlsx")],
+                         capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    modules = set(json.loads(out.stdout.splitlines()[-1]))
+    assert "xlbridge.batch.recalc" in modules
+    assert not [m for m in modules if m.split(".")[0] in NEVER + ("openpyxl", "formulas", "schedula")]

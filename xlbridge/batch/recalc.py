@@ -392,16 +392,16 @@ def _print_areas(zf, info, values: dict, read: dict) -> dict:
     """{localSheetId: print area} for the sheets declaring ``XLBRIDGE_PRINT``: the declared table cut
     after its last row holding a constant or a non-blank result, so a 10,000-row template prints the
     rows in use, not hundreds of blank pages."""
-    from openpyxl.utils import get_column_letter, quote_sheetname
-
     order = [sheet for sheet, _ in info.sheets]
     parts = dict(info.sheets)
     out = {}
     for area in capacity_areas(zf.read("xl/workbook.xml"), order, PRINT_NAME):
         sheet, r1, c1, _r2, c2 = area
         last = last_used_row(_sheet_rows(zf, parts[sheet], read), area, values.get(sheet, {}))
-        out[order.index(sheet)] = (f"{quote_sheetname(sheet)}!${get_column_letter(c1)}${r1}:"
-                                   f"${get_column_letter(c2)}${last}")
+        # the sheet's name quoted as openpyxl's quote_sheetname does (always; ' doubled), the columns as
+        # letters (cell_ref without its row: openpyxl, 0.17 s to import, is not needed in this process)
+        quoted = "'" + sheet.replace("'", "''") + "'"
+        out[order.index(sheet)] = (f"{quoted}!${cell_ref(1, c1)[:-1]}${r1}:${cell_ref(1, c2)[:-1]}${last}")
     return out
 
 
