@@ -268,12 +268,18 @@ def pairs_ranking(boards: Any, ns_pairs: Sequence[Any], ew_pairs: Sequence[Any],
                     raise InputError(f"pair {_show_pair(p)} has two results on board {shown(b)} (rows "
                                      f"{seen[(p, b)] + 1} and {i + 1})", where=location(row=i + 1))
                 seen[(p, b)] = i
-            m = mp if type(mp) is Fraction else exact(mp, f"matchpoints of pair {_show_pair(p)} (row {i + 1})")
-            top = t if type(t) is Fraction else exact(t, f"top of row {i + 1}")
             acc = parts[p]
-            acc[m.denominator] = acc.get(m.denominator, 0) + m.numerator
+            if type(mp) is int:  # (whole numbers, as a session's tops are, need no Fraction)
+                acc[1] = acc.get(1, 0) + mp
+            else:
+                m = mp if type(mp) is Fraction else exact(mp, f"matchpoints of pair {_show_pair(p)} (row {i + 1})")
+                acc[m.denominator] = acc.get(m.denominator, 0) + m.numerator
             acc = top_parts[p]
-            acc[top.denominator] = acc.get(top.denominator, 0) + top.numerator
+            if type(t) is int:
+                acc[1] = acc.get(1, 0) + t
+            else:
+                top = t if type(t) is Fraction else exact(t, f"top of row {i + 1}")
+                acc[top.denominator] = acc.get(top.denominator, 0) + top.numerator
             count[p] += 1
     total = {p: sum((Fraction(v, d) for d, v in acc.items()), Fraction(0)) for p, acc in parts.items()}
     maximum = {p: sum((Fraction(v, d) for d, v in acc.items()), Fraction(0)) for p, acc in top_parts.items()}
