@@ -494,6 +494,9 @@ def model_class():
             if not isinstance(existing, dict):
                 return super().push(worksheet, context)
             worksheet, ctx, references, formula_references, formula_ranges = self._begin_sheet(worksheet, context)
+            for pos in _array_cells(raw):  # (the engine's own copy of the book: nothing else reads it)
+                if getattr(raw._cells[pos], "data_type", None) != "f":
+                    del raw._cells[pos]  # a cached value: gone for this compiling and for ``complete``'s
             cells = [self.compile_cell(c, ctx, references, formula_references)
                      for _, c in sorted(worksheet._cells.items())
                      if hasattr(c, "value") and c.value is not None]
@@ -709,6 +712,39 @@ def _block_cell(ref: str, values, context):
     from formulas.cell import Cell
 
     return Cell(ref, values, context=context, check_formula=False)
+
+
+def _array_cells(worksheet: Any) -> set:
+    """The (row, column) of every cell present inside an array formula's range, of an openpyxl worksheet
+    (the formula's own cell among them: the caller keeps every formula cell). A value cached there
+    (LibreOffice saves the array's value, errors included, in every cell of its range) is the array's
+    output, not a constant: the stock reading drops it before compiling (``complete`` would compile it
+    for a formula reading that cell), as the streamed one skips it (tests/test_recalc_engine_paths.py,
+    worked by hand and by LibreOffice).
+
+    >>> import openpyxl
+    >>> from openpyxl.worksheet.formula import ArrayFormula
+    >>> ws = openpyxl.Workbook().active
+    >>> ws["B1"] = ArrayFormula("B1:C2", "=A1:B2*2")
+    >>> ws["C1"], ws["B2"], ws["D2"] = "#NAME?", 4, 5  # (C2 holds nothing)
+    >>> sorted(_array_cells(ws))
+    [(1, 2), (1, 3), (2, 2)]
+    """
+    from .xlsxpatch import parse_range
+
+    out: set = set()
+    present = getattr(worksheet, "_cells", {})
+    for ref in (getattr(worksheet, "array_formulae", None) or {}).values():
+        try:
+            r1, c1, r2, c2 = parse_range(str(ref))
+        except WorkbookError:
+            continue  # (openpyxl read it: the engine's own compiling decides)
+        if (r2 - r1 + 1) * (c2 - c1 + 1) <= len(present):  # the range's cells, or the sheet's: the fewer
+            found = [(r, c) for r in range(r1, r2 + 1) for c in range(c1, c2 + 1) if (r, c) in present]
+        else:
+            found = [(r, c) for r, c in present if r1 <= r <= r2 and c1 <= c <= c2]
+        out.update(found)
+    return out
 
 
 def load_engine_workbook(path: Any, data_only: bool = False) -> Any:
