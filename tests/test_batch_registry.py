@@ -129,3 +129,27 @@ def test_the_parent_of_an_isolated_recalc_imports_neither_the_engine_nor_openpyx
     modules = set(json.loads(out.stdout.splitlines()[-1]))
     assert "xlbridge.batch.recalc" in modules
     assert not [m for m in modules if m.split(".")[0] in NEVER + ("openpyxl", "formulas", "schedula")]
+
+
+def test_an_index_with_a_zero_among_arrays_of_positions_says_why_it_is_an_error(tmp_path):
+    """``{=INDEX(A1:B3,{1;2},0)}``: #VALUE! in each cell (tests/test_recalc_libreoffice.py), and the report
+    says why at the formula's cells, as the xlbridge functions do; an INDEX without a 0 says nothing."""
+    from openpyxl.worksheet.formula import ArrayFormula
+
+    from xlbridge.batch.recalc import recalc_workbook
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    for r in (1, 2, 3):
+        ws.cell(r, 1, r), ws.cell(r, 2, 10 * r)
+    ws["D1"] = ArrayFormula("D1:E2", "=INDEX(A1:B3,{1;2},0)")
+    ws["F1"] = ArrayFormula("F1:F2", "=INDEX(A1:B3,{1;2},1)+1/0")
+    wb.save(tmp_path / "index.xlsx")
+    report = recalc_workbook(str(tmp_path / "index.xlsx"), str(tmp_path / "out.xlsx"))
+    got = {e.cell: (e.code, e.message) for e in report.errors}
+    why = ("INDEX: an array of row or column numbers with a 0 among them (0 stands for a whole row or column): "
+           "give each number, from 1")
+    assert {cell: got[cell] for cell in ("D1", "E1", "D2", "E2")} == dict.fromkeys(("D1", "E1", "D2", "E2"),
+                                                                                  ("#VALUE!", why))
+    assert got["F1"][0] == "#DIV/0!" and "INDEX" not in got["F1"][1]

@@ -223,14 +223,7 @@ def _adapt_function(name: str, fn, messages: dict):
             if v in Error.errors:
                 reason = getattr(v, "reason", "")
                 if reason:  # xlbridge.excel: why this cell is an error; listed at the formula's cell
-                    where, text = _cell_being_evaluated() or compiling_cell(), one_line(reason, 300)
-                    if where is None:
-                        note(name, text)
-                    else:
-                        found = messages.setdefault(FORMULA_REASONS, {}).setdefault(
-                            (where[0], where[1].split(":", 1)[0]), [])
-                        if f"{name}: {text}" not in found and len(found) < 4:
-                            found.append(f"{name}: {text}")
+                    note_reason(messages, name, reason)
                 return Error.errors[v]
             if type(v).__name__ in ("CallError", "LimitCallError"):  # xlbridge.excel: the call could not run
                 messages.setdefault(CALL_ERRORS, {})[str(v)] = name
@@ -324,6 +317,9 @@ def _engine_guards(path: str, messages: dict, functions: dict, progress: bool):
         for key in (name.upper(), "_XLUDF." + name.upper()):
             saved[key] = dict.get(registry, key)  # (what is set now; a lazy registry loads nothing for it)
             registry[key] = _adapt_function(name.upper(), fn, messages)
+    from .registry import REASON_SINKS
+
+    REASON_SINKS.append(functools.partial(note_reason, messages))  # (the registry's corrections say why)
     allowed = os.path.realpath(path)
     original_load = xlreader.load_workbook
 
@@ -348,6 +344,7 @@ def _engine_guards(path: str, messages: dict, functions: dict, progress: bool):
             warnings.simplefilter("ignore")
             yield
     finally:
+        REASON_SINKS.pop()
         for lg, level in zip(loggers, levels):
             lg.setLevel(level)
         fx.tqdm, ff.BaseError = old_tqdm, old_base_error
@@ -407,6 +404,20 @@ def _cell_being_evaluated() -> tuple | None:
         found = _node_cell(frame) or found
         frame = frame.f_back
     return found
+
+
+def note_reason(messages: dict, name: str, reason: str) -> None:
+    """Why a cell is an error, said by function ``name``: listed at the formula cell being evaluated
+    (``FORMULA_REASONS``, at most four per cell), or among ``name``'s messages when no cell is known."""
+    where, text = _cell_being_evaluated() or compiling_cell(), one_line(reason, 300)
+    if where is None:
+        found = messages.setdefault(name, [])
+        if len(found) < _MAX_MESSAGES:
+            found.append(text)
+        return
+    found = messages.setdefault(FORMULA_REASONS, {}).setdefault((where[0], where[1].split(":", 1)[0]), [])
+    if f"{name}: {text}" not in found and len(found) < 4:
+        found.append(f"{name}: {text}")
 
 
 def _note_cut_rows(name: str, count: int, messages: dict) -> None:

@@ -35,7 +35,7 @@ import types
 from collections.abc import Callable, Iterator
 from typing import Any
 
-__all__ = ["CORRECTIONS", "LazyFunctions", "install", "index_of_installed", "MODULE_NAMES", "SCIPY_NAMES"]
+__all__ = ["CORRECTIONS", "REASON_SINKS", "LazyFunctions", "install", "index_of_installed", "MODULE_NAMES", "SCIPY_NAMES"]
 
 #: The names formulas' statistics module imports from SciPy: ``from scipy import stats, linalg`` and
 #: ``from scipy.interpolate import interp1d``.
@@ -301,6 +301,9 @@ def _index_of_values(stock: dict) -> dict:
             if zero_among_arrays(args[2:4]):  # (args: compiling, array, rows, columns, area)
                 out = res.copy()
                 out.ravel()[:] = Error.errors["#VALUE!"]
+                for sink in REASON_SINKS[-1:]:
+                    sink("INDEX", "an array of row or column numbers with a 0 among them (0 stands for a "
+                                  "whole row or column): give each number, from 1")
             else:
                 flat = res.ravel().tolist()
                 if any(isinstance(x, Ranges) for x in flat):
@@ -313,6 +316,11 @@ def _index_of_values(stock: dict) -> dict:
     index.__wrapped__ = function  # type: ignore[attr-defined]
     return {**stock, "function": index}
 
+
+#: Where a correction says why a cell is an error: the last ``sink(function name, reason)`` listed,
+#: put there by the engine for the length of an evaluation (``xlbridge.batch.engine.note_reason``
+#: lists the reason at the cell being evaluated); none: the reason is not kept.
+REASON_SINKS: list[Callable[[str, str], Any]] = []
 
 #: Functions of formulas corrected where they differ from Excel (each with its reason): the registry
 #: holds the corrected function under the name
