@@ -445,7 +445,7 @@ def _inline_strings(draw) -> str:
     """An ``<is>`` element as the readers meet them: plain, rich runs, phonetic runs, odd attributes or
     namespaces, an element inside the text."""
     kind = draw(st.sampled_from(["plain", "plain", "empty", "runs", "phonetic", "is_attr", "other_ns", "nested",
-                                 "two_t", "cdata"]))
+                                 "two_t", "cdata", "comment", "pi", "around", "prefixed"]))
     text, t_attrs = draw(_TEXT), draw(_T_ATTRS)
     if kind == "plain":
         return f"<is><t{t_attrs}>{text}</t></is>"
@@ -463,6 +463,14 @@ def _inline_strings(draw) -> str:
         return f"<is><t>{text}<b/>{draw(_TEXT)}</t></is>"
     if kind == "two_t":
         return f"<is><t>{text}</t><t>{draw(_TEXT)}</t></is>"
+    if kind == "comment":  # (ElementTree drops comments and processing instructions, for both readings)
+        return draw(st.sampled_from([f"<is><t>{text}<!--c-->x</t></is>", f"<is><!--c--><t>{text}</t></is>"]))
+    if kind == "pi":
+        return draw(st.sampled_from([f"<is><?p q?><t>{text}</t></is>", f"<is><t>{text}<?p q?></t></is>"]))
+    if kind == "around":  # text around the <t>, inside the <is>
+        return f"<is> {draw(_TEXT)}<t>{text}</t>{draw(_TEXT)} </is>"
+    if kind == "prefixed":  # the spreadsheet namespace under a prefix
+        return f"<is><m:t>{text}</m:t></is>"
     return f"<is><t><![CDATA[{text}]]></t></is>"
 
 
@@ -477,7 +485,7 @@ def test_an_inline_string_reads_as_openpyxl_reads_it(snippet):
 
     from xlbridge.batch.sheetxml import MAIN_NS, read_sheet
 
-    xml = (f'<worksheet xmlns="{MAIN_NS}" xmlns:o="urn:other"><sheetData><row r="1"><c r="A1" t="inlineStr">{snippet}</c></row>'
+    xml = (f'<worksheet xmlns="{MAIN_NS}" xmlns:o="urn:other" xmlns:m="{MAIN_NS}"><sheetData><row r="1"><c r="A1" t="inlineStr">{snippet}</c></row>'
            f"</sheetData></worksheet>").encode()
     try:
         root = DET.fromstring(xml)

@@ -9,7 +9,8 @@ element, was a third of a recalculation.
 How the halves stay one reading:
 
 - The split is a byte offset where a ``<row`` tag of the sheet data's name starts, found by a plain
-  search from the middle of the part. Only expat decides what it is: the head reading (this process,
+  search from a fraction of the part on (:data:`SPLIT_AT`; :data:`SPLIT_AT_LATER` for the first large
+  part of the engine's process, whose head imports the engine first). Only expat decides what it is: the head reading (this process,
   which read everything before it with its handlers) must see its first element there, a row, at the
   depth of rows, in the sheet data; otherwise the head simply reads on to the end, and the tail's
   work is thrown away. A split inside a comment, a CDATA section, an attribute value or a cell's text

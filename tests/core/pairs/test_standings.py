@@ -90,6 +90,22 @@ def test_ranking_errors():
         pairs_ranking([1], [1], [2])
 
 
+def test_whole_and_fractional_matchpoints_of_one_pair_sum_exactly_and_bad_ones_are_refused():
+    """Whole numbers (a session's tops, integer matchpoints) are summed as integers, fractions as
+    fractions, for the same pair: by hand, pair A has 10**30 + 1 + 1/3 of 2 * 10**30 + 4 + 2."""
+    big = 10 ** 30
+    st = pairs_ranking([1, 2], ["A", "A"], ["B", "C"], [big + 1, F(1, 3)], [0, F(2, 3)], [2 * big + 4, 2])
+    a = next(x for x in st if x.pair == "A")
+    assert a.total == big + 1 + F(1, 3) and type(a.total) is F
+    assert a.maximum == 2 * big + 6 and a.percentage == F(100 * (3 * big + 4), 3 * (2 * big + 6))
+    for bad, what in ((True, "matchpoints of pair 'A' \\(row 1\\) must be a number, got True"),
+                      ("x", "matchpoints of pair 'A' \\(row 1\\) must be a number, got text 'x'")):
+        with pytest.raises(InputError, match=what):
+            pairs_ranking([1], ["A"], ["B"], [bad], [0], [2])
+    with pytest.raises(InputError, match="top of row 1"):
+        pairs_ranking([1], ["A"], ["B"], [1], [0], [True])
+
+
 def test_artificial_session_percentage_rule():
     # board 1: pair 1 (N-S) v 2 get A60/40; board 8 and 11: real results. Tops 2 (E = 2).
     entries = ["A60/40", 420, 400, 420, 400]
