@@ -31,7 +31,7 @@ import bisect
 import re
 from typing import Any
 
-from .xlsxpatch import ExcelErrorValue, parse_range, parse_ref
+from .xlsxpatch import ExcelErrorValue, parse_range, parse_ref, quote_sheet
 
 __all__ = ["alias_of", "alias_runs", "alias_value", "find_shown", "AliasIndex"]
 
@@ -179,9 +179,6 @@ class AliasIndex:
         return [(pos, cells[pos]) for pos in out]
 
 
-def _quoted(sheet: str) -> str:
-    return "'" + sheet.replace("'", "''") + "'"
-
 
 def alias_runs(found: list) -> list[tuple[str, tuple[int, int], tuple[int, int], str]]:
     """The showing cells ``found`` ([(SHEET, (row, col), alias)]) as runs for the engine: (SHEET, first
@@ -209,7 +206,7 @@ def alias_runs(found: list) -> list[tuple[str, tuple[int, int], tuple[int, int],
                 break
             j += 1
         last = ordered[j - 1][1]
-        ref = _quoted(target) + "!" + cell_ref(tr, tc) + ("" if j - i == 1 else ":" + cell_ref(tr + j - i - 1, tc))
+        ref = quote_sheet(target) + "!" + cell_ref(tr, tc) + ("" if j - i == 1 else ":" + cell_ref(tr + j - i - 1, tc))
         formula = f"={ref}" if kind == "plain" else f'=IFERROR({ref},IF(ERROR.TYPE({ref})=5,"",{ref}))'
         out.append((sheet, (r, c), last, formula))
         i = j

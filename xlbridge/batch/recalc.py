@@ -69,6 +69,8 @@ from .safety import (
 from .xlsxpatch import (
     ExcelErrorValue,
     cell_ref,
+    column_letters,
+    quote_sheet,
     copy_zip,
     parse_ref,
 )
@@ -398,10 +400,9 @@ def _print_areas(zf, info, values: dict, read: dict) -> dict:
     for area in capacity_areas(zf.read("xl/workbook.xml"), order, PRINT_NAME):
         sheet, r1, c1, _r2, c2 = area
         last = last_used_row(_sheet_rows(zf, parts[sheet], read), area, values.get(sheet, {}))
-        # the sheet's name quoted as openpyxl's quote_sheetname does (always; ' doubled), the columns as
-        # letters (cell_ref without its row: openpyxl, 0.17 s to import, is not needed in this process)
-        quoted = "'" + sheet.replace("'", "''") + "'"
-        out[order.index(sheet)] = (f"{quoted}!${cell_ref(1, c1)[:-1]}${r1}:${cell_ref(1, c2)[:-1]}${last}")
+        # (quoted and lettered here as openpyxl does: openpyxl, 0.17 s to import, is not needed in this process)
+        out[order.index(sheet)] = (f"{quote_sheet(sheet)}!${column_letters(c1)}${r1}:"
+                                   f"${column_letters(c2)}${last}")
     return out
 
 

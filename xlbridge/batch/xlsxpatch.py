@@ -48,6 +48,8 @@ __all__ = [
     "CellSpan",
     "SheetLayout",
     "cell_ref",
+    "column_letters",
+    "quote_sheet",
     "parse_ref",
     "parse_range",
     "workbook_sheet_parts",
@@ -107,17 +109,36 @@ def _clip(value, width: int = 40) -> str:
     return clip(value, width)
 
 
+def column_letters(col: int) -> str:
+    """Return the letters of a column number (openpyxl's ``get_column_letter``).
+
+    >>> column_letters(1), column_letters(27), column_letters(702), column_letters(16384)
+    ('A', 'AA', 'ZZ', 'XFD')
+    """
+    letters = ""
+    while col:
+        col, rem = divmod(col - 1, 26)
+        letters = chr(65 + rem) + letters
+    return letters
+
+
 def cell_ref(row: int, col: int) -> str:
     """Return the A1 reference of (row, column).
 
     >>> cell_ref(3, 2), cell_ref(10, 27), cell_ref(1, 702), cell_ref(1, 703)
     ('B3', 'AA10', 'ZZ1', 'AAA1')
     """
-    letters = ""
-    while col:
-        col, rem = divmod(col - 1, 26)
-        letters = chr(65 + rem) + letters
-    return f"{letters}{row}"
+    return f"{column_letters(col)}{row}"
+
+
+def quote_sheet(sheet: str) -> str:
+    """A sheet's name as a formula or defined name writes it before ``!``: always quoted, ``'`` doubled
+    (openpyxl's ``quote_sheetname``; Excel reads it whatever the name holds).
+
+    >>> quote_sheet("Travellers"), quote_sheet("Bob's week")
+    ("'Travellers'", "'Bob''s week'")
+    """
+    return "'" + sheet.replace("'", "''") + "'"
 
 
 def parse_range(ref: str) -> tuple[int, int, int, int]:
