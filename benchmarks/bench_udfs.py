@@ -90,7 +90,6 @@ def cases(n):
     hist = [rnd.choice([980, 800, 480, 450, 420, 400, -50, -100]) for _ in range(n)]
     chart_scores, chart_freq = [980, 800, 480, 450, 420, 400, -50, -100], [4, 3, 8, 26, 115, 6, 17, 1]
     look = [rnd.choice([980, 500, 420, 170, -100, -1100]) for _ in range(n)]
-    chart = xb.instant_chart(chart_scores, chart_freq, "None")
     hist_chart = xb.instant_chart(hist, None, "None")
     players = [f"p{i}" for i in range(200)]
     weeks = [1 + i * 10 // n for i in range(n)]
