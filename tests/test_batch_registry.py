@@ -86,12 +86,52 @@ def _book_functions(path: Path) -> set[str]:
     return names
 
 
+#: the isolated recalculation (as the command runs it), each process's modules written to an inherited file:
+#: the engine's process at the end of its job, each process reading a second half after its reading
+ENGINE_PROBE = r"""
+import json, os, sys
+import xlbridge.batch.child as child
+import xlbridge.batch.halves as halves
+from xlbridge.batch.recalc import recalc_workbook
+log = os.open(sys.argv[3], os.O_WRONLY | os.O_APPEND)
+def record(kind):
+    os.write(log, (json.dumps([kind, os.getpid(), sorted(sys.modules)]) + "\n").encode())
+child_main, read_half = child._child_main, halves.read_sheet_half
+def wrapped_main(conn, death_r, death_w, sink, parent_pid, job, *a, **k):
+    def recorded(*ja, **jk):
+        try:
+            return job(*ja, **jk)
+        finally:
+            record("engine")
+    return child_main(conn, death_r, death_w, sink, parent_pid, recorded, *a, **k)
+def wrapped_half(*a, **k):
+    try:
+        return read_half(*a, **k)
+    finally:
+        if k.get("tail") is not None:
+            record("tail")
+child._child_main, halves.read_sheet_half = wrapped_main, wrapped_half
+recalc_workbook(sys.argv[1], sys.argv[2])
+record("parent")
+"""
+
+
 def test_a_pairs_recalc_imports_only_what_it_uses(tmp_path):
-    out = subprocess.run([sys.executable, "-c", PROBE, str(PAIRS), str(tmp_path / "out.xlsx")],
+    """The import set of each process of a pairs recalculation as the command runs it: the parent, the
+    engine's sandboxed process and the process reading the Travellers part's second half."""
+    log = tmp_path / "modules.jsonl"
+    log.write_bytes(b"")
+    out = subprocess.run([sys.executable, "-c", ENGINE_PROBE, str(PAIRS), str(tmp_path / "out.xlsx"), str(log)],
                          capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert out.returncode == 0, out.stderr
-    modules = set(json.loads(out.stdout.splitlines()[-1]))
-    assert not [m for m in modules if m.split(".")[0] in NEVER]
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    kinds = [kind for kind, _pid, _modules in records]
+    assert sorted(set(kinds)) == ["engine", "parent", "tail"] and kinds.count("engine") == 1, kinds
+    assert len({pid for _kind, pid, _modules in records}) == len(records)  # three processes
+    for kind, _pid, mods in records:
+        assert not [m for m in mods if m.split(".")[0] in NEVER], kind
+    modules = set(next(mods for kind, _pid, mods in records if kind == "engine"))
+    assert "formulas.functions" in modules and "xlbridge.batch.engine" in modules
     # formulas' function modules: those its own import needs, and those defining the book's functions
     base = subprocess.run([sys.executable, "-c", "import json, sys; import formulas, formulas.functions; "
                            "from formulas.excel import ExcelModel; print(json.dumps(sorted(sys.modules)))"],
