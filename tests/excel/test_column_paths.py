@@ -229,3 +229,40 @@ def test_is_blank_reads_every_kind_as_before():
               (1, 2), Fraction(1, 2), Decimal("NaN"), [None], np.array(None), np.array(float("nan")),
               np.array(" "), np.array(3)]:
         assert is_blank(v) is reference(v), v
+
+
+def test_building_results_leaves_the_garbage_collector_as_it_was():
+    """``column_rows`` pauses the collector and moves what it built to the oldest generation unwalked:
+    the collector's state is restored, nothing stays frozen, a frozen heap (the batch engine's
+    process, forked from a frozen parent) stays frozen, and garbage cycles are still collected."""
+    import gc
+    import weakref
+
+    assert gc.isenabled()
+    assert xr.column_rows(np.array([1, 2])) == [[1], [2]]
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+
+    class Node:
+        pass
+
+    a, b = Node(), Node()
+    a.other, b.other = b, a  # a cycle, garbage once the names go
+    gone = weakref.ref(a)
+    del a, b
+    xr.column_rows(np.arange(10))
+    gc.collect()
+    assert gone() is None
+
+    gc.disable()
+    try:
+        xr.column_rows(np.arange(3))
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        xr.column_rows(np.arange(3))
+        assert gc.get_freeze_count() == frozen > 0
+    finally:
+        gc.unfreeze()

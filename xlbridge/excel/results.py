@@ -142,7 +142,14 @@ def _gc_paused() -> Iterator[None]:
     """Pause the cyclic garbage collector while building many small lists (they hold no cycles).
 
     A million result rows are a million new lists: each full collection pass would walk all of
-    them again; paused, the table is built several times faster. The previous state is restored.
+    them again; paused, the table is built several times faster. On the way out the collector's
+    young generations (the new lists, and the few objects made before them) are moved to its oldest
+    generation without being walked (``gc.freeze()`` then ``gc.unfreeze()``), as the young
+    collection that would follow would find nothing in them: 100,000 rows are then built in about
+    6 ms instead of 13 (2026-11-27). Garbage cycles among those few earlier objects wait for the next
+    full collection. Not where objects are frozen already (``gc.get_freeze_count()``: the batch
+    engine's process, forked from a frozen parent, whose objects must stay out of its collections).
+    The previous state is restored.
     """
     was = gc.isenabled()
     gc.disable()
@@ -150,6 +157,9 @@ def _gc_paused() -> Iterator[None]:
         yield
     finally:
         if was:
+            if not gc.get_freeze_count():
+                gc.freeze()
+                gc.unfreeze()
             gc.enable()
 
 
