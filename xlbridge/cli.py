@@ -433,6 +433,7 @@ def _same_file(a: str, b: str) -> bool:
 def _read_event(path: str, prog: str) -> Any:
     """The event of a workbook (.xlsx/.xlsm: checked like an upload first) or a PBN/USEBIO file."""
     import os
+    from pathlib import Path
 
     from . import formats
     from .batch.safety import check_regular_file, check_workbook
@@ -445,7 +446,7 @@ def _read_event(path: str, prog: str) -> Any:
     if head == b"PK\x03\x04":
         check_workbook(path, name=name)
         return read_workbook(path)  # a pairs or a teams workbook
-    return formats.read_event(path)
+    return formats.read_event(Path(path))  # (a Path: a name holding a line break is still a file's name)
 
 
 def _write_output(dest: str, data: bytes) -> None:
@@ -459,6 +460,7 @@ def _files(args: argparse.Namespace) -> int:
     exit 3 when the output cannot be written; nothing is written on failure."""
     import io
     import os
+    from pathlib import Path
 
     from .core.errors import XlbridgeError
 
@@ -473,7 +475,7 @@ def _files(args: argparse.Namespace) -> int:
             from .formats.workbook import fill_pairs_workbook, fill_teams_workbook
 
             check_regular_file(source, os.path.basename(source))
-            event = formats.read_event(source)
+            event = formats.read_event(Path(source))  # (a str holding a line break would be read as PBN text)
             if event.kind == formats.TEAMS:  # a teams event: the teams workbook
                 wb = templates.build_workbook("teams.xlsx")
                 fill_teams_workbook(wb, event, name=os.path.basename(source))
@@ -493,6 +495,11 @@ def _files(args: argparse.Namespace) -> int:
                 os.makedirs(args.output, exist_ok=True)
                 with tempfile.TemporaryDirectory(dir=args.output, prefix=".xlbridge-publish-") as tmp:
                     written = formats.publish(event, tmp, dds=False)
+                    for path in written:  # the input inside the output folder, under a page's name: refused first
+                        dest = os.path.join(args.output, os.path.relpath(path, tmp))
+                        if os.path.exists(dest) and _same_file(source, dest):
+                            raise XlbridgeError(f"the output would overwrite the input "
+                                                f"({os.path.relpath(path, tmp)} of the site); give another -o")
                     for path in written:
                         rel = os.path.relpath(path, tmp)
                         dest = os.path.join(args.output, rel)
