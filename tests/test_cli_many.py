@@ -124,3 +124,15 @@ def test_control_characters_in_a_file_name_are_escaped_in_every_line(tmp_path, c
     text = got.out + got.err
     assert "\x1b" not in text and "ev\\nil\\x1b[31m.xlsx: Sheet!A2: #DIV/0!" in text
     assert all(line.startswith(("ev\\n", "1 books", str(tmp_path))) for line in text.splitlines()), text
+
+
+def test_a_refused_book_is_named_by_its_path_in_the_text_summary(folder, tmp_path, capsys):
+    """Two books named club.xlsx in two folders: the summary says which one was refused."""
+    good, bad = tmp_path / "d1", tmp_path / "d3"
+    good.mkdir(), bad.mkdir()
+    _book(good / "club.xlsx", "=A1*21")
+    (bad / "club.xlsx").write_bytes(b"not a workbook")
+    assert main(["recalc", str(good / "club.xlsx"), str(bad), "--jobs", "2", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert f"xlbridge recalc: {bad / 'club.xlsx'}: not an Excel workbook" in err
+    assert f"xlbridge recalc: {good / 'club.xlsx'}" not in err

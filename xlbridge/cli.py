@@ -317,7 +317,10 @@ def _recalc_many(args: argparse.Namespace) -> int:
         if run.code in (EXIT_OK, EXIT_CELL_ERRORS) and s:
             return (f"{s.get('output')}: {s.get('formula_cells')} formula cells recalculated, "
                     f"{s.get('error_count')} with errors, {run.seconds:.1f} s")
-        return run.message or f"xlbridge recalc: {_name(run.book)}: stopped with exit code {run.code}"
+        own = f"xlbridge recalc: {_name(run.book)}: "
+        if run.message.startswith(own):  # named by the path as given: two club.xlsx of two folders stay apart
+            return f"xlbridge recalc: {run.book}: {run.message[len(own):]}"
+        return run.message or f"xlbridge recalc: {run.book}: stopped with exit code {run.code}"
 
     def done(run: BookRun) -> None:
         if not args.json and not args.no_progress and sys.stderr.isatty():
