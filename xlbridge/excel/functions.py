@@ -100,14 +100,17 @@ class Arg:
             return xl.as_bool(value, self.name, bool(self.default))
         if self.kind == "text":
             return xl.as_text(value, self.name, self.default)
-        v = xl.optional(value, None)
-        if v is None:
-            if self.default is REQUIRED:
-                raise InputError("a number is needed here, not a blank", where=self.name)
-            return self.default
-        err = xl.error_literal(v)
-        if err is not None:
-            raise InputError(f"the cell holds {err}", where=self.name)
+        if type(value) is float and value == value:  # one number cell, the common case: given, not an error
+            v = value
+        else:
+            v = xl.optional(value, None)
+            if v is None:
+                if self.default is REQUIRED:
+                    raise InputError("a number is needed here, not a blank", where=self.name)
+                return self.default
+            err = xl.error_literal(v)
+            if err is not None:
+                raise InputError(f"the cell holds {err}", where=self.name)
         if self.kind == "whole":
             return xl.as_int(v, self.name, minimum=self.minimum, maximum=self.maximum)
         n = xl.as_number(v, self.name)
