@@ -50,3 +50,19 @@ def test_publish_never_writes_over_its_input_inside_the_output_folder(tmp_path):
     ok = run_cli("publish", source, "-o", tmp_path / "elsewhere", cwd=tmp_path)
     assert ok.returncode == 0, ok.stderr
     assert (tmp_path / "elsewhere" / "board-1.html").read_text(encoding="utf-8") != PBN
+
+
+def test_publish_adds_the_double_dummy_table_with_dds_only(tmp_path):
+    """``--dds``: the board whose four hands the file carries gets its double-dummy table (North holds
+    every ace, king and queen: 7NT makes, worked by hand); without it, none (the same site everywhere)."""
+    from formats_samples import MITCHELL_PBN
+
+    source = tmp_path / "m.pbn"
+    source.write_text(MITCHELL_PBN, encoding="latin-1")
+    plain = run_cli("publish", source, "-o", tmp_path / "plain", cwd=tmp_path)
+    assert plain.returncode == 0, plain.stderr
+    assert "Double dummy" not in (tmp_path / "plain" / "board-1.html").read_text(encoding="utf-8")
+    dds = run_cli("publish", source, "-o", tmp_path / "dds", "--dds", cwd=tmp_path)
+    assert dds.returncode == 0, dds.stderr
+    board = (tmp_path / "dds" / "board-1.html").read_text(encoding="utf-8")
+    assert "Double dummy" in board and "7NT" in board

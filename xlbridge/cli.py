@@ -167,6 +167,9 @@ def build_parser() -> argparse.ArgumentParser:
                                    "pair's scorecard as plain HTML pages with one stylesheet.")
     w.add_argument("source", metavar="SOURCE", help="a pairs workbook (.xlsx), a .pbn or a USEBIO .xml file")
     w.add_argument("-o", "--output", metavar="DIR", required=True, help="the folder to write the pages into")
+    w.add_argument("--dds", action="store_true",
+                   help="add each dealt board's double-dummy table and par score (needs the dds extra: "
+                        "python -m pip install \"xlbridge[dds]\")")
     t = sub.add_parser("templates", help="build (or check) the bundled template workbooks")
     t.add_argument("--out", metavar="DIR", default="workbooks", help="folder (default: workbooks)")
     t.add_argument("--check", action="store_true", help="check the files in DIR instead of writing them")
@@ -497,7 +500,7 @@ def _files(args: argparse.Namespace) -> int:
 
                 os.makedirs(args.output, exist_ok=True)
                 with tempfile.TemporaryDirectory(dir=args.output, prefix=".xlbridge-publish-") as tmp:
-                    written = formats.publish(event, tmp, dds=False)
+                    written = formats.publish(event, tmp, dds=bool(args.dds))
                     for path in written:  # the input inside the output folder, under a page's name: refused first
                         dest = os.path.join(args.output, os.path.relpath(path, tmp))
                         if os.path.exists(dest) and _same_file(source, dest):
