@@ -244,6 +244,24 @@ def test_howell_total_table_with_blank_direction_column():
     assert e.movement == "HOWELL" and e.participant(None, "1").names == ("A", "B")
 
 
+
+def test_mitchell_total_table_without_direction_column_follows_the_travellers():
+    # N-S 1-3 always N-S, E-W 11-13 always E-W: a Mitchell (two fields), as without a TotalScoreTable
+    text = ('[Board "1"]\n[ScoreTable "PairId_NS;PairId_EW;Score_NS"]\n1 11 420\n2 12 400\n3 13 100\n'
+            '[TotalScoreTable "Rank;PairId;Names;TotalMP"]\n1 1 "A;B" 4\n1 11 "C;D" 4\n')
+    e = read_pbn(text.encode())
+    assert e.movement == "MITCHELL" and e.participant("NS", "1").names == ("A", "B")
+    assert e.participant("EW", "11").names == ("C", "D") and e.participant("EW", "11").place == 1
+    assert sorted(p.key for p in e.participants) == [("EW", "11"), ("EW", "12"), ("EW", "13"), ("NS", "1"),
+                                                     ("NS", "2"), ("NS", "3")]
+    # N-S 1 against E-W 1: a Mitchell; a row for pair 1 cannot say which of the two it is
+    text = ('[Board "1"]\n[ScoreTable "PairId_NS;PairId_EW;Score_NS"]\n1 1 420\n2 2 400\n'
+            '[TotalScoreTable "Rank;PairId;TotalMP"]\n1 2 1\n')
+    msg = _err(text.encode(), name="m.pbn")
+    assert msg.startswith("m.pbn, line 6: ") and "pair 2 sits both N-S and E-W" in msg and "Direction" in msg
+    assert read_pbn(text.replace("1 2 1\n", "").encode()).movement == "MITCHELL"
+
+
 def test_teams_event_round_trip():
     from xlbridge.formats import Board, Event, Participant, Result
 
