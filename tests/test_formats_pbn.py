@@ -262,6 +262,16 @@ def test_mitchell_total_table_without_direction_column_follows_the_travellers():
     assert read_pbn(text.replace("1 2 1\n", "").encode()).movement == "MITCHELL"
 
 
+
+def test_a_howell_that_looks_like_a_mitchell_is_written_with_a_direction_column():
+    # one board of a Howell, 1 v 2 and 3 v 4: the travellers alone would make a Mitchell (nobody sits both ways)
+    text = ('[Board "1"]\n[ScoreTable "PairId_NS;PairId_EW;Score_NS"]\n1 2 420\n3 4 400\n'
+            '[TotalScoreTable "Rank;PairId;Direction;Names"]\n1 1 - "A;B"\n2 2 - "C;D"\n')
+    e = read_pbn(text.encode())
+    back = read_pbn(write_pbn(e))
+    assert back.movement == "HOWELL" and back.participant(None, "2").names == ("C", "D")
+
+
 def test_teams_event_round_trip():
     from xlbridge.formats import Board, Event, Participant, Result
 

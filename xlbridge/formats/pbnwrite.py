@@ -20,7 +20,7 @@ from typing import TypeAlias
 
 import xlbridge
 
-from .checks import format_number
+from .checks import format_number, infer_movement
 from .errors import FormatError
 from .model import MITCHELL, TEAMS, Board, Event, Result, natural_key
 
@@ -143,8 +143,8 @@ def _score_cells(r: Result, cols: Sequence[Column]) -> list[str]:
 def _total_table(event: Event, mitchell: bool) -> list[str]:
     teams = event.kind == TEAMS
     cols: list[Column] = [("Rank", "R"), ("TeamId" if teams else "PairId", "R")]
-    if mitchell:
-        cols.append(("Direction", "L"))
+    if mitchell or (not teams and infer_movement(b.results for b in event.boards) == MITCHELL):
+        cols.append(("Direction", "L"))  # all "-" in a Howell the reader would otherwise take for a Mitchell
     if teams:
         cols.append(("TeamName", "L"))
     cols += [("TotalIMP" if teams else "TotalMP", "R"), ("TotalPercentage", "R"), ("NrBoards", "R"),
