@@ -118,6 +118,21 @@ def test_pair_meeting_a_board_twice_and_duplicate_rows():
     assert "duplicate row on board 1" in _err(dup.encode())
 
 
+
+def test_a_pair_listed_twice_is_refused_naming_it():
+    # the sample's third PAIR (N-S 1) made a second N-S 2: a pair is its number and, in a Mitchell, its direction
+    twice = MITCHELL_USEBIO.replace("<PAIR><PAIR_NUMBER>1</PAIR_NUMBER><DIRECTION>NS</DIRECTION>",
+                                    "<PAIR><PAIR_NUMBER>2</PAIR_NUMBER><DIRECTION>NS</DIRECTION>")
+    assert twice != MITCHELL_USEBIO
+    assert _err(twice.encode()) == "results.xml, PARTICIPANTS, PAIR 3, PAIR_NUMBER: a pair appears twice in " \
+                                   "PARTICIPANTS: 'NS 2'"
+    # a Howell (WINNER_TYPE 1) has one pair 3, so N-S 3 and E-W 3 (the sample's second and fourth PAIR) are one pair twice
+    howell = MITCHELL_USEBIO.replace("<WINNER_TYPE>2</WINNER_TYPE>", "<WINNER_TYPE>1</WINNER_TYPE>")
+    assert howell != MITCHELL_USEBIO
+    msg = _err(howell.encode())
+    assert msg.startswith("results.xml, PARTICIPANTS, PAIR 4, PAIR_NUMBER: a pair appears twice") and msg.endswith(": '3'")
+
+
 @pytest.mark.parametrize("data, words", [
     (b"", "empty file"),
     (b"\x00\x01\x02garbage", "not a well-formed XML file"),
