@@ -186,6 +186,9 @@ def test_duplicate_row_and_pair_meeting_a_board_twice():
     (b'[Board "1"]\n[ScoreTable "PairId_NS;Score_NS"]\n1 420\n', "needs PairId_NS and PairId_EW"),
     (b'[Board "1"]\n[ScoreTable "PairId_NS;PairId_EW;Score_NS;Score_NS"]\n', "names a column twice"),
     (b'[Board "x"]\n', "cannot read board number"),
+    # the workbooks' Board column takes 1 to 10,000; 2**70 + 1 would come back from Excel as 2**70
+    (b'[Board "10001"]\n', "board number must be 1 to 10,000"),
+    (b'[Board "1180591620717411303425"]\n', "line 1: board number must be 1 to 10,000"),
     (b'[Board "1"]\n[Deal "N:AKQ"]\n', "cannot read deal"),
     (b'[Board "1"]\n[Deal "N:AKQJ.AKQ.AKQ.AKQ AKQJ.AKQ.AKQ.AKQ - -"]\n', "repeated card"),
     (b'[Board "1"]\n[Vulnerable "Sometimes"]\n', "cannot read vulnerability"),

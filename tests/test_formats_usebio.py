@@ -142,6 +142,8 @@ def test_a_pair_listed_twice_is_refused_naming_it():
     (b"<USEBIO Version='1.2'/>", "missing EVENT"),
     (b"<USEBIO Version='1.2'><EVENT><BOARD><BOARD_NUMBER>x</BOARD_NUMBER></BOARD></EVENT></USEBIO>",
      "cannot read BOARD_NUMBER"),
+    (b"<USEBIO Version='1.2'><EVENT><BOARD><BOARD_NUMBER>1180591620717411303425</BOARD_NUMBER></BOARD></EVENT>"
+     b"</USEBIO>", "BOARD 1: BOARD_NUMBER must be 1 to 10,000"),
     (b"<USEBIO Version='1.2'><EVENT><BOARD><BOARD_NUMBER>1</BOARD_NUMBER><TRAVELLER_LINE><NS_PAIR_NUMBER>1"
      b"</NS_PAIR_NUMBER><EW_PAIR_NUMBER>2</EW_PAIR_NUMBER><SCORE>lots</SCORE></TRAVELLER_LINE></BOARD></EVENT>"
      b"</USEBIO>", "BOARD 1, TRAVELLER_LINE 1, SCORE: cannot read SCORE"),

@@ -61,7 +61,7 @@ from typing import Any
 
 import xlbridge
 
-from .checks import mark_ties, check_board, check_result, infer_movement
+from .checks import MAX_BOARD, mark_ties, check_board, check_result, infer_movement
 from .errors import LIMITS, FormatError, Source, load_source
 from .model import (HOWELL, MITCHELL, PAIRS, TEAMS, Board, Event, Participant, Result, natural_key,
                     normalize_contract, normalize_deal, normalize_lead, normalize_seat)
@@ -229,8 +229,9 @@ def read_pbn(source: Source, *, name: str | None = None) -> Event:
             continue
         bval, bline = tags["Board"]
         bno = read_int(bval, "board number", lexer, bline)
-        if bno is None or bno < 1:
-            raise lexer.err("board number must be 1 or more:", bline, bval)
+        if bno is None or not 1 <= bno <= MAX_BOARD:
+            raise lexer.err(f"board number must be 1 to {MAX_BOARD:,} (what the workbooks' Board column accepts):",
+                            bline, bval)
         if "ScoreTable" not in tags:
             if bno in seen_boards:
                 continue  # another game (e.g. a played deal) of a board already read

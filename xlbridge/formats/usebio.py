@@ -36,7 +36,7 @@ from typing import Any
 
 import xlbridge
 
-from .checks import check_board, check_result, infer_movement
+from .checks import MAX_BOARD, check_board, check_result, infer_movement
 from .errors import LIMITS, FormatError, Source
 from .model import (HOWELL, MITCHELL, PAIRS, Board, Event, Participant, Result, natural_key, normalize_contract,
                     normalize_deal, normalize_lead, normalize_seat, parse_number)
@@ -232,8 +232,9 @@ def read_usebio(source: Source, *, name: str | None = None) -> Event:
     for k, b in enumerate(boards_el, start=1):
         bw = f"BOARD {k}"
         bno = rd.whole(b, "BOARD_NUMBER", bw)
-        if bno is None or bno < 1:
-            raise rd.err("BOARD_NUMBER must be 1 or more:", bw, rd.text(b, "BOARD_NUMBER", bw))
+        if bno is None or not 1 <= bno <= MAX_BOARD:
+            raise rd.err(f"BOARD_NUMBER must be 1 to {MAX_BOARD:,} (what the workbooks' Board column accepts):", bw,
+                         rd.text(b, "BOARD_NUMBER", bw))
         if bno in seen:
             raise rd.err("board appears twice:", bw, bno)
         seen.add(bno)
