@@ -240,6 +240,18 @@ def test_writer_refuses_names_it_cannot_write():
         write_pbn(bad)
 
 
+
+def test_event_name_or_site_pbn_reads_as_something_else_is_refused_on_export():
+    # PBN: a tag value "#" copies the previous game's value and "?" means unknown; no escape makes them text
+    e = read_pbn(MITCHELL_PBN.encode())
+    for field, value in (("name", "#"), ("name", " ? "), ("site", "#")):
+        with pytest.raises(FormatError) as exc:
+            write_pbn(replace(e, **{field: value}))
+        assert "\n" not in str(exc.value) and repr(value) in str(exc.value)
+    for name in ("#1", "Pairs #3", "?!"):  # anything else round-trips
+        assert read_pbn(write_pbn(replace(e, name=name))).name == name
+
+
 def test_howell_total_table_with_blank_direction_column():
     text = ('[Board "1"]\n[ScoreTable "PairId_NS;PairId_EW;Score_NS"]\n1 2 420\n3 4 400\n'
             '[TotalScoreTable "Rank;PairId;Direction;Names"]\n1 1 - "A;B"\n2 2 - "C;D"\n')

@@ -70,6 +70,9 @@ def write_pbn(event: Event) -> bytes:
         _check_text(p.name, "a team name")
     for t, what in ((event.name, "the event name"), (event.site, "the site")):
         _check_text(t, what)
+        if t is not None and t.strip() in ("#", "?"):  # no escape gives them back as text
+            raise FormatError(f"{what} cannot be written to PBN as a tag value: '#' means the previous game's "
+                              f"value there and '?' an unknown one:", value=t)
     def has(attr: str) -> bool:
         return any(getattr(r, attr) is not None for b in event.boards for r in b.results)
 
