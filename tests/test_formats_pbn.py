@@ -186,6 +186,9 @@ def test_duplicate_row_and_pair_meeting_a_board_twice():
     (b'[Board "1"]\n[ScoreTable "PairId_NS;Score_NS"]\n1 420\n', "needs PairId_NS and PairId_EW"),
     (b'[Board "1"]\n[ScoreTable "PairId_NS;PairId_EW;Score_NS;Score_NS"]\n', "names a column twice"),
     (b'[Board "x"]\n', "cannot read board number"),
+    # the workbooks' Board column takes 1 to 10,000; 2**70 + 1 would come back from Excel as 2**70
+    (b'[Board "10001"]\n', "board number must be 1 to 10,000"),
+    (b'[Board "1180591620717411303425"]\n', "line 1: board number must be 1 to 10,000"),
     (b'[Board "1"]\n[Deal "N:AKQ"]\n', "cannot read deal"),
     (b'[Board "1"]\n[Deal "N:AKQJ.AKQ.AKQ.AKQ AKQJ.AKQ.AKQ.AKQ - -"]\n', "repeated card"),
     (b'[Board "1"]\n[Vulnerable "Sometimes"]\n', "cannot read vulnerability"),
@@ -237,11 +240,51 @@ def test_writer_refuses_names_it_cannot_write():
         write_pbn(bad)
 
 
+
+def test_event_name_or_site_pbn_reads_as_something_else_is_refused_on_export():
+    # PBN: a tag value "#" copies the previous game's value and "?" means unknown; no escape makes them text
+    e = read_pbn(MITCHELL_PBN.encode())
+    for field, value in (("name", "#"), ("name", " ? "), ("site", "#")):
+        with pytest.raises(FormatError) as exc:
+            write_pbn(replace(e, **{field: value}))
+        assert "\n" not in str(exc.value) and repr(value) in str(exc.value)
+    for name in ("#1", "Pairs #3", "?!"):  # anything else round-trips
+        assert read_pbn(write_pbn(replace(e, name=name))).name == name
+
+
 def test_howell_total_table_with_blank_direction_column():
     text = ('[Board "1"]\n[ScoreTable "PairId_NS;PairId_EW;Score_NS"]\n1 2 420\n3 4 400\n'
             '[TotalScoreTable "Rank;PairId;Direction;Names"]\n1 1 - "A;B"\n2 2 - "C;D"\n')
     e = read_pbn(text.encode())
     assert e.movement == "HOWELL" and e.participant(None, "1").names == ("A", "B")
+
+
+
+def test_mitchell_total_table_without_direction_column_follows_the_travellers():
+    # N-S 1-3 always N-S, E-W 11-13 always E-W: a Mitchell (two fields), as without a TotalScoreTable
+    text = ('[Board "1"]\n[ScoreTable "PairId_NS;PairId_EW;Score_NS"]\n1 11 420\n2 12 400\n3 13 100\n'
+            '[TotalScoreTable "Rank;PairId;Names;TotalMP"]\n1 1 "A;B" 4\n1 11 "C;D" 4\n')
+    e = read_pbn(text.encode())
+    assert e.movement == "MITCHELL" and e.participant("NS", "1").names == ("A", "B")
+    assert e.participant("EW", "11").names == ("C", "D") and e.participant("EW", "11").place == 1
+    assert sorted(p.key for p in e.participants) == [("EW", "11"), ("EW", "12"), ("EW", "13"), ("NS", "1"),
+                                                     ("NS", "2"), ("NS", "3")]
+    # N-S 1 against E-W 1: a Mitchell; a row for pair 1 cannot say which of the two it is
+    text = ('[Board "1"]\n[ScoreTable "PairId_NS;PairId_EW;Score_NS"]\n1 1 420\n2 2 400\n'
+            '[TotalScoreTable "Rank;PairId;TotalMP"]\n1 2 1\n')
+    msg = _err(text.encode(), name="m.pbn")
+    assert msg.startswith("m.pbn, line 6: ") and "pair 2 sits both N-S and E-W" in msg and "Direction" in msg
+    assert read_pbn(text.replace("1 2 1\n", "").encode()).movement == "MITCHELL"
+
+
+
+def test_a_howell_that_looks_like_a_mitchell_is_written_with_a_direction_column():
+    # one board of a Howell, 1 v 2 and 3 v 4: the travellers alone would make a Mitchell (nobody sits both ways)
+    text = ('[Board "1"]\n[ScoreTable "PairId_NS;PairId_EW;Score_NS"]\n1 2 420\n3 4 400\n'
+            '[TotalScoreTable "Rank;PairId;Direction;Names"]\n1 1 - "A;B"\n2 2 - "C;D"\n')
+    e = read_pbn(text.encode())
+    back = read_pbn(write_pbn(e))
+    assert back.movement == "HOWELL" and back.participant(None, "2").names == ("C", "D")
 
 
 def test_teams_event_round_trip():

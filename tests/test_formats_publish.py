@@ -122,6 +122,20 @@ def test_teams_standings_and_match_scorecard(tmp_path):
     assert total[-2:] == ["10", "0"]
 
 
+
+def test_pairs_whose_numbers_make_the_same_page_name_get_a_page_each(tmp_path):
+    """Pair numbers A-1 and A.1 (and B.1, B-1) both make the page name pair-NS-A_1: every pair gets its own
+    page, and every link to a pair leads to that pair's page (its title names it)."""
+    e = read_pbn(b'[Event "x"]\n[Board "1"]\n[ScoreTable "PairId_NS;PairId_EW;Score_NS"]\nA-1 B.1 420\nA.1 B-1 400\n')
+    pages = {p.name: p.read_text(encoding="utf-8") for p in publish(e, tmp_path, dds=False)}
+    scorecards = {name: re.search(r"<h1>x: Pair (.*)</h1>", text).group(1)
+                  for name, text in pages.items() if name.startswith("pair-")}
+    assert sorted(scorecards.values()) == ["EW B-1", "EW B.1", "NS A-1", "NS A.1"]
+    for name in ("index.html", "board-1.html"):
+        for href, label in re.findall(r'<a href="(pair-[^"]+)">([^<]+)</a>', pages[name]):
+            assert scorecards[href] == label, (name, href, label)
+
+
 def test_publish_refuses_a_wrong_event(tmp_path):
     bad = Event(boards=(Board(1, "N", "None", results=(Result("1", "2", "4S", "N", 10, 410),)),))
     with pytest.raises(FormatError, match="410"):

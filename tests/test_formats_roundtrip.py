@@ -21,7 +21,8 @@ CARDS = [s + r for s in "SHDC" for r in "AKQJT98765432"]
 name_text = st.text(
     st.characters(codec="utf-8", exclude_categories=("Cc", "Cs", "Co", "Cn", "Zl", "Zp"), exclude_characters=";"),
     min_size=1, max_size=12).map(lambda s: " ".join(s.split())).filter(bool).filter(
-    lambda s: s not in ("-", "?"))  # PBN 2.1 section 3.4: a lone "-" or "?" means unknown, not a name
+    lambda s: s not in ("-", "?", "#"))  # PBN 2.1 section 3.4: a lone "-" or "?" means unknown, not a name;
+# "#" is the previous game's value (write_pbn refuses such an event name)
 decimal = st.integers(-5000, 20000).map(lambda k: Fraction(k, 100))
 pair_number = st.one_of(st.integers(1, 40).map(str), st.sampled_from(["A1", "B12", "X"]))
 

@@ -164,6 +164,20 @@ def test_a_weighted_board_in_a_teams_workbook_is_refused_naming_its_cell(flow, t
     assert not (tmp_path / "w.pbn").exists()
 
 
+
+def test_a_teams_workbook_without_a_teams_sheet_numbers_teams_in_order_of_first_appearance(flow, tmp_path):
+    """A workbook typed by hand has no Teams (or Contracts) sheet: the teams on the Matches sheet (Lions
+    v Tigers, Bears v Wolves) are numbered 1, 2, 3, 4 in that order and keep their names."""
+    wb = openpyxl.load_workbook(flow / "teams.xlsx")
+    del wb["Teams"], wb["Contracts"]
+    wb.save(tmp_path / "hand.xlsx")
+    assert main(["export", str(tmp_path / "hand.xlsx"), "--format", "pbn", "-o", str(tmp_path / "hand.pbn")]) == 0
+    ev = formats.read_pbn(tmp_path / "hand.pbn")
+    assert {p.number: p.name for p in ev.participants} == TEAMS
+    assert sorted((b.number, r.ns, r.ew, r.score) for b in ev.boards for r in b.results) == sorted(
+        (b, ns, ew, score) for b, ns, ew, *_c, score in ROWS)
+
+
 # --- property: a teams workbook carries every field PBN carries for a teams event ------------------
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402

@@ -118,6 +118,21 @@ def test_pair_meeting_a_board_twice_and_duplicate_rows():
     assert "duplicate row on board 1" in _err(dup.encode())
 
 
+
+def test_a_pair_listed_twice_is_refused_naming_it():
+    # the sample's third PAIR (N-S 1) made a second N-S 2: a pair is its number and, in a Mitchell, its direction
+    twice = MITCHELL_USEBIO.replace("<PAIR><PAIR_NUMBER>1</PAIR_NUMBER><DIRECTION>NS</DIRECTION>",
+                                    "<PAIR><PAIR_NUMBER>2</PAIR_NUMBER><DIRECTION>NS</DIRECTION>")
+    assert twice != MITCHELL_USEBIO
+    assert _err(twice.encode()) == "results.xml, PARTICIPANTS, PAIR 3, PAIR_NUMBER: a pair appears twice in " \
+                                   "PARTICIPANTS: 'NS 2'"
+    # a Howell (WINNER_TYPE 1) has one pair 3, so N-S 3 and E-W 3 (the sample's second and fourth PAIR) are one pair twice
+    howell = MITCHELL_USEBIO.replace("<WINNER_TYPE>2</WINNER_TYPE>", "<WINNER_TYPE>1</WINNER_TYPE>")
+    assert howell != MITCHELL_USEBIO
+    msg = _err(howell.encode())
+    assert msg.startswith("results.xml, PARTICIPANTS, PAIR 4, PAIR_NUMBER: a pair appears twice") and msg.endswith(": '3'")
+
+
 @pytest.mark.parametrize("data, words", [
     (b"", "empty file"),
     (b"\x00\x01\x02garbage", "not a well-formed XML file"),
@@ -127,6 +142,8 @@ def test_pair_meeting_a_board_twice_and_duplicate_rows():
     (b"<USEBIO Version='1.2'/>", "missing EVENT"),
     (b"<USEBIO Version='1.2'><EVENT><BOARD><BOARD_NUMBER>x</BOARD_NUMBER></BOARD></EVENT></USEBIO>",
      "cannot read BOARD_NUMBER"),
+    (b"<USEBIO Version='1.2'><EVENT><BOARD><BOARD_NUMBER>1180591620717411303425</BOARD_NUMBER></BOARD></EVENT>"
+     b"</USEBIO>", "BOARD 1: BOARD_NUMBER must be 1 to 10,000"),
     (b"<USEBIO Version='1.2'><EVENT><BOARD><BOARD_NUMBER>1</BOARD_NUMBER><TRAVELLER_LINE><NS_PAIR_NUMBER>1"
      b"</NS_PAIR_NUMBER><EW_PAIR_NUMBER>2</EW_PAIR_NUMBER><SCORE>lots</SCORE></TRAVELLER_LINE></BOARD></EVENT>"
      b"</USEBIO>", "BOARD 1, TRAVELLER_LINE 1, SCORE: cannot read SCORE"),

@@ -25,6 +25,10 @@ import xlbridge
 from .errors import FormatError
 from .model import HOWELL, MITCHELL, TEAMS, Participant, Result
 
+#: The largest board number read: what the workbook templates' Board column accepts (its data
+#: validation, 1 to 10,000); far inside the whole numbers an Excel cell (a double) holds exactly.
+MAX_BOARD = 10_000
+
 __all__ = ["check_result", "check_board", "infer_movement", "mark_ties", "format_number"]
 
 

@@ -61,7 +61,7 @@ from typing import Any
 
 import xlbridge
 
-from .checks import mark_ties, check_board, check_result, infer_movement
+from .checks import MAX_BOARD, mark_ties, check_board, check_result, infer_movement
 from .errors import LIMITS, FormatError, Source, load_source
 from .model import (HOWELL, MITCHELL, PAIRS, TEAMS, Board, Event, Participant, Result, natural_key,
                     normalize_contract, normalize_deal, normalize_lead, normalize_seat)
@@ -229,8 +229,9 @@ def read_pbn(source: Source, *, name: str | None = None) -> Event:
             continue
         bval, bline = tags["Board"]
         bno = read_int(bval, "board number", lexer, bline)
-        if bno is None or bno < 1:
-            raise lexer.err("board number must be 1 or more:", bline, bval)
+        if bno is None or not 1 <= bno <= MAX_BOARD:
+            raise lexer.err(f"board number must be 1 to {MAX_BOARD:,} (what the workbooks' Board column accepts):",
+                            bline, bval)
         if "ScoreTable" not in tags:
             if bno in seen_boards:
                 continue  # another game (e.g. a played deal) of a board already read
@@ -286,15 +287,31 @@ def read_pbn(source: Source, *, name: str | None = None) -> Event:
             raise lexer.err("TotalScoreTable header needs a PairId or TeamId column:", hline, hval)
         kind = TEAMS if id_col == "TeamId" else PAIRS
         trows = list(table_rows(cols, tdata, lexer, "TotalScoreTable"))
-        # a Direction column (user-defined, section 5.2) with NS/EW values makes a Mitchell
-        movement = MITCHELL if any(not blank(r.get("Direction")) for r, _ in trows) else HOWELL
+        # a Direction column (user-defined, section 5.2) with NS/EW values makes a Mitchell, one left
+        # blank a Howell; without the column the travellers tell (as without a TotalScoreTable), and
+        # each pair of a Mitchell gets the one direction its number sat in
+        directed = any(not blank(r.get("Direction")) for r, _ in trows)
+        movement = MITCHELL if directed else HOWELL if kind == TEAMS or "Direction" in cols else \
+            infer_movement([b.results for b in boards])
+        sat: dict[str, set[str]] = {}
+        for b in boards:
+            for r in b.results:
+                sat.setdefault(r.ns, set()).add("NS")
+                sat.setdefault(r.ew, set()).add("EW")
         for row, line in trows:
             num = pair_id(row.get(id_col), id_col, lexer, line)
             d = None
-            if movement == MITCHELL:
+            if directed:
                 d = (row.get("Direction") or "").strip().upper().replace("-", "").replace("/", "")
                 if d not in ("NS", "EW"):
                     raise lexer.err("Direction must be NS or EW:", line, row.get("Direction"))
+            elif movement == MITCHELL:
+                if len(sat.get(num, ())) != 1:
+                    raise lexer.err(f"the travellers make a Mitchell and pair {num} "
+                                    f"{'sits both N-S and E-W' if sat.get(num) else 'plays no board'}: the "
+                                    f"TotalScoreTable needs a Direction column to tell which pair this row is:",
+                                    line, num)
+                d = next(iter(sat[num]))
             total = None
             for c in ("TotalMP", "TotalIMP", "TotalScore"):
                 total = read_num(row.get(c), c, lexer, line)

@@ -20,7 +20,7 @@ from typing import TypeAlias
 
 import xlbridge
 
-from .checks import format_number
+from .checks import format_number, infer_movement
 from .errors import FormatError
 from .model import MITCHELL, TEAMS, Board, Event, Result, natural_key
 
@@ -70,6 +70,9 @@ def write_pbn(event: Event) -> bytes:
         _check_text(p.name, "a team name")
     for t, what in ((event.name, "the event name"), (event.site, "the site")):
         _check_text(t, what)
+        if t is not None and t.strip() in ("#", "?"):  # no escape gives them back as text
+            raise FormatError(f"{what} cannot be written to PBN as a tag value: '#' means the previous game's "
+                              f"value there and '?' an unknown one:", value=t)
     def has(attr: str) -> bool:
         return any(getattr(r, attr) is not None for b in event.boards for r in b.results)
 
@@ -143,8 +146,8 @@ def _score_cells(r: Result, cols: Sequence[Column]) -> list[str]:
 def _total_table(event: Event, mitchell: bool) -> list[str]:
     teams = event.kind == TEAMS
     cols: list[Column] = [("Rank", "R"), ("TeamId" if teams else "PairId", "R")]
-    if mitchell:
-        cols.append(("Direction", "L"))
+    if mitchell or (not teams and infer_movement(b.results for b in event.boards) == MITCHELL):
+        cols.append(("Direction", "L"))  # all "-" in a Howell the reader would otherwise take for a Mitchell
     if teams:
         cols.append(("TeamName", "L"))
     cols += [("TotalIMP" if teams else "TotalMP", "R"), ("TotalPercentage", "R"), ("NrBoards", "R"),

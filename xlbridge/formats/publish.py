@@ -34,12 +34,15 @@ import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from fractions import Fraction
 from pathlib import Path
+from typing import TypeVar
 
 import xlbridge
 
 from .errors import FormatError
 from .model import TEAMS, Board, Event, Participant, Result, natural_key
 from .scoring import score_event
+
+_K = TypeVar("_K")
 
 __all__ = ["publish", "STYLESHEET", "dd_analysis"]
 
@@ -101,6 +104,27 @@ def _slug(text: object) -> str:
 
 def _pair_file(p_dir: str | None, number: str) -> str:
     return f"pair-{p_dir + '-' if p_dir else ''}{_slug(number)}.html"
+
+
+def _unique_files(names: Mapping[_K, str]) -> dict[_K, str]:
+    """Each key's page name, ``-2``, ``-3``, ... added before ``.html`` where an earlier key (in the
+    mapping's order) has the same name, compared ignoring case as Windows and macOS file systems do:
+    :func:`_slug` is not one-to-one, and two pairs must not share a page.
+
+    >>> _unique_files({("NS", "A-1"): "pair-NS-A_1.html", ("NS", "A.1"): "pair-NS-A_1.html",
+    ...                ("NS", "a_1"): "pair-NS-a_1.html"})
+    {('NS', 'A-1'): 'pair-NS-A_1.html', ('NS', 'A.1'): 'pair-NS-A_1-2.html', ('NS', 'a_1'): 'pair-NS-a_1-3.html'}
+    """
+    taken: set[str] = set()
+    out: dict[_K, str] = {}
+    for key, fname in names.items():
+        stem, k = fname.removesuffix(".html"), 1
+        while fname.casefold() in taken:
+            k += 1
+            fname = f"{stem}-{k}.html"
+        taken.add(fname.casefold())
+        out[key] = fname
+    return out
 
 
 def _page(title: str, event: Event, body: str, *, home: bool = False, links: Iterable[str] = ()) -> str:
@@ -217,11 +241,17 @@ def publish(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | str = 
     title = event.name or "Results"
     teams = event.kind == TEAMS
     parts = {p.key: p for p in event.participants}
+    keys = [p.key for p in event.participants] + [event.pair_key(r, side) for b in event.boards for r in b.results
+                                                  for side in ("NS", "EW")]
+    pair_files = _unique_files({k: _pair_file(*k) for k in sorted(dict.fromkeys(keys), key=lambda k: (
+        k[0] or "", natural_key(k[1]), k[1]))})
+    matches = _matches(event) if teams else {}
+    match_files = _unique_files({m: _match_file(*m) for m in matches})
 
     def link(key: tuple[str | None, str]) -> str:
         p = parts.get(key)
         label = (p.label if p else (f"{key[0]} {key[1]}" if key[0] else key[1]))
-        return f'<a href="{_pair_file(key[0], key[1])}">{_e(label)}</a>'
+        return f'<a href="{pair_files[key]}">{_e(label)}</a>'
 
     # ---- index: rankings
     body = []
@@ -250,10 +280,9 @@ def publish(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | str = 
         body.append(_table(head, rows, numeric={0, 3, 4, 5, 6}))
     body.append("<h2>Boards</h2>\n<ul class=\"links\">" + "".join(
         f'<li><a href="board-{b.number}.html">Board {b.number}</a></li>' for b in event.boards) + "</ul>\n")
-    matches = _matches(event) if teams else {}
     if matches:
         body.append("<h2>Matches</h2>\n<ul>" + "".join(
-            f'<li><a href="{_match_file(a, b)}">{_e(_team_name(parts, a))} v {_e(_team_name(parts, b))}</a></li>'
+            f'<li><a href="{match_files[(a, b)]}">{_e(_team_name(parts, a))} v {_e(_team_name(parts, b))}</a></li>'
             for a, b in matches) + "</ul>\n")
     pages["index.html"] = _page(title, event, "".join(body), home=True)
 
@@ -309,7 +338,7 @@ def publish(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | str = 
         summary += (f" &middot; {_pct(p.percentage)} %" if p.percentage is not None else "")
         summary += (f" &middot; place {xlbridge.format_rank(p.place, p.tied)}" if p.place else "") + "</p>\n"
         name = ("Team " if teams else "Pair ") + p.label + (f": {p.name}" if p.name else "")
-        pages[_pair_file(p.direction, p.number)] = _page(
+        pages[pair_files[p.key]] = _page(
             f"{title}: {name}", event, summary + "<h2>Scorecard</h2>\n" + _table(head, rows, numeric={0, 5, 6, 7, 8}))
 
     # ---- team matches
@@ -325,7 +354,7 @@ def publish(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | str = 
         head = ["Board", "Room 1", "By", "N-S", "Room 2", "By", "N-S", _e(_team_name(parts, a)),
                 _e(_team_name(parts, bteam))]
         rows.append(["Total", "", "", "", "", "", "", _n(ta), _n(tb)])
-        pages[_match_file(a, bteam)] = _page(
+        pages[match_files[(a, bteam)]] = _page(
             f"{title}: {_team_name(parts, a)} v {_team_name(parts, bteam)}", event,
             "<h2>Match scorecard</h2>\n" + _table(head, rows, numeric={0, 3, 6, 7, 8}))
 

@@ -152,7 +152,8 @@ def read_teams_workbook(path: str | os.PathLike[str]) -> Event:
     try:
         number_of: dict[str, str] = {}
         teams: dict[str, Participant] = {}
-        if TEAMS_SHEET in wb.sheetnames:
+        listed = TEAMS_SHEET in wb.sheetnames
+        if listed:
             for _r, get, where in table_rows(wb[TEAMS_SHEET], _TEAM_COLUMNS, sheet=TEAMS_SHEET, name=name):
                 num, label = cell_text(get("Team")), cell_text(get("Name"))
                 if num is None or label is None:
@@ -175,7 +176,7 @@ def read_teams_workbook(path: str | os.PathLike[str]) -> Event:
                 if label is None:
                     raise FormatError("team name missing", where=where(col))
                 if label not in number_of:
-                    if teams:
+                    if listed:
                         raise FormatError("a team the Teams sheet does not list:", where=where(col), value=label)
                     number_of[label] = str(len(number_of) + 1)
                     teams[number_of[label]] = Participant(number_of[label], None, (), label)

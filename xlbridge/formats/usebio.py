@@ -36,7 +36,7 @@ from typing import Any
 
 import xlbridge
 
-from .checks import check_board, check_result, infer_movement
+from .checks import MAX_BOARD, check_board, check_result, infer_movement
 from .errors import LIMITS, FormatError, Source
 from .model import (HOWELL, MITCHELL, PAIRS, Board, Event, Participant, Result, natural_key, normalize_contract,
                     normalize_deal, normalize_lead, normalize_seat, parse_number)
@@ -192,6 +192,8 @@ def read_usebio(source: Source, *, name: str | None = None) -> Event:
     if len(pairs_el) > LIMITS["participants"]:
         raise rd.err(f"too many pairs (limit {LIMITS['participants']})", "PARTICIPANTS")
     participants: dict[tuple[str | None, str], Participant] = {}
+    numbers: set[str] = set()
+    repeated: tuple[str, str] | None = None  # the first PAIR whose number an earlier PAIR has (N-S 1, E-W 1)
     any_direction = False
     for k, p in enumerate(pairs_el, start=1):
         where = f"PARTICIPANTS, {p.tag} {k}"
@@ -215,6 +217,12 @@ def read_usebio(source: Source, *, name: str | None = None) -> Event:
             place = int(t)
         names = tuple(n for n in (rd.text(pl, "PLAYER_NAME", f"{where}, PLAYER") for pl in p.findall("PLAYER"))
                       if n)
+        if (d, num) in participants:
+            raise rd.err("a pair appears twice in PARTICIPANTS:", f"{where}, PAIR_NUMBER",
+                         f"{d} {num}" if d else num)
+        if num in numbers and repeated is None:
+            repeated = (where, num)
+        numbers.add(num)
         participants[(d, num)] = Participant(num, d, names, None, rd.number(p, "TOTAL_SCORE", where), None,
                                              rd.number(p, "PERCENTAGE", where), place, False,
                                              rd.whole(p, "BOARDS_PLAYED", where))
@@ -224,8 +232,9 @@ def read_usebio(source: Source, *, name: str | None = None) -> Event:
     for k, b in enumerate(boards_el, start=1):
         bw = f"BOARD {k}"
         bno = rd.whole(b, "BOARD_NUMBER", bw)
-        if bno is None or bno < 1:
-            raise rd.err("BOARD_NUMBER must be 1 or more:", bw, rd.text(b, "BOARD_NUMBER", bw))
+        if bno is None or not 1 <= bno <= MAX_BOARD:
+            raise rd.err(f"BOARD_NUMBER must be 1 to {MAX_BOARD:,} (what the workbooks' Board column accepts):", bw,
+                         rd.text(b, "BOARD_NUMBER", bw))
         if bno in seen:
             raise rd.err("board appears twice:", bw, bno)
         seen.add(bno)
@@ -254,6 +263,9 @@ def read_usebio(source: Source, *, name: str | None = None) -> Event:
     else:
         movement = infer_movement([b.results for b in boards])
     if movement == HOWELL:
+        if repeated is not None:
+            raise rd.err("a pair appears twice in PARTICIPANTS (a Howell has one pair of each number):",
+                         f"{repeated[0]}, PAIR_NUMBER", repeated[1])
         participants = {(None, p.number): Participant(p.number, None, *_rest(p)) for p in participants.values()}
     elif any(d is None for d, _ in participants):
         raise rd.err("a Mitchell (WINNER_TYPE 2) needs a DIRECTION for every PAIR", "PARTICIPANTS")
