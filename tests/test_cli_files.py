@@ -207,6 +207,28 @@ def test_export_refuses_a_weighted_score_naming_the_cell(tmp_path):
     assert not (tmp_path / "out.pbn").exists()
 
 
+PASSED_OUT_PBN = """% PBN 2.1
+[Event "Tuesday pairs"]
+[Board "1"]
+[ScoreTable "PairId_NS;PairId_EW;Contract;Declarer;Result;Score_NS"]
+1 1 4S N 10 420
+2 2 Pass - - 0
+"""
+
+
+def test_a_passed_out_row_exports_and_publishes_from_the_workbook(tmp_path):
+    """A passed-out row reads back from the workbook as Pass scoring 0 (PBN 2.1 section 3.4.12: contract
+    Pass); by hand, 420 beats 0: N-S 1 and E-W 2 get the top of 2, N-S 2 and E-W 1 nothing."""
+    (tmp_path / "t1.pbn").write_text(PASSED_OUT_PBN, encoding="latin-1")
+    assert main(["import", str(tmp_path / "t1.pbn"), "-o", str(tmp_path / "t1.xlsx")]) == 0
+    assert main(["export", str(tmp_path / "t1.xlsx"), "--format", "pbn", "-o", str(tmp_path / "o.pbn")]) == 0
+    rows = formats.read_event(tmp_path / "o.pbn").board(1).results
+    assert [(r.ns, r.contract, r.declarer, r.tricks, r.score, r.mp_ns, r.mp_ew) for r in rows] == [
+        ("1", "4S", "N", 10, 420, 2, 0), ("2", "PASS", None, None, 0, 0, 2)]
+    assert main(["publish", str(tmp_path / "t1.xlsx"), "-o", str(tmp_path / "site")]) == 0
+    assert "Pass" in (tmp_path / "site" / "board-1.html").read_text(encoding="utf-8")
+
+
 def test_not_a_workbook_and_a_fifo_are_refused(tmp_path):
     (tmp_path / "fake.xlsx").write_bytes(b"PK\x03\x04not really a zip")
     proc = _run("export", "fake.xlsx", "--format", "usebio", "-o", "o.xml", cwd=tmp_path)
@@ -241,7 +263,7 @@ def events(draw):
         rows = []
         for t in range(draw(st.integers(1, n))):
             ns, ew = str(t + 1), str((t + b) % n + 1) if mitchell else str(n + 1 - (t + 1))
-            kind = draw(st.sampled_from(["contract", "artificial", "np"]))
+            kind = draw(st.sampled_from(["contract", "artificial", "np", "pass"]))
             if kind == "contract":
                 import xlbridge
 
@@ -251,6 +273,8 @@ def events(draw):
                 lead = draw(st.sampled_from([None, "SK", "HT", "C2"]))
                 rows.append(Result(ns, ew, contract, decl, tricks, xlbridge.bridge_score(contract, decl, tricks, b),
                                    lead))
+            elif kind == "pass":  # passed out: no declarer, no tricks, 0 (PBN 2.1 section 3.4.12)
+                rows.append(Result(ns, ew, "PASS", score=0))
             elif kind == "artificial":
                 import xlbridge
 

@@ -36,7 +36,8 @@ import xlbridge
 
 from ..core.entries import parse_entry
 from .errors import FormatError, display_name
-from .model import HOWELL, MITCHELL, TEAMS, Event, Participant, Result, natural_key, normalize_lead
+from .model import (HOWELL, MITCHELL, TEAMS, Event, Participant, Result, natural_key, normalize_contract,
+                    normalize_lead)
 from .sheets import (HEADER_ROW, Workbook, capacity, cell_number, cell_text, check_standard_cycle, event_boards,
                      fill_table, find_columns, find_parameter, get_sheet, open_workbook, read_extra_sheets,
                      read_properties, table_rows, whole_number, write_extra_sheets, write_properties)
@@ -126,21 +127,26 @@ def read_pairs_workbook(path: str | os.PathLike[str]) -> Event:
             if ns is None or ew is None:
                 raise FormatError("pair number missing", where=where("NS" if ns is None else "EW"))
             contract, declarer, tricks, typed = (get("Contract"), get("Declarer"), get("Tricks"), get("Typed Score"))
+            col = "Contract" if cell_text(contract) is not None else "Typed Score"
             try:
                 seat = cell_text(declarer)
                 if cell_text(contract) is not None:
                     score = xlbridge.bridge_score(str(contract), seat, tricks, b)
-                    result = Result(ns, ew, str(contract).strip().upper(), seat.upper() if seat else None, int(tricks),
-                                    score)
+                    text = normalize_contract(contract, element=where("Contract"))
+                    if text == "PASS":  # passed out: no declarer, no tricks (the workbook scores it 0)
+                        result = Result(ns, ew, "PASS", score=score)
+                    else:
+                        result = Result(ns, ew, text, seat.upper() if seat else None, int(tricks), score)
                 elif cell_text(typed) is not None:
                     result = Result(ns, ew, score=parse_entry(typed))
                 else:
                     raise FormatError("no contract and no typed score", where=where("Contract"))
             except FormatError:
                 raise
-            except (xlbridge.XlbridgeError, TypeError, ValueError) as exc:
-                col = "Contract" if cell_text(contract) is not None else "Typed Score"
+            except xlbridge.XlbridgeError as exc:
                 raise FormatError(str(exc).rstrip("."), where=where(col)) from None
+            except (TypeError, ValueError):  # never Python's own text: the cell and its value
+                raise FormatError("cannot read the row's result:", where=where(col), value=get(col)) from None
             lead = cell_text(get("Lead"))
             if lead is not None:
                 result = replace(result, lead=normalize_lead(lead, element=where("Lead")))
