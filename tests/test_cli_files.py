@@ -229,6 +229,26 @@ def test_a_passed_out_row_exports_and_publishes_from_the_workbook(tmp_path):
     assert "Pass" in (tmp_path / "site" / "board-1.html").read_text(encoding="utf-8")
 
 
+@pytest.mark.parametrize("cells, message", [
+    ({"D6": None, "G6": 410}, "bad.xlsx, Travellers!G6: impossible score for vulnerability None: 410"),
+    ({"B6": 1, "C6": 1}, "bad.xlsx, Travellers!B6: duplicate row on board 1: pairs '1-1'"),
+])
+def test_a_bad_traveller_row_is_refused_naming_the_workbook_cell(tmp_path, capsys, cells, message):
+    """Board 1 is not vulnerable (Law 2), where no contract scores 410 (Law 77); the row under the
+    header (row 4) holding the second traveller line is sheet row 6."""
+    (tmp_path / "t1.pbn").write_text(PASSED_OUT_PBN, encoding="latin-1")
+    assert main(["import", str(tmp_path / "t1.pbn"), "-o", str(tmp_path / "t1.xlsx")]) == 0
+    wb = openpyxl.load_workbook(tmp_path / "t1.xlsx")
+    for cell, value in cells.items():
+        wb["Travellers"][cell] = value
+    wb.save(tmp_path / "bad.xlsx")
+    capsys.readouterr()
+    for argv in (["export", "--format", "pbn", "-o", str(tmp_path / "o.pbn")], ["publish", "-o", str(tmp_path / "s")]):
+        assert main([argv[0], str(tmp_path / "bad.xlsx"), *argv[1:]]) == 2
+        assert capsys.readouterr().err.strip() == f"xlbridge {argv[0]}: {message}"
+    assert not (tmp_path / "o.pbn").exists() and not (tmp_path / "s").exists()
+
+
 def test_not_a_workbook_and_a_fifo_are_refused(tmp_path):
     (tmp_path / "fake.xlsx").write_bytes(b"PK\x03\x04not really a zip")
     proc = _run("export", "fake.xlsx", "--format", "usebio", "-o", "o.xml", cwd=tmp_path)

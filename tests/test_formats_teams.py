@@ -164,6 +164,19 @@ def test_a_weighted_board_in_a_teams_workbook_is_refused_naming_its_cell(flow, t
     assert not (tmp_path / "w.pbn").exists()
 
 
+def test_a_room_score_is_checked_naming_its_cell(flow, tmp_path):
+    """Without the Contracts sheet a room's score is checked alone: board 1 is not vulnerable (Law 2),
+    where no contract scores 410 (Law 77); match 1 board 1 is the first row under the header (row 4)."""
+    wb = openpyxl.load_workbook(flow / "teams.xlsx")
+    del wb["Contracts"]
+    wb["Boards"]["C5"] = 410
+    wb.save(tmp_path / "w.xlsx")
+    proc = _run("export", "w.xlsx", "--format", "pbn", "-o", "w.pbn", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == "xlbridge export: w.xlsx, Boards!C5: impossible score for vulnerability None: 410"
+    assert not (tmp_path / "w.pbn").exists()
+
+
 # --- property: a teams workbook carries every field PBN carries for a teams event ------------------
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402

@@ -25,7 +25,7 @@ import xlbridge
 from .errors import FormatError
 from .model import HOWELL, MITCHELL, TEAMS, Participant, Result
 
-__all__ = ["check_result", "check_board", "infer_movement", "mark_ties", "format_number"]
+__all__ = ["check_result", "check_board", "check_traveller", "infer_movement", "mark_ties", "format_number"]
 
 
 def check_result(r: Result, vulnerable: str, loc: dict[str, Any]) -> Result:
@@ -85,6 +85,17 @@ def check_board(number: int, rows: Sequence[Result], locs: Sequence[dict[str, An
                 label = f"{side} {num}" if isinstance(key, tuple) else num
                 raise FormatError(f"{who} plays board {number} twice:", value=label, **loc)
             seen[key] = loc
+
+
+def check_traveller(number: int, rows: Sequence[Result], vulnerable: str, movement: str, kind: str,
+                    locs: Sequence[dict[str, Any]], board_locs: Sequence[dict[str, Any]] | None = None,
+                    ) -> list[Result]:
+    """Every row of board ``number`` through :func:`check_result` (at ``locs``), then the board through
+    :func:`check_board` (at ``board_locs``, default ``locs``): a reader passes the place of each row
+    (a workbook's cells) so that the error names it."""
+    checked = [check_result(r, vulnerable, loc) for r, loc in zip(rows, locs)]
+    check_board(number, checked, locs if board_locs is None else board_locs, movement, kind)
+    return checked
 
 
 def infer_movement(boards_rows: Iterable[Iterable[Result]]) -> str:

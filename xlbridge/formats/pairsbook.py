@@ -35,11 +35,12 @@ from typing import Any
 import xlbridge
 
 from ..core.entries import parse_entry
+from .checks import check_traveller
 from .errors import FormatError, display_name
-from .model import (HOWELL, MITCHELL, TEAMS, Event, Participant, Result, natural_key, normalize_contract,
+from .model import (HOWELL, MITCHELL, PAIRS, TEAMS, Event, Participant, Result, natural_key, normalize_contract,
                     normalize_lead)
-from .sheets import (HEADER_ROW, Workbook, capacity, cell_number, cell_text, check_standard_cycle, event_boards,
-                     fill_table, find_columns, find_parameter, get_sheet, open_workbook, read_extra_sheets,
+from .sheets import (HEADER_ROW, VULNERABILITY, Workbook, capacity, cell_number, cell_text, check_standard_cycle,
+                     event_boards, fill_table, find_columns, find_parameter, get_sheet, open_workbook, read_extra_sheets,
                      read_properties, table_rows, whole_number, write_extra_sheets, write_properties)
 
 __all__ = ["fill_pairs_workbook", "read_pairs_workbook", "travellers_rows", "TRAVELLERS", "PAIRS_SHEET"]
@@ -113,6 +114,7 @@ def read_pairs_workbook(path: str | os.PathLike[str]) -> Event:
         movement_cell = find_parameter(ws, "Movement")
         mitchell = movement_cell is None or str(movement_cell.value or "").strip().lower() != "howell"
         boards: dict[int, list[Result]] = {}
+        cells: dict[int, list[tuple[dict[str, Any], dict[str, Any]]]] = {}  # each row's result cell and NS cell
         for _r, get, where in table_rows(ws, _T_COLUMNS, _T_OPTIONAL, sheet=TRAVELLERS, name=name, keys=_T_COLUMNS):
             board, ns, ew = get("Board"), get("NS"), get("EW")
             for col in ("Outcome 2 NS", "Weight 1"):
@@ -151,6 +153,10 @@ def read_pairs_workbook(path: str | os.PathLike[str]) -> Event:
             if lead is not None:
                 result = replace(result, lead=normalize_lead(lead, element=where("Lead")))
             boards.setdefault(b, []).append(result)
+            cells.setdefault(b, []).append(({"where": where(col)}, {"where": where("NS")}))
+        for b, rows in boards.items():  # score and board checks at the row's cells, not "board b, row i"
+            boards[b] = check_traveller(b, rows, VULNERABILITY(b), MITCHELL if mitchell else HOWELL, PAIRS,
+                                        [c[0] for c in cells[b]], [c[1] for c in cells[b]])
         deals, leads = read_extra_sheets(wb, name)
         for (b, ns, ew), (lead, cell) in leads.items():
             rows = boards.get(b, [])

@@ -36,7 +36,7 @@ from typing import Any
 
 import xlbridge
 
-from .checks import check_board, check_result
+from .checks import check_traveller
 from .errors import FormatError
 from ..core.teams.standings import team_standings
 from .model import TEAMS, Board, Event, Participant, Result, natural_key
@@ -48,13 +48,9 @@ def _checked(event: Event) -> list[Board]:
     boards = []
     for b in event.boards:
         vul = b.vulnerable or xlbridge.vulnerability(b.number).name
-        rows: list[Result] = []
-        locs: list[dict[str, Any]] = []
-        for i, r in enumerate(b.results, start=1):
-            loc = {"element": f"board {b.number}, row {i}"}
-            rows.append(check_result(r, vul, loc))
-            locs.append(loc)
-        check_board(b.number, rows, locs, event.movement, event.kind)
+        locs: list[dict[str, Any]] = [{"element": f"board {b.number}, row {i}"}
+                                      for i in range(1, len(b.results) + 1)]
+        rows = check_traveller(b.number, b.results, vul, event.movement, event.kind, locs)
         boards.append(replace(b, vulnerable=vul, results=tuple(rows)))
     return boards
 

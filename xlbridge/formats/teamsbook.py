@@ -27,7 +27,7 @@ from typing import TypeAlias
 import xlbridge
 
 from ..core.entries import parse_entry
-from .checks import check_board, check_result
+from .checks import check_result, check_traveller
 from .errors import FormatError, display_name
 from .model import HOWELL, TEAMS, Event, Participant, Result, natural_key, normalize_contract, normalize_seat
 from .sheets import (VULNERABILITY, Getter, Where, Workbook, cell_number, cell_text, check_standard_cycle, event_boards, fill_table,
@@ -194,6 +194,7 @@ def read_teams_workbook(path: str | os.PathLike[str]) -> Event:
                                       where=where("Contract"))
                 contracts[key] = (get, where)
         boards: dict[int, list[Result]] = {}
+        cells: dict[int, list[dict[str, str]]] = {}  # each room's score cell, for the board checks
         seen: set[tuple[int, int]] = set()
         for _r, get, where in table_rows(get_sheet(wb, BOARDS_SHEET, name), _B_COLUMNS, _B_OPTIONAL,
                                          sheet=BOARDS_SHEET, name=name):
@@ -240,6 +241,7 @@ def read_teams_workbook(path: str | os.PathLike[str]) -> Event:
                 if (b, ns, ew) in leads:
                     result = replace(result, lead=leads.pop((b, ns, ew))[0])
                 boards.setdefault(b, []).append(result)
+                cells.setdefault(b, []).append({"where": where(col)})
         for (b, cns, cew), (_get, cwhere) in contracts.items():
             raise FormatError(f"a contract for a room the Boards sheet does not have (board {b}, team {cns} v team "
                               f"{cew})", where=cwhere("Contract"))
@@ -251,9 +253,8 @@ def read_teams_workbook(path: str | os.PathLike[str]) -> Event:
         title, date = read_properties(wb)
         event = Event(name=title, date=date, kind=TEAMS, scoring="IMP", movement=HOWELL,
                       participants=tuple(teams.values()), boards=event_boards(boards, deals))
-        for bd in event.boards:
-            locs = [{"where": f"{name}, {BOARDS_SHEET} (board {bd.number})"}] * len(bd.results)
-            check_board(bd.number, list(bd.results), locs, HOWELL, TEAMS)
+        for bd in event.boards:  # a room's score and a team meeting a board twice: at the room's cell
+            check_traveller(bd.number, bd.results, VULNERABILITY(bd.number), HOWELL, TEAMS, cells.get(bd.number, []))
         return event
     finally:
         wb.close()
