@@ -276,7 +276,8 @@ def events(draw):
     parts = []
     for d in (("NS", "EW") if mitchell else (None,)):
         for k in range(1, n + 1):
-            names = draw(st.sampled_from([(), ("Ann Lee", "Bob Roe"), ("Zoë O'Hara", "Åse Berg")]))
+            names = draw(st.sampled_from([(), ("Ann Lee", "Bob Roe"), ("Zoë O'Hara", "Åse Berg"),
+                                          ("A & B", "Renée")]))
             parts.append(Participant(str(k), d, names))
     boards = []
     for b in draw(st.lists(st.integers(1, 32), min_size=1, max_size=4, unique=True)):
@@ -332,6 +333,23 @@ def test_workbook_round_trip(tmp_path, template_bytes, ev):
                              for b in e.boards for r in b.results)
     assert strip(back) == strip(ev)
     assert [(b.number, b.dealer, b.deal) for b in back.boards] == sorted((b.number, b.dealer, b.deal) for b in ev.boards)
+
+
+def test_player_names_holding_an_ampersand_survive_the_workbook(tmp_path, template_bytes):
+    """A PBN Names field is split at ';' only (PBN 2.1 section 3.7), so 'A & B' is one player; a cell
+    typed by hand (or written before names were quoted) still splits at '&'."""
+    import io
+
+    names = {"1": ("A & B", "Renée"), "2": ('"Q" & R',), "3": ("Ann Lee", "Bob Roe")}
+    ev = Event(movement=HOWELL, participants=tuple(Participant(k, None, v) for k, v in names.items()),
+               boards=(Board(1, results=(Result("1", "2", score=420),)),))
+    wb = openpyxl.load_workbook(io.BytesIO(template_bytes))
+    fill_pairs_workbook(wb, ev)
+    assert wb["Pairs"]["C7"].value == "Ann Lee & Bob Roe"  # unchanged where no name holds '&'
+    wb["Pairs"]["A8"], wb["Pairs"]["C8"] = 4, "Cy Fox&Di Ode"
+    wb.save(tmp_path / "b.xlsx")
+    back = {p.number: p.names for p in read_pairs_workbook(tmp_path / "b.xlsx").participants}
+    assert back == {**names, "4": ("Cy Fox", "Di Ode")}
 
 
 def test_export_of_a_workbook_without_the_travellers_columns_names_file_and_column(tmp_path, capsys):

@@ -190,7 +190,7 @@ def team_events(draw):
 
     n = draw(st.sampled_from([2, 4]))
     names = draw(st.sampled_from([None, "Zoë's", "Åse & Co"]))
-    parts = [Participant(str(t), None, draw(st.sampled_from([(), ("Ann Lee", "Bob Roe")])),
+    parts = [Participant(str(t), None, draw(st.sampled_from([(), ("Ann Lee", "Bob Roe"), ("A & B", "Renée")])),
                          None if names is None or t == 1 else f"{names} {t}") for t in range(1, n + 1)]
     boards = []
     for b in draw(st.lists(st.integers(1, 20), min_size=1, max_size=3, unique=True)):
@@ -241,6 +241,22 @@ def test_teams_workbook_round_trip(tmp_path, teams_template, ev):
                              for b in e.boards for r in b.results)
     assert strip(back) == strip(ev)
     assert {b.number: b.deal for b in back.boards if b.results} == {b.number: b.deal for b in ev.boards if b.results}
+
+
+def test_team_players_holding_an_ampersand_survive_the_workbook(tmp_path, teams_template):
+    """PBN splits a team's Names at ';' only (PBN 2.1 section 3.7): 'A & B' is one player."""
+    import io
+
+    from xlbridge.formats.model import Board, Event, Participant, Result
+    from xlbridge.formats.workbook import fill_teams_workbook, read_teams_workbook
+
+    players = {"1": ("A & B", "Renée"), "2": ("Cy Fox", "Di Ode")}
+    ev = Event(kind="TEAMS", scoring="IMP", participants=tuple(Participant(k, None, v) for k, v in players.items()),
+               boards=(Board(1, results=(Result("1", "2", score=420), Result("2", "1", score=-420))),))
+    wb = openpyxl.load_workbook(io.BytesIO(teams_template))
+    fill_teams_workbook(wb, ev)
+    wb.save(tmp_path / "t.xlsx")
+    assert {p.number: p.names for p in read_teams_workbook(tmp_path / "t.xlsx").participants} == players
 
 
 def _wbf_vp(margin: int, boards: int) -> float:

@@ -9,7 +9,8 @@ found by their header names on the sheets ``Travellers`` (``Board``, ``NS``, ``E
 - :func:`fill_pairs_workbook` writes an event's travellers and pairs into an (openpyxl) template
   workbook: the example rows are cleared first; a contract row keeps contract, declarer and tricks
   (the workbook scores it), an artificial score or ``NP`` goes to ``Typed Score``; player names
-  are joined with `` & ``; the event's name and date go into the document properties.
+  are joined with `` & `` (a name holding ``&`` in double quotes, so that it reads back whole:
+  :func:`~xlbridge.formats.sheets.join_names`); the event's name and date go into the document properties.
 - :func:`read_pairs_workbook` reads such a workbook back into an event (inputs only: the scores
   follow from them through the core, :func:`xlbridge.formats.score_event`). Rows the two file
   formats cannot carry (a Law 12C1(c) weighted score, an arrow-switched row) are refused with a
@@ -40,8 +41,9 @@ from .errors import FormatError, display_name
 from .model import (HOWELL, MITCHELL, PAIRS, TEAMS, Event, Participant, Result, natural_key, normalize_contract,
                     normalize_lead)
 from .sheets import (HEADER_ROW, VULNERABILITY, Workbook, capacity, cell_number, cell_text, check_standard_cycle,
-                     event_boards, fill_table, find_columns, find_parameter, get_sheet, open_workbook, read_extra_sheets,
-                     read_properties, table_rows, whole_number, write_extra_sheets, write_properties)
+                     event_boards, fill_table, find_columns, find_parameter, get_sheet, join_names, open_workbook,
+                     read_extra_sheets, read_properties, split_names, table_rows, whole_number, write_extra_sheets,
+                     write_properties)
 
 __all__ = ["fill_pairs_workbook", "read_pairs_workbook", "travellers_rows", "TRAVELLERS", "PAIRS_SHEET"]
 
@@ -95,7 +97,7 @@ def fill_pairs_workbook(wb: Workbook, event: Event, *, name: str | None = None) 
         r = HEADER_ROW + 1 + i
         ps.cell(row=r, column=pcols["Pair"], value=cell_number(p.number))
         ps.cell(row=r, column=pcols["Direction"], value=p.direction if event.movement == MITCHELL else None)
-        names = " & ".join(p.names) if p.names else (p.name or None)
+        names = join_names(p.names) if p.names else (p.name or None)
         ps.cell(row=r, column=pcols["Names"], value=names)
     write_properties(wb, event)
     write_extra_sheets(wb, event, leads="Lead" not in cols)
@@ -212,7 +214,7 @@ def _participants(wb: Workbook, mitchell: bool, name: str) -> list[Participant]:
             raise FormatError(f"{name}, {PAIRS_SHEET} row {r}: pair {number} is listed twice")
         seen.add(key)
         names = cell_text(get("Names"))
-        players = tuple(n.strip() for n in names.split("&") if n.strip()) if names else ()
+        players = split_names(names)
         out.append(Participant(number, direction, players))
     out.sort(key=lambda p: (p.direction or "", natural_key(p.number)))
     return out

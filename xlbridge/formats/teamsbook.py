@@ -31,8 +31,8 @@ from .checks import check_result, check_traveller
 from .errors import FormatError, display_name
 from .model import HOWELL, TEAMS, Event, Participant, Result, natural_key, normalize_contract, normalize_seat
 from .sheets import (VULNERABILITY, Getter, Where, Workbook, cell_number, cell_text, check_standard_cycle, event_boards, fill_table,
-                     find_columns, get_sheet, open_workbook, read_extra_sheets, read_properties, table_rows,
-                     table_sheet, whole_number, write_extra_sheets, write_properties)
+                     find_columns, get_sheet, join_names, open_workbook, read_extra_sheets, read_properties,
+                     split_names, table_rows, table_sheet, whole_number, write_extra_sheets, write_properties)
 
 __all__ = ["Match", "fill_teams_workbook", "read_teams_workbook", "team_matches", "BOARDS_SHEET",
            "MATCHES_SHEET", "TEAMS_SHEET", "CONTRACTS_SHEET"]
@@ -128,7 +128,7 @@ def fill_teams_workbook(wb: Workbook, event: Event, *, name: str | None = None) 
     ordered = sorted(parts.values(), key=lambda p: natural_key(p.number))
     table_sheet(wb, TEAMS_SHEET, "Each team's number (as in the file), its name in the Matches sheet and its "
                 "players. Written by xlbridge import; read by xlbridge export and publish.", _TEAM_COLUMNS,
-                [[cell_number(p.number), _team_label(p), " & ".join(p.names) or None] for p in ordered], (7, 24, 50))
+                [[cell_number(p.number), _team_label(p), join_names(p.names)] for p in ordered], (7, 24, 50))
     crow = [[b.number, cell_number(r.ns), cell_number(r.ew), r.contract, r.declarer, r.tricks]
             for b in sorted(event.boards, key=lambda b: b.number) for r in b.results if r.contract is not None]
     if crow:
@@ -160,8 +160,7 @@ def read_teams_workbook(path: str | os.PathLike[str]) -> Event:
                 if num in teams or label in number_of:
                     raise FormatError("a team is listed twice:", where=where("Team"), value=num)
                 players = cell_text(get("Players"))
-                teams[num] = Participant(num, None, tuple(n.strip() for n in players.split("&") if n.strip())
-                                         if players else (), None if label == f"Team {num}" else label)
+                teams[num] = Participant(num, None, split_names(players), None if label == f"Team {num}" else label)
                 number_of[label] = num
         matches: dict[int, tuple[str, str]] = {}
         for _r, get, where in table_rows(get_sheet(wb, MATCHES_SHEET, name), _M_COLUMNS, sheet=MATCHES_SHEET,
