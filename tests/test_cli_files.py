@@ -8,6 +8,7 @@ N-S 2 70.83, N-S 3 53.33, N-S 1 29.17, E-W 3 87.5, E-W 2 38.33, E-W 1 20.83.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -247,6 +248,29 @@ def test_a_bad_traveller_row_is_refused_naming_the_workbook_cell(tmp_path, capsy
         assert main([argv[0], str(tmp_path / "bad.xlsx"), *argv[1:]]) == 2
         assert capsys.readouterr().err.strip() == f"xlbridge {argv[0]}: {message}"
     assert not (tmp_path / "o.pbn").exists() and not (tmp_path / "s").exists()
+
+
+def test_publish_shows_a_weighted_score_of_the_workbook(tmp_path):
+    """publish writes no PBN or USEBIO, so the bundled example's weighted score (seed 004: 60 % of +420,
+    40 % of -50 on board 1, N-S 1 v E-W 11) is shown, matchpointed as seed 004 does: 2.9 of 5 on the
+    1/0.5 scale, 5.8 of 10 (58 %) on the 2/1 scale the site uses."""
+    shutil.copy(ROOT / "workbooks" / "examples" / "pairs.xlsx", tmp_path / "pairs.xlsx")
+    proc = _run("publish", "pairs.xlsx", "-o", "site", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    board = (tmp_path / "site" / "board-1.html").read_text(encoding="utf-8")
+    row = next(r for r in re.findall(r"<tr>.*?</tr>", board, re.S) if "420 (60 %), -50 (40 %)" in r)
+    assert re.findall(r"<td class=n>([^<]*)</td>", row)[-3:] == ["5.80", "4.20", "58.00"]
+
+
+def test_publish_refuses_weights_not_totalling_100_percent_naming_the_cell(tmp_path):
+    """Law 12C1(c): the weights of a weighted score total 100 %; 60 % + 30 % does not."""
+    wb = openpyxl.load_workbook(ROOT / "workbooks" / "examples" / "pairs.xlsx")
+    wb["Travellers"]["L5"] = 0.3  # Weight 2 of the example's weighted row
+    wb.save(tmp_path / "w.xlsx")
+    proc = _run("publish", "w.xlsx", "-o", "site", cwd=tmp_path)
+    assert proc.returncode == 2 and not (tmp_path / "site").exists()
+    assert proc.stderr.strip() == ("xlbridge publish: w.xlsx, Travellers!K5: the weights of a weighted score "
+                                   "(Law 12C1(c)) must total 100 %, got '0.6 + 0.3'")
 
 
 def test_not_a_workbook_and_a_fifo_are_refused(tmp_path):

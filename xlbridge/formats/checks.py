@@ -23,9 +23,10 @@ from typing import Any
 import xlbridge
 
 from .errors import FormatError
-from .model import HOWELL, MITCHELL, TEAMS, Participant, Result
+from .model import HOWELL, MITCHELL, TEAMS, Event, Participant, Result
 
-__all__ = ["check_result", "check_board", "check_traveller", "infer_movement", "mark_ties", "format_number"]
+__all__ = ["check_result", "check_board", "check_traveller", "check_unweighted", "infer_movement", "mark_ties",
+           "format_number"]
 
 
 def check_result(r: Result, vulnerable: str, loc: dict[str, Any]) -> Result:
@@ -96,6 +97,15 @@ def check_traveller(number: int, rows: Sequence[Result], vulnerable: str, moveme
     checked = [check_result(r, vulnerable, loc) for r, loc in zip(rows, locs)]
     check_board(number, checked, locs if board_locs is None else board_locs, movement, kind)
     return checked
+
+
+def check_unweighted(event: Event, fmt: str) -> None:
+    """Refuse an event with a Law 12C1(c) weighted score (a row's ``outcomes``): ``fmt`` cannot carry it."""
+    for b in event.boards:
+        for r in b.results:
+            if r.outcomes:
+                raise FormatError(f"board {b.number}, {r.ns} v {r.ew}: a weighted score (Law 12C1(c)) cannot be "
+                                  f"written to {fmt}")
 
 
 def infer_movement(boards_rows: Iterable[Iterable[Result]]) -> str:

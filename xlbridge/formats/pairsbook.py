@@ -14,7 +14,8 @@ found by their header names on the sheets ``Travellers`` (``Board``, ``NS``, ``E
 - :func:`read_pairs_workbook` reads such a workbook back into an event (inputs only: the scores
   follow from them through the core, :func:`xlbridge.formats.score_event`). Rows the two file
   formats cannot carry (a Law 12C1(c) weighted score, an arrow-switched row) are refused with a
-  line naming the cell.
+  line naming the cell; for publishing (``weighted=True``) a weighted score is read into the row's
+  ``outcomes`` instead, which :func:`~xlbridge.formats.score_event` matchpoints as the workbook does.
 - Deals and opening leads, which the template has no place for, go into the extra sheets ``Deals``
   and ``Leads`` (:mod:`xlbridge.formats.sheets`). A workbook whose Travellers sheet has a ``Lead``
   column gets the leads there instead.
@@ -31,6 +32,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import replace
+from fractions import Fraction
 from typing import Any
 
 import xlbridge
@@ -40,10 +42,10 @@ from .checks import check_traveller
 from .errors import FormatError, display_name
 from .model import (HOWELL, MITCHELL, PAIRS, TEAMS, Event, Participant, Result, natural_key, normalize_contract,
                     normalize_lead)
-from .sheets import (HEADER_ROW, VULNERABILITY, Workbook, capacity, cell_number, cell_text, check_standard_cycle,
-                     event_boards, fill_table, find_columns, find_parameter, get_sheet, join_names, open_workbook,
-                     read_extra_sheets, read_properties, split_names, table_rows, whole_number, write_extra_sheets,
-                     write_properties)
+from .sheets import (HEADER_ROW, VULNERABILITY, Getter, Where, Workbook, capacity, cell_number, cell_text,
+                     check_standard_cycle, event_boards, fill_table, find_columns, find_parameter, get_sheet,
+                     join_names, open_workbook, read_extra_sheets, read_properties, split_names, table_rows,
+                     whole_number, write_extra_sheets, write_properties)
 
 __all__ = ["fill_pairs_workbook", "read_pairs_workbook", "travellers_rows", "TRAVELLERS", "PAIRS_SHEET"]
 
@@ -51,6 +53,7 @@ TRAVELLERS, PAIRS_SHEET = "Travellers", "Pairs"
 _T_COLUMNS: tuple[str, ...] = ("Board", "NS", "EW", "Contract", "Declarer", "Tricks", "Typed Score")
 _T_OPTIONAL = ("Outcome 2 NS", "Outcome 3 NS", "Weight 1", "Weight 2", "Weight 3", "Arrow switch", "Lead")
 _P_COLUMNS = ("Pair", "Direction", "Names")
+_WEIGHTED = ("Outcome 2 NS", "Outcome 3 NS", "Weight 1", "Weight 2", "Weight 3")
 
 
 def travellers_rows(event: Event) -> list[list[Any]]:
@@ -103,11 +106,14 @@ def fill_pairs_workbook(wb: Workbook, event: Event, *, name: str | None = None) 
     write_extra_sheets(wb, event, leads="Lead" not in cols)
 
 
-def read_pairs_workbook(path: str | os.PathLike[str]) -> Event:
+def read_pairs_workbook(path: str | os.PathLike[str], *, weighted: bool = False) -> Event:
     """Read the pairs workbook at ``path`` into an (unscored) :class:`Event`.
 
     Board vulnerabilities and dealers follow the standard cycle from the board number (as the
-    workbook scores them). Errors name the sheet and cell.
+    workbook scores them). Errors name the sheet and cell.  A Law 12C1(c) weighted score is
+    refused (PBN and USEBIO cannot carry it) unless ``weighted`` (publishing): then its outcomes
+    (``Score NS`` of the row, ``Outcome 2 NS``, ``Outcome 3 NS`` with ``Weight 1..3``) go into the
+    row's ``outcomes``.
     """
     name = display_name(path)
     wb = open_workbook(path, data_only=True, read_only=False)
@@ -119,12 +125,12 @@ def read_pairs_workbook(path: str | os.PathLike[str]) -> Event:
         cells: dict[int, list[tuple[dict[str, Any], dict[str, Any]]]] = {}  # each row's result cell and NS cell
         for _r, get, where in table_rows(ws, _T_COLUMNS, _T_OPTIONAL, sheet=TRAVELLERS, name=name, keys=_T_COLUMNS):
             board, ns, ew = get("Board"), get("NS"), get("EW")
-            for col in ("Outcome 2 NS", "Weight 1"):
-                if cell_text(get(col)) is not None:
-                    raise FormatError("a weighted score (Law 12C1(c)) cannot be written to PBN or USEBIO:",
-                                      where=where(col), value=get(col))
+            weights = [col for col in _WEIGHTED if cell_text(get(col)) is not None]
+            if weights and not weighted:
+                raise FormatError("a weighted score (Law 12C1(c)) cannot be written to PBN or USEBIO:",
+                                  where=where(weights[0]), value=get(weights[0]))
             if cell_text(get("Arrow switch")) is not None:
-                raise FormatError("an arrow-switched row cannot be written to PBN or USEBIO yet:",
+                raise FormatError("an arrow-switched row cannot be written to PBN or USEBIO or published yet:",
                                   where=where("Arrow switch"), value=get("Arrow switch"))
             b = whole_number(board, where("Board"), "board number")
             ns, ew = cell_text(ns), cell_text(ew)
@@ -151,6 +157,8 @@ def read_pairs_workbook(path: str | os.PathLike[str]) -> Event:
                 raise FormatError(str(exc).rstrip("."), where=where(col)) from None
             except (TypeError, ValueError):  # never Python's own text: the cell and its value
                 raise FormatError("cannot read the row's result:", where=where(col), value=get(col)) from None
+            if weights:
+                result = replace(result, outcomes=_outcomes(result, get, where, b))
             lead = cell_text(get("Lead"))
             if lead is not None:
                 result = replace(result, lead=normalize_lead(lead, element=where("Lead")))
@@ -186,6 +194,46 @@ def read_pairs_workbook(path: str | os.PathLike[str]) -> Event:
                      participants=tuple(participants) + tuple(extra), boards=event_boards(boards, deals))
     finally:
         wb.close()
+
+
+def _outcomes(result: Result, get: Getter, where: Where, board: int) -> tuple[tuple[int, Fraction], ...]:
+    """A weighted row's ``(N-S score, weight)`` outcomes: the row's own score at ``Weight 1``, then
+    ``Outcome 2 NS`` and ``Outcome 3 NS`` at ``Weight 2`` and ``3``; every score legal at the board's
+    vulnerability, every weight given, the weights totalling 100 % (Law 12C1(c))."""
+    if not isinstance(result.score, int):
+        raise FormatError("a weighted score (Law 12C1(c)) needs a real score in the row, not",
+                          where=where("Typed Score"), value=str(result.score))
+    out: list[tuple[int, Fraction]] = []
+    for k, col in enumerate((None, "Outcome 2 NS", "Outcome 3 NS"), start=1):
+        wcol = f"Weight {k}"
+        score = result.score
+        if col is not None:
+            v = get(col)
+            if cell_text(v) is None:
+                if cell_text(get(wcol)) is not None:
+                    raise FormatError(f"a weight for an outcome not given ({col} is blank):", where=where(wcol),
+                                      value=get(wcol))
+                continue
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or (isinstance(v, float) and not v.is_integer()):
+                raise FormatError("an outcome must be a N-S score, got", where=where(col), value=v)
+            score = int(v)
+            try:
+                xlbridge.check_score(score, VULNERABILITY(board))
+            except xlbridge.XlbridgeError:
+                raise FormatError(f"impossible score for vulnerability {VULNERABILITY(board)}:", where=where(col),
+                                  value=score) from None
+        try:
+            weight = xlbridge.parse_weight(get(wcol))
+        except xlbridge.XlbridgeError:
+            raise FormatError("cannot read the weight:", where=where(wcol), value=get(wcol)) from None
+        if weight is None:
+            raise FormatError("an outcome of a weighted score needs its weight", where=where(wcol))
+        out.append((score, weight))
+    if sum(w for _, w in out) != 1:
+        raise FormatError("the weights of a weighted score (Law 12C1(c)) must total 100 %, got",
+                          where=where("Weight 1"), value=" + ".join(str(get(f"Weight {k}")) for k in (1, 2, 3)
+                                                                   if cell_text(get(f"Weight {k}")) is not None))
+    return tuple(out)
 
 
 def _participants(wb: Workbook, mitchell: bool, name: str) -> list[Participant]:

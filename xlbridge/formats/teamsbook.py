@@ -139,13 +139,14 @@ def fill_teams_workbook(wb: Workbook, event: Event, *, name: str | None = None) 
     write_extra_sheets(wb, event)
 
 
-def read_teams_workbook(path: str | os.PathLike[str]) -> Event:
+def read_teams_workbook(path: str | os.PathLike[str], *, weighted: bool = False) -> Event:
     """Read a teams workbook (teams.xlsx, filled by hand or by :func:`fill_teams_workbook`) into an
     (unscored) teams :class:`Event`: room 1 is team A sitting N-S against team B, room 2 the
     reverse.  Team numbers come from the ``Teams`` sheet when present (else 1, 2, ... in order of
     first appearance on the Matches sheet); contracts from ``Contracts``, deals and leads from
     ``Deals`` and ``Leads``.  A weighted board (Outcome 2/3, weights) cannot be written to PBN and is
-    refused naming its cell.
+    refused naming its cell (when ``weighted``, publishing, with a message saying it cannot be
+    published yet).
     """
     name = display_name(path)
     wb = open_workbook(path, data_only=True, read_only=False)
@@ -199,7 +200,9 @@ def read_teams_workbook(path: str | os.PathLike[str]) -> Event:
                                          sheet=BOARDS_SHEET, name=name):
             for col in _B_OPTIONAL:
                 if cell_text(get(col)) is not None:
-                    raise FormatError("a weighted board (Law 12C1(c)) cannot be written to PBN or USEBIO:",
+                    raise FormatError("a weighted board (Law 12C1(c)) cannot be published yet (the workbook's "
+                                      "Matches and Standings sheets score it):" if weighted else
+                                      "a weighted board (Law 12C1(c)) cannot be written to PBN or USEBIO:",
                                       where=where(col), value=get(col))
             m = whole_number(get("Match"), where("Match"), "match number")
             if m not in matches:
