@@ -206,7 +206,7 @@ def team_events(draw):
                                        draw(st.sampled_from([None, "SK", "D2"]))))
                 else:
                     rows.append(Result(ns, ew, score=draw(st.sampled_from(
-                        [xlbridge.Artificial(F(60), F(40)), 110, -100 if b % 2 == 0 else -50]))))
+                        [xlbridge.Artificial(F(60), F(40)), 110, -100]))))  # -100: legal at every vulnerability
         boards.append(Board(b, "NESW"[(b - 1) % 4], None,
                             draw(st.sampled_from([None, "N:AKQJ.AKQ.AKQ.AKQ 5432.5432.5432.5 T987.T987.T9.T98 "
                                                         "6.J6.J876.J76432"])), tuple(rows)))
