@@ -8,6 +8,7 @@ N-S 2 70.83, N-S 3 53.33, N-S 1 29.17, E-W 3 87.5, E-W 2 38.33, E-W 1 20.83.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -207,6 +208,71 @@ def test_export_refuses_a_weighted_score_naming_the_cell(tmp_path):
     assert not (tmp_path / "out.pbn").exists()
 
 
+PASSED_OUT_PBN = """% PBN 2.1
+[Event "Tuesday pairs"]
+[Board "1"]
+[ScoreTable "PairId_NS;PairId_EW;Contract;Declarer;Result;Score_NS"]
+1 1 4S N 10 420
+2 2 Pass - - 0
+"""
+
+
+def test_a_passed_out_row_exports_and_publishes_from_the_workbook(tmp_path):
+    """A passed-out row reads back from the workbook as Pass scoring 0 (PBN 2.1 section 3.4.12: contract
+    Pass); by hand, 420 beats 0: N-S 1 and E-W 2 get the top of 2, N-S 2 and E-W 1 nothing."""
+    (tmp_path / "t1.pbn").write_text(PASSED_OUT_PBN, encoding="latin-1")
+    assert main(["import", str(tmp_path / "t1.pbn"), "-o", str(tmp_path / "t1.xlsx")]) == 0
+    assert main(["export", str(tmp_path / "t1.xlsx"), "--format", "pbn", "-o", str(tmp_path / "o.pbn")]) == 0
+    rows = formats.read_event(tmp_path / "o.pbn").board(1).results
+    assert [(r.ns, r.contract, r.declarer, r.tricks, r.score, r.mp_ns, r.mp_ew) for r in rows] == [
+        ("1", "4S", "N", 10, 420, 2, 0), ("2", "PASS", None, None, 0, 0, 2)]
+    assert main(["publish", str(tmp_path / "t1.xlsx"), "-o", str(tmp_path / "site")]) == 0
+    assert "Pass" in (tmp_path / "site" / "board-1.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("cells, message", [
+    ({"D6": None, "G6": 410}, "bad.xlsx, Travellers!G6: impossible score for vulnerability None: 410"),
+    ({"B6": 1, "C6": 1}, "bad.xlsx, Travellers!B6: duplicate row on board 1: pairs '1-1'"),
+])
+def test_a_bad_traveller_row_is_refused_naming_the_workbook_cell(tmp_path, capsys, cells, message):
+    """Board 1 is not vulnerable (Law 2), where no contract scores 410 (Law 77); the row under the
+    header (row 4) holding the second traveller line is sheet row 6."""
+    (tmp_path / "t1.pbn").write_text(PASSED_OUT_PBN, encoding="latin-1")
+    assert main(["import", str(tmp_path / "t1.pbn"), "-o", str(tmp_path / "t1.xlsx")]) == 0
+    wb = openpyxl.load_workbook(tmp_path / "t1.xlsx")
+    for cell, value in cells.items():
+        wb["Travellers"][cell] = value
+    wb.save(tmp_path / "bad.xlsx")
+    capsys.readouterr()
+    for argv in (["export", "--format", "pbn", "-o", str(tmp_path / "o.pbn")], ["publish", "-o", str(tmp_path / "s")]):
+        assert main([argv[0], str(tmp_path / "bad.xlsx"), *argv[1:]]) == 2
+        assert capsys.readouterr().err.strip() == f"xlbridge {argv[0]}: {message}"
+    assert not (tmp_path / "o.pbn").exists() and not (tmp_path / "s").exists()
+
+
+def test_publish_shows_a_weighted_score_of_the_workbook(tmp_path):
+    """publish writes no PBN or USEBIO, so the bundled example's weighted score (seed 004: 60 % of +420,
+    40 % of -50 on board 1, N-S 1 v E-W 11) is shown, matchpointed as seed 004 does: 2.9 of 5 on the
+    1/0.5 scale, 5.8 of 10 (58 %) on the 2/1 scale the site uses."""
+    shutil.copy(ROOT / "workbooks" / "examples" / "pairs.xlsx", tmp_path / "pairs.xlsx")
+    proc = _run("publish", "pairs.xlsx", "-o", "site", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    board = (tmp_path / "site" / "board-1.html").read_text(encoding="utf-8")
+    row = next(r for r in re.findall(r"<tr>.*?</tr>", board, re.S) if "420 (60 %), -50 (40 %)" in r)
+    assert re.findall(r"<td class=n>([^<]*)</td>", row)[-3:] == ["5.80", "4.20", "58.00"]
+
+
+def test_publish_refuses_weights_not_totalling_100_percent_naming_the_cell(tmp_path):
+    """Law 12C1(c): the weights of a weighted score total 100 %; 60 % + 30 % does not."""
+    wb = openpyxl.load_workbook(ROOT / "workbooks" / "examples" / "pairs.xlsx")
+    wb["Travellers"]["L5"] = 0.3  # Weight 2 of the example's weighted row
+    wb.save(tmp_path / "w.xlsx")
+    proc = _run("publish", "w.xlsx", "-o", "site", cwd=tmp_path)
+    assert proc.returncode == 2 and not (tmp_path / "site").exists()
+    assert proc.stderr.strip() == ("xlbridge publish: w.xlsx, Travellers!K5: the weights of a weighted score "
+                                   "(Law 12C1(c)) must total 100 %, got '0.6 + 0.3'")
+
+
 def test_not_a_workbook_and_a_fifo_are_refused(tmp_path):
     (tmp_path / "fake.xlsx").write_bytes(b"PK\x03\x04not really a zip")
     proc = _run("export", "fake.xlsx", "--format", "usebio", "-o", "o.xml", cwd=tmp_path)
@@ -234,14 +300,15 @@ def events(draw):
     parts = []
     for d in (("NS", "EW") if mitchell else (None,)):
         for k in range(1, n + 1):
-            names = draw(st.sampled_from([(), ("Ann Lee", "Bob Roe"), ("Zoë O'Hara", "Åse Berg")]))
+            names = draw(st.sampled_from([(), ("Ann Lee", "Bob Roe"), ("Zoë O'Hara", "Åse Berg"),
+                                          ("A & B", "Renée")]))
             parts.append(Participant(str(k), d, names))
     boards = []
     for b in draw(st.lists(st.integers(1, 32), min_size=1, max_size=4, unique=True)):
         rows = []
         for t in range(draw(st.integers(1, n))):
             ns, ew = str(t + 1), str((t + b) % n + 1) if mitchell else str(n + 1 - (t + 1))
-            kind = draw(st.sampled_from(["contract", "artificial", "np"]))
+            kind = draw(st.sampled_from(["contract", "artificial", "np", "pass"]))
             if kind == "contract":
                 import xlbridge
 
@@ -251,6 +318,8 @@ def events(draw):
                 lead = draw(st.sampled_from([None, "SK", "HT", "C2"]))
                 rows.append(Result(ns, ew, contract, decl, tricks, xlbridge.bridge_score(contract, decl, tricks, b),
                                    lead))
+            elif kind == "pass":  # passed out: no declarer, no tricks, 0 (PBN 2.1 section 3.4.12)
+                rows.append(Result(ns, ew, "PASS", score=0))
             elif kind == "artificial":
                 import xlbridge
 
@@ -288,6 +357,23 @@ def test_workbook_round_trip(tmp_path, template_bytes, ev):
                              for b in e.boards for r in b.results)
     assert strip(back) == strip(ev)
     assert [(b.number, b.dealer, b.deal) for b in back.boards] == sorted((b.number, b.dealer, b.deal) for b in ev.boards)
+
+
+def test_player_names_holding_an_ampersand_survive_the_workbook(tmp_path, template_bytes):
+    """A PBN Names field is split at ';' only (PBN 2.1 section 3.7), so 'A & B' is one player; a cell
+    typed by hand (or written before names were quoted) still splits at '&'."""
+    import io
+
+    names = {"1": ("A & B", "Renée"), "2": ('"Q" & R',), "3": ("Ann Lee", "Bob Roe")}
+    ev = Event(movement=HOWELL, participants=tuple(Participant(k, None, v) for k, v in names.items()),
+               boards=(Board(1, results=(Result("1", "2", score=420),)),))
+    wb = openpyxl.load_workbook(io.BytesIO(template_bytes))
+    fill_pairs_workbook(wb, ev)
+    assert wb["Pairs"]["C7"].value == "Ann Lee & Bob Roe"  # unchanged where no name holds '&'
+    wb["Pairs"]["A8"], wb["Pairs"]["C8"] = 4, "Cy Fox&Di Ode"
+    wb.save(tmp_path / "b.xlsx")
+    back = {p.number: p.names for p in read_pairs_workbook(tmp_path / "b.xlsx").participants}
+    assert back == {**names, "4": ("Cy Fox", "Di Ode")}
 
 
 def test_export_of_a_workbook_without_the_travellers_columns_names_file_and_column(tmp_path, capsys):

@@ -141,3 +141,23 @@ def test_publish_refuses_a_wrong_event(tmp_path):
     with pytest.raises(FormatError, match="410"):
         publish(bad, tmp_path)
     assert list(tmp_path.iterdir()) == []  # nothing written
+
+
+def test_a_weighted_score_is_published_with_its_outcomes_and_seed_004_matchpoints(tmp_path):
+    """Seed 004 (EBU): 60 % of +420 and 40 % of -50 against 420, 400, 400, 170, -50 gives N-S 2.9, 4.7, 2.9,
+    2.9, 1.4, 0.2 on the 1/0.5 scale, so 5.8, 9.4, 5.8, 5.8, 2.8, 0.4 of a top of 10 at 2/1."""
+    from fractions import Fraction as F
+
+    from xlbridge.formats import score_event, write_pbn, write_usebio
+
+    weighted = Result("1", "11", "4S", "N", 10, 420, outcomes=((420, F(3, 5)), (-50, F(2, 5))))
+    rows = (weighted,) + tuple(Result(str(k), str(10 + k), score=s) for k, s in zip(range(2, 7), (420, 400, 400, 170,
+                                                                                               -50)))
+    e = Event(boards=(Board(1, "N", "None", results=rows),))
+    assert [r.mp_ns for r in score_event(e).boards[0].results] == [F(29, 5), F(47, 5), F(29, 5), F(29, 5), F(14, 5),
+                                                                   F(2, 5)]
+    board = {p.name: p for p in publish(e, tmp_path, dds=False)}["board-1.html"].read_text(encoding="utf-8")
+    assert "420 (60 %), -50 (40 %)" in board and "58.00" in board and "94.00" in board
+    for write in (write_pbn, write_usebio):  # neither format can carry the outcomes
+        with pytest.raises(FormatError, match=r"board 1, 1 v 11: a weighted score \(Law 12C1\(c\)\)"):
+            write(e)

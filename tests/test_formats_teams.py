@@ -164,7 +164,6 @@ def test_a_weighted_board_in_a_teams_workbook_is_refused_naming_its_cell(flow, t
     assert not (tmp_path / "w.pbn").exists()
 
 
-
 def test_a_teams_workbook_without_a_teams_sheet_numbers_teams_in_order_of_first_appearance(flow, tmp_path):
     """A workbook typed by hand has no Teams (or Contracts) sheet: the teams on the Matches sheet (Lions
     v Tigers, Bears v Wolves) are numbered 1, 2, 3, 4 in that order and keep their names."""
@@ -176,6 +175,19 @@ def test_a_teams_workbook_without_a_teams_sheet_numbers_teams_in_order_of_first_
     assert {p.number: p.name for p in ev.participants} == TEAMS
     assert sorted((b.number, r.ns, r.ew, r.score) for b in ev.boards for r in b.results) == sorted(
         (b, ns, ew, score) for b, ns, ew, *_c, score in ROWS)
+
+
+def test_a_room_score_is_checked_naming_its_cell(flow, tmp_path):
+    """Without the Contracts sheet a room's score is checked alone: board 1 is not vulnerable (Law 2),
+    where no contract scores 410 (Law 77); match 1 board 1 is the first row under the header (row 4)."""
+    wb = openpyxl.load_workbook(flow / "teams.xlsx")
+    del wb["Contracts"]
+    wb["Boards"]["C5"] = 410
+    wb.save(tmp_path / "w.xlsx")
+    proc = _run("export", "w.xlsx", "--format", "pbn", "-o", "w.pbn", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == "xlbridge export: w.xlsx, Boards!C5: impossible score for vulnerability None: 410"
+    assert not (tmp_path / "w.pbn").exists()
 
 
 # --- property: a teams workbook carries every field PBN carries for a teams event ------------------
@@ -191,7 +203,7 @@ def team_events(draw):
 
     n = draw(st.sampled_from([2, 4]))
     names = draw(st.sampled_from([None, "Zoë's", "Åse & Co"]))
-    parts = [Participant(str(t), None, draw(st.sampled_from([(), ("Ann Lee", "Bob Roe")])),
+    parts = [Participant(str(t), None, draw(st.sampled_from([(), ("Ann Lee", "Bob Roe"), ("A & B", "Renée")])),
                          None if names is None or t == 1 else f"{names} {t}") for t in range(1, n + 1)]
     boards = []
     for b in draw(st.lists(st.integers(1, 20), min_size=1, max_size=3, unique=True)):
@@ -207,7 +219,7 @@ def team_events(draw):
                                        draw(st.sampled_from([None, "SK", "D2"]))))
                 else:
                     rows.append(Result(ns, ew, score=draw(st.sampled_from(
-                        [xlbridge.Artificial(F(60), F(40)), 110, -100 if b % 2 == 0 else -50]))))
+                        [xlbridge.Artificial(F(60), F(40)), 110, -100]))))  # -100: legal at every vulnerability
         boards.append(Board(b, "NESW"[(b - 1) % 4], None,
                             draw(st.sampled_from([None, "N:AKQJ.AKQ.AKQ.AKQ 5432.5432.5432.5 T987.T987.T9.T98 "
                                                         "6.J6.J876.J76432"])), tuple(rows)))
@@ -242,6 +254,22 @@ def test_teams_workbook_round_trip(tmp_path, teams_template, ev):
                              for b in e.boards for r in b.results)
     assert strip(back) == strip(ev)
     assert {b.number: b.deal for b in back.boards if b.results} == {b.number: b.deal for b in ev.boards if b.results}
+
+
+def test_team_players_holding_an_ampersand_survive_the_workbook(tmp_path, teams_template):
+    """PBN splits a team's Names at ';' only (PBN 2.1 section 3.7): 'A & B' is one player."""
+    import io
+
+    from xlbridge.formats.model import Board, Event, Participant, Result
+    from xlbridge.formats.workbook import fill_teams_workbook, read_teams_workbook
+
+    players = {"1": ("A & B", "Renée"), "2": ("Cy Fox", "Di Ode")}
+    ev = Event(kind="TEAMS", scoring="IMP", participants=tuple(Participant(k, None, v) for k, v in players.items()),
+               boards=(Board(1, results=(Result("1", "2", score=420), Result("2", "1", score=-420))),))
+    wb = openpyxl.load_workbook(io.BytesIO(teams_template))
+    fill_teams_workbook(wb, ev)
+    wb.save(tmp_path / "t.xlsx")
+    assert {p.number: p.names for p in read_teams_workbook(tmp_path / "t.xlsx").participants} == players
 
 
 def _wbf_vp(margin: int, boards: int) -> float:

@@ -436,8 +436,9 @@ def _same_file(a: str, b: str) -> bool:
         return os.path.realpath(a) == os.path.realpath(b)
 
 
-def _read_event(path: str, prog: str) -> Any:
-    """The event of a workbook (.xlsx/.xlsm: checked like an upload first) or a PBN/USEBIO file."""
+def _read_event(path: str, prog: str, *, weighted: bool = False) -> Any:
+    """The event of a workbook (.xlsx/.xlsm: checked like an upload first) or a PBN/USEBIO file;
+    ``weighted`` (publish) reads a workbook's Law 12C1(c) weighted scores instead of refusing them."""
     import os
     from pathlib import Path
 
@@ -451,7 +452,7 @@ def _read_event(path: str, prog: str) -> Any:
         head = fh.read(4)
     if head == b"PK\x03\x04":
         check_workbook(path, name=name)
-        return read_workbook(path)  # a pairs or a teams workbook
+        return read_workbook(path, weighted=weighted)  # a pairs or a teams workbook
     return formats.read_event(Path(path))  # (a Path: a name holding a line break is still a file's name)
 
 
@@ -494,7 +495,7 @@ def _files(args: argparse.Namespace) -> int:
         else:
             from . import formats
 
-            event = formats.score_event(_read_event(source, prog))
+            event = formats.score_event(_read_event(source, prog, weighted=args.command == "publish"))
             if args.command == "publish":
                 import tempfile
 

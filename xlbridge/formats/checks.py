@@ -23,13 +23,14 @@ from typing import Any
 import xlbridge
 
 from .errors import FormatError
-from .model import HOWELL, MITCHELL, TEAMS, Participant, Result
+from .model import HOWELL, MITCHELL, TEAMS, Event, Participant, Result
 
 #: The largest board number read: what the workbook templates' Board column accepts (its data
 #: validation, 1 to 10,000); far inside the whole numbers an Excel cell (a double) holds exactly.
 MAX_BOARD = 10_000
 
-__all__ = ["check_result", "check_board", "infer_movement", "mark_ties", "format_number"]
+__all__ = ["check_result", "check_board", "check_traveller", "check_unweighted", "infer_movement", "mark_ties",
+           "format_number"]
 
 
 def check_result(r: Result, vulnerable: str, loc: dict[str, Any]) -> Result:
@@ -89,6 +90,26 @@ def check_board(number: int, rows: Sequence[Result], locs: Sequence[dict[str, An
                 label = f"{side} {num}" if isinstance(key, tuple) else num
                 raise FormatError(f"{who} plays board {number} twice:", value=label, **loc)
             seen[key] = loc
+
+
+def check_traveller(number: int, rows: Sequence[Result], vulnerable: str, movement: str, kind: str,
+                    locs: Sequence[dict[str, Any]], board_locs: Sequence[dict[str, Any]] | None = None,
+                    ) -> list[Result]:
+    """Every row of board ``number`` through :func:`check_result` (at ``locs``), then the board through
+    :func:`check_board` (at ``board_locs``, default ``locs``): a reader passes the place of each row
+    (a workbook's cells) so that the error names it."""
+    checked = [check_result(r, vulnerable, loc) for r, loc in zip(rows, locs)]
+    check_board(number, checked, locs if board_locs is None else board_locs, movement, kind)
+    return checked
+
+
+def check_unweighted(event: Event, fmt: str) -> None:
+    """Refuse an event with a Law 12C1(c) weighted score (a row's ``outcomes``): ``fmt`` cannot carry it."""
+    for b in event.boards:
+        for r in b.results:
+            if r.outcomes:
+                raise FormatError(f"board {b.number}, {r.ns} v {r.ew}: a weighted score (Law 12C1(c)) cannot be "
+                                  f"written to {fmt}")
 
 
 def infer_movement(boards_rows: Iterable[Iterable[Result]]) -> str:

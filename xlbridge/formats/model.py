@@ -95,6 +95,9 @@ class Result:
     artificial score or a board not played); ``tricks`` is the number of tricks declarer took;
     ``score`` the N-S score, an ``Artificial`` or ``NOT_PLAYED``.  ``lead`` is suit then rank
     (``"SK"``, ``"HT"``).  ``mp_*``, ``pct_*`` and ``imp_*`` are filled by scoring or by a file.
+    ``outcomes`` are a Law 12C1(c) weighted score's ``(N-S score, weight)`` pairs, the first the
+    row's own ``score`` (empty for any other row): read from a workbook for publishing only, as
+    neither PBN nor USEBIO can carry them.
     """
 
     ns: str
@@ -112,6 +115,7 @@ class Result:
     imp_ew: Fraction | None = None
     table: int | None = None
     round: int | None = None
+    outcomes: tuple[tuple[int, Fraction], ...] = ()
 
     @property
     def is_artificial(self) -> bool:

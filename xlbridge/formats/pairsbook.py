@@ -9,11 +9,13 @@ found by their header names on the sheets ``Travellers`` (``Board``, ``NS``, ``E
 - :func:`fill_pairs_workbook` writes an event's travellers and pairs into an (openpyxl) template
   workbook: the example rows are cleared first; a contract row keeps contract, declarer and tricks
   (the workbook scores it), an artificial score or ``NP`` goes to ``Typed Score``; player names
-  are joined with `` & ``; the event's name and date go into the document properties.
+  are joined with `` & `` (a name holding ``&`` in double quotes, so that it reads back whole:
+  :func:`~xlbridge.formats.sheets.join_names`); the event's name and date go into the document properties.
 - :func:`read_pairs_workbook` reads such a workbook back into an event (inputs only: the scores
   follow from them through the core, :func:`xlbridge.formats.score_event`). Rows the two file
   formats cannot carry (a Law 12C1(c) weighted score, an arrow-switched row) are refused with a
-  line naming the cell.
+  line naming the cell; for publishing (``weighted=True``) a weighted score is read into the row's
+  ``outcomes`` instead, which :func:`~xlbridge.formats.score_event` matchpoints as the workbook does.
 - Deals and opening leads, which the template has no place for, go into the extra sheets ``Deals``
   and ``Leads`` (:mod:`xlbridge.formats.sheets`). A workbook whose Travellers sheet has a ``Lead``
   column gets the leads there instead.
@@ -30,16 +32,20 @@ from __future__ import annotations
 
 import os
 from dataclasses import replace
+from fractions import Fraction
 from typing import Any
 
 import xlbridge
 
 from ..core.entries import parse_entry
+from .checks import check_traveller
 from .errors import FormatError, display_name
-from .model import HOWELL, MITCHELL, TEAMS, Event, Participant, Result, natural_key, normalize_lead
-from .sheets import (HEADER_ROW, Workbook, capacity, cell_number, cell_text, check_standard_cycle, event_boards,
-                     fill_table, find_columns, find_parameter, get_sheet, open_workbook, read_extra_sheets,
-                     read_properties, table_rows, whole_number, write_extra_sheets, write_properties)
+from .model import (HOWELL, MITCHELL, PAIRS, TEAMS, Event, Participant, Result, natural_key, normalize_contract,
+                    normalize_lead)
+from .sheets import (HEADER_ROW, VULNERABILITY, Getter, Where, Workbook, capacity, cell_number, cell_text,
+                     check_standard_cycle, event_boards, fill_table, find_columns, find_parameter, get_sheet,
+                     join_names, open_workbook, read_extra_sheets, read_properties, split_names, table_rows,
+                     whole_number, write_extra_sheets, write_properties)
 
 __all__ = ["fill_pairs_workbook", "read_pairs_workbook", "travellers_rows", "TRAVELLERS", "PAIRS_SHEET"]
 
@@ -47,6 +53,7 @@ TRAVELLERS, PAIRS_SHEET = "Travellers", "Pairs"
 _T_COLUMNS: tuple[str, ...] = ("Board", "NS", "EW", "Contract", "Declarer", "Tricks", "Typed Score")
 _T_OPTIONAL = ("Outcome 2 NS", "Outcome 3 NS", "Weight 1", "Weight 2", "Weight 3", "Arrow switch", "Lead")
 _P_COLUMNS = ("Pair", "Direction", "Names")
+_WEIGHTED = ("Outcome 2 NS", "Outcome 3 NS", "Weight 1", "Weight 2", "Weight 3")
 
 
 def travellers_rows(event: Event) -> list[list[Any]]:
@@ -93,17 +100,20 @@ def fill_pairs_workbook(wb: Workbook, event: Event, *, name: str | None = None) 
         r = HEADER_ROW + 1 + i
         ps.cell(row=r, column=pcols["Pair"], value=cell_number(p.number))
         ps.cell(row=r, column=pcols["Direction"], value=p.direction if event.movement == MITCHELL else None)
-        names = " & ".join(p.names) if p.names else (p.name or None)
+        names = join_names(p.names) if p.names else (p.name or None)
         ps.cell(row=r, column=pcols["Names"], value=names)
     write_properties(wb, event)
     write_extra_sheets(wb, event, leads="Lead" not in cols)
 
 
-def read_pairs_workbook(path: str | os.PathLike[str]) -> Event:
+def read_pairs_workbook(path: str | os.PathLike[str], *, weighted: bool = False) -> Event:
     """Read the pairs workbook at ``path`` into an (unscored) :class:`Event`.
 
     Board vulnerabilities and dealers follow the standard cycle from the board number (as the
-    workbook scores them). Errors name the sheet and cell.
+    workbook scores them). Errors name the sheet and cell.  A Law 12C1(c) weighted score is
+    refused (PBN and USEBIO cannot carry it) unless ``weighted`` (publishing): then its outcomes
+    (``Score NS`` of the row, ``Outcome 2 NS``, ``Outcome 3 NS`` with ``Weight 1..3``) go into the
+    row's ``outcomes``.
     """
     name = display_name(path)
     wb = open_workbook(path, data_only=True, read_only=False)
@@ -112,39 +122,51 @@ def read_pairs_workbook(path: str | os.PathLike[str]) -> Event:
         movement_cell = find_parameter(ws, "Movement")
         mitchell = movement_cell is None or str(movement_cell.value or "").strip().lower() != "howell"
         boards: dict[int, list[Result]] = {}
+        cells: dict[int, list[tuple[dict[str, Any], dict[str, Any]]]] = {}  # each row's result cell and NS cell
         for _r, get, where in table_rows(ws, _T_COLUMNS, _T_OPTIONAL, sheet=TRAVELLERS, name=name, keys=_T_COLUMNS):
             board, ns, ew = get("Board"), get("NS"), get("EW")
-            for col in ("Outcome 2 NS", "Weight 1"):
-                if cell_text(get(col)) is not None:
-                    raise FormatError("a weighted score (Law 12C1(c)) cannot be written to PBN or USEBIO:",
-                                      where=where(col), value=get(col))
+            weights = [col for col in _WEIGHTED if cell_text(get(col)) is not None]
+            if weights and not weighted:
+                raise FormatError("a weighted score (Law 12C1(c)) cannot be written to PBN or USEBIO:",
+                                  where=where(weights[0]), value=get(weights[0]))
             if cell_text(get("Arrow switch")) is not None:
-                raise FormatError("an arrow-switched row cannot be written to PBN or USEBIO yet:",
+                raise FormatError("an arrow-switched row cannot be written to PBN or USEBIO or published yet:",
                                   where=where("Arrow switch"), value=get("Arrow switch"))
             b = whole_number(board, where("Board"), "board number")
             ns, ew = cell_text(ns), cell_text(ew)
             if ns is None or ew is None:
                 raise FormatError("pair number missing", where=where("NS" if ns is None else "EW"))
             contract, declarer, tricks, typed = (get("Contract"), get("Declarer"), get("Tricks"), get("Typed Score"))
+            col = "Contract" if cell_text(contract) is not None else "Typed Score"
             try:
                 seat = cell_text(declarer)
                 if cell_text(contract) is not None:
                     score = xlbridge.bridge_score(str(contract), seat, tricks, b)
-                    result = Result(ns, ew, str(contract).strip().upper(), seat.upper() if seat else None, int(tricks),
-                                    score)
+                    text = normalize_contract(contract, element=where("Contract"))
+                    if text == "PASS":  # passed out: no declarer, no tricks (the workbook scores it 0)
+                        result = Result(ns, ew, "PASS", score=score)
+                    else:
+                        result = Result(ns, ew, text, seat.upper() if seat else None, int(tricks), score)
                 elif cell_text(typed) is not None:
                     result = Result(ns, ew, score=parse_entry(typed))
                 else:
                     raise FormatError("no contract and no typed score", where=where("Contract"))
             except FormatError:
                 raise
-            except (xlbridge.XlbridgeError, TypeError, ValueError) as exc:
-                col = "Contract" if cell_text(contract) is not None else "Typed Score"
+            except xlbridge.XlbridgeError as exc:
                 raise FormatError(str(exc).rstrip("."), where=where(col)) from None
+            except (TypeError, ValueError):  # never Python's own text: the cell and its value
+                raise FormatError("cannot read the row's result:", where=where(col), value=get(col)) from None
+            if weights:
+                result = replace(result, outcomes=_outcomes(result, get, where, b))
             lead = cell_text(get("Lead"))
             if lead is not None:
                 result = replace(result, lead=normalize_lead(lead, element=where("Lead")))
             boards.setdefault(b, []).append(result)
+            cells.setdefault(b, []).append(({"where": where(col)}, {"where": where("NS")}))
+        for b, rows in boards.items():  # score and board checks at the row's cells, not "board b, row i"
+            boards[b] = check_traveller(b, rows, VULNERABILITY(b), MITCHELL if mitchell else HOWELL, PAIRS,
+                                        [c[0] for c in cells[b]], [c[1] for c in cells[b]])
         deals, leads = read_extra_sheets(wb, name)
         for (b, ns, ew), (lead, cell) in leads.items():
             rows = boards.get(b, [])
@@ -174,6 +196,46 @@ def read_pairs_workbook(path: str | os.PathLike[str]) -> Event:
         wb.close()
 
 
+def _outcomes(result: Result, get: Getter, where: Where, board: int) -> tuple[tuple[int, Fraction], ...]:
+    """A weighted row's ``(N-S score, weight)`` outcomes: the row's own score at ``Weight 1``, then
+    ``Outcome 2 NS`` and ``Outcome 3 NS`` at ``Weight 2`` and ``3``; every score legal at the board's
+    vulnerability, every weight given, the weights totalling 100 % (Law 12C1(c))."""
+    if not isinstance(result.score, int):
+        raise FormatError("a weighted score (Law 12C1(c)) needs a real score in the row, not",
+                          where=where("Typed Score"), value=str(result.score))
+    out: list[tuple[int, Fraction]] = []
+    for k, col in enumerate((None, "Outcome 2 NS", "Outcome 3 NS"), start=1):
+        wcol = f"Weight {k}"
+        score = result.score
+        if col is not None:
+            v = get(col)
+            if cell_text(v) is None:
+                if cell_text(get(wcol)) is not None:
+                    raise FormatError(f"a weight for an outcome not given ({col} is blank):", where=where(wcol),
+                                      value=get(wcol))
+                continue
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or (isinstance(v, float) and not v.is_integer()):
+                raise FormatError("an outcome must be a N-S score, got", where=where(col), value=v)
+            score = int(v)
+            try:
+                xlbridge.check_score(score, VULNERABILITY(board))
+            except xlbridge.XlbridgeError:
+                raise FormatError(f"impossible score for vulnerability {VULNERABILITY(board)}:", where=where(col),
+                                  value=score) from None
+        try:
+            weight = xlbridge.parse_weight(get(wcol))
+        except xlbridge.XlbridgeError:
+            raise FormatError("cannot read the weight:", where=where(wcol), value=get(wcol)) from None
+        if weight is None:
+            raise FormatError("an outcome of a weighted score needs its weight", where=where(wcol))
+        out.append((score, weight))
+    if sum(w for _, w in out) != 1:
+        raise FormatError("the weights of a weighted score (Law 12C1(c)) must total 100 %, got",
+                          where=where("Weight 1"), value=" + ".join(str(get(f"Weight {k}")) for k in (1, 2, 3)
+                                                                   if cell_text(get(f"Weight {k}")) is not None))
+    return tuple(out)
+
+
 def _participants(wb: Workbook, mitchell: bool, name: str) -> list[Participant]:
     if PAIRS_SHEET not in wb.sheetnames:
         return []
@@ -200,7 +262,7 @@ def _participants(wb: Workbook, mitchell: bool, name: str) -> list[Participant]:
             raise FormatError(f"{name}, {PAIRS_SHEET} row {r}: pair {number} is listed twice")
         seen.add(key)
         names = cell_text(get("Names"))
-        players = tuple(n.strip() for n in names.split("&") if n.strip()) if names else ()
+        players = split_names(names)
         out.append(Participant(number, direction, players))
     out.sort(key=lambda p: (p.direction or "", natural_key(p.number)))
     return out

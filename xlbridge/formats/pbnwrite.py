@@ -20,7 +20,7 @@ from typing import TypeAlias
 
 import xlbridge
 
-from .checks import format_number, infer_movement
+from .checks import check_unweighted, format_number, infer_movement
 from .errors import FormatError
 from .model import MITCHELL, TEAMS, Board, Event, Result, natural_key
 
@@ -61,6 +61,7 @@ def write_pbn(event: Event) -> bytes:
     ASCII when every character is ASCII, otherwise UTF-8 with a byte-order mark.  Names may not
     contain ``;`` (the PBN name separator) or line breaks.
     """
+    check_unweighted(event, "PBN")
     mitchell = event.movement == MITCHELL
     for p in event.participants:
         for n in p.names:

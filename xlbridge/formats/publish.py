@@ -7,7 +7,7 @@ printable through ``@media print``):
   (``2=`` for a shared place), names, totals and percentages; links to everything else;
 - ``board-<n>.html``: the hand diagram when the deal is known, the double-dummy table and par
   score when the ``dds`` extra is installed (``endplay``), and the traveller with matchpoints
-  (or IMPs);
+  (or IMPs); a Law 12C1(c) weighted score shows each outcome and its weight (``420 (60 %), -50 (40 %)``);
 - ``pair-<NS|EW|>-<n>.html``: every pair's (or team's) personal scorecard;
 - teams events: the standings and one ``match-<a>-<b>.html`` scorecard per match.
 
@@ -163,7 +163,19 @@ def _lead_html(lead: str | None) -> str:
     return "" if not lead else f"{_SUIT_HTML[lead[0]]}{_e(lead[1])}"
 
 
+def _weighted_text(r: Result, sign: int = 1) -> str:
+    """A Law 12C1(c) weighted score as text: each outcome (for the side of ``sign``) and its weight.
+
+    >>> _weighted_text(Result("1", "2", score=420, outcomes=((420, Fraction(3, 5)), (-50, Fraction(2, 5)))))
+    '420 (60 %), -50 (40 %)'
+    """
+    return ", ".join(f"{sign * s} ({xlbridge.format_display(w * 100, 'EBU', 2).removesuffix('.00')} %)"
+                     for s, w in r.outcomes)
+
+
 def _score_text(r: Result) -> tuple[str, str]:
+    if r.outcomes:  # weighted (Law 12C1(c)): every outcome, in the N-S + column
+        return (_e(_weighted_text(r)), "")
     if isinstance(r.score, int):
         return (str(r.score), "") if r.score >= 0 else ("", str(-r.score))
     if r.score is None:
@@ -326,7 +338,9 @@ def publish(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | str = 
                     share = r.pct_ns if side == "NS" else r.pct_ew
                     im = r.imp_ns if side == "NS" else r.imp_ew
                     val = im if (teams or event.scoring != "MP") else mp
-                    sc = r.score if not isinstance(r.score, int) else (r.score if side == "NS" else -r.score)
+                    sc: object = r.score if not isinstance(r.score, int) else (r.score if side == "NS" else -r.score)
+                    if r.outcomes:
+                        sc = _weighted_text(r, 1 if side == "NS" else -1)
                     tot += val or 0
                     rows.append([f'<a href="board-{b.number}.html">{b.number}</a>', side,
                                  link(event.pair_key(r, other)), _contract_html(r.contract), _e(r.declarer),

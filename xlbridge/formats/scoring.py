@@ -5,7 +5,8 @@ Every rule comes from the core through the top-level names of :mod:`xlbridge`:
 - pairs at matchpoints: :func:`xlbridge.matchpoint_session` (Law 78A, Neuberg-factored to the
   largest number of results on a board, artificial scores at their percentage of the top, Law
   12C2) and :func:`xlbridge.pairs_ranking` (exact percentages, ties share the place);
-  a Mitchell is ranked one field per direction, a Howell as one field;
+  a Mitchell is ranked one field per direction, a Howell as one field; a session with a Law 12C1(c)
+  weighted score (a row's ``outcomes``) by :func:`xlbridge.weighted_session` instead (seed 004);
 - pairs at cross-IMPs or Butler: :func:`xlbridge.cross_imps`, :func:`xlbridge.butler`, ranked by
   :func:`xlbridge.pairs_ranking` with a unit top per board (IMPs per board scored);
 - teams: the two tables of a match on a board are compared with :func:`xlbridge.imps_array`
@@ -36,10 +37,10 @@ from typing import Any
 
 import xlbridge
 
-from .checks import check_board, check_result
+from .checks import check_traveller
 from .errors import FormatError
 from ..core.teams.standings import team_standings
-from .model import TEAMS, Board, Event, Participant, Result, natural_key
+from .model import TEAMS, Board, Event, Participant, natural_key
 
 __all__ = ["score_event"]
 
@@ -48,13 +49,9 @@ def _checked(event: Event) -> list[Board]:
     boards = []
     for b in event.boards:
         vul = b.vulnerable or xlbridge.vulnerability(b.number).name
-        rows: list[Result] = []
-        locs: list[dict[str, Any]] = []
-        for i, r in enumerate(b.results, start=1):
-            loc = {"element": f"board {b.number}, row {i}"}
-            rows.append(check_result(r, vul, loc))
-            locs.append(loc)
-        check_board(b.number, rows, locs, event.movement, event.kind)
+        locs: list[dict[str, Any]] = [{"element": f"board {b.number}, row {i}"}
+                                      for i in range(1, len(b.results) + 1)]
+        rows = check_traveller(b.number, b.results, vul, event.movement, event.kind, locs)
         boards.append(replace(b, vulnerable=vul, results=tuple(rows)))
     return boards
 
@@ -110,8 +107,15 @@ def score_event(event: Event, *, scale: str = "EBU") -> Event:
     board_no = [b.number for b, _ in rows]
     ns_pairs = [r.ns for _, r in rows]
     ew_pairs = [r.ew for _, r in rows]
+    weighted = any(r.outcomes for _, r in rows)
+    if weighted and event.scoring != "MP":
+        raise FormatError(f"a weighted score (Law 12C1(c)) is scored at matchpoints only, not {event.scoring!r}")
     if event.scoring == "MP":
-        s = xlbridge.matchpoint_session(entries, board_no, scale=scale, check_legal=False)
+        if weighted:  # Law 12C1(c): every combination of the outcomes, exactly (the core's weighted_session)
+            s = xlbridge.weighted_session([list(r.outcomes) if r.outcomes else r.score for _, r in rows], board_no,
+                                          scale=scale, check_legal=False)
+        else:
+            s = xlbridge.matchpoint_session(entries, board_no, scale=scale, check_legal=False)
         mps = iter(zip(s.ns, s.ew, s.ns_percent, s.ew_percent))
         boards = [replace(b, results=tuple(replace(r, mp_ns=a, mp_ew=c, pct_ns=d, pct_ew=e)
                                            for r, (a, c, d, e) in zip(b.results, mps))) for b in boards]

@@ -19,6 +19,7 @@ document properties (:func:`write_properties`, :func:`read_properties`).
 from __future__ import annotations
 
 import datetime as _dt
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, TypeAlias
 
@@ -28,7 +29,7 @@ from .errors import FormatError, display_name
 from .model import Board, Event, Result, normalize_deal, normalize_lead, normalize_seat
 
 __all__ = ["HEADER_ROW", "DEALS_SHEET", "LEADS_SHEET", "VULNERABILITY", "standard_dealer", "check_standard_cycle",
-           "cell_number", "cell_text", "whole_number", "find_columns", "find_parameter", "capacity", "get_sheet",
+           "cell_number", "cell_text", "join_names", "split_names", "whole_number", "find_columns", "find_parameter", "capacity", "get_sheet",
            "fill_table", "table_rows", "table_sheet", "write_extra_sheets", "read_extra_sheets",
            "write_properties", "read_properties", "open_workbook", "event_boards", "Workbook", "Worksheet", "Getter",
            "Where"]
@@ -86,6 +87,40 @@ def cell_text(v: object) -> str | None:
         v = int(v)
     s = str(v).strip()
     return s or None
+
+
+_NAME = re.compile(r'\s*(?:"((?:[^"]|"")*)"|([^&]*?))\s*(?:&|$)')
+
+
+def join_names(names: Sequence[str]) -> str | None:
+    """Player names as one cell: joined with `` & ``, a name that holds ``&`` (or starts with ``"``) in
+    double quotes (a ``"`` inside doubled, as in CSV), so that :func:`split_names` gives the names back.
+
+    >>> join_names(("Ann Lee", "Bob Roe")), join_names(("A & B", "Renée")), join_names(())
+    ('Ann Lee & Bob Roe', '"A & B" & Renée', None)
+    """
+    quoted = ['"' + n.replace('"', '""') + '"' if "&" in n or n.startswith('"') else n for n in names]
+    return " & ".join(quoted) or None
+
+
+def split_names(text: str | None) -> tuple[str, ...]:
+    """The player names of a cell written by :func:`join_names` or typed by hand (``Ann & Bob``): split
+    at each ``&`` outside double quotes; a name wholly in double quotes is unquoted.
+
+    >>> split_names('Ann Lee & Bob Roe'), split_names('"A & B" & Renée'), split_names('Bo "Hat" Ek &')
+    (('Ann Lee', 'Bob Roe'), ('A & B', 'Renée'), ('Bo "Hat" Ek',))
+    """
+    out: list[str] = []
+    pos = 0
+    while text and pos < len(text):
+        m = _NAME.match(text, pos)
+        if m is None or m.end() == pos:  # cannot happen: the unquoted branch matches up to the next &
+            break
+        name = m.group(1).replace('""', '"') if m.group(1) is not None else m.group(2).strip()
+        if name:
+            out.append(name)
+        pos = m.end()
+    return tuple(out)
 
 
 def whole_number(v: object, where: str, what: str) -> int:

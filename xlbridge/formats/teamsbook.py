@@ -27,12 +27,12 @@ from typing import TypeAlias
 import xlbridge
 
 from ..core.entries import parse_entry
-from .checks import check_board, check_result
+from .checks import check_result, check_traveller
 from .errors import FormatError, display_name
 from .model import HOWELL, TEAMS, Event, Participant, Result, natural_key, normalize_contract, normalize_seat
 from .sheets import (VULNERABILITY, Getter, Where, Workbook, cell_number, cell_text, check_standard_cycle, event_boards, fill_table,
-                     find_columns, get_sheet, open_workbook, read_extra_sheets, read_properties, table_rows,
-                     table_sheet, whole_number, write_extra_sheets, write_properties)
+                     find_columns, get_sheet, join_names, open_workbook, read_extra_sheets, read_properties,
+                     split_names, table_rows, table_sheet, whole_number, write_extra_sheets, write_properties)
 
 __all__ = ["Match", "fill_teams_workbook", "read_teams_workbook", "team_matches", "BOARDS_SHEET",
            "MATCHES_SHEET", "TEAMS_SHEET", "CONTRACTS_SHEET"]
@@ -128,7 +128,7 @@ def fill_teams_workbook(wb: Workbook, event: Event, *, name: str | None = None) 
     ordered = sorted(parts.values(), key=lambda p: natural_key(p.number))
     table_sheet(wb, TEAMS_SHEET, "Each team's number (as in the file), its name in the Matches sheet and its "
                 "players. Written by xlbridge import; read by xlbridge export and publish.", _TEAM_COLUMNS,
-                [[cell_number(p.number), _team_label(p), " & ".join(p.names) or None] for p in ordered], (7, 24, 50))
+                [[cell_number(p.number), _team_label(p), join_names(p.names)] for p in ordered], (7, 24, 50))
     crow = [[b.number, cell_number(r.ns), cell_number(r.ew), r.contract, r.declarer, r.tricks]
             for b in sorted(event.boards, key=lambda b: b.number) for r in b.results if r.contract is not None]
     if crow:
@@ -139,13 +139,14 @@ def fill_teams_workbook(wb: Workbook, event: Event, *, name: str | None = None) 
     write_extra_sheets(wb, event)
 
 
-def read_teams_workbook(path: str | os.PathLike[str]) -> Event:
+def read_teams_workbook(path: str | os.PathLike[str], *, weighted: bool = False) -> Event:
     """Read a teams workbook (teams.xlsx, filled by hand or by :func:`fill_teams_workbook`) into an
     (unscored) teams :class:`Event`: room 1 is team A sitting N-S against team B, room 2 the
     reverse.  Team numbers come from the ``Teams`` sheet when present (else 1, 2, ... in order of
     first appearance on the Matches sheet); contracts from ``Contracts``, deals and leads from
     ``Deals`` and ``Leads``.  A weighted board (Outcome 2/3, weights) cannot be written to PBN and is
-    refused naming its cell.
+    refused naming its cell (when ``weighted``, publishing, with a message saying it cannot be
+    published yet).
     """
     name = display_name(path)
     wb = open_workbook(path, data_only=True, read_only=False)
@@ -161,8 +162,7 @@ def read_teams_workbook(path: str | os.PathLike[str]) -> Event:
                 if num in teams or label in number_of:
                     raise FormatError("a team is listed twice:", where=where("Team"), value=num)
                 players = cell_text(get("Players"))
-                teams[num] = Participant(num, None, tuple(n.strip() for n in players.split("&") if n.strip())
-                                         if players else (), None if label == f"Team {num}" else label)
+                teams[num] = Participant(num, None, split_names(players), None if label == f"Team {num}" else label)
                 number_of[label] = num
         matches: dict[int, tuple[str, str]] = {}
         for _r, get, where in table_rows(get_sheet(wb, MATCHES_SHEET, name), _M_COLUMNS, sheet=MATCHES_SHEET,
@@ -195,12 +195,15 @@ def read_teams_workbook(path: str | os.PathLike[str]) -> Event:
                                       where=where("Contract"))
                 contracts[key] = (get, where)
         boards: dict[int, list[Result]] = {}
+        cells: dict[int, list[dict[str, str]]] = {}  # each room's score cell, for the board checks
         seen: set[tuple[int, int]] = set()
         for _r, get, where in table_rows(get_sheet(wb, BOARDS_SHEET, name), _B_COLUMNS, _B_OPTIONAL,
                                          sheet=BOARDS_SHEET, name=name):
             for col in _B_OPTIONAL:
                 if cell_text(get(col)) is not None:
-                    raise FormatError("a weighted board (Law 12C1(c)) cannot be written to PBN or USEBIO:",
+                    raise FormatError("a weighted board (Law 12C1(c)) cannot be published yet (the workbook's "
+                                      "Matches and Standings sheets score it):" if weighted else
+                                      "a weighted board (Law 12C1(c)) cannot be written to PBN or USEBIO:",
                                       where=where(col), value=get(col))
             m = whole_number(get("Match"), where("Match"), "match number")
             if m not in matches:
@@ -241,6 +244,7 @@ def read_teams_workbook(path: str | os.PathLike[str]) -> Event:
                 if (b, ns, ew) in leads:
                     result = replace(result, lead=leads.pop((b, ns, ew))[0])
                 boards.setdefault(b, []).append(result)
+                cells.setdefault(b, []).append({"where": where(col)})
         for (b, cns, cew), (_get, cwhere) in contracts.items():
             raise FormatError(f"a contract for a room the Boards sheet does not have (board {b}, team {cns} v team "
                               f"{cew})", where=cwhere("Contract"))
@@ -252,9 +256,8 @@ def read_teams_workbook(path: str | os.PathLike[str]) -> Event:
         title, date = read_properties(wb)
         event = Event(name=title, date=date, kind=TEAMS, scoring="IMP", movement=HOWELL,
                       participants=tuple(teams.values()), boards=event_boards(boards, deals))
-        for bd in event.boards:
-            locs = [{"where": f"{name}, {BOARDS_SHEET} (board {bd.number})"}] * len(bd.results)
-            check_board(bd.number, list(bd.results), locs, HOWELL, TEAMS)
+        for bd in event.boards:  # a room's score and a team meeting a board twice: at the room's cell
+            check_traveller(bd.number, bd.results, VULNERABILITY(bd.number), HOWELL, TEAMS, cells.get(bd.number, []))
         return event
     finally:
         wb.close()

@@ -36,7 +36,7 @@ from typing import Any
 
 import xlbridge
 
-from .checks import MAX_BOARD, check_board, check_result, infer_movement
+from .checks import MAX_BOARD, check_board, check_result, check_unweighted, infer_movement
 from .errors import LIMITS, FormatError, Source
 from .model import (HOWELL, MITCHELL, PAIRS, Board, Event, Participant, Result, natural_key, normalize_contract,
                     normalize_deal, normalize_lead, normalize_seat, parse_number)
@@ -357,6 +357,7 @@ def write_usebio(event: Event) -> bytes:
     decimals; an artificial score is written in ``SCORE`` as ``A60/40``, a board not played as
     ``NP``.
     """
+    check_unweighted(event, "USEBIO")
     if event.kind != PAIRS:
         raise FormatError("a teams event cannot be written as USEBIO yet (the USEBIO 1.2 team elements, MATCH and "
                           "TEAM, could not be checked against the specification); export it as PBN")
