@@ -306,8 +306,13 @@ def events(draw):
     boards = []
     for b in draw(st.lists(st.integers(1, 32), min_size=1, max_size=4, unique=True)):
         rows = []
-        for t in range(draw(st.integers(1, n))):
-            ns, ew = str(t + 1), str((t + b) % n + 1) if mitchell else str(n + 1 - (t + 1))
+        # each pair once a board: a Mitchell's N-S t+1 meets E-W (t + b) mod n + 1; a Howell's tables seat
+        # pairs 2t+1 and 2t+2 (directions swapped on alternate boards), never a pair against itself
+        for t in range(draw(st.integers(1, n if mitchell else n // 2))):
+            if mitchell:
+                ns, ew = str(t + 1), str((t + b) % n + 1)
+            else:
+                ns, ew = (str(2 * t + 1), str(2 * t + 2))[::1 if (b + t) % 2 else -1]
             kind = draw(st.sampled_from(["contract", "artificial", "np", "pass"]))
             if kind == "contract":
                 import xlbridge
