@@ -269,8 +269,8 @@ def test_publish_refuses_weights_not_totalling_100_percent_naming_the_cell(tmp_p
     wb.save(tmp_path / "w.xlsx")
     proc = _run("publish", "w.xlsx", "-o", "site", cwd=tmp_path)
     assert proc.returncode == 2 and not (tmp_path / "site").exists()
-    assert proc.stderr.strip() == ("xlbridge publish: w.xlsx, Travellers!K5: the weights of a weighted score "
-                                   "(Law 12C1(c)) must total 100 %, got '0.6 + 0.3'")
+    assert proc.stderr.strip() == ("xlbridge publish: w.xlsx, Travellers!K5: a weighted score (Law 12C1(c)): "
+                                   "weights total 90 %, not 100 %: 420 x 60 %, -50 x 30 %")
 
 
 def test_not_a_workbook_and_a_fifo_are_refused(tmp_path):

@@ -45,7 +45,7 @@ from .matchpoints import (
 )
 from .neuberg import mp_scale, scale_denominator
 
-__all__ = ["parse_weight", "weighted_session", "expected_matchpoints", "MAX_WEIGHT_DENOMINATOR"]
+__all__ = ["parse_weight", "weighted_outcomes", "weighted_session", "expected_matchpoints", "MAX_WEIGHT_DENOMINATOR"]
 
 #: The largest common denominator of one board's weights (60 digits): weights such as 60 %, 1/3 or
 #: 0.123456 need a handful; the bound keeps the exact integer arithmetic of a call bounded.
@@ -159,6 +159,25 @@ def _read_row(value: object, where: str | None) -> tuple[str, list[tuple[Any, Fr
         raise WeightError(f"a weighted score mixing artificial and real outcomes is not supported: {_show(outs)}",
                           where=where)
     return ("art" if kinds == {True} else "real"), kept
+
+
+def weighted_outcomes(outcomes: Iterable[Sequence[Any]], *, where: str | None = None) -> list[tuple[Any, Fraction]]:
+    """One Law 12C1(c) weighted score's outcomes, read and checked as :func:`weighted_session` reads a
+    row: ``(N-S score, weight)`` pairs (weights as :func:`parse_weight` reads them), an outcome with a
+    blank score and a blank or zero weight left out, every weight given, the weights totalling exactly
+    1 (seed 004), an outcome of zero weight dropped. For a reader that names the cells itself.
+
+    >>> weighted_outcomes([(420, 0.6), (-50, "40%"), (None, None)])
+    [(420, Fraction(3, 5)), (-50, Fraction(2, 5))]
+    >>> weighted_outcomes([(420, 0.6), (-50, 0.3)])
+    Traceback (most recent call last):
+    ...
+    xlbridge.core.errors.WeightError: weights total 90 %, not 100 %: 420 x 60 %, -50 x 30 %
+    """
+    kind, outs = _read_row([tuple(o) for o in outcomes], where)
+    if kind == "blank":
+        raise WeightError("a weighted score without any outcome", where=where)
+    return outs
 
 
 def _pct(w: Fraction) -> str:
