@@ -29,7 +29,8 @@ from .errors import FormatError, display_name
 from .model import Board, Event, Result, normalize_deal, normalize_lead, normalize_seat
 
 __all__ = ["HEADER_ROW", "DEALS_SHEET", "LEADS_SHEET", "VULNERABILITY", "standard_dealer", "check_standard_cycle",
-           "cell_number", "cell_text", "join_names", "split_names", "whole_number", "find_columns", "find_parameter", "capacity", "get_sheet",
+           "cell_number", "cell_text", "join_names", "split_names", "whole_number", "find_columns", "find_parameter",
+           "capacity", "get_sheet",
            "fill_table", "table_rows", "table_sheet", "write_extra_sheets", "read_extra_sheets",
            "write_properties", "read_properties", "open_workbook", "event_boards", "Workbook", "Worksheet", "Getter",
            "Where"]
