@@ -22,8 +22,8 @@ from typing import Any
 
 from .xlsxpatch import parse_range, scan_sheet
 
-__all__ = ["CAPACITY_NAME", "PRINT_NAME", "SheetRows", "capacity_areas", "first_overflow", "last_used_row",
-           "sheet_rows"]
+__all__ = ["AreaResults", "CAPACITY_NAME", "PRINT_NAME", "SheetRows", "array_ranges_in", "capacity_areas",
+           "first_overflow", "last_result_row", "last_used_row", "sheet_rows"]
 
 CAPACITY_NAME = "XLBRIDGE_CAPACITY"
 #: Sheet-scoped name of the whole printable table (title to last capacity row): ``xlbridge recalc``
@@ -199,15 +199,92 @@ def first_overflow(sheet_xml: bytes | SheetRows, area: tuple[str, int, int, int,
     return min(found) if found else None
 
 
-def last_used_row(sheet_xml: bytes | SheetRows, area: tuple[str, int, int, int, int], values: dict,
+@dataclass(frozen=True)
+class AreaResults:
+    """What :func:`last_used_row` needs of a sheet's computed values, taken where the values are (the
+    engine's process) so that they need not cross to the process writing the print area: the last row of
+    the area holding a non-blank computed value (0: none), and the array formulas' ranges (their cells
+    other than the first carry no formula in the part, yet hold computed values, not constants).
+
+    >>> results = AreaResults.of({(9, 2): "", (7, 1): 4.5, (60, 1): 1}, ("S", 1, 1, 50, 3), ((2, 3, 4, 3),))
+    >>> results.last_row, (3, 3) in results, (3, 2) in results
+    (7, True, False)
+    """
+
+    last_row: int
+    array_ranges: tuple = ()
+
+    @classmethod
+    def of(cls, values: dict, area: tuple[str, int, int, int, int], array_ranges: Any = ()) -> AreaResults:
+        """From ``values`` ({(row, column): value} of every formula cell of the sheet, array cells
+        included: :func:`last_result_row`) and the sheet's array ranges ((r1, c1, r2, c2), ...): those
+        meeting ``area``."""
+        _sheet, r1, c1, r2, c2 = area
+        return cls(last_result_row(values, area),
+                   tuple(a for a in array_ranges if a[0] <= r2 and a[2] >= r1 and a[1] <= c2 and a[3] >= c1))
+
+    def __contains__(self, pos: object) -> bool:
+        """Whether the cell ``(row, column)`` lies in one of the array ranges."""
+        if not isinstance(pos, tuple) or len(pos) != 2:
+            return False
+        r, c = pos
+        return any(a1 <= r <= a2 and b1 <= c <= b2 for a1, b1, a2, b2 in self.array_ranges)
+
+
+def last_result_row(values: dict, area: tuple[str, int, int, int, int]) -> int:
+    """The last row of ``area`` where ``values`` ({(row, column): computed value}) holds a non-blank
+    value (not None, not ""); 0 when none does.
+
+    >>> last_result_row({(9, 2): "", (7, 1): 4.5, (60, 1): 1}, ("S", 1, 1, 50, 3))
+    7
+    """
+    _sheet, r1, c1, r2, c2 = area
+    return max((r for (r, c), v in values.items() if r1 <= r <= r2 and c1 <= c <= c2 and v is not None and v != ""),
+               default=0)
+
+
+_ARRAY_T = re.compile(rb"\bt\s*=\s*(?:\"array\"|'array')")
+_F_TAG = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?f\s[^<>]*>")
+_REF_ATTR = re.compile(rb"\sref\s*=\s*(?:\"([^\"]*)\"|'([^']*)')")
+
+
+def array_ranges_in(sheet_xml: bytes) -> tuple:
+    """((r1, c1, r2, c2), ...) of the array formulas (``<f t="array" ref=...>``) of a worksheet part, in
+    the order of the part: what :func:`xlbridge.batch.xlsxpatch.scan_sheet` finds, by a search of the bytes
+    (as :func:`_merged_ranges`) for the process that has not parsed the part. Were one missed, its cells
+    would count as constants for :func:`last_used_row`: a print area a few rows longer, no value changed.
+
+    >>> array_ranges_in(b'<sheetData><row r="2"><c r="A2"><f ref="A2:B3" t="array">F()</f></c>'
+    ...                 b"<c r='C2'><x:f t='array' ref='C2'>G()</x:f></c><c r='D2'><is><t>t='array'</t></is></c>")
+    ((2, 1, 3, 2), (2, 3, 2, 3))
+    """
+    out = []
+    for m in _ARRAY_T.finditer(sheet_xml):
+        tag = _F_TAG.match(sheet_xml, max(sheet_xml.rfind(b"<", 0, m.start()), 0))
+        if tag is None or tag.end() <= m.start():
+            continue
+        ref = _REF_ATTR.search(tag.group(0))
+        if ref is None:
+            continue
+        try:
+            out.append(parse_range((ref.group(1) or ref.group(2) or b"").decode("ascii", "replace")))
+        except ValueError:  # (a WorkbookError too: the parser refuses such a part)
+            continue
+    return tuple(out)
+
+
+def last_used_row(sheet_xml: bytes | SheetRows, area: tuple[str, int, int, int, int], values: dict | AreaResults,
                   layout: Any = None) -> int:
-    """The last row of ``area`` holding a constant or a non-blank computed value (``values``:
-    {(row, column): value} of every formula cell, array cells included), at least the area's first row.
-    ``sheet_xml`` as for :func:`first_overflow`.
+    """The last row of ``area`` holding a constant or a non-blank computed value, at least the area's
+    first row. ``values``: {(row, column): value} of every formula cell, array cells included, or their
+    :class:`AreaResults`. ``sheet_xml`` as for :func:`first_overflow`.
 
     >>> xml = b'<worksheet><sheetData><row r="3"><c r="A3"><v>1</v></c></row></sheetData></worksheet>'
     >>> last_used_row(xml, ("S", 1, 1, 50, 3), {(9, 2): "", (7, 1): 4.5})
     7
+    >>> area = ("S", 1, 1, 50, 3)
+    >>> last_used_row(xml, area, AreaResults(0)), last_used_row(xml, area, AreaResults(0, ((3, 1, 3, 1),)))
+    (3, 1)
     """
     _sheet, r1, c1, r2, c2 = area
     sheet = sheet_xml if isinstance(sheet_xml, SheetRows) else sheet_rows(sheet_xml)
@@ -218,7 +295,7 @@ def last_used_row(sheet_xml: bytes | SheetRows, area: tuple[str, int, int, int, 
             last = max(last, min(m2, r2))
     def constant(r: int, c: int, kinds: frozenset) -> bool:
         # a formula's cell (an array's cells carry no <f>): its computed value counts, below
-        return (r, c) not in values and c1 <= c <= c2 and bool(kinds & {"v", "is"}) and "f" not in kinds
+        return c1 <= c <= c2 and bool(kinds & {"v", "is"}) and "f" not in kinds and (r, c) not in values
 
     try:  # the last row first: the first row holding a constant is the answer
         rows = _filled_cells(sheet, range(max(last, r1) + 1, r2 + 1), reverse=True,
@@ -232,6 +309,8 @@ def last_used_row(sheet_xml: bytes | SheetRows, area: tuple[str, int, int, int, 
             kinds = frozenset(local for local, _s, _e in span.children)
             if r1 <= r <= r2 and r > last and constant(r, c, kinds):
                 last = r
+    if isinstance(values, AreaResults):
+        return max(last, values.last_row)
     for (r, c), v in values.items():
         if r1 <= r <= r2 and c1 <= c <= c2 and r > last and v is not None and v != "":
             last = r

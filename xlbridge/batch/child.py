@@ -360,29 +360,31 @@ def _where(location, phase, sheets: dict) -> str:
 def run_engine(engine_copy: str, info: Any, functions: dict | None, limits: SafetyLimits, name: str, sheets: dict,
                private: dict, tick: Callable[[], Any] | None = None, isolate: bool = True,
                meanwhile: Callable[[], Any] | None = None, early: Callable[[Any], Any] | None = None,
-               after_reading: float = 0.0) -> Any:
+               after_reading: float = 0.0, out: int | None = None) -> Any:
     """:func:`xlbridge.batch.splice.evaluate_and_splice` in a :class:`ChildProcess` (or in this process
-    without ``isolate``): (values, messages, layouts without cell spans, {part: patched bytes}, warnings).
+    without ``isolate``): (:class:`xlbridge.batch.splice.EngineSummary`, {part: patched bytes, or (start,
+    length) in the file ``out``}).
 
     ``meanwhile()`` runs in this process while the child works (first, without ``isolate``); what it
-    raises wins over the child's result. ``early((values, messages, layouts, warnings))`` is called
-    with the evaluation's result while the child still patches the parts (after the whole run without
-    ``isolate``). ``after_reading``: how long ``meanwhile`` may wait for the child to have read the
-    sheets (:func:`_while_reading`). Refuses the workbook at a limit, and when the child finds it
-    damaged.
+    raises wins over the child's result. ``early(summary)`` is called with the evaluation's summary
+    while the child still patches the parts (after the whole run without ``isolate``). ``out``: a
+    descriptor of a file open for writing, inherited by the child, into which the patched parts are
+    written (:func:`~xlbridge.batch.splice.evaluate_and_splice`). ``after_reading``: how long
+    ``meanwhile`` may wait for the child to have read the sheets (:func:`_while_reading`). Refuses the
+    workbook at a limit, and when the child finds it damaged.
     """
     job = functools.partial(evaluate_and_splice, engine_copy, info.sheets, cell_formats=info.cell_formats,
                             functions=functions, external_links=info.external_links,
-                            max_formula_cells=limits.max_formula_cells)
+                            max_formula_cells=limits.max_formula_cells, out=out)
     first: list = []
     if not isolate:
         if meanwhile is not None:
             meanwhile()
         try:
-            result = job()
+            summary, patched = job()
             if early is not None:
-                early((result[0], result[1], result[2], result[4]))
-            return result
+                early(summary)
+            return summary, patched
         except EngineStopped as exc:
             status, payload, phase = exc.kind, typing.cast(Any, exc.where), ("", "")
     else:
@@ -396,9 +398,8 @@ def run_engine(engine_copy: str, info: Any, functions: dict | None, limits: Safe
             workdir=os.path.dirname(engine_copy), readable=(engine_copy,)).run(tick, meanwhile, take_first,
                                                                                 after_reading)
     if status == "ok":
-        if first:  # (the child sent values, messages, layouts and warnings first, then only the parts)
-            values, messages, layouts, warnings = first[0]
-            return values, messages, layouts, payload[3], warnings
+        if first:  # (the child sent the summary first, then only the parts)
+            return first[0], payload[1]
         return payload
     if status == "refused":
         is_limit, message, where = payload

@@ -50,6 +50,7 @@ import shutil
 import stat
 import sys
 import time
+from typing import Any
 
 from ..core.errors import WorkbookError
 from .safety import (
@@ -75,7 +76,15 @@ from .xlsxpatch import (
     parse_ref,
 )
 from .calcprops import drop_formulas, drop_part, set_calc_properties, set_print_areas
-from .capacity import PRINT_NAME, SheetRows, capacity_areas, first_overflow, last_used_row, sheet_rows
+from .capacity import (
+    PRINT_NAME,
+    AreaResults,
+    array_ranges_in,
+    capacity_areas,
+    first_overflow,
+    last_used_row,
+    sheet_rows,
+)
 from .child import AFTER_READING, ChildProcess, run_engine
 from . import halves
 from .engine import (
@@ -92,7 +101,7 @@ from .engine import (
     evaluate_workbook,
     recalc_values,
 )
-from .splice import CLIPPED_CALLS, PLAIN_VALUE_TYPES, anchors_of, hidden_sheets, qualified, reported_at
+from .splice import CLIPPED_CALLS, EngineSummary, hidden_sheets, qualified, reported_at
 from .links import DDE_NOT_FOLLOWED, LINK_NOT_FOLLOWED, ExternalLinkRefused, names_other_book
 
 __all__ = [
@@ -364,53 +373,56 @@ def _hidden_call_errors(call_errors: dict, shown: set, layouts: dict) -> list:
     return out
 
 
-def _sheet_rows(zf, part: str, read: dict) -> SheetRows:
-    """The part's :func:`~xlbridge.batch.capacity.sheet_rows`, its rows found once per run (``read``:
-    {part: rows}; the part itself is read again rather than kept while the engine works)."""
-    xml = zf.read(part)
-    if part not in read:
-        read[part] = sheet_rows(xml).rows
-    return SheetRows(xml, read[part])
-
-
-def _capacity_errors(zf, info, read: dict) -> list:
-    """One error per sheet holding data below its declared capacity (:mod:`xlbridge.batch.capacity`);
-    then the rows of the sheets declaring a print area are found too, for :func:`_print_areas` (``read``)."""
+def _before_values(zf, info) -> tuple:
+    """(capacity errors, {print area: last row}) of the sheets declaring ``XLBRIDGE_CAPACITY`` or
+    ``XLBRIDGE_PRINT``, found while the engine works: they need no value. One error per sheet holding data
+    below its declared capacity (:mod:`xlbridge.batch.capacity`); for each print area, its last row holding
+    a constant (or a merged note), which :func:`_print_areas` extends to the last non-blank result. Each
+    part is read once, and not kept."""
     parts = dict(info.sheets)
-    out = []
+    order = [sheet for sheet, _ in info.sheets]
     workbook = zf.read("xl/workbook.xml")
-    for area in capacity_areas(workbook, list(parts)):
-        hit = first_overflow(_sheet_rows(zf, parts[area[0]], read), area)
-        if hit is not None:
-            out.append(RecalcCellError(area[0], cell_ref(*hit), "capacity",
-                                       f"row {hit[0]:,} is below this sheet's capacity (rows {area[1]:,} to "
-                                       f"{area[3]:,}) and was not read; move those rows to a new workbook"))
-    for area in capacity_areas(workbook, list(parts), PRINT_NAME):  # (no value needed to find them)
-        _sheet_rows(zf, parts[area[0]], read)
-    return out
+    capacity = capacity_areas(workbook, order)
+    printed = capacity_areas(workbook, order, PRINT_NAME)
+    errors, constants = [], {}
+    for sheet in dict.fromkeys(area[0] for area in capacity + printed):
+        rows = sheet_rows(zf.read(parts[sheet]))
+        for area in (a for a in capacity if a[0] == sheet):
+            hit = first_overflow(rows, area)
+            if hit is not None:
+                errors.append(RecalcCellError(sheet, cell_ref(*hit), "capacity",
+                                              f"row {hit[0]:,} is below this sheet's capacity (rows {area[1]:,} to "
+                                              f"{area[3]:,}) and was not read; move those rows to a new workbook"))
+        for area in (a for a in printed if a[0] == sheet):
+            # (an array's cells other than its first carry no formula in the part: found by a search of the
+            # bytes, they are not taken for constants)
+            constants[area] = last_used_row(rows, area, AreaResults(0, array_ranges_in(rows.xml)))
+        del rows
+    return errors, constants
 
 
-def _print_areas(zf, info, values: dict, read: dict) -> dict:
+def _print_areas(zf, info, constants: dict, results: dict) -> dict:
     """{localSheetId: print area} for the sheets declaring ``XLBRIDGE_PRINT``: the declared table cut
     after its last row holding a constant or a non-blank result, so a 10,000-row template prints the
-    rows in use, not hundreds of blank pages."""
+    rows in use, not hundreds of blank pages (``constants``: {area: last row holding a constant},
+    :func:`_before_values`; ``results``: {area: last row holding a non-blank result},
+    :class:`xlbridge.batch.splice.EngineSummary`)."""
     order = [sheet for sheet, _ in info.sheets]
-    parts = dict(info.sheets)
     out = {}
     for area in capacity_areas(zf.read("xl/workbook.xml"), order, PRINT_NAME):
         sheet, r1, c1, _r2, c2 = area
-        last = last_used_row(_sheet_rows(zf, parts[sheet], read), area, values.get(sheet, {}))
+        last = max(constants.get(area, r1), results.get(area, 0))
         # (quoted and lettered here as openpyxl does: openpyxl, 0.17 s to import, is not needed in this process)
         out[order.index(sheet)] = (f"{quote_sheet(sheet)}!${column_letters(c1)}${r1}:"
                                    f"${column_letters(c2)}${last}")
     return out
 
 
-def _workbook_part(zf, info, values: dict, read: dict) -> bytes:
-    """The workbook part with current calculation properties (and print areas cut to the rows in use;
-    ``read``: the sheets' rows found so far, :func:`_sheet_rows`)."""
+def _workbook_part(zf, info, constants: dict, results: dict) -> bytes:
+    """The workbook part with current calculation properties (and print areas cut to the rows in use:
+    :func:`_print_areas`)."""
     workbook = set_calc_properties(zf.read("xl/workbook.xml"))
-    return set_print_areas(workbook, _print_areas(zf, info, values or {}, read))
+    return set_print_areas(workbook, _print_areas(zf, info, constants, results))
 
 
 def _values_only_parts(zf, info, replacements: dict) -> dict:
@@ -418,7 +430,8 @@ def _values_only_parts(zf, info, replacements: dict) -> dict:
     content type removed."""
     out = {}
     for _sheet, part in info.sheets:
-        out[part] = drop_formulas(replacements.get(part) or zf.read(part))
+        data = replacements.get(part)
+        out[part] = drop_formulas((data() if callable(data) else data) or zf.read(part))
     names = set(zf.namelist())
     if _CALC_CHAIN in names:
         rels, types = drop_part(zf.read("xl/_rels/workbook.xml.rels"), zf.read("[Content_Types].xml"),
@@ -444,13 +457,14 @@ def _recalc_locked(src, dest, name, tmp, in_place, functions, limits, isolate, b
         scan_sheets.close()
 
 
-def _report(snapshot, info, private, bar, read, values, messages, layouts, warnings) -> tuple:
-    """(errors, cells written, warnings, the workbook part, cut rows) of the engine's result: every error
-    cell with its message (a cell in view showing a hidden result reports the result's error), the calls
-    that could not run, the workbook part with current calculation properties and print areas, and the
-    results cut at their range (reported after the capacity errors)."""
+def _report(snapshot, info, private, bar, constants, summary: EngineSummary) -> tuple:
+    """(errors, cells written, warnings, the workbook part, cut rows) of the engine's result (its
+    summary): every error cell with its message (a cell in view showing a hidden result reports the
+    result's error), the calls that could not run, the workbook part with current calculation properties
+    and print areas, and the results cut at their range (reported after the capacity errors)."""
     import zipfile
 
+    values, messages, layouts, warnings = summary.values, summary.messages, summary.layouts, summary.warnings
     parts = {sheet: part for sheet, part in info.sheets if sheet in layouts}
     errors, written = [], 0
     warnings = list(warnings)
@@ -463,7 +477,7 @@ def _report(snapshot, info, private, bar, read, values, messages, layouts, warni
     shown = messages.get(SHOWN, {})
     clipped = messages.get(CLIPPED_CALLS, {})
     by_upper = {sheet.upper(): sheet for sheet in layouts}
-    anchors = {sheet.upper(): anchors_of(layout.array_ranges) for sheet, layout in layouts.items()}
+    anchors = summary.anchors
     shown_errors: set = set()  # (SHEET, (row, col)) of hidden results whose error a cell in view reports
     with zipfile.ZipFile(snapshot) as zf:
         hidden = hidden_sheets(zf.read("xl/workbook.xml"))
@@ -472,10 +486,8 @@ def _report(snapshot, info, private, bar, read, values, messages, layouts, warni
             vals = values.get(sheet, {})
             up = sheet.upper()
             whole = {pos: text for (s, pos), text in clipped.items() if s == sheet}
-            # only an error or a call's message is reported: numbers, TRUE/FALSE and other texts (most cells; a
-            # template's empty rows give "") are skipped before the sort
-            for (r, c), v in sorted(x for x in vals.items() if x[0] in whole or (
-                    type(x[1]) not in PLAIN_VALUE_TYPES and (type(x[1]) is not str or x[1] in call_errors))):
+            # (only an error, a call's message or a clipped text: splice.summarize kept no other cell)
+            for (r, c), v in sorted(vals.items()):
                 v = whole.get((r, c), v)  # (a call's message clipped in the copy: reported whole)
                 at = reported_at(up, (r, c), v, shown, hidden, call_errors, anchors)
                 if at is not None:
@@ -498,11 +510,10 @@ def _report(snapshot, info, private, bar, read, values, messages, layouts, warni
                 elif isinstance(v, str) and v in call_errors:
                     shown_calls.add(v)
                     errors.append(RecalcCellError(sheet, cell_ref(r, c), "message", one_line(v, 400)))
-            written += len(vals)
+            written += summary.written.get(sheet, 0)
         errors = [e for e in errors if (e.sheet.upper(), parse_ref(e.cell)) not in shown_errors]
         errors += _hidden_call_errors(messages.get(LIMIT_CALLS, {}), shown_calls, layouts)
-        workbook_part = _workbook_part(zf, info, values, read)
-        read.clear()  # (its last reader: the parts are not kept while the output is written)
+        workbook_part = _workbook_part(zf, info, constants, summary.print_rows)
     cut = []
     real = {sheet.upper(): sheet for sheet in layouts}
     in_view = {target: where for where, target in shown.items()}
@@ -534,26 +545,63 @@ def _recalc_checked(src, dest, name, tmp, in_place, functions, limits, isolate, 
     shutil.copyfile(snapshot, engine_copy)  # (bytes as checked: member by member would inflate and deflate it all)
     bar.phase("reading and evaluating the formulas")
     early: dict = {}
-    read: dict = {}  # {sheet part: its rows}: found by meanwhile(), used again by report()
 
     def meanwhile() -> None:  # in this process while the engine works: the worksheet scan, then what needs no value
         scan_sheets()
         with zipfile.ZipFile(snapshot) as zf:
-            early["capacity"] = _capacity_errors(zf, info, read)
+            early["capacity"], early["print"] = _before_values(zf, info)
 
-    def report(result: tuple) -> None:  # the errors and the workbook part, while the engine patches the sheets
+    def report(summary: EngineSummary) -> None:  # the errors and the workbook part, while the engine patches the sheets
         # (run_engine calls it on both paths, before it returns)
-        early["report"] = _report(snapshot, info, private, bar, read, *result)
+        early["report"] = _report(snapshot, info, private, bar, early["print"], summary)
 
     with zipfile.ZipFile(snapshot) as zf:  # (a part read in two halves: the scan lets them have both cores)
         large = any(zf.getinfo(part).file_size >= halves.SPLIT_ABOVE for _, part in info.sheets)
-    values, messages, layouts, patched, warnings = run_engine(engine_copy, info, functions, limits, name,
-                                                              sheet_names, private, tick=bar.tick, isolate=isolate,
-                                                              meanwhile=meanwhile, early=report,
-                                                              after_reading=AFTER_READING if large else 0.0)
+    # the engine's process writes the patched sheet parts into this file (splice.evaluate_and_splice): a
+    # large part is then never sent through the pipe, nor held whole by either process
+    with open(os.path.join(tmp, "patched-parts"), "xb+", buffering=0) as parts_file:
+        summary, patched = run_engine(engine_copy, info, functions, limits, name, sheet_names, private,
+                                      tick=bar.tick, isolate=isolate, meanwhile=meanwhile, early=report,
+                                      after_reading=AFTER_READING if large else 0.0, out=parts_file.fileno())
+        return _write_results(src, dest, name, in_place, values_only, bar, start, snapshot, source_stat, info,
+                              early, summary, {part: _part_reader(parts_file.fileno(), place, name)
+                                               for part, place in patched.items()})
+
+
+def _part_reader(fd: int, place: Any, name: str):
+    """A function reading a patched part back from the engine's file: ``place`` is (start, length) as the
+    engine's process gave it (bytes: the part itself, from a run without ``isolate`` and no file)."""
+    if isinstance(place, bytes):
+        return place
+    size = os.fstat(fd).st_size
+    ok = (isinstance(place, tuple) and len(place) == 2 and all(type(x) is int for x in place)
+          and 0 <= place[0] and 0 <= place[1] <= size - place[0])
+    if not ok:
+        raise WorkbookError("the formula engine failed while writing the results (an internal error)", where=name)
+    start, length = place
+
+    def read() -> bytes:
+        chunks, at, left = [], start, length
+        while left:
+            chunk = os.pread(fd, min(left, 1 << 24), at)
+            if not chunk:
+                raise WorkbookError("the formula engine failed while writing the results (an internal error)",
+                                    where=name)
+            chunks.append(chunk)
+            at += len(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+
+    return read
+
+
+def _write_results(src, dest, name, in_place, values_only, bar, start, snapshot, source_stat, info, early, summary,
+                   patched) -> RecalcReport:
+    import zipfile
+
     errors, written, warnings, workbook_part, cut = early["report"]
+    layouts = summary.layouts
     replacements = {part: patched[part] for sheet, part in info.sheets if sheet in layouts}
-    # (written in the engine's process: xlbridge.batch.splice)
     replacements["xl/workbook.xml"] = workbook_part
     if values_only:
         with zipfile.ZipFile(snapshot) as zf:
@@ -586,7 +634,7 @@ def _recalc_checked(src, dest, name, tmp, in_place, functions, limits, isolate, 
     write_atomic(dest, write_output, mode=mode, owner=owner, before_replace=write_backup if in_place else None)
     return RecalcReport(
         source=src, output=dest, backup=backup, sheets=len(layouts),
-        formula_cells=sum(len(lay.formula_cells) for lay in layouts.values()), cells_written=written,
+        formula_cells=sum(summary.formula_cells.values()), cells_written=written,
         errors=tuple(errors), seconds=time.perf_counter() - start, has_vba=info.has_vba,
         warnings=tuple(warnings),
     )

@@ -26,17 +26,20 @@ from typing import Any
 from .engine import CALL_ERRORS, CELL_MESSAGES, SHOWN, UNFOLLOWED, evaluate_workbook
 from .limits import EXCEL_MAX_TEXT
 from .links import LINK_NOT_FOLLOWED
-from .xlsxpatch import ExcelErrorValue, cell_ref, patch_sheet
+from .xlsxpatch import ExcelErrorValue, cell_ref, patch_sheet_pieces
 
 __all__ = [
     "CLIPPED_CALLS",
+    "EngineSummary",
     "PLAIN_VALUE_TYPES",
     "anchors_of",
     "evaluate_and_splice",
     "hidden_sheets",
     "qualified",
+    "reportable",
     "reported_at",
     "settle_values",
+    "summarize",
 ]
 
 
@@ -165,14 +168,114 @@ def _peak_bytes() -> int:
     return peak if sys.platform == "darwin" else peak * 1024
 
 
-def evaluate_and_splice(path: str, sheets: Any, early: Any = None, **kwargs: Any) -> tuple:
-    """(values, messages, layouts without cell spans, {part: patched bytes}, warnings) of the workbook at ``path``.
+@dataclasses.dataclass(frozen=True)
+class EngineSummary:
+    """What the report of a run reads of the engine's result, taken in the engine's process: all that the
+    parent receives of it. The whole result stays where it was made: at 100,000 traveller rows it is
+    about 600,000 values, 300,000 shown cells and 300,000 formulas' texts, some 250 MiB more in the
+    parent while the engine's process still holds its own (2026-11-27).
+
+    - ``values``: {sheet: {(row, col): value}} of the cells a report may name: errors, calls' messages,
+      texts clipped to Excel's limit (:func:`summarize`);
+    - ``messages``: the engine's messages, its shown cells (``SHOWN``) cut to those cells and to the
+      results cut at their range (``CUT_ROWS``);
+    - ``layouts``: {sheet: layout} without cell spans, holding the formulas of the cells above and of the
+      results they show (every formula when a call was refused over a work limit: the report then
+      searches them for the call);
+    - ``warnings``; ``written`` and ``formula_cells``: {sheet: how many values were written, how many
+      formula cells it has}; ``print_rows``: {print area: its last row holding a non-blank result, 0 for
+      none} (:func:`xlbridge.batch.capacity.last_result_row`); ``anchors``: {SHEET: {(row, col): anchor}}
+      of those cells (and of the results they show) that lie in an array range, for :func:`reported_at`.
+    """
+
+    values: dict
+    messages: dict
+    layouts: dict
+    warnings: list
+    written: dict
+    formula_cells: dict
+    print_rows: dict
+    anchors: dict
+
+
+def reportable(value: Any, call_errors: dict) -> bool:
+    """Whether a report may name a cell holding ``value``: an Excel error, or a call's message (numbers,
+    TRUE/FALSE and other texts, most cells, are not).
+
+    >>> reportable(ExcelErrorValue("#N/A"), {}), reportable("board 3: no score", {"board 3: no score": "MP"})
+    (True, True)
+    >>> reportable(3.5, {}), reportable("Smith", {}), reportable("", {})
+    (False, False, False)
+    """
+    return type(value) not in PLAIN_VALUE_TYPES and (type(value) is not str or value in call_errors)
+
+
+def summarize(values: dict, messages: dict, layouts: dict, warnings: list, print_areas: Any = ()) -> EngineSummary:
+    """The :class:`EngineSummary` of a settled result (:func:`settle_values`); ``print_areas``: the areas
+    ((sheet, r1, c1, r2, c2), ...) of the print-area names (:data:`xlbridge.batch.capacity.PRINT_NAME`).
+
+    >>> from xlbridge.batch.xlsxpatch import scan_sheet
+    >>> xml = b'<worksheet><sheetData><row r="1"><c r="A1"><f>1/0</f></c><c r="B1"><f>1+1</f></c></row></sheetData></worksheet>'
+    >>> got = summarize({"S": {(1, 1): ExcelErrorValue("#DIV/0!"), (1, 2): 2}}, {}, {"S": scan_sheet(xml)}, [],
+    ...                 [("S", 1, 1, 9, 2)])
+    >>> got.values, got.layouts["S"].formula_cells, got.written, got.formula_cells, got.print_rows
+    ({'S': {(1, 1): ExcelErrorValue(code='#DIV/0!', message='')}}, {(1, 1): '1/0'}, {'S': 2}, {'S': 2}, {('S', 1, 1, 9, 2): 1})
+    """
+    from .capacity import last_result_row
+    from .engine import CUT_ROWS, LIMIT_CALLS
+    from .xlsxpatch import parse_ref
+
+    call_errors = messages.get(CALL_ERRORS, {})
+    clipped = messages.get(CLIPPED_CALLS, {})
+    shown = messages.get(SHOWN, {})
+    whole = {(sheet, pos) for sheet, pos in clipped}
+    named = {sheet: {pos: v for pos, v in vals.items() if (sheet, pos) in whole or reportable(v, call_errors)}
+             for sheet, vals in values.items()}
+    keys = {(sheet.upper(), pos) for sheet, vals in named.items() for pos in vals}
+    cut = {(up, parse_ref(ref.split(":", 1)[0])) for up, ref in messages.get(CUT_ROWS, {})}
+    kept = {key: target for key, target in shown.items() if key in keys or target in cut}
+    anchors = {sheet.upper(): anchors_of(layout.array_ranges) for sheet, layout in layouts.items()}
+    wanted: set = set()  # (SHEET, anchor) of the formulas the report may read
+    near: dict = {up: {} for up in anchors}  # {SHEET: {(row, col): anchor}} of the cells it may look up
+    for key in keys | {target for target in kept.values() if target is not None}:
+        up, pos = key
+        anchor = anchors.get(up, {}).get(pos)
+        if anchor is not None:
+            near[up][pos] = anchor
+        wanted.add((up, pos if anchor is None else anchor))
+    every = bool(messages.get(LIMIT_CALLS))
+    light = {sheet: dataclasses.replace(layout, cells={}, rows={}, row_cells={}, formula_cells=(
+                 dict(layout.formula_cells) if every else
+                 {pos: f for pos, f in layout.formula_cells.items() if (sheet.upper(), pos) in wanted}))
+             for sheet, layout in layouts.items()}
+    if SHOWN in messages:
+        messages = {**messages, SHOWN: kept}
+    rows = {area: last_result_row(values.get(area[0], {}), area) for area in print_areas}
+    return EngineSummary(named, messages, light, list(warnings),
+                         {sheet: len(values.get(sheet, {})) for sheet in layouts},
+                         {sheet: len(layout.formula_cells) for sheet, layout in layouts.items()}, rows, near)
+
+
+def _write_pieces(out: int, pieces: list) -> tuple[int, int]:
+    """Append ``pieces`` to the open file ``out`` (a descriptor); (start, length) of what was written."""
+    with open(out, "ab", buffering=1 << 20, closefd=False) as fh:
+        start = fh.tell()
+        fh.writelines(pieces)
+        fh.flush()
+        return start, fh.tell() - start
+
+
+def evaluate_and_splice(path: str, sheets: Any, early: Any = None, out: int | None = None, **kwargs: Any) -> tuple:
+    """(:class:`EngineSummary`, {part: patched bytes}) of the workbook at ``path``.
 
     ``sheets`` and ``kwargs`` as for :func:`xlbridge.batch.engine.evaluate_workbook`; the values are
-    settled (:func:`settle_values`) before they are written. With ``early``, ``early((values,
-    messages, layouts, warnings))`` is called before the parts are patched, and the result holds only
-    the patched parts (the rest None).
+    settled (:func:`settle_values`) before they are written. With ``early``, ``early(summary)`` is called
+    before the parts are patched, and the result's summary is None. With ``out`` (a descriptor of a file
+    open for writing), each patched part is appended to that file as it is made and the result gives
+    (start, length) for it instead of its bytes: a large part is then never held whole, nor sent.
     """
+    from .capacity import PRINT_NAME, capacity_areas
+
     values, messages, layouts = evaluate_workbook(path, sheets, **kwargs)
     # the engine's graph of cells is now garbage, a web of reference cycles, and the engine's process makes
     # no full collections (child._young_collections_only): in a process grown large, one full collection
@@ -182,13 +285,15 @@ def evaluate_and_splice(path: str, sheets: Any, early: Any = None, **kwargs: Any
         gc.collect()
     parts = dict(sheets)
     with zipfile.ZipFile(path) as zf:
-        warnings = settle_values(values, messages, layouts, hidden_sheets(zf.read("xl/workbook.xml")))
-        light = {sheet: dataclasses.replace(layout, cells={}, rows={}, row_cells={})
-                 for sheet, layout in layouts.items()}
-        if early is not None:  # the parent reports from these while the parts are patched here
-            early((values, messages, light, warnings))
-        patched = {parts[sheet]: patch_sheet(zf.read(parts[sheet]), layout, values.get(sheet, {}))
-                   for sheet, layout in layouts.items()}
-    if early is not None:
-        return None, None, None, patched, None
-    return values, messages, light, patched, warnings
+        workbook = zf.read("xl/workbook.xml")
+        warnings = settle_values(values, messages, layouts, hidden_sheets(workbook))
+        summary = summarize(values, messages, layouts, warnings,
+                            capacity_areas(workbook, [sheet for sheet, _ in sheets], PRINT_NAME))
+        if early is not None:  # the parent reports from it while the parts are patched here
+            early(summary)
+        patched = {}
+        for sheet, layout in layouts.items():
+            pieces = patch_sheet_pieces(zf.read(parts[sheet]), layout, values.get(sheet, {}))
+            patched[parts[sheet]] = b"".join(pieces) if out is None else _write_pieces(out, pieces)
+            del pieces
+    return (None if early is not None else summary), patched

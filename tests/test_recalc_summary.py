@@ -1,0 +1,109 @@
+"""What crosses from the engine's process to the parent: a summary and the places of the patched parts.
+
+At 100,000 traveller rows the engine's whole result (every value, every shown cell, every formula's
+text) held a second time in the parent, and the patched parts pickled through the pipe, made the run's
+process tree 1.3 GiB (2026-11-27); the engine's process now sends only what the report reads
+(:class:`xlbridge.batch.splice.EngineSummary`) and writes the patched parts into a file the parent
+reads one at a time. These tests check that the summary is small where the run is clean, complete
+where it is not, and that a place outside the file is refused.
+"""
+from __future__ import annotations
+
+import os
+import pickle
+import shutil
+from pathlib import Path
+
+import openpyxl
+import pytest
+from openpyxl.worksheet.formula import ArrayFormula
+
+from xlbridge.batch.child import run_engine
+from xlbridge.batch.recalc import _part_reader, recalc_workbook, xlbridge_excel_functions
+from xlbridge.batch.safety import DEFAULT_LIMITS, check_workbook
+from xlbridge.errors import WorkbookError
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _formula_cells(path) -> dict:
+    """{sheet: number of formula cells}, counted by openpyxl (a formula's text, or an array formula's
+    first cell): the independent count."""
+    wb = openpyxl.load_workbook(path)
+    return {ws.title: n for ws in wb.worksheets
+            if (n := sum(1 for row in ws.iter_rows() for c in row
+                         if isinstance(c.value, ArrayFormula) or (isinstance(c.value, str) and c.value.startswith("="))))}
+
+
+def _engine(path: Path, tmp_path: Path, isolate: bool):
+    info = check_workbook(str(path))
+    got: list = []
+    copy = tmp_path / "engine" / "workbook.xlsx"
+    copy.parent.mkdir()
+    shutil.copyfile(path, copy)
+    with open(tmp_path / "parts", "xb+", buffering=0) as fh:
+        summary, places = run_engine(str(copy), info, xlbridge_excel_functions(), DEFAULT_LIMITS, path.name,
+                                     {s.upper(): s for s, _ in info.sheets}, {}, isolate=isolate,
+                                     early=got.append, out=fh.fileno())
+        size = os.fstat(fh.fileno()).st_size
+    assert got == [summary]
+    return info, summary, places, size
+
+
+@pytest.mark.parametrize("isolate", [True, False])
+def test_a_clean_season_sends_counts_not_values(tmp_path, isolate):
+    """The filled pairs example evaluates without an error: the summary names no cell and carries no
+    formula's text, only the counts (equal to openpyxl's count of the formula cells), and the patched
+    parts are places in the file, which hold the parts whole (each a worksheet openpyxl reads)."""
+    src = ROOT / "workbooks" / "examples" / "pairs.xlsx"
+    info, summary, places, size = _engine(src, tmp_path, isolate)
+    assert all(not cells for cells in summary.values.values())
+    assert all(not layout.formula_cells and not layout.cells for layout in summary.layouts.values())
+    counted = _formula_cells(src)
+    assert {s: n for s, n in summary.formula_cells.items() if n} == counted
+    assert len(pickle.dumps(summary)) < 20_000  # (the whole result: megabytes)
+    parts = dict(info.sheets)
+    assert set(places) == {parts[s] for s in summary.layouts}
+    assert all(isinstance(p, tuple) and p[0] + p[1] <= size for p in places.values())
+    assert sum(p[1] for p in places.values()) == size  # each part written once, nothing else
+
+
+def test_the_summary_keeps_every_error_with_its_formula(tmp_path):
+    """Errors are what the report names: each error cell is in the summary with its formula's text (and
+    nothing else of the sheet); the report lists them as Excel shows them (#DIV/0! and #N/A)."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    for r in range(1, 201):
+        ws.cell(row=r, column=1, value=r)
+        ws.cell(row=r, column=2, value=f"=A{r}*2")
+    ws["C7"] = "=1/0"
+    ws["C9"] = '=NA()'
+    wb.save(tmp_path / "e.xlsx")
+    _info, summary, _places, _size = _engine(tmp_path / "e.xlsx", tmp_path, True)
+    assert sorted(summary.values["S"]) == [(7, 3), (9, 3)]
+    assert summary.layouts["S"].formula_cells == {(7, 3): "1/0", (9, 3): "NA()"}  # (as the part writes them)
+    assert summary.formula_cells == {"S": 202} and summary.written == {"S": 202}
+    report = recalc_workbook(tmp_path / "e.xlsx", tmp_path / "e-out.xlsx")
+    assert [(e.cell, e.code) for e in report.errors] == [("C7", "#DIV/0!"), ("C9", "#N/A")]
+    assert report.formula_cells == 202
+
+
+@pytest.mark.parametrize("place", [(0, 10**9), (-1, 3), (5, -1), ("0", 3), (0,), None, (True, 1)])
+def test_a_part_placed_outside_the_file_is_refused_in_one_line(tmp_path, place):
+    """The engine's process says where in the file each patched part is; the parent believes no place
+    outside the file (nor anything but two whole numbers)."""
+    with open(tmp_path / "parts", "xb+", buffering=0) as fh:
+        fh.write(b"<worksheet/>" * 10)
+        with pytest.raises(WorkbookError) as exc:
+            _part_reader(fh.fileno(), place, "season.xlsx")()
+    text = str(exc.value)
+    assert "\n" not in text and "season.xlsx" in text and "internal error" in text
+    assert str(tmp_path) not in text
+
+
+def test_a_part_placed_in_the_file_is_read_back_whole(tmp_path):
+    with open(tmp_path / "parts", "xb+", buffering=0) as fh:
+        fh.write(b"abc<worksheet/>def")
+        assert _part_reader(fh.fileno(), (3, 12), "b.xlsx")() == b"<worksheet/>"
+        assert _part_reader(fh.fileno(), (0, 0), "b.xlsx")() == b""
