@@ -107,3 +107,27 @@ def test_a_part_placed_in_the_file_is_read_back_whole(tmp_path):
         fh.write(b"abc<worksheet/>def")
         assert _part_reader(fh.fileno(), (3, 12), "b.xlsx")() == b"<worksheet/>"
         assert _part_reader(fh.fileno(), (0, 0), "b.xlsx")() == b""
+
+
+def test_a_cut_result_and_an_error_are_named_where_they_show(tmp_path):
+    """A hidden calculation sheet's array gives 10 rows for 5 (cut) and an error, both shown on a sheet
+    in view by plain references, as the templates do: the summary keeps the shown cells that the report
+    needs, and the report names the cells in view (the cuts at View!A1 and B1, the error at View!B2, where
+    a reader sees them)."""
+    wb = openpyxl.Workbook()
+    view = wb.active
+    view.title = "View"
+    calc = wb.create_sheet("Calc")
+    calc.sheet_state = "hidden"
+    calc["A1"] = ArrayFormula("A1:A5", "=TEN()")
+    calc["B1"] = ArrayFormula("B1:B5", "=1/(TEN()-2)")
+    for r in range(1, 6):
+        view[f"A{r}"] = f"=Calc!A{r}"
+        view[f"B{r}"] = f"=Calc!B{r}"
+    wb.save(tmp_path / "shown.xlsx")
+    report = recalc_workbook(tmp_path / "shown.xlsx", tmp_path / "shown-out.xlsx",
+                             functions={"TEN": lambda: [[i] for i in range(1, 11)]})
+    got = sorted((e.sheet, e.cell, e.code) for e in report.errors)
+    assert got == [("View", "A1", "capacity"), ("View", "B1", "capacity"), ("View", "B2", "#DIV/0!")], got
+    values = openpyxl.load_workbook(report.output, data_only=True)["View"]
+    assert [values[f"A{r}"].value for r in range(1, 6)] == [1, 2, 3, 4, 5]

@@ -239,11 +239,11 @@ def last_result_row(values: dict, area: tuple[str, int, int, int, int]) -> int:
     7
     """
     _sheet, r1, c1, r2, c2 = area
-    return max((r for (r, c), v in values.items() if r1 <= r <= r2 and c1 <= c <= c2 and v is not None and v != ""),
+    return max((r for (r, c), v in values.items() if v != "" and v is not None and r1 <= r <= r2 and c1 <= c <= c2),
                default=0)
 
 
-_ARRAY_T = re.compile(rb"\bt\s*=\s*(?:\"array\"|'array')")
+_T_IS = re.compile(rb"\st\s*=\s*$")  # (the end of the bytes before an attribute value: `` t=``, `` t = ``)
 _F_TAG = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?f\s[^<>]*>")
 _REF_ATTR = re.compile(rb"\sref\s*=\s*(?:\"([^\"]*)\"|'([^']*)')")
 
@@ -251,25 +251,28 @@ _REF_ATTR = re.compile(rb"\sref\s*=\s*(?:\"([^\"]*)\"|'([^']*)')")
 def array_ranges_in(sheet_xml: bytes) -> tuple:
     """((r1, c1, r2, c2), ...) of the array formulas (``<f t="array" ref=...>``) of a worksheet part, in
     the order of the part: what :func:`xlbridge.batch.xlsxpatch.scan_sheet` finds, by a search of the bytes
-    (as :func:`_merged_ranges`) for the process that has not parsed the part. Were one missed, its cells
-    would count as constants for :func:`last_used_row`: a print area a few rows longer, no value changed.
+    (as :func:`_merged_ranges`) for the process that has not parsed the part: each ``array`` found, then
+    the ``t`` attribute before it and the ``<f>`` tag around it. Were one missed, its cells would count as
+    constants for :func:`last_used_row`: a print area a few rows longer, no value changed.
 
     >>> array_ranges_in(b'<sheetData><row r="2"><c r="A2"><f ref="A2:B3" t="array">F()</f></c>'
-    ...                 b"<c r='C2'><x:f t='array' ref='C2'>G()</x:f></c><c r='D2'><is><t>t='array'</t></is></c>")
+    ...                 b"<c r='C2'><x:f t = 'array' ref='C2'>G()</x:f></c><c r='D2'><is><t>t='array'</t></is></c>")
     ((2, 1, 3, 2), (2, 3, 2, 3))
     """
     out = []
-    for m in _ARRAY_T.finditer(sheet_xml):
-        tag = _F_TAG.match(sheet_xml, max(sheet_xml.rfind(b"<", 0, m.start()), 0))
-        if tag is None or tag.end() <= m.start():
-            continue
-        ref = _REF_ATTR.search(tag.group(0))
-        if ref is None:
-            continue
-        try:
-            out.append(parse_range((ref.group(1) or ref.group(2) or b"").decode("ascii", "replace")))
-        except ValueError:  # (a WorkbookError too: the parser refuses such a part)
-            continue
+    at = sheet_xml.find(b"array")
+    while at >= 0:
+        quote = sheet_xml[at - 1:at]
+        if quote in (b'"', b"'") and sheet_xml[at + 5:at + 6] == quote and _T_IS.search(sheet_xml, max(at - 41, 0),
+                                                                                          at - 1):
+            tag = _F_TAG.match(sheet_xml, max(sheet_xml.rfind(b"<", 0, at), 0))
+            ref = _REF_ATTR.search(tag.group(0)) if tag is not None and tag.end() > at else None
+            if ref is not None:
+                try:
+                    out.append(parse_range((ref.group(1) or ref.group(2) or b"").decode("ascii", "replace")))
+                except ValueError:  # (a WorkbookError too: the parser refuses such a part)
+                    pass
+        at = sheet_xml.find(b"array", at + 5)
     return tuple(out)
 
 

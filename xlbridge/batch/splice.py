@@ -36,7 +36,6 @@ __all__ = [
     "evaluate_and_splice",
     "hidden_sheets",
     "qualified",
-    "reportable",
     "reported_at",
     "settle_values",
     "summarize",
@@ -81,6 +80,24 @@ def anchors_of(array_ranges: Any) -> dict:
     return anchors
 
 
+class _Anchors(dict):
+    """{SHEET: :func:`anchors_of` its array ranges}, each sheet's built when first looked up: a run whose
+    cells need no anchor (most: no error) never expands a 10,000-row array into 10,000 entries."""
+
+    def __init__(self, layouts: dict):
+        super().__init__()
+        self._ranges = {sheet.upper(): layout.array_ranges for sheet, layout in layouts.items()}
+
+    def __missing__(self, up: str) -> dict:
+        if up not in self._ranges:
+            raise KeyError(up)
+        found = self[up] = anchors_of(self._ranges[up])
+        return found
+
+    def get(self, up: Any, default: Any = None) -> Any:
+        return self[up] if up in self._ranges else default
+
+
 def reported_at(up: str, pos: tuple, value: Any, shown: dict, hidden: set, call_errors: dict,
                 anchors: dict) -> tuple | None:
     """(SHEET, anchor) where an error of the cell ``pos`` of sheet ``up`` (capitals) is explained: the
@@ -104,8 +121,9 @@ def reported_at(up: str, pos: tuple, value: Any, shown: dict, hidden: set, call_
 
 
 #: The exact types of values that are neither an error nor a text: settle_values leaves them as they are
-#: and the report says nothing about them (most cells of a workbook), so both skip them before sorting
-#: (and the texts that cannot concern them: within Excel's limit, and not a call's message, respectively).
+#: and the report says nothing about them (most cells of a workbook), so settle_values skips them before
+#: sorting and summarize before anything else (and the texts that cannot concern them: within Excel's
+#: limit, and not a call's message, respectively).
 PLAIN_VALUE_TYPES = frozenset((int, float, bool))
 
 
@@ -124,7 +142,7 @@ def settle_values(values: dict, messages: dict, layouts: dict, hidden: set) -> l
     cell_messages = messages.get(CELL_MESSAGES, {})
     unfollowed = messages.get(UNFOLLOWED, set())
     shown = messages.get(SHOWN, {})
-    anchors = {sheet.upper(): anchors_of(layout.array_ranges) for sheet, layout in layouts.items()}
+    anchors = _Anchors(layouts)
     warnings = []
     clipped = messages.setdefault(CLIPPED_CALLS, {})
     for sheet in layouts:
@@ -198,18 +216,6 @@ class EngineSummary:
     anchors: dict
 
 
-def reportable(value: Any, call_errors: dict) -> bool:
-    """Whether a report may name a cell holding ``value``: an Excel error, or a call's message (numbers,
-    TRUE/FALSE and other texts, most cells, are not).
-
-    >>> reportable(ExcelErrorValue("#N/A"), {}), reportable("board 3: no score", {"board 3: no score": "MP"})
-    (True, True)
-    >>> reportable(3.5, {}), reportable("Smith", {}), reportable("", {})
-    (False, False, False)
-    """
-    return type(value) not in PLAIN_VALUE_TYPES and (type(value) is not str or value in call_errors)
-
-
 def summarize(values: dict, messages: dict, layouts: dict, warnings: list, print_areas: Any = ()) -> EngineSummary:
     """The :class:`EngineSummary` of a settled result (:func:`settle_values`); ``print_areas``: the areas
     ((sheet, r1, c1, r2, c2), ...) of the print-area names (:data:`xlbridge.batch.capacity.PRINT_NAME`).
@@ -229,24 +235,31 @@ def summarize(values: dict, messages: dict, layouts: dict, warnings: list, print
     clipped = messages.get(CLIPPED_CALLS, {})
     shown = messages.get(SHOWN, {})
     whole = {(sheet, pos) for sheet, pos in clipped}
-    named = {sheet: {pos: v for pos, v in vals.items() if (sheet, pos) in whole or reportable(v, call_errors)}
+    plain = PLAIN_VALUE_TYPES
+    # a cell the report may name: an Excel error or a call's message (numbers, TRUE/FALSE and other texts,
+    # most cells, are not), or a text clipped to Excel's limit (reported whole)
+    named = {sheet: {pos: v for pos, v in vals.items()
+                     if (type(v) not in plain and (type(v) is not str or v in call_errors))
+                     or (whole and (sheet, pos) in whole)}
              for sheet, vals in values.items()}
     keys = {(sheet.upper(), pos) for sheet, vals in named.items() for pos in vals}
     cut = {(up, parse_ref(ref.split(":", 1)[0])) for up, ref in messages.get(CUT_ROWS, {})}
-    kept = {key: target for key, target in shown.items() if key in keys or target in cut}
-    anchors = {sheet.upper(): anchors_of(layout.array_ranges) for sheet, layout in layouts.items()}
-    wanted: set = set()  # (SHEET, anchor) of the formulas the report may read
-    near: dict = {up: {} for up in anchors}  # {SHEET: {(row, col): anchor}} of the cells it may look up
-    for key in keys | {target for target in kept.values() if target is not None}:
-        up, pos = key
+    if cut:  # (in the order of the map: the report takes the last cell showing a cut result)
+        kept = {key: target for key, target in shown.items() if key in keys or target in cut}
+    else:
+        kept = {key: shown[key] for key in sorted(keys) if key in shown}
+    anchors = _Anchors(layouts)
+    wanted: dict = {sheet.upper(): set() for sheet in layouts}  # {SHEET: anchors of the formulas the report may read}
+    near: dict = {sheet.upper(): {} for sheet in layouts}  # {SHEET: {(row, col): anchor}} of the cells it may look up
+    for up, pos in keys | set(kept.values()):
         anchor = anchors.get(up, {}).get(pos)
         if anchor is not None:
             near[up][pos] = anchor
-        wanted.add((up, pos if anchor is None else anchor))
+        wanted.setdefault(up, set()).add(pos if anchor is None else anchor)
     every = bool(messages.get(LIMIT_CALLS))
     light = {sheet: dataclasses.replace(layout, cells={}, rows={}, row_cells={}, formula_cells=(
                  dict(layout.formula_cells) if every else
-                 {pos: f for pos, f in layout.formula_cells.items() if (sheet.upper(), pos) in wanted}))
+                 {pos: layout.formula_cells[pos] for pos in sorted(wanted[sheet.upper()]) if pos in layout.formula_cells}))
              for sheet, layout in layouts.items()}
     if SHOWN in messages:
         messages = {**messages, SHOWN: kept}
