@@ -46,8 +46,13 @@ _C_COLUMNS = ("Board", "NS", "EW", "Contract", "Declarer", "Tricks")
 
 
 def _team_label(p: Participant) -> str:
-    """A team's name in the workbook (its name, or ``Team <number>``): the teams workbook keys teams by name."""
-    return p.name or f"Team {p.number}"
+    """A team's name on the Matches sheet (its name, or ``Team <number>``): the teams workbook keys teams by name."""
+    return p.name or _default_label(p.number)
+
+
+def _default_label(number: str) -> str:
+    """What the Matches sheet calls a team without a name (the Teams sheet leaves its ``Name`` blank)."""
+    return f"Team {number}"
 
 
 Match: TypeAlias = "tuple[str, str, dict[int, tuple[Result | None, Result | None]]]"
@@ -126,9 +131,10 @@ def fill_teams_workbook(wb: Workbook, event: Event, *, name: str | None = None) 
                what="matches", sheet=MATCHES_SHEET, where=name)
     write_properties(wb, event)
     ordered = sorted(parts.values(), key=lambda p: natural_key(p.number))
-    table_sheet(wb, TEAMS_SHEET, "Each team's number (as in the file), its name in the Matches sheet and its "
-                "players. Written by xlbridge import; read by xlbridge export and publish.", _TEAM_COLUMNS,
-                [[cell_number(p.number), _team_label(p), join_names(p.names)] for p in ordered], (7, 24, 50))
+    table_sheet(wb, TEAMS_SHEET, "Each team's number (as in the file), its name in the Matches sheet (blank: the "
+                "team has no name, and the Matches sheet calls it Team <number>) and its players. Written by "
+                "xlbridge import; read by xlbridge export and publish.", _TEAM_COLUMNS,
+                [[cell_number(p.number), p.name or None, join_names(p.names)] for p in ordered], (7, 24, 50))
     crow = [[b.number, cell_number(r.ns), cell_number(r.ew), r.contract, r.declarer, r.tricks]
             for b in sorted(event.boards, key=lambda b: b.number) for r in b.results if r.contract is not None]
     if crow:
@@ -142,11 +148,12 @@ def fill_teams_workbook(wb: Workbook, event: Event, *, name: str | None = None) 
 def read_teams_workbook(path: str | os.PathLike[str], *, weighted: bool = False) -> Event:
     """Read a teams workbook (teams.xlsx, filled by hand or by :func:`fill_teams_workbook`) into an
     (unscored) teams :class:`Event`: room 1 is team A sitting N-S against team B, room 2 the
-    reverse.  Team numbers come from the ``Teams`` sheet when present (else 1, 2, ... in order of
-    first appearance on the Matches sheet); contracts from ``Contracts``, deals and leads from
-    ``Deals`` and ``Leads``.  A weighted board (Outcome 2/3, weights) cannot be written to PBN and is
-    refused naming its cell (when ``weighted``, publishing, with a message saying it cannot be
-    published yet).
+    reverse.  Team numbers come from the ``Teams`` sheet when present (a blank ``Name`` there is a team
+    without a name, which the Matches sheet calls ``Team <number>``; a name typed there, even ``Team 3``,
+    is the team's name), else 1, 2, ... in order of first appearance on the Matches sheet; contracts
+    from ``Contracts``, deals and leads from ``Deals`` and ``Leads``.  A weighted board (Outcome 2/3,
+    weights) cannot be written to PBN and is refused naming its cell (when ``weighted``, publishing,
+    with a message saying it cannot be published yet).
     """
     name = display_name(path)
     wb = open_workbook(path, data_only=True, read_only=False)
@@ -156,14 +163,19 @@ def read_teams_workbook(path: str | os.PathLike[str], *, weighted: bool = False)
         listed = TEAMS_SHEET in wb.sheetnames
         if listed:
             for _r, get, where in table_rows(wb[TEAMS_SHEET], _TEAM_COLUMNS, sheet=TEAMS_SHEET, name=name):
-                num, label = cell_text(get("Team")), cell_text(get("Name"))
-                if num is None or label is None:
-                    raise FormatError("a team needs a number and a name", where=where("Team" if num is None else "Name"))
-                if num in teams or label in number_of:
+                num, given = cell_text(get("Team")), cell_text(get("Name"))
+                if num is None:
+                    raise FormatError("a team needs a number", where=where("Team"))
+                if num in teams:
                     raise FormatError("a team is listed twice:", where=where("Team"), value=num)
+                called = given or _default_label(num)  # a blank Name: no name (the Matches sheet says Team <n>)
+                if called in number_of:
+                    raise FormatError(f"two teams are called {called!r} on the Matches sheet (teams "
+                                      f"{number_of[called]} and {num}); the teams workbook tells teams apart by "
+                                      f"name", where=where("Name"))
                 players = cell_text(get("Players"))
-                teams[num] = Participant(num, None, split_names(players), None if label == f"Team {num}" else label)
-                number_of[label] = num
+                teams[num] = Participant(num, None, split_names(players), given)
+                number_of[called] = num
         matches: dict[int, tuple[str, str]] = {}
         for _r, get, where in table_rows(get_sheet(wb, MATCHES_SHEET, name), _M_COLUMNS, sheet=MATCHES_SHEET,
                                          name=name):
