@@ -230,6 +230,37 @@ def test_a_passed_out_row_exports_and_publishes_from_the_workbook(tmp_path):
     assert "Pass" in (tmp_path / "site" / "board-1.html").read_text(encoding="utf-8")
 
 
+@pytest.mark.parametrize("sheet", ["Travellers", "Deals", "Leads"])
+def test_a_board_number_past_10000_is_refused_naming_its_cell(workflow, tmp_path, capsys, sheet):
+    """The templates' Board column accepts a whole number from 1 to 10,000 (its data validation), the
+    bound the PBN and USEBIO readers apply to a file's board numbers: a workbook's board 10,001 is refused
+    at its cell, on every sheet that names a board (column A, first row under the header on row 4)."""
+    wb = openpyxl.load_workbook(workflow / "tuesday.xlsx")
+    wb[sheet]["A5"] = 10_001
+    wb.save(tmp_path / "club.xlsx")
+    capsys.readouterr()
+    for argv in (["export", "--format", "pbn", "-o", str(tmp_path / "o.pbn")], ["publish", "-o", str(tmp_path / "s")]):
+        assert main([argv[0], str(tmp_path / "club.xlsx"), *argv[1:]]) == 2
+        assert capsys.readouterr().err.strip() == (f"xlbridge {argv[0]}: club.xlsx, {sheet}!A5: board number must be "
+                                                   f"a whole number from 1 to 10,000, got 10001")
+    assert not (tmp_path / "o.pbn").exists() and not (tmp_path / "s").exists()
+
+
+def test_board_10000_is_read_from_a_workbook(tmp_path):
+    """Board 10,000, the largest the Board column accepts, is the 16th board of its cycle (10,000 = 625
+    x 16), so by Law 2 West deals and E-W are vulnerable: 4S by N making 10 scores N-S 420 (Law 77)."""
+    (tmp_path / "t1.pbn").write_text(PASSED_OUT_PBN, encoding="latin-1")
+    assert main(["import", str(tmp_path / "t1.pbn"), "-o", str(tmp_path / "t1.xlsx")]) == 0
+    wb = openpyxl.load_workbook(tmp_path / "t1.xlsx")
+    wb["Travellers"]["A5"] = wb["Travellers"]["A6"] = 10_000
+    wb.save(tmp_path / "b.xlsx")
+    assert main(["export", str(tmp_path / "b.xlsx"), "--format", "pbn", "-o", str(tmp_path / "o.pbn")]) == 0
+    text = (tmp_path / "o.pbn").read_text(encoding="ascii")
+    assert all(tag in text for tag in ('[Board "10000"]', '[Dealer "W"]', '[Vulnerable "EW"]'))
+    assert [(r.ns, r.score) for r in formats.read_pbn(tmp_path / "o.pbn").board(10_000).results] == [("1", 420),
+                                                                                                    ("2", 0)]
+
+
 @pytest.mark.parametrize("cells, message", [
     ({"D6": None, "G6": 410}, "bad.xlsx, Travellers!G6: impossible score for vulnerability None: 410"),
     ({"B6": 1, "C6": 1}, "bad.xlsx, Travellers!B6: duplicate row on board 1: pairs '1-1'"),

@@ -239,6 +239,19 @@ def test_a_hand_typed_teams_sheet_may_leave_a_name_blank_but_not_give_one_twice(
                                    "Matches sheet (teams 3 and 4); the teams workbook tells teams apart by name")
 
 
+@pytest.mark.parametrize("sheet, cell", [("Boards", "B5"), ("Contracts", "A5"), ("Deals", "A5")])
+def test_a_board_number_past_10000_in_a_teams_workbook_is_refused_naming_its_cell(flow, tmp_path, sheet, cell):
+    """The teams template's Board column accepts a whole number from 1 to 10,000 (its data validation),
+    the bound the PBN and USEBIO readers apply: board 10,001 is refused at its cell on every sheet."""
+    wb = openpyxl.load_workbook(flow / "teams.xlsx")
+    wb[sheet][cell] = 10_001
+    wb.save(tmp_path / "w.xlsx")
+    proc = _run("export", "w.xlsx", "--format", "pbn", "-o", "w.pbn", cwd=tmp_path)
+    assert proc.returncode == 2 and not (tmp_path / "w.pbn").exists()
+    assert proc.stderr.strip() == (f"xlbridge export: w.xlsx, {sheet}!{cell}: board number must be a whole number "
+                                   f"from 1 to 10,000, got 10001")
+
+
 # --- property: a teams workbook carries every field PBN carries for a teams event ------------------
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402

@@ -30,9 +30,10 @@ from ..core.entries import parse_entry
 from .checks import check_result, check_traveller
 from .errors import FormatError, display_name
 from .model import HOWELL, TEAMS, Event, Participant, Result, natural_key, normalize_contract, normalize_seat
-from .sheets import (VULNERABILITY, Getter, Where, Workbook, cell_number, cell_text, check_standard_cycle, event_boards, fill_table,
-                     find_columns, get_sheet, join_names, open_workbook, read_extra_sheets, read_properties,
-                     split_names, table_rows, table_sheet, whole_number, write_extra_sheets, write_properties)
+from .sheets import (VULNERABILITY, Getter, Where, Workbook, board_number, cell_number, cell_text,
+                     check_standard_cycle, event_boards, fill_table, find_columns, get_sheet, join_names,
+                     open_workbook, read_extra_sheets, read_properties, split_names, table_rows, table_sheet,
+                     whole_number, write_extra_sheets, write_properties)
 
 __all__ = ["Match", "fill_teams_workbook", "read_teams_workbook", "team_matches", "BOARDS_SHEET",
            "MATCHES_SHEET", "TEAMS_SHEET", "CONTRACTS_SHEET"]
@@ -200,7 +201,7 @@ def read_teams_workbook(path: str | os.PathLike[str], *, weighted: bool = False)
         contracts: dict[tuple[int, str | None, str | None], tuple[Getter, Where]] = {}
         if CONTRACTS_SHEET in wb.sheetnames:
             for _r, get, where in table_rows(wb[CONTRACTS_SHEET], _C_COLUMNS, sheet=CONTRACTS_SHEET, name=name):
-                b = whole_number(get("Board"), where("Board"), "board number")
+                b = board_number(get("Board"), where("Board"))
                 key = (b, cell_text(get("NS")), cell_text(get("EW")))
                 if key in contracts:
                     raise FormatError(f"a second contract for board {b}, team {key[1]} v team {key[2]}",
@@ -220,7 +221,7 @@ def read_teams_workbook(path: str | os.PathLike[str], *, weighted: bool = False)
             m = whole_number(get("Match"), where("Match"), "match number")
             if m not in matches:
                 raise FormatError(f"match {m} is not on the Matches sheet", where=where("Match"))
-            b = whole_number(get("Board"), where("Board"), "board number")
+            b = board_number(get("Board"), where("Board"))
             if (m, b) in seen:
                 raise FormatError(f"board {b} of match {m} is listed twice", where=where("Board"))
             seen.add((m, b))
