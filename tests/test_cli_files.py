@@ -230,6 +230,39 @@ def test_a_passed_out_row_exports_and_publishes_from_the_workbook(tmp_path):
     assert "Pass" in (tmp_path / "site" / "board-1.html").read_text(encoding="utf-8")
 
 
+def _event_name(wb, name):
+    from openpyxl.packaging.custom import StringProperty
+
+    del wb.custom_doc_props["xlbridge event"]
+    wb.custom_doc_props.append(StringProperty(name="xlbridge event", value=name))
+
+
+@pytest.mark.parametrize("change, fmt, message", [
+    # PBN 2.1 section 3.4: a tag value "#" is the previous game's value and "?" an unknown one
+    (lambda wb: _event_name(wb, "#"), "pbn", "club.xlsx: the event name (PBN tag Event) cannot be written to PBN "
+     "as a tag value: '#' means the previous game's value there and '?' an unknown one: '#'"),
+    # section 3.7: a TotalScoreTable's Names separates the players with ';'
+    (lambda wb: wb["Pairs"].__setitem__("C5", "Kim;Ax & Lou Ma"), "pbn",
+     "club.xlsx, pair EW 1: a player name cannot contain ';' in PBN: 'Kim;Ax'"),
+    # section 5.2: a table's values are separated by white space; N-S "1 A" (board 2, row 8) would be two
+    (lambda wb: wb["Travellers"].__setitem__("B8", "1 A"), "pbn",
+     "club.xlsx, pair NS 1 A: a pair number cannot be written to PBN: '1 A'"),
+    (lambda wb: wb["Travellers"].__setitem__("B8", "1 A"), "usebio", None),  # one XML element holds it whole
+])
+def test_what_the_writer_cannot_write_is_refused_naming_the_input_and_the_field(workflow, tmp_path, capsys, change,
+                                                                               fmt, message):
+    wb = openpyxl.load_workbook(workflow / "tuesday.xlsx")
+    change(wb)
+    wb.save(tmp_path / "club.xlsx")
+    capsys.readouterr()
+    code = main(["export", str(tmp_path / "club.xlsx"), "--format", fmt, "-o", str(tmp_path / "o.out")])
+    if message is None:
+        assert code == 0, capsys.readouterr().err
+        return
+    assert code == 2 and not (tmp_path / "o.out").exists()
+    assert capsys.readouterr().err.strip() == f"xlbridge export: {message}"
+
+
 @pytest.mark.parametrize("sheet", ["Travellers", "Deals", "Leads"])
 def test_a_board_number_past_10000_is_refused_naming_its_cell(workflow, tmp_path, capsys, sheet):
     """The templates' Board column accepts a whole number from 1 to 10,000 (its data validation), the

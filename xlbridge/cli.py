@@ -514,7 +514,8 @@ def _files(args: argparse.Namespace) -> int:
                         os.replace(path, dest)
                 print(f"{args.output}: {len(written)} files (open index.html)")
                 return EXIT_OK
-            data = formats.write_pbn(event) if args.format == "pbn" else formats.write_usebio(event)
+            write = formats.write_pbn if args.format == "pbn" else formats.write_usebio
+            data = write(event, name=os.path.basename(source))  # a refusal names the input, as reading it does
     except XlbridgeError as exc:
         from .batch.safety import one_line
 
