@@ -346,6 +346,33 @@ def test_not_a_workbook_and_a_fifo_are_refused(tmp_path):
     assert proc.returncode == 2 and "pipe.pbn" in proc.stderr
 
 
+@pytest.mark.parametrize("command", [("import", "-o", "o.xlsx"), ("export", "--format", "pbn", "-o", "o.pbn"),
+                                     ("publish", "-o", "site")])
+def test_a_fifo_a_folder_or_a_device_is_named_for_what_it_is(tmp_path, command):
+    """A results file must be a regular file (POSIX file types: a FIFO, a directory and a character
+    device are not): each is refused at once, saying what it is, not that it is no workbook."""
+    os.mkfifo(tmp_path / "pipe.pbn")
+    (tmp_path / "folder.pbn").mkdir()
+    for source, kind in (("pipe.pbn", "a FIFO (named pipe)"), ("folder.pbn", "a folder"), (os.devnull, "a device")):
+        proc = _run(command[0], source, *command[1:], cwd=tmp_path)
+        assert proc.returncode == 2
+        assert proc.stderr.strip() == (f"xlbridge {command[0]}: {os.path.basename(source)}: this is {kind}, "
+                                       f"not a regular file")
+    assert sorted(os.listdir(tmp_path)) == ["folder.pbn", "pipe.pbn"]  # nothing written
+
+
+def test_reading_a_fifo_as_a_results_file_is_refused_at_once(tmp_path):
+    """The library too (formats.read_event with a path): a FIFO is refused, not read (which would wait
+    for a writer); run in a child process so that a wait fails the test instead of hanging it."""
+    os.mkfifo(tmp_path / "pipe.xml")
+    code = ("import sys; from pathlib import Path; from xlbridge import formats\n"
+            "try:\n    formats.read_event(Path(sys.argv[1]))\n"
+            "except formats.FormatError as exc:\n    print(exc)\n")
+    proc = subprocess.run([sys.executable, "-c", code, str(tmp_path / "pipe.xml")], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.stdout.strip() == "pipe.xml: this is a FIFO (named pipe), not a regular file", proc.stderr
+
+
 def test_output_may_not_overwrite_the_input(tmp_path):
     (tmp_path / "s.pbn").write_text(MITCHELL_PBN, encoding="latin-1")
     before = (tmp_path / "s.pbn").read_bytes()

@@ -443,11 +443,12 @@ def _read_event(path: str, prog: str, *, weighted: bool = False) -> Any:
     from pathlib import Path
 
     from . import formats
-    from .batch.safety import check_regular_file, check_workbook
+    from .batch.safety import check_workbook
+    from .formats.errors import check_regular_file
     from .formats.workbook import read_workbook
 
     name = os.path.basename(path) or path
-    check_regular_file(path, name)
+    check_regular_file(Path(path))  # a FIFO, device or folder named for what it is, never read
     with open(path, "rb") as fh:
         head = fh.read(4)
     if head == b"PK\x03\x04":
@@ -478,11 +479,11 @@ def _files(args: argparse.Namespace) -> int:
             raise XlbridgeError("the output would overwrite the input; give another -o")
         if args.command == "import":
             from . import formats, templates
-            from .batch.safety import check_regular_file
             from .formats.workbook import fill_pairs_workbook, fill_teams_workbook
 
-            check_regular_file(source, os.path.basename(source))
-            event = formats.read_event(Path(source))  # (a str holding a line break would be read as PBN text)
+            # a FIFO, device or folder is refused, named for what it is (not a regular file), before a read;
+            # a Path: a str holding a line break would be read as PBN text
+            event = formats.read_event(Path(source))
             if event.kind == formats.TEAMS:  # a teams event: the teams workbook
                 wb = templates.build_workbook("teams.xlsx")
                 fill_teams_workbook(wb, event, name=os.path.basename(source))
