@@ -230,6 +230,70 @@ def test_a_passed_out_row_exports_and_publishes_from_the_workbook(tmp_path):
     assert "Pass" in (tmp_path / "site" / "board-1.html").read_text(encoding="utf-8")
 
 
+def _event_name(wb, name):
+    from openpyxl.packaging.custom import StringProperty
+
+    del wb.custom_doc_props["xlbridge event"]
+    wb.custom_doc_props.append(StringProperty(name="xlbridge event", value=name))
+
+
+@pytest.mark.parametrize("change, fmt, message", [
+    # PBN 2.1 section 3.4: a tag value "#" is the previous game's value and "?" an unknown one
+    (lambda wb: _event_name(wb, "#"), "pbn", "club.xlsx: the event name (PBN tag Event) cannot be written to PBN "
+     "as a tag value: '#' means the previous game's value there and '?' an unknown one: '#'"),
+    # section 3.7: a TotalScoreTable's Names separates the players with ';'
+    (lambda wb: wb["Pairs"].__setitem__("C5", "Kim;Ax & Lou Ma"), "pbn",
+     "club.xlsx, pair EW 1: a player name cannot contain ';' in PBN: 'Kim;Ax'"),
+    # section 5.2: a table's values are separated by white space; N-S "1 A" (board 2, row 8) would be two
+    (lambda wb: wb["Travellers"].__setitem__("B8", "1 A"), "pbn",
+     "club.xlsx, pair NS 1 A: a pair number cannot be written to PBN: '1 A'"),
+    (lambda wb: wb["Travellers"].__setitem__("B8", "1 A"), "usebio", None),  # one XML element holds it whole
+])
+def test_what_the_writer_cannot_write_is_refused_naming_the_input_and_the_field(workflow, tmp_path, capsys, change,
+                                                                               fmt, message):
+    wb = openpyxl.load_workbook(workflow / "tuesday.xlsx")
+    change(wb)
+    wb.save(tmp_path / "club.xlsx")
+    capsys.readouterr()
+    code = main(["export", str(tmp_path / "club.xlsx"), "--format", fmt, "-o", str(tmp_path / "o.out")])
+    if message is None:
+        assert code == 0, capsys.readouterr().err
+        return
+    assert code == 2 and not (tmp_path / "o.out").exists()
+    assert capsys.readouterr().err.strip() == f"xlbridge export: {message}"
+
+
+@pytest.mark.parametrize("sheet", ["Travellers", "Deals", "Leads"])
+def test_a_board_number_past_10000_is_refused_naming_its_cell(workflow, tmp_path, capsys, sheet):
+    """The templates' Board column accepts a whole number from 1 to 10,000 (its data validation), the
+    bound the PBN and USEBIO readers apply to a file's board numbers: a workbook's board 10,001 is refused
+    at its cell, on every sheet that names a board (column A, first row under the header on row 4)."""
+    wb = openpyxl.load_workbook(workflow / "tuesday.xlsx")
+    wb[sheet]["A5"] = 10_001
+    wb.save(tmp_path / "club.xlsx")
+    capsys.readouterr()
+    for argv in (["export", "--format", "pbn", "-o", str(tmp_path / "o.pbn")], ["publish", "-o", str(tmp_path / "s")]):
+        assert main([argv[0], str(tmp_path / "club.xlsx"), *argv[1:]]) == 2
+        assert capsys.readouterr().err.strip() == (f"xlbridge {argv[0]}: club.xlsx, {sheet}!A5: board number must be "
+                                                   f"a whole number from 1 to 10,000, got 10001")
+    assert not (tmp_path / "o.pbn").exists() and not (tmp_path / "s").exists()
+
+
+def test_board_10000_is_read_from_a_workbook(tmp_path):
+    """Board 10,000, the largest the Board column accepts, is the 16th board of its cycle (10,000 = 625
+    x 16), so by Law 2 West deals and E-W are vulnerable: 4S by N making 10 scores N-S 420 (Law 77)."""
+    (tmp_path / "t1.pbn").write_text(PASSED_OUT_PBN, encoding="latin-1")
+    assert main(["import", str(tmp_path / "t1.pbn"), "-o", str(tmp_path / "t1.xlsx")]) == 0
+    wb = openpyxl.load_workbook(tmp_path / "t1.xlsx")
+    wb["Travellers"]["A5"] = wb["Travellers"]["A6"] = 10_000
+    wb.save(tmp_path / "b.xlsx")
+    assert main(["export", str(tmp_path / "b.xlsx"), "--format", "pbn", "-o", str(tmp_path / "o.pbn")]) == 0
+    text = (tmp_path / "o.pbn").read_text(encoding="ascii")
+    assert all(tag in text for tag in ('[Board "10000"]', '[Dealer "W"]', '[Vulnerable "EW"]'))
+    assert [(r.ns, r.score) for r in formats.read_pbn(tmp_path / "o.pbn").board(10_000).results] == [("1", 420),
+                                                                                                    ("2", 0)]
+
+
 @pytest.mark.parametrize("cells, message", [
     ({"D6": None, "G6": 410}, "bad.xlsx, Travellers!G6: impossible score for vulnerability None: 410"),
     ({"B6": 1, "C6": 1}, "bad.xlsx, Travellers!B6: duplicate row on board 1: pairs '1-1'"),
@@ -280,6 +344,33 @@ def test_not_a_workbook_and_a_fifo_are_refused(tmp_path):
     os.mkfifo(tmp_path / "pipe.pbn")
     proc = _run("import", "pipe.pbn", "-o", "o.xlsx", cwd=tmp_path)  # must not wait for a writer
     assert proc.returncode == 2 and "pipe.pbn" in proc.stderr
+
+
+@pytest.mark.parametrize("command", [("import", "-o", "o.xlsx"), ("export", "--format", "pbn", "-o", "o.pbn"),
+                                     ("publish", "-o", "site")])
+def test_a_fifo_a_folder_or_a_device_is_named_for_what_it_is(tmp_path, command):
+    """A results file must be a regular file (POSIX file types: a FIFO, a directory and a character
+    device are not): each is refused at once, saying what it is, not that it is no workbook."""
+    os.mkfifo(tmp_path / "pipe.pbn")
+    (tmp_path / "folder.pbn").mkdir()
+    for source, kind in (("pipe.pbn", "a FIFO (named pipe)"), ("folder.pbn", "a folder"), (os.devnull, "a device")):
+        proc = _run(command[0], source, *command[1:], cwd=tmp_path)
+        assert proc.returncode == 2
+        assert proc.stderr.strip() == (f"xlbridge {command[0]}: {os.path.basename(source)}: this is {kind}, "
+                                       f"not a regular file")
+    assert sorted(os.listdir(tmp_path)) == ["folder.pbn", "pipe.pbn"]  # nothing written
+
+
+def test_reading_a_fifo_as_a_results_file_is_refused_at_once(tmp_path):
+    """The library too (formats.read_event with a path): a FIFO is refused, not read (which would wait
+    for a writer); run in a child process so that a wait fails the test instead of hanging it."""
+    os.mkfifo(tmp_path / "pipe.xml")
+    code = ("import sys; from pathlib import Path; from xlbridge import formats\n"
+            "try:\n    formats.read_event(Path(sys.argv[1]))\n"
+            "except formats.FormatError as exc:\n    print(exc)\n")
+    proc = subprocess.run([sys.executable, "-c", code, str(tmp_path / "pipe.xml")], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.stdout.strip() == "pipe.xml: this is a FIFO (named pipe), not a regular file", proc.stderr
 
 
 def test_output_may_not_overwrite_the_input(tmp_path):

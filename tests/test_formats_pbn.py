@@ -252,6 +252,27 @@ def test_event_name_or_site_pbn_reads_as_something_else_is_refused_on_export():
         assert read_pbn(write_pbn(replace(e, name=name))).name == name
 
 
+def test_writer_refusals_name_the_file_and_the_field():
+    """A refusal of the writers names the file the event was read from (``name``) and the field: PBN 2.1
+    section 3.4 ('?' in a tag is an unknown value), section 5.2 (table values are separated by white
+    space, so '1 A' is two values); XML 1.0 section 2.2 (no control character but tab, CR and LF)."""
+    from xlbridge.formats import Board, Event, Participant, Result, write_usebio
+
+    e = read_pbn(MITCHELL_PBN.encode())
+    with pytest.raises(FormatError) as exc:
+        write_pbn(replace(e, site="?"), name="club.xlsx")
+    assert str(exc.value) == ("club.xlsx: the site (PBN tag Site) cannot be written to PBN as a tag value: '#' "
+                              "means the previous game's value there and '?' an unknown one: '?'")
+    with pytest.raises(FormatError) as exc:
+        write_pbn(Event(boards=(Board(3, results=(Result("1 A", "2", score=110),)),)), name="club.xml")
+    assert str(exc.value) == "club.xml, board 3, 1 A v 2: a pair number cannot be written to PBN: '1 A'"
+    ev = Event(movement=MITCHELL, participants=(Participant("3", "NS", ("Ann\x01",)),))
+    with pytest.raises(FormatError) as exc:
+        write_usebio(ev, name="club.xlsx")
+    assert str(exc.value) == ("club.xlsx, EVENT, PARTICIPANTS, PAIR NS 3, PLAYER 1, PLAYER_NAME: text cannot be "
+                              "written to XML (control character): 'Ann\\x01'")
+
+
 def test_howell_total_table_with_blank_direction_column():
     text = ('[Board "1"]\n[ScoreTable "PairId_NS;PairId_EW;Score_NS"]\n1 2 420\n3 4 400\n'
             '[TotalScoreTable "Rank;PairId;Direction;Names"]\n1 1 - "A;B"\n2 2 - "C;D"\n')

@@ -50,7 +50,8 @@ PLAYERS = {"1": "Ann Lee;Bob Roe;Cy Fox;Di Ode", "2": "Ed Ray;Flo Yu;Gus Ek;Hal 
            "4": "Max Po;Ned Ul;Oli Vy;Pat Wu"}
 
 
-def teams_pbn() -> str:
+def teams_pbn(teams: dict[str, str] = TEAMS) -> str:
+    """The hand-typed file; ``teams`` gives each team's TeamName ("" for a team without one)."""
     games = ['% PBN 2.1\n% EXPORT\n[Event "Club Teams"]\n[Date "2024.04.09"]\n[Scoring "IMP"]\n']
     for b in range(1, 8):
         lines = [f'[Board "{b}"]', f'[Dealer "{"NESW"[(b - 1) % 4]}"]', f'[Vulnerable "{VUL[b]}"]']
@@ -65,7 +66,7 @@ def teams_pbn() -> str:
         games.append("\n".join(lines) + "\n")
     total = ['[TotalScoreTable "Rank\\1R;TeamId\\1R;TeamName\\8L;TotalIMP\\3R;Names\\40L"]']
     for t in ("1", "3", "4", "2"):
-        total.append(f'- {t} "{TEAMS[t]}" - "{PLAYERS[t]}"')
+        total.append(f'- {t} "{teams[t]}" - "{PLAYERS[t]}"')
     games[-1] += "\n".join(total) + "\n"
     return "\n".join(games)
 
@@ -190,6 +191,67 @@ def test_a_room_score_is_checked_naming_its_cell(flow, tmp_path):
     assert not (tmp_path / "w.pbn").exists()
 
 
+def test_a_team_named_like_the_default_keeps_its_name_and_a_team_without_one_gets_none(tmp_path):
+    """PBN 2.1 section 5.10: TeamName is the team's name, "" none. Team 3 is called "Team 3" (its own
+    name, which happens to be what the workbook calls a team without a name), team 4 has no name.
+    Both are "Team 3" and "Team 4" on the Matches sheet (the workbook keys teams by name), but only
+    team 3 has a name on the Teams sheet, in the exported TotalScoreTable and on the published team page
+    ("Team 3: Team 3", against plain "Team 4")."""
+    import html5lib
+
+    named = {**TEAMS, "3": "Team 3", "4": ""}
+    (tmp_path / "t.pbn").write_text(teams_pbn(named), encoding="ascii")
+    assert main(["import", str(tmp_path / "t.pbn"), "-o", str(tmp_path / "t.xlsx")]) == 0
+    wb = openpyxl.load_workbook(tmp_path / "t.xlsx")
+    assert [tuple(r) for r in wb["Teams"].iter_rows(min_row=7, max_row=8, max_col=2, values_only=True)] == [
+        (3, "Team 3"), (4, None)]
+    assert [tuple(r) for r in wb["Matches"].iter_rows(min_row=5, max_row=6, min_col=2, max_col=3,
+                                                      values_only=True)] == [("Lions", "Tigers"), ("Team 3", "Team 4")]
+    assert main(["export", str(tmp_path / "t.xlsx"), "--format", "pbn", "-o", str(tmp_path / "out.pbn")]) == 0
+    text = (tmp_path / "out.pbn").read_text(encoding="ascii")
+    total = text[text.index("[TotalScoreTable"):].splitlines()
+    assert any(line.split()[1:2] == ["3"] and '"Team 3"' in line for line in total[1:])
+    assert any(line.split()[1:2] == ["4"] and '""' in line and "Team 4" not in line for line in total[1:])
+    assert {p.number: p.name for p in formats.read_pbn(tmp_path / "out.pbn").participants} == {
+        "1": "Lions", "2": "Tigers", "3": "Team 3", "4": None}
+    assert main(["publish", str(tmp_path / "t.xlsx"), "-o", str(tmp_path / "site")]) == 0
+    for team, title in (("3", "Team 3: Team 3"), ("4", "Team 4")):
+        page = (tmp_path / "site" / f"pair-{team}.html").read_text(encoding="utf-8")
+        html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(page)
+        assert f"<h1>Club Teams: {title}</h1>" in page
+
+
+def test_a_hand_typed_teams_sheet_may_leave_a_name_blank_but_not_give_one_twice(flow, tmp_path):
+    """A blank Name on the Teams sheet is a team without a name, called Team <number> on the Matches
+    sheet; a team whose name is another's Team <number> is refused at its Name cell."""
+    wb = openpyxl.load_workbook(flow / "teams.xlsx")
+    wb["Teams"]["B8"] = None  # team 4, Wolves: no name
+    wb["Matches"]["C6"] = "Team 4"
+    wb.save(tmp_path / "blank.xlsx")
+    assert main(["export", str(tmp_path / "blank.xlsx"), "--format", "pbn", "-o", str(tmp_path / "b.pbn")]) == 0
+    assert {p.number: p.name for p in formats.read_pbn(tmp_path / "b.pbn").participants} == {
+        "1": "Lions", "2": "Tigers", "3": "Bears", "4": None}
+    wb["Teams"]["B7"] = "Team 4"  # team 3 named as team 4's placeholder
+    wb.save(tmp_path / "twice.xlsx")
+    proc = _run("export", "twice.xlsx", "--format", "pbn", "-o", "t.pbn", cwd=tmp_path)
+    assert proc.returncode == 2 and not (tmp_path / "t.pbn").exists()
+    assert proc.stderr.strip() == ("xlbridge export: twice.xlsx, Teams!B8: two teams are called 'Team 4' on the "
+                                   "Matches sheet (teams 3 and 4); the teams workbook tells teams apart by name")
+
+
+@pytest.mark.parametrize("sheet, cell", [("Boards", "B5"), ("Contracts", "A5"), ("Deals", "A5")])
+def test_a_board_number_past_10000_in_a_teams_workbook_is_refused_naming_its_cell(flow, tmp_path, sheet, cell):
+    """The teams template's Board column accepts a whole number from 1 to 10,000 (its data validation),
+    the bound the PBN and USEBIO readers apply: board 10,001 is refused at its cell on every sheet."""
+    wb = openpyxl.load_workbook(flow / "teams.xlsx")
+    wb[sheet][cell] = 10_001
+    wb.save(tmp_path / "w.xlsx")
+    proc = _run("export", "w.xlsx", "--format", "pbn", "-o", "w.pbn", cwd=tmp_path)
+    assert proc.returncode == 2 and not (tmp_path / "w.pbn").exists()
+    assert proc.stderr.strip() == (f"xlbridge export: w.xlsx, {sheet}!{cell}: board number must be a whole number "
+                                   f"from 1 to 10,000, got 10001")
+
+
 # --- property: a teams workbook carries every field PBN carries for a teams event ------------------
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402
@@ -202,7 +264,7 @@ def team_events(draw):
     from xlbridge.formats.model import Board, Event, Participant, Result
 
     n = draw(st.sampled_from([2, 4]))
-    names = draw(st.sampled_from([None, "Zoë's", "Åse & Co"]))
+    names = draw(st.sampled_from([None, "Zoë's", "Åse & Co", "Team"]))  # "Team t": a name, like the placeholder
     parts = [Participant(str(t), None, draw(st.sampled_from([(), ("Ann Lee", "Bob Roe"), ("A & B", "Renée")])),
                          None if names is None or t == 1 else f"{names} {t}") for t in range(1, n + 1)]
     boards = []

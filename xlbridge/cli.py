@@ -443,11 +443,12 @@ def _read_event(path: str, prog: str, *, weighted: bool = False) -> Any:
     from pathlib import Path
 
     from . import formats
-    from .batch.safety import check_regular_file, check_workbook
+    from .batch.safety import check_workbook
+    from .formats.errors import check_regular_file
     from .formats.workbook import read_workbook
 
     name = os.path.basename(path) or path
-    check_regular_file(path, name)
+    check_regular_file(Path(path))  # a FIFO, device or folder named for what it is, never read
     with open(path, "rb") as fh:
         head = fh.read(4)
     if head == b"PK\x03\x04":
@@ -478,11 +479,11 @@ def _files(args: argparse.Namespace) -> int:
             raise XlbridgeError("the output would overwrite the input; give another -o")
         if args.command == "import":
             from . import formats, templates
-            from .batch.safety import check_regular_file
             from .formats.workbook import fill_pairs_workbook, fill_teams_workbook
 
-            check_regular_file(source, os.path.basename(source))
-            event = formats.read_event(Path(source))  # (a str holding a line break would be read as PBN text)
+            # a FIFO, device or folder is refused, named for what it is (not a regular file), before a read;
+            # a Path: a str holding a line break would be read as PBN text
+            event = formats.read_event(Path(source))
             if event.kind == formats.TEAMS:  # a teams event: the teams workbook
                 wb = templates.build_workbook("teams.xlsx")
                 fill_teams_workbook(wb, event, name=os.path.basename(source))
@@ -514,7 +515,8 @@ def _files(args: argparse.Namespace) -> int:
                         os.replace(path, dest)
                 print(f"{args.output}: {len(written)} files (open index.html)")
                 return EXIT_OK
-            data = formats.write_pbn(event) if args.format == "pbn" else formats.write_usebio(event)
+            write = formats.write_pbn if args.format == "pbn" else formats.write_usebio
+            data = write(event, name=os.path.basename(source))  # a refusal names the input, as reading it does
     except XlbridgeError as exc:
         from .batch.safety import one_line
 

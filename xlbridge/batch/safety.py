@@ -42,7 +42,6 @@ import io
 import os
 import posixpath
 import re
-import stat
 import time
 import urllib.parse
 import zipfile
@@ -50,6 +49,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..core.errors import WorkbookLimitError, WorkbookError
+from ..core.files import file_kind, open_regular
 
 from .files import (
     BookLock,
@@ -119,28 +119,18 @@ _BAD_SHEET_NAME = re.compile(r"[\[\]:*?/\\\x00-\x1f]")
 # special files
 
 
-def _kind_of(mode: int) -> str:
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO (named pipe)"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "not a regular file"
-
-
 def _stat_regular(path, name: str | None) -> os.stat_result:
-    """``os.stat`` of ``path`` (a symlink followed), refusing anything but a regular file."""
+    """``os.stat`` of ``path`` (a symlink followed), refusing anything but a regular file (the core's
+    :func:`~xlbridge.core.files.file_kind` says what it is instead)."""
     path = os.fspath(path)
     name = os.path.basename(path) if name is None else name
     try:
         st = os.stat(path)
     except OSError as exc:
         refuse(f"cannot read the file ({exc.strerror or type(exc).__name__})", name)
-    if not stat.S_ISREG(st.st_mode):
-        refuse(f"refused: this is {_kind_of(st.st_mode)}, not a workbook file", name)
+    kind = file_kind(st.st_mode)
+    if kind is not None:
+        refuse(f"refused: this is {kind}, not a workbook file", name)
     return st
 
 
@@ -172,20 +162,12 @@ def open_regular_file(path: str | os.PathLike, name: str | None = None) -> int:
     path = os.fspath(path)
     name = os.path.basename(path) if name is None else name
     st = _stat_regular(path, name)
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
-        fd = os.open(path, flags)
+        fd = open_regular(path, st)
     except OSError as exc:
         refuse(f"cannot read the file ({exc.strerror or type(exc).__name__})", name)
-    try:
-        fst = os.fstat(fd)
-        if not stat.S_ISREG(fst.st_mode) or (fst.st_dev, fst.st_ino) != (st.st_dev, st.st_ino):
-            refuse("refused: the file changed while it was being opened", name)
-        if hasattr(os, "set_blocking"):
-            os.set_blocking(fd, True)
-    except BaseException:
-        os.close(fd)
-        raise
+    if fd is None:
+        refuse("refused: the file changed while it was being opened", name)
     return fd
 
 

@@ -103,13 +103,14 @@ def check_traveller(number: int, rows: Sequence[Result], vulnerable: str, moveme
     return checked
 
 
-def check_unweighted(event: Event, fmt: str) -> None:
-    """Refuse an event with a Law 12C1(c) weighted score (a row's ``outcomes``): ``fmt`` cannot carry it."""
+def check_unweighted(event: Event, fmt: str, name: str | None = None) -> None:
+    """Refuse an event with a Law 12C1(c) weighted score (a row's ``outcomes``): ``fmt`` cannot carry it;
+    the message names ``name`` (the file the event was read from), the board and the row."""
     for b in event.boards:
         for r in b.results:
             if r.outcomes:
-                raise FormatError(f"board {b.number}, {r.ns} v {r.ew}: a weighted score (Law 12C1(c)) cannot be "
-                                  f"written to {fmt}")
+                raise FormatError(f"a weighted score (Law 12C1(c)) cannot be written to {fmt}", file=name,
+                                  element=f"board {b.number}, {r.ns} v {r.ew}")
 
 
 def infer_movement(boards_rows: Iterable[Iterable[Result]]) -> str:

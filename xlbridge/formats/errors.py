@@ -1,5 +1,6 @@
 """The one error the file readers and writers raise, the size limits they enforce, and reading a
-source (path, bytes or text) within them (:func:`load_source`).
+source (path, bytes or text) within them (:func:`load_source`; a path must name a regular file:
+:func:`check_regular_file`).
 
 A :class:`FormatError` is an :class:`xlbridge.XlbridgeError` (so a ``ValueError``): its text is
 one line naming the file, the line (PBN) or element (USEBIO) and the offending value, clipped
@@ -19,7 +20,9 @@ from typing import TypeAlias
 
 import xlbridge
 
-__all__ = ["FormatError", "LIMITS", "clip", "display_name", "load_source", "Source"]
+from ..core.files import file_kind, open_regular
+
+__all__ = ["FormatError", "LIMITS", "clip", "display_name", "check_regular_file", "load_source", "Source"]
 
 #: What a reader takes: a path, the file's bytes, or its text (text holds a line break; a path does not).
 Source: TypeAlias = "str | os.PathLike[str] | bytes | bytearray | memoryview"
@@ -80,6 +83,27 @@ class FormatError(xlbridge.XlbridgeError):
         super().__init__(message, where=where)
 
 
+def check_regular_file(path: str | os.PathLike[str]) -> os.stat_result:
+    """``os.stat`` of ``path`` (a symlink followed), refusing anything but a regular file: a FIFO, a
+    device or a folder is named for what it is (:func:`xlbridge.core.files.file_kind`) instead of
+    being read, which would wait for a writer or never end.
+
+    >>> check_regular_file("/dev/null")
+    Traceback (most recent call last):
+    ...
+    xlbridge.formats.errors.FormatError: null: this is a device, not a regular file
+    """
+    name = display_name(path)
+    try:
+        st = os.stat(path)
+    except OSError:
+        raise FormatError("cannot open the file", file=name) from None
+    kind = file_kind(st.st_mode)
+    if kind is not None:
+        raise FormatError(f"this is {kind}, not a regular file", file=name)
+    return st
+
+
 def load_source(source: Source) -> tuple[bytes, str]:
     """Bytes and display name of a path, bytes, or text; refuses files over the size limit."""
     name = display_name(source)
@@ -88,14 +112,17 @@ def load_source(source: Source) -> tuple[bytes, str]:
     elif isinstance(source, str) and "\n" in source:
         data = source.encode("utf-8")
     elif isinstance(source, (str, os.PathLike)):
+        st = check_regular_file(source)
+        if st.st_size > LIMITS["bytes"]:
+            raise FormatError(f"file too large ({st.st_size:,} bytes; the limit is {LIMITS['bytes']:,})", file=name)
         try:
-            size = os.path.getsize(source)
+            fd = open_regular(source, st)
         except OSError:
-            raise FormatError("cannot open the file", file=name) from None
-        if size > LIMITS["bytes"]:
-            raise FormatError(f"file too large ({size:,} bytes; the limit is {LIMITS['bytes']:,})", file=name)
+            raise FormatError("cannot read the file", file=name) from None
+        if fd is None:
+            raise FormatError("the file changed while it was being opened", file=name)
         try:
-            with open(source, "rb") as f:
+            with os.fdopen(fd, "rb") as f:
                 data = f.read(LIMITS["bytes"] + 1)
         except OSError:
             raise FormatError("cannot read the file", file=name) from None

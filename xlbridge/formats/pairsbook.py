@@ -43,10 +43,10 @@ from .checks import check_traveller
 from .errors import FormatError, display_name
 from .model import (HOWELL, MITCHELL, PAIRS, TEAMS, Event, Participant, Result, natural_key, normalize_contract,
                     normalize_lead)
-from .sheets import (HEADER_ROW, VULNERABILITY, Getter, Where, Workbook, capacity, cell_number, cell_text,
-                     check_standard_cycle, event_boards, fill_table, find_columns, find_parameter, get_sheet,
-                     join_names, open_workbook, read_extra_sheets, read_properties, split_names, table_rows,
-                     whole_number, write_extra_sheets, write_properties)
+from .sheets import (HEADER_ROW, VULNERABILITY, Getter, Where, Workbook, board_number, capacity, cell_number,
+                     cell_text, check_standard_cycle, event_boards, fill_table, find_columns, find_parameter,
+                     get_sheet, join_names, open_workbook, read_extra_sheets, read_properties, split_names,
+                     table_rows, write_extra_sheets, write_properties)
 
 __all__ = ["fill_pairs_workbook", "read_pairs_workbook", "travellers_rows", "TRAVELLERS", "PAIRS_SHEET"]
 
@@ -133,7 +133,7 @@ def read_pairs_workbook(path: str | os.PathLike[str], *, weighted: bool = False)
             if cell_text(get("Arrow switch")) is not None:
                 raise FormatError("an arrow-switched row cannot be written to PBN or USEBIO or published yet:",
                                   where=where("Arrow switch"), value=get("Arrow switch"))
-            b = whole_number(board, where("Board"), "board number")
+            b = board_number(board, where("Board"))
             ns, ew = cell_text(ns), cell_text(ew)
             if ns is None or ew is None:
                 raise FormatError("pair number missing", where=where("NS" if ns is None else "EW"))

@@ -36,11 +36,11 @@ def _quote(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _check_text(s: str | None, what: str) -> None:
+def _check_text(s: str | None, what: str, name: str | None, element: str | None = None) -> None:
     if s is None:
         return
     if any(c in s for c in "\r\n\x00"):
-        raise FormatError(f"{what} cannot contain a line break:", value=s)
+        raise FormatError(f"{what} cannot contain a line break:", file=name, element=element, value=s)
 
 
 def _table(tag: str, columns: Sequence[Column], rows: Sequence[Sequence[str]]) -> list[str]:
@@ -54,26 +54,35 @@ def _table(tag: str, columns: Sequence[Column], rows: Sequence[Sequence[str]]) -
     return out
 
 
-def write_pbn(event: Event) -> bytes:
+def write_pbn(event: Event, *, name: str | None = None) -> bytes:
     """PBN 2.1 export-format bytes of ``event``: one game per board with its ``ScoreTable``, and
     a ``TotalScoreTable`` (with a ``Direction`` column in a Mitchell) in the last game.
 
     ASCII when every character is ASCII, otherwise UTF-8 with a byte-order mark.  Names may not
-    contain ``;`` (the PBN name separator) or line breaks.
+    contain ``;`` (the PBN name separator) or line breaks.  ``name`` (the file the event was read
+    from, as messages show it) starts every refusal, followed by the pair, team or board:
+
+    >>> write_pbn(Event(site="#"), name="club.xlsx")
+    Traceback (most recent call last):
+    ...
+    xlbridge.formats.errors.FormatError: club.xlsx: the site (PBN tag Site) cannot be written to PBN as a tag value: '#' means the previous game's value there and '?' an unknown one: '#'
     """
-    check_unweighted(event, "PBN")
+    check_unweighted(event, "PBN", name)
     mitchell = event.movement == MITCHELL
+    teams = event.kind == TEAMS
     for p in event.participants:
+        who = f"{'team' if teams else 'pair'} {p.label}"
         for n in p.names:
-            _check_text(n, "a player name")
+            _check_text(n, "a player name", name, who)
             if ";" in n:
-                raise FormatError("a player name cannot contain ';' in PBN:", value=n)
-        _check_text(p.name, "a team name")
-    for t, what in ((event.name, "the event name"), (event.site, "the site")):
-        _check_text(t, what)
+                raise FormatError("a player name cannot contain ';' in PBN:", file=name, element=who, value=n)
+        _check_text(p.name, "a team name", name, who)
+        _check_pair_number(p.number, name, who, teams)
+    for t, what in ((event.name, "the event name (PBN tag Event)"), (event.site, "the site (PBN tag Site)")):
+        _check_text(t, what, name)
         if t is not None and t.strip() in ("#", "?"):  # no escape gives them back as text
             raise FormatError(f"{what} cannot be written to PBN as a tag value: '#' means the previous game's "
-                              f"value there and '?' an unknown one:", value=t)
+                              f"value there and '?' an unknown one:", file=name, value=t)
     def has(attr: str) -> bool:
         return any(getattr(r, attr) is not None for b in event.boards for r in b.results)
 
@@ -107,6 +116,8 @@ def write_pbn(event: Event) -> bytes:
         if b is not None and b.results:
             rows: list[list[str]] = []
             for r in b.results:
+                for num in (r.ns, r.ew):
+                    _check_pair_number(num, name, f"board {b.number}, {r.ns} v {r.ew}", teams)
                 rows.append(_score_cells(r, cols))
             lines += _table("ScoreTable", cols, rows)
         if k == len(boards) - 1 and event.participants:
@@ -138,10 +149,15 @@ def _score_cells(r: Result, cols: Sequence[Column]) -> list[str]:
         for c in ("MP_NS", "MP_EW", "Percentage_NS", "Percentage_EW", "IMP_NS", "IMP_EW"):
             if v[c] != "-":
                 v[c] = "^" + v[c]
-    for c in ("PairId_NS", "PairId_EW"):
-        if not re.fullmatch(r"[^\s\"\[\]{};%]+", v[c]) or v[c] in ("-", "?"):
-            raise FormatError("a pair number cannot be written to PBN:", value=v[c])
     return [v[c[0]] for c in cols]
+
+
+def _check_pair_number(number: str, name: str | None, where: str, team: bool) -> None:
+    """Refuse a pair (or team) number that is not one PBN table value (section 5.2: values are separated by
+    white space; no quote, bracket, brace, ';' or '%') or that reads as a missing value (``-``, ``?``)."""
+    if not re.fullmatch(r"[^\s\"\[\]{};%]+", number) or number in ("-", "?"):
+        raise FormatError(f"a {'team' if team else 'pair'} number cannot be written to PBN:", file=name,
+                          element=where, value=number)
 
 
 def _total_table(event: Event, mitchell: bool) -> list[str]:

@@ -19,18 +19,20 @@ document properties (:func:`write_properties`, :func:`read_properties`).
 from __future__ import annotations
 
 import datetime as _dt
+import math
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, TypeAlias
 
 import xlbridge
 
+from .checks import MAX_BOARD
 from .errors import FormatError, display_name
 from .model import Board, Event, Result, normalize_deal, normalize_lead, normalize_seat
 
 __all__ = ["HEADER_ROW", "DEALS_SHEET", "LEADS_SHEET", "VULNERABILITY", "standard_dealer", "check_standard_cycle",
-           "cell_number", "cell_text", "join_names", "split_names", "whole_number", "find_columns", "find_parameter",
-           "capacity", "get_sheet",
+           "cell_number", "cell_text", "join_names", "split_names", "whole_number", "board_number", "find_columns",
+           "find_parameter", "capacity", "get_sheet",
            "fill_table", "table_rows", "table_sheet", "write_extra_sheets", "read_extra_sheets",
            "write_properties", "read_properties", "open_workbook", "event_boards", "Workbook", "Worksheet", "Getter",
            "Where"]
@@ -124,11 +126,36 @@ def split_names(text: str | None) -> tuple[str, ...]:
     return tuple(out)
 
 
-def whole_number(v: object, where: str, what: str) -> int:
-    """``v`` as a positive whole number; anything else is an error naming ``what`` and the cell."""
-    if not isinstance(v, (int, float)) or isinstance(v, bool) or v != int(v) or v < 1:
-        raise FormatError(f"{what} must be a positive whole number, got", where=where, value=v)
+def whole_number(v: object, where: str, what: str, high: int | None = None) -> int:
+    """``v`` as a positive whole number (at most ``high``); anything else is an error naming ``what``
+    and the cell.
+
+    >>> whole_number(7.0, "club.xlsx, Matches!A5", "match number")
+    7
+    >>> whole_number(0, "club.xlsx, Matches!A5", "match number")
+    Traceback (most recent call last):
+    ...
+    xlbridge.formats.errors.FormatError: club.xlsx, Matches!A5: match number must be a positive whole number, got 0
+    """
+    if (not isinstance(v, (int, float)) or isinstance(v, bool) or (isinstance(v, float) and not math.isfinite(v))
+            or v != int(v) or v < 1 or (high is not None and v > high)):
+        bound = "a positive whole number" if high is None else f"a whole number from 1 to {high:,}"
+        raise FormatError(f"{what} must be {bound}, got", where=where, value=v)
     return int(v)
+
+
+def board_number(v: object, where: str) -> int:
+    """A ``Board`` cell's board number: a whole number from 1 to :data:`~xlbridge.formats.checks.MAX_BOARD`
+    (10,000), the bound the PBN and USEBIO readers apply and the templates' Board column accepts.
+
+    >>> board_number(10_000, "club.xlsx, Travellers!A5")
+    10000
+    >>> board_number(10_001, "club.xlsx, Travellers!A5")
+    Traceback (most recent call last):
+    ...
+    xlbridge.formats.errors.FormatError: club.xlsx, Travellers!A5: board number must be a whole number from 1 to 10,000, got 10001
+    """
+    return whole_number(v, where, "board number", MAX_BOARD)
 
 
 def find_columns(ws: Worksheet, names: tuple[str, ...], optional: Sequence[str] = (), *, sheet: str,
@@ -276,7 +303,7 @@ def read_extra_sheets(wb: Workbook, name: str) -> tuple[dict[int, tuple[str, str
         if sheet not in wb.sheetnames:
             continue
         for _r, get, where in table_rows(wb[sheet], columns, sheet=sheet, name=name):
-            b = whole_number(get("Board"), where("Board"), "board number")
+            b = board_number(get("Board"), where("Board"))
             if sheet == DEALS_SHEET:
                 if b in deals:
                     raise FormatError(f"board {b} is listed twice", where=where("Board"))

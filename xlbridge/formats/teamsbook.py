@@ -30,9 +30,10 @@ from ..core.entries import parse_entry
 from .checks import check_result, check_traveller
 from .errors import FormatError, display_name
 from .model import HOWELL, TEAMS, Event, Participant, Result, natural_key, normalize_contract, normalize_seat
-from .sheets import (VULNERABILITY, Getter, Where, Workbook, cell_number, cell_text, check_standard_cycle, event_boards, fill_table,
-                     find_columns, get_sheet, join_names, open_workbook, read_extra_sheets, read_properties,
-                     split_names, table_rows, table_sheet, whole_number, write_extra_sheets, write_properties)
+from .sheets import (VULNERABILITY, Getter, Where, Workbook, board_number, cell_number, cell_text,
+                     check_standard_cycle, event_boards, fill_table, find_columns, get_sheet, join_names,
+                     open_workbook, read_extra_sheets, read_properties, split_names, table_rows, table_sheet,
+                     whole_number, write_extra_sheets, write_properties)
 
 __all__ = ["Match", "fill_teams_workbook", "read_teams_workbook", "team_matches", "BOARDS_SHEET",
            "MATCHES_SHEET", "TEAMS_SHEET", "CONTRACTS_SHEET"]
@@ -46,8 +47,13 @@ _C_COLUMNS = ("Board", "NS", "EW", "Contract", "Declarer", "Tricks")
 
 
 def _team_label(p: Participant) -> str:
-    """A team's name in the workbook (its name, or ``Team <number>``): the teams workbook keys teams by name."""
-    return p.name or f"Team {p.number}"
+    """A team's name on the Matches sheet (its name, or ``Team <number>``): the teams workbook keys teams by name."""
+    return p.name or _default_label(p.number)
+
+
+def _default_label(number: str) -> str:
+    """What the Matches sheet calls a team without a name (the Teams sheet leaves its ``Name`` blank)."""
+    return f"Team {number}"
 
 
 Match: TypeAlias = "tuple[str, str, dict[int, tuple[Result | None, Result | None]]]"
@@ -126,9 +132,10 @@ def fill_teams_workbook(wb: Workbook, event: Event, *, name: str | None = None) 
                what="matches", sheet=MATCHES_SHEET, where=name)
     write_properties(wb, event)
     ordered = sorted(parts.values(), key=lambda p: natural_key(p.number))
-    table_sheet(wb, TEAMS_SHEET, "Each team's number (as in the file), its name in the Matches sheet and its "
-                "players. Written by xlbridge import; read by xlbridge export and publish.", _TEAM_COLUMNS,
-                [[cell_number(p.number), _team_label(p), join_names(p.names)] for p in ordered], (7, 24, 50))
+    table_sheet(wb, TEAMS_SHEET, "Each team's number (as in the file), its name in the Matches sheet (blank: the "
+                "team has no name, and the Matches sheet calls it Team <number>) and its players. Written by "
+                "xlbridge import; read by xlbridge export and publish.", _TEAM_COLUMNS,
+                [[cell_number(p.number), p.name or None, join_names(p.names)] for p in ordered], (7, 24, 50))
     crow = [[b.number, cell_number(r.ns), cell_number(r.ew), r.contract, r.declarer, r.tricks]
             for b in sorted(event.boards, key=lambda b: b.number) for r in b.results if r.contract is not None]
     if crow:
@@ -142,11 +149,12 @@ def fill_teams_workbook(wb: Workbook, event: Event, *, name: str | None = None) 
 def read_teams_workbook(path: str | os.PathLike[str], *, weighted: bool = False) -> Event:
     """Read a teams workbook (teams.xlsx, filled by hand or by :func:`fill_teams_workbook`) into an
     (unscored) teams :class:`Event`: room 1 is team A sitting N-S against team B, room 2 the
-    reverse.  Team numbers come from the ``Teams`` sheet when present (else 1, 2, ... in order of
-    first appearance on the Matches sheet); contracts from ``Contracts``, deals and leads from
-    ``Deals`` and ``Leads``.  A weighted board (Outcome 2/3, weights) cannot be written to PBN and is
-    refused naming its cell (when ``weighted``, publishing, with a message saying it cannot be
-    published yet).
+    reverse.  Team numbers come from the ``Teams`` sheet when present (a blank ``Name`` there is a team
+    without a name, which the Matches sheet calls ``Team <number>``; a name typed there, even ``Team 3``,
+    is the team's name), else 1, 2, ... in order of first appearance on the Matches sheet; contracts
+    from ``Contracts``, deals and leads from ``Deals`` and ``Leads``.  A weighted board (Outcome 2/3,
+    weights) cannot be written to PBN and is refused naming its cell (when ``weighted``, publishing,
+    with a message saying it cannot be published yet).
     """
     name = display_name(path)
     wb = open_workbook(path, data_only=True, read_only=False)
@@ -156,14 +164,19 @@ def read_teams_workbook(path: str | os.PathLike[str], *, weighted: bool = False)
         listed = TEAMS_SHEET in wb.sheetnames
         if listed:
             for _r, get, where in table_rows(wb[TEAMS_SHEET], _TEAM_COLUMNS, sheet=TEAMS_SHEET, name=name):
-                num, label = cell_text(get("Team")), cell_text(get("Name"))
-                if num is None or label is None:
-                    raise FormatError("a team needs a number and a name", where=where("Team" if num is None else "Name"))
-                if num in teams or label in number_of:
+                num, given = cell_text(get("Team")), cell_text(get("Name"))
+                if num is None:
+                    raise FormatError("a team needs a number", where=where("Team"))
+                if num in teams:
                     raise FormatError("a team is listed twice:", where=where("Team"), value=num)
+                called = given or _default_label(num)  # a blank Name: no name (the Matches sheet says Team <n>)
+                if called in number_of:
+                    raise FormatError(f"two teams are called {called!r} on the Matches sheet (teams "
+                                      f"{number_of[called]} and {num}); the teams workbook tells teams apart by "
+                                      f"name", where=where("Name"))
                 players = cell_text(get("Players"))
-                teams[num] = Participant(num, None, split_names(players), None if label == f"Team {num}" else label)
-                number_of[label] = num
+                teams[num] = Participant(num, None, split_names(players), given)
+                number_of[called] = num
         matches: dict[int, tuple[str, str]] = {}
         for _r, get, where in table_rows(get_sheet(wb, MATCHES_SHEET, name), _M_COLUMNS, sheet=MATCHES_SHEET,
                                          name=name):
@@ -188,7 +201,7 @@ def read_teams_workbook(path: str | os.PathLike[str], *, weighted: bool = False)
         contracts: dict[tuple[int, str | None, str | None], tuple[Getter, Where]] = {}
         if CONTRACTS_SHEET in wb.sheetnames:
             for _r, get, where in table_rows(wb[CONTRACTS_SHEET], _C_COLUMNS, sheet=CONTRACTS_SHEET, name=name):
-                b = whole_number(get("Board"), where("Board"), "board number")
+                b = board_number(get("Board"), where("Board"))
                 key = (b, cell_text(get("NS")), cell_text(get("EW")))
                 if key in contracts:
                     raise FormatError(f"a second contract for board {b}, team {key[1]} v team {key[2]}",
@@ -208,7 +221,7 @@ def read_teams_workbook(path: str | os.PathLike[str], *, weighted: bool = False)
             m = whole_number(get("Match"), where("Match"), "match number")
             if m not in matches:
                 raise FormatError(f"match {m} is not on the Matches sheet", where=where("Match"))
-            b = whole_number(get("Board"), where("Board"), "board number")
+            b = board_number(get("Board"), where("Board"))
             if (m, b) in seen:
                 raise FormatError(f"board {b} of match {m} is listed twice", where=where("Board"))
             seen.add((m, b))

@@ -31,6 +31,7 @@ from __future__ import annotations
 import datetime as _dt
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any
 
@@ -350,17 +351,36 @@ def _sub(parent: ET.Element, tag: str, text: object = None) -> ET.Element:
     return el
 
 
-def write_usebio(event: Event) -> bytes:
+def _elements(el: ET.Element, where: str | None = None) -> Iterator[tuple[str, ET.Element]]:
+    """Every element under ``el`` with its place as messages name it (``EVENT, BOARD 3, TRAVELLER_LINE 2,
+    CONTRACT``: a board by its number, a pair by its direction and number, others by position)."""
+    seen: dict[str, int] = {}
+    for child in el:
+        seen[child.tag] = seen.get(child.tag, 0) + 1
+        label = child.tag
+        if child.tag == "BOARD":
+            label = f"BOARD {child.findtext('BOARD_NUMBER')}"
+        elif child.tag == "PAIR":
+            label = " ".join(t for t in ("PAIR", child.findtext("DIRECTION"), child.findtext("PAIR_NUMBER")) if t)
+        elif child.tag in ("TRAVELLER_LINE", "PLAYER", "HAND"):
+            label = f"{child.tag} {seen[child.tag]}"
+        path = label if where is None else f"{where}, {label}"
+        yield path, child
+        yield from _elements(child, path)
+
+
+def write_usebio(event: Event, *, name: str | None = None) -> bytes:
     """USEBIO 1.2 XML bytes (ISO-8859-1, other characters as character references) of a pairs event.
 
     Matchpoints and IMPs are written exactly when they have at most 4 decimals, else to 2
     decimals; an artificial score is written in ``SCORE`` as ``A60/40``, a board not played as
-    ``NP``.
+    ``NP``.  ``name`` (the file the event was read from, as messages show it) starts every
+    refusal, followed by the element (``PAIR NS 3, PLAYER 1, PLAYER_NAME``) or board.
     """
-    check_unweighted(event, "USEBIO")
+    check_unweighted(event, "USEBIO", name)
     if event.kind != PAIRS:
         raise FormatError("a teams event cannot be written as USEBIO yet (the USEBIO 1.2 team elements, MATCH and "
-                          "TEAM, could not be checked against the specification); export it as PBN")
+                          "TEAM, could not be checked against the specification); export it as PBN", file=name)
     root = ET.Element("USEBIO", {"Version": "1.2"})
     if event.site:
         _sub(_sub(root, "CLUB"), "CLUB_NAME", event.site)
@@ -422,9 +442,10 @@ def write_usebio(event: Event) -> bytes:
                            ("EW_IMPS", r.imp_ew)):
                 if v is not None:
                     _sub(tl, tag, _dec(v))
-    for el in root.iter():
+    for where, el in _elements(root):
         if el.text is not None and any(ord(c) < 32 and c not in "\t\n\r" for c in el.text):
-            raise FormatError("text cannot be written to XML (control character):", value=el.text)
+            raise FormatError("text cannot be written to XML (control character):", file=name, element=where,
+                              value=el.text)
     ET.indent(root, "  ")
     body = ET.tostring(root, encoding="unicode")
     head = '<?xml version="1.0" encoding="ISO-8859-1"?>\n<!DOCTYPE USEBIO SYSTEM "usebio_v1_2.dtd">\n'

@@ -1,0 +1,72 @@
+"""What kind of file a path names, and opening a regular file for reading without ever waiting on it.
+
+Shared by the layers that read files a user names: the batch layer (workbooks,
+:func:`xlbridge.batch.safety.open_regular_file`) and the file formats (PBN, USEBIO:
+:func:`xlbridge.formats.errors.load_source`), which both import the core and nothing of each
+other. Each refuses a FIFO, a device or a folder at once, in its own words; reading a FIFO would
+wait for a writer, and reading a device such as ``/dev/zero`` would never end. Standard library
+only; nothing here raises a message of its own.
+
+>>> import os
+>>> file_kind(os.stat("/").st_mode), file_kind(os.stat(__file__).st_mode)
+('a folder', None)
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+__all__ = ["file_kind", "open_regular"]
+
+
+def file_kind(mode: int) -> str | None:
+    """What a file of ``mode`` (an ``os.stat`` result's ``st_mode``) is, for a message, when it is not
+    a regular file (``"a folder"``, ``"a FIFO (named pipe)"``, ``"a device"``, ``"a socket"``,
+    ``"a special file"``); None for a regular file.
+
+    >>> file_kind(stat.S_IFIFO | 0o600), file_kind(stat.S_IFCHR), file_kind(stat.S_IFREG | 0o644)
+    ('a FIFO (named pipe)', 'a device', None)
+    """
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a special file"
+
+
+def open_regular(path: str | os.PathLike[str], st: os.stat_result) -> int | None:
+    """Open ``path``, which ``os.stat`` found to be the regular file ``st``, for reading; return the
+    descriptor (blocking, as a caller expects), or None when the open file is not that same regular
+    file any more (the descriptor is then closed).
+
+    The open is non-blocking (``O_NONBLOCK``): a FIFO swapped in for the file after the ``stat``
+    cannot make it wait; ``fstat`` of the descriptor then checks device and inode.  An ``OSError``
+    of ``open`` (permissions, the file gone) is the caller's to report.
+
+    >>> fd = open_regular(__file__, os.stat(__file__))
+    >>> len(os.read(fd, 10)), os.close(fd)
+    (10, None)
+    >>> open_regular(__file__, os.stat("/")) is None
+    True
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags)
+    try:
+        fst = os.fstat(fd)
+        same = stat.S_ISREG(fst.st_mode) and (fst.st_dev, fst.st_ino) == (st.st_dev, st.st_ino)
+        if same and hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    if not same:
+        os.close(fd)
+        return None
+    return fd
