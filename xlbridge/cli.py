@@ -444,12 +444,19 @@ def _read_event(path: str, prog: str, *, weighted: bool = False) -> Any:
 
     from . import formats
     from .batch.safety import check_workbook
-    from .formats.errors import check_regular_file
+    from .core.files import open_regular
+    from .formats.errors import FormatError, check_regular_file
     from .formats.workbook import read_workbook
 
     name = os.path.basename(path) or path
-    check_regular_file(Path(path))  # a FIFO, device or folder named for what it is, never read
-    with open(path, "rb") as fh:
+    st = check_regular_file(Path(path))  # a FIFO, device or folder named for what it is, never read
+    try:  # (opened without waiting: a FIFO swapped in since the check is refused, not waited on)
+        fd = open_regular(path, st)
+    except OSError:
+        raise FormatError("cannot read the file", file=name) from None
+    if fd is None:
+        raise FormatError("the file changed while it was being opened", file=name)
+    with os.fdopen(fd, "rb") as fh:
         head = fh.read(4)
     if head == b"PK\x03\x04":
         check_workbook(path, name=name)
