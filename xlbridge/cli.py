@@ -458,9 +458,14 @@ def _read_event(path: str, prog: str, *, weighted: bool = False) -> Any:
         raise FormatError("the file changed while it was being opened", file=name)
     with os.fdopen(fd, "rb") as fh:
         head = fh.read(4)
-    if head == b"PK\x03\x04":
-        check_workbook(path, name=name)
-        return read_workbook(path, weighted=weighted)  # a pairs or a teams workbook
+    if head == b"PK\x03\x04":  # a pairs or a teams workbook: checked and read from a private copy, as recalc does
+        from .batch.safety import private_tempdir, snapshot_file
+
+        with private_tempdir() as tmp:
+            copy = os.path.join(tmp, name)  # (the same name: what the reader's messages say)
+            snapshot_file(path, copy, name=name)
+            check_workbook(copy, name=name)
+            return read_workbook(copy, weighted=weighted)
     return formats.read_event(Path(path))  # (a Path: a name holding a line break is still a file's name)
 
 

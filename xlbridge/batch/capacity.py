@@ -23,7 +23,7 @@ from typing import Any
 from .xlsxpatch import parse_range, scan_sheet
 
 __all__ = ["AreaResults", "CAPACITY_NAME", "PRINT_NAME", "SheetRows", "array_ranges_in", "capacity_areas",
-           "first_overflow", "last_result_row", "last_used_row", "sheet_rows"]
+           "first_overflow", "last_result_row", "last_used_row", "meeting", "sheet_rows"]
 
 CAPACITY_NAME = "XLBRIDGE_CAPACITY"
 #: Sheet-scoped name of the whole printable table (title to last capacity row): ``xlbridge recalc``
@@ -203,12 +203,14 @@ def first_overflow(sheet_xml: bytes | SheetRows, area: tuple[str, int, int, int,
 class AreaResults:
     """What :func:`last_used_row` needs of a sheet's computed values, taken where the values are (the
     engine's process) so that they need not cross to the process writing the print area: the last row of
-    the area holding a non-blank computed value (0: none), and the array formulas' ranges (their cells
-    other than the first carry no formula in the part, yet hold computed values, not constants).
+    the area holding a non-blank computed value (0: none), and the ranges of the array formulas that have
+    computed values (their cells other than the first carry no formula in the part, yet hold computed
+    values, not constants; an array the engine gave no value keeps its cached values, constants then).
 
-    >>> results = AreaResults.of({(9, 2): "", (7, 1): 4.5, (60, 1): 1}, ("S", 1, 1, 50, 3), ((2, 3, 4, 3),))
-    >>> results.last_row, (3, 3) in results, (3, 2) in results
-    (7, True, False)
+    >>> values = {(9, 2): "", (7, 1): 4.5, (60, 1): 1, (2, 3): 1, (3, 3): 2, (4, 3): 3}
+    >>> results = AreaResults.of(values, ("S", 1, 1, 50, 3), ((2, 3, 4, 3), (8, 1, 9, 1), (70, 1, 71, 1)))
+    >>> results.last_row, results.array_ranges, (3, 3) in results, (3, 2) in results
+    (7, ((2, 3, 4, 3),), True, False)
     """
 
     last_row: int
@@ -218,10 +220,9 @@ class AreaResults:
     def of(cls, values: dict, area: tuple[str, int, int, int, int], array_ranges: Any = ()) -> AreaResults:
         """From ``values`` ({(row, column): value} of every formula cell of the sheet, array cells
         included: :func:`last_result_row`) and the sheet's array ranges ((r1, c1, r2, c2), ...): those
-        meeting ``area``."""
-        _sheet, r1, c1, r2, c2 = area
+        meeting ``area`` and valued (the engine values an array's cells all or none: its last tells)."""
         return cls(last_result_row(values, area),
-                   tuple(a for a in array_ranges if a[0] <= r2 and a[2] >= r1 and a[1] <= c2 and a[3] >= c1))
+                   tuple(a for a in meeting(array_ranges, area) if (a[2], a[3]) in values))
 
     def __contains__(self, pos: object) -> bool:
         """Whether the cell ``(row, column)`` lies in one of the array ranges."""
@@ -229,6 +230,16 @@ class AreaResults:
             return False
         r, c = pos
         return any(a1 <= r <= a2 and b1 <= c <= b2 for a1, b1, a2, b2 in self.array_ranges)
+
+
+def meeting(array_ranges: Any, area: tuple[str, int, int, int, int]) -> tuple:
+    """The ranges ((r1, c1, r2, c2), ...) that share a cell with ``area``.
+
+    >>> meeting(((1, 1, 2, 2), (5, 5, 6, 6)), ("S", 2, 2, 4, 4))
+    ((1, 1, 2, 2),)
+    """
+    _sheet, r1, c1, r2, c2 = area
+    return tuple(a for a in array_ranges if a[0] <= r2 and a[2] >= r1 and a[1] <= c2 and a[3] >= c1)
 
 
 def last_result_row(values: dict, area: tuple[str, int, int, int, int]) -> int:
@@ -243,6 +254,7 @@ def last_result_row(values: dict, area: tuple[str, int, int, int, int]) -> int:
                default=0)
 
 
+_TAG_SPAN = 4096  # bytes searched each side of an "array" for its <f ...> tag (Excel writes about 40)
 _T_IS = re.compile(rb"\st\s*=\s*$")  # (the end of the bytes before an attribute value: `` t=``, `` t = ``)
 _F_TAG = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?f\s[^<>]*>")
 _REF_ATTR = re.compile(rb"\sref\s*=\s*(?:\"([^\"]*)\"|'([^']*)')")
@@ -252,8 +264,9 @@ def array_ranges_in(sheet_xml: bytes) -> tuple:
     """((r1, c1, r2, c2), ...) of the array formulas (``<f t="array" ref=...>``) of a worksheet part, in
     the order of the part: what :func:`xlbridge.batch.xlsxpatch.scan_sheet` finds, by a search of the bytes
     (as :func:`_merged_ranges`) for the process that has not parsed the part: each ``array`` found, then
-    the ``t`` attribute before it and the ``<f>`` tag around it. Were one missed, its cells would count as
-    constants for :func:`last_used_row`: a print area a few rows longer, no value changed.
+    the ``t`` attribute before it and the ``<f>`` tag around it. A guess, which the recalculation checks
+    against the engine's arrays (an array formula's text in a comment or a CDATA section, an entity in
+    ``t``, an array the engine gave no value: the part is then searched again with the engine's).
 
     >>> array_ranges_in(b'<sheetData><row r="2"><c r="A2"><f ref="A2:B3" t="array">F()</f></c>'
     ...                 b"<c r='C2'><x:f t = 'array' ref='C2'>G()</x:f></c><c r='D2'><is><t>t='array'</t></is></c>")
@@ -265,7 +278,10 @@ def array_ranges_in(sheet_xml: bytes) -> tuple:
         quote = sheet_xml[at - 1:at]
         if quote in (b'"', b"'") and sheet_xml[at + 5:at + 6] == quote and _T_IS.search(sheet_xml, max(at - 41, 0),
                                                                                           at - 1):
-            tag = _F_TAG.match(sheet_xml, max(sheet_xml.rfind(b"<", 0, at), 0))
+            # (each search within _TAG_SPAN bytes of the word: a part holding the word many times in a long
+            # stretch without a tag, a comment's text say, costs its length, not its square)
+            start = sheet_xml.rfind(b"<", max(at - _TAG_SPAN, 0), at)
+            tag = _F_TAG.match(sheet_xml, start, at + _TAG_SPAN) if start >= 0 else None
             ref = _REF_ATTR.search(tag.group(0)) if tag is not None and tag.end() > at else None
             if ref is not None:
                 try:

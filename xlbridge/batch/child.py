@@ -375,7 +375,7 @@ def run_engine(engine_copy: str, info: Any, functions: dict | None, limits: Safe
     """
     job = functools.partial(evaluate_and_splice, engine_copy, info.sheets, cell_formats=info.cell_formats,
                             functions=functions, external_links=info.external_links,
-                            max_formula_cells=limits.max_formula_cells, out=out)
+                            max_formula_cells=limits.max_formula_cells, out=out, max_output=limits.max_memory)
     first: list = []
     if not isolate:
         if meanwhile is not None:

@@ -83,6 +83,7 @@ from .capacity import (
     capacity_areas,
     first_overflow,
     last_used_row,
+    meeting,
     sheet_rows,
 )
 from .child import AFTER_READING, ChildProcess, run_engine
@@ -393,10 +394,12 @@ def _before_values(zf, info) -> tuple:
                 errors.append(RecalcCellError(sheet, cell_ref(*hit), "capacity",
                                               f"row {hit[0]:,} is below this sheet's capacity (rows {area[1]:,} to "
                                               f"{area[3]:,}) and was not read; move those rows to a new workbook"))
+        arrays = array_ranges_in(rows.xml) if any(a[0] == sheet for a in printed) else ()
         for area in (a for a in printed if a[0] == sheet):
             # (an array's cells other than its first carry no formula in the part: found by a search of the
-            # bytes, they are not taken for constants)
-            constants[area] = last_used_row(rows, area, AreaResults(0, array_ranges_in(rows.xml)))
+            # bytes, they are not taken for constants; _print_areas checks them against the engine's)
+            guess = meeting(arrays, area)
+            constants[area] = (guess, last_used_row(rows, area, AreaResults(0, guess)))
         del rows
     return errors, constants
 
@@ -404,14 +407,21 @@ def _before_values(zf, info) -> tuple:
 def _print_areas(zf, info, constants: dict, results: dict) -> dict:
     """{localSheetId: print area} for the sheets declaring ``XLBRIDGE_PRINT``: the declared table cut
     after its last row holding a constant or a non-blank result, so a 10,000-row template prints the
-    rows in use, not hundreds of blank pages (``constants``: {area: last row holding a constant},
-    :func:`_before_values`; ``results``: {area: last row holding a non-blank result},
-    :class:`xlbridge.batch.splice.EngineSummary`)."""
+    rows in use, not hundreds of blank pages (``constants``: {area: (array ranges found in the part's
+    bytes, last row holding a constant)}, :func:`_before_values`; ``results``: {area: AreaResults},
+    :class:`xlbridge.batch.splice.EngineSummary`). Where the engine's valued arrays are not those the
+    bytes showed (a comment or CDATA holding an array formula's text, an array the engine gave no
+    value), the part is read again and searched with the engine's."""
     order = [sheet for sheet, _ in info.sheets]
+    parts = dict(info.sheets)
     out = {}
     for area in capacity_areas(zf.read("xl/workbook.xml"), order, PRINT_NAME):
         sheet, r1, c1, _r2, c2 = area
-        last = max(constants.get(area, r1), results.get(area, 0))
+        found = results.get(area) or AreaResults(0)
+        guess, last = constants.get(area, ((), r1))
+        if guess != found.array_ranges or area not in constants:
+            last = last_used_row(sheet_rows(zf.read(parts[sheet])), area, found)
+        last = max(last, found.last_row)
         # (quoted and lettered here as openpyxl does: openpyxl, 0.17 s to import, is not needed in this process)
         out[order.index(sheet)] = (f"{quote_sheet(sheet)}!${column_letters(c1)}${r1}:"
                                    f"${column_letters(c2)}${last}")
@@ -513,7 +523,7 @@ def _report(snapshot, info, private, bar, constants, summary: EngineSummary) -> 
             written += summary.written.get(sheet, 0)
         errors = [e for e in errors if (e.sheet.upper(), parse_ref(e.cell)) not in shown_errors]
         errors += _hidden_call_errors(messages.get(LIMIT_CALLS, {}), shown_calls, layouts)
-        workbook_part = _workbook_part(zf, info, constants, summary.print_rows)
+        workbook_part = _workbook_part(zf, info, constants, summary.print_results)
     cut = []
     real = {sheet.upper(): sheet for sheet in layouts}
     in_view = {target: where for where, target in shown.items()}
@@ -570,9 +580,7 @@ def _recalc_checked(src, dest, name, tmp, in_place, functions, limits, isolate, 
 
 def _part_reader(fd: int, place: Any, name: str):
     """A function reading a patched part back from the engine's file: ``place`` is (start, length) as the
-    engine's process gave it (bytes: the part itself, from a run without ``isolate`` and no file)."""
-    if isinstance(place, bytes):
-        return place
+    engine's process gave it, two whole numbers within the file (anything else is refused)."""
     size = os.fstat(fd).st_size
     ok = (isinstance(place, tuple) and len(place) == 2 and all(type(x) is int for x in place)
           and 0 <= place[0] and 0 <= place[1] <= size - place[0])

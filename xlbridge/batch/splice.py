@@ -201,8 +201,8 @@ class EngineSummary:
       results they show (every formula when a call was refused over a work limit: the report then
       searches them for the call);
     - ``warnings``; ``written`` and ``formula_cells``: {sheet: how many values were written, how many
-      formula cells it has}; ``print_rows``: {print area: its last row holding a non-blank result, 0 for
-      none} (:func:`xlbridge.batch.capacity.last_result_row`); ``anchors``: {SHEET: {(row, col): anchor}}
+      formula cells it has}; ``print_results``: {print area: its last row holding a non-blank result and
+      its valued arrays' ranges, :class:`xlbridge.batch.capacity.AreaResults`}; ``anchors``: {SHEET: {(row, col): anchor}}
       of those cells (and of the results they show) that lie in an array range, for :func:`reported_at`.
     """
 
@@ -212,7 +212,7 @@ class EngineSummary:
     warnings: list
     written: dict
     formula_cells: dict
-    print_rows: dict
+    print_results: dict
     anchors: dict
 
 
@@ -224,10 +224,10 @@ def summarize(values: dict, messages: dict, layouts: dict, warnings: list, print
     >>> xml = b'<worksheet><sheetData><row r="1"><c r="A1"><f>1/0</f></c><c r="B1"><f>1+1</f></c></row></sheetData></worksheet>'
     >>> got = summarize({"S": {(1, 1): ExcelErrorValue("#DIV/0!"), (1, 2): 2}}, {}, {"S": scan_sheet(xml)}, [],
     ...                 [("S", 1, 1, 9, 2)])
-    >>> got.values, got.layouts["S"].formula_cells, got.written, got.formula_cells, got.print_rows
-    ({'S': {(1, 1): ExcelErrorValue(code='#DIV/0!', message='')}}, {(1, 1): '1/0'}, {'S': 2}, {'S': 2}, {('S', 1, 1, 9, 2): 1})
+    >>> got.values, got.layouts["S"].formula_cells, got.written, got.formula_cells, got.print_results
+    ({'S': {(1, 1): ExcelErrorValue(code='#DIV/0!', message='')}}, {(1, 1): '1/0'}, {'S': 2}, {'S': 2}, {('S', 1, 1, 9, 2): AreaResults(last_row=1, array_ranges=())})
     """
-    from .capacity import last_result_row
+    from .capacity import AreaResults
     from .engine import CUT_ROWS, LIMIT_CALLS
     from .xlsxpatch import parse_ref
 
@@ -263,7 +263,8 @@ def summarize(values: dict, messages: dict, layouts: dict, warnings: list, print
              for sheet, layout in layouts.items()}
     if SHOWN in messages:
         messages = {**messages, SHOWN: kept}
-    rows = {area: last_result_row(values.get(area[0], {}), area) for area in print_areas}
+    rows = {area: AreaResults.of(values.get(area[0], {}), area, layouts[area[0]].array_ranges)
+            for area in print_areas if area[0] in layouts}
     return EngineSummary(named, messages, light, list(warnings),
                          {sheet: len(values.get(sheet, {})) for sheet in layouts},
                          {sheet: len(layout.formula_cells) for sheet, layout in layouts.items()}, rows, near)
@@ -278,7 +279,8 @@ def _write_pieces(out: int, pieces: list) -> tuple[int, int]:
         return start, fh.tell() - start
 
 
-def evaluate_and_splice(path: str, sheets: Any, early: Any = None, out: int | None = None, **kwargs: Any) -> tuple:
+def evaluate_and_splice(path: str, sheets: Any, early: Any = None, out: int | None = None,
+                        max_output: int | None = None, **kwargs: Any) -> tuple:
     """(:class:`EngineSummary`, {part: patched bytes}) of the workbook at ``path``.
 
     ``sheets`` and ``kwargs`` as for :func:`xlbridge.batch.engine.evaluate_workbook`; the values are
@@ -286,7 +288,13 @@ def evaluate_and_splice(path: str, sheets: Any, early: Any = None, out: int | No
     before the parts are patched, and the result's summary is None. With ``out`` (a descriptor of a file
     open for writing), each patched part is appended to that file as it is made and the result gives
     (start, length) for it instead of its bytes: a large part is then never held whole, nor sent.
+    ``max_output``: the most bytes the patched parts may hold together (the memory limit: when they were
+    all held in the engine's process, its address-space limit bounded them; a file is bounded by this);
+    past it the workbook is refused, naming the sheet.
     """
+    from ..core.errors import WorkbookLimitError
+    from .limits import clip
+
     from .capacity import PRINT_NAME, capacity_areas
 
     values, messages, layouts = evaluate_workbook(path, sheets, **kwargs)
@@ -305,8 +313,14 @@ def evaluate_and_splice(path: str, sheets: Any, early: Any = None, out: int | No
         if early is not None:  # the parent reports from it while the parts are patched here
             early(summary)
         patched = {}
+        total = 0
         for sheet, layout in layouts.items():
             pieces = patch_sheet_pieces(zf.read(parts[sheet]), layout, values.get(sheet, {}))
+            total += sum(len(piece) for piece in pieces)
+            if max_output is not None and total > max_output:
+                raise WorkbookLimitError(f"refused: memory limit of {max_output / (1 << 20):g} MiB reached while "
+                                         f"writing sheet {clip(sheet, 40)[1:-1]} (the recalculated sheets would be "
+                                         f"larger than the limit; raise it with --max-memory)")
             patched[parts[sheet]] = b"".join(pieces) if out is None else _write_pieces(out, pieces)
             del pieces
     return (None if early is not None else summary), patched
