@@ -38,15 +38,14 @@ from typing import Any
 import xlbridge
 
 from ..core.entries import parse_entry
-from ..core.pairs.weighted import weighted_outcomes
 from .checks import check_traveller
 from .errors import FormatError, display_name
 from .model import (HOWELL, MITCHELL, PAIRS, TEAMS, Event, Participant, Result, natural_key, normalize_contract,
                     normalize_lead)
 from .sheets import (HEADER_ROW, VULNERABILITY, Getter, Where, Workbook, board_number, capacity, cell_number,
                      cell_text, check_standard_cycle, event_boards, fill_table, find_columns, find_parameter,
-                     get_sheet, join_names, open_workbook, read_extra_sheets, read_properties, split_names,
-                     table_rows, write_extra_sheets, write_properties)
+                     get_sheet, join_names, open_workbook, read_extra_sheets, read_outcomes, read_properties,
+                     split_names, table_rows, write_extra_sheets, write_properties)
 
 __all__ = ["fill_pairs_workbook", "read_pairs_workbook", "travellers_rows", "TRAVELLERS", "PAIRS_SHEET"]
 
@@ -199,38 +198,9 @@ def read_pairs_workbook(path: str | os.PathLike[str], *, weighted: bool = False)
 
 def _outcomes(result: Result, get: Getter, where: Where, board: int) -> tuple[tuple[int, Fraction], ...]:
     """A weighted row's ``(N-S score, weight)`` outcomes: the row's own score at ``Weight 1``, then
-    ``Outcome 2 NS`` and ``Outcome 3 NS`` at ``Weight 2`` and ``3``. Each outcome is a score legal at
-    the board's vulnerability and each weight a weight (at its cell); the outcomes together are the
-    core's weighted score (:func:`xlbridge.core.pairs.weighted.weighted_outcomes`: every weight given,
-    totalling 100 %, Law 12C1(c)), its refusal named at ``Weight 1``."""
-    if not isinstance(result.score, int):
-        raise FormatError("a weighted score (Law 12C1(c)) needs a real score in the row, not",
-                          where=where("Typed Score"), value=str(result.score))
-    pairs: list[tuple[int | None, Fraction | None]] = []
-    for k, col in enumerate((None, "Outcome 2 NS", "Outcome 3 NS"), start=1):
-        score: int | None = result.score
-        if col is not None:
-            v = get(col)
-            score = None
-            if cell_text(v) is not None:
-                if isinstance(v, bool) or not isinstance(v, (int, float)) or (
-                        isinstance(v, float) and not v.is_integer()):
-                    raise FormatError("an outcome must be a N-S score, got", where=where(col), value=v)
-                score = int(v)
-                try:
-                    xlbridge.check_score(score, VULNERABILITY(board))
-                except xlbridge.XlbridgeError:
-                    raise FormatError(f"impossible score for vulnerability {VULNERABILITY(board)}:",
-                                      where=where(col), value=score) from None
-        try:
-            weight = xlbridge.parse_weight(get(f"Weight {k}"))
-        except xlbridge.XlbridgeError:
-            raise FormatError("cannot read the weight:", where=where(f"Weight {k}"), value=get(f"Weight {k}")) from None
-        pairs.append((score, weight))
-    try:
-        return tuple(weighted_outcomes(pairs))
-    except xlbridge.XlbridgeError as exc:
-        raise FormatError(f"a weighted score (Law 12C1(c)): {str(exc).rstrip('.')}", where=where("Weight 1")) from None
+    ``Outcome 2 NS`` and ``Outcome 3 NS`` at ``Weight 2`` and ``3`` (:func:`~xlbridge.formats.sheets.read_outcomes`:
+    the core's weighted score, Law 12C1(c))."""
+    return read_outcomes(result.score, get, where, board, "Typed Score", ("Outcome 2 NS", "Outcome 3 NS"))
 
 
 def _participants(wb: Workbook, mitchell: bool, name: str) -> list[Participant]:

@@ -9,10 +9,15 @@ printable through ``@media print``):
   score when the ``dds`` extra is installed (``endplay``), and the traveller with matchpoints
   (or IMPs); a Law 12C1(c) weighted score shows each outcome and its weight (``420 (60 %), -50 (40 %)``);
 - ``pair-<NS|EW|>-<n>.html``: every pair's (or team's) personal scorecard;
-- teams events: the standings and one ``match-<a>-<b>.html`` scorecard per match.
+- teams events: the standings (by VPs) and one ``match-<a>-<b>.html`` scorecard per match: each
+  board's room scores (a weighted room-1 score with each outcome and its weight) and IMPs, the
+  IMP totals, and the match's result (the margin rounded once to the nearest IMP, and the VPs:
+  :func:`~xlbridge.formats.scoring.match_results`).
 
-Every text that came from a file is escaped (:func:`html.escape`).  Numbers are shown with two
-decimals by the EBU display rule (:func:`xlbridge.format_display`).  The event is always scored
+Every text that came from a file is escaped (:func:`html.escape`).  Numbers are exact until shown:
+a whole number as it is, any other with two decimals by the EBU display rule
+(:func:`xlbridge.format_display`), so a weighted board's IMPs (``-17/5``) show as ``-3.40`` and its
+totals are summed exactly before they are shown.  The event is always scored
 first (:func:`~xlbridge.formats.score_event`): the figures shown are the core's, not a file's.
 
 >>> import tempfile, pathlib
@@ -40,7 +45,7 @@ import xlbridge
 
 from .errors import FormatError
 from .model import TEAMS, Board, Event, Participant, Result, natural_key
-from .scoring import score_event
+from .scoring import match_results, score_event
 
 _K = TypeVar("_K")
 
@@ -171,6 +176,11 @@ def _weighted_text(r: Result, sign: int = 1) -> str:
     """
     return ", ".join(f"{sign * s} ({xlbridge.format_display(w * 100, 'EBU', 2).removesuffix('.00')} %)"
                      for s, w in r.outcomes)
+
+
+def _room_score(r: Result) -> object:
+    """A room's N-S score on a match scorecard: a weighted score (Law 12C1(c)) with each outcome and its weight."""
+    return _weighted_text(r) if r.outcomes else r.score
 
 
 def _score_text(r: Result) -> tuple[str, str]:
@@ -356,6 +366,7 @@ def publish(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | str = 
             f"{title}: {name}", event, summary + "<h2>Scorecard</h2>\n" + _table(head, rows, numeric={0, 5, 6, 7, 8}))
 
     # ---- team matches
+    results = match_results(event) if teams else {}
     for (a, bteam), boards in matches.items():
         rows, ta, tb = [], Fraction(0), Fraction(0)
         for bno, r1, r2 in boards:
@@ -363,14 +374,20 @@ def publish(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | str = 
             ta += max(ia or 0, 0)
             tb += max(-(ia or 0), 0)
             rows.append([f'<a href="board-{bno}.html">{bno}</a>', _contract_html(r1.contract), _e(r1.declarer),
-                         _e(r1.score), _contract_html(r2.contract), _e(r2.declarer), _e(r2.score),
+                         _e(_room_score(r1)), _contract_html(r2.contract), _e(r2.declarer), _e(_room_score(r2)),
                          _n(ia) if ia and ia > 0 else "", _n(-ia) if ia and ia < 0 else ""])
         head = ["Board", "Room 1", "By", "N-S", "Room 2", "By", "N-S", _e(_team_name(parts, a)),
                 _e(_team_name(parts, bteam))]
         rows.append(["Total", "", "", "", "", "", "", _n(ta), _n(tb)])
+        res = results.get((a, bteam))
+        outcome = "" if res is None else (
+            f'<p class="result">IMPs {_n(res.imps_a)} &ndash; {_n(res.imps_b)}, margin rounded once to the nearest '
+            f'IMP: {_e(_team_name(parts, a))} {"+" if res.margin > 0 else ""}{_n(res.margin)}; '
+            f'VPs {_e(_team_name(parts, a))} {_n(res.vp_a)} &ndash; '
+            f'{_e(_team_name(parts, bteam))} {_n(res.vp_b)} (WBF 2013 scale, {res.boards} boards)</p>\n')
         pages[match_files[(a, bteam)]] = _page(
             f"{title}: {_team_name(parts, a)} v {_team_name(parts, bteam)}", event,
-            "<h2>Match scorecard</h2>\n" + _table(head, rows, numeric={0, 3, 6, 7, 8}))
+            "<h2>Match scorecard</h2>\n" + _table(head, rows, numeric={0, 3, 6, 7, 8}) + outcome)
 
     written = []
     for fname, text in pages.items():

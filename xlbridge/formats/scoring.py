@@ -10,7 +10,10 @@ Every rule comes from the core through the top-level names of :mod:`xlbridge`:
 - pairs at cross-IMPs or Butler: :func:`xlbridge.cross_imps`, :func:`xlbridge.butler`, ranked by
   :func:`xlbridge.pairs_ranking` with a unit top per board (IMPs per board scored);
 - teams: the two tables of a match on a board are compared with :func:`xlbridge.imps_array`
-  (Law 78B); an artificial score counts :func:`xlbridge.artificial_imps`; a team's total is its
+  (Law 78B); an artificial score counts :func:`xlbridge.artificial_imps`; a Law 12C1(c) weighted
+  score at one table (a row's ``outcomes``: the teams workbook's room 1) counts
+  :func:`xlbridge.weighted_imps` against the other room (each outcome IMPed, then weighted; exact,
+  as WEIGHTED_IMPS on the workbook's Boards sheet); a team's total is its
   IMPs (:func:`xlbridge.pairs_ranking` with a unit top per board), its place is by VPs as the teams
   workbook ranks: each match to VPs on the WBF 2013 scale for its length
   (:func:`xlbridge.match_result`, margin rounded once to the nearest IMP), totals ranked exactly
@@ -40,9 +43,9 @@ import xlbridge
 from .checks import check_traveller
 from .errors import FormatError
 from ..core.teams.standings import team_standings
-from .model import TEAMS, Board, Event, Participant, natural_key
+from .model import TEAMS, Board, Event, Participant, Result, natural_key
 
-__all__ = ["score_event"]
+__all__ = ["score_event", "match_results"]
 
 
 def _checked(event: Event) -> list[Board]:
@@ -133,6 +136,26 @@ def score_event(event: Event, *, scale: str = "EBU") -> Event:
     raise FormatError(f"cannot score pairs event at {event.scoring!r} (expected MP, CROSS_IMP or BUTLER)")
 
 
+def _weighted_board(board: int, r1: Result, r2: Result) -> Fraction | None:
+    """The IMPs of the team sitting N-S at ``r1`` on a board with a Law 12C1(c) weighted score at one
+    table: the core's :func:`xlbridge.weighted_imps` (each outcome IMPed against the other room's N-S
+    score, then weighted; exact, as the teams workbook's WEIGHTED_IMPS), from the weighted table's
+    side; ``None`` while the other room has no score."""
+    if r1.outcomes and r2.outcomes:
+        raise FormatError("a weighted score (Law 12C1(c)) at both tables of a match cannot be scored (the teams "
+                          "workbook weights room 1 only)", element=f"board {board}, {r1.ns} v {r1.ew}")
+    weighted, other, sign = (r1, r2, 1) if r1.outcomes else (r2, r1, -1)
+    if isinstance(other.score, xlbridge.Artificial):
+        raise FormatError("a weighted score (Law 12C1(c)) cannot be played against an artificial score:",
+                          element=f"board {board}, {other.ns} v {other.ew}", value=str(other.score))
+    if not isinstance(other.score, int):
+        return None
+    try:
+        return sign * xlbridge.weighted_imps(list(weighted.outcomes), other.score)
+    except xlbridge.XlbridgeError as exc:
+        raise FormatError(str(exc).rstrip("."), element=f"board {board}, {weighted.ns} v {weighted.ew}") from None
+
+
 def _score_teams(event: Event, boards: Sequence[Board]) -> Event:
     """Teams: per board and match, the two tables compared (Law 78B IMPs via the core)."""
     new_boards = []
@@ -156,7 +179,9 @@ def _score_teams(event: Event, boards: Sequence[Board]) -> Event:
             if (r1.ns, r1.ew) != (r2.ew, r2.ns):
                 continue
             a = None  # IMPs of the team sitting N-S at r1
-            if isinstance(r1.score, int) and isinstance(r2.score, int):
+            if r1.outcomes or r2.outcomes:  # Law 12C1(c): each outcome IMPed, then weighted (exact)
+                a = _weighted_board(b.number, r1, r2)
+            elif isinstance(r1.score, int) and isinstance(r2.score, int):
                 a = Fraction(int(xlbridge.imps_array([r1.score - r2.score])[0]))
             elif isinstance(r1.score, xlbridge.Artificial) or isinstance(r2.score, xlbridge.Artificial):
                 a = xlbridge.artificial_board_imps(r1.score, r2.score)  # the core's rule (Law 12C2)
@@ -178,28 +203,51 @@ def _score_teams(event: Event, boards: Sequence[Board]) -> Event:
     scored = _apply_standings(event, standings, new_boards, percent=False)
     if not v_a:
         return scored
-    # the place is by VPs, as the teams workbook's Standings sheet ranks: each match's IMPs (for the first
-    # team in number order) rounded once to the nearest IMP, converted on the WBF 2013 scale for the
-    # match's length (xlbridge.match_result, as MATCH_RESULT on the Matches sheet), totalled and ranked
-    # exactly (team_standings, as TEAM_STANDINGS: equal totals share the place)
-    match_imps: dict[tuple[str, ...], list[Fraction]] = {}
-    for (_board, pair), ns_team, ns_imps in zip(v_boards, v_a, v_ia):
-        match_imps.setdefault(pair, []).append(ns_imps if ns_team == pair[0] else -ns_imps)
-    col_a: list[str] = []
-    col_b: list[str] = []
-    vp_a: list[Fraction] = []
-    vp_b: list[Fraction] = []
-    imps_a: list[Fraction] = []
-    imps_b: list[Fraction] = []
-    for (first, second), imps in match_imps.items():
-        result = xlbridge.match_result(imps, rounding="nearest")
-        col_a.append(first)
-        col_b.append(second)
-        vp_a.append(result.vp_a)
-        vp_b.append(result.vp_b)
-        imps_a.append(result.imps_a)
-        imps_b.append(result.imps_b)
+    # the place is by VPs, as the teams workbook's Standings sheet ranks: each match to VPs (match_results),
+    # totalled and ranked exactly (team_standings, as TEAM_STANDINGS: equal totals share the place)
+    results = match_results(scored)
+    col_a = [a for a, _ in results]
+    col_b = [b for _, b in results]
+    vp_a = [r.vp_a for r in results.values()]
+    vp_b = [r.vp_b for r in results.values()]
+    imps_a = [r.imps_a for r in results.values()]
+    imps_b = [r.imps_b for r in results.values()]
     by_team = {s.team: s for s in team_standings(col_a, col_b, vp_a, vp_b, imps_a, imps_b)}
     return replace(scored, participants=tuple(
         replace(p, vps=by_team[p.number].vps, place=by_team[p.number].rank, tied=by_team[p.number].tied)
         if p.number in by_team else p for p in scored.participants))
+
+
+def match_results(event: Event) -> dict[tuple[str, str], xlbridge.MatchResult]:
+    """Each match of a scored teams event (:func:`score_event`), keyed ``(team a, team b)`` with team a
+    the lower number, in order of team numbers: :func:`xlbridge.match_result` over the IMPs of team a
+    on the boards scored at both tables (a weighted board at its exact weighted IMPs), the margin
+    rounded once to the nearest IMP before the VP look-up on the WBF 2013 scale for the match's length,
+    as MATCH_RESULT on the teams workbook's Matches sheet (``"nearest"``).
+
+    Seed 004's Swiss match (the example teams workbook's match 1): +8 IMPs on six boards (620 v 620,
+    420 v 170, -100 v -140, 110 v 140, -620 v -650, 650 v 620: 0, 6, 1, -1, 1, 1) and 60 % of 420, 40 % of
+    -50 against 400 (0.6 x 1 + 0.4 x -10 = -3.4 IMPs) on board 1: 9 - 4.4, a margin of 4.6 rounded once
+    to 5, is 12.18 - 7.82 VPs over 7 boards.
+
+    >>> from fractions import Fraction as F
+    >>> from xlbridge.formats.model import Board, Event, Result, TEAMS
+    >>> w = Result("1", "2", score=420, outcomes=((420, F(3, 5)), (-50, F(2, 5))))
+    >>> rooms = [(420, 400), (620, 620), (420, 170), (-100, -140), (110, 140), (-620, -650), (650, 620)]
+    >>> rows = [(w if k == 1 else Result("1", "2", score=s), Result("2", "1", score=o))
+    ...         for k, (s, o) in enumerate(rooms, start=1)]
+    >>> e = score_event(Event(kind=TEAMS, scoring="IMP", boards=[Board(k, results=r) for k, r in enumerate(rows, 1)]))
+    >>> e.boards[0].results[0].imp_ns, e.boards[0].results[1].imp_ns
+    (Fraction(-17, 5), Fraction(17, 5))
+    >>> r = match_results(e)[("1", "2")]
+    >>> r.imps_a, r.imps_b, r.margin, float(r.vp_a), float(r.vp_b)
+    (Fraction(9, 1), Fraction(22, 5), Fraction(5, 1), 12.18, 7.82)
+    """
+    imps: dict[tuple[str, str], list[Fraction]] = {}
+    for b in event.boards:
+        for r in b.results:
+            a, c = sorted((r.ns, r.ew), key=natural_key)
+            if r.ns == a and r.imp_ns is not None:  # each board once: the row where team a sits N-S
+                imps.setdefault((a, c), []).append(r.imp_ns)
+    return {k: xlbridge.match_result(v, rounding="nearest")
+            for k, v in sorted(imps.items(), key=lambda kv: (natural_key(kv[0][0]), natural_key(kv[0][1])))}

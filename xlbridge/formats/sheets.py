@@ -22,6 +22,7 @@ import datetime as _dt
 import math
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from fractions import Fraction
 from typing import Any, TypeAlias
 
 import xlbridge
@@ -34,8 +35,8 @@ __all__ = ["HEADER_ROW", "DEALS_SHEET", "LEADS_SHEET", "VULNERABILITY", "standar
            "cell_number", "cell_text", "join_names", "split_names", "whole_number", "board_number", "find_columns",
            "find_parameter", "capacity", "get_sheet",
            "fill_table", "table_rows", "table_sheet", "write_extra_sheets", "read_extra_sheets",
-           "write_properties", "read_properties", "open_workbook", "event_boards", "Workbook", "Worksheet", "Getter",
-           "Where"]
+           "write_properties", "read_properties", "open_workbook", "event_boards", "read_outcomes", "Workbook",
+           "Worksheet", "Getter", "Where"]
 
 #: An openpyxl workbook and worksheet (openpyxl ships no type information).
 Workbook: TypeAlias = Any
@@ -339,6 +340,56 @@ def event_boards(boards: Mapping[int, Sequence[Result]], deals: Mapping[int, tup
     return tuple(Board(n, deals.get(n, (standard_dealer(n), None))[0], VULNERABILITY(n),
                        deals.get(n, (None, None))[1], tuple(rows))
                  for n, rows in sorted(boards.items()))
+
+
+def read_outcomes(score: object, get: Getter, where: Where, board: int, score_column: str,
+                  outcome_columns: Sequence[str]) -> tuple[tuple[int, Fraction], ...]:
+    """A Law 12C1(c) weighted score's ``(N-S score, weight)`` outcomes read from a workbook row: the
+    row's own ``score`` (its cell in ``score_column``) at ``Weight 1``, then each of ``outcome_columns``
+    at ``Weight 2``, ``Weight 3``, ...  Each outcome is a score legal at the board's vulnerability and
+    each weight a weight (refused at its cell); together they are the core's weighted score
+    (:func:`xlbridge.weighted_outcomes`: every weight given, totalling 100 %, an outcome of zero
+    weight dropped), its refusal named at ``Weight 1``.  Used by the pairs workbook (``Typed Score``,
+    ``Outcome 2 NS``, ``Outcome 3 NS``) and the teams workbook (room 1's N-S score, ``Outcome 2``,
+    ``Outcome 3``).
+
+    >>> row = {"Score": 420, "Outcome 2": -50, "Weight 1": 0.6, "Weight 2": "40%"}
+    >>> read_outcomes(420, row.get, lambda c: f"Boards!{c}", 1, "Score", ["Outcome 2"])
+    ((420, Fraction(3, 5)), (-50, Fraction(2, 5)))
+    >>> read_outcomes(420, {**row, "Weight 2": 0.3}.get, lambda c: f"Boards!{c}", 1, "Score", ["Outcome 2"])
+    Traceback (most recent call last):
+    ...
+    xlbridge.formats.errors.FormatError: Boards!Weight 1: a weighted score (Law 12C1(c)): weights total 90 %, not 100 %: 420 x 60 %, -50 x 30 %
+    """
+    if not isinstance(score, int) or isinstance(score, bool):
+        raise FormatError("a weighted score (Law 12C1(c)) needs a real score in the row, not",
+                          where=where(score_column), value=str(score))
+    vul = VULNERABILITY(board)
+    pairs: list[tuple[int | None, Fraction | None]] = []
+    for k, col in enumerate((None, *outcome_columns), start=1):
+        value: int | None = score
+        if col is not None:
+            v = get(col)
+            value = None
+            if cell_text(v) is not None:
+                if isinstance(v, bool) or not isinstance(v, (int, float)) or (
+                        isinstance(v, float) and not v.is_integer()):
+                    raise FormatError("an outcome must be a N-S score, got", where=where(col), value=v)
+                value = int(v)
+                try:
+                    xlbridge.check_score(value, vul)
+                except xlbridge.XlbridgeError:
+                    raise FormatError(f"impossible score for vulnerability {vul}:", where=where(col),
+                                      value=value) from None
+        try:
+            weight = xlbridge.parse_weight(get(f"Weight {k}"))
+        except xlbridge.XlbridgeError:
+            raise FormatError("cannot read the weight:", where=where(f"Weight {k}"), value=get(f"Weight {k}")) from None
+        pairs.append((value, weight))
+    try:
+        return tuple(xlbridge.weighted_outcomes(pairs))
+    except xlbridge.XlbridgeError as exc:
+        raise FormatError(f"a weighted score (Law 12C1(c)): {str(exc).rstrip('.')}", where=where("Weight 1")) from None
 
 
 def write_properties(wb: Workbook, event: Event) -> None:

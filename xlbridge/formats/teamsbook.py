@@ -1,11 +1,12 @@
 """A teams event between an :class:`~xlbridge.formats.model.Event` and a teams workbook.
 
 The workbook is the bundled ``teams.xlsx`` template (or any book laid out like it): sheets
-``Boards`` (``Match``, ``Board``, ``Room 1 NS (team A NS)``, ``Room 2 NS (team B NS)``; weighted
-``Outcome``/``Weight`` columns) and ``Matches`` (``Match``, ``Team A``, ``Team B``, ``Boards``),
-columns found by their headers.  What the template has no place for goes into extra sheets that
-its formulas never read: ``Teams`` (numbers, names, players), ``Contracts`` (contract, declarer and
-tricks behind each room's score), ``Deals`` and ``Leads`` (:mod:`xlbridge.formats.sheets`).
+``Boards`` (``Match``, ``Board``, ``Room 1 NS (team A NS)``, ``Room 2 NS (team B NS)``; a weighted
+board's other room-1 outcomes in ``Outcome 2``/``Outcome 3``, their weights in ``Weight 1..3``) and
+``Matches`` (``Match``, ``Team A``, ``Team B``, ``Boards``), columns found by their headers.  What
+the template has no place for goes into extra sheets that its formulas never read: ``Teams``
+(numbers, names, players), ``Contracts`` (contract, declarer and tricks behind each room's score),
+``Deals`` and ``Leads`` (:mod:`xlbridge.formats.sheets`).
 
 - :func:`fill_teams_workbook` writes a teams event into the template: each pair of teams that
   meets is one match (:func:`team_matches`);
@@ -32,15 +33,17 @@ from .errors import FormatError, display_name
 from .model import HOWELL, TEAMS, Event, Participant, Result, natural_key, normalize_contract, normalize_seat
 from .sheets import (VULNERABILITY, Getter, Where, Workbook, board_number, cell_number, cell_text,
                      check_standard_cycle, event_boards, fill_table, find_columns, get_sheet, join_names,
-                     open_workbook, read_extra_sheets, read_properties, split_names, table_rows, table_sheet,
-                     whole_number, write_extra_sheets, write_properties)
+                     open_workbook, read_extra_sheets, read_outcomes, read_properties, split_names, table_rows,
+                     table_sheet, whole_number, write_extra_sheets, write_properties)
 
 __all__ = ["Match", "fill_teams_workbook", "read_teams_workbook", "team_matches", "BOARDS_SHEET",
            "MATCHES_SHEET", "TEAMS_SHEET", "CONTRACTS_SHEET"]
 
 BOARDS_SHEET, MATCHES_SHEET, TEAMS_SHEET, CONTRACTS_SHEET = "Boards", "Matches", "Teams", "Contracts"
-_B_COLUMNS = ("Match", "Board", "Room 1 NS (team A NS)", "Room 2 NS (team B NS)")
-_B_OPTIONAL = ("Outcome 2", "Outcome 3", "Weight 1", "Weight 2", "Weight 3")
+_ROOM_1, _ROOM_2 = "Room 1 NS (team A NS)", "Room 2 NS (team B NS)"
+_B_COLUMNS = ("Match", "Board", _ROOM_1, _ROOM_2)
+_OUTCOMES = ("Outcome 2", "Outcome 3")  # room 1's other outcomes of a weighted board, at Weight 2 and 3
+_B_OPTIONAL = (*_OUTCOMES, "Weight 1", "Weight 2", "Weight 3")
 _M_COLUMNS = ("Match", "Team A", "Team B", "Boards")
 _TEAM_COLUMNS = ("Team", "Name", "Players")
 _C_COLUMNS = ("Board", "NS", "EW", "Contract", "Declarer", "Tricks")
@@ -152,9 +155,13 @@ def read_teams_workbook(path: str | os.PathLike[str], *, weighted: bool = False)
     reverse.  Team numbers come from the ``Teams`` sheet when present (a blank ``Name`` there is a team
     without a name, which the Matches sheet calls ``Team <number>``; a name typed there, even ``Team 3``,
     is the team's name), else 1, 2, ... in order of first appearance on the Matches sheet; contracts
-    from ``Contracts``, deals and leads from ``Deals`` and ``Leads``.  A weighted board (Outcome 2/3,
-    weights) cannot be written to PBN and is refused naming its cell (when ``weighted``, publishing,
-    with a message saying it cannot be published yet).
+    from ``Contracts``, deals and leads from ``Deals`` and ``Leads``.
+
+    A Law 12C1(c) weighted board (``Outcome 2``/``Outcome 3``, ``Weight 1..3``) cannot be written to
+    PBN or USEBIO and is refused naming its cell, unless ``weighted`` (publishing): then room 1's
+    outcomes (its N-S score at ``Weight 1``, ``Outcome 2`` and ``Outcome 3`` at ``Weight 2`` and ``3``,
+    checked as the core's weighted score, :func:`~xlbridge.formats.sheets.read_outcomes`) go into the
+    room-1 row's ``outcomes``; room 2 then needs a real N-S score, or none yet.
     """
     name = display_name(path)
     wb = open_workbook(path, data_only=True, read_only=False)
@@ -212,12 +219,13 @@ def read_teams_workbook(path: str | os.PathLike[str], *, weighted: bool = False)
         seen: set[tuple[int, int]] = set()
         for _r, get, where in table_rows(get_sheet(wb, BOARDS_SHEET, name), _B_COLUMNS, _B_OPTIONAL,
                                          sheet=BOARDS_SHEET, name=name):
-            for col in _B_OPTIONAL:
-                if cell_text(get(col)) is not None:
-                    raise FormatError("a weighted board (Law 12C1(c)) cannot be published yet (the workbook's "
-                                      "Matches and Standings sheets score it):" if weighted else
-                                      "a weighted board (Law 12C1(c)) cannot be written to PBN or USEBIO:",
-                                      where=where(col), value=get(col))
+            weights = [col for col in _B_OPTIONAL if cell_text(get(col)) is not None]
+            if weights and not weighted:
+                raise FormatError("a weighted board (Law 12C1(c)) cannot be written to PBN or USEBIO:",
+                                  where=where(weights[0]), value=get(weights[0]))
+            if weights and cell_text(get(_ROOM_1)) is None:
+                raise FormatError("a weighted board (Law 12C1(c)) needs room 1's N-S score, its first outcome",
+                                  where=where(_ROOM_1))
             m = whole_number(get("Match"), where("Match"), "match number")
             if m not in matches:
                 raise FormatError(f"match {m} is not on the Matches sheet", where=where("Match"))
@@ -226,7 +234,7 @@ def read_teams_workbook(path: str | os.PathLike[str], *, weighted: bool = False)
                 raise FormatError(f"board {b} of match {m} is listed twice", where=where("Board"))
             seen.add((m, b))
             a, c = matches[m]
-            for col, ns, ew in (("Room 1 NS (team A NS)", a, c), ("Room 2 NS (team B NS)", c, a)):
+            for col, ns, ew in ((_ROOM_1, a, c), (_ROOM_2, c, a)):
                 v = get(col)
                 if cell_text(v) is None:
                     continue
@@ -254,6 +262,12 @@ def read_teams_workbook(path: str | os.PathLike[str], *, weighted: bool = False)
                         tricks = None
                     result = check_result(replace(result, contract=contract, declarer=declarer, tricks=tricks),
                                           VULNERABILITY(b), {"where": cwhere("Contract")})
+                if weights and col == _ROOM_1:  # room 1's outcomes and weights: the core's weighted score
+                    result = replace(result, outcomes=read_outcomes(result.score, get, where, b, _ROOM_1,
+                                                                    _OUTCOMES))
+                elif weights and isinstance(result.score, xlbridge.Artificial):  # room 2 against a weighted room 1
+                    raise FormatError("a weighted board (Law 12C1(c)) cannot be played against an artificial "
+                                      "score:", where=where(col), value=v)
                 if (b, ns, ew) in leads:
                     result = replace(result, lead=leads.pop((b, ns, ew))[0])
                 boards.setdefault(b, []).append(result)

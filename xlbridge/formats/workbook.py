@@ -37,8 +37,8 @@ def is_teams_workbook(wb: Workbook) -> bool:
 def read_workbook(path: str | os.PathLike[str], *, weighted: bool = False) -> Event:
     """A pairs or teams workbook into an (unscored) event: :func:`read_teams_workbook` for a book laid
     out like teams.xlsx (sheets ``Boards`` and ``Matches``), :func:`read_pairs_workbook` otherwise.
-    ``weighted`` (for publishing, never for PBN or USEBIO) reads a pairs row's Law 12C1(c) weighted
-    score into its ``outcomes`` instead of refusing it."""
+    ``weighted`` (for publishing, never for PBN or USEBIO) reads a Law 12C1(c) weighted score (a pairs
+    row's, a teams board's room 1) into its row's ``outcomes`` instead of refusing it."""
     wb = open_workbook(path, read_only=True)
     try:
         teams = is_teams_workbook(wb)
