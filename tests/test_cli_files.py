@@ -480,3 +480,20 @@ def test_export_of_a_workbook_without_the_travellers_columns_names_file_and_colu
     err = capsys.readouterr().err.strip()
     assert err == "xlbridge export: club.xlsx: sheet 'Travellers' has no column 'Board' on row 4"
     assert not (tmp_path / "o.pbn").exists()
+
+
+def test_a_temporary_folder_that_fails_is_not_blamed_on_the_output(tmp_path, monkeypatch, capsys):
+    """A workbook is checked and read from a private copy: a temporary folder that cannot be made (a full
+    disk) is said as such, naming the input, exit 2; not "cannot write" the output (exit 3)."""
+    import xlbridge.batch.safety as safety
+
+    def full():
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(safety, "private_tempdir", full)
+    src = Path(__file__).resolve().parents[1] / "workbooks" / "examples" / "teams.xlsx"
+    code = main(["publish", str(src), "-o", str(tmp_path / "site")])
+    err = capsys.readouterr().err.strip()
+    assert (code, err) == (2, "xlbridge publish: teams.xlsx: cannot read the file through a private copy "
+                              "(No space left on device)"), err
+    assert not (tmp_path / "site").exists()

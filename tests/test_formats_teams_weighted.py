@@ -186,3 +186,21 @@ def test_the_shipped_teams_example_publishes_with_its_weighted_board(tmp_path):
     assert (first[3], first[6], first[7], first[8]) == ("420 (60 %), -50 (40 %)", "400", "", "3.40")
     result = " ".join("".join(doc.find(".//p[@class='result']").itertext()).split())
     assert "Team A +5; VPs Team A 12.18 \u2013 Team B 7.82 (WBF 2013 scale, 7 boards)" in result
+
+
+def test_a_board_waiting_for_a_room_leaves_the_match_length_declared(tmp_path):
+    """Published during the session: board 1's room 2 is not in yet, so the board is not scored; the VP
+    scale is still the Matches sheet's 7 boards, as the workbook's MATCH_RESULT takes it (not the 6 boards
+    scored). Board 2 (N-S vul): 600 (3NT=) against 660 (3NT+2): 60, 2 IMPs to Tigers; every other board
+    flat: Lions 0, Tigers 2, margin -2: 9.08 - 10.92 on the 7-board WBF 2013 scale (seed 004's -2).
+    Found by an independent review (the site took the 6-board scale)."""
+    from xlbridge.formats.scoring import match_results, score_event
+    from xlbridge.formats.workbook import read_workbook
+
+    boards = [(1, 1, 420, 170, -50, 0.5, 0.3, 0.2, None), (1, 2, 600, None, None, None, None, None, 660)]
+    boards += [(1, b, _flat(b), None, None, None, None, None, _flat(b)) for b in range(3, 8)]
+    boards += [(2, b, _flat(b), None, None, None, None, None, _flat(b)) for b in range(1, 8)]
+    event = score_event(read_workbook(_book(tmp_path / "waiting.xlsx", boards), weighted=True))
+    result = match_results(event)[("1", "2")]
+    assert (result.boards, result.imps_a, result.imps_b, result.margin) == (7, 0, 2, -2)
+    assert (f"{float(result.vp_a):.2f}", f"{float(result.vp_b):.2f}") == ("9.08", "10.92")

@@ -461,11 +461,15 @@ def _read_event(path: str, prog: str, *, weighted: bool = False) -> Any:
     if head == b"PK\x03\x04":  # a pairs or a teams workbook: checked and read from a private copy, as recalc does
         from .batch.safety import private_tempdir, snapshot_file
 
-        with private_tempdir() as tmp:
-            copy = os.path.join(tmp, name)  # (the same name: what the reader's messages say)
-            snapshot_file(path, copy, name=name)
-            check_workbook(copy, name=name)
-            return read_workbook(copy, weighted=weighted)
+        try:
+            with private_tempdir() as tmp:
+                copy = os.path.join(tmp, name)  # (the same name: what the reader's messages say)
+                snapshot_file(path, copy, name=name)
+                check_workbook(copy, name=name)
+                return read_workbook(copy, weighted=weighted)
+        except OSError as exc:  # (the temporary folder: not the output's fault, which _files would say)
+            raise FormatError(f"cannot read the file through a private copy ({exc.strerror or type(exc).__name__})",
+                              file=name) from None
     return formats.read_event(Path(path))  # (a Path: a name holding a line break is still a file's name)
 
 

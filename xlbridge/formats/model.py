@@ -159,6 +159,9 @@ class Event:
     movement: str = HOWELL
     participants: tuple[Participant, ...] = ()
     boards: tuple[Board, ...] = ()
+    #: a teams workbook's declared match lengths, ((team a, team b, boards), ...) with team a the lower
+    #: number (its Matches sheet's Boards column): the VP scale's length, which PBN and USEBIO do not carry
+    match_lengths: tuple[tuple[str, str, int], ...] = field(default=(), compare=False)
     _index: dict[tuple[str | None, str], Participant] = field(default_factory=dict, init=False, repr=False,
                                                               compare=False, hash=False)
 

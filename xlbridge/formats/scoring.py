@@ -223,7 +223,9 @@ def match_results(event: Event) -> dict[tuple[str, str], xlbridge.MatchResult]:
     the lower number, in order of team numbers: :func:`xlbridge.match_result` over the IMPs of team a
     on the boards scored at both tables (a weighted board at its exact weighted IMPs), the margin
     rounded once to the nearest IMP before the VP look-up on the WBF 2013 scale for the match's length,
-    as MATCH_RESULT on the teams workbook's Matches sheet (``"nearest"``).
+    as MATCH_RESULT on the teams workbook's Matches sheet (``"nearest"``). The length is the Matches
+    sheet's Boards (``event.match_lengths``) where the event came from a teams workbook, so a board still
+    waiting for a room's score leaves the scale where the workbook has it; otherwise the boards scored.
 
     Seed 004's Swiss match (the example teams workbook's match 1): +8 IMPs on six boards (620 v 620,
     420 v 170, -100 v -140, 110 v 140, -620 v -650, 650 v 620: 0, 6, 1, -1, 1, 1) and 60 % of 420, 40 % of
@@ -244,10 +246,11 @@ def match_results(event: Event) -> dict[tuple[str, str], xlbridge.MatchResult]:
     (Fraction(9, 1), Fraction(22, 5), Fraction(5, 1), 12.18, 7.82)
     """
     imps: dict[tuple[str, str], list[Fraction]] = {}
+    lengths = {(a, c): n for a, c, n in event.match_lengths}
     for b in event.boards:
         for r in b.results:
             a, c = sorted((r.ns, r.ew), key=natural_key)
             if r.ns == a and r.imp_ns is not None:  # each board once: the row where team a sits N-S
                 imps.setdefault((a, c), []).append(r.imp_ns)
-    return {k: xlbridge.match_result(v, rounding="nearest")
+    return {k: xlbridge.match_result(v, lengths.get(k), rounding="nearest")
             for k, v in sorted(imps.items(), key=lambda kv: (natural_key(kv[0][0]), natural_key(kv[0][1])))}

@@ -28,7 +28,7 @@ from typing import TypeAlias
 import xlbridge
 
 from ..core.entries import parse_entry
-from .checks import check_result, check_traveller
+from .checks import MAX_BOARD, check_result, check_traveller
 from .errors import FormatError, display_name
 from .model import HOWELL, TEAMS, Event, Participant, Result, natural_key, normalize_contract, normalize_seat
 from .sheets import (VULNERABILITY, Getter, Where, Workbook, board_number, cell_number, cell_text,
@@ -185,6 +185,7 @@ def read_teams_workbook(path: str | os.PathLike[str], *, weighted: bool = False)
                 teams[num] = Participant(num, None, split_names(players), given)
                 number_of[called] = num
         matches: dict[int, tuple[str, str]] = {}
+        lengths: dict[tuple[str, str], int] = {}  # (team a, team b) in number order -> the declared boards
         for _r, get, where in table_rows(get_sheet(wb, MATCHES_SHEET, name), _M_COLUMNS, sheet=MATCHES_SHEET,
                                          name=name):
             m = whole_number(get("Match"), where("Match"), "match number")
@@ -204,6 +205,10 @@ def read_teams_workbook(path: str | os.PathLike[str], *, weighted: bool = False)
             if pair[0] == pair[1]:
                 raise FormatError("a team cannot play against itself:", where=where("Team B"), value=get("Team B"))
             matches[m] = (pair[0], pair[1])
+            if cell_text(get("Boards")) is not None:  # (the VP scale's length, as MATCH_RESULT takes it)
+                met = (min(pair, key=natural_key), max(pair, key=natural_key))
+                lengths[met] = lengths.get(met, 0) + whole_number(get("Boards"), where("Boards"), "number of boards",
+                                                                  MAX_BOARD)
         deals, leads = read_extra_sheets(wb, name)
         contracts: dict[tuple[int, str | None, str | None], tuple[Getter, Where]] = {}
         if CONTRACTS_SHEET in wb.sheetnames:
@@ -282,7 +287,8 @@ def read_teams_workbook(path: str | os.PathLike[str], *, weighted: bool = False)
             boards.setdefault(b, [])
         title, date = read_properties(wb)
         event = Event(name=title, date=date, kind=TEAMS, scoring="IMP", movement=HOWELL,
-                      participants=tuple(teams.values()), boards=event_boards(boards, deals))
+                      participants=tuple(teams.values()), boards=event_boards(boards, deals),
+                      match_lengths=tuple((a, c, n) for (a, c), n in lengths.items()))
         for bd in event.boards:  # a room's score and a team meeting a board twice: at the room's cell
             check_traveller(bd.number, bd.results, VULNERABILITY(bd.number), HOWELL, TEAMS, cells.get(bd.number, []))
         return event
