@@ -204,3 +204,19 @@ def test_a_board_waiting_for_a_room_leaves_the_match_length_declared(tmp_path):
     result = match_results(event)[("1", "2")]
     assert (result.boards, result.imps_a, result.imps_b, result.margin) == (7, 0, 2, -2)
     assert (f"{float(result.vp_a):.2f}", f"{float(result.vp_b):.2f}") == ("9.08", "10.92")
+
+
+def test_a_match_longer_than_the_vp_scale_is_refused_at_its_cell(tmp_path):
+    """The WBF 2013 scale is computed for matches of 1 to 1,000 boards (the core's ``MAX_BOARDS``, as
+    ``MATCH_RESULT`` takes the Matches sheet's Boards): 1,001 is refused naming the cell and the value."""
+    from xlbridge.formats.errors import FormatError
+    from xlbridge.formats.workbook import read_workbook
+
+    path = _book(tmp_path / "long.xlsx")
+    wb = openpyxl.load_workbook(path)
+    wb["Matches"]["D5"] = 1001
+    wb.save(path)
+    with pytest.raises(FormatError) as exc:
+        read_workbook(path, weighted=True)
+    assert str(exc.value) == ("long.xlsx, Matches!D5: number of boards must be a whole number from 1 to 1,000, "
+                              "got 1001")

@@ -28,7 +28,7 @@ from typing import TypeAlias
 import xlbridge
 
 from ..core.entries import parse_entry
-from .checks import MAX_BOARD, check_result, check_traveller
+from .checks import check_result, check_traveller
 from .errors import FormatError, display_name
 from .model import HOWELL, TEAMS, Event, Participant, Result, natural_key, normalize_contract, normalize_seat
 from .sheets import (VULNERABILITY, Getter, Where, Workbook, board_number, cell_number, cell_text,
@@ -207,8 +207,9 @@ def read_teams_workbook(path: str | os.PathLike[str], *, weighted: bool = False)
             matches[m] = (pair[0], pair[1])
             if cell_text(get("Boards")) is not None:  # (the VP scale's length, as MATCH_RESULT takes it)
                 met = (min(pair, key=natural_key), max(pair, key=natural_key))
+                # (at most the VP scale's longest match, the core's xlbridge.MAX_BOARDS, as MATCH_RESULT takes it)
                 lengths[met] = lengths.get(met, 0) + whole_number(get("Boards"), where("Boards"), "number of boards",
-                                                                  MAX_BOARD)
+                                                                  xlbridge.MAX_BOARDS)
         deals, leads = read_extra_sheets(wb, name)
         contracts: dict[tuple[int, str | None, str | None], tuple[Getter, Where]] = {}
         if CONTRACTS_SHEET in wb.sheetnames:
