@@ -210,6 +210,9 @@ def read_teams_workbook(path: str | os.PathLike[str], *, weighted: bool = False)
                 # (at most the VP scale's longest match, the core's xlbridge.MAX_BOARDS, as MATCH_RESULT takes it)
                 lengths[met] = lengths.get(met, 0) + whole_number(get("Boards"), where("Boards"), "number of boards",
                                                                   xlbridge.MAX_BOARDS)
+                if lengths[met] > xlbridge.MAX_BOARDS:  # (two matches of the same teams are scored as one)
+                    raise FormatError(f"the matches of these two teams come to {lengths[met]:,} boards, more than "
+                                      f"the VP scale's {xlbridge.MAX_BOARDS:,}", where=where("Boards"))
         deals, leads = read_extra_sheets(wb, name)
         contracts: dict[tuple[int, str | None, str | None], tuple[Getter, Where]] = {}
         if CONTRACTS_SHEET in wb.sheetnames:
