@@ -220,3 +220,22 @@ def test_a_match_longer_than_the_vp_scale_is_refused_at_its_cell(tmp_path):
         read_workbook(path, weighted=True)
     assert str(exc.value) == ("long.xlsx, Matches!D5: number of boards must be a whole number from 1 to 1,000, "
                               "got 1001")
+
+
+def test_two_matches_of_the_same_teams_beyond_the_vp_scale_are_refused(tmp_path):
+    """Two matches of Lions v Tigers are scored as one match (its boards together): 600 + 500 boards is
+    more than the scale's 1,000, refused at the second match's Boards cell."""
+    from xlbridge.formats.errors import FormatError
+    from xlbridge.formats.workbook import read_workbook
+
+    path = _book(tmp_path / "twice.xlsx")
+    wb = openpyxl.load_workbook(path)
+    ws = wb["Matches"]
+    ws["D5"] = 600
+    for c, v in enumerate((3, "Tigers", "Lions", 500), start=1):
+        ws.cell(7, c, v)
+    wb.save(path)
+    with pytest.raises(FormatError) as exc:
+        read_workbook(path, weighted=True)
+    assert str(exc.value) == ("twice.xlsx, Matches!D7: the matches of these two teams come to 1,100 boards, more "
+                              "than the VP scale's 1,000")
