@@ -136,3 +136,30 @@ def test_a_refused_book_is_named_by_its_path_in_the_text_summary(folder, tmp_pat
     err = capsys.readouterr().err
     assert f"xlbridge recalc: {bad / 'club.xlsx'}: not an Excel workbook" in err
     assert f"xlbridge recalc: {good / 'club.xlsx'}" not in err
+
+
+def test_each_book_is_given_its_share_of_the_cores(tmp_path, monkeypatch):
+    """run_many tells every per-book process the cores it may use: those this process may run on
+    (sched_getaffinity, as taskset or a container's cpuset restrict them) divided by the jobs, at least
+    one. A stand-in for the interpreter prints what each was told."""
+    from xlbridge.batch import many
+
+    fake = tmp_path / "python"
+    fake.write_text('#!/bin/sh\nprintf \'{"cores": "%s", "parent": "%s"}\' "$XLBRIDGE_BOOK_CORES" '
+                    '"$XLBRIDGE_JOBS_PARENT"\n')
+    fake.chmod(0o755)
+    monkeypatch.setattr(many.sys, "executable", str(fake))
+    monkeypatch.setattr(many.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3, 4})  # five usable cores
+    for jobs, share in ((1, "5"), (2, "2"), (5, "1"), (8, "1")):
+        runs = many.run_many(["a.xlsx", "b.xlsx"], [None, None], [], jobs=jobs)
+        assert [run.summary for run in runs] == [{"cores": share, "parent": str(os.getpid())}] * 2
+
+
+def test_book_cores_reads_the_share_and_falls_back_to_the_usable_cores(monkeypatch):
+    from xlbridge.batch import many
+
+    monkeypatch.setattr(many.os, "sched_getaffinity", lambda pid: {0, 1, 2})
+    for value, cores in (("1", 1), ("2", 2), ("", 3), ("0", 3), ("-1", 3), ("２", 3), ("x", 3), ("99999", 3)):
+        assert many.book_cores({many.CORES_ENV: value}) == cores
+    monkeypatch.delenv(many.CORES_ENV, raising=False)
+    assert many.book_cores() == 3

@@ -301,8 +301,44 @@ def test_a_recalculation_reading_its_travellers_in_halves_writes_the_same_book(t
         return got
 
     monkeypatch.setattr(halves, "_merge", counting_merge)
+    monkeypatch.setenv("XLBRIDGE_BOOK_CORES", "2")  # (two cores for this book, whatever the machine has)
     # whole readings only, then the large parts merged from halves (the sandbox let the fork through)
     _whole_then_halves_write_the_same_book(book, tmp_path, monkeypatch, merges)
+
+
+def test_a_book_given_one_core_reads_its_parts_whole(tmp_path, monkeypatch):
+    """Under ``--jobs`` with as many books at once as cores (``XLBRIDGE_BOOK_CORES=1``) the engine forks
+    no tail process: the other books keep the cores busy. Same output as with two cores, where it does."""
+    from xlbridge.batch.recalc import recalc_workbook
+    from xlbridge.templates import build_workbook
+
+    import mmap
+
+    book = tmp_path / "pairs.xlsx"
+    build_workbook("pairs.xlsx").save(book)
+    tails = mmap.mmap(-1, 8)  # (shared with the forked engine process: it counts the tails started there)
+    real_start = halves.start_tail
+
+    def counting_start(*args, **kwargs):
+        got = real_start(*args, **kwargs)
+        if got is not None:
+            tails[0] = tails[0] + 1
+        return got
+
+    monkeypatch.setattr(halves, "start_tail", counting_start)
+    monkeypatch.setattr(halves, "SPLIT_ABOVE", 1 << 12)
+    outs, started = {}, {}
+    for cores in ("1", "2"):
+        monkeypatch.setenv("XLBRIDGE_BOOK_CORES", cores)
+        tails[0] = 0
+        out = tmp_path / f"out{cores}.xlsx"
+        report = recalc_workbook(str(book), str(out), progress=False)
+        assert report.ok, report.errors
+        with zipfile.ZipFile(out) as zf:
+            outs[cores] = {name: zf.read(name) for name in zf.namelist()}
+        started[cores] = tails[0]
+    assert started["1"] == 0 and started["2"] > 0
+    assert outs["1"] == outs["2"]
 
 
 def _whole_then_halves_write_the_same_book(book, tmp_path, monkeypatch, counted) -> None:
@@ -330,6 +366,8 @@ def test_a_book_saved_by_libreoffice_reads_its_shared_strings_after_the_split(tm
     output is the whole readings' byte for byte (end to end, in the sandboxed engine process)."""
     import mmap
     import subprocess
+
+    monkeypatch.setenv("XLBRIDGE_BOOK_CORES", "2")  # (two cores for this book, whatever the machine has)
 
     import openpyxl
 

@@ -287,7 +287,7 @@ def _recalc_many(args: argparse.Namespace) -> int:
     import os
     import time
 
-    from .batch.many import BookRun, expand_inputs, output_paths, run_many
+    from .batch.many import BookRun, expand_inputs, output_paths, run_many, usable_cores
     from .batch.safety import one_line
     from .core.errors import WorkbookError
 
@@ -313,7 +313,7 @@ def _recalc_many(args: argparse.Namespace) -> int:
                         ("--max-cells", args.max_cells)):
         if value is not None:
             options += [flag, repr(value)]
-    jobs = args.jobs or (os.cpu_count() or 1)
+    jobs = args.jobs or usable_cores()
 
     def line(run: BookRun) -> str:
         s = run.summary or {}

@@ -25,6 +25,7 @@ from ..core.errors import WorkbookError, WorkbookLimitError
 from .safety import SafetyLimits, clip, one_line, scrub_paths
 from .engine import EngineStopped, engine_location, message_of
 from .halves import forking
+from .many import book_cores
 from .model import PHASE_SIZE, is_memory_error, set_phase_sink
 from .splice import evaluate_and_splice
 
@@ -394,7 +395,7 @@ def run_engine(engine_copy: str, info: Any, functions: dict | None, limits: Safe
                 early(part)
 
         status, payload, phase = ChildProcess(
-            functools.partial(job, halves=True), max_memory=limits.max_memory, max_seconds=limits.max_seconds,
+            functools.partial(job, halves=book_cores() >= 2), max_memory=limits.max_memory, max_seconds=limits.max_seconds,
             workdir=os.path.dirname(engine_copy), readable=(engine_copy,)).run(tick, meanwhile, take_first,
                                                                                 after_reading)
     if status == "ok":

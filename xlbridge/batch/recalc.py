@@ -88,6 +88,7 @@ from .capacity import (
 )
 from .child import AFTER_READING, ChildProcess, run_engine
 from . import halves
+from .many import book_cores
 from .engine import (
     CALL_ERRORS,
     CELL_MESSAGES,
@@ -566,7 +567,7 @@ def _recalc_checked(src, dest, name, tmp, in_place, functions, limits, isolate, 
         early["report"] = _report(snapshot, info, private, bar, early["print"], summary)
 
     with zipfile.ZipFile(snapshot) as zf:  # (a part read in two halves: the scan lets them have both cores)
-        large = any(zf.getinfo(part).file_size >= halves.SPLIT_ABOVE for _, part in info.sheets)
+        large = book_cores() >= 2 and any(zf.getinfo(part).file_size >= halves.SPLIT_ABOVE for _, part in info.sheets)
     # the engine's process writes the patched sheet parts into this file (splice.evaluate_and_splice): a
     # large part is then never sent through the pipe, nor held whole by either process
     with open(os.path.join(tmp, "patched-parts"), "xb+", buffering=0) as parts_file:
