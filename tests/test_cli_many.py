@@ -140,26 +140,40 @@ def test_a_refused_book_is_named_by_its_path_in_the_text_summary(folder, tmp_pat
 
 def test_each_book_is_given_its_share_of_the_cores(tmp_path, monkeypatch):
     """run_many tells every per-book process the cores it may use: those this process may run on
-    (sched_getaffinity, as taskset or a container's cpuset restrict them) divided by the jobs, at least
-    one. A stand-in for the interpreter prints what each was told."""
-    from xlbridge.batch import many
+    (sched_getaffinity, as taskset or a container's cpuset restrict them) divided by the books run at
+    once (the jobs, or fewer books), at least one. A stand-in for the interpreter prints what each was told."""
+    from xlbridge.batch import cores, many
 
     fake = tmp_path / "python"
     fake.write_text('#!/bin/sh\nprintf \'{"cores": "%s", "parent": "%s"}\' "$XLBRIDGE_BOOK_CORES" '
                     '"$XLBRIDGE_JOBS_PARENT"\n')
     fake.chmod(0o755)
     monkeypatch.setattr(many.sys, "executable", str(fake))
-    monkeypatch.setattr(many.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3, 4})  # five usable cores
-    for jobs, share in ((1, "5"), (2, "2"), (5, "1"), (8, "1")):
-        runs = many.run_many(["a.xlsx", "b.xlsx"], [None, None], [], jobs=jobs)
-        assert [run.summary for run in runs] == [{"cores": share, "parent": str(os.getpid())}] * 2
+    monkeypatch.setattr(cores.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3, 4})  # five usable cores
+    # (books, jobs, each book's share): 5 // 1, 5 // 2, two books with more jobs still 5 // 2, 5 // 5, 5 // 6
+    for books, jobs, share in ((2, 1, "5"), (2, 2, "2"), (2, 8, "2"), (6, 5, "1"), (6, 8, "1")):
+        names = [f"b{i}.xlsx" for i in range(books)]
+        runs = many.run_many(names, [None] * books, [], jobs=jobs)
+        assert [run.summary for run in runs] == [{"cores": share, "parent": str(os.getpid())}] * books
 
 
 def test_book_cores_reads_the_share_and_falls_back_to_the_usable_cores(monkeypatch):
-    from xlbridge.batch import many
+    from xlbridge.batch import cores
 
-    monkeypatch.setattr(many.os, "sched_getaffinity", lambda pid: {0, 1, 2})
-    for value, cores in (("1", 1), ("2", 2), ("", 3), ("0", 3), ("-1", 3), ("２", 3), ("x", 3), ("99999", 3)):
-        assert many.book_cores({many.CORES_ENV: value}) == cores
-    monkeypatch.delenv(many.CORES_ENV, raising=False)
-    assert many.book_cores() == 3
+    monkeypatch.setattr(cores.os, "sched_getaffinity", lambda pid: {0, 1, 2})
+    for value, n in (("1", 1), ("2", 2), ("4096", 4096), ("", 3), ("0", 3), ("-1", 3), ("２", 3), ("x", 3),
+                     (" 2", 3), ("4097", 3), ("9" * 5000, 3)):
+        assert cores.book_cores({cores.CORES_ENV: value}) == n
+    monkeypatch.delenv(cores.CORES_ENV, raising=False)
+    assert cores.book_cores() == 3
+
+
+def test_jobs_0_runs_one_book_per_usable_core(tmp_path, monkeypatch, capsys):
+    from xlbridge.batch import cores
+
+    monkeypatch.setattr(cores.os, "sched_getaffinity", lambda pid: {0, 1, 2})
+    d = tmp_path / "club"
+    d.mkdir()
+    _book(d / "a.xlsx", "=A1*21")
+    assert main(["recalc", str(d), "--jobs", "0", "-o", str(tmp_path / "out"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["jobs"] == 3

@@ -308,7 +308,9 @@ def test_a_recalculation_reading_its_travellers_in_halves_writes_the_same_book(t
 
 def test_a_book_given_one_core_reads_its_parts_whole(tmp_path, monkeypatch):
     """Under ``--jobs`` with as many books at once as cores (``XLBRIDGE_BOOK_CORES=1``) the engine forks
-    no tail process: the other books keep the cores busy. Same output as with two cores, where it does."""
+    no tail process (the other books keep the cores busy) and the parent's scan does not wait for the
+    reading. Same output as with two cores, where it does both and the halves are merged."""
+    from xlbridge.batch import recalc
     from xlbridge.batch.recalc import recalc_workbook
     from xlbridge.templates import build_workbook
 
@@ -316,28 +318,43 @@ def test_a_book_given_one_core_reads_its_parts_whole(tmp_path, monkeypatch):
 
     book = tmp_path / "pairs.xlsx"
     build_workbook("pairs.xlsx").save(book)
-    tails = mmap.mmap(-1, 8)  # (shared with the forked engine process: it counts the tails started there)
-    real_start = halves.start_tail
+    counts = mmap.mmap(-1, 8)  # (shared with the forked engine process: tails started, halves merged there)
+    real_start, real_merge, real_run = halves.start_tail, halves._merge, recalc.run_engine
 
     def counting_start(*args, **kwargs):
         got = real_start(*args, **kwargs)
         if got is not None:
-            tails[0] = tails[0] + 1
+            counts[0] = counts[0] + 1
         return got
 
+    def counting_merge(*args):
+        got = real_merge(*args)
+        if got is not None:
+            counts[1] = counts[1] + 1
+        return got
+
+    waits = []
+
+    def recording_run(*args, **kwargs):
+        waits.append((kwargs["after_reading"], kwargs["halves"]))
+        return real_run(*args, **kwargs)
+
     monkeypatch.setattr(halves, "start_tail", counting_start)
+    monkeypatch.setattr(halves, "_merge", counting_merge)
+    monkeypatch.setattr(recalc, "run_engine", recording_run)
     monkeypatch.setattr(halves, "SPLIT_ABOVE", 1 << 12)
-    outs, started = {}, {}
-    for cores in ("1", "2"):
-        monkeypatch.setenv("XLBRIDGE_BOOK_CORES", cores)
-        tails[0] = 0
-        out = tmp_path / f"out{cores}.xlsx"
+    outs, seen = {}, {}
+    for n in ("1", "2"):
+        monkeypatch.setenv("XLBRIDGE_BOOK_CORES", n)
+        counts[0] = counts[1] = 0
+        out = tmp_path / f"out{n}.xlsx"
         report = recalc_workbook(str(book), str(out), progress=False)
         assert report.ok, report.errors
         with zipfile.ZipFile(out) as zf:
-            outs[cores] = {name: zf.read(name) for name in zf.namelist()}
-        started[cores] = tails[0]
-    assert started["1"] == 0 and started["2"] > 0
+            outs[n] = {name: zf.read(name) for name in zf.namelist()}
+        seen[n] = (counts[0], counts[1])
+    assert seen["1"] == (0, 0) and min(seen["2"]) > 0
+    assert waits == [(0.0, False), (recalc.AFTER_READING, True)] and recalc.AFTER_READING > 0
     assert outs["1"] == outs["2"]
 
 
@@ -468,6 +485,7 @@ def test_the_parents_scan_waits_for_the_reading_within_its_bound():
 
 def test_a_large_sheet_over_the_cell_limit_is_refused_by_the_scan(tmp_path, monkeypatch):
     """With a part read in two halves the scan runs after the reading: its refusal still wins."""
+    monkeypatch.setenv("XLBRIDGE_BOOK_CORES", "2")  # (two cores for this book, whatever the machine has)
     import openpyxl
 
     from xlbridge.batch import recalc

@@ -110,7 +110,7 @@ def _cells(text: str) -> int:
 
 
 def _jobs(text: str) -> int:
-    """``--jobs``: a whole number from 0 (one per CPU core) to 256.
+    """``--jobs``: a whole number from 0 (one per usable core: the CPU affinity's) to 256.
 
     >>> _jobs("4")
     4
@@ -132,7 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "books or a folder, an output folder")
     r.add_argument("--jobs", type=_jobs, default=1, metavar="N",
                    help="with several books: how many to recalculate at once, each in its own process "
-                        "(default 1; 0 means one per CPU core)")
+                        "(default 1; 0 means one per core this process may run on)")
     r.add_argument("--recursive", action="store_true", help="a folder includes the books of its sub-folders")
     r.add_argument("--in-place", action="store_true",
                    help="replace BOOK atomically, keeping the previous file as BOOK.bak")
@@ -287,7 +287,8 @@ def _recalc_many(args: argparse.Namespace) -> int:
     import os
     import time
 
-    from .batch.many import BookRun, expand_inputs, output_paths, run_many, usable_cores
+    from .batch.cores import usable_cores
+    from .batch.many import BookRun, expand_inputs, output_paths, run_many
     from .batch.safety import one_line
     from .core.errors import WorkbookError
 

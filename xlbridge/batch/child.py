@@ -25,7 +25,6 @@ from ..core.errors import WorkbookError, WorkbookLimitError
 from .safety import SafetyLimits, clip, one_line, scrub_paths
 from .engine import EngineStopped, engine_location, message_of
 from .halves import forking
-from .many import book_cores
 from .model import PHASE_SIZE, is_memory_error, set_phase_sink
 from .splice import evaluate_and_splice
 
@@ -361,7 +360,7 @@ def _where(location, phase, sheets: dict) -> str:
 def run_engine(engine_copy: str, info: Any, functions: dict | None, limits: SafetyLimits, name: str, sheets: dict,
                private: dict, tick: Callable[[], Any] | None = None, isolate: bool = True,
                meanwhile: Callable[[], Any] | None = None, early: Callable[[Any], Any] | None = None,
-               after_reading: float = 0.0, out: int | None = None) -> Any:
+               after_reading: float = 0.0, out: int | None = None, halves: bool = True) -> Any:
     """:func:`xlbridge.batch.splice.evaluate_and_splice` in a :class:`ChildProcess` (or in this process
     without ``isolate``): (:class:`xlbridge.batch.splice.EngineSummary`, {part: patched bytes, or (start,
     length) in the file ``out``}).
@@ -371,7 +370,8 @@ def run_engine(engine_copy: str, info: Any, functions: dict | None, limits: Safe
     while the child still patches the parts (after the whole run without ``isolate``). ``out``: a
     descriptor of a file open for writing, inherited by the child, into which the patched parts are
     written (:func:`~xlbridge.batch.splice.evaluate_and_splice`). ``after_reading``: how long
-    ``meanwhile`` may wait for the child to have read the sheets (:func:`_while_reading`). Refuses the
+    ``meanwhile`` may wait for the child to have read the sheets (:func:`_while_reading`). ``halves``: the
+    child reads a large worksheet part in two halves (:mod:`xlbridge.batch.halves`). Refuses the
     workbook at a limit, and when the child finds it damaged.
     """
     job = functools.partial(evaluate_and_splice, engine_copy, info.sheets, cell_formats=info.cell_formats,
@@ -395,7 +395,7 @@ def run_engine(engine_copy: str, info: Any, functions: dict | None, limits: Safe
                 early(part)
 
         status, payload, phase = ChildProcess(
-            functools.partial(job, halves=book_cores() >= 2), max_memory=limits.max_memory, max_seconds=limits.max_seconds,
+            functools.partial(job, halves=halves), max_memory=limits.max_memory, max_seconds=limits.max_seconds,
             workdir=os.path.dirname(engine_copy), readable=(engine_copy,)).run(tick, meanwhile, take_first,
                                                                                 after_reading)
     if status == "ok":

@@ -25,46 +25,13 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 from ..core.errors import WorkbookError
+from .cores import CORES_ENV, usable_cores
 from .files import remove_stale_leftovers
 
-__all__ = ["BookRun", "expand_inputs", "output_paths", "run_many", "BOOK_SUFFIXES", "die_with_parent", "usable_cores",
-           "book_cores", "CORES_ENV"]
+__all__ = ["BookRun", "expand_inputs", "output_paths", "run_many", "BOOK_SUFFIXES", "die_with_parent"]
 
 #: Environment variable naming the ``--jobs`` parent's process id in each per-book worker.
 PARENT_ENV = "XLBRIDGE_JOBS_PARENT"
-#: Environment variable giving each per-book worker its share of the processor cores (``book_cores``).
-CORES_ENV = "XLBRIDGE_BOOK_CORES"
-
-
-def usable_cores() -> int:
-    """The processor cores this process may run on (its CPU affinity where the system tells it, as
-    ``taskset`` or a container's cpuset restrict it; else ``os.cpu_count()``; at least 1)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
-
-
-def book_cores(environ: dict | None = None) -> int:
-    """The cores one book's recalculation may keep busy at once: its share under ``--jobs`` (the usable
-    cores divided by the jobs, at least 1: :data:`CORES_ENV`, set by :func:`run_many`), else every
-    usable core.
-
-    A book's engine reads a large worksheet part in two halves on two cores
-    (:mod:`xlbridge.batch.halves`) only when it has two: with as many books at once as cores, the other
-    books keep the cores busy and the second process would only add its own work (forking, handing the
-    half over, merging: about 5 % of a 1,000-row season's processor time).
-
-    >>> book_cores({CORES_ENV: "1"}), book_cores({CORES_ENV: "4"})
-    (1, 4)
-    >>> book_cores({CORES_ENV: "none"}) == book_cores({}) == usable_cores()
-    True
-    """
-    value = (os.environ if environ is None else environ).get(CORES_ENV, "")
-    if value.isascii() and value.isdigit() and 0 < int(value) <= 4096:
-        return int(value)
-    return usable_cores()
-
 
 def die_with_parent() -> None:
     """In a per-book worker (``PARENT_ENV`` set): be sent SIGTERM when the ``--jobs`` parent dies.
@@ -175,7 +142,9 @@ def run_many(books: Sequence[str], outputs: Sequence[str | None], options: Seque
     interrupted (an exception in the waiting thread), the running processes are killed first.
     """
     procs: dict[int, subprocess.Popen[bytes]] = {}
-    share = max(1, usable_cores() // max(1, jobs))  # each book's cores (book_cores)
+    # each book's share of the cores (xlbridge.batch.cores.book_cores): the usable cores divided by the books
+    # run at once (a last book running alone keeps its share: the run's end, not worth a second reader)
+    share = max(1, usable_cores() // max(1, min(jobs, len(books))))
     lock = threading.Lock()
     stopping = threading.Event()
 

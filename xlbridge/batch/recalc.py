@@ -88,7 +88,7 @@ from .capacity import (
 )
 from .child import AFTER_READING, ChildProcess, run_engine
 from . import halves
-from .many import book_cores
+from .cores import book_cores
 from .engine import (
     CALL_ERRORS,
     CELL_MESSAGES,
@@ -566,14 +566,16 @@ def _recalc_checked(src, dest, name, tmp, in_place, functions, limits, isolate, 
         # (run_engine calls it on both paths, before it returns)
         early["report"] = _report(snapshot, info, private, bar, early["print"], summary)
 
-    with zipfile.ZipFile(snapshot) as zf:  # (a part read in two halves: the scan lets them have both cores)
-        large = book_cores() >= 2 and any(zf.getinfo(part).file_size >= halves.SPLIT_ABOVE for _, part in info.sheets)
+    two_cores = book_cores() >= 2  # (a large part is then read in two halves: the scan lets them have both)
+    with zipfile.ZipFile(snapshot) as zf:
+        large = two_cores and any(zf.getinfo(part).file_size >= halves.SPLIT_ABOVE for _, part in info.sheets)
     # the engine's process writes the patched sheet parts into this file (splice.evaluate_and_splice): a
     # large part is then never sent through the pipe, nor held whole by either process
     with open(os.path.join(tmp, "patched-parts"), "xb+", buffering=0) as parts_file:
         summary, patched = run_engine(engine_copy, info, functions, limits, name, sheet_names, private,
                                       tick=bar.tick, isolate=isolate, meanwhile=meanwhile, early=report,
-                                      after_reading=AFTER_READING if large else 0.0, out=parts_file.fileno())
+                                      after_reading=AFTER_READING if large else 0.0, out=parts_file.fileno(),
+                                      halves=two_cores)
         return _write_results(src, dest, name, in_place, values_only, bar, start, snapshot, source_stat, info,
                               early, summary, {part: _part_reader(parts_file.fileno(), place, name)
                                                for part, place in patched.items()})
