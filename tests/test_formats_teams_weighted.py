@@ -96,7 +96,9 @@ def test_the_weighted_board_s_traveller_shows_each_outcome_and_the_exact_weighte
 def test_the_match_scorecard_totals_exactly_and_rounds_the_margin_once(site):
     doc = _parse(site / "site" / "match-1-2.html")
     rows = _rows(doc)
-    # Board, Room 1, By, N-S, Room 2, By, N-S, Lions, Tigers
+    # each table named by the team sitting N-S there (the workbook's room 1 is team A's: Lions, team 1)
+    assert ["".join(th.itertext()).strip() for th in doc.findall(".//thead//th")] == [
+        "Board", "Contract (Lions N-S)", "By", "N-S", "Contract (Tigers N-S)", "By", "N-S", "Lions", "Tigers"]
     assert [r[0] for r in rows] == ["1", "2", "3", "4", "5", "6", "7", "Total"]
     assert (rows[0][3], rows[0][6], rows[0][7], rows[0][8]) == (WEIGHTED_TEXT, "-420", "11.60", "")
     assert (rows[1][7:], rows[2][7:]) == (["", "1"], ["", "2"])
@@ -239,3 +241,25 @@ def test_two_matches_of_the_same_teams_beyond_the_vp_scale_are_refused(tmp_path)
         read_workbook(path, weighted=True)
     assert str(exc.value) == ("twice.xlsx, Matches!D7: the matches of these two teams come to 1,100 boards, more "
                               "than the VP scale's 1,000")
+
+
+def test_the_match_scorecard_names_each_table_by_the_team_sitting_n_s(tmp_path, monkeypatch):
+    """Match 1 typed the other way round (Tigers as team A: N-S in room 1, 630 at board 2 against Lions'
+    600 in room 2; every other board flat): the columns say who sat N-S, and board 2's 30 points are
+    1 IMP to Tigers (Law 78B: 20-40)."""
+    monkeypatch.setattr(sys.modules[__name__], "MATCHES", [(1, "Tigers", "Lions", 7), (2, "Bears", "Wolves", 7)])
+    boards = [(1, b, 630 if b == 2 else _flat(b), None, None, None, None, None, 600 if b == 2 else _flat(b))
+              for b in range(1, 8)] + [row for row in BOARDS if row[0] == 2]
+    book = _book(tmp_path / "club.xlsx", boards)
+    assert main(["publish", str(book), "-o", str(tmp_path / "site")]) == 0
+    pages = {p.name: _parse(p) for p in (tmp_path / "site").glob("match-*.html")}
+    (doc,) = [d for d in pages.values() if "Tigers" in "".join(d.find(".//thead").itertext())]
+    head = ["".join(th.itertext()).strip() for th in doc.findall(".//thead//th")]
+    rows = {r[0]: r for r in _rows(doc)}
+    first, second = head[7], head[8]
+    assert head == ["Board", f"Contract ({first} N-S)", "By", "N-S", f"Contract ({second} N-S)", "By", "N-S",
+                    first, second] and {first, second} == {"Tigers", "Lions"}
+    tigers_ns = rows["2"][3] if first == "Tigers" else rows["2"][6]
+    lions_ns = rows["2"][6] if first == "Tigers" else rows["2"][3]
+    assert (tigers_ns, lions_ns) == ("630", "600")
+    assert rows["Total"][7:] == (["1", "0"] if first == "Tigers" else ["0", "1"])

@@ -376,7 +376,10 @@ def publish(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | str = 
             rows.append([f'<a href="board-{bno}.html">{bno}</a>', _contract_html(r1.contract), _e(r1.declarer),
                          _e(_room_score(r1)), _contract_html(r2.contract), _e(r2.declarer), _e(_room_score(r2)),
                          _n(ia) if ia and ia > 0 else "", _n(-ia) if ia and ia < 0 else ""])
-        head = ["Board", "Room 1", "By", "N-S", "Room 2", "By", "N-S", _e(_team_name(parts, a)),
+        # (each table named by the team sitting N-S there: PBN and USEBIO do not say which room is "1", and a
+        # workbook's room 1 is its team A's, which need not be the lower number the columns are ordered by)
+        head = ["Board", f"Contract ({_e(_team_name(parts, a))} N-S)", "By", "N-S",
+                f"Contract ({_e(_team_name(parts, bteam))} N-S)", "By", "N-S", _e(_team_name(parts, a)),
                 _e(_team_name(parts, bteam))]
         rows.append(["Total", "", "", "", "", "", "", _n(ta), _n(tb)])
         res = results.get((a, bteam))
