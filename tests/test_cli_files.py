@@ -295,7 +295,7 @@ def test_board_10000_is_read_from_a_workbook(tmp_path):
 
 
 @pytest.mark.parametrize("cells, message", [
-    ({"D6": None, "G6": 410}, "bad.xlsx, Travellers!G6: impossible score for vulnerability None: 410"),
+    ({"D6": None, "G6": 410}, "bad.xlsx, Travellers!G6: impossible score for vulnerability 'None' (nobody vulnerable): 410"),
     ({"B6": 1, "C6": 1}, "bad.xlsx, Travellers!B6: duplicate row on board 1: pairs '1-1'"),
 ])
 def test_a_bad_traveller_row_is_refused_naming_the_workbook_cell(tmp_path, capsys, cells, message):

@@ -166,7 +166,7 @@ def test_impossible_score_for_contract_names_file_line_value():
 def test_score_impossible_for_vulnerability():
     # 620 is 4H/4S made vulnerable; board 1 here is love all
     msg = _err((HEAD.replace("Contract;Declarer;Result;", "") + "1 2 620\n").encode())
-    assert "line 4" in msg and "impossible score for vulnerability None" in msg and "620" in msg
+    assert "line 4" in msg and "impossible score for vulnerability 'None' (nobody vulnerable)" in msg and "620" in msg
 
 
 def test_duplicate_row_and_pair_meeting_a_board_twice():

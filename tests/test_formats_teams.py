@@ -187,7 +187,7 @@ def test_a_room_score_is_checked_naming_its_cell(flow, tmp_path):
     wb.save(tmp_path / "w.xlsx")
     proc = _run("export", "w.xlsx", "--format", "pbn", "-o", "w.pbn", cwd=tmp_path)
     assert proc.returncode == 2
-    assert proc.stderr.strip() == "xlbridge export: w.xlsx, Boards!C5: impossible score for vulnerability None: 410"
+    assert proc.stderr.strip() == "xlbridge export: w.xlsx, Boards!C5: impossible score for vulnerability 'None' (nobody vulnerable): 410"
     assert not (tmp_path / "w.pbn").exists()
 
 

@@ -144,7 +144,7 @@ def test_export_still_refuses_the_weighted_board_naming_its_cell(site, tmp_path,
 
 @pytest.mark.parametrize("change, cell, message", [
     ((1, 1, 420, 170, -50, 0.5, 0.3, 0.1, -420), "F5", "weights total 90 %, not 100 %"),
-    ((1, 1, 420, 410, None, 0.6, 0.4, None, -420), "D5", "impossible score for vulnerability None: 410"),
+    ((1, 1, 420, 410, None, 0.6, 0.4, None, -420), "D5", "impossible score for vulnerability 'None' (nobody vulnerable): 410"),
     ((1, 1, 420, "x", None, 0.6, 0.4, None, -420), "D5", "an outcome must be a N-S score, got 'x'"),
     ((1, 1, None, -50, None, 0.6, 0.4, None, -420), "C5", "needs room 1's N-S score, its first outcome"),
     ((1, 1, "A60/40", -50, None, 0.6, 0.4, None, -420), "C5", "needs a real score in the row, not 'A60/40'"),

@@ -8,7 +8,7 @@ Every rule of bridge scoring used here comes from the core (:func:`xlbridge.brid
 >>> check_result(Result("1", "2", "4S", "N", 10, 410), "None", {"file": "club.pbn", "line": 7})
 Traceback (most recent call last):
 ...
-xlbridge.formats.errors.FormatError: club.pbn, line 7: score does not match 4S by N taking 10 tricks, vulnerability None (that scores N-S 420): 410
+xlbridge.formats.errors.FormatError: club.pbn, line 7: score does not match 4S by N taking 10 tricks, vulnerability 'None' (nobody vulnerable), which scores N-S 420: 410
 >>> check_result(Result("1", "2", "4S", "N", 10), "None", {}).score
 420
 """
@@ -30,7 +30,20 @@ from .model import HOWELL, MITCHELL, TEAMS, Event, Participant, Result
 MAX_BOARD = 10_000
 
 __all__ = ["check_result", "check_board", "check_traveller", "check_unweighted", "infer_movement", "mark_ties",
-           "format_number"]
+           "format_number", "vulnerability_words"]
+
+
+_VULNERABLE_SIDES = {"None": "nobody", "NS": "N-S", "EW": "E-W", "All": "both sides"}
+
+
+def vulnerability_words(vulnerable: object) -> str:
+    """A board's vulnerability as a message says it: PBN's value and who is vulnerable.
+
+    >>> vulnerability_words("None"), vulnerability_words("EW"), vulnerability_words("?")
+    ("'None' (nobody vulnerable)", "'EW' (E-W vulnerable)", "'?'")
+    """
+    side = _VULNERABLE_SIDES.get(vulnerable) if isinstance(vulnerable, str) else None
+    return f"{vulnerable!r} ({side} vulnerable)" if side else repr(vulnerable)
 
 
 def check_result(r: Result, vulnerable: str, loc: dict[str, Any]) -> Result:
@@ -57,13 +70,14 @@ def check_result(r: Result, vulnerable: str, loc: dict[str, Any]) -> Result:
         if score != made:
             raise FormatError(
                 f"score does not match {r.contract} by {r.declarer} taking {r.tricks} tricks, "
-                f"vulnerability {vulnerable} (that scores N-S {made}):", value=score, **loc)
+                f"vulnerability {vulnerability_words(vulnerable)}, which scores N-S {made}:", value=score, **loc)
         return r
     if isinstance(score, int):
         try:
             xlbridge.check_score(score, vulnerable)
         except xlbridge.XlbridgeError:
-            raise FormatError(f"impossible score for vulnerability {vulnerable}:", value=score, **loc) from None
+            raise FormatError(f"impossible score for vulnerability {vulnerability_words(vulnerable)}:", value=score,
+                              **loc) from None
         return r
     if score is None:
         if r.contract is not None:

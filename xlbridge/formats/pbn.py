@@ -192,7 +192,7 @@ def read_pbn(source: Source, *, name: str | None = None) -> Event:
     >>> read_pbn(b"[Board \\"1\\"]\\n[ScoreTable \\"PairId_NS;PairId_EW;Contract;Declarer;Result;Score_NS\\"]\\n1 2 4S N 10 410\\n")
     Traceback (most recent call last):
     ...
-    xlbridge.formats.errors.FormatError: input, line 3: score does not match 4S by N taking 10 tricks, vulnerability None (that scores N-S 420): 410
+    xlbridge.formats.errors.FormatError: input, line 3: score does not match 4S by N taking 10 tricks, vulnerability 'None' (nobody vulnerable), which scores N-S 420: 410
     """
     data, fname = load_source(source)
     name = name or fname

@@ -27,7 +27,7 @@ from typing import Any, TypeAlias
 
 import xlbridge
 
-from .checks import MAX_BOARD
+from .checks import MAX_BOARD, vulnerability_words
 from .errors import FormatError, display_name
 from .model import Board, Event, Result, normalize_deal, normalize_lead, normalize_seat
 
@@ -379,7 +379,7 @@ def read_outcomes(score: object, get: Getter, where: Where, board: int, score_co
                 try:
                     xlbridge.check_score(value, vul)
                 except xlbridge.XlbridgeError:
-                    raise FormatError(f"impossible score for vulnerability {vul}:", where=where(col),
+                    raise FormatError(f"impossible score for vulnerability {vulnerability_words(vul)}:", where=where(col),
                                       value=value) from None
         try:
             weight = xlbridge.parse_weight(get(f"Weight {k}"))
