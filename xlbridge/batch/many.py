@@ -33,6 +33,7 @@ __all__ = ["BookRun", "expand_inputs", "output_paths", "run_many", "BOOK_SUFFIXE
 #: Environment variable naming the ``--jobs`` parent's process id in each per-book worker.
 PARENT_ENV = "XLBRIDGE_JOBS_PARENT"
 
+
 def die_with_parent() -> None:
     """In a per-book worker (``PARENT_ENV`` set): be sent SIGTERM when the ``--jobs`` parent dies.
 
