@@ -328,12 +328,7 @@ def last_used_row(sheet_xml: bytes | SheetRows, area: tuple[str, int, int, int, 
             kinds = frozenset(local for local, _s, _e in span.children)
             if r1 <= r <= r2 and r > last and constant(r, c, kinds):
                 last = r
-    if isinstance(values, AreaResults):
-        return max(last, values.last_row)
-    for (r, c), v in values.items():
-        if r1 <= r <= r2 and c1 <= c <= c2 and r > last and v is not None and v != "":
-            last = r
-    return last
+    return max(last, values.last_row if isinstance(values, AreaResults) else last_result_row(values, area))
 
 
 _MERGE = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?mergeCell\s[^>]*?\bref\s*=\s*(?:\"([^\"]*)\"|'([^']*)')")
