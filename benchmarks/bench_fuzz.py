@@ -1,6 +1,6 @@
 """Benchmark: many more seeded fuzz cases of ``xlbridge recalc`` than the CI test runs.
 
-Not a test. Same generator as tests/test_fuzz_recalc.py (tests/fuzz_mutations.py: one XML part of a
+Not a test. Same generator as tests/batch/test_fuzz_recalc.py (tests/fuzz_mutations.py: one XML part of a
 shipped template damaged byte-wise or made hostile while staying well-formed) and the same checks per
 case (exit code 0/1/2, no traceback, a refusal in one line, input byte-identical, output absent or a
 workbook openpyxl opens, nothing left behind), but on the full templates (their thousands of styled

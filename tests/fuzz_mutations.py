@@ -1,4 +1,4 @@
-"""Seeded mutations of the shipped templates' XML parts, for tests/test_fuzz_recalc.py and benchmarks/bench_fuzz.py.
+"""Seeded mutations of the shipped templates' XML parts, for tests/batch/test_fuzz_recalc.py and benchmarks/bench_fuzz.py.
 
 ``mutate(template_bytes, rng)`` returns (zip bytes, description). Each case picks one XML part of the
 package and applies one to three operators: byte-level damage (flip, delete, duplicate, truncate) and

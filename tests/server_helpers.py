@@ -1,4 +1,4 @@
-"""Shared by the server-safety tests (tests/test_server_*.py): hand-built packages, subprocess runs, tripwires."""
+"""Shared by the server-safety tests (tests/batch/): hand-built packages, subprocess runs, tripwires."""
 from __future__ import annotations
 
 import errno

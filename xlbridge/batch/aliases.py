@@ -13,7 +13,7 @@ the engine evaluates reads it, is valued after the engine has run, from the arra
 
 Any other cell (a formula reading these cells, a reference to a constant, to another book or to a
 sheet that is not there) is the engine's, as before. Tested against the engine's own evaluation of
-every such cell (tests/test_recalc_aliases.py).
+every such cell (tests/batch/test_aliases.py).
 
 >>> alias_of("='Travellers (calc)'!$H$5", "TRAVELLERS")
 ('plain', 'TRAVELLERS (CALC)', (5, 8))

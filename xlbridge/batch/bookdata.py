@@ -16,7 +16,7 @@ its cells. :mod:`xlbridge.batch.recalc` therefore hands the engine
   :data:`GAP` blank rows in a row (so a value in A1 and another in A1000000 are two small blocks).
 
 Every value the engine computes is the same as when every constant is its own node: the range
-assembler copies the same values into the same places (``tests/test_recalc_engine_paths.py``
+assembler copies the same values into the same places (``tests/batch/test_engine_paths.py``
 compares both paths on random workbooks).
 
 >>> blocks = constant_blocks({1: ([1, 2, 4], [10, 20, 40]), 2: ([3], ["x"])}, barriers={1: [(3, 3)]})

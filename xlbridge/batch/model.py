@@ -170,7 +170,7 @@ def guarded_run_class():
     ``IFERROR``: 40,000 Python calls for a 10,000-row column); this gives what they give in one pass:
     a blank cell 0, ``#NAME?`` "", any other value itself. A value it does not know (not a float, int,
     text, TRUE/FALSE, blank or one of the engine's errors; a NaN or infinite float) sends the whole
-    run back to the stock evaluation (tests/test_recalc_aliases.py compares the two on random runs).
+    run back to the stock evaluation (tests/batch/test_aliases.py compares the two on random runs).
     """
     import math
 
@@ -355,7 +355,7 @@ def model_class():
         a boolean mask, where formulas builds a set of (column, row) pairs for every range node and
         every cell node and intersects them (30,000 pairs for a 10,000-row, 3-column range). What it
         hands the engine is what :class:`_LeanAssembler` hands it: the same inputs, outputs and blank
-        cells (tests/test_recalc_engine_paths.py compares the streamed and stock paths).
+        cells (tests/batch/test_engine_paths.py compares the streamed and stock paths).
         """
 
         def __init__(self, ref, context=None, compact=1):
@@ -719,7 +719,7 @@ def _array_cells(worksheet: Any) -> set:
     (the formula's own cell among them: the caller keeps every formula cell). A value cached there
     (LibreOffice saves the array's value, errors included, in every cell of its range) is the array's
     output, not a constant: the stock reading drops it before compiling (``complete`` would compile it
-    for a formula reading that cell), as the streamed one skips it (tests/test_recalc_engine_paths.py,
+    for a formula reading that cell), as the streamed one skips it (tests/batch/test_engine_paths.py,
     worked by hand and by LibreOffice).
 
     >>> import openpyxl

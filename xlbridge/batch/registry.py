@@ -43,7 +43,7 @@ SCIPY_NAMES = (("scipy", "stats"), ("scipy", "linalg"), ("scipy.interpolate", "i
 _STAT = ".stat"
 
 #: Which of formulas' function modules defines each name (formulas 1.3.4; regenerate with
-#: :func:`index_of_installed` and ``tests/test_batch_registry.py`` when it changes). A name missing
+#: :func:`index_of_installed` and ``tests/batch/test_registry.py`` when it changes). A name missing
 #: here is still found: the modules not yet loaded are then imported in order until one has it.
 MODULE_NAMES: dict[str, str] = {
     ".info": (

@@ -698,7 +698,7 @@ def _translator() -> Any:
     """openpyxl's ``Translator`` (the reading of a shared formula that openpyxl and the engine use)
     translating each distinct reference of a formula once per cell: Excel's shared showing formulas
     name the same cell three times (``=IFERROR(R,IF(ERROR.TYPE(R)=5,"",R))``), and a 10,000-row column
-    is 30,000 translations instead of 90,000 (tests/test_recalc_engine_paths.py compares the two)."""
+    is 30,000 translations instead of 90,000 (tests/batch/test_engine_paths.py compares the two)."""
     from openpyxl.formula.translate import Translator
 
     class OnceTranslator(Translator):  # type: ignore[misc]  # openpyxl is untyped

@@ -79,7 +79,7 @@ def seq_column(n: int) -> str:
     smaller than its range would otherwise show #N/A in the extra cells).
 
     The row constant turned into a column gives what the column constant ``{1;2;...;n}`` gives
-    (LibreOffice and ``xlbridge recalc``: tests/test_recalc_libreoffice.py; Excel's legacy array
+    (LibreOffice and ``xlbridge recalc``: tests/batch/test_recalc_libreoffice.py; Excel's legacy array
     formulas take an array of positions in INDEX element by element); the formulas engine reads a
     column constant as one function call per row (401 graph nodes for the 400-row Ranking of the
     pairs template, about 0.1 s to parse at every ``xlbridge recalc``), a row constant as one.

@@ -1,0 +1,212 @@
+"""Rows typed below a template's capacity are never dropped in silence.
+
+A sheet declares its input area with the sheet-scoped name XLBRIDGE_CAPACITY
+(``xlbridge.templates.styling.capacity``); ``xlbridge recalc`` exits 1 with a line naming the
+first cell below it. Expected values are hand-made: the books are built here cell by cell.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import openpyxl
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from xlbridge.cli import main
+from xlbridge.templates.styling import capacity
+
+ROOT = Path(__file__).resolve().parents[2]
+SRC = Path(__file__).resolve().parents[2] / "workbooks" / "examples" / "pairs.xlsx"
+
+
+def _book(path, sheet="Data", extra=None):
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = sheet
+    for r in range(2, 6):
+        ws[f"A{r}"] = r
+    ws["C2"] = "=SUM(A2:A5)"
+    capacity(ws, "A2:B5", "E2", "rows")
+    for ref, v in (extra or {}).items():
+        ws[ref] = v
+    wb.save(path)
+    return path
+
+
+@pytest.mark.parametrize("sheet", ["Data", "Club's results"])
+def test_value_below_the_area_exits_1_naming_the_cell(tmp_path, capsys, sheet):
+    book = _book(tmp_path / "b.xlsx", sheet, {"B7": 3, "A9": "late row"})
+    assert main(["recalc", str(book), "-o", str(tmp_path / "out.xlsx"), "--no-progress"]) == 1
+    out = capsys.readouterr().out
+    shown = sheet if sheet.isalnum() else "'" + sheet.replace("'", "''") + "'"  # as Excel writes it
+    assert f"{shown}!B7" in out and "rows 2 to 5" in out and "was not read" in out
+    assert "A9" not in out  # one line per sheet: the first cell
+    assert openpyxl.load_workbook(tmp_path / "out.xlsx", data_only=True)[sheet]["C2"].value == 14
+
+
+@pytest.mark.parametrize("extra", [{}, {"B5": 1}, {"D9": "a note beside, not below"}, {"F20": 1}])
+def test_inside_the_area_or_beside_it_is_fine(tmp_path, capsys, extra):
+    book = _book(tmp_path / "b.xlsx", extra=extra)
+    assert main(["recalc", str(book), "-o", str(tmp_path / "out.xlsx"), "--no-progress"]) == 0, \
+        capsys.readouterr().out
+
+
+def test_a_formatted_but_empty_cell_below_is_not_data(tmp_path, capsys):
+    book = _book(tmp_path / "b.xlsx")
+    wb = openpyxl.load_workbook(book)
+    wb["Data"]["A8"].number_format = "0.00"  # a style, no value
+    wb.save(book)
+    assert main(["recalc", str(book), "-o", str(tmp_path / "out.xlsx"), "--no-progress"]) == 0
+
+
+def test_pairs_template_row_10005_is_reported(tmp_path, capsys):
+    """The pairs template reads Travellers rows 5 to 10,004; a traveller typed on row 10,005 is named."""
+    src = tmp_path / "pairs.xlsx"
+    shutil.copy(SRC, src)
+    wb = openpyxl.load_workbook(src)
+    ws = wb["Travellers"]
+    for c, v in zip("ABCG", (1, 7, 17, 420)):
+        ws[f"{c}10005"] = v
+    wb.save(src)
+    assert main(["recalc", str(src), "-o", str(tmp_path / "out.xlsx"), "--no-progress"]) == 1
+    out = capsys.readouterr().out
+    assert "Travellers!A10005" in out and "rows 5 to 10,004" in out
+
+
+# every input table of every template (hand-listed from docs/templates.md): sheet -> its input area
+DECLARED = {
+    "pairs.xlsx": {"Travellers": "A5:P10004", "Pairs": "A5:C404"},
+    "teams.xlsx": {"Boards": "A5:I5004", "Matches": "A5:D44"},
+    "handicap.xlsx": {"Handicaps": "A5:C504", "NewTeams": "A5:D204", "Results": "A5:F1004"},
+    "lehman.xlsx": {"Ledger": "A5:G10004", "Chart": "K5:K12"},
+    "instant.xlsx": {"History": "A5:C5004", "Results": "A5:D10004"},
+}
+
+
+def test_every_input_table_declares_its_capacity():
+    from openpyxl.utils.cell import range_boundaries
+
+    for name, sheets in DECLARED.items():
+        wb = openpyxl.load_workbook(SRC.parent / name)
+        found = {}
+        for ws in wb.worksheets:
+            dn = ws.defined_names.get("XLBRIDGE_CAPACITY")
+            if dn is not None:
+                found[ws.title] = dn.attr_text.split("!")[1].replace("$", "")
+                _, _, c2, r2 = range_boundaries(found[ws.title])
+                rules = [r for cf in ws.conditional_formatting for r in cf.rules]
+                assert any(f"${r2 + 1}:" in r.formula[0] and r.formula[0].startswith("COUNTA(") for r in rules), (
+                    name, ws.title)
+        assert found == sheets, name
+
+
+@pytest.mark.parametrize("name,sheet", [(n, s) for n, d in DECLARED.items() for s in d if (n, s) != ("pairs.xlsx", "Travellers")])
+def test_each_template_reports_a_row_below_its_capacity(tmp_path, capsys, name, sheet):
+    from openpyxl.utils.cell import range_boundaries
+
+    src = tmp_path / name
+    shutil.copy(SRC.parent / name, src)
+    wb = openpyxl.load_workbook(src)
+    c1, _, _, r2 = range_boundaries(DECLARED[name][sheet])
+    wb[sheet].cell(row=r2 + 1, column=c1, value=1)
+    wb.save(src)
+    assert main(["recalc", str(src), "-o", str(tmp_path / "out.xlsx"), "--no-progress"]) == 1
+    from openpyxl.utils import get_column_letter
+
+    assert f"{sheet}!{get_column_letter(c1)}{r2 + 1}" in capsys.readouterr().out  # the first cell below
+
+
+def test_the_byte_search_of_rows_agrees_with_the_parser_on_every_shipped_sheet():
+    """first_overflow and last_used_row read a sheet's rows by a search of its bytes (fast) and fall
+    back to the XML parser; both readings give the same answers on every sheet of the shipped workbooks,
+    for areas and computed values drawn at random (the parser is the independent reading)."""
+    import glob
+    import random
+    import zipfile
+
+    from xlbridge.batch import capacity as cap
+    from xlbridge.batch.xlsxpatch import scan_sheet
+
+    rnd = random.Random(7)
+    # the filled examples, and one empty template (the others' empty sheets are the same shapes)
+    books = glob.glob(str(ROOT / "workbooks" / "examples" / "*.xlsx")) + [str(ROOT / "workbooks" / "pairs.xlsx")]
+    assert len(books) >= 6
+    fast_rows = cap._rows
+    checked = arrays = 0
+    try:
+        for book in books:
+            with zipfile.ZipFile(book) as z:
+                parts = [n for n in z.namelist() if n.startswith("xl/worksheets/sheet")]
+                for part in parts:
+                    xml = z.read(part)
+                    layout = scan_sheet(xml)  # the parser's reading, once per sheet
+                    assert cap.array_ranges_in(xml) == layout.array_ranges, (book, part)
+                    arrays += len(layout.array_ranges)
+                    formulas = sorted(layout.formula_cells) or [(1, 1)]
+                    for _ in range(10):
+                        r1 = rnd.randint(1, 40)
+                        area = ("S", r1, rnd.randint(1, 5), rnd.choice([r1 + 5, r1 + 200, 10_004]), rnd.randint(5, 30))
+                        values = {k: rnd.choice([None, "", 1]) for k in rnd.sample(formulas, min(5, len(formulas)))}
+                        cap._rows = fast_rows
+                        fast = (cap.first_overflow(xml, area), cap.last_used_row(xml, area, values))
+                        once = cap.sheet_rows(xml)  # (the rows found once, as recalc shares them between both)
+                        assert (cap.first_overflow(once, area), cap.last_used_row(once, area, values)) == fast
+                        cap._rows = lambda _xml: None
+                        slow = (cap.first_overflow(xml, area, layout), cap.last_used_row(xml, area, values, layout))
+                        assert fast == slow, (book, part, area)
+                        # as recalc splits it (the constants' row found before the values, by the part's bytes;
+                        # the last non-blank result's row from the engine's process), and as cap.AreaResults
+                        # gives it: the row the values of every formula and array cell give, as the engine has them
+                        cap._rows = fast_rows
+                        every = {pos: rnd.choice([None, "", 1, "x"]) for pos in layout.formula_cells}
+                        every.update({(r, c): rnd.choice([None, "", 2]) for r1_, c1_, r2_, c2_ in layout.array_ranges
+                                      for r in range(r1_, r2_ + 1) for c in range(c1_, c2_ + 1)})
+                        whole = cap.last_used_row(once, area, every)
+                        split = max(cap.last_used_row(once, area, cap.AreaResults(0, cap.array_ranges_in(xml))),
+                                    cap.last_result_row(every, area))
+                        results = cap.AreaResults.of(every, area, layout.array_ranges)
+                        assert split == cap.last_used_row(once, area, results) == whole, (book, part, area)
+                        checked += 1
+    finally:
+        cap._rows = fast_rows
+    assert checked >= 60 and arrays >= 10  # (the calculation sheets' array formulas among them)
+
+
+def test_a_result_longer_than_its_array_range_is_reported_not_cut_in_silence(tmp_path):
+    """An array formula over 5 rows whose function gives 10 (a session with more pairs than the Ranking
+    has rows): Excel would show the first 5 and drop the rest; the run names the range and exits 1."""
+    from openpyxl.worksheet.formula import ArrayFormula
+
+    from xlbridge.batch.recalc import recalc_workbook
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws["A1"] = ArrayFormula("A1:A5", "=TEN()")
+    ws["C1"] = ArrayFormula("C1:C10", "=TEN()")  # room for all: no report
+    wb.save(tmp_path / "cut.xlsx")
+    report = recalc_workbook(str(tmp_path / "cut.xlsx"), str(tmp_path / "cut-out.xlsx"),
+                             functions={"TEN": lambda: [[i] for i in range(1, 11)]})
+    assert not report.ok
+    assert [(e.sheet, e.cell, e.code, e.message) for e in report.errors] == [
+        ("Sheet", "A1", "capacity", "TEN gives 10 rows, more than the 5 rows of this range (A1:A5): the rest are "
+                                     "not shown; give the table more rows")]
+    values = openpyxl.load_workbook(report.output, data_only=True).active
+    assert [values[f"A{r}"].value for r in range(1, 6)] == [1, 2, 3, 4, 5]
+    assert [values[f"C{r}"].value for r in range(1, 11)] == list(range(1, 11))
+
+
+@given(st.lists(st.sampled_from([b'<mergeCell ref="A1:B2"/>', b"<x:mergeCell ref='C3:D4'/>", b"mergeCell", b"<", b"x:",
+                                 b"<ns12.long-prefix:mergeCell ref='G7:H8'/>", b"ns12.long-prefix:",
+                                 b"<row r=\"1\">", b"<mergeCells>", b" ref=\"E5:F6\"/>", b"<mergeCell", b"a", b">"]),
+                max_size=12))
+def test_merged_ranges_searched_from_the_first_merge_are_those_of_the_whole_part(pieces):
+    # the search starts at the "<" before the first "mergeCell": the matches of a search from the start
+    from xlbridge.batch.capacity import _MERGE, _merged_ranges
+    from xlbridge.batch.xlsxpatch import parse_range
+
+    data = b"".join(pieces)
+    whole = [parse_range((m.group(1) or m.group(2) or b"").decode()) for m in _MERGE.finditer(data)]
+    assert _merged_ranges(data) == whole

@@ -1,0 +1,197 @@
+"""Start-up: a recalculation imports only what it uses (issue 14).
+
+- formulas' function registry is lazy (``xlbridge.batch.registry``): same functions as the stock
+  ``get_functions()``, but a module is imported only when the book uses one of its names, and SciPy
+  only when a function calls it;
+- the import set of ``xlbridge recalc workbooks/pairs.xlsx``, in a fresh interpreter: no SciPy,
+  xlwings, matplotlib or pandas, and of formulas' function modules only those defining the
+  functions the book's formulas call (found here by reading the formulas with openpyxl).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import openpyxl
+import pytest
+
+from xlbridge.batch import registry
+
+ROOT = Path(__file__).resolve().parents[2]
+PAIRS = ROOT / "workbooks" / "examples" / "pairs.xlsx"
+NEVER = ("scipy", "xlwings", "matplotlib", "pandas")
+
+
+def test_the_index_is_the_installed_formulas():
+    assert {m: sorted(names.split()) for m, names in registry.MODULE_NAMES.items()} == registry.index_of_installed()
+
+
+def test_the_lazy_registry_holds_the_stock_functions():
+    import formulas.functions as ff
+
+    stock = ff.get_functions.__wrapped__() if hasattr(ff.get_functions, "__wrapped__") else None
+    if stock is None:  # already replaced in this process: rebuild the stock table the way formulas does
+        import collections
+        import importlib
+
+        stock = collections.defaultdict(lambda: ff.not_implemented)
+        for name in ff.SUBMODULES:
+            stock.update(importlib.import_module(name, ff.__name__).FUNCTIONS)
+        stock.update(ff.FUNCTIONS)
+    lazy = registry.LazyFunctions(ff)
+    for name in ("IFERROR", "COUNT", "T.DIST", "VLOOKUP", "_XLFN.XLOOKUP", "ARRAY"):
+        assert lazy[name] is stock[name], name
+    # a corrected function (registry.CORRECTIONS) wraps the stock one, with its other entries
+    assert set(registry.CORRECTIONS) == {"INDEX"}
+    index = lazy["INDEX"]
+    assert index["function"].__wrapped__ is stock["INDEX"]["function"]
+    assert {k: v for k, v in index.items() if k != "function"} == {
+        k: v for k, v in stock["INDEX"].items() if k != "function"}
+    assert dict(lazy.load_all()) == {**dict(stock), "INDEX": index}
+    assert lazy["NO.SUCH.FUNCTION"] is ff.not_implemented and lazy.get("ALSO.MISSING") is None
+
+
+def test_a_name_set_on_the_registry_is_never_overridden():
+    import formulas.functions as ff
+
+    lazy = registry.LazyFunctions(ff)
+    mine = object()
+    lazy["COUNT"] = mine  # the xlbridge functions are registered the same way
+    assert "INDEX" in lazy and lazy["COUNT"] is mine
+    lazy.load_all()
+    assert lazy["COUNT"] is mine
+
+
+PROBE = r"""
+import json, sys
+from xlbridge.batch.recalc import recalc_workbook
+recalc_workbook(sys.argv[1], sys.argv[2], isolate=False)
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def _book_functions(path: Path) -> set[str]:
+    wb = openpyxl.load_workbook(path)
+    names = set()
+    for ws in wb.worksheets:
+        for row in ws.iter_rows():
+            for c in row:
+                text = getattr(c.value, "text", c.value)
+                if isinstance(text, str) and text.startswith("="):
+                    names.update(m.upper() for m in re.findall(r"([A-Za-z_][A-Za-z0-9_.]*)\(", text))
+    return names
+
+
+#: the isolated recalculation (as the command runs it), each process's modules written to an inherited file:
+#: the engine's process at the end of its job, each process reading a second half after its reading
+ENGINE_PROBE = r"""
+import json, os, sys
+import xlbridge.batch.child as child
+import xlbridge.batch.halves as halves
+from xlbridge.batch.recalc import recalc_workbook
+log = os.open(sys.argv[3], os.O_WRONLY | os.O_APPEND)
+def record(kind):
+    os.write(log, (json.dumps([kind, os.getpid(), sorted(sys.modules)]) + "\n").encode())
+child_main, read_half = child._child_main, halves.read_sheet_half
+def wrapped_main(conn, death_r, death_w, sink, parent_pid, job, *a, **k):
+    def recorded(*ja, **jk):
+        try:
+            return job(*ja, **jk)
+        finally:
+            record("engine")
+    return child_main(conn, death_r, death_w, sink, parent_pid, recorded, *a, **k)
+def wrapped_half(*a, **k):
+    try:
+        return read_half(*a, **k)
+    finally:
+        if k.get("tail") is not None:
+            record("tail")
+child._child_main, halves.read_sheet_half = wrapped_main, wrapped_half
+recalc_workbook(sys.argv[1], sys.argv[2])
+record("parent")
+"""
+
+
+def test_a_pairs_recalc_imports_only_what_it_uses(tmp_path):
+    """The import set of each process of a pairs recalculation as the command runs it: the parent, the
+    engine's sandboxed process and the process reading the Travellers part's second half."""
+    log = tmp_path / "modules.jsonl"
+    log.write_bytes(b"")
+    out = subprocess.run([sys.executable, "-c", ENGINE_PROBE, str(PAIRS), str(tmp_path / "out.xlsx"), str(log)],
+                         capture_output=True, text=True, timeout=300, cwd=ROOT,
+                         env={**os.environ, "XLBRIDGE_BOOK_CORES": "2"})  # (a second half read)
+    assert out.returncode == 0, out.stderr
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    kinds = [kind for kind, _pid, _modules in records]
+    assert sorted(set(kinds)) == ["engine", "parent", "tail"] and kinds.count("engine") == 1, kinds
+    assert len({pid for _kind, pid, _modules in records}) == len(records)  # three processes
+    for kind, _pid, mods in records:
+        assert not [m for m in mods if m.split(".")[0] in NEVER], kind
+    modules = set(next(mods for kind, _pid, mods in records if kind == "engine"))
+    assert "formulas.functions" in modules and "xlbridge.batch.engine" in modules
+    # formulas' function modules: those its own import needs, and those defining the book's functions
+    base = subprocess.run([sys.executable, "-c", "import json, sys; import formulas, formulas.functions; "
+                           "from formulas.excel import ExcelModel; print(json.dumps(sorted(sys.modules)))"],
+                          capture_output=True, text=True, timeout=300)
+    imported_anyway = {m for m in json.loads(base.stdout) if m.startswith("formulas.functions.")}
+    used = {"formulas.functions" + registry._MODULE_OF[n] for n in _book_functions(PAIRS) if n in registry._MODULE_OF}
+    assert used and "formulas.functions.stat" in used  # COUNT (Neuberg sheet): statistics, without SciPy
+    # what those import in turn: operators (a formula with +, -, *, /, &, =, <, >: the book has them) imports
+    # text and look; IFERROR (logic) imports info when it runs
+    deps = {"formulas.functions." + m for m in ("operators", "text", "look", "info")}
+    loaded = {m for m in modules if m.startswith("formulas.functions.")}
+    assert loaded == imported_anyway | used | deps
+    assert not loaded & {"formulas.functions." + m for m in ("math", "financial", "eng", "date", "comp", "google")}
+
+
+@pytest.mark.parametrize("argv", [["recalc", str(PAIRS), "-o", "OUT", "--no-progress"]])
+def test_the_command_never_imports_the_excel_or_plotting_stack(tmp_path, argv):
+    argv = [a.replace("OUT", str(tmp_path / "o.xlsx")) for a in argv]
+    out = subprocess.run([sys.executable, "-X", "importtime", "-m", "xlbridge", *argv], capture_output=True,
+                         text=True, timeout=300, cwd=ROOT)
+    assert out.returncode == 0, out.stderr[-2000:]
+    imported = {line.split("|")[-1].strip() for line in out.stderr.splitlines() if line.startswith("import time:")}
+    assert "xlbridge.batch.recalc" in imported
+    assert not [m for m in imported if m.split(".")[0] in NEVER]
+
+
+def test_the_parent_of_an_isolated_recalc_imports_neither_the_engine_nor_openpyxl(tmp_path):
+    """The engine's sandboxed process reads the workbook; the parent scans, reports and writes with the
+    standard library (and defusedxml): the engine's import (0.3 s) and openpyxl's (0.2 s, once for the
+    print areas' quoting) stay off its path."""
+    probe = PROBE.replace("isolate=False", "isolate=True")
+    out = subprocess.run([sys.executable, "-c", probe, str(PAIRS), str(tmp_path / "out.xlsx")],
+                         capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    modules = set(json.loads(out.stdout.splitlines()[-1]))
+    assert "xlbridge.batch.recalc" in modules
+    assert not [m for m in modules if m.split(".")[0] in NEVER + ("openpyxl", "formulas", "schedula")]
+
+
+def test_an_index_with_a_zero_among_arrays_of_positions_says_why_it_is_an_error(tmp_path):
+    """``{=INDEX(A1:B3,{1;2},0)}``: #VALUE! in each cell (tests/batch/test_recalc_libreoffice.py), and the report
+    says why at the formula's cells, as the xlbridge functions do; an INDEX without a 0 says nothing."""
+    from openpyxl.worksheet.formula import ArrayFormula
+
+    from xlbridge.batch.recalc import recalc_workbook
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    for r in (1, 2, 3):
+        ws.cell(r, 1, r), ws.cell(r, 2, 10 * r)
+    ws["D1"] = ArrayFormula("D1:E2", "=INDEX(A1:B3,{1;2},0)")
+    ws["F1"] = ArrayFormula("F1:F2", "=INDEX(A1:B3,{1;2},1)+1/0")
+    wb.save(tmp_path / "index.xlsx")
+    report = recalc_workbook(str(tmp_path / "index.xlsx"), str(tmp_path / "out.xlsx"))
+    got = {e.cell: (e.code, e.message) for e in report.errors}
+    why = ("INDEX: an array of row or column numbers with a 0 among them (0 stands for a whole row or column): "
+           "give each number, from 1")
+    assert {cell: got[cell] for cell in ("D1", "E1", "D2", "E2")} == dict.fromkeys(("D1", "E1", "D2", "E2"),
+                                                                                  ("#VALUE!", why))
+    assert got["F1"][0] == "#DIV/0!" and "INDEX" not in got["F1"][1]

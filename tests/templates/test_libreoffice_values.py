@@ -1,0 +1,91 @@
+"""Issue 15: every shipped and every recalculated workbook shows its values in LibreOffice.
+
+LibreOffice (default settings, a fresh profile; .ci/run installs it) opens each file and writes every
+sheet as CSV (raw values, not as formatted). In each sheet in view, every formula cell must show the
+value the file carries for it (openpyxl ``data_only``, i.e. the cached ``<v>``, which the template
+tests check against the core, the seeds and hand-worked results), and no sheet in view may show
+``#NAME?`` or ``Err:`` (the Instructions mention ``#NAME?`` in words). The hidden '(calc)' sheets
+are not in view: LibreOffice recomputes array formulas without the xlbridge functions there.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import shutil
+import subprocess
+from pathlib import Path
+
+import openpyxl
+import pytest
+
+from xlbridge.batch.recalc import recalc_workbook
+from xlbridge.templates.mirror import CALC_SUFFIX
+
+ROOT = Path(__file__).resolve().parents[2]
+SOFFICE = shutil.which("soffice") or shutil.which("libreoffice")
+pytestmark = pytest.mark.skipif(SOFFICE is None, reason="LibreOffice (soffice) is not installed (.ci/run installs it)")
+NAMES = ["pairs.xlsx", "teams.xlsx", "handicap.xlsx", "lehman.xlsx", "instant.xlsx"]
+# every sheet as CSV: comma, double quotes, UTF-8, raw values (not as shown), all sheets (-1)
+CSV_ALL = "csv:Text - txt - csv (StarCalc):44,34,UTF8,1,,0,false,true,false,false,false,-1"
+
+
+def _libreoffice_sheets(book: Path, out: Path) -> dict[str, list[list[str]]]:
+    out.mkdir(parents=True, exist_ok=True)
+    subprocess.run([SOFFICE, f"-env:UserInstallation={(out / 'profile').as_uri()}", "--headless", "--norestore",
+                    "--convert-to", CSV_ALL, "--outdir", str(out), str(book)],
+                   check=True, capture_output=True, timeout=600)
+    sheets = {}
+    for sheet in openpyxl.load_workbook(book, read_only=True).sheetnames:
+        with open(out / f"{book.stem}-{sheet}.csv", newline="", encoding="utf-8") as fh:
+            sheets[sheet] = list(csv.reader(fh))
+    return sheets
+
+
+def _same(cached, shown: str) -> bool:
+    if cached is None or cached == "":
+        return shown == ""
+    if isinstance(cached, bool):
+        return shown.upper() == str(cached).upper()
+    if isinstance(cached, (int, float)):
+        try:
+            return math.isclose(float(shown), cached, rel_tol=1e-12, abs_tol=1e-12)
+        except ValueError:
+            return False
+    return shown == str(cached)
+
+
+def _check(book: Path, out: Path) -> int:
+    shown = _libreoffice_sheets(book, out)
+    formulas = openpyxl.load_workbook(book)
+    cached = openpyxl.load_workbook(book, data_only=True)
+    checked = 0
+    for ws in formulas.worksheets:
+        if ws.sheet_state != "visible":
+            assert ws.title.endswith(CALC_SUFFIX), ws.title
+            continue
+        rows = shown[ws.title]
+        if ws.title != "Instructions":
+            assert not any("#NAME?" in v or "Err:" in v for row in rows for v in row), (book.name, ws.title)
+        for row in ws.iter_rows():
+            for c in row:
+                if not (isinstance(c.value, str) and c.value.startswith("=")):
+                    continue
+                want = cached[ws.title][c.coordinate].value
+                got = rows[c.row - 1][c.column - 1] if c.row <= len(rows) and c.column <= len(rows[c.row - 1]) else ""
+                assert _same(want, got), (book.name, ws.title, c.coordinate, want, got)
+                checked += 1
+    return checked
+
+
+@pytest.mark.parametrize("name", NAMES + [f"examples/{n}" for n in NAMES])
+def test_shipped_workbook_shows_its_values(name, tmp_path):
+    assert _check(ROOT / "workbooks" / name, tmp_path) > 100
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_recalculated_example_shows_its_values(name, tmp_path):
+    out = tmp_path / name
+    report = recalc_workbook(ROOT / "workbooks" / "examples" / name, out, isolate=False)
+    assert report.ok
+    assert _check(out, tmp_path / "lo") > 100

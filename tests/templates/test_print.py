@@ -1,0 +1,62 @@
+"""Every template prints as a member would receive it: LibreOffice prints the values-only copy to a
+few pages (not hundreds of blank ones), one page wide, with the footer, and without error values.
+
+Runs LibreOffice (`soffice`) and poppler (`pdftotext`, `pdftoppm`), which .ci/run installs.
+Expected values are the pairs example's hand-checkable content (names typed in the template, the
+sheet names) and bounds a reader would accept, not output of xlbridge kept from an earlier run.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+from pathlib import Path
+
+import openpyxl
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+spec = importlib.util.spec_from_file_location("print_pictures", ROOT / "docs" / "print_pictures.py")
+pictures = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(pictures)
+
+pytestmark = pytest.mark.skipif(not (shutil.which("soffice") and shutil.which("pdftotext") and shutil.which("pdftoppm")),
+                                reason="needs LibreOffice and poppler-utils (.ci/run installs them)")
+
+NAMES = ["pairs.xlsx", "teams.xlsx", "handicap.xlsx", "lehman.xlsx", "instant.xlsx"]
+
+
+@pytest.fixture(scope="module")
+def printed(tmp_path_factory):
+    work = tmp_path_factory.mktemp("print")
+    return {name: pictures.page_texts(pictures.print_pdf(ROOT / "workbooks" / "examples" / name, work)) for name in NAMES}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_few_pages_each_with_its_footer(printed, name):
+    pages = printed[name]
+    sheets = [ws.title for ws in openpyxl.load_workbook(ROOT / "workbooks" / "examples" / name, read_only=True).worksheets]
+    assert 2 <= len(pages) <= 15, len(pages)  # the 10,000-row tables print their rows in use only
+    for i, text in enumerate(pages, start=1):
+        footer = text.rstrip().splitlines()[-1]
+        assert f"Page {i} of {len(pages)}" in footer and Path(name).stem + "-values.xlsx" in footer
+        assert any(s in footer for s in sheets)
+        if " Instructions " not in footer:  # (the instructions explain what #NAME? means)
+            assert "#NAME?" not in text and "Err:" not in text and "#VALUE!" not in text
+
+
+def test_pairs_ranking_page_shows_the_names_and_percentages(printed):
+    (page,) = [t for t in printed["pairs.xlsx"] if " Ranking " in t.rstrip().splitlines()[-1]]
+    for names in ("A. Adams & B. Brown", "M. Moore & N. Nash", "W. Ward & Y. Young"):
+        assert names in page
+    assert page.count("NS") >= 6 and page.count("EW") >= 6
+
+
+def test_template_page_setup():
+    wb = openpyxl.load_workbook(ROOT / "workbooks" / "examples" / "pairs.xlsx")
+    ws = wb["Travellers"]
+    assert ws.page_setup.orientation == "landscape" and int(ws.page_setup.paperSize) == 9  # A4
+    assert 10 <= int(ws.page_setup.scale) <= 100
+    assert ws.print_title_rows == "$4:$4"
+    assert ws.oddFooter.right.text == "Page &P of &N" and ws.oddFooter.left.text == "&F"
+    assert ws.defined_names["XLBRIDGE_PRINT"].attr_text.endswith("$10004")
