@@ -30,13 +30,17 @@ PAGES = {
 }
 
 
-def print_pdf(book: Path, work: Path) -> Path:
-    """The values-only copy of ``book`` printed to PDF by LibreOffice; returns the PDF's path."""
+def print_pdf(book: Path, work: Path, profile: Path | None = None) -> Path:
+    """The values-only copy of ``book`` printed to PDF by LibreOffice; returns the PDF's path.
+
+    ``profile``: the LibreOffice user profile folder to use (default: a new one in ``work``; a profile
+    already used starts faster)."""
     values = work / (book.stem + "-values.xlsx")
     shutil.copy(book, work / book.name)
     subprocess.run([sys.executable, "-m", "xlbridge", "recalc", str(work / book.name), "--values-only", "-o",
                     str(values), "--no-progress"], check=True, capture_output=True)
-    subprocess.run(["soffice", "--headless", f"-env:UserInstallation=file://{work}/profile", "--convert-to", "pdf",
+    profile = work / "profile" if profile is None else profile
+    subprocess.run(["soffice", "--headless", f"-env:UserInstallation={profile.as_uri()}", "--convert-to", "pdf",
                     "--outdir", str(work), str(values)], check=True, capture_output=True, timeout=300)
     return work / (values.stem + ".pdf")
 

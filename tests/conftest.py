@@ -1,14 +1,149 @@
-import os
+"""Shared by every test: the Hypothesis profiles, the shared helpers' folder, and the costly artefacts
+made once per test run (a recalculated template, a LibreOffice conversion), whichever tests ask first.
 
+Artefacts are made once per run even when pytest-xdist runs the tests on several workers: each is
+built under a file lock in the run's shared temporary folder, and the other workers read the files.
+"""
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
 from hypothesis import HealthCheck, settings
 
-settings.register_profile(
-    "ci", deadline=None, database=None, max_examples=100, suppress_health_check=[HealthCheck.too_slow]
-)
+# "ci": a fixed number of examples and a fixed seed (derandomize), no example database: the same
+# examples on every run, so that a CI run is reproducible and its time predictable. "dev": Hypothesis's
+# random search with its database, for finding new failures on a developer's machine.
+settings.register_profile("ci", deadline=None, database=None, max_examples=100, derandomize=True,
+                          suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("dev", deadline=None, max_examples=100, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
-# the shared test helpers (bruteforce.py, recalc_helpers.py) live here; tests in subfolders import them too
-import sys  # noqa: E402
-
+# the shared test helpers (bruteforce.py, recalc_helpers.py, ...) live here; tests in subfolders import them
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+ROOT = Path(__file__).resolve().parents[1]
+SOFFICE = shutil.which("soffice") or shutil.which("libreoffice")
+
+
+class RunArtefacts:
+    """Files made once per test run: ``make(key, build)`` runs ``build(folder)`` the first time a key
+    is asked for, in any worker, and returns the folder after that without building again."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        root.mkdir(parents=True, exist_ok=True)
+
+    def make(self, key: str, build) -> Path:
+        safe = hashlib.sha256(key.encode()).hexdigest()[:24]
+        folder, lock = self.root / safe, self.root / (safe + ".lock")
+        with open(lock, "w") as fh:
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            try:
+                if not (folder / ".done").exists():
+                    shutil.rmtree(folder, ignore_errors=True)
+                    folder.mkdir()
+                    build(folder)
+                    (folder / ".done").write_text(key)
+            finally:
+                fcntl.flock(fh, fcntl.LOCK_UN)
+        return folder
+
+    def lock(self, name: str):
+        """An exclusive lock shared by every worker (one LibreOffice at a time on its profile)."""
+        return _Lock(self.root / (name + ".lock"))
+
+
+class _Lock:
+    def __init__(self, path: Path):
+        self.path = path
+
+    def __enter__(self):
+        self.fh = open(self.path, "w")
+        fcntl.flock(self.fh, fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *exc):
+        fcntl.flock(self.fh, fcntl.LOCK_UN)
+        self.fh.close()
+
+
+@pytest.fixture(scope="session")
+def run_artefacts(tmp_path_factory) -> RunArtefacts:
+    base = tmp_path_factory.getbasetemp()
+    # under pytest-xdist each worker's basetemp sits in the run's: the parent is shared by the workers
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    return RunArtefacts(shared / "run-artefacts")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _share_recalculations(run_artefacts):
+    import recalc_helpers
+
+    recalc_helpers.ARTEFACTS = run_artefacts
+    yield
+    recalc_helpers.ARTEFACTS = None
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+@pytest.fixture(scope="session")
+def libreoffice(run_artefacts):
+    """``libreoffice(book, fmt)`` -> the folder holding ``book`` converted by LibreOffice headless
+    (``soffice --convert-to fmt``), made once per run and format; one LibreOffice at a time, all
+    conversions sharing one user profile (started once: the later starts are fast)."""
+    if SOFFICE is None:
+        pytest.skip("LibreOffice (soffice) is not installed (.ci/run installs it)")
+    profile = run_artefacts.root / "libreoffice-profile"
+
+    def get(book, fmt: str) -> Path:
+        book = Path(book)
+
+        def build(folder: Path) -> None:
+            (folder / "in").mkdir()
+            shutil.copy(book, folder / "in" / book.name)
+            with run_artefacts.lock("libreoffice"):
+                subprocess.run([SOFFICE, f"-env:UserInstallation={profile.as_uri()}", "--headless", "--norestore",
+                                "--convert-to", fmt, "--outdir", str(folder), str(folder / "in" / book.name)],
+                               check=True, capture_output=True, timeout=600)
+
+        return run_artefacts.make(f"soffice {_sha(book)} {book.name} {fmt}", build)
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def printed(run_artefacts):
+    """``printed(book)`` -> the text of each page of ``book`` as a member receives it: the values-only
+    copy (``xlbridge recalc --values-only``) printed to PDF by LibreOffice (docs/print_pictures.py), made
+    once per run and content; returns (pdf path, [page text, ...])."""
+    if not (SOFFICE and shutil.which("pdftotext")):
+        pytest.skip("needs LibreOffice and poppler-utils (.ci/run installs them)")
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("print_pictures", ROOT / "docs" / "print_pictures.py")
+    pictures = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(pictures)
+    profile = run_artefacts.root / "libreoffice-profile"
+
+    def get(book):
+        book = Path(book)
+
+        def build(folder: Path) -> None:
+            with run_artefacts.lock("libreoffice"):
+                pdf = pictures.print_pdf(book, folder, profile=profile)
+            (folder / "pdf-name").write_text(pdf.name)
+
+        folder = run_artefacts.make(f"printed {_sha(book)} {book.name}", build)
+        pdf = folder / (folder / "pdf-name").read_text()
+        return pdf, pictures.page_texts(pdf)
+
+    return get

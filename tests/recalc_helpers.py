@@ -1,22 +1,55 @@
-"""Shared by the template recalc tests: recalculate a workbook copy and check the input is untouched."""
+"""Shared by the template recalc tests: recalculate a workbook copy and check the input is untouched.
+
+A workbook's recalculation is made once per test run (``run_artefacts`` in conftest.py, shared by the
+pytest-xdist workers): the shipped examples are recalculated by many test files, and each gets a copy.
+"""
 from __future__ import annotations
 
 import hashlib
+import shutil
 from pathlib import Path
 
 import openpyxl
+
+#: set by conftest.py's session fixture: the run's artefacts (None: recalculate every time)
+ARTEFACTS = None
+
+
+def _recalc_into(src: Path, out: Path) -> None:
+    from xlbridge.batch import recalc
+
+    before = hashlib.sha256(src.read_bytes()).hexdigest()
+    report = recalc.recalc_workbook(src, out, isolate=False)
+    assert hashlib.sha256(src.read_bytes()).hexdigest() == before  # input untouched
+    assert report.errors == (), [str(e) for e in report.errors]
+
+
+def recalculated(src: Path) -> Path:
+    """The path of ``src`` recalculated by ``xlbridge recalc`` (in this process, ``isolate=False``), made
+    once per test run for the same bytes: the input is checked byte-identical afterwards and no cell
+    may err. The file is shared: copy it before changing it."""
+    src = Path(src)
+    if ARTEFACTS is None:
+        import tempfile
+
+        out = Path(tempfile.mkdtemp()) / (src.stem + "-recalculated.xlsx")
+        _recalc_into(src, out)
+        return out
+    data = src.read_bytes()
+
+    def build(folder: Path) -> None:
+        (folder / src.name).write_bytes(data)
+        _recalc_into(folder / src.name, folder / "out.xlsx")
+
+    return ARTEFACTS.make(f"recalculated {hashlib.sha256(data).hexdigest()} {src.name}", build) / "out.xlsx"
 
 
 def recalc_copy(src: Path, tmp: Path):
     """Run ``xlbridge recalc`` on ``src`` into ``tmp``; assert the input is byte-identical and no cell errs.
 
-    Returns (output path, the output opened with ``data_only=True``).
+    Returns (output path, the output opened with ``data_only=True``). The same bytes are recalculated
+    once per test run (:func:`recalculated`); each call gets its own copy of the output.
     """
-    from xlbridge.batch import recalc
-
-    before = hashlib.sha256(src.read_bytes()).hexdigest()
-    out = tmp / (src.stem + "-recalculated.xlsx")
-    report = recalc.recalc_workbook(src, out, isolate=False)
-    assert hashlib.sha256(src.read_bytes()).hexdigest() == before  # input untouched
-    assert report.errors == (), [str(e) for e in report.errors]
+    out = Path(tmp) / (Path(src).stem + "-recalculated.xlsx")
+    shutil.copyfile(recalculated(src), out)
     return out, openpyxl.load_workbook(out, data_only=True)

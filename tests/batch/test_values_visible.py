@@ -176,25 +176,21 @@ def test_drop_part_only_the_named_part():
 
 # -- LibreOffice with its default settings ------------------------------------------------------------------
 
-def _libreoffice_csv(book: Path, outdir: Path) -> list[list[str]]:
-    """Open ``book`` in headless LibreOffice with a fresh profile (default settings); the first sheet as CSV."""
-    profile = outdir / "profile"
-    outdir.mkdir(parents=True, exist_ok=True)
-    subprocess.run([SOFFICE, f"-env:UserInstallation={profile.as_uri()}", "--headless", "--norestore",
-                    "--convert-to", "csv", "--outdir", str(outdir), str(book)],
-                   check=True, capture_output=True, timeout=300)
-    with open(outdir / (book.stem + ".csv"), newline="", encoding="utf-8", errors="replace") as fh:
+def _libreoffice_csv(book: Path, libreoffice) -> list[list[str]]:
+    """Open ``book`` in headless LibreOffice with its default settings (conftest.py's ``libreoffice``: a
+    profile no test changes); the first sheet as CSV."""
+    with open(libreoffice(book, "csv") / (book.stem + ".csv"), newline="", encoding="utf-8", errors="replace") as fh:
         return list(csv.reader(fh))
 
 
 @needs_lo
-def test_libreoffice_shows_the_cached_values(tmp_path):
+def test_libreoffice_shows_the_cached_values(tmp_path, libreoffice):
     src = _book(tmp_path / "club.xlsx")
-    before = _libreoffice_csv(src, tmp_path / "lo-in")
+    before = _libreoffice_csv(src, libreoffice)
     assert before[0][1] == "#NAME?"  # the input forces a recalculation: LibreOffice knows no IMPS
     out = tmp_path / "out.xlsx"
     recalc_workbook(src, out, isolate=False)
-    rows = _libreoffice_csv(out, tmp_path / "lo-out")
+    rows = _libreoffice_csv(out, libreoffice)
     assert rows[0][1:4] == ["9", "420", "600"] and rows[1][1:3] == ["5", "600"]
     # LibreOffice never takes an array formula's cached values from an .xlsx (its importer rebuilds
     # matrix cells without results: sc/source/filter/oox/formulabuffer.cxx, applyArrayFormulas)
@@ -202,8 +198,8 @@ def test_libreoffice_shows_the_cached_values(tmp_path):
 
 
 @needs_lo
-def test_libreoffice_shows_every_value_of_the_values_only_copy(tmp_path):
+def test_libreoffice_shows_every_value_of_the_values_only_copy(tmp_path, libreoffice):
     out = tmp_path / "mail.xlsx"
     recalc_workbook(_book(tmp_path / "club.xlsx"), out, isolate=False, values_only=True)
-    rows = _libreoffice_csv(out, tmp_path / "lo")
+    rows = _libreoffice_csv(out, libreoffice)
     assert [r[:5] for r in rows[:2]] == [["420", "9", "420", "600", "9"], ["180", "5", "600", "", "5"]]

@@ -182,13 +182,8 @@ def test_a_match_typed_in_the_empty_template_counts(tmp_path):
 # -- LibreOffice shows the values ---------------------------------------------------------------------------
 
 @pytest.mark.skipif(not (shutil.which("soffice") and shutil.which("pdftotext")), reason="needs LibreOffice and poppler")
-def test_libreoffice_prints_the_results_page(tmp_path):
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("print_pictures", ROOT / "docs" / "print_pictures.py")
-    pictures = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(pictures)
-    texts = pictures.page_texts(pictures.print_pdf(SRC, tmp_path))
+def test_libreoffice_prints_the_results_page(printed):
+    _pdf, texts = printed(SRC)  # (printed once per run, shared with tests/templates/test_print.py)
     (page,) = [t for t in texts if " Results " in t.rstrip().splitlines()[-1]]
     lines = [" ".join(line.split()) for line in page.splitlines()]
     assert any("Eroes Pioneers 95 10 0 101 95 111 Pioneers won" in line for line in lines)

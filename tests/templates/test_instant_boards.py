@@ -113,14 +113,9 @@ def test_empty_template_is_blank(tmp_path):
 
 
 @pytest.mark.skipif(not (shutil.which("soffice") and shutil.which("pdftotext")), reason="needs LibreOffice and poppler")
-def test_libreoffice_prints_the_awards(tmp_path):
+def test_libreoffice_prints_the_awards(printed):
     """LibreOffice opens the recalculated values-only copy (what a member receives) and prints every award."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("print_pictures", ROOT / "docs" / "print_pictures.py")
-    pictures = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(pictures)
-    texts = pictures.page_texts(pictures.print_pdf(EXAMPLE, tmp_path))
+    _pdf, texts = printed(EXAMPLE)  # (printed once per run, shared with tests/templates/test_print.py)
     (page,) = [t for t in texts if " Results " in t.rstrip().splitlines()[-1]]
     lines = [" ".join(line.split()) for line in page.splitlines()]
     for row in WANT:

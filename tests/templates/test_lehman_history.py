@@ -188,13 +188,8 @@ def test_empty_template_history_and_chart_are_blank(tmp_path):
 
 
 @pytest.mark.skipif(not (shutil.which("soffice") and shutil.which("pdftotext")), reason="needs LibreOffice and poppler")
-def test_libreoffice_prints_history_and_chart(tmp_path):
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("print_pictures", ROOT / "docs" / "print_pictures.py")
-    pictures = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(pictures)
-    texts = pictures.page_texts(pictures.print_pdf(SRC, tmp_path))
+def test_libreoffice_prints_history_and_chart(printed):
+    _pdf, texts = printed(SRC)  # (printed once per run, shared with tests/templates/test_print.py)
     weeks, want = brute_force_history(_ledger_rows(SRC))
     (chart,) = [t for t in texts if " Chart " in t.rstrip().splitlines()[-1]]
     lines = [" ".join(line.split()) for line in chart.splitlines()]

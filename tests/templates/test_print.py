@@ -8,7 +8,6 @@ sheet names) and bounds a reader would accept, not output of xlbridge kept from 
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 from pathlib import Path
 
@@ -16,10 +15,6 @@ import openpyxl
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-spec = importlib.util.spec_from_file_location("print_pictures", ROOT / "docs" / "print_pictures.py")
-pictures = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(pictures)
-
 pytestmark = pytest.mark.skipif(not (shutil.which("soffice") and shutil.which("pdftotext") and shutil.which("pdftoppm")),
                                 reason="needs LibreOffice and poppler-utils (.ci/run installs them)")
 
@@ -27,14 +22,14 @@ NAMES = ["pairs.xlsx", "teams.xlsx", "handicap.xlsx", "lehman.xlsx", "instant.xl
 
 
 @pytest.fixture(scope="module")
-def printed(tmp_path_factory):
-    work = tmp_path_factory.mktemp("print")
-    return {name: pictures.page_texts(pictures.print_pdf(ROOT / "workbooks" / "examples" / name, work)) for name in NAMES}
+def examples_printed(printed):
+    """Each example's pages (conftest.py's ``printed``: once per run, shared with the other print tests)."""
+    return {name: printed(ROOT / "workbooks" / "examples" / name)[1] for name in NAMES}
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_a_few_pages_each_with_its_footer(printed, name):
-    pages = printed[name]
+def test_a_few_pages_each_with_its_footer(examples_printed, name):
+    pages = examples_printed[name]
     sheets = [ws.title for ws in openpyxl.load_workbook(ROOT / "workbooks" / "examples" / name, read_only=True).worksheets]
     assert 2 <= len(pages) <= 15, len(pages)  # the 10,000-row tables print their rows in use only
     for i, text in enumerate(pages, start=1):
@@ -45,8 +40,8 @@ def test_a_few_pages_each_with_its_footer(printed, name):
             assert "#NAME?" not in text and "Err:" not in text and "#VALUE!" not in text
 
 
-def test_pairs_ranking_page_shows_the_names_and_percentages(printed):
-    (page,) = [t for t in printed["pairs.xlsx"] if " Ranking " in t.rstrip().splitlines()[-1]]
+def test_pairs_ranking_page_shows_the_names_and_percentages(examples_printed):
+    (page,) = [t for t in examples_printed["pairs.xlsx"] if " Ranking " in t.rstrip().splitlines()[-1]]
     for names in ("A. Adams & B. Brown", "M. Moore & N. Nash", "W. Ward & Y. Young"):
         assert names in page
     assert page.count("NS") >= 6 and page.count("EW") >= 6
