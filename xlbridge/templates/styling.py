@@ -11,6 +11,7 @@ ref="...">``) per result column or table, and has an ``Instructions`` sheet and 
 
 from __future__ import annotations
 
+import copy
 import datetime as _dt
 from collections.abc import Sequence
 from typing import Any
@@ -137,12 +138,32 @@ def cells(ws: Worksheet, ref: str) -> list:
 
 
 def style(ws: Worksheet, ref: str, rgb: str, number_format: str | None = None) -> None:
-    """Fill ``ref`` with ``rgb`` and, if given, set its number format."""
+    """Fill ``ref`` with ``rgb`` and, if given, set its number format.
+
+    openpyxl registers a style each time a cell's fill or format is set (a look-up by the style's hash),
+    which for a 10,000-row table is most of a template's build. Cells that had the same style before
+    get the same style after: it is worked out on the first such cell and its style record (openpyxl's
+    ``StyleArray``, the indices of its font, fill, format...) copied to the others, so the workbook is the
+    same, byte for byte.
+
+    >>> ws = Workbook().active
+    >>> ws["A2"].font = Font(bold=True)
+    >>> style(ws, "A1:A3", "FFFFFF99", "0.00")
+    >>> [(c.fill.fgColor.rgb, c.number_format, c.font.b) for c in cells(ws, "A1:A3")]
+    [('FFFFFF99', '0.00', False), ('FFFFFF99', '0.00', True), ('FFFFFF99', '0.00', False)]
+    """
     f = fill(rgb)
+    after: dict[tuple[int, ...], Any] = {}  # a cell's style record before -> after
     for c in cells(ws, ref):
+        before = tuple(c._style)
+        done = after.get(before)
+        if done is not None:
+            c._style = copy.copy(done)
+            continue
         c.fill = f
         if number_format:
             c.number_format = number_format
+        after[before] = copy.copy(c._style)
 
 
 def title(ws: Worksheet, text: str, note: str | None = None) -> None:
