@@ -19,6 +19,7 @@ import openpyxl
 import pytest
 from openpyxl.utils.cell import quote_sheetname
 from openpyxl.worksheet.formula import ArrayFormula
+from recalc_helpers import recalculated
 
 from xlbridge import templates as T
 from xlbridge.templates.mirror import CALC_SUFFIX, calc_sheet_name, shows
@@ -81,13 +82,18 @@ def test_template_names():
     assert sorted(T.TEMPLATES) == sorted(NAMES)
 
 
-def test_committed_files_equal_a_fresh_build():
-    assert T.check_all(WORKBOOKS) == []
+@pytest.mark.parametrize("name", T.FILES)
+def test_committed_files_equal_a_fresh_build(name):
+    assert T.check_all(WORKBOOKS, [name]) == []
 
 
-def test_build_is_byte_deterministic():
-    for name in ("pairs.xlsx", "instant.xlsx"):
-        assert T.build_bytes.__wrapped__(name) == T.build_bytes(name)
+def test_check_all_checks_every_file_by_default(tmp_path):
+    assert sorted(T.check_all(tmp_path)) == sorted(f"{n}: missing in {tmp_path}" for n in T.FILES)
+
+
+@pytest.mark.parametrize("name", ["pairs.xlsx", "instant.xlsx"])
+def test_build_is_byte_deterministic(name):
+    assert T.build_bytes.__wrapped__(name) == T.build_bytes(name)
 
 
 @pytest.fixture(scope="module")
@@ -99,7 +105,7 @@ def built(tmp_path_factory):
 
 def test_document_properties_are_fixed(built):
     for n in NAMES:
-        wb = openpyxl.load_workbook(built / n)
+        wb = openpyxl.load_workbook(built / n, read_only=True)
         assert wb.properties.creator == "xlbridge"
         assert wb.properties.created == T.FIXED_TIME
         assert wb.properties.modified == T.FIXED_TIME
@@ -130,20 +136,16 @@ def test_check_all_reports_a_damaged_file(tmp_path):
 
 
 def test_cli_builds_the_same_bytes(tmp_path):
+    """``xlbridge templates`` writes each workbook built and recalculated: the committed files, byte for
+    byte. (That those are a fresh build with their values cached: test_committed_files_equal_a_fresh_build
+    compares the build, tests/templates/test_cached_values.py recalculates each and finds no byte changed.)"""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     r = subprocess.run([sys.executable, "-m", "xlbridge", "templates", "--out", str(tmp_path)],
                        capture_output=True, text=True, env=env, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
-    assert sorted(p.name for p in tmp_path.glob("*.xlsx")) == sorted(NAMES)
-    # the command builds each workbook and caches its values (an xlbridge recalc of the fresh build)
-    from xlbridge.batch.recalc import recalc_workbook
-
-    fresh = tmp_path / "fresh"
-    fresh.mkdir()
-    for n in NAMES:
-        (fresh / n).write_bytes(T.build_bytes(n))
-        recalc_workbook(fresh / n, fresh / ("cached-" + n), isolate=False)
-        assert (tmp_path / n).read_bytes() == (fresh / ("cached-" + n)).read_bytes()
+    written = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*.xlsx"))
+    assert written == sorted(T.FILES)
+    assert [n for n in written if (tmp_path / n).read_bytes() != (WORKBOOKS / n).read_bytes()] == []
 
 
 def test_bytes_do_not_depend_on_openpyxl_xml_library():
@@ -433,16 +435,12 @@ def test_templates_ship_empty_and_examples_filled(name):
     assert filled > 0  # the example has rows to type over
 
 
-def test_empty_pairs_template_recalculates_to_blank_results(tmp_path):
-    from xlbridge.batch.recalc import recalc_workbook
-
-    shutil.copy(WORKBOOKS / "pairs.xlsx", tmp_path / "pairs.xlsx")
-    report = recalc_workbook(str(tmp_path / "pairs.xlsx"), str(tmp_path / "out.xlsx"), isolate=False)
-    assert report.errors == ()
-    rk = openpyxl.load_workbook(tmp_path / "out.xlsx", data_only=True)["Ranking"]
+def test_empty_pairs_template_recalculates_to_blank_results():
+    out = recalculated(WORKBOOKS / "pairs.xlsx")  # (no cell errs; made once per run)
+    rk = openpyxl.load_workbook(out, data_only=True, read_only=True)["Ranking"]
     assert all(v in (None, "") for row in rk.iter_rows(min_row=5, max_row=404, max_col=6, values_only=True)
                for v in row)
-    assert "workbooks/examples/pairs.xlsx" in openpyxl.load_workbook(tmp_path / "out.xlsx")["Travellers"]["A2"].value
+    assert "workbooks/examples/pairs.xlsx" in openpyxl.load_workbook(out, read_only=True)["Travellers"]["A2"].value
 
 
 def test_mirror_qualifies_whole_rows_and_columns_and_keeps_hidden_names_apart():

@@ -26,6 +26,7 @@ import functools
 import io
 import os
 import zipfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 from xml.etree.ElementTree import canonicalize
@@ -246,11 +247,12 @@ def _built_dump(name: str) -> tuple:
     return tuple(canonical_dump(build_bytes(name)))
 
 
-def check_all(directory: str | os.PathLike) -> list[str]:
+def check_all(directory: str | os.PathLike, names: Sequence[str] | None = None) -> list[str]:
     """Return the differences between the templates in ``directory`` and a fresh build ([] if none).
 
     Compares :func:`canonical_dump` of each committed file with that of a fresh build, so it
-    does not depend on the zip bytes; a missing file is a difference.
+    does not depend on the zip bytes; a missing file is a difference. ``names``: the files to check
+    (default: every file, :data:`FILES`).
 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as d:
@@ -260,7 +262,7 @@ def check_all(directory: str | os.PathLike) -> list[str]:
     """
     d = Path(directory)
     diffs = []
-    for name in _files():
+    for name in _files() if names is None else names:
         path = d / name
         if not path.exists():
             diffs.append(f"{name}: missing in {d}")

@@ -153,9 +153,9 @@ def style(ws: Worksheet, ref: str, rgb: str, number_format: str | None = None) -
     [('FFFFFF99', '0.00', False), ('FFFFFF99', '0.00', True), ('FFFFFF99', '0.00', False)]
     """
     f = fill(rgb)
-    after: dict[tuple[int, ...], Any] = {}  # a cell's style record before -> after
+    after: dict[tuple[int, ...] | None, Any] = {}  # a cell's style record before (None: none yet) -> after
     for c in cells(ws, ref):
-        before = tuple(c._style)
+        before = None if c._style is None else tuple(c._style)
         done = after.get(before)
         if done is not None:
             c._style = copy.copy(done)
