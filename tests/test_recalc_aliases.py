@@ -21,7 +21,7 @@ from openpyxl.worksheet.formula import ArrayFormula
 from test_recalc_engine_paths import _both, assert_paths_agree, constants
 from xlbridge.batch.aliases import alias_of, alias_runs, alias_value, find_shown
 from xlbridge.batch.recalc import recalc_workbook
-from xlbridge.batch.xlsxpatch import ExcelErrorValue, cell_ref
+from xlbridge.batch.cells import ExcelErrorValue, cell_ref
 from xlbridge.templates.mirror import shows
 
 ROWS = 6

@@ -24,7 +24,7 @@ from openpyxl.worksheet.formula import ArrayFormula
 
 from xlbridge.batch.recalc import ENGINE_PATH, evaluate_workbook, xlbridge_excel_functions
 from xlbridge.batch.safety import check_workbook
-from xlbridge.batch.xlsxpatch import cell_ref
+from xlbridge.batch.cells import cell_ref
 
 FUNCTIONS = xlbridge_excel_functions()
 ROWS = 6
@@ -166,7 +166,7 @@ def test_an_array_results_kinds_are_written_as_excel_shows_them(tmp_path):
     """Each kind of value an array formula's cells can hold, worked by hand: numbers (int and float),
     TRUE/FALSE, text, error values, and a blank cell read through (0 in Excel), in a result that fills
     its range and in one that must be spread (a single column over two columns)."""
-    from xlbridge.batch.xlsxpatch import ExcelErrorValue
+    from xlbridge.batch.cells import ExcelErrorValue
 
     wb = openpyxl.Workbook()
     ws = wb.active
@@ -424,7 +424,7 @@ def test_a_reference_left_in_an_array_result_is_written_as_its_cells_value():
     import schedula as sh
 
     from xlbridge.batch.engine import _value_out, engine_modules
-    from xlbridge.batch.xlsxpatch import ExcelErrorValue
+    from xlbridge.batch.cells import ExcelErrorValue
 
     _, _, _, _, _, Ranges, _, XlError = engine_modules()
 

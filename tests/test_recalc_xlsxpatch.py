@@ -7,14 +7,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from xlbridge.errors import WorkbookError
-from xlbridge.batch.xlsxpatch import (
-    ExcelErrorValue,
-    cell_ref,
-    parse_range,
-    parse_ref,
-    patch_sheet,
-    scan_sheet,
-)
+from xlbridge.batch.cells import ExcelErrorValue, cell_ref, parse_range, parse_ref
+from xlbridge.batch.sheetxml import scan_sheet
+from xlbridge.batch.xlsxpatch import patch_sheet
 
 NS = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
 CELL_FORMS = {

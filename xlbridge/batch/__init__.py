@@ -10,7 +10,7 @@
 It imports the core and the Excel layer (the functions' registry, never xlwings); the command
 line (:mod:`xlbridge.cli`) imports it. Nothing here is loaded by ``import xlbridge``.
 
->>> from xlbridge.batch.xlsxpatch import cell_ref
+>>> from xlbridge.batch.cells import cell_ref
 >>> cell_ref(2, 3)
 'C2'
 """

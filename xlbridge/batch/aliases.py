@@ -31,7 +31,7 @@ import bisect
 import re
 from typing import Any
 
-from .xlsxpatch import ExcelErrorValue, parse_range, parse_ref, quote_sheet
+from .cells import ExcelErrorValue, cell_ref, parse_range, parse_ref, quote_sheet
 
 __all__ = ["alias_of", "alias_runs", "alias_value", "find_shown", "AliasIndex"]
 
@@ -192,7 +192,6 @@ def alias_runs(found: list) -> list[tuple[str, tuple[int, int], tuple[int, int],
     >>> [(first, last, f) for _, first, last, f in runs]
     [((5, 8), (6, 8), "='S'!H5:H6"), ((8, 8), (8, 8), "='S'!H8")]
     """
-    from .xlsxpatch import cell_ref
 
     out = []
     ordered = sorted(found, key=lambda x: (x[0], x[1][1], x[1][0]))

@@ -25,6 +25,7 @@ from ..core.errors import WorkbookError, WorkbookLimitError
 from .safety import SafetyLimits, clip, one_line, scrub_paths
 from .engine import EngineStopped, engine_location, message_of
 from .halves import forking
+from .process import set_parent_death_signal
 from .model import PHASE_SIZE, is_memory_error, set_phase_sink
 from .splice import evaluate_and_splice
 
@@ -106,20 +107,6 @@ def _install_file_guard(readable) -> None:
             raise PermissionError(f"the formula engine may not do that ({event})")
 
     sys.addaudithook(hook)
-
-
-def set_parent_death_signal(parent_pid: int) -> None:
-    """Linux: be sent SIGKILL when the parent dies (``prctl(PR_SET_PDEATHSIG)``); exit if it is gone already."""
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG = 1
-        except (OSError, AttributeError):
-            pass
-    if os.getppid() != parent_pid:  # the parent died before the signal was armed
-        os._exit(1)
 
 
 def _watch_parent(fd: int) -> None:

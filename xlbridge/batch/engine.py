@@ -34,8 +34,9 @@ from typing import Any
 
 from ..core.errors import WorkbookLimitError
 from .aliases import alias_value, find_shown
-from .safety import clip, one_line
-from .xlsxpatch import ExcelErrorValue, cell_ref, read_external_links
+from .bookparts import read_external_links
+from .cells import ExcelErrorValue, cell_ref, parse_range
+from .limits import clip, one_line
 from .links import (
     BOOK_OF_NODE,
     ExternalLinkRefused,
@@ -426,7 +427,6 @@ def _note_cut_rows(name: str, count: int, messages: dict) -> None:
     where = _cell_being_evaluated() or compiling_cell()
     if where is None or ":" not in where[1]:
         return
-    from .xlsxpatch import parse_range
 
     try:
         r1, _c1, r2, _c2 = parse_range(where[1])
@@ -484,7 +484,7 @@ def recalc_values(path: str, targets: dict, functions: dict | None = None, *, pr
     ``values`` is {sheet name: {(row, col): value}} with values as in
     :func:`xlbridge.batch.xlsxpatch.patch_sheet`; ``messages`` is {FUNCTION NAME: [message, ...]} from
     the custom functions (plus internal keys). ``links``: the cached copies of linked workbooks
-    (:func:`xlbridge.batch.xlsxpatch.read_external_links`); no other file than ``path`` is ever opened
+    (:func:`xlbridge.batch.bookparts.read_external_links`); no other file than ``path`` is ever opened
     (:func:`defuse_external_links`). ``book`` and ``sheets``: the workbook read without its cells and
     its streamed sheets (see :func:`evaluate_workbook`); without them the engine reads ``path`` with
     openpyxl, one node per cell (the stock path). ``shown``: the cells that only show an array's

@@ -48,7 +48,8 @@ import threading
 from typing import Any
 
 from .sheetxml import SHARED_LATER, SheetRead, prepare_reading, read_sheet, read_sheet_half
-from .xlsxpatch import CellSpan, SheetLayout, cell_ref
+from .cells import CellSpan, SheetLayout, cell_ref
+from .process import set_parent_death_signal
 
 __all__ = ["SPLIT_ABOVE", "SPLIT_AT", "SPLIT_AT_LATER", "Tail", "finish_halves", "forking", "read_sheet_halves", "sheet_start", "split_point",
            "start_tail"]
@@ -232,7 +233,6 @@ def _tail_process(w: int, data: bytes, split: tuple, kwargs: dict, head_pid: int
     """The forked tail reading: send its result (or that it failed) and leave at once."""
     try:
         gc.disable()  # (a short life: what it allocates goes with it)
-        from .child import set_parent_death_signal
 
         set_parent_death_signal(head_pid)  # die with the head (as the engine's process dies with its parent)
         try:

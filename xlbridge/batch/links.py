@@ -17,7 +17,7 @@ import os
 import re
 from typing import Any
 
-from .xlsxpatch import ExcelErrorValue
+from .cells import ExcelErrorValue
 
 __all__ = [
     "BOOK_OF_NODE",
@@ -65,7 +65,7 @@ class LinkState:
 def _link_file_names(links, main: str) -> dict:
     """{index: file name} for the links: the linked file's own name, made unique and never the workbook's.
 
-    >>> from xlbridge.batch.xlsxpatch import ExternalBookCache as L
+    >>> from xlbridge.batch.bookparts import ExternalBookCache as L
     >>> _link_file_names([L(1, "../a/secret.xlsx", {}), L(2, "secret.xlsx", {}), L(3, "workbook.xlsx", {})],
     ...                  "WORKBOOK.XLSX")
     {1: 'secret.xlsx', 2: 'link2-secret.xlsx', 3: 'link3-workbook.xlsx'}

@@ -16,8 +16,8 @@ import os
 from typing import Any
 
 from ..core.errors import WorkbookError
-from .safety import clip
-from .xlsxpatch import cell_ref, parse_ref
+from .cells import cell_ref, parse_range, parse_ref
+from .limits import clip
 from .aliases import AliasIndex, alias_runs
 from .links import (
     BOOK_OF_NODE,
@@ -730,7 +730,6 @@ def _array_cells(worksheet: Any) -> set:
     >>> sorted(_array_cells(ws))
     [(1, 2), (1, 3), (2, 2)]
     """
-    from .xlsxpatch import parse_range
 
     out: set = set()
     present = getattr(worksheet, "_cells", {})

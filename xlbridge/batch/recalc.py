@@ -13,9 +13,9 @@ This is ``xlbridge recalc BOOK``, written to run on a server for files uploaded 
    styles and formula lengths against the limits while the XML streams; its second half, the
    worksheet parts, runs in this process while the sandboxed engine reads them (step 4), and a
    refusal there wins over whatever the engine found.
-3. Every worksheet part is scanned (:func:`xlbridge.batch.xlsxpatch.scan_sheet`) for its formula cells
+3. Every worksheet part is scanned (:func:`xlbridge.batch.sheetxml.scan_sheet`) for its formula cells
    and array-formula ranges; the cached copies of linked workbooks are read
-   (:func:`xlbridge.batch.xlsxpatch.read_external_links`).
+   (:func:`xlbridge.batch.bookparts.read_external_links`).
 4. The formula engine of the `formulas <https://pypi.org/project/formulas/>`_ package evaluates
    the whole workbook, standard Excel functions and the xlbridge functions
    (``xlbridge.udfs.EXCEL_FUNCTIONS``, registered under their Excel names) alike, in a
@@ -67,14 +67,8 @@ from .safety import (
     snapshot_file,
     write_atomic,
 )
-from .xlsxpatch import (
-    ExcelErrorValue,
-    cell_ref,
-    column_letters,
-    quote_sheet,
-    copy_zip,
-    parse_ref,
-)
+from .cells import ExcelErrorValue, cell_ref, column_letters, parse_ref, quote_sheet
+from .xlsxpatch import copy_zip
 from .calcprops import drop_formulas, drop_part, set_calc_properties, set_print_areas
 from .capacity import (
     PRINT_NAME,

@@ -3,10 +3,10 @@
 :func:`read_sheet` runs expat (the standard library's XML parser; DTDs and entity declarations
 refused) once over a worksheet part and returns, in a :class:`SheetRead`:
 
-- the :class:`~xlbridge.batch.xlsxpatch.SheetLayout` that :func:`~xlbridge.batch.xlsxpatch.patch_sheet`
+- the :class:`~xlbridge.batch.cells.SheetLayout` that :func:`~xlbridge.batch.xlsxpatch.patch_sheet`
   needs (byte offsets of ``<sheetData>``, of every ``<row>``, and of the ``<c>`` elements it may
   rewrite: formula cells and cells inside array ranges; ``full=True`` keeps every cell, as
-  :func:`~xlbridge.batch.xlsxpatch.scan_sheet` does);
+  :func:`~xlbridge.batch.sheetxml.scan_sheet` does);
 - with ``values=True``, what the formula engine reads from the part, exactly as openpyxl 3.1 reads
   it for formulas 1.3 (``openpyxl.worksheet._reader.WorkSheetParser.parse_cell`` and
   ``parse_formula``, with formulas' ``xlreader``: raw date serials, shared strings from formulas'
@@ -44,10 +44,11 @@ from collections.abc import Callable
 from typing import Any
 
 from ..core.errors import WorkbookError
+from .cells import MAX_COL, MAX_ROW, CellSpan, SheetLayout, cell_ref, parse_range, parse_ref
+from .limits import clip
 from .xmlscan import defuse
-from .xlsxpatch import MAX_COL, MAX_ROW, CellSpan, SheetLayout, cell_ref, parse_range, parse_ref
 
-__all__ = ["SheetRead", "prepare_reading", "read_sheet", "read_sheet_half", "MAIN_NS", "SHARED_LATER"]
+__all__ = ["SheetRead", "prepare_reading", "read_sheet", "read_sheet_half", "scan_sheet", "MAIN_NS", "SHARED_LATER"]
 
 #: ``shared_strings=SHARED_LATER`` in a tail reading (``read_sheet_half(tail=...)``): the shared-string
 #: table is not read yet; a shared-string cell's value is its index, looked up by the merge
@@ -199,7 +200,7 @@ def read_sheet_half(data: bytes, *, part: str = "worksheet", sheet: str | None =
     """
     import xml.parsers.expat as expat
 
-    label = f"sheet {_clip(sheet)[1:-1]}" if sheet is not None else f"worksheet {_clip(part, 80)[1:-1]}"
+    label = f"sheet {clip(sheet)[1:-1]}" if sheet is not None else f"worksheet {clip(part, 80)[1:-1]}"
 
     def damaged(what: str) -> None:
         raise WorkbookError(f"damaged workbook: {label}: {what}")
@@ -258,7 +259,7 @@ def read_sheet_half(data: bytes, *, part: str = "worksheet", sheet: str | None =
     def foreign(name: str, local: str, inside: str, what: str) -> bool:
         # not the expected element: skipped (True) unless only its namespace differs (noted, read)
         if name.rsplit(":", 1)[-1] != local:
-            note(f"element {_clip(name, 20)} in {inside}")
+            note(f"element {clip(name, 20)} in {inside}")
             return True
         note(f"{what} outside the spreadsheet namespace")
         return False
@@ -273,7 +274,7 @@ def read_sheet_half(data: bytes, *, part: str = "worksheet", sheet: str | None =
         nonlocal collecting, c_f, c_v
         local = name.rsplit(":", 1)[-1]
         if name not in q_children and local in ("f", "v", "is"):
-            note(f"element {_clip(name, 20)} outside the spreadsheet namespace in a cell")
+            note(f"element {clip(name, 20)} outside the spreadsheet namespace in a cell")
         if local == "v":
             if c_v is not None:
                 note("a cell with two values")
@@ -291,7 +292,7 @@ def read_sheet_half(data: bytes, *, part: str = "worksheet", sheet: str | None =
                 try:
                     rng = parse_range(fa["ref"])
                 except WorkbookError:
-                    damaged(f"cell {cell_ref(*c_pos)}: array range {_clip(fa['ref'])} is not a range")
+                    damaged(f"cell {cell_ref(*c_pos)}: array range {clip(fa['ref'])} is not a range")
                 array_ranges.append(rng)
                 active.append(rng)
                 if (rng[0], rng[1]) < c_pos:
@@ -310,7 +311,7 @@ def read_sheet_half(data: bytes, *, part: str = "worksheet", sheet: str | None =
         elif _ROW_RE.match(r) and 1 <= int(r) <= MAX_ROW:
             row = int(r)
         else:
-            damaged(f"row number {_clip(r)} is not a whole number from 1 to {MAX_ROW}")
+            damaged(f"row number {clip(r)} is not a whole number from 1 to {MAX_ROW}")
         if row <= cur_row or row > MAX_ROW:
             damaged(f"row {row} comes after row {cur_row} (rows out of order or repeated)")
         cur_row = row
@@ -353,14 +354,14 @@ def read_sheet_half(data: bytes, *, part: str = "worksheet", sheet: str | None =
                 if s in styles_ok:
                     pass
                 elif not match_style(s):
-                    damaged(f"cell {_clip(r or '?', 12)[1:-1]}: style number {_clip(s)} is not a whole number")
+                    damaged(f"cell {clip(r or '?', 12)[1:-1]}: style number {clip(s)} is not a whole number")
                 elif cell_formats is not None and int(s) >= max(cell_formats, 0):
-                    damaged(f"cell {_clip(r or '?', 12)[1:-1]}: style number {int(s)} names no cell format "
+                    damaged(f"cell {clip(r or '?', 12)[1:-1]}: style number {int(s)} names no cell format "
                             f"(the workbook has {cell_formats})")
                 else:
                     styles_ok.add(s)  # (a style number met once is checked once)
             elif cell_formats is not None and cell_formats <= 0:
-                damaged(f"cell {_clip(r or '?', 12)[1:-1]}: style number 0 names no cell format "
+                damaged(f"cell {clip(r or '?', 12)[1:-1]}: style number 0 names no cell format "
                         f"(the workbook has {cell_formats})")
             if r is not None:
                 digits = r.lstrip(_LETTERS)
@@ -370,13 +371,13 @@ def read_sheet_half(data: bytes, *, part: str = "worksheet", sheet: str | None =
                 elif cc and 0 < len(digits) <= 7 and digits.isdigit() and digits.isascii():
                     rr = int(digits)
                     if rr > MAX_ROW or not rr:
-                        damaged(f"cell reference {_clip(r)} is not a cell of an Excel sheet (A1 to XFD{MAX_ROW})")
+                        damaged(f"cell reference {clip(r)} is not a cell of an Excel sheet (A1 to XFD{MAX_ROW})")
                 else:
                     try:
                         rr, cc = parse_ref(r)
                     except WorkbookError:
-                        damaged(f"cell reference {_clip(r)} is not a cell of an Excel sheet (A1 to XFD{MAX_ROW})")
-                    note(f"cell reference {_clip(r, 12)} not written plainly")
+                        damaged(f"cell reference {clip(r)} is not a cell of an Excel sheet (A1 to XFD{MAX_ROW})")
+                    note(f"cell reference {clip(r, 12)} not written plainly")
                 if rr != cur_row:
                     damaged(f"cell {r} inside row {cur_row}")
                 if cc <= cur_col:
@@ -417,7 +418,7 @@ def read_sheet_half(data: bytes, *, part: str = "worksheet", sheet: str | None =
                 note("an element inside a value or formula")
             elif in_cell and name.rsplit(":", 1)[-1] not in _INLINE_TEXT_ELEMENTS:
                 # openpyxl refuses the whole book for e.g. a <row> inside <is>: let its reader decide
-                note(f"element {_clip(name, 20)} in a cell's text")
+                note(f"element {clip(name, 20)} in a cell's text")
             return
         if d == 1:
             if name.rsplit(":", 1)[-1] == "sheetData" and root_is_worksheet[0]:
@@ -560,10 +561,10 @@ def read_sheet_half(data: bytes, *, part: str = "worksheet", sheet: str | None =
                     return
             except (ValueError, IndexError, OverflowError, TypeError):
                 what = {"n": "a number cell holds", "s": "a shared-string cell holds the index",
-                        "b": "a TRUE/FALSE cell holds", "d": "a date cell holds"}.get(t, f"a cell of type {_clip(t)} holds")
+                        "b": "a TRUE/FALSE cell holds", "d": "a date cell holds"}.get(t, f"a cell of type {clip(t)} holds")
                 extra = (f" (the shared-string table has {len(shared_strings):,} strings)"
                          if t == "s" and shared_strings is not None else "")
-                damaged(f"cell {cell_ref(*pos)}: {what} {_clip(v)}, which Excel cannot read{extra}")
+                damaged(f"cell {cell_ref(*pos)}: {what} {clip(v)}, which Excel cannot read{extra}")
         if c_in_array:
             return  # a cached value inside an array range: the engine skips it
         col = columns.get(pos[1])
@@ -595,7 +596,7 @@ def read_sheet_half(data: bytes, *, part: str = "worksheet", sheet: str | None =
                 if idx in shared_formulae:
                     return str(shared_formulae[idx].translate_formula(coordinate))
                 if value == "=":  # Excel writes the formula text in the first cell of each shared group
-                    damaged(f"cell {cell_ref(*pos)}: shared formula {_clip(idx)} has no first cell holding its "
+                    damaged(f"cell {cell_ref(*pos)}: shared formula {clip(idx)} has no first cell holding its "
                             f"text")
                 shared_formulae[idx] = _translator()(value, coordinate)
             except WorkbookError:
@@ -667,7 +668,7 @@ def read_sheet_half(data: bytes, *, part: str = "worksheet", sheet: str | None =
             whole()
             parser.Parse(data, True)
     except expat.ExpatError as exc:
-        raise WorkbookError(f"damaged workbook: XML part {_clip(part, 80)[1:-1]} is not well-formed ({exc})") from None
+        raise WorkbookError(f"damaged workbook: XML part {clip(part, 80)[1:-1]} is not well-formed ({exc})") from None
     finally:
         # the handlers read the parser's byte index: parser -> handler -> parser is a reference cycle that
         # would keep this whole reading alive until a full garbage collection; cut, it goes when dropped
@@ -718,7 +719,26 @@ def _translator() -> Any:
     return OnceTranslator
 
 
-def _clip(value: object, width: int = 40) -> str:
-    from .safety import clip
+def scan_sheet(data: bytes, *, part: str = "worksheet", sheet: str | None = None,
+               cell_formats: int | None = None) -> SheetLayout:
+    """Locate sheetData, rows, cells, formulas and array ranges of a worksheet part by byte offset.
 
-    return clip(value, width)
+    Uses expat with absolute byte indices (the whole part is parsed in one call); a DTD or an
+    entity declaration is refused (the part has already passed :mod:`xlbridge.batch.safety`). The numbers
+    it relies on are parsed defensively and refused in one line (naming ``sheet``, or ``part``) when
+    Excel would call the file damaged: a row number that is not a whole number from 1 to 1,048,576
+    (``<row r="five">``), a cell reference outside A1:XFD1048576, rows or cells out of order or
+    repeated, an array range that is not a range, a cell style number ``s`` that is not a whole number
+    or (given ``cell_formats``, the number of cell formats of the styles part) names no format.
+
+    >>> xml = b'<worksheet><sheetData><row r="2"><c r="A2"><f t="array" ref="A2:B3">F()</f><v>1</v></c></row></sheetData></worksheet>'
+    >>> lay = scan_sheet(xml)
+    >>> lay.array_ranges, lay.formula_cells
+    (((2, 1, 3, 2),), {(2, 1): 'F()'})
+    >>> try:
+    ...     scan_sheet(b'<worksheet><sheetData><row r="five"/></sheetData></worksheet>', sheet="Travellers")
+    ... except WorkbookError as err:
+    ...     print(err)
+    damaged workbook: sheet Travellers: row number 'five' is not a whole number from 1 to 1048576
+    """
+    return read_sheet(data, part=part, sheet=sheet, cell_formats=cell_formats, full=True).layout

@@ -26,7 +26,8 @@ from typing import Any
 from .engine import CALL_ERRORS, CELL_MESSAGES, SHOWN, UNFOLLOWED, evaluate_workbook
 from .limits import EXCEL_MAX_TEXT
 from .links import LINK_NOT_FOLLOWED
-from .xlsxpatch import ExcelErrorValue, cell_ref, patch_sheet_pieces
+from .cells import ExcelErrorValue, cell_ref, parse_ref
+from .xlsxpatch import patch_sheet_pieces
 
 __all__ = [
     "CLIPPED_CALLS",
@@ -220,7 +221,7 @@ def summarize(values: dict, messages: dict, layouts: dict, warnings: list, print
     """The :class:`EngineSummary` of a settled result (:func:`settle_values`); ``print_areas``: the areas
     ((sheet, r1, c1, r2, c2), ...) of the print-area names (:data:`xlbridge.batch.capacity.PRINT_NAME`).
 
-    >>> from xlbridge.batch.xlsxpatch import scan_sheet
+    >>> from xlbridge.batch.sheetxml import scan_sheet
     >>> xml = b'<worksheet><sheetData><row r="1"><c r="A1"><f>1/0</f></c><c r="B1"><f>1+1</f></c></row></sheetData></worksheet>'
     >>> got = summarize({"S": {(1, 1): ExcelErrorValue("#DIV/0!"), (1, 2): 2}}, {}, {"S": scan_sheet(xml)}, [],
     ...                 [("S", 1, 1, 9, 2)])
@@ -229,7 +230,6 @@ def summarize(values: dict, messages: dict, layouts: dict, warnings: list, print
     """
     from .capacity import AreaResults
     from .engine import CUT_ROWS, LIMIT_CALLS
-    from .xlsxpatch import parse_ref
 
     call_errors = messages.get(CALL_ERRORS, {})
     clipped = messages.get(CLIPPED_CALLS, {})

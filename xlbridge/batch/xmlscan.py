@@ -213,7 +213,7 @@ def _merged_cells(ref: str | None, where: str, name: str | None) -> int:
     >>> _merged_cells("A1:C2", "sheet S", None), _merged_cells("A2:XFD1048576", "sheet S", None)
     (6, 17179852800)
     """
-    from .xlsxpatch import parse_range
+    from .cells import parse_range
 
     try:
         r1, c1, r2, c2 = parse_range(ref or "")
