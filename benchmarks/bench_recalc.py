@@ -331,7 +331,7 @@ def main():
     ap.add_argument("--engine-max", type=int, default=2_000,
                     help="largest row count for which the formulas engine evaluates the COUNTIF sheet")
     args = ap.parse_args()
-    from xlbridge.batch.engine import engine_modules as _engine
+    from xlbridge.batch.evaluate.engine import engine_modules as _engine
     from xlbridge.batch.recalc import recalc_workbook
 
     d = Path(tempfile.mkdtemp(prefix="bench-recalc-"))

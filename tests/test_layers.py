@@ -93,7 +93,7 @@ def _imports(module: str, path: Path):
 def test_every_module_is_seen():
     assert "xlbridge.core.contract" in MODULES and "xlbridge.excel.functions" in MODULES and "xlbridge.udfs" in MODULES
     assert "xlbridge.templates.pairs" in MODULES and "xlbridge.templates.styling" in MODULES
-    assert "xlbridge.batch.recalc" in MODULES and "xlbridge.batch.safety" in MODULES
+    assert "xlbridge.batch.recalc" in MODULES and "xlbridge.batch.guard.safety" in MODULES
     assert all(_layer(m) in LAYERS for m in MODULES if m.startswith(("xlbridge.core", "xlbridge.excel",
                                                                       "xlbridge.analysis", "xlbridge.templates",
                                                                       "xlbridge.batch", "xlbridge.formats",

@@ -1,4 +1,4 @@
-"""A large worksheet part read in two halves (xlbridge.batch.halves) gives the whole reading's result.
+"""A large worksheet part read in two halves (xlbridge.batch.read.halves) gives the whole reading's result.
 
 The expected value of every test is the whole reading (``sheetxml.read_sheet``, itself compared
 with openpyxl's reading in test_recalc_engine_paths.py): the same SheetRead, with its dictionaries
@@ -19,8 +19,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from xlbridge.batch import halves
-from xlbridge.batch.sheetxml import SHARED_LATER, read_sheet, read_sheet_half
+from xlbridge.batch.read import halves
+from xlbridge.batch.read.sheetxml import SHARED_LATER, read_sheet, read_sheet_half
 from xlbridge.core.errors import WorkbookError
 
 NS = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
@@ -451,8 +451,8 @@ def test_the_parents_scan_waits_for_the_reading_within_its_bound():
     import multiprocessing
     import time
 
-    from xlbridge.batch.child import _while_reading
-    from xlbridge.batch.model import PHASE_SIZE
+    from xlbridge.batch.evaluate.child import _while_reading
+    from xlbridge.batch.evaluate.model import PHASE_SIZE
 
     recv, send = multiprocessing.Pipe(duplex=False)
     sink = bytearray(PHASE_SIZE)
@@ -490,7 +490,7 @@ def test_a_large_sheet_over_the_cell_limit_is_refused_by_the_scan(tmp_path, monk
 
     from xlbridge.batch import recalc
     from xlbridge.batch.recalc import recalc_workbook
-    from xlbridge.batch.safety import SafetyLimits
+    from xlbridge.batch.guard.safety import SafetyLimits
 
     wb = openpyxl.Workbook()
     wb.active.title = "Scores"

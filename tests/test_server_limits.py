@@ -22,7 +22,7 @@ from server_helpers import ROOT, Tripwire, rebuild, run_cli, sha
 from xlbridge.cli import main
 from xlbridge.errors import WorkbookLimitError, WorkbookError
 from xlbridge.batch.recalc import recalc_workbook
-from xlbridge.batch.safety import SafetyLimits, check_workbook, clip
+from xlbridge.batch.guard.safety import SafetyLimits, check_workbook, clip
 
 NS = b'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"'
 
@@ -96,7 +96,7 @@ def test_cli_max_cells(good, capsys, tmp_path):
 
 RUN_CAPPED = r"""
 import resource, sys
-import xlbridge.cli, xlbridge.batch.recalc, xlbridge.batch.safety
+import xlbridge.cli, xlbridge.batch.recalc, xlbridge.batch.guard.safety
 with open("/proc/self/status") as fh:
     vm = next(int(l.split()[1]) * 1024 for l in fh if l.startswith("VmSize:"))
 resource.setrlimit(resource.RLIMIT_AS, (vm + (256 << 20), vm + (256 << 20)))

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from xlbridge.batch.recalc import recalc_workbook
-from xlbridge.batch.bookparts import workbook_sheet_parts
-from xlbridge.batch.sheetxml import scan_sheet
+from xlbridge.batch.read.bookparts import workbook_sheet_parts
+from xlbridge.batch.read.sheetxml import scan_sheet
 
 WORKBOOKS = Path(__file__).resolve().parents[1] / "workbooks"
 NAMES = sorted(p.relative_to(WORKBOOKS).as_posix() for p in [*WORKBOOKS.glob("*.xlsx"), *WORKBOOKS.glob("examples/*.xlsx")])

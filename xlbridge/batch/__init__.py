@@ -2,9 +2,9 @@
 
 - :mod:`~xlbridge.batch.recalc`: ``xlbridge recalc`` (the engine in a sandboxed child process, the
   results spliced into a copy of the file);
-- :mod:`~xlbridge.batch.safety`: limits, streamed checks of the package, private temporary files,
+- :mod:`~xlbridge.batch.guard.safety`: limits, streamed checks of the package, private temporary files,
   locks and atomic writes;
-- :mod:`~xlbridge.batch.xlsxpatch`: reading and splicing the sheets' XML (cell references, cached
+- :mod:`~xlbridge.batch.write.xlsxpatch`: reading and splicing the sheets' XML (cell references, cached
   values, links to other workbooks).
 
 It imports the core and the Excel layer (the functions' registry, never xlwings); the command

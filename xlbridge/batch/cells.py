@@ -13,7 +13,7 @@ import re
 import typing
 
 from ..core.errors import WorkbookError
-from .limits import clip
+from .guard.limits import clip
 
 __all__ = [
     "EXCEL_ERROR_CODES",

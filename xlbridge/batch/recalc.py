@@ -3,19 +3,19 @@
 This is ``xlbridge recalc BOOK``, written to run on a server for files uploaded by anyone
 (docs/recalc.md, "Running it on a server"). The steps, in order:
 
-1. Leftovers of killed runs are removed (:func:`xlbridge.batch.safety.remove_stale_leftovers`), the
-   destination is locked (:class:`xlbridge.batch.safety.BookLock`), and the input is copied into a private
-   temporary folder (:func:`xlbridge.batch.safety.snapshot_file`: a FIFO, device or folder is refused at
+1. Leftovers of killed runs are removed (:func:`xlbridge.batch.guard.safety.remove_stale_leftovers`), the
+   destination is locked (:class:`xlbridge.batch.guard.safety.BookLock`), and the input is copied into a private
+   temporary folder (:func:`xlbridge.batch.guard.safety.snapshot_file`: a FIFO, device or folder is refused at
    once); everything after reads only that snapshot.
-2. :func:`xlbridge.batch.safety.check_workbook_first` refuses hostile or broken files before anything
+2. :func:`xlbridge.batch.guard.safety.check_workbook_first` refuses hostile or broken files before anything
    parses them (zip bombs, entity bombs, XXE, non-workbooks, truncated or password-protected files,
    relationships leaving the package, missing sheets) and counts cells, rows, shared strings,
    styles and formula lengths against the limits while the XML streams; its second half, the
    worksheet parts, runs in this process while the sandboxed engine reads them (step 4), and a
    refusal there wins over whatever the engine found.
-3. Every worksheet part is scanned (:func:`xlbridge.batch.sheetxml.scan_sheet`) for its formula cells
+3. Every worksheet part is scanned (:func:`xlbridge.batch.read.sheetxml.scan_sheet`) for its formula cells
    and array-formula ranges; the cached copies of linked workbooks are read
-   (:func:`xlbridge.batch.bookparts.read_external_links`).
+   (:func:`xlbridge.batch.read.bookparts.read_external_links`).
 4. The formula engine of the `formulas <https://pypi.org/project/formulas/>`_ package evaluates
    the whole workbook, standard Excel functions and the xlbridge functions
    (``xlbridge.udfs.EXCEL_FUNCTIONS``, registered under their Excel names) alike, in a
@@ -25,15 +25,15 @@ This is ``xlbridge recalc BOOK``, written to run on a server for files uploaded 
    engine serve links to other workbooks from Excel's cached copy (as Excel does when links are not
    updated) or as ``#REF!`` ("link to another workbook not followed"); it never opens another file.
 5. The results are spliced into a *copy* of the file as the cells' cached values (the sheet parts
-   patched in the engine's process, :mod:`xlbridge.batch.splice` and
-   :func:`xlbridge.batch.xlsxpatch.patch_sheet`; the copy made by :func:`xlbridge.batch.xlsxpatch.copy_zip`); nothing is re-saved
+   patched in the engine's process, :mod:`xlbridge.batch.evaluate.splice` and
+   :func:`xlbridge.batch.write.xlsxpatch.patch_sheet`; the copy made by :func:`xlbridge.batch.write.xlsxpatch.copy_zip`); nothing is re-saved
    through openpyxl, so formulas, VBA, charts, styles, validation and defined names stay as they were.
-   The copy is written atomically (:func:`xlbridge.batch.safety.write_atomic`). With ``in_place=True`` the
+   The copy is written atomically (:func:`xlbridge.batch.guard.safety.write_atomic`). With ``in_place=True`` the
    previous book is kept as ``BOOK.bak`` (e.g. ``pairs.xlsx.bak``, itself written atomically) and the
    book keeps its mode and owner; otherwise the input is never written.
 
 How the xlbridge functions see their arguments and what becomes of their results:
-:mod:`xlbridge.batch.engine`.
+:mod:`xlbridge.batch.evaluate.engine`.
 
 >>> default_output_path("workbooks/pairs.xlsx")
 'workbooks/pairs-recalculated.xlsx'
@@ -53,7 +53,7 @@ import time
 from typing import Any
 
 from ..core.errors import WorkbookError
-from .safety import (
+from .guard.safety import (
     DEFAULT_LIMITS,
     BookLock,
     SafetyLimits,
@@ -68,9 +68,9 @@ from .safety import (
     write_atomic,
 )
 from .cells import ExcelErrorValue, cell_ref, column_letters, parse_ref, quote_sheet
-from .xlsxpatch import copy_zip
-from .calcprops import drop_formulas, drop_part, set_calc_properties, set_print_areas
-from .capacity import (
+from .write.xlsxpatch import copy_zip
+from .write.calcprops import drop_formulas, drop_part, set_calc_properties, set_print_areas
+from .read.capacity import (
     PRINT_NAME,
     AreaResults,
     array_ranges_in,
@@ -80,10 +80,10 @@ from .capacity import (
     meeting,
     sheet_rows,
 )
-from .child import AFTER_READING, ChildProcess, run_engine
-from . import halves
+from .evaluate.child import AFTER_READING, ChildProcess, run_engine
+from .read import halves
 from .cores import book_cores
-from .engine import (
+from .evaluate.engine import (
     CALL_ERRORS,
     CELL_MESSAGES,
     CUT_ROWS,
@@ -97,8 +97,8 @@ from .engine import (
     evaluate_workbook,
     recalc_values,
 )
-from .splice import CLIPPED_CALLS, EngineSummary, hidden_sheets, qualified, reported_at
-from .links import DDE_NOT_FOLLOWED, LINK_NOT_FOLLOWED, ExternalLinkRefused, names_other_book
+from .evaluate.splice import CLIPPED_CALLS, EngineSummary, hidden_sheets, qualified, reported_at
+from .guard.links import DDE_NOT_FOLLOWED, LINK_NOT_FOLLOWED, ExternalLinkRefused, names_other_book
 
 __all__ = [
     "RecalcCellError",
@@ -291,7 +291,7 @@ def recalc_workbook(book: str | os.PathLike, output: str | os.PathLike | None = 
     """Recalculate every formula of ``book`` and write the results as cached values into a copy.
 
     The copy's calculation properties say its values are current (no ``fullCalcOnLoad``, a current
-    ``calcId``: :mod:`xlbridge.batch.calcprops`), so LibreOffice, Excel without the add-in and any
+    ``calcId``: :mod:`xlbridge.batch.write.calcprops`), so LibreOffice, Excel without the add-in and any
     reader show the values; Excel with the add-in still recalculates a cell whose inputs change.
     ``values_only=True`` writes a copy whose formulas are replaced by their values (for mailing
     results; not with ``in_place``).
@@ -300,7 +300,7 @@ def recalc_workbook(book: str | os.PathLike, output: str | os.PathLike | None = 
     ``book`` itself atomically after keeping the previous file as ``book + ".bak"`` (both keep the
     book's mode, and owner when run as root). A new output gets the umask's mode; an output that is
     replaced keeps its mode. ``functions``: {EXCEL NAME: callable} for the custom functions (default
-    :func:`xlbridge_excel_functions`). ``limits``: :class:`xlbridge.batch.safety.SafetyLimits` (file
+    :func:`xlbridge_excel_functions`). ``limits``: :class:`xlbridge.batch.guard.safety.SafetyLimits` (file
     checks, and memory/time of the engine when ``isolate`` is true, the default; without it the
     engine runs in this process, unbounded, which only tests should do). Raises
     :class:`xlbridge.errors.WorkbookError` when the file is refused (:class:`xlbridge.errors.WorkbookLimitError`
@@ -372,7 +372,7 @@ def _hidden_call_errors(call_errors: dict, shown: set, layouts: dict) -> list:
 def _before_values(zf, info) -> tuple:
     """(capacity errors, {print area: last row}) of the sheets declaring ``XLBRIDGE_CAPACITY`` or
     ``XLBRIDGE_PRINT``, found while the engine works: they need no value. One error per sheet holding data
-    below its declared capacity (:mod:`xlbridge.batch.capacity`); for each print area, its last row holding
+    below its declared capacity (:mod:`xlbridge.batch.read.capacity`); for each print area, its last row holding
     a constant (or a merged note), which :func:`_print_areas` extends to the last non-blank result. Each
     part is read once, and not kept."""
     parts = dict(info.sheets)
@@ -404,7 +404,7 @@ def _print_areas(zf, info, constants: dict, results: dict) -> dict:
     after its last row holding a constant or a non-blank result, so a 10,000-row template prints the
     rows in use, not hundreds of blank pages (``constants``: {area: (array ranges found in the part's
     bytes, last row holding a constant)}, :func:`_before_values`; ``results``: {area: AreaResults},
-    :class:`xlbridge.batch.splice.EngineSummary`). Where the engine's valued arrays are not those the
+    :class:`xlbridge.batch.evaluate.splice.EngineSummary`). Where the engine's valued arrays are not those the
     bytes showed (a comment or CDATA holding an array formula's text, an array the engine gave no
     value), the part is read again and searched with the engine's."""
     order = [sheet for sheet, _ in info.sheets]

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .cells import parse_range
+from ..cells import parse_range
 from .sheetxml import scan_sheet
 
 __all__ = ["AreaResults", "CAPACITY_NAME", "PRINT_NAME", "SheetRows", "array_ranges_in", "capacity_areas",
@@ -263,7 +263,7 @@ _REF_ATTR = re.compile(rb"\sref\s*=\s*(?:\"([^\"]*)\"|'([^']*)')")
 
 def array_ranges_in(sheet_xml: bytes) -> tuple:
     """((r1, c1, r2, c2), ...) of the array formulas (``<f t="array" ref=...>``) of a worksheet part, in
-    the order of the part: what :func:`xlbridge.batch.sheetxml.scan_sheet` finds, by a search of the bytes
+    the order of the part: what :func:`xlbridge.batch.read.sheetxml.scan_sheet` finds, by a search of the bytes
     (as :func:`_merged_ranges`) for the process that has not parsed the part: each ``array`` found, then
     the ``t`` attribute before it and the ``<f>`` tag around it. A guess, which the recalculation checks
     against the engine's arrays (an array formula's text in a comment or a CDATA section, an entity in

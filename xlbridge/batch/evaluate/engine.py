@@ -1,9 +1,9 @@
 """Evaluate a workbook with the formulas engine and the xlbridge functions; the values it gives.
 
 :func:`evaluate_workbook` (the whole book, results per sheet) and :func:`recalc_values` (chosen
-cells) run the model of :mod:`xlbridge.batch.model` in this process; wrappers (``_adapt_function``) turn the Excel-shaped xlbridge functions into engine functions whose every outcome is a
+cells) run the model of :mod:`xlbridge.batch.evaluate.model` in this process; wrappers (``_adapt_function``) turn the Excel-shaped xlbridge functions into engine functions whose every outcome is a
 value or an error of its cell, and collect the messages the report lists (keys :data:`CALL_ERRORS`,
-:data:`CELL_MESSAGES`, ...). :mod:`xlbridge.batch.child` runs this in a sandboxed child process.
+:data:`CELL_MESSAGES`, ...). :mod:`xlbridge.batch.evaluate.child` runs this in a sandboxed child process.
 
 How the xlbridge functions see their arguments (what xlwings delivers in Excel): a one-cell range
 or a scalar comes as a scalar, a larger range as a list of rows (2-D list); numbers as ``float``,
@@ -32,12 +32,12 @@ import sys
 import types
 from typing import Any
 
-from ..core.errors import WorkbookLimitError
-from .aliases import alias_value, find_shown
-from .bookparts import read_external_links
-from .cells import ExcelErrorValue, cell_ref, parse_range
-from .limits import clip, one_line
-from .links import (
+from ...core.errors import WorkbookLimitError
+from ..read.aliases import alias_value, find_shown
+from ..read.bookparts import read_external_links
+from ..cells import ExcelErrorValue, cell_ref, parse_range
+from ..guard.limits import clip, one_line
+from ..guard.links import (
     BOOK_OF_NODE,
     ExternalLinkRefused,
     LINK_NOT_FOLLOWED,
@@ -92,10 +92,10 @@ _MAX_MESSAGES = 1000  # distinct messages kept per function (a column of failing
 
 def before_sandbox() -> None:
     """What the engine needs from outside the Python installation, done before its process is sandboxed
-    (:class:`xlbridge.batch.child.ChildProcess` then refuses such files): the table of file types
+    (:class:`xlbridge.batch.evaluate.child.ChildProcess` then refuses such files): the table of file types
     openpyxl guesses images' types with (``/etc/mime.types``; 5 ms). The engine's own modules are
     imported in its process (:func:`engine_modules`), where they can be imported while a large sheet
-    is read (:mod:`xlbridge.batch.halves`); that they are installed (the ``[batch]`` extra) is checked
+    is read (:mod:`xlbridge.batch.read.halves`); that they are installed (the ``[batch]`` extra) is checked
     here without importing them, so that their absence is one line before anything runs (ImportError)."""
     import importlib.util
     import mimetypes
@@ -111,7 +111,7 @@ def before_sandbox() -> None:
 def engine_modules():
     """Import the formula engine once per process (forked children inherit it).
 
-    Its function registry is :class:`xlbridge.batch.registry.LazyFunctions`: a function module is
+    Its function registry is :class:`xlbridge.batch.evaluate.registry.LazyFunctions`: a function module is
     imported when the book uses one of its functions (SciPy only when a function calls it).
     """
     import formulas
@@ -482,13 +482,13 @@ def recalc_values(path: str, targets: dict, functions: dict | None = None, *, pr
 
     ``targets`` is {sheet name: {"cells": [(row, col), ...], "arrays": [(r1, c1, r2, c2), ...]}};
     ``values`` is {sheet name: {(row, col): value}} with values as in
-    :func:`xlbridge.batch.xlsxpatch.patch_sheet`; ``messages`` is {FUNCTION NAME: [message, ...]} from
+    :func:`xlbridge.batch.write.xlsxpatch.patch_sheet`; ``messages`` is {FUNCTION NAME: [message, ...]} from
     the custom functions (plus internal keys). ``links``: the cached copies of linked workbooks
-    (:func:`xlbridge.batch.bookparts.read_external_links`); no other file than ``path`` is ever opened
+    (:func:`xlbridge.batch.read.bookparts.read_external_links`); no other file than ``path`` is ever opened
     (:func:`defuse_external_links`). ``book`` and ``sheets``: the workbook read without its cells and
     its streamed sheets (see :func:`evaluate_workbook`); without them the engine reads ``path`` with
     openpyxl, one node per cell (the stock path). ``shown``: the cells that only show an array's
-    cell (:func:`xlbridge.batch.aliases.find_shown`), valued after the engine on the streamed path. Runs in the calling process, with no memory or time
+    cell (:func:`xlbridge.batch.read.aliases.find_shown`), valued after the engine on the streamed path. Runs in the calling process, with no memory or time
     limit: use :func:`recalc_workbook`. Raises :class:`EngineStopped` when memory runs out.
     """
     formulas, np, sh, Array, wrap_func, Ranges, Error, XlError = engine_modules()
@@ -571,7 +571,7 @@ def recalc_values(path: str, targets: dict, functions: dict | None = None, *, pr
             v = _value_out(v, sh, np, XlError)
             got[(r, c)] = 0 if v is None else v  # a formula giving a blank cell shows 0 in Excel
         values[sheet] = got
-    # the cells that only show an array's cell, valued from it (xlbridge.batch.aliases)
+    # the cells that only show an array's cell, valued from it (xlbridge.batch.read.aliases)
     by_upper = {sheet.upper(): got for sheet, got in values.items()}
     no_value = ExcelErrorValue("#N/A", "the formula engine gave no value")
     for up, shows in aliases.items():
@@ -589,25 +589,25 @@ def evaluate_workbook(path: str, sheets: Any, *, cell_formats: int | None = None
                       streamed: bool = True, halves: bool = False) -> tuple:
     """Read and evaluate the workbook at ``path``: return (values, messages, layouts). The engine's job.
 
-    ``sheets``: ((sheet name, worksheet part), ...) as :func:`xlbridge.batch.safety.check_workbook`
-    found them. Each worksheet part is read once, streamed (:func:`xlbridge.batch.sheetxml.read_sheet`):
+    ``sheets``: ((sheet name, worksheet part), ...) as :func:`xlbridge.batch.guard.safety.check_workbook`
+    found them. Each worksheet part is read once, streamed (:func:`xlbridge.batch.read.sheetxml.read_sheet`):
     the layout the results are spliced into, the formula cells and the constants by column. When
     that pass vouches for every part, the engine gets the workbook without its cells (openpyxl reads
-    the rest, which also checks it) and the constants as range blocks (:mod:`xlbridge.batch.bookdata`);
+    the rest, which also checks it) and the constants as range blocks (:mod:`xlbridge.batch.read.bookdata`);
     otherwise (something openpyxl may read differently) the engine reads ``path`` itself, one node
     per cell, as it always did. ``values`` and ``messages`` are those of :func:`recalc_values`;
     ``layouts`` is {sheet name: SheetLayout} of the sheets holding formulas; ``streamed=False`` takes
     the stock path whatever the reading found (for comparisons); ``halves``: a large part is read in two
-    halves at once, the second by a forked process (:mod:`xlbridge.batch.halves`: the engine's own
+    halves at once, the second by a forked process (:mod:`xlbridge.batch.read.halves`: the engine's own
     process does so; the same result). Raises
     :class:`~xlbridge.core.errors.WorkbookError` for a damaged sheet and
     :class:`~xlbridge.core.errors.WorkbookLimitError` past ``max_formula_cells``.
     """
     import zipfile
 
-    from .bookdata import book_without_cells, read_shared_strings, without_rows
-    from .halves import SPLIT_ABOVE, finish_halves, read_sheet_halves, start_tail
-    from .sheetxml import read_sheet
+    from ..read.bookdata import book_without_cells, read_shared_strings, without_rows
+    from ..read.halves import SPLIT_ABOVE, finish_halves, read_sheet_halves, start_tail
+    from ..read.sheetxml import read_sheet
 
     record_phase("loading")
     reads: dict = {}

@@ -3,10 +3,10 @@
 :func:`read_sheet` runs expat (the standard library's XML parser; DTDs and entity declarations
 refused) once over a worksheet part and returns, in a :class:`SheetRead`:
 
-- the :class:`~xlbridge.batch.cells.SheetLayout` that :func:`~xlbridge.batch.xlsxpatch.patch_sheet`
+- the :class:`~xlbridge.batch.cells.SheetLayout` that :func:`~xlbridge.batch.write.xlsxpatch.patch_sheet`
   needs (byte offsets of ``<sheetData>``, of every ``<row>``, and of the ``<c>`` elements it may
   rewrite: formula cells and cells inside array ranges; ``full=True`` keeps every cell, as
-  :func:`~xlbridge.batch.sheetxml.scan_sheet` does);
+  :func:`~xlbridge.batch.read.sheetxml.scan_sheet` does);
 - with ``values=True``, what the formula engine reads from the part, exactly as openpyxl 3.1 reads
   it for formulas 1.3 (``openpyxl.worksheet._reader.WorkSheetParser.parse_cell`` and
   ``parse_formula``, with formulas' ``xlreader``: raw date serials, shared strings from formulas'
@@ -43,16 +43,16 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from ..core.errors import WorkbookError
-from .cells import MAX_COL, MAX_ROW, CellSpan, SheetLayout, cell_ref, parse_range, parse_ref
-from .limits import clip
-from .xmlscan import defuse
+from ...core.errors import WorkbookError
+from ..cells import MAX_COL, MAX_ROW, CellSpan, SheetLayout, cell_ref, parse_range, parse_ref
+from ..guard.limits import clip
+from ..guard.xmlscan import defuse
 
 __all__ = ["SheetRead", "prepare_reading", "read_sheet", "read_sheet_half", "scan_sheet", "MAIN_NS", "SHARED_LATER"]
 
 #: ``shared_strings=SHARED_LATER`` in a tail reading (``read_sheet_half(tail=...)``): the shared-string
 #: table is not read yet; a shared-string cell's value is its index, looked up by the merge
-#: (:mod:`xlbridge.batch.halves`: ``extras["later"]`` lists where they are, ``extras["later_unseen"]``
+#: (:mod:`xlbridge.batch.read.halves`: ``extras["later"]`` lists where they are, ``extras["later_unseen"]``
 #: the indices of those inside array ranges, which the whole reading looks up too and then skips)
 class _SharedLater(tuple):
     """The stand-in for a shared-string table read later: it holds no string (any other reading fails)."""
@@ -187,7 +187,7 @@ def read_sheet_half(data: bytes, *, part: str = "worksheet", sheet: str | None =
           shared_strings: list[str] | None = None, values: bool = False, full: bool = False,
           head: int | None = None, tail: tuple | None = None,
           reading_on: Callable[[], Any] | None = None) -> tuple[SheetRead, dict]:
-    """:func:`read_sheet`, whole (the default) or one of its two halves (:mod:`xlbridge.batch.halves`).
+    """:func:`read_sheet`, whole (the default) or one of its two halves (:mod:`xlbridge.batch.read.halves`).
 
     ``head=split``: read the part up to the byte offset ``split`` and stop there if a ``<row>`` of the
     sheet data starts at that very byte (``extras["confirmed"]``; otherwise read on to the end, as a
@@ -684,7 +684,7 @@ def read_sheet_half(data: bytes, *, part: str = "worksheet", sheet: str | None =
 def prepare_reading(data: bytes) -> None:
     """Import now what reading ``data`` will need: a shared formula's translator (``t="shared"``), a
     date cell's parser (``t="d"``), so that a process forked to read part of it (the second half of a
-    large part, :mod:`xlbridge.batch.halves`) does not import them on its own (0.1-0.2 s each); an
+    large part, :mod:`xlbridge.batch.read.halves`) does not import them on its own (0.1-0.2 s each); an
     inline string's parser."""
     if b't="shared"' in data or b"t='shared'" in data:
         _translator()
@@ -724,7 +724,7 @@ def scan_sheet(data: bytes, *, part: str = "worksheet", sheet: str | None = None
     """Locate sheetData, rows, cells, formulas and array ranges of a worksheet part by byte offset.
 
     Uses expat with absolute byte indices (the whole part is parsed in one call); a DTD or an
-    entity declaration is refused (the part has already passed :mod:`xlbridge.batch.safety`). The numbers
+    entity declaration is refused (the part has already passed :mod:`xlbridge.batch.guard.safety`). The numbers
     it relies on are parsed defensively and refused in one line (naming ``sheet``, or ``part``) when
     Excel would call the file damaged: a row number that is not a whole number from 1 to 1,048,576
     (``<row r="five">``), a cell reference outside A1:XFD1048576, rows or cells out of order or

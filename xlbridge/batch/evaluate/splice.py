@@ -1,10 +1,10 @@
 """The engine's job: evaluate the workbook, then splice the results into its sheet parts, in one process.
 
-:func:`evaluate_and_splice` is what :func:`xlbridge.batch.child.run_engine` runs in the sandboxed child:
-:func:`xlbridge.batch.engine.evaluate_workbook`, then the values settled (:func:`settle_values`: a
+:func:`evaluate_and_splice` is what :func:`xlbridge.batch.evaluate.child.run_engine` runs in the sandboxed child:
+:func:`xlbridge.batch.evaluate.engine.evaluate_workbook`, then the values settled (:func:`settle_values`: a
 result that is an error only because a linked workbook was not opened becomes ``#REF!``, as Excel
 shows a link it cannot update; a text past Excel's 32,767 characters is clipped, with a warning),
-then written into each sheet part as cached values (:func:`xlbridge.batch.xlsxpatch.patch_sheet`).
+then written into each sheet part as cached values (:func:`xlbridge.batch.write.xlsxpatch.patch_sheet`).
 What goes back to the parent is the patched parts as bytes and the layouts *without* their cell
 spans: at 10,000 traveller rows the spans are 60,000 small tuples, whose pickling and unpickling
 across the process boundary took half a second, where bytes cross in milliseconds. In the child,
@@ -24,10 +24,10 @@ import zipfile
 from typing import Any
 
 from .engine import CALL_ERRORS, CELL_MESSAGES, SHOWN, UNFOLLOWED, evaluate_workbook
-from .limits import EXCEL_MAX_TEXT
-from .links import LINK_NOT_FOLLOWED
-from .cells import ExcelErrorValue, cell_ref, parse_ref
-from .xlsxpatch import patch_sheet_pieces
+from ..guard.limits import EXCEL_MAX_TEXT
+from ..guard.links import LINK_NOT_FOLLOWED
+from ..cells import ExcelErrorValue, cell_ref, parse_ref
+from ..write.xlsxpatch import patch_sheet_pieces
 
 __all__ = [
     "CLIPPED_CALLS",
@@ -102,7 +102,7 @@ class _Anchors(dict):
 def reported_at(up: str, pos: tuple, value: Any, shown: dict, hidden: set, call_errors: dict,
                 anchors: dict) -> tuple | None:
     """(SHEET, anchor) where an error of the cell ``pos`` of sheet ``up`` (capitals) is explained: the
-    result of a hidden sheet that a cell in view shows (:mod:`xlbridge.batch.aliases`), for an error or
+    result of a hidden sheet that a cell in view shows (:mod:`xlbridge.batch.read.aliases`), for an error or
     a call's message; None when it is the cell's own (its array's anchor, ``anchors[up]``, then).
 
     >>> shown = {("V", (5, 2)): ("V (CALC)", (5, 2))}
@@ -203,7 +203,7 @@ class EngineSummary:
       searches them for the call);
     - ``warnings``; ``written`` and ``formula_cells``: {sheet: how many values were written, how many
       formula cells it has}; ``print_results``: {print area: its last row holding a non-blank result and
-      its valued arrays' ranges, :class:`xlbridge.batch.capacity.AreaResults`}; ``anchors``: {SHEET: {(row, col): anchor}}
+      its valued arrays' ranges, :class:`xlbridge.batch.read.capacity.AreaResults`}; ``anchors``: {SHEET: {(row, col): anchor}}
       of those cells (and of the results they show) that lie in an array range, for :func:`reported_at`.
     """
 
@@ -219,16 +219,16 @@ class EngineSummary:
 
 def summarize(values: dict, messages: dict, layouts: dict, warnings: list, print_areas: Any = ()) -> EngineSummary:
     """The :class:`EngineSummary` of a settled result (:func:`settle_values`); ``print_areas``: the areas
-    ((sheet, r1, c1, r2, c2), ...) of the print-area names (:data:`xlbridge.batch.capacity.PRINT_NAME`).
+    ((sheet, r1, c1, r2, c2), ...) of the print-area names (:data:`xlbridge.batch.read.capacity.PRINT_NAME`).
 
-    >>> from xlbridge.batch.sheetxml import scan_sheet
+    >>> from xlbridge.batch.read.sheetxml import scan_sheet
     >>> xml = b'<worksheet><sheetData><row r="1"><c r="A1"><f>1/0</f></c><c r="B1"><f>1+1</f></c></row></sheetData></worksheet>'
     >>> got = summarize({"S": {(1, 1): ExcelErrorValue("#DIV/0!"), (1, 2): 2}}, {}, {"S": scan_sheet(xml)}, [],
     ...                 [("S", 1, 1, 9, 2)])
     >>> got.values, got.layouts["S"].formula_cells, got.written, got.formula_cells, got.print_results
     ({'S': {(1, 1): ExcelErrorValue(code='#DIV/0!', message='')}}, {(1, 1): '1/0'}, {'S': 2}, {'S': 2}, {('S', 1, 1, 9, 2): AreaResults(last_row=1, array_ranges=())})
     """
-    from .capacity import AreaResults
+    from ..read.capacity import AreaResults
     from .engine import CUT_ROWS, LIMIT_CALLS
 
     call_errors = messages.get(CALL_ERRORS, {})
@@ -283,7 +283,7 @@ def evaluate_and_splice(path: str, sheets: Any, early: Any = None, out: int | No
                         max_output: int | None = None, **kwargs: Any) -> tuple:
     """(:class:`EngineSummary`, {part: patched bytes}) of the workbook at ``path``.
 
-    ``sheets`` and ``kwargs`` as for :func:`xlbridge.batch.engine.evaluate_workbook`; the values are
+    ``sheets`` and ``kwargs`` as for :func:`xlbridge.batch.evaluate.engine.evaluate_workbook`; the values are
     settled (:func:`settle_values`) before they are written. With ``early``, ``early(summary)`` is called
     before the parts are patched, and the result's summary is None. With ``out`` (a descriptor of a file
     open for writing), each patched part is appended to that file as it is made and the result gives
@@ -292,10 +292,10 @@ def evaluate_and_splice(path: str, sheets: Any, early: Any = None, out: int | No
     all held in the engine's process, its address-space limit bounded them; a file is bounded by this);
     past it the workbook is refused, naming the sheet.
     """
-    from ..core.errors import WorkbookLimitError
-    from .limits import clip
+    from ...core.errors import WorkbookLimitError
+    from ..guard.limits import clip
 
-    from .capacity import PRINT_NAME, capacity_areas
+    from ..read.capacity import PRINT_NAME, capacity_areas
 
     values, messages, layouts = evaluate_workbook(path, sheets, **kwargs)
     # the engine's graph of cells is now garbage, a web of reference cycles, and the engine's process makes

@@ -22,7 +22,7 @@ openpyxl re-saving a workbook drops dynamic-array metadata, drawing shapes and t
 >>> xml = (b'<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>'
 ...        b'<row r="1"><c r="A1"><v>2</v></c><c r="B1"><f>A1*2</f><v>0</v></c></row>'
 ...        b'</sheetData></worksheet>')
->>> from xlbridge.batch.sheetxml import scan_sheet   # (the reading stage finds the layout)
+>>> from xlbridge.batch.read.sheetxml import scan_sheet   # (the reading stage finds the layout)
 >>> layout = scan_sheet(xml)
 >>> sorted(layout.formula_cells)
 [(1, 2)]
@@ -38,8 +38,8 @@ import re
 import zipfile
 from typing import Any
 
-from ..core.errors import WorkbookError
-from .cells import ExcelErrorValue, SheetLayout, cell_ref
+from ...core.errors import WorkbookError
+from ..cells import ExcelErrorValue, SheetLayout, cell_ref
 
 __all__ = [
     "patch_sheet",
@@ -156,7 +156,7 @@ def patch_sheet(data: bytes, layout: SheetLayout, values: dict) -> bytes:
     :func:`patch_sheet_pieces` joined.
 
     >>> xml = b'<worksheet><sheetData><row r="1"><c r="A1"><f>1+1</f></c></row></sheetData></worksheet>'
-    >>> from xlbridge.batch.sheetxml import scan_sheet
+    >>> from xlbridge.batch.read.sheetxml import scan_sheet
     >>> patch_sheet(xml, scan_sheet(xml), {(1, 1): 2}).decode()
     '<worksheet><sheetData><row r="1"><c r="A1"><f>1+1</f><v>2</v></c></row></sheetData></worksheet>'
     """
@@ -173,7 +173,7 @@ def patch_sheet_pieces(data: bytes, layout: SheetLayout, values: dict) -> list:
     Cells without a ``<c>`` element (inside an array range) are inserted, except blank ones.
 
     >>> xml = b'<worksheet><sheetData><row r="1"><c r="A1"><f t="array" ref="A1:A2">F()</f></c></row></sheetData></worksheet>'
-    >>> from xlbridge.batch.sheetxml import scan_sheet
+    >>> from xlbridge.batch.read.sheetxml import scan_sheet
     >>> b"".join(patch_sheet_pieces(xml, scan_sheet(xml), {(1, 1): "x", (2, 1): True})).decode()
     '<worksheet><sheetData><row r="1"><c r="A1" t="str"><f t="array" ref="A1:A2">F()</f><v>x</v></c></row><row r="2"><c r="A2" t="b"><v>1</v></c></row></sheetData></worksheet>'
     """
@@ -269,7 +269,7 @@ def strip_empty_cells(data: bytes, layout: SheetLayout) -> bytes:
     cells, and the engine would otherwise build a node for each.
 
     >>> xml = b'<worksheet><sheetData><row r="1"><c r="A1" s="3"/><c r="B1"><v>2</v></c></row></sheetData></worksheet>'
-    >>> from xlbridge.batch.sheetxml import scan_sheet
+    >>> from xlbridge.batch.read.sheetxml import scan_sheet
     >>> strip_empty_cells(xml, scan_sheet(xml))
     b'<worksheet><sheetData><row r="1"><c r="B1"><v>2</v></c></row></sheetData></worksheet>'
     """

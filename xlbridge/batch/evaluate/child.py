@@ -1,6 +1,6 @@
 """The engine's child process: its own session, killed with the parent, bounded in memory and time.
 
-:class:`ChildProcess` forks a child that runs one job (:func:`xlbridge.batch.splice.evaluate_and_splice`)
+:class:`ChildProcess` forks a child that runs one job (:func:`xlbridge.batch.evaluate.splice.evaluate_and_splice`)
 in an empty private folder, under an audit hook that refuses opening any other file, sockets and
 new processes; :func:`run_engine` turns its outcome into values or a one-line refusal naming the
 limit and where it was reached (docs/recalc.md, "The engine's process").
@@ -21,11 +21,11 @@ import typing
 from collections.abc import Callable
 from typing import Any
 
-from ..core.errors import WorkbookError, WorkbookLimitError
-from .safety import SafetyLimits, clip, one_line, scrub_paths
+from ...core.errors import WorkbookError, WorkbookLimitError
+from ..guard.safety import SafetyLimits, clip, one_line, scrub_paths
 from .engine import EngineStopped, engine_location, message_of
-from .halves import forking
-from .process import set_parent_death_signal
+from ..read.halves import forking
+from ..process import set_parent_death_signal
 from .model import PHASE_SIZE, is_memory_error, set_phase_sink
 from .splice import evaluate_and_splice
 
@@ -193,7 +193,7 @@ def _while_reading(recv: Any, sink: Any, deadline: float, tick: Callable[[], Any
     """Wait while the child reads the workbook's sheets (its phases "loading" and "starting", the engine's
     import, then "reading"; until it
     sends something, or the deadline), so that ``meanwhile`` runs while it evaluates: a large worksheet part
-    is read on both cores (:mod:`xlbridge.batch.halves`), and this process's scan of the same parts
+    is read on both cores (:mod:`xlbridge.batch.read.halves`), and this process's scan of the same parts
     took one of them (10,000 traveller rows: the two halves 0.85 s alone, 1.05 s beside the scan).
     The deadline (:data:`AFTER_READING` from now) bounds how much later a refusal of the scan comes."""
     polls = 0
@@ -348,17 +348,17 @@ def run_engine(engine_copy: str, info: Any, functions: dict | None, limits: Safe
                private: dict, tick: Callable[[], Any] | None = None, isolate: bool = True,
                meanwhile: Callable[[], Any] | None = None, early: Callable[[Any], Any] | None = None,
                after_reading: float = 0.0, out: int | None = None, halves: bool = True) -> Any:
-    """:func:`xlbridge.batch.splice.evaluate_and_splice` in a :class:`ChildProcess` (or in this process
-    without ``isolate``): (:class:`xlbridge.batch.splice.EngineSummary`, {part: patched bytes, or (start,
+    """:func:`xlbridge.batch.evaluate.splice.evaluate_and_splice` in a :class:`ChildProcess` (or in this process
+    without ``isolate``): (:class:`xlbridge.batch.evaluate.splice.EngineSummary`, {part: patched bytes, or (start,
     length) in the file ``out``}).
 
     ``meanwhile()`` runs in this process while the child works (first, without ``isolate``); what it
     raises wins over the child's result. ``early(summary)`` is called with the evaluation's summary
     while the child still patches the parts (after the whole run without ``isolate``). ``out``: a
     descriptor of a file open for writing, inherited by the child, into which the patched parts are
-    written (:func:`~xlbridge.batch.splice.evaluate_and_splice`). ``after_reading``: how long
+    written (:func:`~xlbridge.batch.evaluate.splice.evaluate_and_splice`). ``after_reading``: how long
     ``meanwhile`` may wait for the child to have read the sheets (:func:`_while_reading`). ``halves``: the
-    child reads a large worksheet part in two halves (:mod:`xlbridge.batch.halves`). Refuses the
+    child reads a large worksheet part in two halves (:mod:`xlbridge.batch.read.halves`). Refuses the
     workbook at a limit, and when the child finds it damaged.
     """
     job = functools.partial(evaluate_and_splice, engine_copy, info.sheets, cell_formats=info.cell_formats,

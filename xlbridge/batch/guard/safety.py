@@ -18,14 +18,14 @@ change of formula engine:
 - :func:`open_regular_file` / :func:`snapshot_file`: a FIFO, device, folder or a symlink to one is
   refused at once (``os.stat`` first, then ``open`` with ``O_NONBLOCK`` and ``fstat`` of the open
   file); the run then works on a private snapshot, so the file cannot change under it.
-- the limits and messages (:mod:`xlbridge.batch.limits`), the XML scan (:mod:`xlbridge.batch.xmlscan`) and
-  the files of a run: temporary folders, leftovers, locks, atomic writes (:mod:`xlbridge.batch.files`),
+- the limits and messages (:mod:`xlbridge.batch.guard.limits`), the XML scan (:mod:`xlbridge.batch.guard.xmlscan`) and
+  the files of a run: temporary folders, leftovers, locks, atomic writes (:mod:`xlbridge.batch.guard.files`),
   whose public names are importable from here too.
 
 Every refusal raises :class:`xlbridge.errors.WorkbookError` (a :class:`xlbridge.errors.WorkbookLimitError`
 when a limit is the reason) with a one-line message. Memory and time of the formula engine itself are
 bounded by :func:`xlbridge.batch.recalc.recalc_workbook`, which runs it in a child process
-(:class:`xlbridge.batch.child.ChildProcess`).
+(:class:`xlbridge.batch.evaluate.child.ChildProcess`).
 
 >>> import io, zipfile
 >>> buf = io.BytesIO(b"just some text, not a workbook")
@@ -48,8 +48,8 @@ import zipfile
 from collections.abc import Callable
 from typing import Any
 
-from ..core.errors import WorkbookLimitError, WorkbookError
-from ..core.files import file_kind, open_regular
+from ...core.errors import WorkbookLimitError, WorkbookError
+from ...core.files import file_kind, open_regular
 
 from .files import (
     BookLock,

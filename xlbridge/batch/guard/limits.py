@@ -16,7 +16,7 @@ import math
 import re
 import typing
 
-from ..core.errors import WorkbookError
+from ...core.errors import WorkbookError
 
 __all__ = [
     "DEFAULT_LIMITS",

@@ -32,8 +32,8 @@ import posixpath
 import re
 import xml.parsers.expat
 
-from ..core.errors import WorkbookError
-from .xmlscan import defuse
+from ...core.errors import WorkbookError
+from ..guard.xmlscan import defuse
 
 __all__ = ["CURRENT_CALC_ID", "set_calc_properties", "set_print_areas", "drop_formulas", "drop_part"]
 

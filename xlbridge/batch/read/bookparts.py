@@ -15,9 +15,9 @@ import urllib.parse
 import zipfile
 from typing import Any
 
-from ..core.errors import WorkbookError
-from .cells import EXCEL_ERROR_CODES, ExcelErrorValue, parse_ref
-from .limits import clip
+from ...core.errors import WorkbookError
+from ..cells import EXCEL_ERROR_CODES, ExcelErrorValue, parse_ref
+from ..guard.limits import clip
 
 __all__ = ["workbook_sheet_parts", "ExternalBookCache", "read_external_links"]
 
@@ -98,7 +98,7 @@ class ExternalBookCache:
 
 def read_external_links(zf: zipfile.ZipFile, parts: Any) -> list[ExternalBookCache]:
     """Read the cached values of the links to other workbooks (``parts`` in the order of the workbook's
-    ``<externalReference>`` elements, as :func:`xlbridge.batch.safety.check_workbook` reports them).
+    ``<externalReference>`` elements, as :func:`xlbridge.batch.guard.safety.check_workbook` reports them).
 
     Only the package is read: the linked files are never opened. Only sheets with cached data
     (a ``<sheetData>`` without ``refreshError``) are kept; a link without an ``<externalBook>`` (a DDE or

@@ -5,7 +5,7 @@ defusedxml does, with expat's handlers called directly (no ``xml.sax`` layer);
 :func:`counting_handler` counts cells, rows, shared strings, styles, defined names and formula
 lengths as the part streams and checks the numeric attributes Excel would repair (row and column
 numbers, sheet ids, column records, text over 32,767 characters), so the work of a run is bounded
-before it starts. Used by :func:`xlbridge.batch.safety.check_workbook`.
+before it starts. Used by :func:`xlbridge.batch.guard.safety.check_workbook`.
 
 >>> _local("x:row"), _local("row")
 ('row', 'row')
@@ -20,7 +20,7 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-from ..core.errors import WorkbookError, WorkbookLimitError
+from ...core.errors import WorkbookError, WorkbookLimitError
 from .limits import EXCEL_MAX_TEXT, SafetyLimits, clip, refuse
 
 __all__ = [
@@ -213,7 +213,7 @@ def _merged_cells(ref: str | None, where: str, name: str | None) -> int:
     >>> _merged_cells("A1:C2", "sheet S", None), _merged_cells("A2:XFD1048576", "sheet S", None)
     (6, 17179852800)
     """
-    from .cells import parse_range
+    from ..cells import parse_range
 
     try:
         r1, c1, r2, c2 = parse_range(ref or "")

@@ -17,7 +17,7 @@ import os
 import re
 from typing import Any
 
-from .cells import ExcelErrorValue
+from ..cells import ExcelErrorValue
 
 __all__ = [
     "BOOK_OF_NODE",
@@ -65,7 +65,7 @@ class LinkState:
 def _link_file_names(links, main: str) -> dict:
     """{index: file name} for the links: the linked file's own name, made unique and never the workbook's.
 
-    >>> from xlbridge.batch.bookparts import ExternalBookCache as L
+    >>> from xlbridge.batch.read.bookparts import ExternalBookCache as L
     >>> _link_file_names([L(1, "../a/secret.xlsx", {}), L(2, "secret.xlsx", {}), L(3, "workbook.xlsx", {})],
     ...                  "WORKBOOK.XLSX")
     {1: 'secret.xlsx', 2: 'link2-secret.xlsx', 3: 'link3-workbook.xlsx'}
@@ -94,7 +94,7 @@ def defuse_external_links(model: Any, path: str, links: Any = (), *, book: Any =
     ``#REF!`` (and :func:`recalc_values` reports as "link to another workbook not followed").
 
     ``book`` and ``sheets``: the workbook already read without its cells and its sheets read by
-    :func:`xlbridge.batch.sheetxml.read_sheet` ({sheet name: SheetRead}); the model then opens no
+    :func:`xlbridge.batch.read.sheetxml.read_sheet` ({sheet name: SheetRead}); the model then opens no
     file at all and takes each sheet's cells from ``sheets`` (constants as range blocks).
     """
     state = LinkState(os.path.realpath(path), tuple(links), book,

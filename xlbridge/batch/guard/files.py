@@ -25,7 +25,7 @@ import typing
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ..core.errors import WorkbookLimitError
+from ...core.errors import WorkbookLimitError
 from .limits import STALE_SECONDS, TEMP_PREFIX, refuse
 
 __all__ = [

@@ -11,7 +11,7 @@ its cells. :mod:`xlbridge.batch.recalc` therefore hands the engine
   engine's own ``compile_cell`` exactly as when openpyxl delivers them;
 - the constants of each column as a few **blocks** (:func:`constant_blocks`): one engine cell per
   run of rows, its value a column (numpy object array, blanks as the engine's ``EMPTY``), read once
-  from the streamed sheet XML (:func:`xlbridge.batch.sheetxml.read_sheet`). A block never covers a
+  from the streamed sheet XML (:func:`xlbridge.batch.read.sheetxml.read_sheet`). A block never covers a
   formula cell or a cell of an array range, and a run is cut where a column has more than
   :data:`GAP` blank rows in a row (so a value in A1 and another in A1000000 are two small blocks).
 

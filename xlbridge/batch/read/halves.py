@@ -1,7 +1,7 @@
 """A large worksheet part read in two halves at once: this process reads the rows before a split, a
 forked process the rows after it.
 
-:func:`read_sheet_halves` gives what :func:`~xlbridge.batch.sheetxml.read_sheet` gives (the same
+:func:`read_sheet_halves` gives what :func:`~xlbridge.batch.read.sheetxml.read_sheet` gives (the same
 layout, values, formulas, notes, in the same order), in about half the time on two cores: a season
 of 10,000 traveller rows is a 9 MB worksheet part whose streamed reading, a Python call for every
 element, was a third of a recalculation.
@@ -48,8 +48,8 @@ import threading
 from typing import Any
 
 from .sheetxml import SHARED_LATER, SheetRead, prepare_reading, read_sheet, read_sheet_half
-from .cells import CellSpan, SheetLayout, cell_ref
-from .process import set_parent_death_signal
+from ..cells import CellSpan, SheetLayout, cell_ref
+from ..process import set_parent_death_signal
 
 __all__ = ["SPLIT_ABOVE", "SPLIT_AT", "SPLIT_AT_LATER", "Tail", "finish_halves", "forking", "read_sheet_halves", "sheet_start", "split_point",
            "start_tail"]
@@ -76,7 +76,7 @@ _forking: list = []  # the thread forking the tail process, while it does (the e
 
 def forking() -> bool:
     """Whether this thread is forking a tail reading now (read by the engine process's audit hook,
-    :func:`xlbridge.batch.child._install_file_guard`, which refuses every other fork)."""
+    :func:`xlbridge.batch.evaluate.child._install_file_guard`, which refuses every other fork)."""
     return bool(_forking) and _forking[-1] == threading.get_ident()
 
 
@@ -120,7 +120,7 @@ def sheet_start(data: bytes, limit: int) -> tuple | None:
     """
     import xml.parsers.expat as expat
 
-    from .xmlscan import defuse
+    from ..guard.xmlscan import defuse
 
     parser = expat.ParserCreate()
     found: dict = {}
@@ -365,6 +365,6 @@ def _look_up(got: tuple, shared: list[str] | None) -> bool:
 
 
 def read_sheet_halves(data: bytes, **kwargs: Any) -> SheetRead:
-    """:func:`~xlbridge.batch.sheetxml.read_sheet` of ``data`` (same keywords, same result), its two
+    """:func:`~xlbridge.batch.read.sheetxml.read_sheet` of ``data`` (same keywords, same result), its two
     halves read at once when the part is large (see the module docstring)."""
     return finish_halves(start_tail(data, **kwargs), data, **kwargs)

@@ -31,7 +31,7 @@ import bisect
 import re
 from typing import Any
 
-from .cells import ExcelErrorValue, cell_ref, parse_range, parse_ref, quote_sheet
+from ..cells import ExcelErrorValue, cell_ref, parse_range, parse_ref, quote_sheet
 
 __all__ = ["alias_of", "alias_runs", "alias_value", "find_shown", "AliasIndex"]
 

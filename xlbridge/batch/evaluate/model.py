@@ -1,7 +1,7 @@
 """The formulas engine's model as xlbridge runs it: sparse, streamed, and unable to open another file.
 
 :func:`model_class` subclasses ``formulas.ExcelModel`` (cells compiled only where something is,
-constants handed over as column blocks, the defused ``add_book`` of :mod:`xlbridge.batch.links`, a
+constants handed over as column blocks, the defused ``add_book`` of :mod:`xlbridge.batch.guard.links`, a
 formula the engine cannot read an error of its cell only); :func:`record_phase` notes what the engine
 is doing for a limit message naming where it stopped.
 
@@ -15,11 +15,11 @@ import functools
 import os
 from typing import Any
 
-from ..core.errors import WorkbookError
-from .cells import cell_ref, parse_range, parse_ref
-from .limits import clip
-from .aliases import AliasIndex, alias_runs
-from .links import (
+from ...core.errors import WorkbookError
+from ..cells import cell_ref, parse_range, parse_ref
+from ..guard.limits import clip
+from ..read.aliases import AliasIndex, alias_runs
+from ..guard.links import (
     BOOK_OF_NODE,
     DDE_NOT_FOLLOWED,
     ExternalLinkRefused,
@@ -164,7 +164,7 @@ def _quote_sheet_ids() -> None:
 @functools.lru_cache(maxsize=None)
 def guarded_run_class():
     """formulas' compiled-cell wrapper for a run of showing cells read by another formula
-    (:mod:`xlbridge.batch.aliases`): ``=IFERROR(R,IF(ERROR.TYPE(R)=5,"",R))`` over a column run ``R``.
+    (:mod:`xlbridge.batch.read.aliases`): ``=IFERROR(R,IF(ERROR.TYPE(R)=5,"",R))`` over a column run ``R``.
 
     The stock evaluation calls four element-by-element functions (``ERROR.TYPE``, ``=``, ``IF``,
     ``IFERROR``: 40,000 Python calls for a 10,000-row column); this gives what they give in one pass:
@@ -506,7 +506,7 @@ def model_class():
 
         def _push_streamed(self, worksheet, context, read):
             """Add a streamed sheet: formula and special cells one by one, constants as column blocks."""
-            from .bookdata import CellView, constant_blocks
+            from ..read.bookdata import CellView, constant_blocks
 
             worksheet, ctx, references, formula_references, formula_ranges = self._begin_sheet(worksheet, context)
             title = str(getattr(worksheet, "title", "")).upper()
@@ -543,9 +543,9 @@ def model_class():
             return super().finish(*args, **kwargs)
 
         def _compile_read_aliases(self):
-            """Hand the engine every showing cell (:mod:`xlbridge.batch.aliases`) that a formula it
+            """Hand the engine every showing cell (:mod:`xlbridge.batch.read.aliases`) that a formula it
             evaluates reads: any range node of this workbook covering one."""
-            from .bookdata import CellView
+            from ..read.bookdata import CellView
 
             aliases = self.__dict__.get("_xlbridge_aliases")
             state = self.__dict__.get("_xlbridge_links")

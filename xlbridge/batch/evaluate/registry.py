@@ -318,7 +318,7 @@ def _index_of_values(stock: dict) -> dict:
 
 
 #: Where a correction says why a cell is an error: the last ``sink(function name, reason)`` listed,
-#: put there by the engine for the length of an evaluation (``xlbridge.batch.engine.note_reason``
+#: put there by the engine for the length of an evaluation (``xlbridge.batch.evaluate.engine.note_reason``
 #: lists the reason at the cell being evaluated); none: the reason is not kept.
 REASON_SINKS: list[Callable[[str, str], Any]] = []
 
