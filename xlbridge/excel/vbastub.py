@@ -184,10 +184,19 @@ def check(stub_dir: str | Path = STUB_DIR, udfs_path: str | Path | None = None) 
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Command line: the same as ``python -m xlbridge.excel [--check]`` (every generated file)."""
-    from .generated import main as generated_main
+    """``python -m xlbridge.excel.vbastub [--check]``: write (or only compare) the two VBA files.
 
-    return generated_main(argv)
+    ``python -m xlbridge.excel`` (:mod:`xlbridge.excel.generated`) writes every generated file, these two included.
+    """
+    args = sys.argv[1:] if argv is None else argv
+    if "--check" in args:
+        problems = check()
+        for problem in problems:
+            print(problem)
+        return 1 if problems else 0
+    for path in write():
+        print(f"wrote {path}")
+    return 0
 
 
 if __name__ == "__main__":  # pragma: no cover
