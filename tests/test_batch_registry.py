@@ -98,13 +98,15 @@ log = os.open(sys.argv[3], os.O_WRONLY | os.O_APPEND)
 def record(kind):
     os.write(log, (json.dumps([kind, os.getpid(), sorted(sys.modules)]) + "\n").encode())
 child_main, read_half = child._child_main, halves.read_sheet_half
-def wrapped_main(conn, death_r, death_w, sink, parent_pid, job, *a, **k):
+def wrapped_main(process, *a, **k):
+    job = process.job
     def recorded(*ja, **jk):
         try:
             return job(*ja, **jk)
         finally:
             record("engine")
-    return child_main(conn, death_r, death_w, sink, parent_pid, recorded, *a, **k)
+    process.job = recorded
+    return child_main(process, *a, **k)
 def wrapped_half(*a, **k):
     try:
         return read_half(*a, **k)

@@ -1,6 +1,6 @@
 """The range-level path of the engine gives exactly the values of the stock formulas path.
 
-``xlbridge.batch.recalc.evaluate_workbook`` normally hands the formulas engine each column's constants
+``xlbridge.batch.evaluate.engine.evaluate_workbook`` normally hands the formulas engine each column's constants
 as a few range blocks read from the streamed sheet XML (``streamed=True``); the stock path lets
 openpyxl read the workbook and gives the engine one node per cell (``streamed=False``), which is what
 the engine computed before issue 14. Random small workbooks (hypothesis) with constants of every
@@ -22,7 +22,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from openpyxl.worksheet.formula import ArrayFormula
 
-from xlbridge.batch.recalc import ENGINE_PATH, evaluate_workbook, xlbridge_excel_functions
+from xlbridge.batch.evaluate.engine import evaluate_workbook
+from xlbridge.batch.recalc import xlbridge_excel_functions
 from xlbridge.batch.guard.safety import check_workbook
 from xlbridge.batch.cells import cell_ref
 
@@ -126,12 +127,14 @@ def _both(path):
     kw = dict(cell_formats=info.cell_formats, functions=FUNCTIONS, external_links=info.external_links)
     fast = evaluate_workbook(str(path), info.sheets, streamed=True, **kw)
     stock = evaluate_workbook(str(path), info.sheets, streamed=False, **kw)
-    assert (fast[1].pop(ENGINE_PATH), stock[1].pop(ENGINE_PATH)) == ("ranges", "cells")
+    assert (fast[1].engine_path, stock[1].engine_path) == ("ranges", "cells")
+    fast[1].engine_path = stock[1].engine_path = ""
     return fast, stock
 
 
 def _messages(messages):
-    return {k: sorted(set(v)) if isinstance(v, list) else v for k, v in messages.items()}
+    return {k: ({f: sorted(set(v)) for f, v in found.items()} if k == "by_function" else found)
+            for k, found in vars(messages).items()}
 
 
 def assert_paths_agree(path):
@@ -380,7 +383,7 @@ def test_the_arguments_reach_an_xlbridge_function_as_xlwings_gives_them():
     import schedula as sh
     from formulas.tokens.operand import Error
 
-    from xlbridge.batch.evaluate.engine import _adapt_function
+    from xlbridge.batch.evaluate.engine import EngineMessages, _adapt_function
 
     rnd = random.Random(3)
     kinds = [lambda: rnd.randint(-5, 5), lambda: rnd.random(), lambda: rnd.choice(["4S", "", " x"]),
@@ -402,7 +405,7 @@ def test_the_arguments_reach_an_xlbridge_function_as_xlwings_gives_them():
         return [c for row in x for c in row] if isinstance(x, list) else [x]
 
     got = []
-    echo = _adapt_function("ECHO", lambda *args: got.append(args) or 1, {})
+    echo = _adapt_function("ECHO", lambda *args: got.append(args) or 1, EngineMessages())
     for _ in range(300):
         h, w = rnd.randint(1, 6), rnd.randint(1, 3)
         block = np.empty((h, w), object)

@@ -335,9 +335,9 @@ def test_a_book_given_one_core_reads_its_parts_whole(tmp_path, monkeypatch):
 
     waits = []
 
-    def recording_run(*args, **kwargs):
-        waits.append((kwargs["after_reading"], kwargs["halves"]))
-        return real_run(*args, **kwargs)
+    def recording_run(job, *args, **kwargs):
+        waits.append((job.after_reading, job.halves))
+        return real_run(job, *args, **kwargs)
 
     monkeypatch.setattr(halves, "start_tail", counting_start)
     monkeypatch.setattr(halves, "_merge", counting_merge)

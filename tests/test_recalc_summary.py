@@ -18,7 +18,7 @@ import openpyxl
 import pytest
 from openpyxl.worksheet.formula import ArrayFormula
 
-from xlbridge.batch.evaluate.child import run_engine
+from xlbridge.batch.evaluate.child import EngineJob, run_engine
 from xlbridge.batch.recalc import _part_reader, recalc_workbook, xlbridge_excel_functions
 from xlbridge.batch.guard.safety import DEFAULT_LIMITS, check_workbook
 from xlbridge.errors import WorkbookError
@@ -42,9 +42,9 @@ def _engine(path: Path, tmp_path: Path, isolate: bool):
     copy.parent.mkdir()
     shutil.copyfile(path, copy)
     with open(tmp_path / "parts", "xb+", buffering=0) as fh:
-        summary, places = run_engine(str(copy), info, xlbridge_excel_functions(), DEFAULT_LIMITS, path.name,
-                                     {s.upper(): s for s, _ in info.sheets}, {}, isolate=isolate,
-                                     early=got.append, out=fh.fileno())
+        job = EngineJob(str(copy), info, xlbridge_excel_functions(), DEFAULT_LIMITS, path.name,
+                        {s.upper(): s for s, _ in info.sheets}, {}, isolate=isolate, out=fh.fileno())
+        summary, places = run_engine(job, early=got.append)
         size = os.fstat(fh.fileno()).st_size
         parts = {part: os.pread(fh.fileno(), n, start) for part, (start, n) in places.items()
                  if isinstance(places[part], tuple)}

@@ -23,7 +23,8 @@ from openpyxl.workbook.defined_name import DefinedName
 from server_helpers import Tripwire, add_external_link, all_member_bytes, rebuild, sha
 
 from xlbridge.cli import main
-from xlbridge.batch.recalc import DDE_NOT_FOLLOWED, LINK_NOT_FOLLOWED, recalc_workbook
+from xlbridge.batch.guard.links import DDE_NOT_FOLLOWED, LINK_NOT_FOLLOWED
+from xlbridge.batch.recalc import recalc_workbook
 
 SECRET_TEXT = "TOPSECRET-7f3a9c"
 SECRET_NUMBER = 987654321

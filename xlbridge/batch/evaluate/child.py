@@ -12,6 +12,7 @@ limit and where it was reached (docs/recalc.md, "The engine's process").
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import os
 import signal
@@ -31,6 +32,7 @@ from .splice import evaluate_and_splice
 
 __all__ = [
     "ChildProcess",
+    "EngineJob",
     "run_engine",
 ]
 
@@ -135,10 +137,12 @@ def _send_early(conn, part) -> None:
         signal.setitimer(signal.ITIMER_REAL, max(left - (time.monotonic() - began), 0.001))
 
 
-def _child_main(conn, death_r, death_w, sink, parent_pid, job, workdir, readable, max_memory, max_seconds,
-                early=False):
-    """The body of the engine's child process (fork start method): sandbox first, then ``job()``."""
+def _child_main(child: ChildProcess, conn, death_r, death_w, sink, parent_pid, early=False):
+    """The body of the engine's child process (fork start method): sandbox first, then ``child.job()``."""
     import threading
+
+    job: Any = child.job  # (called with ``early=`` when the parent takes a first part)
+    workdir, max_memory, max_seconds = child.workdir, child.max_memory, child.max_seconds
 
     try:
         with contextlib.suppress(OSError):
@@ -163,7 +167,7 @@ def _child_main(conn, death_r, death_w, sink, parent_pid, job, workdir, readable
         os.close(devnull)
         if workdir is not None:
             os.chdir(workdir)
-        _install_file_guard(readable)
+        _install_file_guard(child.readable)
         if hasattr(signal, "setitimer"):
             signal.signal(signal.SIGALRM, _raise_time_limit)
             signal.setitimer(signal.ITIMER_REAL, max(max_seconds, 0.001))
@@ -276,8 +280,7 @@ class ChildProcess:
         proc = None
         try:
             proc = ctx.Process(target=_child_main, daemon=True, args=(
-                send, death_r, death_w, sink, os.getpid(), self.job, self.workdir, self.readable,
-                self.max_memory, self.max_seconds, early is not None))
+                self, send, death_r, death_w, sink, os.getpid(), early is not None))
             gc.freeze()  # the child then never walks the parent's objects: fewer copy-on-write pages
             try:
                 proc.start()
@@ -344,32 +347,56 @@ def _where(location, phase, sheets: dict) -> str:
             "collecting": "while collecting the results"}.get(kind, "while starting the formula engine")
 
 
-def run_engine(engine_copy: str, info: Any, functions: dict | None, limits: SafetyLimits, name: str, sheets: dict,
-               private: dict, tick: Callable[[], Any] | None = None, isolate: bool = True,
-               meanwhile: Callable[[], Any] | None = None, early: Callable[[Any], Any] | None = None,
-               after_reading: float = 0.0, out: int | None = None, halves: bool = True) -> Any:
-    """:func:`xlbridge.batch.evaluate.splice.evaluate_and_splice` in a :class:`ChildProcess` (or in this process
-    without ``isolate``): (:class:`xlbridge.batch.evaluate.splice.EngineSummary`, {part: patched bytes, or (start,
-    length) in the file ``out``}).
+@dataclasses.dataclass(frozen=True)
+class EngineJob:
+    """What the engine's process is given: the book to evaluate and the bounds it runs in.
+
+    - ``engine_copy``: the private copy the engine reads (alone in its folder); ``info``: its
+      :class:`~xlbridge.batch.guard.limits.WorkbookInfo` (sheets, cell formats, links);
+    - ``functions``: {EXCEL NAME: callable}; ``limits``: memory, time and formula cells;
+    - ``name``: the book as messages name it; ``sheets``: {SHEET: sheet name}; ``private``: {private path:
+      what the user may see}, for scrubbing the engine's own texts;
+    - ``isolate``: in a :class:`ChildProcess` (else in this process, unbounded: tests only);
+      ``after_reading``: how long the parent's own scan may wait for the child to have read the sheets
+      (:func:`_while_reading`); ``out``: a descriptor of a file open for writing, inherited by the child,
+      into which the patched parts are written; ``halves``: the child reads a large worksheet part in two
+      halves (:mod:`xlbridge.batch.read.halves`).
+    """
+
+    engine_copy: str
+    info: Any
+    functions: dict | None
+    limits: SafetyLimits
+    name: str
+    sheets: dict
+    private: dict
+    isolate: bool = True
+    after_reading: float = 0.0
+    out: int | None = None
+    halves: bool = True
+
+
+def run_engine(job: EngineJob, tick: Callable[[], Any] | None = None, meanwhile: Callable[[], Any] | None = None,
+               early: Callable[[Any], Any] | None = None) -> Any:
+    """:func:`xlbridge.batch.evaluate.splice.evaluate_and_splice` of ``job`` in a :class:`ChildProcess` (or in
+    this process without ``job.isolate``): (:class:`xlbridge.batch.evaluate.splice.EngineSummary`, {part:
+    patched bytes, or (start, length) in the file ``job.out``}).
 
     ``meanwhile()`` runs in this process while the child works (first, without ``isolate``); what it
     raises wins over the child's result. ``early(summary)`` is called with the evaluation's summary
-    while the child still patches the parts (after the whole run without ``isolate``). ``out``: a
-    descriptor of a file open for writing, inherited by the child, into which the patched parts are
-    written (:func:`~xlbridge.batch.evaluate.splice.evaluate_and_splice`). ``after_reading``: how long
-    ``meanwhile`` may wait for the child to have read the sheets (:func:`_while_reading`). ``halves``: the
-    child reads a large worksheet part in two halves (:mod:`xlbridge.batch.read.halves`). Refuses the
-    workbook at a limit, and when the child finds it damaged.
+    while the child still patches the parts (after the whole run without ``isolate``). ``tick()``: called
+    while waiting (the progress bar). Refuses the workbook at a limit, and when the child finds it damaged.
     """
-    job = functools.partial(evaluate_and_splice, engine_copy, info.sheets, cell_formats=info.cell_formats,
-                            functions=functions, external_links=info.external_links,
-                            max_formula_cells=limits.max_formula_cells, out=out, max_output=limits.max_memory)
+    info, limits, name, sheets = job.info, job.limits, job.name, job.sheets
+    work = functools.partial(evaluate_and_splice, job.engine_copy, info.sheets, cell_formats=info.cell_formats,
+                             functions=job.functions, external_links=info.external_links,
+                             max_formula_cells=limits.max_formula_cells, out=job.out, max_output=limits.max_memory)
     first: list = []
-    if not isolate:
+    if not job.isolate:
         if meanwhile is not None:
             meanwhile()
         try:
-            summary, patched = job()
+            summary, patched = work()
             if early is not None:
                 early(summary)
             return summary, patched
@@ -382,9 +409,9 @@ def run_engine(engine_copy: str, info: Any, functions: dict | None, limits: Safe
                 early(part)
 
         status, payload, phase = ChildProcess(
-            functools.partial(job, halves=halves), max_memory=limits.max_memory, max_seconds=limits.max_seconds,
-            workdir=os.path.dirname(engine_copy), readable=(engine_copy,)).run(tick, meanwhile, take_first,
-                                                                                after_reading)
+            functools.partial(work, halves=job.halves), max_memory=limits.max_memory, max_seconds=limits.max_seconds,
+            workdir=os.path.dirname(job.engine_copy), readable=(job.engine_copy,)).run(tick, meanwhile, take_first,
+                                                                                        job.after_reading)
     if status == "ok":
         if first:  # (the child sent the summary first, then only the parts)
             return first[0], payload[1]
@@ -404,7 +431,7 @@ def run_engine(engine_copy: str, info: Any, functions: dict | None, limits: Safe
     if status == "died":
         raise WorkbookError(f"refused: the formula engine died (exit code {payload}; out of memory?) "
                             f"{_where(None, phase, sheets)}", where=name)
-    text = one_line(scrub_paths(str(payload), private), 300)
+    text = one_line(scrub_paths(str(payload), job.private), 300)
     percent = [sheet for sheet in sheets.values() if "%" in sheet]
     if percent and status == "error" and "format character" in text:
         # formulas builds cell names with "%" formatting ('[book]SHEET'!%s), which a "%" in a sheet

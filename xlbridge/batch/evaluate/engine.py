@@ -2,8 +2,7 @@
 
 :func:`evaluate_workbook` (the whole book, results per sheet) and :func:`recalc_values` (chosen
 cells) run the model of :mod:`xlbridge.batch.evaluate.model` in this process; wrappers (``_adapt_function``) turn the Excel-shaped xlbridge functions into engine functions whose every outcome is a
-value or an error of its cell, and collect the messages the report lists (keys :data:`CALL_ERRORS`,
-:data:`CELL_MESSAGES`, ...). :mod:`xlbridge.batch.evaluate.child` runs this in a sandboxed child process.
+value or an error of its cell, and collect the messages the report lists (:class:`EngineMessages`). :mod:`xlbridge.batch.evaluate.child` runs this in a sandboxed child process.
 
 How the xlbridge functions see their arguments (what xlwings delivers in Excel): a one-cell range
 or a scalar comes as a scalar, a larger range as a list of rows (2-D list); numbers as ``float``,
@@ -26,6 +25,7 @@ True
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import os
 import sys
@@ -48,15 +48,8 @@ from ..guard.links import (
 from .model import compiling_cell, is_memory_error, load_engine_workbook, model_class, record_phase
 
 __all__ = [
-    "CALL_ERRORS",
-    "CELL_MESSAGES",
-    "CUT_ROWS",
-    "ENGINE_PATH",
-    "SHOWN",
+    "EngineMessages",
     "EngineStopped",
-    "FORMULA_REASONS",
-    "LIMIT_CALLS",
-    "UNFOLLOWED",
     "engine_location",
     "engine_modules",
     "evaluate_workbook",
@@ -64,28 +57,51 @@ __all__ = [
     "recalc_values",
 ]
 
-#: Key of the messages dict saying which path the engine took: "ranges" (constants as range blocks
-#: from the streamed sheets) or "cells" (openpyxl read the book; one node per cell).
-ENGINE_PATH = "\x00engine path"
+@dataclasses.dataclass
+class EngineMessages:
+    """What the engine says besides the values, filled while it evaluates and sent with them.
 
-#: Key of {(SHEET, (row, col)): (TARGET SHEET, (row, col))}: the cells that only show an array's cell.
-SHOWN = "\x00shown"
+    Sheets are named in capitals (``SHEET``), cells by their A1 reference (``ref``) unless said.
+
+    - ``by_function``: {FUNCTION NAME: [message, ...]}, at most 1,000 per function, of the calls
+      whose message no formula cell holds;
+    - ``call_errors``: {message: FUNCTION NAME} of the calls that could not run (the cell shows the message);
+    - ``limit_calls``: {message: (FUNCTION NAME, (SHEET, ref) or None)}: the calls refused over a work limit;
+    - ``formula_reasons``: {(SHEET, ref): [why, ...]}: reasons of error cells, by formula (at most four);
+    - ``cell_messages``: {(SHEET, ref): message}: formulas the engine cannot read, DDE links;
+    - ``unfollowed``: {(SHEET, ref)} of cells that depend on a link to another workbook not followed;
+    - ``cut_rows``: {(SHEET, anchor ref): message}: results longer than their array range;
+    - ``shown``: {(SHEET, (row, col)): (TARGET SHEET, (row, col))}: the cells that only show an array's cell;
+    - ``clipped_calls``: {(sheet, (row, col)): whole text}: calls' messages clipped to Excel's limit in the copy;
+    - ``engine_path``: "ranges" (constants as range blocks from the streamed sheets) or "cells" (openpyxl
+      read the book; one node per cell).
+
+    >>> m = EngineMessages()
+    >>> m.note("IMPS", "board 2: 7 scores"); m.by_function
+    {'IMPS': ['board 2: 7 scores']}
+    """
+
+    by_function: dict = dataclasses.field(default_factory=dict)
+    call_errors: dict = dataclasses.field(default_factory=dict)
+    limit_calls: dict = dataclasses.field(default_factory=dict)
+    formula_reasons: dict = dataclasses.field(default_factory=dict)
+    cell_messages: dict = dataclasses.field(default_factory=dict)
+    unfollowed: set = dataclasses.field(default_factory=set)
+    cut_rows: dict = dataclasses.field(default_factory=dict)
+    shown: dict = dataclasses.field(default_factory=dict)
+    clipped_calls: dict = dataclasses.field(default_factory=dict)
+    engine_path: str = ""
+
+    def note(self, name: str, text: str) -> None:
+        """Keep ``text`` among function ``name``'s messages (at most :data:`_MAX_MESSAGES`)."""
+        found = self.by_function.setdefault(name, [])
+        if len(found) < _MAX_MESSAGES:
+            found.append(text)
 
 
 # --------------------------------------------------------------------------------------------------
 # adapters between the formulas engine and Excel-shaped Python functions
 
-
-CUT_ROWS = "\x00cut rows"  # key of {(SHEET, anchor): message}: results longer than their array range
-CALL_ERRORS = "\x00call errors"  # key of {message: function name} in the messages dict
-
-LIMIT_CALLS = "\x00limit calls"  # key of {message: function name}: the calls refused over a work limit
-
-FORMULA_REASONS = "\x00formula reasons"  # key of {(SHEET, ref): [why]}: reasons of error cells, by formula
-
-CELL_MESSAGES = "\x00cell messages"  # key of {(SHEET, ref): message} (formulas the engine cannot read, DDE)
-
-UNFOLLOWED = "\x00unfollowed"  # key of {(SHEET, ref)} of cells that depend on a link not followed
 
 _MAX_MESSAGES = 1000  # distinct messages kept per function (a column of failing calls repeats itself)
 
@@ -139,7 +155,7 @@ def message_of(exc: BaseException) -> str:
     return one_line(text, 300)
 
 
-def _adapt_function(name: str, fn, messages: dict):
+def _adapt_function(name: str, fn, messages: EngineMessages):
     """Wrap an Excel-shaped callable for the formulas engine (see the module docstring).
 
     Whatever the callable returns or raises ends as a value or an Excel error of its cell: the
@@ -148,10 +164,7 @@ def _adapt_function(name: str, fn, messages: dict):
     """
     formulas, np, sh, Array, wrap_func, Ranges, Error, XlError = engine_modules()
 
-    def note(key, text):
-        found = messages.setdefault(key, [])
-        if len(found) < _MAX_MESSAGES:
-            found.append(text)
+    note = messages.note
 
     def cell_in(v):
         if isinstance(v, XlError):
@@ -227,9 +240,9 @@ def _adapt_function(name: str, fn, messages: dict):
                     note_reason(messages, name, reason)
                 return Error.errors[v]
             if type(v).__name__ in ("CallError", "LimitCallError"):  # xlbridge.excel: the call could not run
-                messages.setdefault(CALL_ERRORS, {})[str(v)] = name
+                messages.call_errors[str(v)] = name
                 if type(v).__name__ == "LimitCallError":  # reported even where no cell shows it
-                    messages.setdefault(LIMIT_CALLS, {}).setdefault(str(v), (name, _cell_being_evaluated()))
+                    messages.limit_calls.setdefault(str(v), (name, _cell_being_evaluated()))
             return str(v)
         if isinstance(v, (bool, np.bool_)):
             return bool(v)
@@ -291,7 +304,7 @@ def _adapt_function(name: str, fn, messages: dict):
 
 
 @contextlib.contextmanager
-def _engine_guards(path: str, messages: dict, functions: dict, progress: bool):
+def _engine_guards(path: str, messages: EngineMessages, functions: dict, progress: bool):
     """Everything the engine run changes in the formulas package, undone on exit.
 
     - the custom functions registered under their Excel names (and ``_xludf.`` names);
@@ -407,23 +420,21 @@ def _cell_being_evaluated() -> tuple | None:
     return found
 
 
-def note_reason(messages: dict, name: str, reason: str) -> None:
+def note_reason(messages: EngineMessages, name: str, reason: str) -> None:
     """Why a cell is an error, said by function ``name``: listed at the formula cell being evaluated
-    (``FORMULA_REASONS``, at most four per cell), or among ``name``'s messages when no cell is known."""
+    (``formula_reasons``, at most four per cell), or among ``name``'s messages when no cell is known."""
     where, text = _cell_being_evaluated() or compiling_cell(), one_line(reason, 300)
     if where is None:
-        found = messages.setdefault(name, [])
-        if len(found) < _MAX_MESSAGES:
-            found.append(text)
+        messages.note(name, text)
         return
-    found = messages.setdefault(FORMULA_REASONS, {}).setdefault((where[0], where[1].split(":", 1)[0]), [])
+    found = messages.formula_reasons.setdefault((where[0], where[1].split(":", 1)[0]), [])
     if f"{name}: {text}" not in found and len(found) < 4:
         found.append(f"{name}: {text}")
 
 
-def _note_cut_rows(name: str, count: int, messages: dict) -> None:
+def _note_cut_rows(name: str, count: int, messages: EngineMessages) -> None:
     """A result of more rows than the array formula evaluating it has (the pairs of a session beyond the
-    Ranking's 400 rows): the rows past the range would not show, so the run reports it (``CUT_ROWS``)."""
+    Ranking's 400 rows): the rows past the range would not show, so the run reports it (``cut_rows``)."""
     where = _cell_being_evaluated() or compiling_cell()
     if where is None or ":" not in where[1]:
         return
@@ -433,7 +444,7 @@ def _note_cut_rows(name: str, count: int, messages: dict) -> None:
     except Exception:
         return
     if count > r2 - r1 + 1:
-        messages.setdefault(CUT_ROWS, {}).setdefault(
+        messages.cut_rows.setdefault(
             (where[0], where[1].split(":", 1)[0]),
             f"{name} gives {count:,} rows, more than the {r2 - r1 + 1:,} rows of this range ({where[1]}): the rest "
             f"are not shown; give the table more rows")
@@ -482,8 +493,8 @@ def recalc_values(path: str, targets: dict, functions: dict | None = None, *, pr
 
     ``targets`` is {sheet name: {"cells": [(row, col), ...], "arrays": [(r1, c1, r2, c2), ...]}};
     ``values`` is {sheet name: {(row, col): value}} with values as in
-    :func:`xlbridge.batch.write.xlsxpatch.patch_sheet`; ``messages`` is {FUNCTION NAME: [message, ...]} from
-    the custom functions (plus internal keys). ``links``: the cached copies of linked workbooks
+    :func:`xlbridge.batch.write.xlsxpatch.patch_sheet`; ``messages`` the
+    :class:`EngineMessages` of the run. ``links``: the cached copies of linked workbooks
     (:func:`xlbridge.batch.read.bookparts.read_external_links`); no other file than ``path`` is ever opened
     (:func:`defuse_external_links`). ``book`` and ``sheets``: the workbook read without its cells and
     its streamed sheets (see :func:`evaluate_workbook`); without them the engine reads ``path`` with
@@ -493,7 +504,7 @@ def recalc_values(path: str, targets: dict, functions: dict | None = None, *, pr
     """
     formulas, np, sh, Array, wrap_func, Ranges, Error, XlError = engine_modules()
 
-    messages: dict = {}
+    messages = EngineMessages()
     record_phase("loading")
     with _engine_guards(path, messages, functions or {}, progress):
         model = model_class()()
@@ -514,8 +525,8 @@ def recalc_values(path: str, targets: dict, functions: dict | None = None, *, pr
             if is_memory_error(exc):
                 raise EngineStopped("memory", engine_location(exc)) from None
             raise
-        messages[CELL_MESSAGES] = dict(state.cell_messages)
-        messages[UNFOLLOWED] = unfollowed_cells(model, state) if state.refused else set()
+        messages.cell_messages = dict(state.cell_messages)
+        messages.unfollowed = unfollowed_cells(model, state) if state.refused else set()
     record_phase("collecting")
     # index results by (SHEET, ref)
     by_ref: dict = {}
@@ -671,6 +682,6 @@ def evaluate_workbook(path: str, sheets: Any, *, cell_formats: int | None = None
         reads.clear()
     values, messages = recalc_values(path, targets, functions, progress=progress, links=links, book=book,
                                      sheets=by_sheet, shown=shown)
-    messages[ENGINE_PATH] = "cells" if by_sheet is None else "ranges"
-    messages[SHOWN] = {key: (alias[1], alias[2]) for key, alias in shown.items()}
+    messages.engine_path = "cells" if by_sheet is None else "ranges"
+    messages.shown = {key: (alias[1], alias[2]) for key, alias in shown.items()}
     return values, messages, layouts

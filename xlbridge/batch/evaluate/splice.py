@@ -23,14 +23,13 @@ import gc
 import zipfile
 from typing import Any
 
-from .engine import CALL_ERRORS, CELL_MESSAGES, SHOWN, UNFOLLOWED, evaluate_workbook
+from .engine import EngineMessages, evaluate_workbook
 from ..guard.limits import EXCEL_MAX_TEXT
 from ..guard.links import LINK_NOT_FOLLOWED
 from ..cells import ExcelErrorValue, cell_ref, parse_ref
 from ..write.xlsxpatch import patch_sheet_pieces
 
 __all__ = [
-    "CLIPPED_CALLS",
     "EngineSummary",
     "PLAIN_VALUE_TYPES",
     "anchors_of",
@@ -43,8 +42,6 @@ __all__ = [
 ]
 
 
-#: Key of {(sheet name, (row, col)): whole text} in the messages: the calls' messages clipped to Excel's limit.
-CLIPPED_CALLS = "\x00clipped calls"
 
 
 def qualified(sheet: str, cell: str) -> str:
@@ -128,7 +125,7 @@ def reported_at(up: str, pos: tuple, value: Any, shown: dict, hidden: set, call_
 PLAIN_VALUE_TYPES = frozenset((int, float, bool))
 
 
-def settle_values(values: dict, messages: dict, layouts: dict, hidden: set) -> list:
+def settle_values(values: dict, messages: EngineMessages, layouts: dict, hidden: set) -> list:
     """Make the engine's values what the copy holds (in place); return the warnings.
 
     - an error cell whose formula (or, for a cell showing a hidden result, the result's formula)
@@ -136,16 +133,16 @@ def settle_values(values: dict, messages: dict, layouts: dict, hidden: set) -> l
       becomes ``#REF!`` "link to another workbook not followed" (a range of such a book gives
       ``#VALUE!`` in the engine; Excel shows ``#REF!`` for a link it cannot update);
     - a text longer than Excel's 32,767 characters is clipped to it, with a warning naming the cell
-      (a call's message so clipped is kept whole in ``messages[CLIPPED_CALLS]``, {(sheet, (row, col)):
+      (a call's message so clipped is kept whole in ``messages.clipped_calls``, {(sheet, (row, col)):
       text}, for the report).
     """
-    call_errors = messages.get(CALL_ERRORS, {})
-    cell_messages = messages.get(CELL_MESSAGES, {})
-    unfollowed = messages.get(UNFOLLOWED, set())
-    shown = messages.get(SHOWN, {})
+    call_errors = messages.call_errors
+    cell_messages = messages.cell_messages
+    unfollowed = messages.unfollowed
+    shown = messages.shown
     anchors = _Anchors(layouts)
     warnings = []
-    clipped = messages.setdefault(CLIPPED_CALLS, {})
+    clipped = messages.clipped_calls
     for sheet in layouts:
         vals = values.get(sheet, {})
         up = sheet.upper()
@@ -196,8 +193,8 @@ class EngineSummary:
 
     - ``values``: {sheet: {(row, col): value}} of the cells a report may name: errors, calls' messages,
       texts clipped to Excel's limit (:func:`summarize`);
-    - ``messages``: the engine's messages, its shown cells (``SHOWN``) cut to those cells and to the
-      results cut at their range (``CUT_ROWS``);
+    - ``messages``: the engine's :class:`~xlbridge.batch.evaluate.engine.EngineMessages`, its shown cells
+      cut to those cells and to the results cut at their range (``cut_rows``);
     - ``layouts``: {sheet: layout} without cell spans, holding the formulas of the cells above and of the
       results they show (every formula when a call was refused over a work limit: the report then
       searches them for the call);
@@ -208,7 +205,7 @@ class EngineSummary:
     """
 
     values: dict
-    messages: dict
+    messages: EngineMessages
     layouts: dict
     warnings: list
     written: dict
@@ -217,23 +214,22 @@ class EngineSummary:
     anchors: dict
 
 
-def summarize(values: dict, messages: dict, layouts: dict, warnings: list, print_areas: Any = ()) -> EngineSummary:
+def summarize(values: dict, messages: EngineMessages, layouts: dict, warnings: list, print_areas: Any = ()) -> EngineSummary:
     """The :class:`EngineSummary` of a settled result (:func:`settle_values`); ``print_areas``: the areas
     ((sheet, r1, c1, r2, c2), ...) of the print-area names (:data:`xlbridge.batch.read.capacity.PRINT_NAME`).
 
     >>> from xlbridge.batch.read.sheetxml import scan_sheet
     >>> xml = b'<worksheet><sheetData><row r="1"><c r="A1"><f>1/0</f></c><c r="B1"><f>1+1</f></c></row></sheetData></worksheet>'
-    >>> got = summarize({"S": {(1, 1): ExcelErrorValue("#DIV/0!"), (1, 2): 2}}, {}, {"S": scan_sheet(xml)}, [],
+    >>> got = summarize({"S": {(1, 1): ExcelErrorValue("#DIV/0!"), (1, 2): 2}}, EngineMessages(), {"S": scan_sheet(xml)}, [],
     ...                 [("S", 1, 1, 9, 2)])
     >>> got.values, got.layouts["S"].formula_cells, got.written, got.formula_cells, got.print_results
     ({'S': {(1, 1): ExcelErrorValue(code='#DIV/0!', message='')}}, {(1, 1): '1/0'}, {'S': 2}, {'S': 2}, {('S', 1, 1, 9, 2): AreaResults(last_row=1, array_ranges=())})
     """
     from ..read.capacity import AreaResults
-    from .engine import CUT_ROWS, LIMIT_CALLS
 
-    call_errors = messages.get(CALL_ERRORS, {})
-    clipped = messages.get(CLIPPED_CALLS, {})
-    shown = messages.get(SHOWN, {})
+    call_errors = messages.call_errors
+    clipped = messages.clipped_calls
+    shown = messages.shown
     whole = {(sheet, pos) for sheet, pos in clipped}
     plain = PLAIN_VALUE_TYPES
     # a cell the report may name: an Excel error or a call's message (numbers, TRUE/FALSE and other texts,
@@ -243,7 +239,7 @@ def summarize(values: dict, messages: dict, layouts: dict, warnings: list, print
                      or (whole and (sheet, pos) in whole)}
              for sheet, vals in values.items()}
     keys = {(sheet.upper(), pos) for sheet, vals in named.items() for pos in vals}
-    cut = {(up, parse_ref(ref.split(":", 1)[0])) for up, ref in messages.get(CUT_ROWS, {})}
+    cut = {(up, parse_ref(ref.split(":", 1)[0])) for up, ref in messages.cut_rows}
     if cut:  # (in the order of the map: the report takes the last cell showing a cut result)
         kept = {key: target for key, target in shown.items() if key in keys or target in cut}
     else:
@@ -256,13 +252,12 @@ def summarize(values: dict, messages: dict, layouts: dict, warnings: list, print
         if anchor is not None:
             near[up][pos] = anchor
         wanted.setdefault(up, set()).add(pos if anchor is None else anchor)
-    every = bool(messages.get(LIMIT_CALLS))
+    every = bool(messages.limit_calls)
     light = {sheet: dataclasses.replace(layout, cells={}, rows={}, row_cells={}, formula_cells=(
                  dict(layout.formula_cells) if every else
                  {pos: layout.formula_cells[pos] for pos in sorted(wanted[sheet.upper()]) if pos in layout.formula_cells}))
              for sheet, layout in layouts.items()}
-    if SHOWN in messages:
-        messages = {**messages, SHOWN: kept}
+    messages = dataclasses.replace(messages, shown=kept)
     rows = {area: AreaResults.of(values.get(area[0], {}), area, layouts[area[0]].array_ranges)
             for area in print_areas if area[0] in layouts}
     return EngineSummary(named, messages, light, list(warnings),
