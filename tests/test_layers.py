@@ -18,8 +18,6 @@ from pathlib import Path
 
 import pytest
 
-from xlbridge import LEGACY_MODULES
-
 PKG = Path(__file__).resolve().parents[1] / "xlbridge"
 
 #: Third-party packages that only some layers may use.
@@ -40,9 +38,6 @@ LAYERS = {
     # the one command composes every layer but the xlwings facade; heavy packages inside functions
     "cli": ({None, "core", "excel", "batch", "templates", "formats", "analysis", "cli"}, set(),
             {"openpyxl", "formulas", "defusedxml", "tqdm"}),
-    # the old module paths (xlbridge/matchpoints.py ..., generated): re-exports of the core and analyses only
-    **{name: ({"core", "analysis"}, set(), set()) for name in LEGACY_MODULES},
-    "vbastub": ({"excel"}, set(), set()),
 }
 
 

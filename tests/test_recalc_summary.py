@@ -21,7 +21,7 @@ from openpyxl.worksheet.formula import ArrayFormula
 from xlbridge.batch.evaluate.child import EngineJob, run_engine
 from xlbridge.batch.recalc import _part_reader, recalc_workbook, xlbridge_excel_functions
 from xlbridge.batch.guard.safety import DEFAULT_LIMITS, check_workbook
-from xlbridge.errors import WorkbookError
+from xlbridge import WorkbookError
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -145,7 +145,7 @@ def test_recalculated_sheets_larger_than_the_memory_limit_are_refused(tmp_path):
     8 MiB while writing the third sheet (2 x 3.3 MB < 8 MiB < 3 x 3.3 MB), naming it; nothing written.
     (In this process, where the address-space limit is not set: the bound is the same in the engine's.)"""
     from xlbridge.batch.guard.safety import SafetyLimits
-    from xlbridge.errors import WorkbookLimitError
+    from xlbridge import WorkbookLimitError
 
     wb = openpyxl.Workbook()
     src = wb.active

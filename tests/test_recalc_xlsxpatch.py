@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from xlbridge.errors import WorkbookError
+from xlbridge import WorkbookError
 from xlbridge.batch.cells import ExcelErrorValue, cell_ref, parse_range, parse_ref
 from xlbridge.batch.read.sheetxml import scan_sheet
 from xlbridge.batch.write.xlsxpatch import patch_sheet

@@ -12,7 +12,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from xlbridge.errors import WorkbookError, WorkbookLimitError
+from xlbridge import WorkbookError, WorkbookLimitError
 from xlbridge.batch.recalc import recalc_workbook
 from xlbridge.batch.guard.safety import SafetyLimits, check_workbook
 

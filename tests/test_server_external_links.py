@@ -225,7 +225,7 @@ def test_a_relationship_to_an_external_image_is_refused(setup):
             b'<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/'
             b'image" Target="file:///etc/passwd" TargetMode="External"/></Relationships>')
     bad = rebuild(book, up / "img.xlsx", add={"xl/worksheets/_rels/sheet1.xml.rels": rels})
-    from xlbridge.errors import WorkbookError
+    from xlbridge import WorkbookError
 
     with pytest.raises(WorkbookError, match="points outside the package .'file:///etc/passwd'.; only hyperlinks"):
         recalc_workbook(bad, up / "img-out.xlsx", functions={})

@@ -20,7 +20,7 @@ from openpyxl.workbook.defined_name import DefinedName
 from server_helpers import ROOT, Tripwire, rebuild, run_cli, sha
 
 from xlbridge.cli import main
-from xlbridge.errors import WorkbookLimitError, WorkbookError
+from xlbridge import WorkbookLimitError, WorkbookError
 from xlbridge.batch.recalc import recalc_workbook
 from xlbridge.batch.guard.safety import SafetyLimits, check_workbook, clip
 

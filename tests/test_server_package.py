@@ -13,7 +13,7 @@ import pytest
 from server_helpers import read_member, rebuild, sha
 
 from xlbridge.cli import main
-from xlbridge.errors import WorkbookError
+from xlbridge import WorkbookError
 from xlbridge.batch.recalc import recalc_workbook
 from xlbridge.batch.guard.safety import check_workbook
 

@@ -282,7 +282,7 @@ def recalc_workbook(book: str | os.PathLike, output: str | os.PathLike | None = 
     :func:`xlbridge_excel_functions`). ``limits``: :class:`xlbridge.batch.guard.safety.SafetyLimits` (file
     checks, and memory/time of the engine when ``isolate`` is true, the default; without it the
     engine runs in this process, unbounded, which only tests should do). Raises
-    :class:`xlbridge.errors.WorkbookError` when the file is refused (:class:`xlbridge.errors.WorkbookLimitError`
+    :class:`xlbridge.core.errors.WorkbookError` when the file is refused (:class:`xlbridge.core.errors.WorkbookLimitError`
     at a limit) and ``OSError`` when the output cannot be written; cells evaluating to Excel errors
     are listed in the report (``report.errors``). No temporary file or folder outlives the call.
     """

@@ -22,7 +22,7 @@ change of formula engine:
   the files of a run: temporary folders, leftovers, locks, atomic writes (:mod:`xlbridge.batch.guard.files`),
   whose public names are importable from here too.
 
-Every refusal raises :class:`xlbridge.errors.WorkbookError` (a :class:`xlbridge.errors.WorkbookLimitError`
+Every refusal raises :class:`xlbridge.core.errors.WorkbookError` (a :class:`xlbridge.core.errors.WorkbookLimitError`
 when a limit is the reason) with a one-line message. Memory and time of the formula engine itself are
 bounded by :func:`xlbridge.batch.recalc.recalc_workbook`, which runs it in a child process
 (:class:`xlbridge.batch.evaluate.child.ChildProcess`).

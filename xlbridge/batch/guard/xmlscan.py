@@ -227,7 +227,7 @@ def _check_col(attrs, where: str, name: str | None) -> None:
 
     Excel "repairs" a file whose column record is out of these bounds, so it is refused here.
 
-    >>> from xlbridge.errors import WorkbookError
+    >>> from xlbridge import WorkbookError
     >>> _check_col({"min": "1", "max": "3", "width": "12.5"}, "sheet S", None)
     >>> try:
     ...     _check_col({"min": "1", "max": "99999999999"}, "sheet S", "b.xlsx")
