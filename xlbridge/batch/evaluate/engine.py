@@ -45,6 +45,7 @@ from ..guard.links import (
     split_node,
     unfollowed_cells,
 )
+from ..formulas_seam import EVALUATING_FRAME, engine_patched, internals
 from .model import compiling_cell, is_memory_error, load_engine_workbook, model_class, record_phase
 
 __all__ = [
@@ -130,21 +131,17 @@ def engine_modules():
     Its function registry is :class:`xlbridge.batch.evaluate.registry.LazyFunctions`: a function module is
     imported when the book uses one of its functions (SciPy only when a function calls it).
     """
-    import formulas
     import numpy as np
-    import schedula as sh
-    from formulas.functions import Array, wrap_func
-    from formulas.ranges import Ranges
-    from formulas.tokens.operand import Error, XlError
 
     from .registry import install
 
+    got = internals()
     install()
     import openpyxl  # noqa: F401  (what the engine's child uses)
     import openpyxl.formula.translate  # noqa: F401  (shared formulas, read in the child)
 
     before_sandbox()  # (no-op when it ran before the sandbox, as it must in a sandboxed process)
-    return formulas, np, sh, Array, wrap_func, Ranges, Error, XlError
+    return got.formulas, np, got.sh, got.Array, got.wrap_func, got.Ranges, got.Error, got.XlError
 
 
 def message_of(exc: BaseException) -> str:
@@ -316,16 +313,11 @@ def _engine_guards(path: str, messages: EngineMessages, functions: dict, progres
     - the compile progress bar goes to stderr only with ``progress``.
     """
     import logging
-    import types
     import warnings
 
-    import formulas
-    import formulas.excel as fx
-    import formulas.functions as ff
     import tqdm
-    from formulas.excel import xlreader
 
-    registry = formulas.get_functions()
+    registry = internals().formulas.get_functions()
     saved = {}
     for name, fn in (functions or {}).items():
         for key in (name.upper(), "_XLUDF." + name.upper()):
@@ -335,36 +327,29 @@ def _engine_guards(path: str, messages: EngineMessages, functions: dict, progres
 
     REASON_SINKS.append(functools.partial(note_reason, messages))  # (the registry's corrections say why)
     allowed = os.path.realpath(path)
-    original_load = xlreader.load_workbook
 
-    def guarded_load(filename, *args, **kwargs):
-        if not isinstance(filename, str) or os.path.realpath(filename) != allowed:
-            raise ExternalLinkRefused(LINK_NOT_FOLLOWED)
-        kwargs["keep_links"] = False
-        return original_load(filename, *args, **kwargs)
+    def guard_load(original_load):
+        def guarded_load(filename, *args, **kwargs):
+            if not isinstance(filename, str) or os.path.realpath(filename) != allowed:
+                raise ExternalLinkRefused(LINK_NOT_FOLLOWED)
+            kwargs["keep_links"] = False
+            return original_load(filename, *args, **kwargs)
+
+        return guarded_load
 
     loggers = [logging.getLogger(n) for n in ("formulas", "schedula")]
     levels = [lg.level for lg in loggers]
-    old_tqdm, old_base_error = fx.tqdm, ff.BaseError
-    xlreader._xlbridge_original_load = original_load
-    xlreader.load_workbook = guarded_load
-    ff.BaseError = (old_base_error, MemoryError)
-    fx.tqdm = types.SimpleNamespace(tqdm=functools.partial(
-        tqdm.tqdm, disable=not progress, file=sys.stderr, desc="compiling formulas", leave=False))
+    bar = functools.partial(tqdm.tqdm, disable=not progress, file=sys.stderr, desc="compiling formulas", leave=False)
     for lg in loggers:  # (a level, unlike ``disabled``, also holds for their child loggers)
         lg.setLevel(logging.CRITICAL + 1)
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), engine_patched(guard_load, bar):
             warnings.simplefilter("ignore")
             yield
     finally:
         REASON_SINKS.pop()
         for lg, level in zip(loggers, levels):
             lg.setLevel(level)
-        fx.tqdm, ff.BaseError = old_tqdm, old_base_error
-        xlreader.load_workbook = original_load
-        with contextlib.suppress(AttributeError):
-            del xlreader._xlbridge_original_load
         for key, fn in saved.items():
             if fn is None:
                 registry.pop(key, None)
@@ -400,7 +385,7 @@ def engine_location(exc: BaseException | None) -> tuple | None:
 
 def _node_cell(frame) -> tuple | None:
     """(SHEET, ref) of the cell a ``_set_function_node_output`` frame of schedula evaluates, else None."""
-    if frame.f_code.co_name != "_set_function_node_output":
+    if frame.f_code.co_name != EVALUATING_FRAME:
         return None
     attr = frame.f_locals.get("node_attr")
     outputs = attr.get("outputs") if isinstance(attr, dict) else None
@@ -473,9 +458,7 @@ def _value_out(v, sh, np, XlError):
         return v.item()
     if isinstance(v, (str, int, float)):
         return v
-    from formulas.ranges import Ranges
-
-    if isinstance(v, Ranges):  # a reference inside an array result ({=INDEX(A1:B3,{1;2;3},2)}): its cell's value,
+    if isinstance(v, internals().Ranges):  # a reference inside an array result ({=INDEX(A1:B3,{1;2;3},2)}): its cell's value,
         cell = np.asarray(v.value, object)  # 0 for a blank one, as Excel shows it; a whole range is #VALUE!
         if cell.size != 1:
             return ExcelErrorValue("#VALUE!")

@@ -17,6 +17,7 @@ from typing import Any
 
 from ...core.errors import WorkbookError
 from ..cells import cell_ref, parse_range, parse_ref
+from ..formulas_seam import internals, quote_sheet_ids
 from ..guard.limits import clip
 from ..read.aliases import AliasIndex, alias_runs
 from ..guard.links import (
@@ -122,43 +123,12 @@ class _BlankCells:
 
     def present(self, solution: Any) -> Any:
         """(node name, column, row) of each blank cell that has a value in ``solution`` after all."""
-        from formulas.tokens.operand import _index2col
-
+        index2col = internals().index2col
         prefix = self.prefix
         for n, r in self:
-            key = f"{prefix}{_index2col(n)}{r}"
+            key = f"{prefix}{index2col(n)}{r}"
             if key in solution:
                 yield key, n, r
-
-
-def _quote_sheet_ids() -> None:
-    """Make the engine write a sheet name holding an apostrophe as Excel does, ``'O''Brien'!A1``.
-
-    ``formulas`` 1.3 builds its node ids with the apostrophe unescaped (``'[book.xlsx]O'BRIEN'!A1``),
-    which its own parser then reads as a broken reference: every formula on, or pointing at, a
-    sheet such as "O'Brien" came out ``#REF!``. Its ``range2parts`` looks ``_build_sheet_id`` up
-    in its module at each call, so replacing that one function fixes every id; ``add_sheet``
-    below reads the escaped name back.
-    """
-    from formulas.tokens import operand
-
-    if getattr(operand._build_sheet_id, "xlbridge", False):
-        return
-    plain_id = operand._re_build_id
-
-    def build_sheet_id(sheet="", directory="", filename="", **kw):
-        sheet = sheet.replace("''", "'").upper()
-        quoted = sheet.replace("'", "''")
-        if filename:
-            if plain_id.match(filename):
-                return "[%s]%s" % (filename, sheet)
-            if directory and not directory.endswith("/"):
-                directory += "/"
-            return "'%s[%s]%s'" % (directory, filename, quoted)
-        return "'%s'" % quoted if (" " in sheet or "'" in sheet) else sheet
-
-    build_sheet_id.xlbridge = True  # type: ignore[attr-defined]
-    operand._build_sheet_id = build_sheet_id
 
 
 @functools.lru_cache(maxsize=None)
@@ -175,10 +145,10 @@ def guarded_run_class():
     import math
 
     import numpy as np
-    import schedula as sh
-    from formulas.cell import CellWrapper
-    from formulas.functions import Array
-    from formulas.tokens.operand import Error, XlError
+
+    got = internals()
+    sh, Array, Error, XlError = got.sh, got.Array, got.Error, got.XlError
+    CellWrapper: Any = got.CellWrapper
 
     errors = frozenset(Error.errors.values())  # (the engine's error values are tokens: equal only to themselves)
     name = Error.errors["#NAME?"]
@@ -235,17 +205,17 @@ def model_class():
     import collections
     import itertools
 
-    import formulas
-    import schedula as sh
     import numpy as np
 
-    from formulas.cell import (
-        CellWrapper, InvRangesAssembler, RangesAssembler, Ref, _assemble_values, _get_indices_intersection, _shape)
-    from formulas.ranges import Ranges
-    from formulas.tokens.operand import _index2col
-    from formulas.excel import BOOK, SHEETS
+    got = internals()
+    sh, CellWrapper, Ref, Ranges = got.sh, got.CellWrapper, got.Ref, got.Ranges
+    InvRangesAssembler = got.InvRangesAssembler
+    RangesAssembler: Any = got.RangesAssembler
+    ExcelModel: Any = got.formulas.ExcelModel
+    _assemble_values, _get_indices_intersection, _shape = got.assemble_values, got.get_indices_intersection, got.shape
+    _index2col, BOOK, SHEETS = got.index2col, got.BOOK, got.SHEETS
 
-    _quote_sheet_ids()
+    quote_sheet_ids()
     _GuardedRun = guarded_run_class()
 
     class _LeanAssembler(RangesAssembler):  # type: ignore[misc]  # formulas is untyped
@@ -412,7 +382,7 @@ def model_class():
                 return RangesAssembler.add(self, dsp)
             self._add_blank(dsp, _BlankCells.of_arrays(self._prefix(), cols + n1, rows + r1))
 
-    class XlbridgeExcelModel(formulas.ExcelModel):  # type: ignore[misc]  # formulas is untyped
+    class XlbridgeExcelModel(ExcelModel):  # type: ignore[misc]  # formulas is untyped
         basedir: str | None
 
         def add_book(self, book=None, context=None, data_only=False):
@@ -678,8 +648,6 @@ def model_class():
             written ``[secret.xlsx]S!$A$1`` (not quoted, as no Excel writes it) is read as the quoted
             ``'[secret.xlsx]S'!$A$1`` (and so refused like any link), one with a DDE link or another book
             in it is ``#REF!``, any other ``#NAME?``."""
-            from formulas.cell import Ref
-
             refs: dict = {}
             nodes: set = set()
             it = book.defined_names
@@ -709,9 +677,7 @@ def model_class():
 
 def _block_cell(ref: str, values, context):
     """An engine cell holding a block of constants (the value of a range, as a column)."""
-    from formulas.cell import Cell
-
-    return Cell(ref, values, context=context, check_formula=False)
+    return internals().Cell(ref, values, context=context, check_formula=False)
 
 
 def _array_cells(worksheet: Any) -> set:
@@ -748,8 +714,7 @@ def _array_cells(worksheet: Any) -> set:
 
 def load_engine_workbook(path: Any, data_only: bool = False) -> Any:
     """The engine's reader (openpyxl) on the one allowed file: also the check that openpyxl can read the book."""
-    from formulas.excel import xlreader
-
+    xlreader = internals().xlreader
     load = getattr(xlreader, "_xlbridge_original_load", xlreader.load_workbook)
     # keep_links=True: openpyxl reads the externalLink parts of the package (never the linked files), so
     # a damaged one is found here; what it reads is not used (links come from defuse_external_links)

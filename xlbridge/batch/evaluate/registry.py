@@ -194,9 +194,9 @@ class LazyFunctions(collections.defaultdict):
 
     def __init__(self, package: types.ModuleType | None = None) -> None:
         if package is None:
-            import formulas.functions
+            from ..formulas_seam import internals
 
-            package = formulas.functions
+            package = internals().functions
         pkg: types.ModuleType = package
         self._package = pkg
         super().__init__(lambda: pkg.not_implemented)
@@ -275,8 +275,9 @@ def _index_of_values(stock: dict) -> dict:
     wrong number where LibreOffice spreads whole rows.
     """
     import numpy as np
-    from formulas.ranges import Ranges
-    from formulas.tokens.operand import Error
+    from ..formulas_seam import internals
+
+    Ranges, Error = internals().Ranges, internals().Error
 
     function = stock["function"]
 
@@ -329,7 +330,9 @@ CORRECTIONS: dict[str, Callable[[dict], dict]] = {"INDEX": _index_of_values}
 
 def index_of_installed() -> dict[str, list[str]]:
     """{module: sorted names} of the installed formulas (imports every function module, SciPy deferred)."""
-    import formulas.functions as ff
+    from ..formulas_seam import internals
+
+    ff = internals().functions
 
     out = {}
     for name in ff.SUBMODULES:
@@ -348,9 +351,9 @@ def install() -> LazyFunctions:
     left to save. Returns the registry in use.
     """
     global _REGISTRY
-    import formulas
-    import formulas.functions as ff
+    from ..formulas_seam import internals, use_registry
 
+    ff = internals().functions
     stock = ff.get_functions
     cache_info = getattr(stock, "cache_info", None)
     if _REGISTRY is None and cache_info is not None and cache_info().currsize:
@@ -363,7 +366,5 @@ def install() -> LazyFunctions:
     def get_functions() -> LazyFunctions:
         return registry
 
-    ff.get_functions = get_functions
-    if "get_functions" in vars(formulas):
-        formulas.get_functions = get_functions
+    use_registry(get_functions)
     return registry

@@ -147,9 +147,9 @@ def read_shared_strings(path: str) -> list[str]:
     The part is the one the package's content types name (openpyxl's manifest), read with formulas'
     own string-table reader (``_xHHHH_`` escapes decoded).
     """
-    from formulas.excel.xlreader import XlReader
+    from ..formulas_seam import internals
 
-    reader = XlReader(path, read_only=True, keep_links=False)
+    reader = internals().XlReader(path, read_only=True, keep_links=False)
     try:
         reader.read_manifest()
         reader.read_strings()
