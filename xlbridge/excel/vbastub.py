@@ -33,11 +33,11 @@ import importlib.util
 import io
 import sys
 import types
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-__all__ = ["generate", "write", "check", "STUB_DIR", "UDFS_BAS", "REGISTER_BAS", "XLWINGS_VERSION", "UDFS_PY",
+__all__ = ["generate", "write", "check", "run_command", "STUB_DIR", "UDFS_BAS", "REGISTER_BAS", "XLWINGS_VERSION", "UDFS_PY",
            "stubbed_com", "classic_module"]
 
 #: The xlwings version the stub is generated for (pyproject pins ``xlwings==0.37.8``).
@@ -188,14 +188,19 @@ def main(argv: list[str] | None = None) -> int:
 
     ``python -m xlbridge.excel`` (:mod:`xlbridge.excel.generated`) writes every generated file, these two included.
     """
-    args = sys.argv[1:] if argv is None else argv
-    if "--check" in args:
-        problems = check()
+    return run_command("--check" in (sys.argv[1:] if argv is None else argv), check, write)
+
+
+def run_command(only_check: bool, check_files: Callable[[], list[str]], write_files: Callable[[], list[Path]],
+                shown: Callable[[Path], object] = str) -> int:
+    """A generator's command: print the stale files and exit 1 (``--check``), or write them and say so."""
+    if only_check:
+        problems = check_files()
         for problem in problems:
             print(problem)
         return 1 if problems else 0
-    for path in write():
-        print(f"wrote {path}")
+    for path in write_files():
+        print(f"wrote {shown(path)}")
     return 0
 
 
