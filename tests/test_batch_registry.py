@@ -111,7 +111,8 @@ def wrapped_half(*a, **k):
     try:
         return read_half(*a, **k)
     finally:
-        if k.get("tail") is not None:
+        half = a[1] if len(a) > 1 else k.get("half")
+        if half is not None and half.tail is not None:
             record("tail")
 child._child_main, halves.read_sheet_half = wrapped_main, wrapped_half
 recalc_workbook(sys.argv[1], sys.argv[2])

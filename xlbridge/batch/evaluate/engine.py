@@ -579,7 +579,7 @@ def recalc_values(path: str, targets: dict, functions: dict | None = None, *, pr
 
 
 def evaluate_workbook(path: str, sheets: Any, *, cell_formats: int | None = None, functions: dict | None = None,
-                      external_links: Any = (), max_formula_cells: int | None = None, progress: bool = False,
+                      external_links: Any = (), max_formula_cells: int | None = None,
                       streamed: bool = True, halves: bool = False) -> tuple:
     """Read and evaluate the workbook at ``path``: return (values, messages, layouts). The engine's job.
 
@@ -663,7 +663,7 @@ def evaluate_workbook(path: str, sheets: Any, *, cell_formats: int | None = None
                 got.layout.formula_cells[pos] = ""
     if by_sheet is None:
         reads.clear()
-    values, messages = recalc_values(path, targets, functions, progress=progress, links=links, book=book,
+    values, messages = recalc_values(path, targets, functions, links=links, book=book,
                                      sheets=by_sheet, shown=shown)
     messages.engine_path = "cells" if by_sheet is None else "ranges"
     messages.shown = {key: (alias[1], alias[2]) for key, alias in shown.items()}

@@ -47,7 +47,7 @@ import signal
 import threading
 from typing import Any
 
-from .sheetxml import SHARED_LATER, SheetRead, prepare_reading, read_sheet, read_sheet_half
+from .sheetxml import SHARED_LATER, Half, SheetRead, prepare_reading, read_sheet, read_sheet_half
 from ..cells import CellSpan, SheetLayout, cell_ref
 from ..process import set_parent_death_signal
 
@@ -236,7 +236,7 @@ def _tail_process(w: int, data: bytes, split: tuple, kwargs: dict, head_pid: int
 
         set_parent_death_signal(head_pid)  # die with the head (as the engine's process dies with its parent)
         try:
-            got, extras = read_sheet_half(data, tail=split, **kwargs)
+            got, extras = read_sheet_half(data, Half(tail=split), **kwargs)
             out: tuple = ("ok", _pack(got), extras)
             try:
                 payload = b"M" + marshal.dumps(out)
@@ -334,7 +334,7 @@ def finish_halves(tail: Tail | None, data: bytes, **kwargs: Any) -> SheetRead:
         return read_sheet(data, **kwargs)
     with tail:
         # (a refusal here is the whole reading's own; reading on past the split, the tail is stopped at once)
-        head, hx = read_sheet_half(data, head=tail.split[0], reading_on=tail.close, **kwargs)
+        head, hx = read_sheet_half(data, Half(head=tail.split[0], reading_on=tail.close), **kwargs)
         if not hx["confirmed"]:
             return head  # (read whole: no row starts at the split)
         got = tail.receive()

@@ -48,9 +48,10 @@ from ..cells import MAX_COL, MAX_ROW, CellSpan, SheetLayout, cell_ref, parse_ran
 from ..guard.limits import clip
 from ..guard.xmlscan import defuse
 
-__all__ = ["SheetRead", "prepare_reading", "read_sheet", "read_sheet_half", "scan_sheet", "MAIN_NS", "SHARED_LATER"]
+__all__ = ["SheetRead", "Half", "WHOLE", "prepare_reading", "read_sheet", "read_sheet_half", "scan_sheet", "MAIN_NS",
+           "SHARED_LATER"]
 
-#: ``shared_strings=SHARED_LATER`` in a tail reading (``read_sheet_half(tail=...)``): the shared-string
+#: ``shared_strings=SHARED_LATER`` in a tail reading (``read_sheet_half(data, Half(tail=...))``): the shared-string
 #: table is not read yet; a shared-string cell's value is its index, looked up by the merge
 #: (:mod:`xlbridge.batch.read.halves`: ``extras["later"]`` lists where they are, ``extras["later_unseen"]``
 #: the indices of those inside array ranges, which the whole reading looks up too and then skips)
@@ -179,15 +180,30 @@ def read_sheet(data: bytes, *, part: str = "worksheet", sheet: str | None = None
     the span of every cell in the layout (not only of those :func:`patch_sheet` may rewrite, with
     the columns and offsets of the cells of a row where an array range lacks a cell).
     """
-    return read_sheet_half(data, part=part, sheet=sheet, cell_formats=cell_formats, shared_strings=shared_strings,
-                 values=values, full=full)[0]
+    return read_sheet_half(data, WHOLE, part=part, sheet=sheet, cell_formats=cell_formats,
+                           shared_strings=shared_strings, values=values, full=full)[0]
 
 
-def read_sheet_half(data: bytes, *, part: str = "worksheet", sheet: str | None = None, cell_formats: int | None = None,
-          shared_strings: list[str] | None = None, values: bool = False, full: bool = False,
-          head: int | None = None, tail: tuple | None = None,
-          reading_on: Callable[[], Any] | None = None) -> tuple[SheetRead, dict]:
-    """:func:`read_sheet`, whole (the default) or one of its two halves (:mod:`xlbridge.batch.read.halves`).
+@dataclasses.dataclass(frozen=True)
+class Half:
+    """Which part of a worksheet a reading covers (:func:`read_sheet_half`): the whole part (no field
+    given), the rows before ``head`` (a byte offset; ``reading_on()`` called if it reads on past it), or
+    the rows from ``tail`` (split, root declarations, sheetData's name) on."""
+
+    head: int | None = None
+    tail: tuple | None = None
+    reading_on: Callable[[], Any] | None = None
+
+
+#: The whole part, read in one pass.
+WHOLE = Half()
+
+
+def read_sheet_half(data: bytes, half: Half = WHOLE, *, part: str = "worksheet", sheet: str | None = None,
+                    cell_formats: int | None = None, shared_strings: list[str] | None = None, values: bool = False,
+                    full: bool = False) -> tuple[SheetRead, dict]:
+    """:func:`read_sheet`, whole (the default) or one of its two halves (:mod:`xlbridge.batch.read.halves`),
+    as ``half`` (a :class:`Half`) says.
 
     ``head=split``: read the part up to the byte offset ``split`` and stop there if a ``<row>`` of the
     sheet data starts at that very byte (``extras["confirmed"]``; otherwise read on to the end, as a
@@ -198,6 +214,7 @@ def read_sheet_half(data: bytes, *, part: str = "worksheet", sheet: str | None =
     (``extras``). ``reading_on()``: called once a head reading finds no row at the split and reads on
     (the tail's work is then of no use). Returns (the reading, extras).
     """
+    head, tail, reading_on = half.head, half.tail, half.reading_on
     import xml.parsers.expat as expat
 
     label = f"sheet {clip(sheet)[1:-1]}" if sheet is not None else f"worksheet {clip(part, 80)[1:-1]}"
