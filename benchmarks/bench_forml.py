@@ -57,8 +57,8 @@ def band_naive(n, t):
 
 
 def main():
-    from xlbridge.fairness import fairness_bands_data, fairness_p
-    from xlbridge.forml import forml_handicaps
+    from xlbridge import fairness_bands_data, fairness_p
+    from xlbridge import forml_handicaps
 
     print(f"machine: {platform.machine()}, {platform.python_implementation()} {platform.python_version()}, "
           f"numpy {np.__version__}")

@@ -41,7 +41,7 @@ def main(argv=None) -> int:
 
     import xlbridge.batch.recalc
 
-    xlbridge.batch.engine.engine_modules()  # imported once, as a server process would
+    xlbridge.batch.evaluate.engine.engine_modules()  # imported once, as a server process would
     codes, reasons, seconds, failures = collections.Counter(), collections.Counter(), [], []
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="bench-fuzz-") as folder:

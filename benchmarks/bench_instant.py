@@ -21,8 +21,8 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
-from xlbridge.contract import legal_scores
-from xlbridge.instant import instant_chart
+from xlbridge import legal_scores
+from xlbridge import instant_chart
 
 VUL = "All"
 N_HIST = 100_000

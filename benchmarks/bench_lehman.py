@@ -22,7 +22,7 @@ import time
 
 import numpy as np
 
-from xlbridge.lehman import lehman_deltas_array, lehman_ledger, lehman_ledger_arrays
+from xlbridge import lehman_deltas_array, lehman_ledger, lehman_ledger_arrays
 
 DECAY = 0.067
 FLOOR = 1.0

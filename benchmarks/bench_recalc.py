@@ -331,7 +331,7 @@ def main():
     ap.add_argument("--engine-max", type=int, default=2_000,
                     help="largest row count for which the formulas engine evaluates the COUNTIF sheet")
     args = ap.parse_args()
-    from xlbridge.batch.engine import engine_modules as _engine
+    from xlbridge.batch.evaluate.engine import engine_modules as _engine
     from xlbridge.batch.recalc import recalc_workbook
 
     d = Path(tempfile.mkdtemp(prefix="bench-recalc-"))
@@ -372,14 +372,11 @@ def main():
     else:
         print(f"3. formulas engine on the COUNTIF sheet: skipped above {args.engine_max} rows")
 
-    from xlbridge.weighted import weighted_session  # noqa: F401  (the API the template's WEIGHTED_MP calls)
-    from xlbridge import matchpoints as M
-    from xlbridge import bridge_score
+    from xlbridge import bridge_score, matchpoint_session
 
     scores = [bridge_score(c, s, t, b) for (b, _, _, c, s, t) in rows]
     boards = [r[0] for r in rows]
-    fn = getattr(M, "matchpoint_session")
-    t_core, _ = timed(fn, scores, boards)
+    t_core, _ = timed(matchpoint_session, scores, boards)
     print(f"4a. core API matchpoint_session on the same scores: {t_core:.3f} s")
     try:
         import pandas as pd

@@ -3,11 +3,11 @@
 Run from the project root:  python benchmarks/bench_teams.py  [--boards 10000] [--results 50]
 
 Compared side by side (same random travellers, results checked equal):
-- cross-IMPs: xlbridge.imps.cross_imp_totals (numpy core) and xlbridge.imps.cross_imps (the
+- cross-IMPs: xlbridge.cross_imp_totals (numpy core) and xlbridge.cross_imps (the
   full cell-level API: parsing, grouping, exact Fractions) against a straightforward numpy
   broadcast (all pairs, np.searchsorted on the IMP table, boards in chunks), a pandas self-merge
   per board, and a plain Python loop.
-- Butler: xlbridge.imps.butler_datums + imps_array (core) and xlbridge.imps.butler (full API)
+- Butler: xlbridge.butler_datums + imps_array (core) and xlbridge.butler (full API)
   against numpy (sort, slice, float mean, np.round) and pandas (groupby-apply of a trimmed mean).
 The pandas self-merge and the Python loops are timed on a slice of the boards and scaled
 linearly to the full count (marked "scaled"); everything else runs on all boards.
@@ -23,7 +23,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from xlbridge.imps import IMP_THRESHOLDS, butler, butler_datums, butler_trim_count, cross_imp_totals, cross_imps, imps_array
+from xlbridge import IMP_THRESHOLDS, butler, butler_datums, butler_trim_count, cross_imp_totals, cross_imps, imps_array
 
 THR = np.array(IMP_THRESHOLDS)
 SCORES = np.array([-1100, -800, -500, -200, -100, -50, 50, 100, 110, 140, 170, 400, 420, 430, 450, 460, 480, 600,

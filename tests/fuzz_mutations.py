@@ -132,7 +132,8 @@ def mutate(template: bytes, rng: random.Random) -> tuple[bytes, str]:
 def lean(template: bytes) -> bytes:
     """The template without its styled blank input cells (``<c r=".." s=".."/>``): every part, formula, style
     and relationship is kept, only the thousands of empty cells that make each run slow go (for CI speed)."""
-    from xlbridge.batch.xlsxpatch import scan_sheet, strip_empty_cells
+    from xlbridge.batch.read.sheetxml import scan_sheet
+    from xlbridge.batch.write.xlsxpatch import strip_empty_cells
 
     out = io.BytesIO()
     with zipfile.ZipFile(io.BytesIO(template)) as zin, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zout:

@@ -53,7 +53,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors (``xlbridge recalc: error: ...``) and exit code 2."""
 
     def error(self, message: str) -> NoReturn:
-        from .batch.safety import one_line
+        from .batch.guard.safety import one_line
 
         self.exit(EXIT_REFUSED, f"{self.prog}: error: {one_line(message, 300)} (see {self.prog} --help)\n")
 
@@ -61,7 +61,7 @@ class _Parser(argparse.ArgumentParser):
 def _number(text: str, *, kind: type[int] | type[float], low: float, high: float, what: str,
             low_inclusive: bool) -> float:
     """Parse a limit from the command line: finite, within [low, high] (``low`` excluded unless inclusive)."""
-    from .batch.safety import clip
+    from .batch.guard.safety import clip
 
     try:
         value = kind(text)
@@ -218,7 +218,7 @@ def _recalc(args: argparse.Namespace) -> int:
         die_with_parent()
 
     from .core.errors import WorkbookError
-    from .batch.safety import one_line
+    from .batch.guard.safety import one_line
 
     def fail(code: int, key: str, msg: str) -> int:
         msg = one_line(msg, 600)
@@ -231,7 +231,7 @@ def _recalc(args: argparse.Namespace) -> int:
     try:
         try:
             from .batch.recalc import recalc_workbook
-            from .batch.safety import DEFAULT_LIMITS
+            from .batch.guard.safety import DEFAULT_LIMITS
 
             limits = DEFAULT_LIMITS
             if args.timeout is not None:
@@ -289,7 +289,7 @@ def _recalc_many(args: argparse.Namespace) -> int:
 
     from .batch.cores import usable_cores
     from .batch.many import BookRun, expand_inputs, output_paths, run_many
-    from .batch.safety import one_line
+    from .batch.guard.safety import one_line
     from .core.errors import WorkbookError
 
     start = time.perf_counter()
@@ -444,7 +444,7 @@ def _read_event(path: str, prog: str, *, weighted: bool = False) -> Any:
     from pathlib import Path
 
     from . import formats
-    from .batch.safety import check_workbook
+    from .batch.guard.safety import check_workbook
     from .core.files import open_regular
     from .formats.errors import FormatError, check_regular_file
     from .formats.workbook import read_workbook
@@ -460,7 +460,7 @@ def _read_event(path: str, prog: str, *, weighted: bool = False) -> Any:
     with os.fdopen(fd, "rb") as fh:
         head = fh.read(4)
     if head == b"PK\x03\x04":  # a pairs or a teams workbook: checked and read from a private copy, as recalc does
-        from .batch.safety import private_tempdir, snapshot_file
+        from .batch.guard.safety import private_tempdir, snapshot_file
 
         try:
             with private_tempdir() as tmp:
@@ -475,7 +475,7 @@ def _read_event(path: str, prog: str, *, weighted: bool = False) -> Any:
 
 
 def _write_output(dest: str, data: bytes) -> None:
-    from .batch.safety import write_atomic
+    from .batch.guard.safety import write_atomic
 
     write_atomic(dest, lambda fh: fh.write(data))
 
@@ -535,7 +535,7 @@ def _files(args: argparse.Namespace) -> int:
             write = formats.write_pbn if args.format == "pbn" else formats.write_usebio
             data = write(event, name=os.path.basename(source))  # a refusal names the input, as reading it does
     except XlbridgeError as exc:
-        from .batch.safety import one_line
+        from .batch.guard.safety import one_line
 
         print(f"{prog}: {one_line(str(exc), 600)}", file=sys.stderr)
         return EXIT_REFUSED

@@ -1,6 +1,6 @@
 """Cells that only show a cell of an array (the templates' cells in view) are valued as the engine would.
 
-``xlbridge.batch.aliases``: a formula ``=S!H5`` or ``=IFERROR(R,IF(ERROR.TYPE(R)=5,"",R))`` pointing into
+``xlbridge.batch.read.aliases``: a formula ``=S!H5`` or ``=IFERROR(R,IF(ERROR.TYPE(R)=5,"",R))`` pointing into
 an array range is valued after the engine from the array's value (and handed to the engine, one array
 node per run of a column, when a formula reads it). Expected values: the stock formulas path
 (``streamed=False``: openpyxl reads the book, the engine evaluates every cell itself), an independent
@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 from openpyxl.worksheet.formula import ArrayFormula
 
 from test_engine_paths import _both, assert_paths_agree, constants
-from xlbridge.batch.aliases import alias_of, alias_runs, alias_value, find_shown
+from xlbridge.batch.read.aliases import alias_of, alias_runs, alias_value, find_shown
 from xlbridge.batch.recalc import recalc_workbook
-from xlbridge.batch.xlsxpatch import ExcelErrorValue, cell_ref
+from xlbridge.batch.cells import ExcelErrorValue, cell_ref
 from xlbridge.templates.mirror import shows
 
 ROWS = 6
@@ -80,7 +80,7 @@ def test_showing_cells_get_the_stock_engines_values(tmp_path, spec):
 
 
 def test_hand_worked_scores_shown_from_a_hidden_sheet(tmp_path, monkeypatch):
-    from xlbridge.batch import aliases
+    from xlbridge.batch.read import aliases
 
     added, taken = [], []
     add, take = aliases.AliasIndex.add, aliases.AliasIndex.take
@@ -204,7 +204,7 @@ def test_a_guarded_run_read_by_a_formula_gets_what_the_stock_engine_gives(cells)
     from formulas.cell import Cell
     from formulas.ranges import Ranges
     from formulas.tokens.operand import Error, XlError
-    from xlbridge.batch.model import guarded_run_class
+    from xlbridge.batch.evaluate.model import guarded_run_class
 
     values = []
     for value, special in cells:  # special: a text naming an error is the error; "empty" the blank cell
@@ -235,7 +235,7 @@ def test_a_guarded_run_read_by_a_formula_gets_what_the_stock_engine_gives(cells)
 def test_only_a_guarded_run_read_by_a_formula_is_valued_in_one_pass(tmp_path, monkeypatch):
     # B shows the hidden array guarded (#NAME? shown blank), C plainly (#NAME? shown): COUNTIF reads each
     # column as one run; only B's run goes through the one pass, and both give the stock engine's values
-    from xlbridge.batch.model import guarded_run_class
+    from xlbridge.batch.evaluate.model import guarded_run_class
 
     from formulas.cell import CellWrapper
 

@@ -137,8 +137,8 @@ def test_the_byte_search_of_rows_agrees_with_the_parser_on_every_shipped_sheet(n
     import random
     import zipfile
 
-    from xlbridge.batch import capacity as cap
-    from xlbridge.batch.xlsxpatch import scan_sheet
+    from xlbridge.batch.read import capacity as cap
+    from xlbridge.batch.read.sheetxml import scan_sheet
 
     rnd = random.Random(f"7 {name}")
     books = [str(ROOT / "workbooks" / name)]
@@ -214,8 +214,8 @@ def test_a_result_longer_than_its_array_range_is_reported_not_cut_in_silence(tmp
                 max_size=12))
 def test_merged_ranges_searched_from_the_first_merge_are_those_of_the_whole_part(pieces):
     # the search starts at the "<" before the first "mergeCell": the matches of a search from the start
-    from xlbridge.batch.capacity import _MERGE, _merged_ranges
-    from xlbridge.batch.xlsxpatch import parse_range
+    from xlbridge.batch.read.capacity import _MERGE, _merged_ranges
+    from xlbridge.batch.cells import parse_range
 
     data = b"".join(pieces)
     whole = [parse_range((m.group(1) or m.group(2) or b"").decode()) for m in _MERGE.finditer(data)]

@@ -1,6 +1,6 @@
 """The range-level path of the engine gives exactly the values of the stock formulas path.
 
-``xlbridge.batch.recalc.evaluate_workbook`` normally hands the formulas engine each column's constants
+``xlbridge.batch.evaluate.engine.evaluate_workbook`` normally hands the formulas engine each column's constants
 as a few range blocks read from the streamed sheet XML (``streamed=True``); the stock path lets
 openpyxl read the workbook and gives the engine one node per cell (``streamed=False``), which is what
 the engine computed before issue 14. Random small workbooks (hypothesis) with constants of every
@@ -22,9 +22,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from openpyxl.worksheet.formula import ArrayFormula
 
-from xlbridge.batch.recalc import ENGINE_PATH, evaluate_workbook, xlbridge_excel_functions
-from xlbridge.batch.safety import check_workbook
-from xlbridge.batch.xlsxpatch import cell_ref
+from xlbridge.batch.evaluate.engine import evaluate_workbook
+from xlbridge.batch.recalc import xlbridge_excel_functions
+from xlbridge.batch.guard.safety import check_workbook
+from xlbridge.batch.cells import cell_ref
 
 FUNCTIONS = xlbridge_excel_functions()
 ROWS = 6
@@ -117,7 +118,7 @@ def _build(path, spec):
 def _both(path):
     import zipfile
 
-    from xlbridge.batch.sheetxml import read_sheet
+    from xlbridge.batch.read.sheetxml import read_sheet
 
     info = check_workbook(str(path))
     with zipfile.ZipFile(path) as zf:  # the range-level path is the one taken (nothing openpyxl reads otherwise)
@@ -126,12 +127,14 @@ def _both(path):
     kw = dict(cell_formats=info.cell_formats, functions=FUNCTIONS, external_links=info.external_links)
     fast = evaluate_workbook(str(path), info.sheets, streamed=True, **kw)
     stock = evaluate_workbook(str(path), info.sheets, streamed=False, **kw)
-    assert (fast[1].pop(ENGINE_PATH), stock[1].pop(ENGINE_PATH)) == ("ranges", "cells")
+    assert (fast[1].engine_path, stock[1].engine_path) == ("ranges", "cells")
+    fast[1].engine_path = stock[1].engine_path = ""
     return fast, stock
 
 
 def _messages(messages):
-    return {k: sorted(set(v)) if isinstance(v, list) else v for k, v in messages.items()}
+    return {k: ({f: sorted(set(v)) for f, v in found.items()} if k == "by_function" else found)
+            for k, found in vars(messages).items()}
 
 
 def assert_paths_agree(path):
@@ -166,7 +169,7 @@ def test_an_array_results_kinds_are_written_as_excel_shows_them(tmp_path):
     """Each kind of value an array formula's cells can hold, worked by hand: numbers (int and float),
     TRUE/FALSE, text, error values, and a blank cell read through (0 in Excel), in a result that fills
     its range and in one that must be spread (a single column over two columns)."""
-    from xlbridge.batch.xlsxpatch import ExcelErrorValue
+    from xlbridge.batch.cells import ExcelErrorValue
 
     wb = openpyxl.Workbook()
     ws = wb.active
@@ -224,7 +227,7 @@ def test_cached_error_and_date_values_inside_an_array_are_skipped_unread(tmp_pat
     #NAME? before)."""
     import zipfile
 
-    from xlbridge.batch.sheetxml import read_sheet
+    from xlbridge.batch.read.sheetxml import read_sheet
 
     wb, ws = _one_two_three()
     wb.iso_dates = True
@@ -251,7 +254,7 @@ def test_a_union_range_and_the_cell_set_reading_give_the_stock_values(tmp_path, 
     node of several rectangles (never met in a workbook) sends the whole model to formulas' own reading
     of cell sets, with the same values. By hand: A1:A3 = 1, 2, 3, A4 =A1*10 (10), A5 blank: SUM 16;
     C1:C2 = 10, 20, C3 =C1+1 (11): the union SUM 57; B1:B3 {=A1:A3*2} (2, 4, 6), B4 blank: SUM 12."""
-    from xlbridge.batch.model import model_class
+    from xlbridge.batch.evaluate.model import model_class
 
     wb, ws = _one_two_three()
     ws["A4"] = "=A1*10"
@@ -301,7 +304,7 @@ def test_long_ranges_over_blank_cells_worked_by_hand(tmp_path):
     ('<c r="A1"><x:v xmlns:x="urn:other">1</x:v></c>', "outside the spreadsheet namespace"),
 ])
 def test_what_the_streamed_reading_cannot_vouch_for_goes_to_openpyxl(xml_cell, why):
-    from xlbridge.batch.sheetxml import read_sheet
+    from xlbridge.batch.read.sheetxml import read_sheet
 
     xml = (b'<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>'
            b'<row r="1">' + xml_cell.encode() + b"</row></sheetData></worksheet>")
@@ -316,7 +319,7 @@ def test_what_the_streamed_reading_cannot_vouch_for_goes_to_openpyxl(xml_cell, w
 ])
 def test_a_value_neither_reader_can_read_is_refused_naming_the_cell(xml_cell, why):
     """openpyxl (the stock path) fails on these too, with a Python exception; the refusal names the cell."""
-    from xlbridge.batch.sheetxml import read_sheet
+    from xlbridge.batch.read.sheetxml import read_sheet
     from xlbridge.core.errors import WorkbookError
 
     xml = (b'<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>'
@@ -338,7 +341,7 @@ def test_a_shared_formula_read_for_many_cells_translates_as_openpyxl_does(refs, 
     # (or the same refusal) as openpyxl's own Translator, cell after cell of one group
     from openpyxl.formula.translate import Translator
     from openpyxl.utils import get_column_letter
-    from xlbridge.batch.sheetxml import _translator
+    from xlbridge.batch.read.sheetxml import _translator
 
     formula = "=" + "+".join(f"SUM({r})" for r in refs * repeat)
     once, stock = _translator()(formula, "C3"), Translator(formula, "C3")
@@ -357,7 +360,7 @@ def test_a_shared_formula_read_for_many_cells_translates_as_openpyxl_does(refs, 
 def test_a_shared_showing_formula_translates_its_one_reference_once_per_cell(monkeypatch):
     # the guarded showing formula names one cell three times: one translation of it per cell
     from openpyxl.formula.translate import Translator
-    from xlbridge.batch.sheetxml import _translator
+    from xlbridge.batch.read.sheetxml import _translator
 
     calls = []
     stock = Translator.translate_range.__func__
@@ -380,7 +383,7 @@ def test_the_arguments_reach_an_xlbridge_function_as_xlwings_gives_them():
     import schedula as sh
     from formulas.tokens.operand import Error
 
-    from xlbridge.batch.engine import _adapt_function
+    from xlbridge.batch.evaluate.engine import EngineMessages, _adapt_function
 
     rnd = random.Random(3)
     kinds = [lambda: rnd.randint(-5, 5), lambda: rnd.random(), lambda: rnd.choice(["4S", "", " x"]),
@@ -402,7 +405,7 @@ def test_the_arguments_reach_an_xlbridge_function_as_xlwings_gives_them():
         return [c for row in x for c in row] if isinstance(x, list) else [x]
 
     got = []
-    echo = _adapt_function("ECHO", lambda *args: got.append(args) or 1, {})
+    echo = _adapt_function("ECHO", lambda *args: got.append(args) or 1, EngineMessages())
     for _ in range(300):
         h, w = rnd.randint(1, 6), rnd.randint(1, 3)
         block = np.empty((h, w), object)
@@ -423,8 +426,8 @@ def test_a_reference_left_in_an_array_result_is_written_as_its_cells_value():
     import numpy as np
     import schedula as sh
 
-    from xlbridge.batch.engine import _value_out, engine_modules
-    from xlbridge.batch.xlsxpatch import ExcelErrorValue
+    from xlbridge.batch.evaluate.engine import _value_out, engine_modules
+    from xlbridge.batch.cells import ExcelErrorValue
 
     _, _, _, _, _, Ranges, _, XlError = engine_modules()
 
@@ -483,7 +486,7 @@ def test_an_inline_string_reads_as_openpyxl_reads_it(snippet):
     import defusedxml.ElementTree as DET
     from openpyxl.cell.text import Text
 
-    from xlbridge.batch.sheetxml import MAIN_NS, read_sheet
+    from xlbridge.batch.read.sheetxml import MAIN_NS, read_sheet
 
     xml = (f'<worksheet xmlns="{MAIN_NS}" xmlns:o="urn:other" xmlns:m="{MAIN_NS}"><sheetData><row r="1"><c r="A1" t="inlineStr">{snippet}</c></row>'
            f"</sheetData></worksheet>").encode()

@@ -23,7 +23,8 @@ from openpyxl.workbook.defined_name import DefinedName
 from server_helpers import Tripwire, add_external_link, all_member_bytes, rebuild, sha
 
 from xlbridge.cli import main
-from xlbridge.batch.recalc import DDE_NOT_FOLLOWED, LINK_NOT_FOLLOWED, recalc_workbook
+from xlbridge.batch.guard.links import DDE_NOT_FOLLOWED, LINK_NOT_FOLLOWED
+from xlbridge.batch.recalc import recalc_workbook
 
 SECRET_TEXT = "TOPSECRET-7f3a9c"
 SECRET_NUMBER = 987654321
@@ -224,7 +225,7 @@ def test_a_relationship_to_an_external_image_is_refused(setup):
             b'<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/'
             b'image" Target="file:///etc/passwd" TargetMode="External"/></Relationships>')
     bad = rebuild(book, up / "img.xlsx", add={"xl/worksheets/_rels/sheet1.xml.rels": rels})
-    from xlbridge.errors import WorkbookError
+    from xlbridge import WorkbookError
 
     with pytest.raises(WorkbookError, match="points outside the package .'file:///etc/passwd'.; only hyperlinks"):
         recalc_workbook(bad, up / "img-out.xlsx", functions={})

@@ -1,4 +1,4 @@
-"""A large worksheet part read in two halves (xlbridge.batch.halves) gives the whole reading's result.
+"""A large worksheet part read in two halves (xlbridge.batch.read.halves) gives the whole reading's result.
 
 The expected value of every test is the whole reading (``sheetxml.read_sheet``, itself compared
 with openpyxl's reading in tests/batch/test_engine_paths.py): the same SheetRead, with its dictionaries
@@ -19,8 +19,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from xlbridge.batch import halves
-from xlbridge.batch.sheetxml import SHARED_LATER, read_sheet, read_sheet_half
+from xlbridge.batch.read import halves
+from xlbridge.batch.read.sheetxml import SHARED_LATER, Half, read_sheet, read_sheet_half
 from xlbridge.core.errors import WorkbookError
 
 NS = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
@@ -30,11 +30,11 @@ SHARED = ["alpha", "beta", "gamma"]
 def _halves_in_process(data: bytes, split: tuple, later: bool = False, **kw):
     """The two halves and their merge in this process (what read_sheet_halves does across a fork);
     ``later``: the tail is read without the shared-string table (``start_tail(later=True)``)."""
-    head, hx = read_sheet_half(data, head=split[0], **kw)
+    head, hx = read_sheet_half(data, Half(head=split[0]), **kw)
     if not hx["confirmed"]:
         return head, "whole"
     try:
-        tail, tx = read_sheet_half(data, tail=split, **{**kw, "shared_strings": SHARED_LATER} if later else kw)
+        tail, tx = read_sheet_half(data, Half(tail=split), **{**kw, "shared_strings": SHARED_LATER} if later else kw)
     except WorkbookError:
         return read_sheet(data, **kw), "tail failed"
     tail = halves._unpack(halves._pack(tail))  # (as it crosses the pipe)
@@ -225,10 +225,10 @@ def test_an_array_range_crossing_the_split_makes_the_head_read_on():
     _same(got, read_sheet(data, **kw))
     # the tail is stopped as soon as the head reads on (not when the head has read the whole part)
     calls: list = []
-    read_sheet_half(data, head=halves.split_point(data)[0], reading_on=lambda: calls.append(len(calls)), **kw)
+    read_sheet_half(data, Half(head=halves.split_point(data)[0], reading_on=lambda: calls.append(len(calls))), **kw)
     assert calls == [0]
     plain = data.replace(b'<c r="B1"><f t="array" ref="B1:B20">A1:A20*2</f><v>2</v></c>', b"")
-    _, hx = read_sheet_half(plain, head=halves.split_point(plain)[0], reading_on=lambda: calls.append(1), **kw)
+    _, hx = read_sheet_half(plain, Half(head=halves.split_point(plain)[0], reading_on=lambda: calls.append(1)), **kw)
     assert hx["confirmed"] and calls == [0]  # (confirmed: the tail's reading is used)
 
 
@@ -335,9 +335,9 @@ def test_a_book_given_one_core_reads_its_parts_whole(tmp_path, monkeypatch):
 
     waits = []
 
-    def recording_run(*args, **kwargs):
-        waits.append((kwargs["after_reading"], kwargs["halves"]))
-        return real_run(*args, **kwargs)
+    def recording_run(job, *args, **kwargs):
+        waits.append((job.after_reading, job.halves))
+        return real_run(job, *args, **kwargs)
 
     monkeypatch.setattr(halves, "start_tail", counting_start)
     monkeypatch.setattr(halves, "_merge", counting_merge)
@@ -447,8 +447,8 @@ def test_the_parents_scan_waits_for_the_reading_within_its_bound():
     import multiprocessing
     import time
 
-    from xlbridge.batch.child import _while_reading
-    from xlbridge.batch.model import PHASE_SIZE
+    from xlbridge.batch.evaluate.child import _while_reading
+    from xlbridge.batch.evaluate.model import PHASE_SIZE
 
     recv, send = multiprocessing.Pipe(duplex=False)
     sink = bytearray(PHASE_SIZE)
@@ -486,7 +486,7 @@ def test_a_large_sheet_over_the_cell_limit_is_refused_by_the_scan(tmp_path, monk
 
     from xlbridge.batch import recalc
     from xlbridge.batch.recalc import recalc_workbook
-    from xlbridge.batch.safety import SafetyLimits
+    from xlbridge.batch.guard.safety import SafetyLimits
 
     wb = openpyxl.Workbook()
     wb.active.title = "Scores"

@@ -13,9 +13,9 @@ import pytest
 from server_helpers import read_member, rebuild, sha
 
 from xlbridge.cli import main
-from xlbridge.errors import WorkbookError
+from xlbridge import WorkbookError
 from xlbridge.batch.recalc import recalc_workbook
-from xlbridge.batch.safety import check_workbook
+from xlbridge.batch.guard.safety import check_workbook
 
 NS = 'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"'
 RELS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"

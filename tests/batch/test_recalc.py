@@ -19,7 +19,7 @@ from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.formula import ArrayFormula
 
-from xlbridge.errors import InputError, WorkbookError
+from xlbridge import InputError, WorkbookError
 from xlbridge.batch.recalc import default_output_path, recalc_workbook
 
 

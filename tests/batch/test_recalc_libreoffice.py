@@ -18,7 +18,7 @@ from openpyxl.worksheet.formula import ArrayFormula
 from recalc_helpers import recalculated
 
 from xlbridge.batch.recalc import recalc_workbook
-from xlbridge.batch.xlsxpatch import parse_range
+from xlbridge.batch.cells import parse_range
 from xlbridge.templates.mirror import CALC_SUFFIX
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -222,7 +222,7 @@ def test_index_with_arrays_of_positions_gives_the_cells_values(tmp_path, lo_prof
     """``INDEX(range, {rows}, ...)`` picks several cells of a reference: Excel gives their values (a
     blank one as 0), which a formula around it adds, joins or tests. formulas 1.3.4 gave one-cell
     references instead (written as their Python text, summed as 0, refused by + and &): corrected in the
-    registry (``xlbridge.batch.registry.CORRECTIONS``). Worked by hand, and LibreOffice gives the same.
+    registry (``xlbridge.batch.evaluate.registry.CORRECTIONS``). Worked by hand, and LibreOffice gives the same.
     A1:A3 = 1, 2, 3, A4 = "x", B1:B3 = 10, 20, 30, column C blank. Positions with a 0 (whole rows,
     which LibreOffice spreads) give #VALUE!: formulas took the first column there, a wrong number."""
     wb = openpyxl.Workbook()

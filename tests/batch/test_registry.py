@@ -1,6 +1,6 @@
 """Start-up: a recalculation imports only what it uses (issue 14).
 
-- formulas' function registry is lazy (``xlbridge.batch.registry``): same functions as the stock
+- formulas' function registry is lazy (``xlbridge.batch.evaluate.registry``): same functions as the stock
   ``get_functions()``, but a module is imported only when the book uses one of its names, and SciPy
   only when a function calls it;
 - the import set of ``xlbridge recalc workbooks/pairs.xlsx``, in a fresh interpreter: no SciPy,
@@ -20,7 +20,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from xlbridge.batch import registry
+from xlbridge.batch.evaluate import registry
 
 ROOT = Path(__file__).resolve().parents[2]
 PAIRS = ROOT / "workbooks" / "examples" / "pairs.xlsx"
@@ -91,25 +91,28 @@ def _book_functions(path: Path) -> set[str]:
 #: the engine's process at the end of its job, each process reading a second half after its reading
 ENGINE_PROBE = r"""
 import json, os, sys
-import xlbridge.batch.child as child
-import xlbridge.batch.halves as halves
+import xlbridge.batch.evaluate.child as child
+import xlbridge.batch.read.halves as halves
 from xlbridge.batch.recalc import recalc_workbook
 log = os.open(sys.argv[3], os.O_WRONLY | os.O_APPEND)
 def record(kind):
     os.write(log, (json.dumps([kind, os.getpid(), sorted(sys.modules)]) + "\n").encode())
 child_main, read_half = child._child_main, halves.read_sheet_half
-def wrapped_main(conn, death_r, death_w, sink, parent_pid, job, *a, **k):
+def wrapped_main(process, *a, **k):
+    job = process.job
     def recorded(*ja, **jk):
         try:
             return job(*ja, **jk)
         finally:
             record("engine")
-    return child_main(conn, death_r, death_w, sink, parent_pid, recorded, *a, **k)
+    process.job = recorded
+    return child_main(process, *a, **k)
 def wrapped_half(*a, **k):
     try:
         return read_half(*a, **k)
     finally:
-        if k.get("tail") is not None:
+        half = a[1] if len(a) > 1 else k.get("half")
+        if half is not None and half.tail is not None:
             record("tail")
 child._child_main, halves.read_sheet_half = wrapped_main, wrapped_half
 recalc_workbook(sys.argv[1], sys.argv[2])
@@ -133,7 +136,7 @@ def test_a_pairs_recalc_imports_only_what_it_uses(tmp_path):
     for kind, _pid, mods in records:
         assert not [m for m in mods if m.split(".")[0] in NEVER], kind
     modules = set(next(mods for kind, _pid, mods in records if kind == "engine"))
-    assert "formulas.functions" in modules and "xlbridge.batch.engine" in modules
+    assert "formulas.functions" in modules and "xlbridge.batch.evaluate.engine" in modules
     # formulas' function modules: those its own import needs, and those defining the book's functions
     base = subprocess.run([sys.executable, "-c", "import json, sys; import formulas, formulas.functions; "
                            "from formulas.excel import ExcelModel; print(json.dumps(sorted(sys.modules)))"],

@@ -12,9 +12,9 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from xlbridge.errors import WorkbookError, WorkbookLimitError
+from xlbridge import WorkbookError, WorkbookLimitError
 from xlbridge.batch.recalc import recalc_workbook
-from xlbridge.batch.safety import SafetyLimits, check_workbook
+from xlbridge.batch.guard.safety import SafetyLimits, check_workbook
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -300,7 +300,7 @@ def _worksheet_part(path):
 
 def test_split_check_finds_what_the_one_pass_check_finds(good):
     """The two halves together give the one-pass WorkbookInfo; the first counts no worksheet cell."""
-    from xlbridge.batch.safety import check_workbook_first
+    from xlbridge.batch.guard.safety import check_workbook_first
 
     whole = check_workbook(good)
     first, scan = check_workbook_first(good)
@@ -342,7 +342,7 @@ def test_cell_limit_of_a_worksheet_refuses_though_the_engine_succeeds(tmp_path, 
 
 def test_what_runs_meanwhile_wins_and_stops_the_child():
     """ChildProcess.run calls ``meanwhile`` once the child has started; what it raises ends the run."""
-    from xlbridge.batch.child import ChildProcess
+    from xlbridge.batch.evaluate.child import ChildProcess
 
     calls = []
     assert ChildProcess(lambda: 6 * 7, max_memory=16 << 30, max_seconds=60).run(
@@ -397,7 +397,7 @@ def test_sheet_records_in_a_worksheet_part_refused_by_the_split_check(good, tmp_
     """A "worksheet" whose root is a <workbook> listing a valid sheet: the one-pass check adds it to its
     list (as it always did; the engine then finds no sheet data); the split check, whose first half
     the engine already has, refuses it in one line, and recalc with it."""
-    from xlbridge.batch.safety import check_workbook_first
+    from xlbridge.batch.guard.safety import check_workbook_first
 
     book = (b'<workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://'
             b'schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="Other" '
@@ -421,7 +421,7 @@ def test_a_first_part_of_the_result_reaches_the_parent_while_the_child_goes_on()
     a child dying after it still ends the run as died."""
     import time
 
-    from xlbridge.batch.child import ChildProcess
+    from xlbridge.batch.evaluate.child import ChildProcess
 
     got = []
 
@@ -457,11 +457,11 @@ def test_the_engines_process_makes_no_full_collection_but_frees_the_engine_once_
     import gc
     import shutil
 
-    from xlbridge.batch import splice
-    from xlbridge.batch.child import ChildProcess
-    from xlbridge.batch.engine import engine_modules
+    from xlbridge.batch.evaluate import splice
+    from xlbridge.batch.evaluate.child import ChildProcess
+    from xlbridge.batch.evaluate.engine import engine_modules
     from xlbridge.batch.recalc import xlbridge_excel_functions
-    from xlbridge.batch.splice import evaluate_and_splice
+    from xlbridge.batch.evaluate.splice import evaluate_and_splice
 
     engine_modules()
     book = tmp_path / "book.xlsx"
@@ -487,7 +487,7 @@ def test_a_sheet_read_leaves_no_reference_cycle():
     import gc
     import zipfile
 
-    from xlbridge.batch.sheetxml import read_sheet
+    from xlbridge.batch.read.sheetxml import read_sheet
 
     with zipfile.ZipFile(ROOT / "workbooks" / "examples" / "pairs.xlsx") as zf:
         xml = zf.read("xl/worksheets/sheet2.xml")
@@ -506,7 +506,7 @@ def test_the_time_limit_never_cuts_a_first_part_in_the_middle():
     not as a dead engine (found by review: a signal mask let the other threads of the child take SIGALRM)."""
     import time
 
-    from xlbridge.batch.child import ChildProcess
+    from xlbridge.batch.evaluate.child import ChildProcess
 
     def job(early=None):
         from multiprocessing import connection
@@ -535,7 +535,7 @@ def test_peak_memory_as_the_kernel_counts_it_and_without_resource(monkeypatch):
     kernel's own count of it); without the resource module (Windows) it says "collect"."""
     import sys
 
-    from xlbridge.batch import splice
+    from xlbridge.batch.evaluate import splice
 
     peak = splice._peak_bytes()
     status = Path("/proc/self/status")

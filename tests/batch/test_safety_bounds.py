@@ -34,7 +34,7 @@ RUN_CAPPED = r"""
 import resource, sys
 cap = int(sys.argv[1])
 resource.setrlimit(resource.RLIMIT_CPU, (int(sys.argv[2]), int(sys.argv[2])))
-import xlbridge.cli, xlbridge.batch.recalc, xlbridge.batch.safety  # what the refusal path needs, loaded before the cap
+import xlbridge.cli, xlbridge.batch.recalc, xlbridge.batch.guard.safety  # what the refusal path needs, loaded before the cap
 with open("/proc/self/status") as fh:
     vm = next(int(l.split()[1]) * 1024 for l in fh if l.startswith("VmSize:"))
 resource.setrlimit(resource.RLIMIT_AS, (vm + cap, vm + cap))

@@ -8,7 +8,7 @@ import pytest
 from server_helpers import read_member, rebuild
 
 from xlbridge.batch.recalc import recalc_workbook
-from xlbridge.batch.safety import check_workbook
+from xlbridge.batch.guard.safety import check_workbook
 from xlbridge.core.errors import WorkbookError
 
 

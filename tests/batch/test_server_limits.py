@@ -20,9 +20,9 @@ from openpyxl.workbook.defined_name import DefinedName
 from server_helpers import ROOT, Tripwire, rebuild, run_cli, sha
 
 from xlbridge.cli import main
-from xlbridge.errors import WorkbookLimitError, WorkbookError
+from xlbridge import WorkbookLimitError, WorkbookError
 from xlbridge.batch.recalc import recalc_workbook
-from xlbridge.batch.safety import SafetyLimits, check_workbook, clip
+from xlbridge.batch.guard.safety import SafetyLimits, check_workbook, clip
 
 NS = b'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"'
 
@@ -39,7 +39,7 @@ def good(tmp_path_factory):
 
 
 def _sheet(rows: int, cols: int, cell='<c r="{ref}"/>') -> bytes:
-    from xlbridge.batch.xlsxpatch import cell_ref
+    from xlbridge.batch.cells import cell_ref
 
     body = "".join(f'<row r="{r}">' + "".join(cell.format(ref=cell_ref(r, c)) for c in range(1, cols + 1)) + "</row>"
                    for r in range(1, rows + 1))
@@ -96,7 +96,7 @@ def test_cli_max_cells(good, capsys, tmp_path):
 
 RUN_CAPPED = r"""
 import resource, sys
-import xlbridge.cli, xlbridge.batch.recalc, xlbridge.batch.safety
+import xlbridge.cli, xlbridge.batch.recalc, xlbridge.batch.guard.safety
 with open("/proc/self/status") as fh:
     vm = next(int(l.split()[1]) * 1024 for l in fh if l.startswith("VmSize:"))
 resource.setrlimit(resource.RLIMIT_AS, (vm + (256 << 20), vm + (256 << 20)))
@@ -369,7 +369,7 @@ def test_unexpected_exception_is_one_line_exit_2(good, tmp_path, capsys, monkeyp
 def test_clip_shows_length():
     assert clip("1e" + "9" * 999_998, 6) == "'1e9999…' (1,000,000 characters)"
     with pytest.raises(WorkbookError, match=r"bad cell reference 'A{40}…' \(100,000 characters\)"):
-        from xlbridge.batch.xlsxpatch import parse_ref
+        from xlbridge.batch.cells import parse_ref
 
         parse_ref("A" * 100_000)
 

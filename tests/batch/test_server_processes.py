@@ -24,7 +24,7 @@ import pytest
 from server_helpers import ROOT, alive, children_of, sha
 
 from xlbridge.cli import main
-from xlbridge.batch.safety import BookLock
+from xlbridge.batch.guard.safety import BookLock
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs Linux /proc and signals")
 
@@ -130,9 +130,9 @@ def test_signal_mid_evaluation_kills_the_child_and_cleans_up(busy, tmp_path, sig
 
 KILL_PROBE = r"""
 import sys
-import xlbridge.batch.child
+import xlbridge.batch.evaluate.child
 if sys.argv[1] == "no-pdeathsig":  # leave only the pipe the child watches
-    xlbridge.batch.child.set_parent_death_signal = lambda parent_pid: None
+    xlbridge.batch.evaluate.child.set_parent_death_signal = lambda parent_pid: None
 sys.exit(__import__("xlbridge.cli").cli.main(sys.argv[2:]))
 """
 
@@ -164,7 +164,7 @@ def test_sigkill_child_dies_with_parent_and_next_run_cleans(busy, tmp_path, mode
 def test_leftovers_of_a_live_or_recent_run_are_kept(tmp_path, monkeypatch):
     import tempfile
 
-    from xlbridge.batch.safety import remove_stale_leftovers
+    from xlbridge.batch.guard.safety import remove_stale_leftovers
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     live = tmp_path / f"xlbridge-recalc-{os.getppid()}-abc"  # a process that exists
@@ -239,13 +239,13 @@ def test_replaced_output_keeps_its_mode(tmp_path):
 def _fail_on(monkeypatch, where):
     """Inject an OSError (disk full) at one point of writing."""
     import xlbridge.batch.recalc
-    import xlbridge.batch.safety
+    import xlbridge.batch.guard.safety
 
     def disk_full(*args, **kwargs):
         raise OSError(errno.ENOSPC, "No space left on device")
 
     if where == "replace":
-        monkeypatch.setattr(xlbridge.batch.safety.os, "replace", disk_full)
+        monkeypatch.setattr(xlbridge.batch.guard.safety.os, "replace", disk_full)
     elif where == "replace-backup":
         real = os.replace
 
@@ -254,9 +254,9 @@ def _fail_on(monkeypatch, where):
                 disk_full()
             return real(a, b, *args, **kw)
 
-        monkeypatch.setattr(xlbridge.batch.safety.os, "replace", replace)
+        monkeypatch.setattr(xlbridge.batch.guard.safety.os, "replace", replace)
     elif where == "fsync":
-        monkeypatch.setattr(xlbridge.batch.safety.os, "fsync", disk_full)
+        monkeypatch.setattr(xlbridge.batch.guard.safety.os, "fsync", disk_full)
     elif where == "copy":
         real_copy = xlbridge.batch.recalc.copy_zip
 
@@ -274,7 +274,7 @@ def _fail_on(monkeypatch, where):
                 disk_full()
             return real_open(path, flags, *args, **kw)
 
-        monkeypatch.setattr(xlbridge.batch.safety.os, "open", open_)
+        monkeypatch.setattr(xlbridge.batch.guard.safety.os, "open", open_)
 
 
 @pytest.mark.parametrize("in_place", [False, True], ids=["output", "in-place"])

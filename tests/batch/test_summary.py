@@ -3,7 +3,7 @@
 At 100,000 traveller rows the engine's whole result (every value, every shown cell, every formula's
 text) held a second time in the parent, and the patched parts pickled through the pipe, made the run's
 process tree 1.3 GiB (2026-11-27); the engine's process now sends only what the report reads
-(:class:`xlbridge.batch.splice.EngineSummary`) and writes the patched parts into a file the parent
+(:class:`xlbridge.batch.evaluate.splice.EngineSummary`) and writes the patched parts into a file the parent
 reads one at a time. These tests check that the summary is small where the run is clean, complete
 where it is not, and that a place outside the file is refused.
 """
@@ -18,10 +18,10 @@ import openpyxl
 import pytest
 from openpyxl.worksheet.formula import ArrayFormula
 
-from xlbridge.batch.child import run_engine
+from xlbridge.batch.evaluate.child import EngineJob, run_engine
 from xlbridge.batch.recalc import _part_reader, recalc_workbook, xlbridge_excel_functions
-from xlbridge.batch.safety import DEFAULT_LIMITS, check_workbook
-from xlbridge.errors import WorkbookError
+from xlbridge.batch.guard.safety import DEFAULT_LIMITS, check_workbook
+from xlbridge import WorkbookError
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -42,9 +42,9 @@ def _engine(path: Path, tmp_path: Path, isolate: bool):
     copy.parent.mkdir()
     shutil.copyfile(path, copy)
     with open(tmp_path / "parts", "xb+", buffering=0) as fh:
-        summary, places = run_engine(str(copy), info, xlbridge_excel_functions(), DEFAULT_LIMITS, path.name,
-                                     {s.upper(): s for s, _ in info.sheets}, {}, isolate=isolate,
-                                     early=got.append, out=fh.fileno())
+        job = EngineJob(str(copy), info, xlbridge_excel_functions(), DEFAULT_LIMITS, path.name,
+                        {s.upper(): s for s, _ in info.sheets}, {}, isolate=isolate, out=fh.fileno())
+        summary, places = run_engine(job, early=got.append)
         size = os.fstat(fh.fileno()).st_size
         parts = {part: os.pread(fh.fileno(), n, start) for part, (start, n) in places.items()
                  if isinstance(places[part], tuple)}
@@ -144,8 +144,8 @@ def test_recalculated_sheets_larger_than_the_memory_limit_are_refused(tmp_path):
     four parts of more than 3.2 MB each (100 x 32,767 bytes), 13 MB together: refused at a limit of
     8 MiB while writing the third sheet (2 x 3.3 MB < 8 MiB < 3 x 3.3 MB), naming it; nothing written.
     (In this process, where the address-space limit is not set: the bound is the same in the engine's.)"""
-    from xlbridge.batch.safety import SafetyLimits
-    from xlbridge.errors import WorkbookLimitError
+    from xlbridge.batch.guard.safety import SafetyLimits
+    from xlbridge import WorkbookLimitError
 
     wb = openpyxl.Workbook()
     src = wb.active

@@ -22,7 +22,7 @@ import openpyxl
 import pytest
 from openpyxl.worksheet.formula import ArrayFormula
 
-from xlbridge.batch.calcprops import CURRENT_CALC_ID, drop_formulas, drop_part, set_calc_properties
+from xlbridge.batch.write.calcprops import CURRENT_CALC_ID, drop_formulas, drop_part, set_calc_properties
 from xlbridge.batch.recalc import recalc_workbook
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,4 +1,4 @@
-"""Byte splicing of cached values (xlbridge.batch.xlsxpatch): properties checked with a real XML parser."""
+"""Byte splicing of cached values (xlbridge.batch.write.xlsxpatch): properties checked with a real XML parser."""
 
 import xml.etree.ElementTree as ET
 
@@ -6,15 +6,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from xlbridge.errors import WorkbookError
-from xlbridge.batch.xlsxpatch import (
-    ExcelErrorValue,
-    cell_ref,
-    parse_range,
-    parse_ref,
-    patch_sheet,
-    scan_sheet,
-)
+from xlbridge import WorkbookError
+from xlbridge.batch.cells import ExcelErrorValue, cell_ref, parse_range, parse_ref
+from xlbridge.batch.read.sheetxml import scan_sheet
+from xlbridge.batch.write.xlsxpatch import patch_sheet
 
 NS = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
 CELL_FORMS = {
@@ -136,7 +131,7 @@ def test_scan_refuses_dtd():
 @given(cells=sheets, values=patches)
 def test_a_layout_of_the_rewritten_cells_only_patches_the_same(cells, values):
     # the engine's reading keeps the spans of formula cells and array cells only: same bytes as the full layout
-    from xlbridge.batch.sheetxml import read_sheet
+    from xlbridge.batch.read.sheetxml import read_sheet
 
     xml = build(cells)
     formula_cells = {k for k, form in cells.items() if form.startswith("formula")}
@@ -151,7 +146,7 @@ def test_a_layout_of_the_rewritten_cells_only_patches_the_same(cells, values):
 def test_cells_inserted_into_an_array_range_land_in_order(present, last, width, values):
     # an array range B1:?N whose cells are partly missing (written by a tool that leaves them out), other
     # cells before and after it in its rows: the compact layout inserts exactly where the full one does
-    from xlbridge.batch.sheetxml import read_sheet
+    from xlbridge.batch.read.sheetxml import read_sheet
 
     cols = range(2, 2 + width)
     cells = {(1, 2): "anchor"} | {k: "number" for k in present if k != (1, 2)}
@@ -189,7 +184,7 @@ _ATTR_TEXT = st.one_of(st.text(alphabet=st.sampled_from(['A', '1', '&', '"', '<'
 def test_a_cell_written_from_its_kinds_cached_start_tag_is_the_cell_written_alone(attrs, rows, keep, tail, first):
     # _CellWriter writes each kind of start tag once and the reference into it: the same bytes as _cell_xml
     # for every cell, whatever the attributes hold (escapes, the writer's own mark, no reference first)
-    from xlbridge.batch.xlsxpatch import _CellWriter, _cell_xml
+    from xlbridge.batch.write.xlsxpatch import _CellWriter, _cell_xml
 
     writer = _CellWriter("x:")
     for r, t in rows:
@@ -203,7 +198,7 @@ def test_a_cell_written_from_its_kinds_cached_start_tag_is_the_cell_written_alon
                  st.sampled_from([1e15, -1e15, 1e15 - 1, 0.0, -0.0, 2.0**53, 1e16, 5e-324]), st.booleans()))
 def test_the_number_fast_paths_write_what_encode_value_writes(value):
     # patch_sheet writes whole numbers and plain floats without _encode_value: the same <v> and t attribute
-    from xlbridge.batch.xlsxpatch import _encode_value
+    from xlbridge.batch.write.xlsxpatch import _encode_value
 
     xml = b'<worksheet><sheetData><row r="1"><c r="A1"><f>1</f><v>0</v></c></row></sheetData></worksheet>'
     t, text = _encode_value(value)
@@ -219,7 +214,7 @@ def test_copy_zip_keeps_content_order_and_method_and_deflates_at_its_level(tmp_p
     import zipfile
     import zlib
 
-    from xlbridge.batch.xlsxpatch import COMPRESS_LEVEL, copy_zip
+    from xlbridge.batch.write.xlsxpatch import COMPRESS_LEVEL, copy_zip
 
     text = b"".join(b'<row r="%d"><c r="A%d"><v>%d</v></c></row>' % (i, i, i * 7 % 13) for i in range(1, 3000))
     src, dst = tmp_path / "in.zip", tmp_path / "out.zip"

@@ -485,7 +485,7 @@ def test_export_of_a_workbook_without_the_travellers_columns_names_file_and_colu
 def test_a_temporary_folder_that_fails_is_not_blamed_on_the_output(tmp_path, monkeypatch, capsys):
     """A workbook is checked and read from a private copy: a temporary folder that cannot be made (a full
     disk) is said as such, naming the input, exit 2; not "cannot write" the output (exit 3)."""
-    import xlbridge.batch.safety as safety
+    import xlbridge.batch.guard.safety as safety
 
     def full():
         raise OSError(28, "No space left on device")

@@ -37,9 +37,8 @@ def col(*values):
 def test_generated_files_are_current():
     assert check_all() == [], "run python -m xlbridge.excel"
     names = sorted(p.relative_to(ROOT).as_posix() for p in expected_files())
-    assert {"docs/functions.md", "vba_stub/xlwings_udfs.bas", "vba_stub/xlbridge_register.bas", "xlbridge/__init__.py",
-            "xlbridge/udfs.py", "xlbridge/matchpoints.py", "xlbridge/imps.py", "xlbridge/vp.py"} <= set(names)
-    assert len(names) == 5 + 14  # and the 14 old module paths (tests/package/test_public_names.py lists them)
+    assert names == ["docs/functions.md", "vba_stub/xlbridge_register.bas", "vba_stub/xlwings_udfs.bas",
+                     "xlbridge/__init__.py", "xlbridge/udfs.py"]
 
 
 def test_udfs_is_generated_from_the_table():

@@ -18,8 +18,6 @@ from pathlib import Path
 
 import pytest
 
-from xlbridge import LEGACY_MODULES
-
 PKG = Path(__file__).resolve().parents[2] / "xlbridge"
 
 #: Third-party packages that only some layers may use.
@@ -40,9 +38,6 @@ LAYERS = {
     # the one command composes every layer but the xlwings facade; heavy packages inside functions
     "cli": ({None, "core", "excel", "batch", "templates", "formats", "analysis", "cli"}, set(),
             {"openpyxl", "formulas", "defusedxml", "tqdm"}),
-    # the old module paths (xlbridge/matchpoints.py ..., generated): re-exports of the core and analyses only
-    **{name: ({"core", "analysis"}, set(), set()) for name in LEGACY_MODULES},
-    "vbastub": ({"excel"}, set(), set()),
 }
 
 
@@ -93,7 +88,7 @@ def _imports(module: str, path: Path):
 def test_every_module_is_seen():
     assert "xlbridge.core.contract" in MODULES and "xlbridge.excel.functions" in MODULES and "xlbridge.udfs" in MODULES
     assert "xlbridge.templates.pairs" in MODULES and "xlbridge.templates.styling" in MODULES
-    assert "xlbridge.batch.recalc" in MODULES and "xlbridge.batch.safety" in MODULES
+    assert "xlbridge.batch.recalc" in MODULES and "xlbridge.batch.guard.safety" in MODULES
     assert all(_layer(m) in LAYERS for m in MODULES if m.startswith(("xlbridge.core", "xlbridge.excel",
                                                                       "xlbridge.analysis", "xlbridge.templates",
                                                                       "xlbridge.batch", "xlbridge.formats",
@@ -143,6 +138,96 @@ def test_no_private_name_of_another_module(module):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in modules:
             assert not (node.attr.startswith("_") and not node.attr.startswith("__")), \
                 f"{module} uses {node.value.id}.{node.attr}"
+
+
+def _graph(modules=None) -> dict:
+    """{module: the xlbridge modules it imports}, every import counted (inside functions too: an import
+    deferred to dodge a circle is still a circle)."""
+    modules = MODULES if modules is None else modules
+    graph = {}
+    for module, path in modules.items():
+        out = set()
+        for target, name, _ in _imports(module, path):
+            if not target.startswith("xlbridge"):
+                continue
+            if name is not None and f"{target}.{name}" in modules:  # from package import module
+                out.add(f"{target}.{name}")
+            elif target in modules:
+                out.add(target)
+        out.discard(module)
+        graph[module] = out
+    return graph
+
+
+def _circles(graph: dict) -> list:
+    """The strongly connected groups of more than one module (Tarjan's algorithm, iterative)."""
+    index: dict = {}
+    low: dict = {}
+    stack: list = []
+    on_stack: set = set()
+    found = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                group = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    group.append(member)
+                    if member == node:
+                        break
+                if len(group) > 1:
+                    found.append(sorted(group))
+    return found
+
+
+def test_no_import_circle_anywhere():
+    assert _circles(_graph()) == []
+
+
+def test_the_circle_check_finds_a_circle(tmp_path):
+    # a -> b -> c -> a, the last import deferred into a function: still a circle
+    pkg = tmp_path / "xlbridge" / "batch"
+    pkg.mkdir(parents=True)
+    (pkg / "a.py").write_text("from .b import x\n", encoding="utf-8")
+    (pkg / "b.py").write_text("from . import c\n", encoding="utf-8")
+    (pkg / "c.py").write_text("def f():\n    from .a import y\n", encoding="utf-8")
+    (pkg / "d.py").write_text("from .a import z\n", encoding="utf-8")
+    mods = {f"xlbridge.batch.{n}": pkg / f"{n}.py" for n in "abcd"}
+    assert _circles(_graph(mods)) == [["xlbridge.batch.a", "xlbridge.batch.b", "xlbridge.batch.c"]]
+
+
+def test_the_batch_layer_is_four_stages():
+    # the command's steps as packages, each saying in its docstring what comes in and what goes out;
+    # the words both reading and writing use (cell references, layouts) below both
+    for stage in ("guard", "read", "evaluate", "write"):
+        doc = ast.get_docstring(ast.parse(MODULES[f"xlbridge.batch.{stage}"].read_text(encoding="utf-8")))
+        assert doc and "In:" in doc and "Out:" in doc, stage
+    graph = _graph()
+    assert not any(t.startswith(("xlbridge.batch.read", "xlbridge.batch.write", "xlbridge.batch.evaluate"))
+                   for t in graph["xlbridge.batch.cells"])
+    assert not any(t.startswith("xlbridge.batch.write") for m in MODULES if m.startswith("xlbridge.batch.read")
+                   for t in graph[m])
 
 
 def test_the_rules_catch_a_bad_import(tmp_path):

@@ -1,14 +1,17 @@
-"""What users type keeps working: every name of the flat layout before core/ (issue 13).
+"""Every public name of 0.1.0 is still public: in the ``xlbridge`` package (issue 13; issue 39 for 0.2.0).
 
 The lists below are what the package exported before the core/ layout (``xlbridge.__all__`` and
-each old module's ``__all__``, copied from that version): each must still be reachable by the same
-path. Every Excel function name of the catalogue except ``DATUM`` (renamed ``BUTLER_DATUM``)
-remains, and ``import xlbridge`` still loads only the standard library and numpy (tests/core/test_purity.py).
+each old module's ``__all__``, copied from that version). Since 0.2.0 the old module paths
+(``xlbridge.matchpoints``, ``xlbridge.imps``, ...) are gone (CHANGELOG.md): every name they held is
+a name of the package itself, and ``imps`` and ``vp`` are the functions. Every Excel function name
+of the catalogue except ``DATUM`` (renamed ``BUTLER_DATUM``) remains, and ``import xlbridge``
+still loads only the standard library and numpy (tests/core/test_purity.py).
 """
 
 from __future__ import annotations
 
-import importlib
+import types
+from pathlib import Path
 import subprocess
 import sys
 
@@ -110,23 +113,25 @@ def test_every_old_top_level_name_is_there():
 
 
 @pytest.mark.parametrize("module", sorted(OLD_MODULES))
-def test_every_old_module_path_keeps_its_names(module):
-    mod = importlib.import_module(f"xlbridge.{module}")
-    missing = [n for n in OLD_MODULES[module] if not hasattr(mod, n)]
-    assert missing == [], module
-    if module != "excel":
-        assert getattr(xlbridge, module) is mod
-    # and the same objects as the top level exports
-    for n in OLD_MODULES[module]:
-        if n in OLD_ALL:
-            assert getattr(mod, n) is getattr(xlbridge, n), (module, n)
+def test_every_name_of_an_old_module_is_a_name_of_the_package(module):
+    home = xlbridge.excel if module == "excel" else xlbridge
+    assert [n for n in OLD_MODULES[module] if n not in home.__all__] == [], module
 
 
-def test_imps_and_vp_are_modules_with_their_functions():
-    assert xlbridge.imps.imps(450) == 10 and xlbridge.imps.imps(-4000) == -24
-    assert float(xlbridge.vp.vp(5, 7)) == 12.18 and xlbridge.vp.vp_table(7)[5] * 100 == 1218
-    from xlbridge.imps import butler, imps  # noqa: F401  (names that moved to core/teams/butler.py)
-    from xlbridge.matchpoints import neuberg, pairs_ranking  # noqa: F401
+@pytest.mark.parametrize("module", sorted(set(OLD_MODULES) - {"excel"}))
+def test_the_old_module_paths_are_gone(module):
+    # no compatibility modules (0.2.0): the public API is xlbridge and xlbridge.core.*
+    package = Path(xlbridge.__file__).parent
+    assert not (package / f"{module}.py").exists() and not (package / module).exists()
+    assert not isinstance(getattr(xlbridge, module, None), types.ModuleType)
+
+
+def test_imps_and_vp_are_the_functions():
+    assert xlbridge.imps(450) == 10 and xlbridge.imps(-4000) == -24
+    assert float(xlbridge.vp(5, 7)) == 12.18 and xlbridge.vp_table(7)[5] * 100 == 1218
+    from xlbridge.core.teams.imps import imps
+
+    assert imps is xlbridge.imps
 
 
 def test_the_documented_calls_of_the_readme_work():
@@ -144,19 +149,14 @@ def test_every_excel_name_but_datum_is_there():
     assert "BUTLER_DATUM" in udfs.EXCEL_FUNCTIONS and "DATUM" not in udfs.EXCEL_FUNCTIONS
 
 
-def test_the_old_vbastub_command_still_checks_the_generated_files():
-    # documented before the move to xlbridge/excel/: ``python -m xlbridge.vbastub --check``
-    out = subprocess.run([sys.executable, "-m", "xlbridge.vbastub", "--check"], capture_output=True, text=True)
+def test_the_vba_stub_command_checks_its_files():
+    out = subprocess.run([sys.executable, "-m", "xlbridge.excel.vbastub", "--check"], capture_output=True, text=True)
     assert (out.returncode, out.stdout, out.stderr) == (0, "", "")
-    from xlbridge.excel import vbastub as new
-    from xlbridge.vbastub import generate, check
-
-    assert generate is new.generate and check is new.check
 
 
-def test_old_module_paths_import_in_a_fresh_interpreter():
-    code = ("import xlbridge.matchpoints, xlbridge.imps, xlbridge.lehman_sim, xlbridge.excel, sys; "
-            "from xlbridge.fairness import plot_fairness; from xlbridge.errors import InputError; "
+def test_the_public_api_imports_in_a_fresh_interpreter():
+    code = ("import xlbridge, xlbridge.excel, sys; "
+            "from xlbridge import plot_fairness, InputError; from xlbridge.core.pairs.neuberg import neuberg; "
             "print('matplotlib' in sys.modules, 'xlwings' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]

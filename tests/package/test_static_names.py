@@ -2,9 +2,8 @@
 
 Before, ``xlbridge/__init__.py`` filled its names at run time (``globals()``, ``sys.modules``) and
 ``xlbridge/udfs.py`` by ``globals().update``: mypy saw nothing (``xlbridge.neuberg`` was an error
-or Any), and ``importlib.util.find_spec("xlbridge.matchpoints")`` failed. Now the names are written
-out by ``python -m xlbridge.excel`` (tests/excel/test_functions.py checks they are current) and
-the old module paths are files.
+or Any). Now the names are written out by ``python -m xlbridge.excel`` (tests/excel/test_functions.py
+checks they are current).
 
 The mypy run reuses the project's cache (.ci/run runs ``python -m mypy`` before the tests): under
 a second when warm, about 15 s cold.
@@ -13,14 +12,11 @@ a second when warm, about 15 s cold.
 from __future__ import annotations
 
 import ast
-import importlib.util
 import os
 import subprocess
 import sys
 import uuid
 from pathlib import Path
-
-import pytest
 
 import xlbridge
 
@@ -28,14 +24,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 USER_SCRIPT = '''\
 import xlbridge
-import xlbridge.imps
-from xlbridge.matchpoints import neuberg
+from xlbridge.core.pairs.neuberg import neuberg
 from xlbridge.udfs import VP
 
 reveal_type(neuberg)
-reveal_type(xlbridge.imps.imps(450))
+reveal_type(xlbridge.imps(450))
 reveal_type(xlbridge.neuberg)
-reveal_type(xlbridge.vp.vp)
+reveal_type(xlbridge.vp)
 reveal_type(VP)
 '''
 
@@ -57,14 +52,6 @@ def test_mypy_sees_the_public_api_of_a_user_script(tmp_path):
     assert all(t != "Any" for t in revealed)
 
 
-@pytest.mark.parametrize("name", sorted(xlbridge.LEGACY_MODULES) + ["vbastub"])
-def test_old_module_paths_are_real_modules(name):
-    spec = importlib.util.find_spec(f"xlbridge.{name}")
-    assert spec is not None and spec.origin == str(ROOT / "xlbridge" / f"{name}.py")
-    module = importlib.import_module(f"xlbridge.{name}")
-    assert module.__spec__ is not None and module.__all__ and all(hasattr(module, n) for n in module.__all__)
-
-
 def test_nothing_is_filled_in_at_run_time():
     for rel in ("xlbridge/__init__.py", "xlbridge/udfs.py"):
         tree = ast.parse((ROOT / rel).read_text(encoding="utf-8"))
@@ -74,5 +61,5 @@ def test_nothing_is_filled_in_at_run_time():
     # every public name is a plain import of the module that defines it
     tree = ast.parse((ROOT / "xlbridge" / "__init__.py").read_text(encoding="utf-8"))
     imported = {a.asname or a.name for n in tree.body if isinstance(n, ast.ImportFrom) for a in n.names}
-    assert set(xlbridge.__all__) <= imported and {"imps", "vp", "matchpoints"} <= imported
-    assert xlbridge.neuberg is xlbridge.core.pairs.neuberg.neuberg and xlbridge.imps.imps(450) == 10
+    assert set(xlbridge.__all__) <= imported and {"imps", "vp"} <= imported
+    assert xlbridge.neuberg is xlbridge.core.pairs.neuberg.neuberg and xlbridge.imps(450) == 10

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 from recalc_helpers import recalculated
 
-from xlbridge.batch.xlsxpatch import scan_sheet, workbook_sheet_parts
+from xlbridge.batch.read.bookparts import workbook_sheet_parts
+from xlbridge.batch.read.sheetxml import scan_sheet
 
 WORKBOOKS = Path(__file__).resolve().parents[2] / "workbooks"
 NAMES = sorted(p.relative_to(WORKBOOKS).as_posix() for p in [*WORKBOOKS.glob("*.xlsx"), *WORKBOOKS.glob("examples/*.xlsx")])

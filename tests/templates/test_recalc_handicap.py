@@ -19,7 +19,7 @@ from openpyxl.worksheet.formula import ArrayFormula
 recalc = pytest.importorskip("xlbridge.batch.recalc", reason="needs xlbridge.batch.recalc (the headless recalc engine)")
 pytest.importorskip("xlbridge.udfs", reason="needs xlbridge.udfs (the Excel functions)")
 
-from xlbridge import fairness, forml  # noqa: E402
+from xlbridge.core.handicap import fairness, forml  # noqa: E402
 from xlbridge import templates as T
 from xlbridge.templates.mirror import shows  # noqa: E402
 

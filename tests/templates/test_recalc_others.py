@@ -19,9 +19,9 @@ recalc = pytest.importorskip("xlbridge.batch.recalc", reason="needs xlbridge.bat
 pytest.importorskip("xlbridge.udfs", reason="needs xlbridge.udfs (the Excel functions)")
 
 from xlbridge import templates as T  # noqa: E402
-from xlbridge.imps import imps  # noqa: E402
-from xlbridge.lehman import lehman_error, lehman_ledger_arrays  # noqa: E402
-from xlbridge.teams import match_result, weighted_imps  # noqa: E402
+from xlbridge import imps  # noqa: E402
+from xlbridge import lehman_error, lehman_ledger_arrays  # noqa: E402
+from xlbridge import match_result, weighted_imps  # noqa: E402
 
 BOOKS = Path(__file__).resolve().parents[2] / "workbooks" / "examples"
 

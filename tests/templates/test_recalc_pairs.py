@@ -20,10 +20,10 @@ pytest.importorskip("xlbridge.udfs", reason="needs xlbridge.udfs (the Excel func
 
 from xlbridge import templates as T
 from xlbridge.templates.mirror import shows  # noqa: E402
-from xlbridge.contract import bridge_score  # noqa: E402
-from xlbridge.matchpoints import pairs_ranking  # noqa: E402
-from xlbridge.rounding import format_rank  # noqa: E402
-from xlbridge.weighted import weighted_session  # noqa: E402
+from xlbridge import bridge_score  # noqa: E402
+from xlbridge import pairs_ranking  # noqa: E402
+from xlbridge import format_rank  # noqa: E402
+from xlbridge import weighted_session  # noqa: E402
 
 SRC = Path(__file__).resolve().parents[2] / "workbooks" / "examples" / "pairs.xlsx"
 ROWS = range(5, 10005)  # the Travellers capacity: rows 5 to 10,004

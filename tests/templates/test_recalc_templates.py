@@ -16,7 +16,7 @@ import openpyxl
 import pytest
 from openpyxl.worksheet.formula import ArrayFormula
 
-from xlbridge.batch.xlsxpatch import parse_range
+from xlbridge.batch.cells import parse_range
 from xlbridge.templates.mirror import CALC_SUFFIX
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -14,8 +14,8 @@ expected edge either way and are not modelled beyond their rating (50) and equal
 The pair's expected score is 45 %, the figure the seed expects ("perhaps 45 % might have been
 expected").
 
-Ratings are updated once a week by :func:`xlbridge.lehman.lehman_update`'s rule (vectorised);
-pseudo-ratings use :func:`xlbridge.lehman.lehman_deltas_array`.  Both formulas see the same
+Ratings are updated once a week by :func:`xlbridge.core.ratings.lehman.lehman_update`'s rule (vectorised);
+pseudo-ratings use :func:`xlbridge.core.ratings.lehman.lehman_deltas_array`.  Both formulas see the same
 boards (common random numbers), so their difference is not sampling noise.
 
 >>> sim = lehman_simulate(runs=200, seed=1)

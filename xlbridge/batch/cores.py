@@ -2,7 +2,7 @@
 
 ``xlbridge recalc FOLDER --jobs N`` (:mod:`xlbridge.batch.many`) tells each per-book process its share in
 :data:`CORES_ENV`; a single run, or a server starting its own runs side by side, may set it too. A book
-reads a large worksheet part in two halves on two cores (:mod:`xlbridge.batch.halves`) only when its
+reads a large worksheet part in two halves on two cores (:mod:`xlbridge.batch.read.halves`) only when its
 share is two or more.
 """
 

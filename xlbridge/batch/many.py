@@ -26,7 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from ..core.errors import WorkbookError
 from .cores import CORES_ENV, usable_cores
-from .files import remove_stale_leftovers
+from .guard.files import remove_stale_leftovers
 
 __all__ = ["BookRun", "expand_inputs", "output_paths", "run_many", "BOOK_SUFFIXES", "die_with_parent"]
 

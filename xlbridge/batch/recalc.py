@@ -3,37 +3,37 @@
 This is ``xlbridge recalc BOOK``, written to run on a server for files uploaded by anyone
 (docs/recalc.md, "Running it on a server"). The steps, in order:
 
-1. Leftovers of killed runs are removed (:func:`xlbridge.batch.safety.remove_stale_leftovers`), the
-   destination is locked (:class:`xlbridge.batch.safety.BookLock`), and the input is copied into a private
-   temporary folder (:func:`xlbridge.batch.safety.snapshot_file`: a FIFO, device or folder is refused at
+1. Leftovers of killed runs are removed (:func:`xlbridge.batch.guard.safety.remove_stale_leftovers`), the
+   destination is locked (:class:`xlbridge.batch.guard.safety.BookLock`), and the input is copied into a private
+   temporary folder (:func:`xlbridge.batch.guard.safety.snapshot_file`: a FIFO, device or folder is refused at
    once); everything after reads only that snapshot.
-2. :func:`xlbridge.batch.safety.check_workbook_first` refuses hostile or broken files before anything
+2. :func:`xlbridge.batch.guard.safety.check_workbook_first` refuses hostile or broken files before anything
    parses them (zip bombs, entity bombs, XXE, non-workbooks, truncated or password-protected files,
    relationships leaving the package, missing sheets) and counts cells, rows, shared strings,
    styles and formula lengths against the limits while the XML streams; its second half, the
    worksheet parts, runs in this process while the sandboxed engine reads them (step 4), and a
    refusal there wins over whatever the engine found.
-3. Every worksheet part is scanned (:func:`xlbridge.batch.xlsxpatch.scan_sheet`) for its formula cells
+3. Every worksheet part is scanned (:func:`xlbridge.batch.read.sheetxml.scan_sheet`) for its formula cells
    and array-formula ranges; the cached copies of linked workbooks are read
-   (:func:`xlbridge.batch.xlsxpatch.read_external_links`).
+   (:func:`xlbridge.batch.read.bookparts.read_external_links`).
 4. The formula engine of the `formulas <https://pypi.org/project/formulas/>`_ package evaluates
    the whole workbook, standard Excel functions and the xlbridge functions
    (``xlbridge.udfs.EXCEL_FUNCTIONS``, registered under their Excel names) alike, in a
-   :class:`ChildProcess`: its own session, killed with the parent, address space limited to
+   :class:`~xlbridge.batch.evaluate.child.ChildProcess`: its own session, killed with the parent, address space limited to
    ``limits.max_memory``, a time limit of ``limits.max_seconds``, working in an empty private folder,
    unable to open any file but its copy of the workbook. :func:`defuse_external_links` makes the
    engine serve links to other workbooks from Excel's cached copy (as Excel does when links are not
    updated) or as ``#REF!`` ("link to another workbook not followed"); it never opens another file.
 5. The results are spliced into a *copy* of the file as the cells' cached values (the sheet parts
-   patched in the engine's process, :mod:`xlbridge.batch.splice` and
-   :func:`xlbridge.batch.xlsxpatch.patch_sheet`; the copy made by :func:`xlbridge.batch.xlsxpatch.copy_zip`); nothing is re-saved
+   patched in the engine's process, :mod:`xlbridge.batch.evaluate.splice` and
+   :func:`xlbridge.batch.write.xlsxpatch.patch_sheet`; the copy made by :func:`xlbridge.batch.write.xlsxpatch.copy_zip`); nothing is re-saved
    through openpyxl, so formulas, VBA, charts, styles, validation and defined names stay as they were.
-   The copy is written atomically (:func:`xlbridge.batch.safety.write_atomic`). With ``in_place=True`` the
+   The copy is written atomically (:func:`xlbridge.batch.guard.safety.write_atomic`). With ``in_place=True`` the
    previous book is kept as ``BOOK.bak`` (e.g. ``pairs.xlsx.bak``, itself written atomically) and the
    book keeps its mode and owner; otherwise the input is never written.
 
 How the xlbridge functions see their arguments and what becomes of their results:
-:mod:`xlbridge.batch.engine`.
+:mod:`xlbridge.batch.evaluate.engine`.
 
 >>> default_output_path("workbooks/pairs.xlsx")
 'workbooks/pairs-recalculated.xlsx'
@@ -53,10 +53,11 @@ import time
 from typing import Any
 
 from ..core.errors import WorkbookError
-from .safety import (
+from .guard.safety import (
     DEFAULT_LIMITS,
     BookLock,
     SafetyLimits,
+    WorkbookInfo,
     check_regular_file,
     check_workbook_first,
     clip,
@@ -67,16 +68,10 @@ from .safety import (
     snapshot_file,
     write_atomic,
 )
-from .xlsxpatch import (
-    ExcelErrorValue,
-    cell_ref,
-    column_letters,
-    quote_sheet,
-    copy_zip,
-    parse_ref,
-)
-from .calcprops import drop_formulas, drop_part, set_calc_properties, set_print_areas
-from .capacity import (
+from .cells import ExcelErrorValue, cell_ref, column_letters, parse_ref, quote_sheet
+from .write.xlsxpatch import copy_zip
+from .write.calcprops import drop_formulas, drop_part, set_calc_properties, set_print_areas
+from .read.capacity import (
     PRINT_NAME,
     AreaResults,
     array_ranges_in,
@@ -86,41 +81,20 @@ from .capacity import (
     meeting,
     sheet_rows,
 )
-from .child import AFTER_READING, ChildProcess, run_engine
-from . import halves
+from .evaluate.child import AFTER_READING, EngineJob, run_engine
+from .read import halves
 from .cores import book_cores
-from .engine import (
-    CALL_ERRORS,
-    CELL_MESSAGES,
-    CUT_ROWS,
-    ENGINE_PATH,
-    SHOWN,
-    FORMULA_REASONS,
-    LIMIT_CALLS,
-    UNFOLLOWED,
-    EngineStopped,
-    before_sandbox,
-    evaluate_workbook,
-    recalc_values,
-)
-from .splice import CLIPPED_CALLS, EngineSummary, hidden_sheets, qualified, reported_at
-from .links import DDE_NOT_FOLLOWED, LINK_NOT_FOLLOWED, ExternalLinkRefused, names_other_book
+from .evaluate.engine import before_sandbox
+from .evaluate.splice import EngineSummary, hidden_sheets, qualified, reported_at
+from .guard.links import LINK_NOT_FOLLOWED, names_other_book
 
 __all__ = [
     "RecalcCellError",
     "RecalcReport",
-    "ChildProcess",
-    "EngineStopped",
-    "ExternalLinkRefused",
     "default_output_path",
     "recalc_workbook",
-    "recalc_values",
     "xlbridge_excel_functions",
     "ERROR_MEANINGS",
-    "LINK_NOT_FOLLOWED",
-    "DDE_NOT_FOLLOWED",
-    "ENGINE_PATH",
-    "evaluate_workbook",
 ]
 
 
@@ -233,17 +207,16 @@ def xlbridge_excel_functions() -> dict:
 _CALLED = re.compile(r"(?<![A-Z0-9_.])(?:_XLUDF\.)?([A-Z_][A-Z0-9_.]*)\s*\(")
 
 
-def _messages_for(formula: str, messages: dict) -> str:
-    """The messages of the custom functions that ``formula`` calls (``IMPS`` is not ``CROSS_IMPS``).
+def _messages_for(formula: str, by_function: dict) -> str:
+    """The messages of the custom functions that ``formula`` calls (``IMPS`` is not ``CROSS_IMPS``);
+    ``by_function``: :attr:`EngineMessages.by_function <xlbridge.batch.evaluate.engine.EngineMessages>`.
 
     >>> _messages_for("=CROSS_IMPS(A1:A4)", {"IMPS": ["bad"], "CROSS_IMPS": ["board 2: 7 scores"]})
     'CROSS_IMPS: board 2: 7 scores'
     """
     called = set(_CALLED.findall(formula.upper()))
     found = []
-    for fname, msgs in messages.items():
-        if not isinstance(fname, str) or fname.startswith("\x00"):
-            continue
+    for fname, msgs in by_function.items():
         if fname in called:
             uniq = list(dict.fromkeys(msgs))
             more = f" (+{len(uniq) - 3} more)" if len(uniq) > 3 else ""
@@ -297,7 +270,7 @@ def recalc_workbook(book: str | os.PathLike, output: str | os.PathLike | None = 
     """Recalculate every formula of ``book`` and write the results as cached values into a copy.
 
     The copy's calculation properties say its values are current (no ``fullCalcOnLoad``, a current
-    ``calcId``: :mod:`xlbridge.batch.calcprops`), so LibreOffice, Excel without the add-in and any
+    ``calcId``: :mod:`xlbridge.batch.write.calcprops`), so LibreOffice, Excel without the add-in and any
     reader show the values; Excel with the add-in still recalculates a cell whose inputs change.
     ``values_only=True`` writes a copy whose formulas are replaced by their values (for mailing
     results; not with ``in_place``).
@@ -306,10 +279,10 @@ def recalc_workbook(book: str | os.PathLike, output: str | os.PathLike | None = 
     ``book`` itself atomically after keeping the previous file as ``book + ".bak"`` (both keep the
     book's mode, and owner when run as root). A new output gets the umask's mode; an output that is
     replaced keeps its mode. ``functions``: {EXCEL NAME: callable} for the custom functions (default
-    :func:`xlbridge_excel_functions`). ``limits``: :class:`xlbridge.batch.safety.SafetyLimits` (file
+    :func:`xlbridge_excel_functions`). ``limits``: :class:`xlbridge.batch.guard.safety.SafetyLimits` (file
     checks, and memory/time of the engine when ``isolate`` is true, the default; without it the
     engine runs in this process, unbounded, which only tests should do). Raises
-    :class:`xlbridge.errors.WorkbookError` when the file is refused (:class:`xlbridge.errors.WorkbookLimitError`
+    :class:`xlbridge.core.errors.WorkbookError` when the file is refused (:class:`xlbridge.core.errors.WorkbookLimitError`
     at a limit) and ``OSError`` when the output cannot be written; cells evaluating to Excel errors
     are listed in the report (``report.errors``). No temporary file or folder outlives the call.
     """
@@ -335,8 +308,8 @@ def recalc_workbook(book: str | os.PathLike, output: str | os.PathLike | None = 
     bar = _Progress(progress, name)
     try:
         with BookLock(dest, timeout=limits.max_seconds, name=name), private_tempdir() as tmp:
-            return _recalc_locked(src, dest, name, tmp, in_place, functions, limits, isolate, bar, start,
-                                  values_only)
+            asked = Asked(src, dest, name, in_place, values_only, functions, limits, isolate)
+            return _recalc_locked(asked, tmp, bar, start)
     except WorkbookError as exc:
         if exc.where is None:  # (the scanners name the sheet and cell; the file goes in front)
             raise exc.at(name) from None
@@ -378,7 +351,7 @@ def _hidden_call_errors(call_errors: dict, shown: set, layouts: dict) -> list:
 def _before_values(zf, info) -> tuple:
     """(capacity errors, {print area: last row}) of the sheets declaring ``XLBRIDGE_CAPACITY`` or
     ``XLBRIDGE_PRINT``, found while the engine works: they need no value. One error per sheet holding data
-    below its declared capacity (:mod:`xlbridge.batch.capacity`); for each print area, its last row holding
+    below its declared capacity (:mod:`xlbridge.batch.read.capacity`); for each print area, its last row holding
     a constant (or a merged note), which :func:`_print_areas` extends to the last non-blank result. Each
     part is read once, and not kept."""
     parts = dict(info.sheets)
@@ -410,7 +383,7 @@ def _print_areas(zf, info, constants: dict, results: dict) -> dict:
     after its last row holding a constant or a non-blank result, so a 10,000-row template prints the
     rows in use, not hundreds of blank pages (``constants``: {area: (array ranges found in the part's
     bytes, last row holding a constant)}, :func:`_before_values`; ``results``: {area: AreaResults},
-    :class:`xlbridge.batch.splice.EngineSummary`). Where the engine's valued arrays are not those the
+    :class:`xlbridge.batch.evaluate.splice.EngineSummary`). Where the engine's valued arrays are not those the
     bytes showed (a comment or CDATA holding an array formula's text, an array the engine gave no
     value), the part is read again and searched with the engine's."""
     order = [sheet for sheet, _ in info.sheets]
@@ -452,41 +425,94 @@ def _values_only_parts(zf, info, replacements: dict) -> dict:
     return out
 
 
-def _recalc_locked(src, dest, name, tmp, in_place, functions, limits, isolate, bar, start,
-                   values_only=False) -> RecalcReport:
+@dataclasses.dataclass(frozen=True)
+class Asked:
+    """What :func:`recalc_workbook` was asked: the book, where its copy goes and the bounds of the run."""
+
+    src: str
+    dest: str
+    name: str  # the book's file name, as every message names it
+    in_place: bool
+    values_only: bool
+    functions: dict | None  # None: xlbridge's own (:func:`xlbridge_excel_functions`)
+    limits: SafetyLimits
+    isolate: bool
+
+
+@dataclasses.dataclass
+class Run:
+    """The state of one run of :func:`recalc_workbook`, stage by stage.
+
+    Made once the guard has passed the file: ``snapshot`` (the private copy everything after reads),
+    ``source_stat`` (the input's status when copied: an in-place run keeps its mode), ``info`` (the checked
+    package: :class:`~xlbridge.batch.guard.limits.WorkbookInfo`), ``ext`` (the suffix the engine reads) and
+    ``private`` ({private path: what the user may see}). Then filled while the engine works, in this process:
+    ``capacity_errors`` and ``print_constants`` (:func:`_before_values`: no value needed), and ``findings``
+    (:func:`_report` of the engine's summary, made while the engine's process still patches the sheets).
+    """
+
+    asked: Asked
+    tmp: str
+    bar: _Progress
+    start: float
+    snapshot: str
+    ext: str
+    source_stat: os.stat_result
+    info: WorkbookInfo
+    private: dict
+    capacity_errors: list = dataclasses.field(default_factory=list)
+    print_constants: dict = dataclasses.field(default_factory=dict)
+    findings: Findings | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Findings:
+    """What the report says of the engine's result (:func:`_report`): the error cells with their messages,
+    how many values were written, the warnings, the workbook part (current calculation properties, print
+    areas cut to the rows in use) and the results cut at their range (reported after the capacity errors)."""
+
+    errors: list
+    written: int
+    warnings: list
+    workbook_part: bytes
+    cut: list
+
+
+def _recalc_locked(asked: Asked, tmp: str, bar: _Progress, start: float) -> RecalcReport:
+    """Guard (the private copy, the package's checks), then :func:`_recalc_checked`."""
     bar.phase("checking the file")
-    ext = os.path.splitext(src)[1].lower()
+    ext = os.path.splitext(asked.src)[1].lower()
     ext = ext if ext in _ENGINE_SUFFIXES else ".xlsx"
     snapshot = os.path.join(tmp, "upload" + ext)
-    source_stat = snapshot_file(src, snapshot, limits=limits, name=name)
+    source_stat = snapshot_file(asked.src, snapshot, limits=asked.limits, name=asked.name)
     # the worksheet parts are scanned while the sandboxed engine reads them (check_workbook_first)
-    info, scan_sheets = check_workbook_first(snapshot, limits=limits, name=name)
+    info, scan_sheets = check_workbook_first(snapshot, limits=asked.limits, name=asked.name)
+    run = Run(asked, tmp, bar, start, snapshot, ext, source_stat, info, {tmp: "", snapshot: asked.name})
     try:
-        return _recalc_checked(src, dest, name, tmp, in_place, functions, limits, isolate, bar, start, snapshot,
-                               source_stat, info, scan_sheets, values_only, ext)
+        return _recalc_checked(run, scan_sheets)
     finally:
         scan_sheets.close()
 
 
-def _report(snapshot, info, private, bar, constants, summary: EngineSummary) -> tuple:
-    """(errors, cells written, warnings, the workbook part, cut rows) of the engine's result (its
-    summary): every error cell with its message (a cell in view showing a hidden result reports the
-    result's error), the calls that could not run, the workbook part with current calculation properties
-    and print areas, and the results cut at their range (reported after the capacity errors)."""
+def _report(run: Run, summary: EngineSummary) -> Findings:
+    """The :class:`Findings` of the engine's result (its summary): every error cell with its message (a cell
+    in view showing a hidden result reports the result's error), the calls that could not run, the workbook
+    part with current calculation properties and print areas, and the results cut at their range."""
     import zipfile
 
+    snapshot, info, private, bar = run.snapshot, run.info, run.private, run.bar
     values, messages, layouts, warnings = summary.values, summary.messages, summary.layouts, summary.warnings
     parts = {sheet: part for sheet, part in info.sheets if sheet in layouts}
     errors, written = [], 0
     warnings = list(warnings)
-    call_errors = messages.get(CALL_ERRORS, {})
+    call_errors = messages.call_errors
     shown_calls: set = set()
-    cell_messages = messages.get(CELL_MESSAGES, {})
+    cell_messages = messages.cell_messages
     reasons = {key: "; ".join(found[:3]) + (" (and more)" if len(found) > 3 else "")
-               for key, found in messages.get(FORMULA_REASONS, {}).items()}
-    unfollowed = messages.get(UNFOLLOWED, set())
-    shown = messages.get(SHOWN, {})
-    clipped = messages.get(CLIPPED_CALLS, {})
+               for key, found in messages.formula_reasons.items()}
+    unfollowed = messages.unfollowed
+    shown = messages.shown
+    clipped = messages.clipped_calls
     by_upper = {sheet.upper(): sheet for sheet in layouts}
     anchors = summary.anchors
     shown_errors: set = set()  # (SHEET, (row, col)) of hidden results whose error a cell in view reports
@@ -513,7 +539,7 @@ def _report(snapshot, info, private, bar, constants, summary: EngineSummary) -> 
                     key = (up_at, cell_ref(*anchor))
                     msg = (cell_messages.get(key) or (LINK_NOT_FOLLOWED if v.code == "#REF!" and key in unfollowed
                                                        else "")
-                           or v.message or reasons.get(key) or _messages_for(formula, messages)
+                           or v.message or reasons.get(key) or _messages_for(formula, messages.by_function)
                            or (LINK_NOT_FOLLOWED if v.code == "#REF!" and names_other_book(formula) else "")
                            or ERROR_MEANINGS.get(v.code, ""))
                     errors.append(RecalcCellError(sheet, cell_ref(r, c), v.code,
@@ -523,26 +549,26 @@ def _report(snapshot, info, private, bar, constants, summary: EngineSummary) -> 
                     errors.append(RecalcCellError(sheet, cell_ref(r, c), "message", one_line(v, 400)))
             written += summary.written.get(sheet, 0)
         errors = [e for e in errors if (e.sheet.upper(), parse_ref(e.cell)) not in shown_errors]
-        errors += _hidden_call_errors(messages.get(LIMIT_CALLS, {}), shown_calls, layouts)
-        workbook_part = _workbook_part(zf, info, constants, summary.print_results)
+        errors += _hidden_call_errors(messages.limit_calls, shown_calls, layouts)
+        workbook_part = _workbook_part(zf, info, run.print_constants, summary.print_results)
     cut = []
     real = {sheet.upper(): sheet for sheet in layouts}
     in_view = {target: where for where, target in shown.items()}
-    for (up, ref), text in sorted(messages.get(CUT_ROWS, {}).items()):
+    for (up, ref), text in sorted(messages.cut_rows.items()):
         anchor = parse_ref(ref.split(":", 1)[0])
         up, anchor = in_view.get((up, anchor), (up, anchor))  # named where it shows
         cut.append(RecalcCellError(real.get(up, up), cell_ref(*anchor), "capacity", text))
-    return errors, written, warnings, workbook_part, cut
+    return Findings(errors, written, warnings, workbook_part, cut)
 
 
-def _recalc_checked(src, dest, name, tmp, in_place, functions, limits, isolate, bar, start, snapshot, source_stat,
-                    info, scan_sheets, values_only, ext) -> RecalcReport:
+def _recalc_checked(run: Run, scan_sheets: Any) -> RecalcReport:
+    """Read and evaluate (in the engine's process) while this one scans the sheets and reads what needs no
+    value; then :func:`_write_results`."""
     import zipfile
 
-    functions = xlbridge_excel_functions() if functions is None else functions
+    asked, bar, info, snapshot, tmp = run.asked, run.bar, run.info, run.snapshot, run.tmp
+    functions = xlbridge_excel_functions() if asked.functions is None else asked.functions
     sheet_names = {sheet.upper(): sheet for sheet, _ in info.sheets}
-
-    private = {tmp: "", snapshot: name}
     # the engine runs even without formulas: its reading of the workbook (openpyxl, and the streamed reading
     # of each sheet) checks what Excel would have to repair, so an output is always a workbook openpyxl opens
     bar.phase("loading the formula engine")
@@ -550,21 +576,20 @@ def _recalc_checked(src, dest, name, tmp, in_place, functions, limits, isolate, 
     engine_dir = os.path.join(tmp, "engine")
     os.mkdir(engine_dir, 0o700)
     # the engine reads a private copy, alone in its folder
-    engine_copy = os.path.join(engine_dir, "workbook" + ext)
-    private[engine_copy] = name
-    private[engine_dir] = ""
+    engine_copy = os.path.join(engine_dir, "workbook" + run.ext)
+    run.private[engine_copy] = asked.name
+    run.private[engine_dir] = ""
     shutil.copyfile(snapshot, engine_copy)  # (bytes as checked: member by member would inflate and deflate it all)
     bar.phase("reading and evaluating the formulas")
-    early: dict = {}
 
     def meanwhile() -> None:  # in this process while the engine works: the worksheet scan, then what needs no value
         scan_sheets()
         with zipfile.ZipFile(snapshot) as zf:
-            early["capacity"], early["print"] = _before_values(zf, info)
+            run.capacity_errors, run.print_constants = _before_values(zf, info)
 
     def report(summary: EngineSummary) -> None:  # the errors and the workbook part, while the engine patches the sheets
         # (run_engine calls it on both paths, before it returns)
-        early["report"] = _report(snapshot, info, private, bar, early["print"], summary)
+        run.findings = _report(run, summary)
 
     two_cores = book_cores() >= 2  # (a large part is then read in two halves: the scan lets them have both)
     with zipfile.ZipFile(snapshot) as zf:
@@ -572,13 +597,12 @@ def _recalc_checked(src, dest, name, tmp, in_place, functions, limits, isolate, 
     # the engine's process writes the patched sheet parts into this file (splice.evaluate_and_splice): a
     # large part is then never sent through the pipe, nor held whole by either process
     with open(os.path.join(tmp, "patched-parts"), "xb+", buffering=0) as parts_file:
-        summary, patched = run_engine(engine_copy, info, functions, limits, name, sheet_names, private,
-                                      tick=bar.tick, isolate=isolate, meanwhile=meanwhile, early=report,
-                                      after_reading=AFTER_READING if large else 0.0, out=parts_file.fileno(),
-                                      halves=two_cores)
-        return _write_results(src, dest, name, in_place, values_only, bar, start, snapshot, source_stat, info,
-                              early, summary, {part: _part_reader(parts_file.fileno(), place, name)
-                                               for part, place in patched.items()})
+        job = EngineJob(engine_copy, info, functions, asked.limits, asked.name, sheet_names, run.private,
+                        isolate=asked.isolate, after_reading=AFTER_READING if large else 0.0, out=parts_file.fileno(),
+                        halves=two_cores)
+        summary, patched = run_engine(job, tick=bar.tick, meanwhile=meanwhile, early=report)
+        return _write_results(run, summary, {part: _part_reader(parts_file.fileno(), place, asked.name)
+                                             for part, place in patched.items()})
 
 
 def _part_reader(fd: int, place: Any, name: str):
@@ -606,23 +630,28 @@ def _part_reader(fd: int, place: Any, name: str):
     return read
 
 
-def _write_results(src, dest, name, in_place, values_only, bar, start, snapshot, source_stat, info, early, summary,
-                   patched) -> RecalcReport:
+def _write_results(run: Run, summary: EngineSummary, patched: dict) -> RecalcReport:
+    """The copy written atomically (and the backup of an in-place run): each patched part from the engine's
+    file, the workbook part of :attr:`Run.findings`; the report."""
     import zipfile
 
-    errors, written, warnings, workbook_part, cut = early["report"]
+    src, dest, in_place, values_only = run.asked.src, run.asked.dest, run.asked.in_place, run.asked.values_only
+    bar, snapshot, info = run.bar, run.snapshot, run.info
+    assert run.findings is not None  # (run_engine calls report() on every path before it returns)
+    findings = run.findings
+    errors, written, warnings = list(findings.errors), findings.written, findings.warnings
     layouts = summary.layouts
     replacements = {part: patched[part] for sheet, part in info.sheets if sheet in layouts}
-    replacements["xl/workbook.xml"] = workbook_part
+    replacements["xl/workbook.xml"] = findings.workbook_part
     if values_only:
         with zipfile.ZipFile(snapshot) as zf:
             replacements.update(_values_only_parts(zf, info, replacements))
-    errors += early["capacity"] + cut  # (set by meanwhile(), which runs before the engine's result is taken)
+    errors += run.capacity_errors + findings.cut  # (set by meanwhile(), which runs before the engine's result is taken)
     backup = src + ".bak" if in_place else None
     bar.phase(f"saving {os.path.basename(dest)}")
     keep = None
     if in_place:
-        keep = source_stat
+        keep = run.source_stat
     else:
         with contextlib.suppress(OSError):
             existing = os.stat(dest)
@@ -646,6 +675,6 @@ def _write_results(src, dest, name, in_place, values_only, bar, start, snapshot,
     return RecalcReport(
         source=src, output=dest, backup=backup, sheets=len(layouts),
         formula_cells=sum(summary.formula_cells.values()), cells_written=written,
-        errors=tuple(errors), seconds=time.perf_counter() - start, has_vba=info.has_vba,
+        errors=tuple(errors), seconds=time.perf_counter() - run.start, has_vba=info.has_vba,
         warnings=tuple(warnings),
     )

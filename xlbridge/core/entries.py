@@ -136,7 +136,7 @@ def parse_entry(value: object, *, where: str | None = None) -> Entry | None:
 
     Numbers may arrive as floats (Excel), whole Fractions or text (``"+420"``); they must be whole
     multiples of 10, at most :data:`MAX_SCORE_READ` in size (so never an int64 wrap-around).
-    Whether the score is legal on the board is checked separately (:func:`xlbridge.contract.check_score`).
+    Whether the score is legal on the board is checked separately (:func:`xlbridge.core.contract.check_score`).
 
     >>> parse_entry("-50")
     -50

@@ -1,7 +1,7 @@
 """What kind of file a path names, and opening a regular file for reading without ever waiting on it.
 
 Shared by the layers that read files a user names: the batch layer (workbooks,
-:func:`xlbridge.batch.safety.open_regular_file`) and the file formats (PBN, USEBIO:
+:func:`xlbridge.batch.guard.safety.open_regular_file`) and the file formats (PBN, USEBIO:
 :func:`xlbridge.formats.errors.load_source`), which both import the core and nothing of each
 other. Each refuses a FIFO, a device or a folder at once, in its own words; reading a FIFO would
 wait for a writer, and reading a device such as ``/dev/zero`` would never end. Standard library

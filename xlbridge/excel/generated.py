@@ -72,14 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m xlbridge.excel", description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="only compare; exit 1 if a generated file is out of date")
     a = ap.parse_args(argv)
-    if a.check:
-        problems = check_all()
-        for problem in problems:
-            print(problem)
-        return 1 if problems else 0
-    for path in write_all():
-        print(f"wrote {path.relative_to(ROOT)}")
-    return 0
+    return vbastub.run_command(a.check, check_all, write_all, lambda path: path.relative_to(ROOT))
 
 
 if __name__ == "__main__":  # pragma: no cover

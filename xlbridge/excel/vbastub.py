@@ -33,11 +33,11 @@ import importlib.util
 import io
 import sys
 import types
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-__all__ = ["generate", "write", "check", "STUB_DIR", "UDFS_BAS", "REGISTER_BAS", "XLWINGS_VERSION", "UDFS_PY",
+__all__ = ["generate", "write", "check", "run_command", "STUB_DIR", "UDFS_BAS", "REGISTER_BAS", "XLWINGS_VERSION", "UDFS_PY",
            "stubbed_com", "classic_module"]
 
 #: The xlwings version the stub is generated for (pyproject pins ``xlwings==0.37.8``).
@@ -184,10 +184,24 @@ def check(stub_dir: str | Path = STUB_DIR, udfs_path: str | Path | None = None) 
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Command line: the same as ``python -m xlbridge.excel [--check]`` (every generated file)."""
-    from .generated import main as generated_main
+    """``python -m xlbridge.excel.vbastub [--check]``: write (or only compare) the two VBA files.
 
-    return generated_main(argv)
+    ``python -m xlbridge.excel`` (:mod:`xlbridge.excel.generated`) writes every generated file, these two included.
+    """
+    return run_command("--check" in (sys.argv[1:] if argv is None else argv), check, write)
+
+
+def run_command(only_check: bool, check_files: Callable[[], list[str]], write_files: Callable[[], list[Path]],
+                shown: Callable[[Path], object] = str) -> int:
+    """A generator's command: print the stale files and exit 1 (``--check``), or write them and say so."""
+    if only_check:
+        problems = check_files()
+        for problem in problems:
+            print(problem)
+        return 1 if problems else 0
+    for path in write_files():
+        print(f"wrote {shown(path)}")
+    return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -63,7 +63,7 @@ def test_every_multiple_of_ten_against_the_table():
 def test_imps_accepts_excel_values_and_keeps_sign():
     assert imps(250.0) == 6 and imps("-250") == -6 and imps(np.int64(-430)) == -10
     assert imps(Fraction(95)) == 3
-    assert xlbridge.imps.imps(-250) == -6
+    assert xlbridge.imps(-250) == -6
 
 
 @pytest.mark.parametrize("bad", [None, True, "x", float("nan"), float("inf")])

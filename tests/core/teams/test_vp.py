@@ -44,8 +44,8 @@ def test_seed_004_seven_boards():
 
 
 def test_module_is_callable_like_the_function():
-    assert xlbridge.vp.vp(5, 7) == F("12.18")
-    assert xlbridge.vp.vp_table(7)[5] == F("12.18")
+    assert xlbridge.vp(5, 7) == F("12.18")
+    assert xlbridge.vp_table(7)[5] == F("12.18")
 
 
 @pytest.mark.parametrize(

@@ -332,7 +332,7 @@ def fairness_count(team_a: Iterable[object], team_b: Iterable[object], imps_a: I
     """Apply a handicap table to a season of matches; count wins of the higher-handicap team.
 
     Seed 000 ("Initial study"): for every match, the higher-handicap team's IMPs get the handicap
-    difference added (:func:`xlbridge.forml.handicapped_result`); matches between teams with equal
+    difference added (:func:`xlbridge.core.handicap.forml.handicapped_result`); matches between teams with equal
     handicaps and handicapped draws are excluded. ``team_a``, ``team_b``, ``imps_a``, ``imps_b``
     are equal-length columns (one match per row, blank rows skipped); ``handicaps`` maps each team
     to its handicap IMPs (any exact number). Team names are compared after stripping spaces.

@@ -499,7 +499,7 @@ def handicapped_result(imps_a: object, imps_b: object, handicap_a: object, handi
     adjusted A = imps_a + max(handicap_a - handicap_b, 0), adjusted B likewise (seed 000: handicaps
     offset the expected difference in unadjusted scores). Exact: ints stay ints, floats are read
     via their decimal text. With ``boards``, the adjusted margin is converted to VPs on the WBF
-    2013 20-VP scale by :func:`xlbridge.vp.vp` (A gets vp(margin), B gets vp(-margin)).
+    2013 20-VP scale by :func:`xlbridge.core.teams.vp.vp` (A gets vp(margin), B gets vp(-margin)).
 
     >>> r = handicapped_result(31, 40, 36, 29)
     >>> r.imps_a, r.imps_b, r.winner

@@ -283,7 +283,7 @@ def weighted_session(outcomes: Sequence[Any], boards: Any = None, *, expected: o
 
     ``outcomes[i]`` is a list of (N-S score, weight) pairs (weights as accepted by
     :func:`parse_weight`, totalling exactly 1; pairs with a blank score and blank or zero weight
-    are ignored), or a plain entry as in :func:`~xlbridge.matchpoints.matchpoint_session`
+    are ignored), or a plain entry as in :func:`~xlbridge.core.pairs.matchpoints.matchpoint_session`
     (score, ``"A60/40"``, ``"NP"``, ``None``).  Every row's matchpoints are the exact average
     over every combination of outcomes (seed 004), computed in O(K log K) per board (see the
     module docstring), then Neuberg-factored to ``expected`` (default: the largest number of
@@ -291,7 +291,7 @@ def weighted_session(outcomes: Sequence[Any], boards: Any = None, *, expected: o
     artificial scores gets the weighted percentage; mixing artificial and real outcomes in one
     row is refused (the number of real results would vary).  ``WeightError`` names the row.
 
-    Fouled boards: ``groups`` and ``fouled`` as in :func:`~xlbridge.matchpoints.matchpoint_session`
+    Fouled boards: ``groups`` and ``fouled`` as in :func:`~xlbridge.core.pairs.matchpoints.matchpoint_session`
     (each deal group matchpointed on its own and factored to the full field; the fixed
     awards of small sub-fields, being linear in the matchpoints within the group, are averaged
     exactly over the combinations too).  A weighted score's outcomes belong to its row's group.

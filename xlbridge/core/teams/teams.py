@@ -19,7 +19,7 @@ Fraction(1, 5)
 Fraction(5911, 500)
 
 Weights are written 0.6, 60 or "60%" (a number above 1 is a percentage; 1 means 100 %), read by
-:func:`xlbridge.weighted.parse_weight`; the weights of one result must total exactly 100 %.
+:func:`xlbridge.core.pairs.weighted.parse_weight`; the weights of one result must total exactly 100 %.
 """
 
 from __future__ import annotations
@@ -288,7 +288,7 @@ def weighted_vp(margin: object, weighted: Any, boards: object, *, level: str = "
 
     - ``level="imp"`` (the regulation way): add the expected IMPs of the weighted boards to the
       margin, round the total once by ``rounding`` (:func:`round_imps`; ``None`` keeps it exact
-      and a fractional margin is read off the scale by ``fraction``, see :func:`xlbridge.vp.vp`),
+      and a fractional margin is read off the scale by ``fraction``, see :func:`xlbridge.core.teams.vp.vp`),
       then convert.  Seed 004: 8 - 3.4 -> 5 -> 12.18 VP.
     - ``level="vp"`` (seed 004's proposal): convert every combination of outcomes to VPs, then
       weight: 0.6 x VP(9) + 0.4 x VP(-2) = 0.6 x 13.65 + 0.4 x 9.08 = 11.822 (11.82).  Exact,
@@ -477,7 +477,7 @@ def weighted_cross_imps(scores: Any, weights: Any = None, boards: Any = None, *,
     (the ``WEIGHTED_MP`` layout: n x k scores and n x k weights).  Cross-IMPs are linear in the
     pairwise comparisons, so the average over every combination of outcomes equals
     ``sum over pairs of w_a w_b imps(a - b)`` (REFERENCE.md; seed 004): no enumeration needed,
-    and the result equals weighting the :func:`xlbridge.imps.cross_imps` of every combination.
+    and the result equals weighting the :func:`xlbridge.core.teams.imps.cross_imps` of every combination.
     Factoring, averaging, artificial scores and ``check_legal`` (every outcome must be a legal
     score of its board) as in :func:`xlbridge.core.teams.imps.cross_imps`.
 

@@ -1,0 +1,370 @@
+"""The formulas engine's function registry, each function module imported when the book needs it.
+
+``formulas.get_functions()`` (formulas 1.3) imports all eleven of its function modules at the first
+formula it parses, and its statistics module imports ``scipy.stats``, ``scipy.linalg`` and
+``scipy.interpolate`` at module level: about 0.8 s of a recalculation that needs none of them
+(issue 14). :func:`install` replaces that function by one returning a :class:`LazyFunctions`
+registry, which behaves as the stock one (a ``defaultdict`` answering ``not_implemented`` for an
+unknown name) but imports a module only when a name it defines is asked for (:data:`MODULE_NAMES`;
+a name it does not list makes the remaining modules load in formulas' own order until one has it),
+and imports the statistics module with SciPy deferred:
+its three SciPy names become stand-ins that import SciPy the first time a function calls them
+(every use of SciPy in that module is inside a function body). ``COUNT`` or ``RANK`` therefore
+never load SciPy; ``NORM.S.INV`` does, when it runs.
+
+The values are those of the stock registry: a name maps to the same function (a later module
+overrides an earlier one, the package's own table overrides both, as ``get_functions`` does), and
+names set on the registry (the xlbridge functions) are never overridden by a module loaded later.
+
+>>> functions = LazyFunctions()
+>>> functions.loaded
+()
+>>> "IFERROR" in functions, "INDEX" in functions, functions.loaded
+(True, True, ('.logic', '.look'))
+>>> functions["NO.SUCH.FUNCTION"].__name__, len(functions.loaded)
+('not_implemented', 11)
+"""
+
+from __future__ import annotations
+
+import collections
+import importlib
+import importlib.util
+import sys
+import types
+from collections.abc import Callable, Iterator
+from typing import Any
+
+__all__ = ["CORRECTIONS", "REASON_SINKS", "LazyFunctions", "install", "index_of_installed", "MODULE_NAMES", "SCIPY_NAMES"]
+
+#: The names formulas' statistics module imports from SciPy: ``from scipy import stats, linalg`` and
+#: ``from scipy.interpolate import interp1d``.
+SCIPY_NAMES = (("scipy", "stats"), ("scipy", "linalg"), ("scipy.interpolate", "interp1d"))
+_STAT = ".stat"
+
+#: Which of formulas' function modules defines each name (formulas 1.3.4; regenerate with
+#: :func:`index_of_installed` and ``tests/batch/test_registry.py`` when it changes). A name missing
+#: here is still found: the modules not yet loaded are then imported in order until one has it.
+MODULE_NAMES: dict[str, str] = {
+    ".info": (
+        "ERROR.TYPE ISBLANK ISERR ISERROR ISEVEN ISFORMULA ISLOGICAL ISNA ISNONTEXT ISNUMBER ISODD ISREF "
+        "ISTEXT N NA TYPE _XLFN.ISFORMULA "
+    ),
+    ".logic": (
+        "AND BYCOL BYROW FALSE IF IFERROR IFNA IFS MAKEARRAY MAP NOT OR REDUCE SCAN SWITCH TRUE XOR "
+        "_XLFN.BYCOL _XLFN.BYROW _XLFN.IFNA _XLFN.IFS _XLFN.MAKEARRAY _XLFN.MAP _XLFN.REDUCE _XLFN.SCAN "
+        "_XLFN.SWITCH _XLFN.XOR "
+    ),
+    ".math": (
+        "ABS ACOS ACOSH ACOT ACOTH ARABIC ASIN ASINH ATAN ATAN2 ATANH CEILING CEILING.MATH CEILING.PRECISE "
+        "COS COSH COT COTH CSC CSCH DECIMAL DEGREES EVEN EXP FACT FACTDOUBLE FLOOR FLOOR.MATH FLOOR.PRECISE "
+        "GCD INT ISO.CEILING LCM LN LOG LOG10 MDETERM MINVERSE MMULT MOD MROUND MULTINOMIAL MUNIT ODD "
+        "PERCENTOF PI POWER PRODUCT RADIANS RAND RANDBETWEEN ROMAN ROUND ROUNDDOWN ROUNDUP SEC SECH SIGN SIN "
+        "SINH SQRT SQRTPI SUM SUMIF SUMIFS SUMPRODUCT SUMSQ SUMX2MY2 SUMX2PY2 SUMXMY2 TAN TANH TRUNC "
+        "_XLFN.ACOT _XLFN.ACOTH _XLFN.ARABIC _XLFN.CEILING.MATH _XLFN.CEILING.PRECISE _XLFN.COT _XLFN.COTH "
+        "_XLFN.CSC _XLFN.CSCH _XLFN.DECIMAL _XLFN.FLOOR.MATH _XLFN.FLOOR.PRECISE _XLFN.MUNIT _XLFN.PERCENTOF "
+        "_XLFN.SEC _XLFN.SECH "
+    ),
+    ".stat": (
+        "AVEDEV AVERAGE AVERAGEA AVERAGEIF AVERAGEIFS BETA.DIST BETA.INV BINOM.DIST BINOM.DIST.RANGE "
+        "BINOM.INV CHISQ.DIST CHISQ.DIST.RT CHISQ.INV CHISQ.INV.RT CHISQ.TEST CONFIDENCE.NORM CONFIDENCE.T "
+        "CORREL COUNT COUNTA COUNTBLANK COUNTIF COUNTIFS COVARIANCE.P COVARIANCE.S DEVSQ EXPON.DIST F.DIST "
+        "F.DIST.RT F.INV F.INV.RT F.TEST FISHER FISHERINV FORECAST FORECAST.ETS FORECAST.ETS.CONFINT "
+        "FORECAST.ETS.SEASONALITY FORECAST.ETS.STAT FORECAST.LINEAR FREQUENCY GAMMA GAMMA.DIST GAMMA.INV "
+        "GAMMALN GAMMALN.PRECISE GAUSS GEOMEAN GROWTH HARMEAN HYPGEOM.DIST INTERCEPT KURT LARGE LINEST LOGEST "
+        "LOGNORM.DIST LOGNORM.INV MAX MAXA MAXIFS MEDIAN MIN MINA MINIFS MODE.MULT MODE.SNGL NEGBINOM.DIST "
+        "NORM.DIST NORM.INV NORM.S.DIST NORM.S.INV PEARSON PERCENTILE.EXC PERCENTILE.INC PERCENTRANK.EXC "
+        "PERCENTRANK.INC PERMUT PERMUTATIONA PHI POISSON.DIST PROB QUARTILE.EXC QUARTILE.INC RANK.AVG RANK.EQ "
+        "RSQ SKEW SKEW.P SLOPE SMALL STANDARDIZE STDEV.P STDEV.S STDEVA STDEVPA STEYX T.DIST T.DIST.2T "
+        "T.DIST.RT T.INV T.INV.2T T.TEST TREND TRIMMEAN VAR.P VAR.S VARA VARPA WEIBULL.DIST Z.TEST "
+        "_XLFN.BETA.DIST _XLFN.BETA.INV _XLFN.BINOM.DIST _XLFN.BINOM.DIST.RANGE _XLFN.BINOM.INV "
+        "_XLFN.CHISQ.DIST _XLFN.CHISQ.DIST.RT _XLFN.CHISQ.INV _XLFN.CHISQ.INV.RT _XLFN.CHISQ.TEST "
+        "_XLFN.CONFIDENCE.NORM _XLFN.CONFIDENCE.T _XLFN.COVARIANCE.P _XLFN.COVARIANCE.S _XLFN.EXPON.DIST "
+        "_XLFN.F.DIST _XLFN.F.DIST.RT _XLFN.F.INV _XLFN.F.INV.RT _XLFN.F.TEST _XLFN.FORECAST.ETS "
+        "_XLFN.FORECAST.ETS.CONFINT _XLFN.FORECAST.ETS.SEASONALITY _XLFN.FORECAST.ETS.STAT "
+        "_XLFN.FORECAST.LINEAR _XLFN.GAMMA _XLFN.GAMMA.DIST _XLFN.GAMMA.INV _XLFN.GAMMALN "
+        "_XLFN.GAMMALN.PRECISE _XLFN.GAUSS _XLFN.HYPGEOM.DIST _XLFN.LOGNORM.DIST _XLFN.LOGNORM.INV "
+        "_XLFN.MAXIFS _XLFN.MINIFS _XLFN.MODE.MULT _XLFN.MODE.SNGL _XLFN.NEGBINOM.DIST _XLFN.NORM.DIST "
+        "_XLFN.NORM.INV _XLFN.NORM.S.DIST _XLFN.NORM.S.INV _XLFN.PEARSON _XLFN.PERCENTILE.EXC "
+        "_XLFN.PERCENTILE.INC _XLFN.PERCENTRANK.EXC _XLFN.PERCENTRANK.INC _XLFN.PERMUT _XLFN.PERMUTATIONA "
+        "_XLFN.PHI _XLFN.POISSON.DIST _XLFN.QUARTILE.EXC _XLFN.QUARTILE.INC _XLFN.RANK.AVG _XLFN.RANK.EQ "
+        "_XLFN.SKEW _XLFN.SKEW.P _XLFN.STDEV.P _XLFN.STDEV.S _XLFN.T.DIST _XLFN.T.DIST.2T _XLFN.T.DIST.RT "
+        "_XLFN.T.INV _XLFN.T.INV.2T _XLFN.T.TEST _XLFN.VAR.P _XLFN.VAR.S _XLFN.WEIBULL.DIST _XLFN.Z.TEST "
+    ),
+    ".financial": (
+        "ACCRINT ACCRINTM AMORDEGRC AMORLINC COUPDAYBS COUPDAYS COUPDAYSNC COUPNCD COUPNUM COUPPCD CUMIPMT "
+        "CUMPRINC DB DDB DISC DOLLARDE DOLLARFR DURATION EFFECT FV FVSCHEDULE INTRATE IPMT IRR ISPMT "
+        "MDURATION MIRR NOMINAL NPER NPV ODDFPRICE ODDFYIELD ODDLPRICE ODDLYIELD PDURATION PMT PPMT PRICE "
+        "PRICEDISC PRICEMAT PV RATE RECEIVED RRI SLN SYD TBILLEQ TBILLPRICE TBILLYIELD VDB XIRR XNPV YIELD "
+        "YIELDDISC YIELDMAT _XLFN.MIRR _XLFN.PDURATION _XLFN.RRI "
+    ),
+    ".text": (
+        "ARRAYTOTEXT ASC BAHTTEXT CHAR CLEAN CODE CONCAT CONCATENATE EXACT FIND FINDB FIXED LEFT LEFTB LEN "
+        "LENB LOWER MID MIDB NUMBERVALUE PROPER REGEXEXTRACT REGEXREPLACE REGEXTEST REPLACE REPLACEB REPT "
+        "RIGHT RIGHTB SEARCH SEARCHB SUBSTITUTE T TEXT TEXTAFTER TEXTBEFORE TEXTJOIN TEXTSPLIT TRIM UNICHAR "
+        "UNICODE UPPER VALUE VALUETOTEXT _XLFN.ARRAYTOTEXT _XLFN.CONCAT _XLFN.CONCATENATE _XLFN.NUMBERVALUE "
+        "_XLFN.REGEXEXTRACT _XLFN.REGEXREPLACE _XLFN.REGEXTEST _XLFN.TEXTAFTER _XLFN.TEXTBEFORE "
+        "_XLFN.TEXTJOIN _XLFN.TEXTSPLIT _XLFN.UNICHAR _XLFN.UNICODE _XLFN.VALUETOTEXT "
+    ),
+    ".look": (
+        "ADDRESS AREAS CHOOSE CHOOSECOLS CHOOSEROWS COLUMN COLUMNS DROP EXPAND FILTER GROUPBY HLOOKUP HSTACK "
+        "INDEX LOOKUP MATCH PIVOTBY ROW ROWS SINGLE SORT SORTBY TAKE TOCOL TOROW TRANSPOSE TRIMRANGE UNIQUE "
+        "VLOOKUP VSTACK WRAPCOLS WRAPROWS XLOOKUP XMATCH _XLFN.CHOOSECOLS _XLFN.CHOOSEROWS _XLFN.DROP "
+        "_XLFN.EXPAND _XLFN.GROUPBY _XLFN.HSTACK _XLFN.PIVOTBY _XLFN.SINGLE _XLFN.SORTBY _XLFN.TAKE "
+        "_XLFN.TOCOL _XLFN.TOROW _XLFN.TRIMRANGE _XLFN.UNIQUE _XLFN.VSTACK _XLFN.WRAPCOLS _XLFN.WRAPROWS "
+        "_XLFN.XLOOKUP _XLFN.XMATCH _XLFN._XLWS.FILTER _XLFN._XLWS.SORT "
+    ),
+    ".eng": (
+        "BESSELI BESSELJ BESSELK BESSELY BIN2DEC BIN2HEX BIN2OCT BITAND BITLSHIFT BITOR BITRSHIFT BITXOR "
+        "COMPLEX CONVERT DEC2BIN DEC2HEX DEC2OCT DELTA ERF ERF.PRECISE ERFC ERFC.PRECISE GESTEP HEX2BIN "
+        "HEX2DEC HEX2OCT IMABS IMAGINARY IMARGUMENT IMCONJUGATE IMCOS IMCOSH IMCOT IMCSC IMCSCH IMDIV IMEXP "
+        "IMLN IMLOG10 IMLOG2 IMPOWER IMPRODUCT IMREAL IMSEC IMSECH IMSIN IMSINH IMSQRT IMSUB IMSUM IMTAN "
+        "OCT2BIN OCT2DEC OCT2HEX _XLFN.BITAND _XLFN.BITLSHIFT _XLFN.BITOR _XLFN.BITRSHIFT _XLFN.BITXOR "
+        "_XLFN.COMPLEX _XLFN.CONVERT _XLFN.ERF _XLFN.ERF.PRECISE _XLFN.ERFC _XLFN.ERFC.PRECISE _XLFN.IMABS "
+        "_XLFN.IMAGINARY _XLFN.IMARGUMENT _XLFN.IMCONJUGATE _XLFN.IMCOS _XLFN.IMCOSH _XLFN.IMCOT _XLFN.IMCSC "
+        "_XLFN.IMCSCH _XLFN.IMDIV _XLFN.IMEXP _XLFN.IMLN _XLFN.IMLOG10 _XLFN.IMLOG2 _XLFN.IMPOWER "
+        "_XLFN.IMPRODUCT _XLFN.IMREAL _XLFN.IMSEC _XLFN.IMSECH _XLFN.IMSIN _XLFN.IMSINH _XLFN.IMSQRT "
+        "_XLFN.IMSUB _XLFN.IMSUM _XLFN.IMTAN "
+    ),
+    ".date": (
+        "DATE DATEDIF DATEVALUE DAY DAYS DAYS360 EDATE EOMONTH HOUR ISOWEEKNUM MINUTE MONTH NETWORKDAYS "
+        "NETWORKDAYS.INTL NOW SECOND TIME TIMEVALUE TODAY WEEKDAY WEEKNUM WORKDAY WORKDAY.INTL YEAR YEARFRAC "
+        "_XLFN.DAYS _XLFN.DAYS360 _XLFN.ISOWEEKNUM "
+    ),
+    ".comp": (
+        "BETADIST BETAINV BINOMDIST CHIDIST CHIINV CHITEST CONFIDENCE COVAR CRITBINOM EXPONDIST FDIST FINV "
+        "FTEST GAMMADIST GAMMAINV HYPGEOMDIST LOGINV LOGNORMDIST MODE NEGBINOMDIST NORMDIST NORMINV NORMSDIST "
+        "NORMSINV PERCENTILE PERCENTRANK POISSON QUARTILE RANK STDEV STDEVP TDIST TINV TTEST VAR VARP WEIBULL "
+        "ZTEST "
+    ),
+    ".google": (
+        "DUMMYFUNCTION __XLUDF.DUMMYFUNCTION "
+    ),
+}
+_MODULE_OF = {name: module for module, names in MODULE_NAMES.items() for name in names.split()}
+
+
+class _DeferredModule:
+    """Stands for ``scipy.stats`` (or ``scipy.linalg``): the real module is imported at its first attribute."""
+
+    def __init__(self, name: str):
+        self._name = name
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(importlib.import_module(self._name), attr)
+
+    def __repr__(self) -> str:
+        return f"<deferred module {self._name}>"
+
+
+def _deferred_function(module: str, name: str) -> Callable[..., Any]:
+    """Stands for ``scipy.interpolate.interp1d``: imported at the first call."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return getattr(importlib.import_module(module), name)(*args, **kwargs)
+
+    call.__name__ = call.__qualname__ = name
+    return call
+
+
+def _import_stat_without_scipy(package: str) -> types.ModuleType:
+    """Import formulas' statistics module with its SciPy names deferred (SciPy itself not imported)."""
+    full = importlib.util.resolve_name(_STAT, package)
+    if full in sys.modules or "scipy" in sys.modules:  # already there, or SciPy loaded anyway: nothing to save
+        return importlib.import_module(full)
+    stubs = {"scipy": types.ModuleType("scipy"), "scipy.interpolate": types.ModuleType("scipy.interpolate")}
+    for module, name in SCIPY_NAMES:
+        real = f"{module}.{name}"
+        setattr(stubs[module], name, _DeferredModule(real) if module == "scipy" else _deferred_function(module, name))
+    sys.modules.update(stubs)
+    try:
+        return importlib.import_module(full)
+    finally:
+        for name, stub in stubs.items():
+            if sys.modules.get(name) is stub:
+                del sys.modules[name]
+
+
+class LazyFunctions(collections.defaultdict):
+    """formulas' function registry ({EXCEL NAME: function}), loading function modules on demand.
+
+    ``package`` is formulas' ``formulas.functions`` package (its ``SUBMODULES``, ``FUNCTIONS`` and
+    ``not_implemented``); ``loaded`` lists the modules imported so far, in order.
+    """
+
+    def __init__(self, package: types.ModuleType | None = None) -> None:
+        if package is None:
+            from ..formulas_seam import internals
+
+            package = internals().functions
+        pkg: types.ModuleType = package
+        self._package = pkg
+        super().__init__(lambda: pkg.not_implemented)
+        self._pending = list(pkg.SUBMODULES)
+        self._origin: dict[str, int] = {}  # name -> index of the module it came from (-1: set explicitly)
+        self.loaded: tuple[str, ...] = ()
+        for name, fn in pkg.FUNCTIONS.items():  # the package's own table wins over every module
+            super().__setitem__(name, fn)
+            self._origin[name] = -1
+
+    def _load_next(self, name: str | None = None) -> bool:
+        if not self._pending:
+            return False
+        name = self._pending.pop(0) if name is None else name
+        if name in self._pending:
+            self._pending.remove(name)
+        order = list(self._package.SUBMODULES).index(name)
+        pkg = self._package.__name__
+        module = _import_stat_without_scipy(pkg) if name == _STAT else importlib.import_module(name, pkg)
+        for key, fn in module.FUNCTIONS.items():
+            if self._origin.get(key, order - 1) < order and self._origin.get(key) != -1:
+                super().__setitem__(key, CORRECTIONS[key](fn) if key in CORRECTIONS else fn)
+                self._origin[key] = order
+        self.loaded += (name,)
+        return True
+
+    def _find(self, key: object) -> bool:
+        if super().__contains__(key):
+            return True
+        module = _MODULE_OF.get(key) if isinstance(key, str) else None
+        if module is not None and module in self._pending:
+            self._load_next(module)
+        while not super().__contains__(key):
+            if not self._load_next():
+                return False
+        return True
+
+    def load_all(self) -> LazyFunctions:
+        """Import every remaining module (what the stock ``get_functions`` does at once)."""
+        while self._load_next():
+            pass
+        return self
+
+    def __contains__(self, key: object) -> bool:
+        return self._find(key)
+
+    def __missing__(self, key: Any) -> Any:
+        if self._find(key):
+            return super().__getitem__(key)
+        return super().__missing__(key)
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return super().__getitem__(key) if self._find(key) else default
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        super().__setitem__(key, value)
+        self._origin[key] = -1
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.load_all().keys())
+
+    def __len__(self) -> int:
+        return super().__len__() if not self._pending else len(self.load_all())
+
+
+def _index_of_values(stock: dict) -> dict:
+    """formulas' INDEX, whose array result holds the cells it picks as values, as Excel's does.
+
+    With an array of row or column numbers (``{=INDEX(A1:B3,{1;2;3},2)}``) formulas 1.3.4 returns an
+    array of one-cell references: written as their Python text, summed as 0 (``=SUM(INDEX(...))``),
+    refused by ``+`` and ``&``. Excel (and LibreOffice) give the cells' values there; a blank cell stays
+    blank for the formula around it (``COUNT`` does not count it; a cell showing it shows 0). A single
+    reference (``INDEX(A1:B3,2,2)``, which may end a range: ``A1:INDEX(...)``) is left as the engine
+    gives it. An array of positions holding 0 (a whole row or column for each position:
+    ``{=INDEX(A1:B3,{1;2},0)}``) gives #VALUE! in every cell: formulas took the first column there, a
+    wrong number where LibreOffice spreads whole rows.
+    """
+    import numpy as np
+    from ..formulas_seam import internals
+
+    Ranges, Error = internals().Ranges, internals().Error
+
+    function = stock["function"]
+
+    def value_of(x: Any) -> Any:
+        if not isinstance(x, Ranges):
+            return x
+        cell = np.asarray(x.value, object)
+        return cell.flat[0] if cell.size == 1 else x
+
+    def positions(x: Any) -> list:
+        return np.asarray(x.value if isinstance(x, Ranges) else x, object).ravel().tolist()
+
+    def zero_among_arrays(xs: Any) -> bool:  # an array of positions, and a position 0 among them
+        got = [positions(x) for x in xs]
+        return any(len(p) > 1 for p in got) and any(
+            isinstance(v, (int, float, np.number)) and v == 0 for p in got for v in p)
+
+    def index(*args: Any, **kwargs: Any) -> Any:
+        res = function(*args, **kwargs)
+        if isinstance(res, np.ndarray) and res.dtype == object and res.size and not isinstance(res, Ranges):
+            out = None
+            if zero_among_arrays(args[2:4]):  # (args: compiling, array, rows, columns, area)
+                out = res.copy()
+                out.ravel()[:] = Error.errors["#VALUE!"]
+                for sink in REASON_SINKS[-1:]:
+                    sink("INDEX", "an array of row or column numbers with a 0 among them (0 stands for a "
+                                  "whole row or column): give each number, from 1")
+            else:
+                flat = res.ravel().tolist()
+                if any(isinstance(x, Ranges) for x in flat):
+                    out = res.copy()  # (a copy of an Array is an Array)
+                    out.ravel()[:] = [value_of(x) for x in flat]
+            if out is not None:
+                return out
+        return res
+
+    index.__wrapped__ = function  # type: ignore[attr-defined]
+    return {**stock, "function": index}
+
+
+#: Where a correction says why a cell is an error: the last ``sink(function name, reason)`` listed,
+#: put there by the engine for the length of an evaluation (``xlbridge.batch.evaluate.engine.note_reason``
+#: lists the reason at the cell being evaluated); none: the reason is not kept.
+REASON_SINKS: list[Callable[[str, str], Any]] = []
+
+#: Functions of formulas corrected where they differ from Excel (each with its reason): the registry
+#: holds the corrected function under the name
+CORRECTIONS: dict[str, Callable[[dict], dict]] = {"INDEX": _index_of_values}
+
+
+def index_of_installed() -> dict[str, list[str]]:
+    """{module: sorted names} of the installed formulas (imports every function module, SciPy deferred)."""
+    from ..formulas_seam import internals
+
+    ff = internals().functions
+
+    out = {}
+    for name in ff.SUBMODULES:
+        module = _import_stat_without_scipy(ff.__name__) if name == _STAT else importlib.import_module(name, ff.__name__)
+        out[name] = sorted(module.FUNCTIONS)
+    return out
+
+
+_REGISTRY: LazyFunctions | None = None
+
+
+def install() -> LazyFunctions:
+    """Make ``formulas.get_functions()`` return one :class:`LazyFunctions` registry (once per process).
+
+    If the stock registry was built already (every module imported), it stays: there is nothing
+    left to save. Returns the registry in use.
+    """
+    global _REGISTRY
+    from ..formulas_seam import internals, use_registry
+
+    ff = internals().functions
+    stock = ff.get_functions
+    cache_info = getattr(stock, "cache_info", None)
+    if _REGISTRY is None and cache_info is not None and cache_info().currsize:
+        return stock()
+    if _REGISTRY is None:
+        _REGISTRY = LazyFunctions(ff)
+
+    registry = _REGISTRY
+
+    def get_functions() -> LazyFunctions:
+        return registry
+
+    use_registry(get_functions)
+    return registry

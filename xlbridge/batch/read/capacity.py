@@ -1,0 +1,360 @@
+"""Data typed past a template's capacity is never dropped in silence.
+
+A template declares the input area of a sheet with a sheet-scoped defined name ``XLBRIDGE_CAPACITY``
+(for example ``Travellers!$A$5:$P$10004``: the rows its formulas read). :func:`first_overflow` finds, for
+each such sheet, the first cell holding a value or a formula in those columns below the area;
+``xlbridge recalc`` reports it as a cell error (code ``capacity``), so the run exits 1 with a line
+naming the sheet and the first ignored row. In Excel and LibreOffice the template's note next to the
+area turns red (conditional formatting) for the same condition.
+
+>>> wb = (b'<workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheets/><definedNames>'
+...       b'<definedName name="XLBRIDGE_CAPACITY" localSheetId="0">Travellers!$A$5:$P$10004</definedName>'
+...       b'</definedNames></workbook>')
+>>> capacity_areas(wb, ["Travellers"])
+[('Travellers', 5, 1, 10004, 16)]
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ..cells import parse_range
+from .sheetxml import scan_sheet
+
+__all__ = ["AreaResults", "CAPACITY_NAME", "PRINT_NAME", "SheetRows", "array_ranges_in", "capacity_areas",
+           "first_overflow", "last_result_row", "last_used_row", "meeting", "sheet_rows"]
+
+CAPACITY_NAME = "XLBRIDGE_CAPACITY"
+#: Sheet-scoped name of the whole printable table (title to last capacity row): ``xlbridge recalc``
+#: sets the sheet's print area to it, cut after the last row holding anything.
+PRINT_NAME = "XLBRIDGE_PRINT"
+
+_REF = re.compile(r"^(?:'((?:[^']|'')+)'|([^'!]+))!(\$?[A-Z]{1,3}\$?\d+:\$?[A-Z]{1,3}\$?\d+)$")
+
+
+def capacity_areas(workbook_xml: bytes, sheets: list[str], name: str = CAPACITY_NAME
+                   ) -> list[tuple[str, int, int, int, int]]:
+    """[(sheet, first row, first column, last row, last column)] of the ``XLBRIDGE_CAPACITY`` names
+    (or of the names called ``name``).
+
+    ``sheets``: the sheet names in workbook order (``localSheetId`` indexes them). A name whose
+    reference is not a plain range on a sheet of the book is ignored.
+    """
+    from defusedxml import ElementTree as DET
+
+    root = DET.fromstring(workbook_xml, forbid_dtd=True)
+    out = []
+    for el in root.iter():
+        if el.tag.rpartition("}")[2] != "definedName" or (el.get("name") or "").upper() != name:
+            continue
+        m = _REF.match((el.text or "").strip())
+        if m is None:
+            continue
+        sheet = m.group(1).replace("''", "'") if m.group(1) is not None else m.group(2)
+        if sheet not in sheets:
+            continue
+        r1, c1, r2, c2 = parse_range(m.group(3).replace("$", ""))
+        out.append((sheet, r1, c1, r2, c2))
+    return out
+
+
+_NAME = rb"(?:[A-Za-z_][\w.-]*:)?"
+_ROW_TAG = re.compile(rb"<" + _NAME + rb"row\b([^>]*)>")
+_CELL_TAG = re.compile(rb"<" + _NAME + rb"c\b([^>]*)>")
+_R_ATTR = re.compile(rb"(?<![\w:.-])r\s*=\s*[\"']([^\"']*)[\"']")
+_KIND = re.compile(rb"<" + _NAME + rb"(v|is|f)\b")
+_CELL_REF = re.compile(r"^\$?([A-Z]{1,3})\$?([0-9]{1,7})$")
+#: a cell that holds a value (``<v>``, ``<is>``) before any ``<f>`` or its end: a constant, or (a cell
+#: without its end tag, ``<c r="A1"/>``) one of the next cells of the row, which the caller then reads
+_CONSTANT_CELL = re.compile(rb"<" + _NAME + rb"c\b[^>]*>(?:(?!<" + _NAME + rb"f\b|</" + _NAME + rb"c>).)*?<"
+                            + _NAME + rb"(?:v|is)\b", re.S)
+
+
+def _rows(sheet_xml: bytes) -> list[tuple[int, int, int]] | None:
+    """[(row, start, stop)] of the ``<row>`` elements holding cells, from a search of the bytes.
+
+    The part has been parsed and checked before this runs (well-formed, no DTD), so the tags found are
+    the elements; a part this cannot read plainly (CDATA sections, a row without its ``r`` number)
+    gives None and the caller scans it with the parser instead.
+
+    >>> _rows(b'<sheetData><row r="2"><c r="B2"><v>1</v></c></row><row r="3"/></sheetData>')
+    [(2, 22, 50)]
+    """
+    if b"<![CDATA[" in sheet_xml:
+        return None
+    end_data = sheet_xml.rfind(b"sheetData>")
+    tags = list(_ROW_TAG.finditer(sheet_xml))
+    out = []
+    for i, tag in enumerate(tags):
+        m = _R_ATTR.search(tag.group(1))
+        if m is None or not m.group(1).isdigit():
+            return None
+        if tag.group(1).endswith(b"/"):
+            continue
+        stop = tags[i + 1].start() if i + 1 < len(tags) else (end_data if end_data > tag.end() else len(sheet_xml))
+        out.append((int(m.group(1)), tag.end(), stop))
+    return out
+
+
+@dataclass(frozen=True)
+class SheetRows:
+    """A worksheet part's bytes with its ``<row>`` elements found once (:func:`_rows`; None: the part
+    needs the parser), so the capacity check and the print area search the bytes once between them."""
+
+    xml: bytes
+    rows: list | None
+
+
+def sheet_rows(sheet_xml: bytes) -> SheetRows:
+    """The part and its rows, for :func:`first_overflow` and :func:`last_used_row`.
+
+    >>> sheet_rows(b'<sheetData><row r="2"><c r="B2"><v>1</v></c></row></sheetData>').rows
+    [(2, 22, 52)]
+    """
+    return SheetRows(sheet_xml, _rows(sheet_xml) if sheet_xml else None)
+
+
+def _row_cells(sheet_xml: bytes, start: int, stop: int) -> list[tuple[int, int, frozenset]] | None:
+    """[(row, column, {"v", "is", "f"} present)] of the cells between ``start`` and ``stop`` (one row),
+    or None for a cell without its ``r`` address.
+
+    >>> xml = b'<row r="2"><c r="B2"><f>1</f><v>1</v></c><c r="C2" s="1"/></row>'
+    >>> [(r, c, sorted(k)) for r, c, k in _row_cells(xml, 11, len(xml))]
+    [(2, 2, ['f', 'v']), (2, 3, [])]
+    """
+    cells = list(_CELL_TAG.finditer(sheet_xml, start, stop))
+    out = []
+    for j, cell in enumerate(cells):
+        ref = _R_ATTR.search(cell.group(1))
+        parsed = _CELL_REF.match(ref.group(1).decode("ascii", "replace")) if ref is not None else None
+        if parsed is None:
+            return None
+        col = 0
+        for ch in parsed.group(1):
+            col = col * 26 + ord(ch) - 64
+        body_end = cells[j + 1].start() if j + 1 < len(cells) else stop
+        kinds = frozenset() if cell.group(1).endswith(b"/") else frozenset(
+            k.group(1).decode() for k in _KIND.finditer(sheet_xml, cell.end(), body_end))
+        out.append((int(parsed.group(2)), col, kinds))
+    return out
+
+
+def _filled_cells(sheet: SheetRows, rows: range, reverse: bool = False, constants: bool = False):
+    """The cells of ``rows`` holding a value or formula, row by row (last row first with ``reverse``), as
+    lists [(row, column, kinds)]; None when the part needs the parser (see :func:`_rows`). A row
+    without any ``<v>``, ``<is>`` or ``<f>`` is skipped by one search, not read cell by cell; with
+    ``constants``, so is a row without a cell holding a value and no formula (rows of formulas only,
+    as the templates' result columns are: :data:`_CONSTANT_CELL`).
+
+    >>> xml = b'<row r="2"><c r="A2"><f>B2</f><v>1</v></c><c r="B2" s="1"/></row><row r="3"><c r="A3"><v>2</v></c></row>'
+    >>> [[(r, c) for r, c, _ in row] for row in _filled_cells(sheet_rows(xml), range(1, 9), constants=True)]
+    [[(3, 1)]]
+    """
+    sheet_xml, found = sheet.xml, sheet.rows
+    if found is None:
+        return None
+    search = _CONSTANT_CELL.search if constants else _KIND.search
+
+    def walk():
+        for r, start, stop in (reversed(found) if reverse else found):
+            if r in rows and search(sheet_xml, start, stop):
+                cells = _row_cells(sheet_xml, start, stop)
+                if cells is None:
+                    raise _NeedsParser
+                yield [cell for cell in cells if cell[2]]
+
+    return walk()
+
+
+class _NeedsParser(Exception):
+    """A cell without its address: the part is read with the parser instead."""
+
+
+def first_overflow(sheet_xml: bytes | SheetRows, area: tuple[str, int, int, int, int], layout: Any = None
+                   ) -> tuple[int, int] | None:
+    """(row, column) of the first cell below ``area``, within its columns, that holds a value or formula.
+
+    ``sheet_xml``: the part, or its :func:`sheet_rows` (found once for both functions of this module).
+
+    >>> xml = (b'<worksheet><sheetData><row r="9"><c r="B9" s="1"/></row>'
+    ...        b'<row r="11"><c r="A11"><v>1</v></c></row></sheetData></worksheet>')
+    >>> first_overflow(xml, ("S", 5, 1, 8, 2)), first_overflow(xml, ("S", 5, 1, 11, 2))
+    ((11, 1), None)
+    """
+    _sheet, _r1, c1, r2, c2 = area
+    sheet = sheet_xml if isinstance(sheet_xml, SheetRows) else sheet_rows(sheet_xml)
+    sheet_xml = sheet.xml
+    try:
+        rows = _filled_cells(sheet, range(r2 + 1, 1 << 21)) if sheet_xml else None
+        fast = None if rows is None else [(r, c) for row in rows for r, c, _k in row if c1 <= c <= c2]
+    except _NeedsParser:
+        fast = None
+    if fast is not None:
+        found = fast
+    else:
+        layout = scan_sheet(sheet_xml) if layout is None else layout  # (``layout``: that scan, made already)
+        found = [(r, c) for (r, c), span in layout.cells.items()
+                 if r > r2 and c1 <= c <= c2 and any(local in ("v", "is", "f") for local, _s, _e in span.children)]
+    return min(found) if found else None
+
+
+@dataclass(frozen=True)
+class AreaResults:
+    """What :func:`last_used_row` needs of a sheet's computed values, taken where the values are (the
+    engine's process) so that they need not cross to the process writing the print area: the last row of
+    the area holding a non-blank computed value (0: none), and the ranges of the array formulas that have
+    computed values (their cells other than the first carry no formula in the part, yet hold computed
+    values, not constants; an array the engine gave no value keeps its cached values, constants then).
+
+    >>> values = {(9, 2): "", (7, 1): 4.5, (60, 1): 1, (2, 3): 1, (3, 3): 2, (4, 3): 3}
+    >>> results = AreaResults.of(values, ("S", 1, 1, 50, 3), ((2, 3, 4, 3), (8, 1, 9, 1), (70, 1, 71, 1)))
+    >>> results.last_row, results.array_ranges, (3, 3) in results, (3, 2) in results
+    (7, ((2, 3, 4, 3),), True, False)
+    """
+
+    last_row: int
+    array_ranges: tuple = ()
+
+    @classmethod
+    def of(cls, values: dict, area: tuple[str, int, int, int, int], array_ranges: Any = ()) -> AreaResults:
+        """From ``values`` ({(row, column): value} of every formula cell of the sheet, array cells
+        included: :func:`last_result_row`) and the sheet's array ranges ((r1, c1, r2, c2), ...): those
+        meeting ``area`` and valued (the engine values an array's cells all or none: its last tells)."""
+        return cls(last_result_row(values, area),
+                   tuple(a for a in meeting(array_ranges, area) if (a[2], a[3]) in values))
+
+    def __contains__(self, pos: object) -> bool:
+        """Whether the cell ``(row, column)`` lies in one of the array ranges."""
+        if not isinstance(pos, tuple) or len(pos) != 2:
+            return False
+        r, c = pos
+        return any(a1 <= r <= a2 and b1 <= c <= b2 for a1, b1, a2, b2 in self.array_ranges)
+
+
+def meeting(array_ranges: Any, area: tuple[str, int, int, int, int]) -> tuple:
+    """The ranges ((r1, c1, r2, c2), ...) that share a cell with ``area``.
+
+    >>> meeting(((1, 1, 2, 2), (5, 5, 6, 6)), ("S", 2, 2, 4, 4))
+    ((1, 1, 2, 2),)
+    """
+    _sheet, r1, c1, r2, c2 = area
+    return tuple(a for a in array_ranges if a[0] <= r2 and a[2] >= r1 and a[1] <= c2 and a[3] >= c1)
+
+
+def last_result_row(values: dict, area: tuple[str, int, int, int, int]) -> int:
+    """The last row of ``area`` where ``values`` ({(row, column): computed value}) holds a non-blank
+    value (not None, not ""); 0 when none does.
+
+    >>> last_result_row({(9, 2): "", (7, 1): 4.5, (60, 1): 1}, ("S", 1, 1, 50, 3))
+    7
+    """
+    _sheet, r1, c1, r2, c2 = area
+    return max((r for (r, c), v in values.items() if v != "" and v is not None and r1 <= r <= r2 and c1 <= c <= c2),
+               default=0)
+
+
+_TAG_SPAN = 4096  # bytes searched each side of an "array" for its <f ...> tag (Excel writes about 40)
+_T_IS = re.compile(rb"\st\s*=\s*$")  # (the end of the bytes before an attribute value: `` t=``, `` t = ``)
+_F_TAG = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?f\s[^<>]*>")
+_REF_ATTR = re.compile(rb"\sref\s*=\s*(?:\"([^\"]*)\"|'([^']*)')")
+
+
+def array_ranges_in(sheet_xml: bytes) -> tuple:
+    """((r1, c1, r2, c2), ...) of the array formulas (``<f t="array" ref=...>``) of a worksheet part, in
+    the order of the part: what :func:`xlbridge.batch.read.sheetxml.scan_sheet` finds, by a search of the bytes
+    (as :func:`_merged_ranges`) for the process that has not parsed the part: each ``array`` found, then
+    the ``t`` attribute before it and the ``<f>`` tag around it. A guess, which the recalculation checks
+    against the engine's arrays (an array formula's text in a comment or a CDATA section, an entity in
+    ``t``, an array the engine gave no value: the part is then searched again with the engine's).
+
+    >>> array_ranges_in(b'<sheetData><row r="2"><c r="A2"><f ref="A2:B3" t="array">F()</f></c>'
+    ...                 b"<c r='C2'><x:f t = 'array' ref='C2'>G()</x:f></c><c r='D2'><is><t>t='array'</t></is></c>")
+    ((2, 1, 3, 2), (2, 3, 2, 3))
+    """
+    out = []
+    at = sheet_xml.find(b"array")
+    while at >= 0:
+        quote = sheet_xml[at - 1:at]
+        if quote in (b'"', b"'") and sheet_xml[at + 5:at + 6] == quote and _T_IS.search(sheet_xml, max(at - 41, 0),
+                                                                                          at - 1):
+            # (each search within _TAG_SPAN bytes of the word: a part holding the word many times in a long
+            # stretch without a tag, a comment's text say, costs its length, not its square)
+            start = sheet_xml.rfind(b"<", max(at - _TAG_SPAN, 0), at)
+            tag = _F_TAG.match(sheet_xml, start, at + _TAG_SPAN) if start >= 0 else None
+            ref = _REF_ATTR.search(tag.group(0)) if tag is not None and tag.end() > at else None
+            if ref is not None:
+                try:
+                    out.append(parse_range((ref.group(1) or ref.group(2) or b"").decode("ascii", "replace")))
+                except ValueError:  # (a WorkbookError too: the parser refuses such a part)
+                    pass
+        at = sheet_xml.find(b"array", at + 5)
+    return tuple(out)
+
+
+def last_used_row(sheet_xml: bytes | SheetRows, area: tuple[str, int, int, int, int], values: dict | AreaResults,
+                  layout: Any = None) -> int:
+    """The last row of ``area`` holding a constant or a non-blank computed value, at least the area's
+    first row. ``values``: {(row, column): value} of every formula cell, array cells included, or their
+    :class:`AreaResults`. ``sheet_xml`` as for :func:`first_overflow`.
+
+    >>> xml = b'<worksheet><sheetData><row r="3"><c r="A3"><v>1</v></c></row></sheetData></worksheet>'
+    >>> last_used_row(xml, ("S", 1, 1, 50, 3), {(9, 2): "", (7, 1): 4.5})
+    7
+    >>> area = ("S", 1, 1, 50, 3)
+    >>> last_used_row(xml, area, AreaResults(0)), last_used_row(xml, area, AreaResults(0, ((3, 1, 3, 1),)))
+    (3, 1)
+    """
+    _sheet, r1, c1, r2, c2 = area
+    sheet = sheet_xml if isinstance(sheet_xml, SheetRows) else sheet_rows(sheet_xml)
+    sheet_xml = sheet.xml
+    last = r1
+    for m1, _mc1, m2, _mc2 in _merged_ranges(sheet_xml):  # a merged note prints whole
+        if r1 <= m1 <= r2:
+            last = max(last, min(m2, r2))
+    def constant(r: int, c: int, kinds: frozenset) -> bool:
+        # a formula's cell (an array's cells carry no <f>): its computed value counts, below
+        return c1 <= c <= c2 and bool(kinds & {"v", "is"}) and "f" not in kinds and (r, c) not in values
+
+    try:  # the last row first: the first row holding a constant is the answer
+        rows = _filled_cells(sheet, range(max(last, r1) + 1, r2 + 1), reverse=True,
+                             constants=True) if sheet_xml else None
+        if rows is not None:
+            last = next((r for row in rows for r, c, kinds in row if constant(r, c, kinds)), last)
+    except _NeedsParser:
+        rows = None
+    if rows is None:
+        for (r, c), span in (scan_sheet(sheet_xml) if layout is None else layout).cells.items():
+            kinds = frozenset(local for local, _s, _e in span.children)
+            if r1 <= r <= r2 and r > last and constant(r, c, kinds):
+                last = r
+    return max(last, values.last_row if isinstance(values, AreaResults) else last_result_row(values, area))
+
+
+_MERGE = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?mergeCell\s[^>]*?\bref\s*=\s*(?:\"([^\"]*)\"|'([^']*)')")
+
+
+def _merged_ranges(sheet_xml: bytes) -> list:
+    """(r1, c1, r2, c2) of every ``<mergeCell ref=...>`` of a worksheet part.
+
+    A search of the bytes, not a parse: the part has been parsed and checked (DTDs refused, well-formed)
+    before this runs, and only the ``ref`` of these empty elements is wanted (a 10,000-row sheet: one
+    regular-expression pass instead of a Python callback per element).
+
+    >>> _merged_ranges(b'<worksheet><sheetData/><mergeCells><mergeCell ref="I22:K25"/>'
+    ...                b"<x:mergeCell ref='A1:B2'/></mergeCells></worksheet>")
+    [(22, 9, 25, 11), (1, 1, 2, 2)]
+    """
+    out: list = []
+    first = sheet_xml.find(b"mergeCell")
+    if first < 0:
+        return out
+    # every match holds a "mergeCell" from the first one on, right after its "<" and prefix (no "<" in a
+    # prefix): the search starts at the "<" before the first (a 10,000-row part: 26 ms to 1 ms)
+    for m in _MERGE.finditer(sheet_xml, max(sheet_xml.rfind(b"<", 0, first), 0)):
+        try:
+            out.append(parse_range((m.group(1) or m.group(2) or b"").decode("ascii", "replace")))
+        except ValueError:  # a WorkbookError too: an unreadable merge is no print row
+            pass
+    return out
