@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from openpyxl import Workbook
 
+from .mirror import headroom
 from .styling import (COMMON_LINES, array, bold, computed, conf_sheet, headers, input_table, instructions,
                       legend, mark_input, new_workbook, param, seq_column, seq_row, sheet, table_head)
 
@@ -186,7 +187,7 @@ def build() -> Workbook:
     array(ws, f"G{R_FIRST}:L{rl}",
           f"=IFERROR(INDEX(HANDICAP_MATCHES({col('A')},{col('B')},{col('C')},{col('D')},"
           f"Handicaps!B{H_FIRST}:B{hl},Handicaps!F{H_FIRST}:F{hl},{col('E')},{col('F')},"
-          f"NewTeams!F{N_FIRST}:G{ol}),{seq_column(R_ROWS)},{seq_row(6)}),\"\")")
+          f"NewTeams!F{N_FIRST}:G{ol}),{seq_column(R_ROWS + headroom(R_ROWS))},{seq_row(6)}),\"\")")
     ws["N4"] = "Higher-handicap team"
     ws["N4"].font = bold()
     ws.column_dimensions["N"].width = 26

@@ -37,7 +37,8 @@ from openpyxl.formula.tokenizer import Token, Tokenizer
 from openpyxl.utils.cell import get_column_letter, quote_sheetname, range_boundaries
 from openpyxl.worksheet.formula import ArrayFormula
 
-__all__ = ["CALC_SUFFIX", "calc_sheet_name", "mirror_arrays", "array_behind", "shows"]
+__all__ = ["CALC_SUFFIX", "calc_sheet_name", "mirror_arrays", "array_behind", "shows", "shows_row", "headroom",
+           "table_area"]
 
 #: The hidden sheet holding the array formulas of sheet ``S`` is ``S`` followed by this.
 CALC_SUFFIX = " (calc)"
@@ -66,6 +67,40 @@ def shows(ref: str) -> str:
     =IFERROR('S (calc)'!B2,IF(ERROR.TYPE('S (calc)'!B2)=5,"",'S (calc)'!B2))
     """
     return f'=IFERROR({ref},IF(ERROR.TYPE({ref})=5,"",{ref}))'
+
+
+def shows_row(calc_column: str, origin: str) -> str:
+    """The formula of a cell in view beside a row of an input table: the cell of the hidden column
+    ``calc_column`` (e.g. ``'T (calc)'!$H$5:$H$10404``) at this row's position in the table, counted from
+    the first row of ``origin`` (the table's first column, e.g. ``$A$5:$A$10004``), guarded as :func:`shows`.
+
+    Nothing in it names this row: a row moved (sorted, cut and pasted), copied, or with rows inserted or
+    deleted around it shows the result of the row it now is, because the hidden arrays read the table's
+    ranges, which Excel and LibreOffice grow, shrink and keep in step with the same edits.
+
+    >>> print(shows_row("'S (calc)'!$H$5:$H$29", "$A$5:$A$24"))
+    =IFERROR(INDEX('S (calc)'!$H$5:$H$29,ROW()-ROW($A$5:$A$24)+1),IF(ERROR.TYPE(INDEX('S (calc)'!$H$5:$H$29,ROW()-ROW($A$5:$A$24)+1))=5,"",INDEX('S (calc)'!$H$5:$H$29,ROW()-ROW($A$5:$A$24)+1)))
+    """
+    return shows(f"INDEX({calc_column},ROW()-ROW({origin})+1)")
+
+
+def headroom(rows: int) -> int:
+    """Rows a table's hidden arrays have beyond the table (and twice that their inputs read beyond it), so
+    that rows inserted into the table (up to this many more than deleted) and rows deleted (up to this
+    many more than inserted) leave every row in view its result and no hidden cell an error.
+
+    >>> headroom(10_000), headroom(40)
+    (100, 5)
+    """
+    return max(5, rows // 100)
+
+
+def table_area(ws) -> tuple[int, int, int, int] | None:
+    """(r1, c1, r2, c2) of the input table of sheet ``ws`` (its sheet-scoped XLBRIDGE_CAPACITY), or None."""
+    from .styling import CAPACITY_NAME
+
+    dn = ws.defined_names.get(CAPACITY_NAME)
+    return None if dn is None else _box(dn.attr_text.split("!")[-1])
 
 
 def _split(operand: str) -> tuple[str | None, str]:
@@ -111,10 +146,13 @@ _A1 = re.compile(r"^(?:\$?[A-Za-z]{1,3}\$?[0-9]+(?::\$?[A-Za-z]{1,3}\$?[0-9]+)?|
                  r"|\$?[0-9]+:\$?[0-9]+)$")
 
 
-def _rewrite(formula: str, home: str, moved: dict[str, list], qualify: bool, names: dict[str, str]) -> str:
+def _rewrite(formula: str, home: str, moved: dict[str, list], qualify: bool, names: dict[str, str],
+             tables: dict[str, tuple[int, int, int, int, int]] | None = None) -> str:
     """``formula`` with references into moved arrays pointed at their hidden sheet (``names``: sheet ->
     its hidden sheet) and, when ``qualify``, every reference without a sheet given the sheet ``home``
-    it was written on (a defined name is left as it is: the templates use none in their arrays)."""
+    it was written on (a defined name is left as it is: the templates use none in their arrays).
+    ``tables``: {sheet: (r1, c1, r2, c2, headroom)} of the input tables: a reference to whole columns of
+    one (its rows exactly) reads twice its headroom beyond it (see :func:`headroom`)."""
     tok = Tokenizer(formula)
     for item in tok.items:
         if item.type != Token.OPERAND or item.subtype != Token.RANGE:
@@ -125,11 +163,25 @@ def _rewrite(formula: str, home: str, moved: dict[str, list], qualify: bool, nam
         box = _box(ref)
         target = home if sheet is None else sheet
         areas = moved.get(target)
+        table = (tables or {}).get(target)
+        if box is not None and table is not None and (box[0], box[2]) == (table[0], table[2]):
+            ref = _extend(ref, table[2] + 2 * table[4])
+            item.value = ref if sheet is None else f"{item.value.rsplit('!', 1)[0]}!{ref}"
         if box is not None and areas and _covered(box, areas):
             item.value = f"{quote_sheetname(names[target])}!{ref}"
         elif sheet is None and qualify and _A1.match(ref):
             item.value = f"{quote_sheetname(home)}!{ref}"
     return tok.render()
+
+
+def _extend(ref: str, last: int) -> str:
+    """The block ``ref`` (``$A$5:$A$24``, ``A5:C24``) with its last row ``last``, its dollars kept.
+
+    >>> _extend("$A$5:$A$24", 64), _extend("C5:E24", 30)
+    ('$A$5:$A$64', 'C5:E30')
+    """
+    head, tail = ref.split(":")
+    return f"{head}:{re.sub(r'[0-9]+$', str(last), tail)}"
 
 
 def _calc_names(wb: Workbook, titles: list[str]) -> dict[str, str]:
@@ -148,17 +200,40 @@ def _calc_names(wb: Workbook, titles: list[str]) -> dict[str, str]:
     return out
 
 
+def _is_table_array(box: tuple[int, int, int, int], area: tuple[int, int, int, int] | None, extra: int) -> bool:
+    """True when an array over ``box`` computes the rows of the input table ``area``: one result per row,
+    the whole table (a column) or one row of it (a row's formula), headroom rows included."""
+    if area is None:
+        return False
+    r1, _, r2, _ = box
+    if r1 == r2:
+        return area[0] <= r1 <= area[2] + extra
+    return r1 == area[0] and r2 == area[2]
+
+
 def mirror_arrays(wb: Workbook) -> None:
     """Move every array formula of ``wb`` to a hidden ``<sheet> (calc)`` sheet (same address) and put a
     plain reference to it in each cell of its range; point every other formula's references into
-    the moved ranges at the hidden sheets (see the module's text). Changes ``wb`` in place."""
+    the moved ranges at the hidden sheets (see the module's text). Changes ``wb`` in place.
+
+    The arrays computing the rows of a sheet's input table (its XLBRIDGE_CAPACITY area: one result per
+    row) are shown by :func:`shows_row` instead, position by position, and grow by :func:`headroom`
+    rows on the hidden sheet (calc only: no cell in view below the table); every array reads an input
+    table's whole columns twice that far, and formulas read those results from the cells in view (the
+    hidden column and the table's ranges can differ in length once rows are inserted or deleted)."""
     moved: dict[str, list] = {}
     arrays: dict[str, list] = {}
+    tables: dict[str, tuple[int, int, int, int, int]] = {}
     for ws in wb.worksheets:
+        area = table_area(ws)
+        if area is not None:
+            tables[ws.title] = (*area, headroom(area[2] - area[0] + 1))
         found = [(cell.row, cell.column, cell.value) for cell in ws._cells.values() if isinstance(cell.value, ArrayFormula)]
         if found:
             arrays[ws.title] = sorted(found, key=lambda x: (x[0], x[1]))
-            moved[ws.title] = [_box(v.ref) for _, _, v in found]
+            extra = tables[ws.title][4] if ws.title in tables else 0
+            moved[ws.title] = [b for b in (_box(v.ref) for _, _, v in found)
+                               if not _is_table_array(b, area, extra)]  # type: ignore[arg-type]
     names = _calc_names(wb, list(arrays))
     for ws in list(wb.worksheets):
         for cell in ws._cells.values():  # the formulas that stay in view
@@ -169,14 +244,33 @@ def mirror_arrays(wb: Workbook) -> None:
             continue
         calc = wb.create_sheet(names[ws.title])
         calc.sheet_state = "hidden"
+        table = tables.get(ws.title)
+        where = quote_sheetname(calc.title)
         for row, col, af in arrays[ws.title]:
-            calc.cell(row, col).value = ArrayFormula(af.ref, _rewrite(af.text, ws.title, moved, qualify=True,
-                                                                      names=names))
-            r1, c1, r2, c2 = _box(af.ref)  # type: ignore[misc]
-            where = quote_sheetname(calc.title)
-            for r in range(r1, r2 + 1):
-                for c in range(c1, c2 + 1):
-                    ws.cell(r, c).value = shows(f"{where}!{get_column_letter(c)}{r}")
+            box = _box(af.ref)
+            assert box is not None
+            r1, c1, r2, c2 = box
+            text = _rewrite(af.text, ws.title, moved, qualify=True, names=names, tables=tables)
+            if table is None or not _is_table_array(box, table[:4], table[4]):
+                calc.cell(row, col).value = ArrayFormula(af.ref, text)
+                for r in range(r1, r2 + 1):
+                    for c in range(c1, c2 + 1):
+                        ws.cell(r, c).value = shows(f"{where}!{get_column_letter(c)}{r}")
+                continue
+            t1, tc, t2, _, extra = table
+            if r1 != r2:  # a column of the table: its hidden array grows by the headroom
+                r2 = t2 + extra
+                af = ArrayFormula(f"{get_column_letter(c1)}{r1}:{get_column_letter(c2)}{r2}", text)
+            calc.cell(row, col).value = ArrayFormula(af.ref, text)
+            if row > t2:  # a headroom row's formula: on the hidden sheet only
+                ws.cell(row, col).value = None
+            first = get_column_letter(tc)
+            origin = f"${first}${t1}:${first}${t2}"
+            for c in range(c1, c2 + 1):
+                letter = get_column_letter(c)
+                column = f"{where}!${letter}${t1}:${letter}${t2 + extra}"
+                for r in range(r1, min(r2, t2) + 1):
+                    ws.cell(r, c).value = shows_row(column, origin)
 
 
 def array_behind(wb: Workbook, sheet: str, cell: str) -> ArrayFormula | None:

@@ -7,7 +7,9 @@
 from __future__ import annotations
 
 from openpyxl import Workbook
+from openpyxl.worksheet.formula import ArrayFormula
 
+from .mirror import headroom
 from .styling import (COMMON_LINES, array, computed, conf_sheet, headers, input_table, instructions, legend,
                       mark_input, new_workbook, param, seq_column, seq_row, sheet, table_head)
 
@@ -93,11 +95,18 @@ def build() -> Workbook:
     mark_input(ws, f"B{M_FIRST}:C{ml}", prompt="Team names")
     mark_input(ws, f"D{M_FIRST}:D{ml}", kind="whole", operator="between", formula1="1", formula2="200",
            prompt="Number of boards of the match (the VP scale depends on it)")
-    for i in range(M_ROWS):
-        r = M_FIRST + i
-        array(ws, f"E{r}:H{r}",
-               f'=IF(A{r}="","",MATCH_RESULT(IF(Boards!$A${B_FIRST}:$A${last}=A{r},'
-               f'Boards!$J${B_FIRST}:$J${last},""),D{r},"nearest"))', "0.00")
+    # one formula per match, naming its match by its position in the table (INDEX), not by its row: a
+    # match moved, inserted or deleted keeps its result (xlbridge.templates.mirror); the rows past the
+    # table (its headroom) are the hidden sheet's only
+    col = lambda c: f"${c}${M_FIRST}:${c}${ml}"  # noqa: E731
+    for k in range(1, M_ROWS + headroom(M_ROWS) + 1):
+        r = M_FIRST + k - 1
+        formula = (f'=IF(INDEX({col("A")},{k})="","",MATCH_RESULT(IF(Boards!$A${B_FIRST}:$A${last}=INDEX({col("A")},{k}),'
+                   f'Boards!$J${B_FIRST}:$J${last},""),INDEX({col("D")},{k}),"nearest"))')
+        if k <= M_ROWS:
+            array(ws, f"E{r}:H{r}", formula, "0.00")
+        else:
+            ws[f"E{r}"] = ArrayFormula(f"E{r}:H{r}", formula)
     input_table(ws, f"A{M_FIRST}:D{ml}", "J8", "matches", legend_at="J4")
 
     ws = sheet(wb, "Standings", "Standings", "Teams by VP total (exact; equal totals share the rank, 2=); the IMP difference "

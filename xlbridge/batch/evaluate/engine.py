@@ -279,7 +279,7 @@ def _adapt_function(name: str, fn, messages: EngineMessages):
                     rows = [rows]  # a 1-D result is a row, as in xlwings
                 rows = [r if isinstance(r, (list, tuple)) else [r] for r in rows]
                 if len(rows) > 1:
-                    _note_cut_rows(name, len(rows), messages)
+                    _note_cut_rows(name, rows, messages)
                 if not rows or not any(rows):
                     return np.asarray([[Error.errors["#N/A"]]], object).view(Array)
                 width = max(len(r) for r in rows)
@@ -417,9 +417,12 @@ def note_reason(messages: EngineMessages, name: str, reason: str) -> None:
         found.append(f"{name}: {text}")
 
 
-def _note_cut_rows(name: str, count: int, messages: EngineMessages) -> None:
+def _note_cut_rows(name: str, rows: list, messages: EngineMessages) -> None:
     """A result of more rows than the array formula evaluating it has (the pairs of a session beyond the
-    Ranking's 400 rows): the rows past the range would not show, so the run reports it (``cut_rows``)."""
+    Ranking's 400 rows): the rows past the range would not show, so the run reports it (``cut_rows``).
+    Blank rows at the end of the result are not counted: cutting them loses nothing (a template's table
+    read a little past its hidden array, after rows were inserted into it)."""
+    count = len(rows)
     where = _cell_being_evaluated() or compiling_cell()
     if where is None or ":" not in where[1]:
         return
@@ -428,6 +431,8 @@ def _note_cut_rows(name: str, count: int, messages: EngineMessages) -> None:
         r1, _c1, r2, _c2 = parse_range(where[1])
     except Exception:
         return
+    while count > r2 - r1 + 1 and all(v is None or v == "" for v in rows[count - 1]):
+        count -= 1
     if count > r2 - r1 + 1:
         messages.cut_rows.setdefault(
             (where[0], where[1].split(":", 1)[0]),

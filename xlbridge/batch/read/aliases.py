@@ -3,7 +3,10 @@
 The templates keep each array formula on a hidden sheet and show its results through plain
 references (:mod:`xlbridge.templates.mirror`): ``='Travellers (calc)'!H5``, or, so that a program
 without the xlbridge functions shows a blank result as blank, ``=IFERROR(R,IF(ERROR.TYPE(R)=5,"",R))``
-with the same reference ``R`` three times (5 is ``ERROR.TYPE`` of ``#NAME?``). A 10,000-row template
+with the same reference ``R`` three times (5 is ``ERROR.TYPE`` of ``#NAME?``), where ``R`` may also be the
+cell at this row's position in a table, ``INDEX('S (calc)'!$H$5:$H$10104,ROW()-ROW($A$5:$A$10004)+1)``
+(a row of an input table: ``shows_row``; the target is the INDEX range's row as far from its first row as
+this cell is from the origin's first row, when inside the range). A 10,000-row template
 holds tens of thousands of them; the formulas engine would build and run a graph node for each
 (about 2 ms a cell). Such a cell, when it points into an array range of this workbook and no formula
 the engine evaluates reads it, is valued after the engine has run, from the array's value:
@@ -19,6 +22,9 @@ every such cell (tests/batch/test_aliases.py).
 ('plain', 'TRAVELLERS (CALC)', (5, 8))
 >>> alias_of('=IFERROR(S!B2,IF(ERROR.TYPE(S!B2)=5,"",S!B2))', "X")
 ('guarded', 'S', (2, 2))
+>>> alias_of('=IFERROR(INDEX(C!$H$5:$H$9,ROW()-ROW($A$5:$A$8)+1),IF(ERROR.TYPE(INDEX(C!$H$5:$H$9,'
+...          'ROW()-ROW($A$5:$A$8)+1))=5,"",INDEX(C!$H$5:$H$9,ROW()-ROW($A$5:$A$8)+1)))', "V", row=7)
+('guarded', 'C', (7, 8))
 >>> alias_of("=B2", "Scores"), alias_of("=B2+1", "Scores"), alias_of("='[1]S'!B2", "Scores")
 (('plain', 'SCORES', (2, 2)), None, None)
 >>> alias_value("plain", None), alias_value("guarded", "NP"), alias_value("plain", 3.5)
@@ -42,6 +48,34 @@ _GUARDED = re.compile(
     + ")\\)=5,\"\",(?P<d>" + _REF.format(n=3) + ")\\)\\)$", re.IGNORECASE)
 
 
+_GUARD = re.compile(r'^=IFERROR\((?P<a>.{1,300}?),IF\(ERROR\.TYPE\((?P<b>.{1,300}?)\)=5,"",(?P<d>.{1,300})\)\)$',
+                    re.IGNORECASE | re.S)
+_AT_ROW = re.compile(r"^INDEX\((?:(?:'(?P<q>(?:[^'\[\]]|'')+)'|(?P<u>[A-Za-z_][A-Za-z0-9_.]*))!)?\$?(?P<c>[A-Za-z]{1,3})"
+                     r"\$?(?P<r1>[0-9]{1,7}):\$?(?P=c)\$?(?P<r2>[0-9]{1,7}),ROW\(\)-ROW\((?:(?:'(?:[^'\[\]]|'')+'|"
+                     r"[A-Za-z_][A-Za-z0-9_.]*)!)?\$?[A-Za-z]{1,3}\$?(?P<o1>[0-9]{1,7}):\$?[A-Za-z]{1,3}\$?[0-9]{1,7}\)"
+                     r"\+1\)$", re.IGNORECASE)
+
+
+def _at_row(formula: str, home: str, row: int) -> tuple[str, str, tuple[int, int]] | None:
+    """("guarded", TARGET SHEET, (row, column)) of a guarded INDEX-at-this-row formula in row ``row``;
+    None for any other formula or a position outside the INDEX range (then the formula is the engine's)."""
+    g = _GUARD.match(formula)
+    if g is None or not (g.group("a").upper() == g.group("b").upper() == g.group("d").upper()):
+        return None
+    m = _AT_ROW.match(g.group("a"))
+    if m is None:
+        return None
+    r1, r2, target = int(m.group("r1")), int(m.group("r2")), int(m.group("r1")) + row - int(m.group("o1"))
+    if not r1 <= target <= r2:
+        return None
+    quoted, bare = m.group("q"), m.group("u")
+    sheet = (quoted.replace("''", "'") if quoted is not None else bare if bare is not None else home).upper()
+    try:
+        return "guarded", sheet, parse_ref(m.group("c").upper() + str(target))
+    except ValueError:
+        return None
+
+
 _SHEETS: dict[tuple[str | None, str | None, str], str] = {}  # one string per sheet name (30,000 cells name one)
 
 
@@ -58,17 +92,23 @@ def _target(m: re.Match, n: int, home: str) -> tuple[str, tuple[int, int]] | Non
         return None
 
 
-def alias_of(formula: str, home: str) -> tuple[str, str, tuple[int, int]] | None:
+def alias_of(formula: str, home: str, row: int | None = None) -> tuple[str, str, tuple[int, int]] | None:
     """("plain" or "guarded", TARGET SHEET, (row, column)) when ``formula`` only shows one cell; else None.
-    ``home``: the sheet the formula is on (a reference without a sheet points there)."""
-    got = _alias_match(formula, home)
+    ``home``: the sheet the formula is on (a reference without a sheet points there); ``row``: the
+    formula's row (needed for a formula showing the cell at its row's position in a table)."""
+    got = _alias_match(formula, home, row)
     return None if got is None else got[0]
 
 
-def _alias_match(formula: str, home: str) -> tuple[tuple[str, str, tuple[int, int]], tuple] | None:
+def _alias_match(formula: str, home: str, row: int | None = None
+                 ) -> tuple[tuple[str, str, tuple[int, int]], tuple] | None:
     """:func:`alias_of`'s answer with the formula cut at its target's row digits: (alias, (text before
     the first row digits, text between, ..., text after)): the same formula showing another row is
-    the pieces joined with that row's number (:func:`find_shown`'s shortcut)."""
+    the pieces joined with that row's number (:func:`find_shown`'s shortcut). A formula showing the
+    cell at its row's position is the same text in every row: one piece, its target one row on per row."""
+    if formula.startswith("=IFERROR(INDEX(") and row is not None and len(formula) <= 1000:
+        got = _at_row(formula, home, row)
+        return None if got is None else (got, (formula,))
     if len(formula) > 400:
         return None
     m = _PLAIN.match(formula)
@@ -124,11 +164,11 @@ def find_shown(formulas: dict, arrays: dict) -> dict:
             seen = last.get(pos[1])
             if seen is not None:
                 row = seen[2][2][0] + pos[0] - seen[0]
-                if 0 < row <= 1048576 and len(text) <= 400 and text == str(row).join(seen[1]):
+                if 0 < row <= 1048576 and len(text) <= 1000 and text == str(row).join(seen[1]):
                     alias = (seen[2][0], seen[2][1], (row, seen[2][2][1]))
                     pieces = seen[1]
             if alias is None:
-                got = _alias_match(text, sheet)
+                got = _alias_match(text, sheet, pos[0])
                 if got is None:
                     continue
                 alias, pieces = got
