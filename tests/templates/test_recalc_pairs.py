@@ -37,12 +37,8 @@ _recalc = recalc_copy
 
 
 @pytest.fixture(scope="module")
-def done(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("pairs")
-    src = tmp / "pairs.xlsx"
-    shutil.copy(SRC, src)
-    out, vals = _recalc(src, tmp)
-    return src, out, vals
+def done(example_recalculated):
+    return example_recalculated("pairs.xlsx")
 
 
 def _core(src):
