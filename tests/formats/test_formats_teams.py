@@ -22,12 +22,11 @@ margin 5: 12.18 - 7.82.  Standings: Lions 13.65, Bears 12.18, Wolves 7.82, Tiger
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from fractions import Fraction as F
 
 import openpyxl
 import pytest
+from server_helpers import run_main
 
 from formats_samples import endplay_score_rows
 from xlbridge import formats
@@ -129,8 +128,7 @@ def test_published_teams_site_has_standings_and_match_scorecards(flow):
 
 
 def _run(*argv, cwd):
-    return subprocess.run([sys.executable, "-m", "xlbridge", *argv], capture_output=True, text=True, cwd=cwd,
-                          timeout=120)
+    return run_main(*argv, cwd=cwd)  # (the command in this process: what it says and writes is the subject)
 
 
 @pytest.mark.parametrize("change, message", [
