@@ -1,5 +1,7 @@
-"""Shared by every test: the Hypothesis profiles, the shared helpers' folder, and the costly artefacts
-made once per test run (a recalculated template, a LibreOffice conversion), whichever tests ask first.
+"""Shared by every test: the Hypothesis profiles, the shared helpers' folder, the costly artefacts made
+once per test run (a recalculated template, a LibreOffice conversion), whichever tests ask first, and the
+fixtures several folders' tests use. (One conftest.py: pytest imports each by the name "conftest", so
+conftest files in sibling folders without ``__init__.py`` would clash.)
 
 Artefacts are made once per run even when pytest-xdist runs the tests on several workers: each is
 built under a file lock in the run's shared temporary folder, and the other workers read the files.
@@ -145,5 +147,36 @@ def printed(run_artefacts):
         folder = run_artefacts.make(f"printed {_sha(book)} {book.name}", build)
         pdf = folder / (folder / "pdf-name").read_text()
         return pdf, pictures.page_texts(pdf)
+
+    return get
+
+
+@pytest.fixture(scope="module")
+def good(tmp_path_factory):
+    """A small clean workbook (the batch tests): a Travellers sheet with 2 in A1 and ``=A1*21`` in A2."""
+    import openpyxl
+
+    path = tmp_path_factory.mktemp("good") / "good.xlsx"
+    wb = openpyxl.Workbook()
+    wb.active.title = "Travellers"
+    wb.active["A1"] = 2
+    wb.active["A2"] = "=A1*21"
+    wb.save(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def example_recalculated(tmp_path_factory):
+    """``example_recalculated("pairs.xlsx")`` (the template tests) -> (a copy of the shipped example, its
+    recalculated copy, that copy opened with ``data_only=True``); the recalculation is made once per run
+    (recalc_helpers)."""
+    from recalc_helpers import recalc_copy
+
+    def get(name: str):
+        tmp = tmp_path_factory.mktemp(Path(name).stem)
+        src = tmp / name
+        shutil.copy(ROOT / "workbooks" / "examples" / name, src)
+        out, vals = recalc_copy(src, tmp)
+        return src, out, vals
 
     return get

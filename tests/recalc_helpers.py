@@ -6,6 +6,7 @@ pytest-xdist workers): the shipped examples are recalculated by many test files,
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 from pathlib import Path
 
@@ -53,3 +54,20 @@ def recalc_copy(src: Path, tmp: Path):
     out = Path(tmp) / (Path(src).stem + "-recalculated.xlsx")
     shutil.copyfile(recalculated(src), out)
     return out, openpyxl.load_workbook(out, data_only=True)
+
+
+def canonical_dump(path: Path) -> list[str]:
+    """``xlbridge.templates.canonical_dump`` of the workbook at ``path`` (formulas, styles, validations,
+    names, charts: what a template is), worked out once per run for the same bytes."""
+    from xlbridge.templates import canonical_dump as dump
+
+    path = Path(path)
+    if ARTEFACTS is None:
+        return dump(path)
+    data = path.read_bytes()
+
+    def build(folder: Path) -> None:
+        (folder / "dump.json").write_text(json.dumps(dump(path)), encoding="utf-8")
+
+    folder = ARTEFACTS.make(f"canonical_dump {hashlib.sha256(data).hexdigest()}", build)
+    return json.loads((folder / "dump.json").read_text(encoding="utf-8"))

@@ -158,3 +158,20 @@ def alive(pid: int) -> bool:
             return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
+
+
+def run_main(*argv, cwd):
+    """``xlbridge ARGV`` run in this process (``xlbridge.cli.main``) from the folder ``cwd``: what a
+    subprocess run gives (returncode, stdout, stderr), without starting an interpreter. For tests about
+    what a command says and writes; a test of the process itself (signals, exit on a limit) runs it as a
+    subprocess (:func:`run_cli`)."""
+    import contextlib
+    import io
+    import types
+
+    from xlbridge.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.chdir(cwd), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main([str(a) for a in argv])
+    return types.SimpleNamespace(returncode=code, stdout=out.getvalue(), stderr=err.getvalue())

@@ -17,9 +17,10 @@ than 0 and at most 86,400), ``--max-memory`` (MiB, 1 to 1,048,576) and ``--max-c
 100,000,000) are checked before anything runs; NaN, zero or negative values are refused, so no value
 switches a limit off.
 
-``xlbridge templates [--out DIR] [--check]`` builds the bundled template workbooks (or, with
-``--check``, checks that the files in DIR are what the code builds); exit 0 when fine, 1 when
-``--check`` finds differences, 2 on refused input.
+``xlbridge templates [--out DIR] [--check] [NAME ...]`` builds the bundled template workbooks, or
+only those named (``pairs.xlsx``, ``examples/pairs.xlsx``), or, with ``--check``, checks that the files
+in DIR are what the code builds; exit 0 when fine, 1 when ``--check`` finds differences, 2 on refused
+input (an unknown name).
 
 >>> main(["recalc", "no-such-file.xlsx", "--no-progress"])
 2
@@ -173,6 +174,8 @@ def build_parser() -> argparse.ArgumentParser:
     t = sub.add_parser("templates", help="build (or check) the bundled template workbooks")
     t.add_argument("--out", metavar="DIR", default="workbooks", help="folder (default: workbooks)")
     t.add_argument("--check", action="store_true", help="check the files in DIR instead of writing them")
+    t.add_argument("names", nargs="*", metavar="NAME",
+                   help="only these files (e.g. pairs.xlsx, examples/pairs.xlsx; default: every template)")
     return p
 
 
@@ -411,14 +414,15 @@ def _templates(args: argparse.Namespace) -> int:
         print(f"xlbridge templates: not available ({exc})", file=sys.stderr)
         return EXIT_REFUSED
     try:
+        names = args.names or None
         if args.check:
-            result = templates.check_all(args.out)
+            result = templates.check_all(args.out, names)
             problems = [str(p) for p in result] if isinstance(result, (list, tuple)) else (
                 [] if result in (None, True) else [str(result)])
             for prob in problems:
                 print(prob)
             return EXIT_CELL_ERRORS if problems else EXIT_OK
-        written = templates.build_all(args.out)
+        written = templates.build_all(args.out, names)
         for path in written or ():
             _cache_values(path)
             print(path)

@@ -21,17 +21,6 @@ NS = 'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"'
 RELS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 
 
-@pytest.fixture(scope="module")
-def good(tmp_path_factory):
-    path = tmp_path_factory.mktemp("package") / "good.xlsx"
-    wb = openpyxl.Workbook()
-    wb.active.title = "Travellers"
-    wb.active["A1"] = 2
-    wb.active["A2"] = "=A1*21"
-    wb.save(path)
-    return path
-
-
 def _sheet(body: str) -> bytes:
     return f"<worksheet {NS}><sheetData>{body}</sheetData></worksheet>".encode()
 

@@ -27,17 +27,6 @@ from xlbridge.batch.guard.safety import SafetyLimits, check_workbook, clip
 NS = b'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"'
 
 
-@pytest.fixture(scope="module")
-def good(tmp_path_factory):
-    path = tmp_path_factory.mktemp("limits") / "good.xlsx"
-    wb = openpyxl.Workbook()
-    wb.active.title = "Travellers"
-    wb.active["A1"] = 2
-    wb.active["A2"] = "=A1*21"
-    wb.save(path)
-    return path
-
-
 def _sheet(rows: int, cols: int, cell='<c r="{ref}"/>') -> bytes:
     from xlbridge.batch.cells import cell_ref
 

@@ -385,8 +385,8 @@ def test_output_may_not_overwrite_the_input(tmp_path):
 
 
 @st.composite
-def events(draw):
-    mitchell = draw(st.booleans())
+def events(draw, movements=st.booleans()):
+    mitchell = draw(movements)
     n = draw(st.integers(2, 5))
     parts = []
     for d in (("NS", "EW") if mitchell else (None,)):
@@ -438,9 +438,11 @@ def template_bytes():
     return templates.build_bytes("pairs.xlsx")
 
 
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(ev=events())
-def test_workbook_round_trip(tmp_path, template_bytes, ev):
+@pytest.mark.parametrize("mitchell", [True, False])  # (one test a movement, three events each: seconds each)
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_workbook_round_trip(tmp_path, template_bytes, mitchell, data):
+    ev = data.draw(events(movements=st.just(mitchell)))
     import io
 
     wb = openpyxl.load_workbook(io.BytesIO(template_bytes))

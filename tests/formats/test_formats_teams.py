@@ -22,12 +22,11 @@ margin 5: 12.18 - 7.82.  Standings: Lions 13.65, Bears 12.18, Wolves 7.82, Tiger
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from fractions import Fraction as F
 
 import openpyxl
 import pytest
+from server_helpers import run_main
 
 from formats_samples import endplay_score_rows
 from xlbridge import formats
@@ -129,8 +128,7 @@ def test_published_teams_site_has_standings_and_match_scorecards(flow):
 
 
 def _run(*argv, cwd):
-    return subprocess.run([sys.executable, "-m", "xlbridge", *argv], capture_output=True, text=True, cwd=cwd,
-                          timeout=120)
+    return run_main(*argv, cwd=cwd)  # (the command in this process: what it says and writes is the subject)
 
 
 @pytest.mark.parametrize("change, message", [
@@ -259,11 +257,11 @@ from hypothesis import strategies as st  # noqa: E402
 
 
 @st.composite
-def team_events(draw):
+def team_events(draw, teams=st.sampled_from([2, 4])):
     import xlbridge
     from xlbridge.formats.model import Board, Event, Participant, Result
 
-    n = draw(st.sampled_from([2, 4]))
+    n = draw(teams)
     names = draw(st.sampled_from([None, "Zoë's", "Åse & Co", "Team"]))  # "Team t": a name, like the placeholder
     parts = [Participant(str(t), None, draw(st.sampled_from([(), ("Ann Lee", "Bob Roe"), ("A & B", "Renée")])),
                          None if names is None or t == 1 else f"{names} {t}") for t in range(1, n + 1)]
@@ -296,10 +294,13 @@ def teams_template():
     return templates.build_bytes("teams.xlsx")
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(ev=team_events())
-def test_teams_workbook_round_trip(tmp_path, teams_template, ev):
+@pytest.mark.parametrize("teams", [2, 4])  # (one test a size, four events each: seconds each)
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_teams_workbook_round_trip(tmp_path, teams_template, teams, data):
     import io
+
+    ev = data.draw(team_events(teams=st.just(teams)))
 
     from xlbridge.formats.workbook import fill_teams_workbook, read_teams_workbook
 

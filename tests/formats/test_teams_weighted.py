@@ -26,13 +26,13 @@ from __future__ import annotations
 
 import math
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import html5lib
 import openpyxl
 import pytest
+from server_helpers import run_main
 
 from xlbridge.cli import main
 
@@ -128,8 +128,7 @@ def test_every_page_is_valid_html5(site):
 
 
 def _run(*argv, cwd):
-    return subprocess.run([sys.executable, "-m", "xlbridge", *argv], capture_output=True, text=True, cwd=cwd,
-                          timeout=120)
+    return run_main(*argv, cwd=cwd)  # (the command in this process: what it says and writes is the subject)
 
 
 @pytest.mark.parametrize("fmt, out", [("pbn", "w.pbn"), ("usebio", "w.xml")])

@@ -12,7 +12,7 @@ from math import comb
 from pathlib import Path
 
 import openpyxl
-from recalc_helpers import recalc_copy
+from recalc_helpers import canonical_dump, recalc_copy
 import pytest
 from openpyxl.worksheet.formula import ArrayFormula
 
@@ -20,7 +20,6 @@ recalc = pytest.importorskip("xlbridge.batch.recalc", reason="needs xlbridge.bat
 pytest.importorskip("xlbridge.udfs", reason="needs xlbridge.udfs (the Excel functions)")
 
 from xlbridge.core.handicap import fairness, forml  # noqa: E402
-from xlbridge import templates as T
 from xlbridge.templates.mirror import shows  # noqa: E402
 
 SRC = Path(__file__).resolve().parents[2] / "workbooks" / "examples" / "handicap.xlsx"
@@ -42,12 +41,8 @@ _recalc = recalc_copy
 
 
 @pytest.fixture(scope="module")
-def done(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("handicap")
-    src = tmp / "handicap.xlsx"
-    shutil.copy(SRC, src)
-    out, vals = _recalc(src, tmp)
-    return src, out, vals
+def done(example_recalculated):
+    return example_recalculated("handicap.xlsx")
 
 
 def _inputs(wb):
@@ -127,7 +122,7 @@ def test_fairness_bands_and_p_values(done):
 
 def test_formulas_styles_validations_and_chart_kept(done):
     src, out, _ = done
-    assert T.canonical_dump(out) == T.canonical_dump(src)
+    assert canonical_dump(out) == canonical_dump(src)
     wb = openpyxl.load_workbook(out)
     ws = wb["Handicaps (calc)"]  # the array formula, on its hidden sheet; the cell in view shows it
     assert isinstance(ws["F5"].value, ArrayFormula) and ws["F5"].value.ref == "F5:F504"

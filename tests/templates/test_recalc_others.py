@@ -12,13 +12,12 @@ import shutil
 from pathlib import Path
 
 import openpyxl
-from recalc_helpers import recalc_copy
+from recalc_helpers import canonical_dump, recalc_copy
 import pytest
 
 recalc = pytest.importorskip("xlbridge.batch.recalc", reason="needs xlbridge.batch.recalc (the headless recalc engine)")
 pytest.importorskip("xlbridge.udfs", reason="needs xlbridge.udfs (the Excel functions)")
 
-from xlbridge import templates as T  # noqa: E402
 from xlbridge import imps  # noqa: E402
 from xlbridge import lehman_error, lehman_ledger_arrays  # noqa: E402
 from xlbridge import match_result, weighted_imps  # noqa: E402
@@ -34,7 +33,7 @@ def _recalc(name, tmp: Path):
     src = tmp / name
     shutil.copy(BOOKS / name, src)
     out, vals = recalc_copy(src, tmp)
-    assert T.canonical_dump(out) == T.canonical_dump(src)  # formulas, styles, validations kept
+    assert canonical_dump(out) == canonical_dump(src)  # formulas, styles, validations kept
     return openpyxl.load_workbook(src), vals
 
 

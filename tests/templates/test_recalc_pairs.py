@@ -11,14 +11,13 @@ import shutil
 from pathlib import Path
 
 import openpyxl
-from recalc_helpers import recalc_copy
+from recalc_helpers import canonical_dump, recalc_copy
 import pytest
 from openpyxl.worksheet.formula import ArrayFormula
 
 recalc = pytest.importorskip("xlbridge.batch.recalc", reason="needs xlbridge.batch.recalc (the headless recalc engine)")
 pytest.importorskip("xlbridge.udfs", reason="needs xlbridge.udfs (the Excel functions)")
 
-from xlbridge import templates as T
 from xlbridge.templates.mirror import shows  # noqa: E402
 from xlbridge import bridge_score  # noqa: E402
 from xlbridge import pairs_ranking  # noqa: E402
@@ -38,12 +37,8 @@ _recalc = recalc_copy
 
 
 @pytest.fixture(scope="module")
-def done(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("pairs")
-    src = tmp / "pairs.xlsx"
-    shutil.copy(SRC, src)
-    out, vals = _recalc(src, tmp)
-    return src, out, vals
+def done(example_recalculated):
+    return example_recalculated("pairs.xlsx")
 
 
 def _core(src):
@@ -151,7 +146,7 @@ def test_seed_001_neuberg_sheet(done):
 
 def test_formulas_styles_and_validations_kept(done):
     src, out, _ = done
-    assert T.canonical_dump(out) == T.canonical_dump(src)
+    assert canonical_dump(out) == canonical_dump(src)
     wb = openpyxl.load_workbook(out)
     ws = wb["Travellers (calc)"]  # the array formula, on its hidden sheet; the cell in view shows it
     assert isinstance(ws["N5"].value, ArrayFormula) and ws["N5"].value.ref == "N5:O10004"

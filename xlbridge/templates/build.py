@@ -124,18 +124,23 @@ def canonical_xml(data: bytes) -> bytes:
     return canonicalize(data).encode("utf-8")
 
 
-def build_all(out_dir: str | os.PathLike) -> list[Path]:
-    """Write every template into ``out_dir`` (created if missing); return the paths written.
+def build_all(out_dir: str | os.PathLike, names: Sequence[str] | None = None) -> list[Path]:
+    """Write every template (or those ``names``, e.g. ``["examples/pairs.xlsx"]``) into ``out_dir``
+    (created if missing); return the paths written. An unknown name is refused before anything is written.
 
     >>> import tempfile, os
     >>> with tempfile.TemporaryDirectory() as d:
     ...     sorted(p.relative_to(d).as_posix() for p in build_all(d)) == sorted(FILES)
     True
     """
+    wanted = _files() if names is None else list(names)
+    unknown = [n for n in wanted if n not in FILES]
+    if unknown:
+        raise InputError(f"no template {unknown[0]!r} (templates: {', '.join(FILES)})")
     out = Path(out_dir)
     (out / EXAMPLES).mkdir(parents=True, exist_ok=True)
     written = []
-    for name in _files():
+    for name in wanted:
         path = out / name
         data = build_bytes(name)
         tmp = path.with_suffix(path.suffix + ".tmp")
@@ -260,9 +265,13 @@ def check_all(directory: str | os.PathLike, names: Sequence[str] | None = None) 
     ...     check_all(d)
     []
     """
+    wanted = _files() if names is None else list(names)
+    unknown = [n for n in wanted if n not in FILES]
+    if unknown:
+        raise InputError(f"no template {unknown[0]!r} (templates: {', '.join(FILES)})")
     d = Path(directory)
     diffs = []
-    for name in _files() if names is None else names:
+    for name in wanted:
         path = d / name
         if not path.exists():
             diffs.append(f"{name}: missing in {d}")
