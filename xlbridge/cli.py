@@ -535,6 +535,7 @@ def _files_guarded(args: argparse.Namespace, prog: str, source: str) -> int:
     from .core.errors import XlbridgeError
 
     out_name = _name(args.output)
+    remove_stale_leftovers([])  # private folders of killed runs (a workbook's snapshot), as recalc does
     try:
         if os.path.exists(args.output) and _same_file(source, args.output):
             raise XlbridgeError("the output would overwrite the input; give another -o")

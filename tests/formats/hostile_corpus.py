@@ -74,6 +74,7 @@ CASES = [
     Case("long-event-name.pbn", "publish", 2, "event name longer than 200 characters"),
     Case("long-player-name.pbn", "import", 2, "player name longer than 200 characters"),
     Case("long-line.pbn", "import", 2, "line too long"),
+    Case("blank-lines.pbn", "import", 2, "2,000,000 lines"),
     Case("data-flood.pbn", "import", 2, "200,000 data items in one game"),
     Case("board-rows.pbn", "publish", 2, "too many rows on board 1"),
     Case("too-large.pbn", "import", 2, "file too large"),
@@ -196,6 +197,7 @@ def build(out: Path | str, seed: int = SEED) -> list[Path]:
                                      .replace(" 1  2 2H   E  8   -110", ' 1  2 2H   E  8   -110 "c"')
                                      .replace(" 2  3 3NT  N  9    600", ' 2  3 3NT  N  9    600 "d"')
                                      .replace(" 3  1 3NT  N  8   -100", ' 3  1 3NT  N  8   -100 "e"')).encode()
+    files["blank-lines.pbn"] = b'[Event "x"]\n' + b"\n" * 19_000_000
     files["long-line.pbn"] = b'[Event "x"]\n' + b"1 " * 75_000 + b"\n"
     files["data-flood.pbn"] = b'[Event "x"]\n[Note "y"]\n' + b"1 2 3 4 5 6 7 8 9 0\n" * 30_000
     files["board-rows.pbn"] = ('[Board "1"]\n[ScoreTable "PairId_NS;PairId_EW;Score_NS"]\n' + "".join(

@@ -39,6 +39,7 @@ Source: TypeAlias = "str | os.PathLike[str] | bytes | bytearray | memoryview"
 #: - ``results``: most traveller rows of one event, 100,000;
 #: - ``name``: longest event name, site, team or player name, 200 characters (every page of a
 #:   published site shows the event's name: the bound keeps a site in proportion to its input);
+#: - ``lines``: most lines of one PBN file, 2,000,000;
 #: - ``games``: most PBN games (groups of tags) in one file, 100,000;
 #: - ``tags``: most tags in one PBN game, 1,000;
 #: - ``cells``: most data items (table cells, ...) after the tags of one PBN game, 200,000;
@@ -48,7 +49,7 @@ Source: TypeAlias = "str | os.PathLike[str] | bytes | bytearray | memoryview"
 #: is spent.
 LIMITS = {"bytes": 20_000_000, "line": 100_000, "boards": 2_000, "rows": 1_000, "participants": 2_000,
           "depth": 32, "results": 100_000, "name": 200, "games": 100_000, "tags": 1_000, "cells": 200_000,
-          "elements": 600_000}
+          "elements": 600_000, "lines": 2_000_000}
 
 _CLIP = 40
 

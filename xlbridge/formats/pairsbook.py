@@ -95,7 +95,8 @@ def fill_pairs_workbook(wb: Workbook, event: Event, *, name: str | None = None) 
         for c in pcols.values():
             ps.cell(row=r, column=c).value = None
     if len(event.participants) > plast - HEADER_ROW:
-        raise FormatError(f"{len(event.participants):,} pairs do not fit the sheet {PAIRS_SHEET!r}")
+        raise FormatError(f"{len(event.participants):,} pairs do not fit the sheet {PAIRS_SHEET!r} (rows "
+                          f"{HEADER_ROW + 1:,} to {plast:,})", where=name)
     for i, p in enumerate(event.participants):
         r = HEADER_ROW + 1 + i
         ps.cell(row=r, column=pcols["Pair"], value=cell_number(p.number))

@@ -83,6 +83,8 @@ class Lexer:
         while start <= end:
             stop = text.find("\n", start, start + LIMITS["line"] + 1)
             lineno += 1
+            if lineno > LIMITS["lines"]:
+                raise self.err(f"more than {LIMITS['lines']:,} lines, the limit", lineno)
             if stop < 0:
                 stop = end if end - start <= LIMITS["line"] else -1
             if stop < 0:
@@ -99,7 +101,8 @@ class Lexer:
                 raise self.err("not a PBN file (binary data):", lineno, line)
             if not in_brace:
                 if line.startswith("%"):
-                    self.directives.append(line[1:].strip())
+                    if len(self.directives) < 100:  # (the first ones say the version and format; no more kept)
+                        self.directives.append(line[1:].strip())
                     continue
                 if not line.strip():
                     yield ("BLANK", lineno)

@@ -134,6 +134,32 @@ def _current(out: str, store: str, shown: str) -> tuple[str, str | None]:
     raise FormatError("refused: the output exists and is not a folder; give another -o", where=shown)
 
 
+def _lock_store(store: str, shown: str) -> int:
+    """Lock ``store/.lock`` (``fcntl.flock``, waiting for another run: the command's time limit holds);
+    a lock whose file a finishing run removed meanwhile is taken afresh.  Returns the descriptor."""
+    import fcntl
+
+    while True:
+        try:
+            fd = os.open(os.path.join(store, ".lock"), os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+                         | getattr(os, "O_CLOEXEC", 0), 0o600)
+        except FileNotFoundError:  # the folder itself went with a failed first run: made again
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(store, _umask_mode(0o777))
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            same = os.path.samestat(os.fstat(fd), os.stat(os.path.join(store, ".lock")))
+        except FileNotFoundError:
+            same = False
+        except BaseException:
+            os.close(fd)
+            raise
+        if same:
+            return fd
+        os.close(fd)
+
+
 def publish_site(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | str = False,
                  source: str | os.PathLike[str] | None = None, input_bytes: int | None = None,
                  name: str | None = None) -> Site:
@@ -143,8 +169,6 @@ def publish_site(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | s
     folder); ``input_bytes``: its size, which bounds the site's bytes (:func:`site_byte_limit`);
     ``name``: the input's name for messages (default: ``source``'s base name).
     """
-    import fcntl
-
     out = os.path.abspath(os.fspath(out_dir))
     parent, base = os.path.split(out)
     if not base:
@@ -162,10 +186,8 @@ def publish_site(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | s
     if not stat.S_ISDIR(st.st_mode):
         raise FormatError(f"refused: {os.path.basename(store)!r} beside the output is not a folder; give another -o",
                           where=shown)
-    lock = os.open(os.path.join(store, ".lock"), os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
-                   | getattr(os, "O_CLOEXEC", 0), 0o600)
+    lock = _lock_store(store, shown)
     try:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # another publish of this folder: wait (the command's time limit holds)
         kind, current = _current(out, store, shown)
         keep = {".lock", os.path.basename(current) if kind == "link" and current else ""}
         for entry in os.listdir(store):  # what killed runs left: sites being built, sites replaced
@@ -209,4 +231,7 @@ def publish_site(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | s
                 shutil.rmtree(old, ignore_errors=True)
         return Site(out, folder, len(written))
     finally:
+        with contextlib.suppress(OSError):  # nothing published here (a refusal, a signal): no folder of ours stays
+            if not os.path.islink(out) and os.listdir(store) == [".lock"]:
+                shutil.rmtree(store, ignore_errors=True)
         os.close(lock)
