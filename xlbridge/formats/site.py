@@ -47,6 +47,7 @@ import re
 import shutil
 import stat
 import tempfile
+from pathlib import Path
 
 from .errors import FormatError, display_name
 from .model import Event
@@ -225,7 +226,7 @@ def publish_site(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | s
                         os.rename(moved, out)
                 shutil.rmtree(folder, ignore_errors=True)
                 raise
-            written = [os.path.join(folder, n) for n in os.listdir(folder)]  # switched: the new site stands
+            written = [Path(folder, n) for n in os.listdir(folder)]  # switched: the new site stands
         for old in (current if kind == "link" else None, moved):
             if old:
                 shutil.rmtree(old, ignore_errors=True)
