@@ -4,7 +4,8 @@ attack of the issue, publish's growth with the rows, and PBN import's memory aga
     PYTHONPATH=. python benchmarks/bench_upload.py [--quick]
 
 Every figure is one whole command in its own process (``python -m xlbridge ...``), as a server runs it:
-wall time, and the process's peak resident size from ``wait4`` (``ru_maxrss``).  The interpreter's
+wall time, and the process's peak resident size from ``wait4`` (``ru_maxrss``; this script imports
+nothing of xlbridge, since a child starts with the peak of the process it was forked from).  The interpreter's
 own share is the peak of importing a two-board PBN file (the same imports, the template, no data).
 Prints a markdown table (benchmarks/RESULTS.md, "Uploads: import, export, publish").
 
@@ -100,7 +101,10 @@ def main() -> None:
             f'\n[Board "{b}"]\n[ScoreTable "PairId_NS;PairId_EW;Score_NS"]\n1 1 0\n' for b in range(1, 2001)]
         (d / "long-name.pbn").write_text("".join(long_name), encoding="ascii")
         (d / "big-valid.pbn").write_text(big_valid_pbn(), encoding="ascii")
-        workbooks(d)
+        # (in a process of its own: a child forked from this one would start with this one's peak, which
+        # wait4's ru_maxrss keeps across exec; this process stays small, importing nothing of xlbridge)
+        subprocess.run([sys.executable, __file__, "--workbooks", str(d)], check=True,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)})
         rows = []
 
         def case(what: str, args: list[str], size: Path | None = None) -> tuple[int, float, float, str]:
@@ -137,4 +141,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--workbooks"]:
+        workbooks(Path(sys.argv[2]))
+    else:
+        main()

@@ -563,7 +563,7 @@ def _files_guarded(args: argparse.Namespace, prog: str, source: str) -> int:
                 from .formats.site import publish_site
 
                 site = publish_site(event, args.output, dds=bool(args.dds), source=source,
-                                    input_bytes=os.stat(source).st_size)
+                                    input_bytes=os.stat(source).st_size, scored=True)
                 print(_printable(f"{args.output}: {site.files} files (open index.html)"))
                 return EXIT_OK
             write = formats.write_pbn if args.format == "pbn" else formats.write_usebio

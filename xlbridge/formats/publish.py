@@ -17,7 +17,7 @@ printable through ``@media print``):
 Every text that came from a file is escaped (:func:`html.escape`).  Numbers are exact until shown:
 a whole number as it is, any other with two decimals by the EBU display rule
 (:func:`xlbridge.format_display`), so a weighted board's IMPs (``-17/5``) show as ``-3.40`` and its
-totals are summed exactly before they are shown.  The event is always scored
+totals are summed exactly before they are shown.  The event is scored
 first (:func:`~xlbridge.formats.score_event`): the figures shown are the core's, not a file's.
 
 >>> import tempfile, pathlib
@@ -33,6 +33,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import html
 import os
 import re
@@ -96,11 +97,18 @@ def _n(x: Fraction | int | None, places: int = 2) -> str:
     x = Fraction(x)
     if x.denominator == 1:
         return str(x.numerator)
-    return xlbridge.format_display(x, "EBU", places)
+    return _display(x, places)
 
 
 def _pct(x: Fraction | int | None) -> str:
-    return "" if x is None else xlbridge.format_display(Fraction(x), "EBU", 2)
+    return "" if x is None else _display(Fraction(x), 2)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _display(x: Fraction, places: int) -> str:
+    """:func:`xlbridge.format_display` by the EBU rule, once per value (a site shows few distinct values many
+    times: every scorecard of a board's pairs shares its percentages)."""
+    return str(xlbridge.format_display(x, "EBU", places))
 
 
 def _slug(text: object) -> str:
@@ -277,7 +285,7 @@ class _Pages:
 
 def publish(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | str = "auto",
             max_bytes: int = MAX_SITE_BYTES, max_pages: int = MAX_PAGES, why: str = "",
-            name: str | None = None) -> list[Path]:
+            name: str | None = None, scored: bool = False) -> list[Path]:
     """Write the results site of ``event`` into ``out_dir`` (created if needed); return the paths.
 
     ``dds``: ``"auto"`` adds double-dummy tables and par where endplay is installed and the deal
@@ -286,14 +294,16 @@ def publish(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | str = 
     (``name``: the input's name, in front; ``why``: how the byte bound was set) and leaves the pages
     written so far: :func:`xlbridge.formats.site.publish_site` builds in a folder of its own and
     publishes all or nothing.  The work is linear in the rows: each row is indexed by pair and board
-    once.
+    once.  ``scored=True`` says that ``event`` is what :func:`~xlbridge.formats.score_event` returned,
+    which is then not done again.
     """
     if dds is True:
         try:
             import endplay.dds  # noqa: F401
         except ImportError:
             raise FormatError("double-dummy analysis needs the dds extra (pip install xlbridge[dds])") from None
-    event = score_event(event)
+    if not scored:  # (``scored=True``: the caller has just scored it with score_event)
+        event = score_event(event)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     pages = _Pages(out, max_pages, max_bytes, why, name)
