@@ -569,7 +569,10 @@ def _files_guarded(args: argparse.Namespace, prog: str, source: str) -> int:
             write = formats.write_pbn if args.format == "pbn" else formats.write_usebio
             data = write(event, name=os.path.basename(source))  # a refusal names the input, as reading it does
     except XlbridgeError as exc:
-        _say(prog, str(exc))
+        text = str(exc)
+        if exc.where is None and not text.startswith((_name(source), "the output")):  # every refusal names the file
+            text = f"{_name(source)}: {text}"
+        _say(prog, text)
         return EXIT_REFUSED
     except MemoryError:
         raise  # the guard's refusal: the memory limit
