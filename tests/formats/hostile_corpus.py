@@ -92,6 +92,7 @@ CASES = [
     Case("pairs-long-names.xlsx", "publish", 2, "Pairs row 5: player name longer than 200 characters"),
     Case("pairs-long-title.xlsx", "export", 2, "event name longer than 200 characters"),
     Case("not-a-workbook.xlsx", "export", 2, ""),
+    Case("imp-pairs.pbn", "publish", 2, "imp-pairs.pbn: cannot score pairs event at 'IMP'"),
 ]
 
 #: Seeded mutations of :data:`VALID_PBN` and of a valid USEBIO file: each is read (imported) and must
@@ -216,6 +217,8 @@ def build(out: Path | str, seed: int = SEED) -> list[Path]:
     files["deep.xml"] = b'<USEBIO Version="1.2">' + b"<a>" * 100_000 + b"</a>" * 100_000 + b"</USEBIO>"
     files["element-flood.xml"] = b'<USEBIO Version="1.2"><EVENT>' + b"<a/>" * 700_000 + b"</EVENT></USEBIO>"
     files["long-event-name.xml"] = VALID_USEBIO.format(name="E" * 99_000).encode()
+    files["imp-pairs.pbn"] = (b'[Scoring "IMP"]\n[Board "1"]\n[ScoreTable "PairId_NS;PairId_EW;Score_NS"]\n'
+                              b'1 2 420\n2 1 400\n')
     files["not-a-workbook.xlsx"] = b"PK\x03\x04" + bytes(rnd.randrange(256) for _ in range(2048))
     for k in range(MUTANTS):
         if k % 2:
