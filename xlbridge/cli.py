@@ -17,6 +17,10 @@ than 0 and at most 86,400), ``--max-memory`` (MiB, 1 to 1,048,576) and ``--max-c
 100,000,000) are checked before anything runs; NaN, zero or negative values are refused, so no value
 switches a limit off.
 
+``xlbridge import``, ``export`` and ``publish`` run under the same guard (``--timeout``, default 600 s,
+and ``--max-memory``, default 4096 MiB, for the whole command, in its own process:
+:mod:`xlbridge.batch.guard`; the same signals and exit codes; docs/server.md).
+
 ``xlbridge templates [--out DIR] [--check]`` builds the bundled template workbooks (or, with
 ``--check``, checks that the files in DIR are what the code builds); exit 0 when fine, 1 when
 ``--check`` finds differences, 2 on refused input.
