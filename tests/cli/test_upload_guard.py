@@ -182,3 +182,23 @@ def test_sigkill_leftovers_of_import_and_export_are_removed_by_a_later_run(event
         "import failed"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["old.xlsx", "tmp"]
     assert list(tmpdir.iterdir()) == []
+
+
+def test_the_watchdog_ends_a_run_that_cannot_take_the_alarm(tmp_path):
+    """Stuck where Python cannot run the alarm's handler (here: SIGALRM blocked, as in a long call in C),
+    the guard's watchdog prints the refusal and kills the run a grace period after the time limit."""
+    script = (
+        "import signal, time\n"
+        "from xlbridge.batch import guard\n"
+        "from xlbridge.batch.limits import SafetyLimits\n"
+        "guard.HARD_STOP_GRACE = 0.5\n"
+        "with guard.upload_limits(SafetyLimits(max_seconds=0.5), 'stuck.pbn', 'xlbridge import'):\n"
+        "    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})\n"
+        "    time.sleep(30)\n"
+        "print('not reached')\n")
+    start = time.monotonic()
+    proc = subprocess.run([sys.executable, "-c", script], env={**os.environ, "PYTHONPATH": str(ROOT)},
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == -signal.SIGKILL, proc
+    assert proc.stderr.splitlines() == ["xlbridge import: stuck.pbn: refused: time limit of 0.5 s reached"]
+    assert proc.stdout == "" and time.monotonic() - start < 10
