@@ -8,7 +8,10 @@ process for the duration of the work:
 
 - memory: the soft ``RLIMIT_AS`` (address space) of the process is lowered to ``max_memory`` (never
   raised: a lower limit set by the caller stays); an allocation past it raises ``MemoryError``, which
-  the command reports as ``refused: memory limit of N MiB reached``;
+  the command reports as ``refused: memory limit of N MiB reached``.  A process whose address space
+  is already past the limit when the block starts (a long-lived program calling the command's
+  ``main``, never the command itself, which starts at about 170 MiB) is left unlimited rather than
+  made to fail its next allocation;
 - time: ``SIGALRM`` after ``max_seconds`` raises :class:`TimeLimitReached` wherever the work is (a
   ``BaseException``, so no ``except Exception`` of a reader swallows it; every ``finally`` runs, so
   temporary files go); should Python code not run again (a long call in C holding the interpreter),
@@ -55,6 +58,18 @@ class TimeLimitReached(BaseException):
 
 def _seconds_text(seconds: float) -> str:
     return f"{seconds:g}"
+
+
+def _address_space() -> int:
+    """This process's address space now (bytes; 0 where ``/proc`` does not say)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
 
 
 def _start_watchdog(seconds: float, line: str) -> int | None:
@@ -123,7 +138,7 @@ def upload_limits(limits: SafetyLimits, name: str, prog: str = "xlbridge") -> It
             want = limits.max_memory
             if hard != resource.RLIM_INFINITY:
                 want = min(want, hard)
-            if soft == resource.RLIM_INFINITY or want < soft:
+            if (soft == resource.RLIM_INFINITY or want < soft) and _address_space() < want:
                 resource.setrlimit(resource.RLIMIT_AS, (want, hard))
             else:
                 old_as = None
