@@ -4,7 +4,8 @@ Every file of ``hostile_corpus.py`` (fixed seed) is given to ``python -m xlbridg
 or ``publish`` in a process of its own, as a server would run it, with ``--timeout 10 --max-memory
 1024``: each must end with exit 2 and exactly one line on stderr naming the file (no traceback), or
 with exit 0, within 10 s of wall time and 1 GiB (the issue's bound on this machine; the peak
-resident memory of the run is measured with ``wait4``), leaving no temporary file beside its output
+resident memory of the run is measured with ``wait4``: an upper bound, since a child starts with the
+peak of the pytest process it was forked from), leaving no temporary file beside its output
 or in its private temporary folder.
 """
 
