@@ -17,6 +17,10 @@ than 0 and at most 86,400), ``--max-memory`` (MiB, 1 to 1,048,576) and ``--max-c
 100,000,000) are checked before anything runs; NaN, zero or negative values are refused, so no value
 switches a limit off.
 
+``xlbridge import``, ``export`` and ``publish`` run under the same guard (``--timeout``, default 600 s,
+and ``--max-memory``, default 4096 MiB, for the whole command, in its own process:
+:mod:`xlbridge.batch.guard.uploads`; the same signals and exit codes; docs/server.md).
+
 ``xlbridge templates [--out DIR] [--check] [NAME ...]`` builds the bundled template workbooks, or
 only those named (``pairs.xlsx``, ``examples/pairs.xlsx``), or, with ``--check``, checks that the files
 in DIR are what the code builds; exit 0 when fine, 1 when ``--check`` finds differences, 2 on refused
@@ -171,6 +175,11 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--dds", action="store_true",
                    help="add each dealt board's double-dummy table and par score (needs the dds extra: "
                         "python -m pip install \"xlbridge[dds]\")")
+    for cmd in (i, e, w):  # the guard of every command reading an upload: recalc's limits and defaults
+        cmd.add_argument("--timeout", type=_seconds, metavar="SECONDS",
+                         help="wall-clock limit of the whole command (default 600; more than 0, at most 86400)")
+        cmd.add_argument("--max-memory", type=_mib, metavar="MIB",
+                         help="address-space limit of the command's process in MiB (default 4096; 1 to 1048576)")
     t = sub.add_parser("templates", help="build (or check) the bundled template workbooks")
     t.add_argument("--out", metavar="DIR", default="workbooks", help="folder (default: workbooks)")
     t.add_argument("--check", action="store_true", help="check the files in DIR instead of writing them")
@@ -485,16 +494,56 @@ def _write_output(dest: str, data: bytes) -> None:
 
 
 def _files(args: argparse.Namespace) -> int:
-    """``xlbridge import``, ``export`` and ``publish``: one line on stderr and exit 2 on bad input,
-    exit 3 when the output cannot be written; nothing is written on failure."""
+    """``xlbridge import``, ``export`` and ``publish`` under the guard of every upload (recalc's limits:
+    ``--max-memory``, ``--timeout``; SIGTERM, SIGHUP and Ctrl-C end the command with one line and
+    128 + N; no temporary file is left): one line on stderr and exit 2 on bad input or a limit, exit 3
+    when the output cannot be written; nothing is written on failure."""
+    import dataclasses
+
+    from .batch.guard.uploads import DEFAULT_LIMITS, TimeLimitReached, refusal_line, upload_limits
+
+    prog = f"xlbridge {args.command}"
+    source = args.source if args.command != "export" else args.book
+    shown = _printable(_name(source))
+    limits = DEFAULT_LIMITS
+    if args.timeout is not None:
+        limits = dataclasses.replace(limits, max_seconds=args.timeout)
+    if args.max_memory is not None:
+        limits = dataclasses.replace(limits, max_memory=args.max_memory << 20)
+    previous = _install_signal_handlers()
+    try:
+        try:
+            with upload_limits(limits, shown, prog):
+                return _files_guarded(args, prog, source)
+        except _Interrupted as exc:
+            name = signal.Signals(exc.signum).name
+            print(f"{prog}: {shown}: interrupted by {name}; nothing written", file=sys.stderr)
+            return 128 + exc.signum
+        except (TimeLimitReached, MemoryError) as exc:
+            print(f"{prog}: {shown}: {refusal_line(exc, limits)}", file=sys.stderr)
+            return EXIT_REFUSED
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _say(prog: str, message: str) -> None:
+    """One line on stderr: control characters escaped (a file's name), clipped."""
+    from .batch.guard.safety import one_line
+
+    print(f"{prog}: {one_line(_printable(message), 600)}", file=sys.stderr)
+
+
+def _files_guarded(args: argparse.Namespace, prog: str, source: str) -> int:
     import io
     import os
     from pathlib import Path
 
+    from .batch.guard.safety import remove_stale_leftovers
     from .core.errors import XlbridgeError
 
-    prog = f"xlbridge {args.command}"
-    source = args.source if args.command != "export" else args.book
+    out_name = _name(args.output)
+    remove_stale_leftovers([])  # private folders of killed runs (a workbook's snapshot), as recalc does
     try:
         if os.path.exists(args.output) and _same_file(source, args.output):
             raise XlbridgeError("the output would overwrite the input; give another -o")
@@ -519,42 +568,35 @@ def _files(args: argparse.Namespace) -> int:
 
             event = formats.score_event(_read_event(source, prog, weighted=args.command == "publish"))
             if args.command == "publish":
-                import tempfile
+                from .formats.site import publish_site
 
-                os.makedirs(args.output, exist_ok=True)
-                with tempfile.TemporaryDirectory(dir=args.output, prefix=".xlbridge-publish-") as tmp:
-                    written = formats.publish(event, tmp, dds=bool(args.dds))
-                    for path in written:  # the input inside the output folder, under a page's name: refused first
-                        dest = os.path.join(args.output, os.path.relpath(path, tmp))
-                        if os.path.exists(dest) and _same_file(source, dest):
-                            raise XlbridgeError(f"the output would overwrite the input "
-                                                f"({os.path.relpath(path, tmp)} of the site); give another -o")
-                    for path in written:
-                        rel = os.path.relpath(path, tmp)
-                        dest = os.path.join(args.output, rel)
-                        os.makedirs(os.path.dirname(dest), exist_ok=True)
-                        os.replace(path, dest)
-                print(f"{args.output}: {len(written)} files (open index.html)")
+                site = publish_site(event, args.output, dds=bool(args.dds), source=source,
+                                    input_bytes=os.stat(source).st_size, scored=True)
+                print(_printable(f"{args.output}: {site.files} files (open index.html)"))
                 return EXIT_OK
             write = formats.write_pbn if args.format == "pbn" else formats.write_usebio
             data = write(event, name=os.path.basename(source))  # a refusal names the input, as reading it does
     except XlbridgeError as exc:
-        from .batch.guard.safety import one_line
-
-        print(f"{prog}: {one_line(str(exc), 600)}", file=sys.stderr)
+        text = str(exc)
+        if exc.where is None and not text.startswith((_name(source), "the output")):  # every refusal names the file
+            text = f"{_name(source)}: {text}"
+        _say(prog, text)
         return EXIT_REFUSED
+    except MemoryError:
+        raise  # the guard's refusal: the memory limit
     except OSError as exc:
-        print(f"{prog}: cannot write {os.path.basename(args.output)}: {exc.strerror or 'error'}", file=sys.stderr)
+        _say(prog, f"cannot write {out_name}: {exc.strerror or 'error'}")
         return EXIT_WRITE
     except Exception as exc:  # never a traceback: one line, exit 2
-        print(f"{prog}: {os.path.basename(source)}: cannot be read ({type(exc).__name__})", file=sys.stderr)
+        _say(prog, f"{_name(source)}: cannot be read ({type(exc).__name__})")
         return EXIT_REFUSED
     try:
+        remove_stale_leftovers([os.path.dirname(os.path.abspath(args.output))])
         _write_output(args.output, data)
     except OSError as exc:
-        print(f"{prog}: cannot write {os.path.basename(args.output)}: {exc.strerror or 'error'}", file=sys.stderr)
+        _say(prog, f"cannot write {out_name}: {exc.strerror or 'error'}")
         return EXIT_WRITE
-    print(args.output)
+    print(_printable(args.output))
     return EXIT_OK
 
 

@@ -22,7 +22,8 @@ import xlbridge
 
 from ..core.files import file_kind, open_regular
 
-__all__ = ["FormatError", "LIMITS", "clip", "display_name", "check_regular_file", "load_source", "Source"]
+__all__ = ["FormatError", "LIMITS", "clip", "display_name", "check_regular_file", "load_source", "Source",
+           "check_name"]
 
 #: What a reader takes: a path, the file's bytes, or its text (text holds a line break; a path does not).
 Source: TypeAlias = "str | os.PathLike[str] | bytes | bytearray | memoryview"
@@ -34,9 +35,21 @@ Source: TypeAlias = "str | os.PathLike[str] | bytes | bytearray | memoryview"
 #: - ``boards``: most boards in one event, 2,000;
 #: - ``rows``: most traveller rows on one board, 1,000;
 #: - ``participants``: most pairs or teams, 2,000;
-#: - ``depth``: deepest XML element nesting read, 32.
+#: - ``depth``: deepest XML element nesting read, 32;
+#: - ``results``: most traveller rows of one event, 100,000;
+#: - ``name``: longest event name, site, team or player name, 200 characters (every page of a
+#:   published site shows the event's name: the bound keeps a site in proportion to its input);
+#: - ``lines``: most lines of one PBN file, 2,000,000;
+#: - ``games``: most PBN games (groups of tags) in one file, 100,000;
+#: - ``tags``: most tags in one PBN game, 1,000;
+#: - ``cells``: most data items (table cells, ...) after the tags of one PBN game, 200,000;
+#: - ``elements``: most XML elements of one USEBIO file, 600,000 (about 40,000 traveller rows).
+#:
+#: Each is checked while the file is read, so a file is refused before the work or memory it asks for
+#: is spent.
 LIMITS = {"bytes": 20_000_000, "line": 100_000, "boards": 2_000, "rows": 1_000, "participants": 2_000,
-          "depth": 32}
+          "depth": 32, "results": 100_000, "name": 200, "games": 100_000, "tags": 1_000, "cells": 200_000,
+          "elements": 600_000, "lines": 2_000_000}
 
 _CLIP = 40
 
@@ -81,6 +94,24 @@ class FormatError(xlbridge.XlbridgeError):
         if value is not None:
             message = f"{message} {clip(value)}"
         super().__init__(message, where=where)
+
+
+def check_name(text: str | None, what: str, *, file: str | None = None, line: int | None = None,
+               element: str | None = None, where: str | None = None) -> str | None:
+    """``text`` (an event name, site, team or player name) when it is at most ``LIMITS["name"]``
+    characters long; longer is refused, saying the limit.
+
+    >>> check_name("Club night", "event name")
+    'Club night'
+    >>> check_name("x" * 300, "event name", file="club.pbn", line=2)
+    Traceback (most recent call last):
+    ...
+    xlbridge.formats.errors.FormatError: club.pbn, line 2: event name longer than 200 characters (300), the limit: 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...'
+    """
+    if text is not None and len(text) > LIMITS["name"]:
+        raise FormatError(f"{what} longer than {LIMITS['name']:,} characters ({len(text):,}), the limit:", file=file,
+                          line=line, element=element, where=where, value=text)
+    return text
 
 
 def check_regular_file(path: str | os.PathLike[str]) -> os.stat_result:

@@ -39,13 +39,13 @@ import xlbridge
 
 from ..core.entries import parse_entry
 from .checks import check_traveller
-from .errors import FormatError, display_name
+from .errors import FormatError, check_name, display_name
 from .model import (HOWELL, MITCHELL, PAIRS, TEAMS, Event, Participant, Result, natural_key, normalize_contract,
                     normalize_lead)
 from .sheets import (HEADER_ROW, VULNERABILITY, Getter, Where, Workbook, board_number, capacity, cell_number,
                      cell_text, check_standard_cycle, event_boards, fill_table, find_columns, find_parameter,
-                     get_sheet, join_names, open_workbook, read_extra_sheets, read_outcomes, read_properties,
-                     split_names, table_rows, write_extra_sheets, write_properties)
+                     get_sheet, join_names, open_workbook, parameter_value, read_extra_sheets, read_outcomes,
+                     read_properties, sparse_rows, split_names, table_rows, write_extra_sheets, write_properties)
 
 __all__ = ["fill_pairs_workbook", "read_pairs_workbook", "travellers_rows", "TRAVELLERS", "PAIRS_SHEET"]
 
@@ -95,7 +95,8 @@ def fill_pairs_workbook(wb: Workbook, event: Event, *, name: str | None = None) 
         for c in pcols.values():
             ps.cell(row=r, column=c).value = None
     if len(event.participants) > plast - HEADER_ROW:
-        raise FormatError(f"{len(event.participants):,} pairs do not fit the sheet {PAIRS_SHEET!r}")
+        raise FormatError(f"{len(event.participants):,} pairs do not fit the sheet {PAIRS_SHEET!r} (rows "
+                          f"{HEADER_ROW + 1:,} to {plast:,})", where=name)
     for i, p in enumerate(event.participants):
         r = HEADER_ROW + 1 + i
         ps.cell(row=r, column=pcols["Pair"], value=cell_number(p.number))
@@ -116,11 +117,11 @@ def read_pairs_workbook(path: str | os.PathLike[str], *, weighted: bool = False)
     row's ``outcomes``.
     """
     name = display_name(path)
-    wb = open_workbook(path, data_only=True, read_only=False)
+    wb = open_workbook(path, data_only=True, read_only=True)  # streamed: only the cells the file holds are read
     try:
         ws = get_sheet(wb, TRAVELLERS, name)
-        movement_cell = find_parameter(ws, "Movement")
-        mitchell = movement_cell is None or str(movement_cell.value or "").strip().lower() != "howell"
+        found, movement = parameter_value(ws, "Movement")
+        mitchell = not found or str(movement or "").strip().lower() != "howell"
         boards: dict[int, list[Result]] = {}
         cells: dict[int, list[tuple[dict[str, Any], dict[str, Any]]]] = {}  # each row's result cell and NS cell
         for _r, get, where in table_rows(ws, _T_COLUMNS, _T_OPTIONAL, sheet=TRAVELLERS, name=name, keys=_T_COLUMNS):
@@ -168,9 +169,13 @@ def read_pairs_workbook(path: str | os.PathLike[str], *, weighted: bool = False)
             boards[b] = check_traveller(b, rows, VULNERABILITY(b), MITCHELL if mitchell else HOWELL, PAIRS,
                                         [c[0] for c in cells[b]], [c[1] for c in cells[b]])
         deals, leads = read_extra_sheets(wb, name)
+        seating: dict[tuple[int, str, str], int] = {}  # each row's place on its board, indexed once
+        for b, rows in boards.items():
+            for i, res in enumerate(rows):
+                seating.setdefault((b, res.ns, res.ew), i)
         for (b, ns, ew), (lead, cell) in leads.items():
             rows = boards.get(b, [])
-            hit = [i for i, res in enumerate(rows) if (res.ns, res.ew) == (ns, ew)]
+            hit = [seating[(b, ns, ew)]] if (b, ns, ew) in seating else []
             if not hit:
                 raise FormatError(f"a lead for a row the Travellers sheet does not have (board {b}, {ns} v {ew})",
                                   where=cell)
@@ -181,6 +186,7 @@ def read_pairs_workbook(path: str | os.PathLike[str], *, weighted: bool = False)
             boards.setdefault(b, [])
         participants = _participants(wb, mitchell, name)
         title, date = read_properties(wb)
+        check_name(title, "event name", where=f"{name}, document property 'xlbridge event'")
         seen = {p.key for p in participants}
         extra = []
         for rows in boards.values():
@@ -209,10 +215,9 @@ def _participants(wb: Workbook, mitchell: bool, name: str) -> list[Participant]:
     ps = wb[PAIRS_SHEET]
     cols = find_columns(ps, _P_COLUMNS, sheet=PAIRS_SHEET, where=name)
     out, seen = [], set()
-    for r, row in enumerate(ps.iter_rows(min_row=HEADER_ROW + 1, values_only=True), start=HEADER_ROW + 1):
-        def get(col: str, row: tuple[Any, ...] = row) -> Any:
-            i = cols[col]
-            return None if i > len(row) else row[i - 1]
+    for r, row in sparse_rows(ps, HEADER_ROW + 1):  # (only the rows and cells the file holds)
+        def get(col: str, row: dict[int, Any] = row) -> Any:
+            return row.get(cols[col])
         number = cell_text(get("Pair"))
         if number is None:
             continue
@@ -230,6 +235,8 @@ def _participants(wb: Workbook, mitchell: bool, name: str) -> list[Participant]:
         seen.add(key)
         names = cell_text(get("Names"))
         players = split_names(names)
+        for player in players:
+            check_name(player, "player name", where=f"{name}, {PAIRS_SHEET} row {r}")
         out.append(Participant(number, direction, players))
     out.sort(key=lambda p: (p.direction or "", natural_key(p.number)))
     return out

@@ -62,10 +62,10 @@ from typing import Any
 import xlbridge
 
 from .checks import MAX_BOARD, mark_ties, check_board, check_result, infer_movement
-from .errors import LIMITS, FormatError, Source, load_source
+from .errors import LIMITS, FormatError, Source, check_name, load_source
 from .model import (HOWELL, MITCHELL, PAIRS, TEAMS, Board, Event, Participant, Result, natural_key,
                     normalize_contract, normalize_deal, normalize_lead, normalize_seat)
-from .pbntext import (Cell, Lexer, blank, decode_pbn, pair_id, player_names, read_int, read_num, split_games,
+from .pbntext import (Cell, Lexer, blank, decode_pbn, pair_id, player_names, read_int, read_num, iter_games,
                       table_header, table_rows)
 from .pbnwrite import write_pbn
 
@@ -205,20 +205,23 @@ def read_pbn(source: Source, *, name: str | None = None) -> Event:
     except UnicodeDecodeError:
         raise FormatError("not a PBN file (bad UTF-8 after a byte-order mark)", file=name) from None
     lexer = Lexer(text, name)
-    games = split_games(lexer)
-    if not games:
-        raise FormatError("no PBN tags found (not a PBN file?)", file=name)
     ev: dict[str, str | None] = {"Event": None, "Site": None, "Date": None, "Scoring": None}
     boards: list[Board] = []
     board_locs: list[list[dict[str, Any]]] = []
     totals: tuple[tuple[str, int], list[Cell]] | None = None
     names_seen: dict[tuple[str, str], tuple[str, ...]] = {}
     seen_boards: dict[int, bool | None] = {}
-    for g in games:
+    index: dict[int, int] = {}  # board number -> its place in boards
+    results = 0
+    any_game = False
+    for g in iter_games(lexer):
+        any_game = True
         tags = g["tags"]
         for k in ev:
             if ev[k] is None and k in tags and tags[k][0].strip() not in ("", "?", "#"):
                 ev[k] = tags[k][0].strip()
+                if k in ("Event", "Site"):
+                    check_name(ev[k], "event name" if k == "Event" else "site", file=name, line=tags[k][1])
         if "TotalScoreTable" in tags:
             if totals is not None:
                 raise lexer.err("a second TotalScoreTable:", tags["TotalScoreTable"][1], tags["TotalScoreTable"][0])
@@ -263,19 +266,27 @@ def read_pbn(source: Source, *, name: str | None = None) -> Event:
                 locs.append({"file": name, "line": line})
                 for num, side, nm in ((r.ns, "NS", nn), (r.ew, "EW", ne)):
                     if nm:
+                        for player in nm:
+                            check_name(player, "player name", file=name, line=line)
                         names_seen.setdefault((side, num), nm)
                 if len(rows) > LIMITS["rows"]:
                     raise lexer.err(f"too many rows on board {bno} (limit {LIMITS['rows']})", line)
+                results += 1
+                if results > LIMITS["results"]:
+                    raise lexer.err(f"more than {LIMITS['results']:,} traveller rows in the event, the limit", line)
         seen_boards[bno] = True if "ScoreTable" in tags else None
-        if bno in [b.number for b in boards]:
-            i = [b.number for b in boards].index(bno)
+        if bno in index:
+            i = index[bno]
             boards[i] = Board(bno, dealer, vul, deal or boards[i].deal, tuple(rows))
             board_locs[i] = locs
         else:
+            index[bno] = len(boards)
             boards.append(Board(bno, dealer, vul, deal, tuple(rows)))
             board_locs.append(locs)
         if len(boards) > LIMITS["boards"]:
             raise FormatError(f"too many boards (limit {LIMITS['boards']})", **loc)
+    if not any_game:
+        raise FormatError("no PBN tags found (not a PBN file?)", file=name)
     kind = PAIRS
     participants = {}
     movement = None
@@ -317,8 +328,11 @@ def read_pbn(source: Source, *, name: str | None = None) -> Event:
                 total = read_num(row.get(c), c, lexer, line)
                 if total is not None:
                     break
-            p = Participant(num, d, player_names(row.get("Names")),
-                            None if blank(row.get("TeamName")) else row["TeamName"].strip(),
+            for player in player_names(row.get("Names")):
+                check_name(player, "player name", file=name, line=line)
+            team = None if blank(row.get("TeamName")) else check_name(row["TeamName"].strip(), "team name", file=name,
+                                                                       line=line)
+            p = Participant(num, d, player_names(row.get("Names")), team,
                             total, None, read_num(row.get("TotalPercentage"), "TotalPercentage", lexer, line),
                             read_int(row.get("Rank"), "Rank", lexer, line), False,
                             read_int(row.get("NrBoards"), "NrBoards", lexer, line))

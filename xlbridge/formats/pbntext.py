@@ -29,7 +29,7 @@ from typing import Any, TypeAlias, TypedDict
 from .errors import LIMITS, FormatError
 from .model import parse_number
 
-__all__ = ["Token", "Cell", "Game", "decode_pbn", "Lexer", "split_games", "table_header", "table_rows", "blank", "read_num", "read_int",
+__all__ = ["Token", "Cell", "Game", "decode_pbn", "Lexer", "split_games", "iter_games", "table_header", "table_rows", "blank", "read_num", "read_int",
            "pair_id", "player_names"]
 
 #: A token: ``("TAG", name, value, line)``, ``("DATA", text, quoted, line)`` or ``("BLANK", line)``.
@@ -76,17 +76,33 @@ class Lexer:
     def err(self, message: str, line: int | None, value: object = None) -> FormatError:
         return FormatError(message, file=self.name, line=line, value=value)
 
+    def lines(self) -> Iterator[str]:
+        """The text's lines, one at a time (never a list of them all), each checked against the line limit."""
+        text, start, end = self.text, 0, len(self.text)
+        lineno = 0
+        while start <= end:
+            stop = text.find("\n", start, start + LIMITS["line"] + 1)
+            lineno += 1
+            if lineno > LIMITS["lines"]:
+                raise self.err(f"more than {LIMITS['lines']:,} lines, the limit", lineno)
+            if stop < 0:
+                stop = end if end - start <= LIMITS["line"] else -1
+            if stop < 0:
+                raise self.err(f"line too long (over {LIMITS['line']:,} characters):", lineno,
+                               text[start:start + LIMITS["line"] + 1])
+            yield text[start:stop]
+            start = stop + 1
+
     def tokens(self) -> Iterator[Token]:
         in_brace = False
-        for lineno, line in enumerate(self.text.split("\n"), start=1):
-            if len(line) > LIMITS["line"]:
-                raise self.err(f"line too long (over {LIMITS['line']:,} characters):", lineno, line)
+        for lineno, line in enumerate(self.lines(), start=1):
             line = line.rstrip("\r")
             if "\x00" in line:
                 raise self.err("not a PBN file (binary data):", lineno, line)
             if not in_brace:
                 if line.startswith("%"):
-                    self.directives.append(line[1:].strip())
+                    if len(self.directives) < 100:  # (the first ones say the version and format; no more kept)
+                        self.directives.append(line[1:].strip())
                     continue
                 if not line.strip():
                     yield ("BLANK", lineno)
@@ -158,19 +174,29 @@ class Lexer:
 
 def split_games(lexer: Lexer) -> list[Game]:
     """Games as dicts: tags {name: (value, line)}, data {tag name: [(text, quoted, line)]}."""
-    games: list[Game] = []
+    return list(iter_games(lexer))
+
+
+def iter_games(lexer: Lexer) -> Iterator[Game]:
+    """The games of the text one at a time (only the game being read is held), each checked while it
+    is read: at most ``LIMITS["games"]`` games, ``LIMITS["tags"]`` tags and ``LIMITS["cells"]`` data
+    items in a game (a refusal names the line where the limit is passed)."""
+    done: list[Game] = []
     game: Game | None = None
     current: str | None = None
     prev: dict[str, tuple[str, int]] = {}
+    count = cells = 0
 
     def close() -> None:
         nonlocal game, prev
         if game and game["tags"]:
-            games.append(game)
+            done.append(game)
             prev = {k: v for k, v in game["tags"].items()}
         game = None
 
     for tok in lexer.tokens():
+        if done:
+            yield done.pop()
         if tok[0] == "BLANK":
             close()
             continue
@@ -178,8 +204,16 @@ def split_games(lexer: Lexer) -> list[Game]:
             _, name, value, line = tok
             if game is not None and name in game["tags"]:
                 close()
+                if done:
+                    yield done.pop()
             if game is None:
+                count += 1
+                if count > LIMITS["games"]:
+                    raise lexer.err(f"more than {LIMITS['games']:,} games (groups of tags), the limit", line)
                 game = {"tags": {}, "data": {}}
+                cells = 0
+            elif len(game["tags"]) >= LIMITS["tags"]:
+                raise lexer.err(f"more than {LIMITS['tags']:,} tags in one game, the limit:", line, name)
             if value == "#":  # section 4.8: inherit the previous game's value
                 if name not in prev:
                     raise lexer.err(f"tag {name} is '#' but no earlier game has it:", line, value)
@@ -190,9 +224,12 @@ def split_games(lexer: Lexer) -> list[Game]:
             continue
         if game is None or current is None:
             raise lexer.err("data outside any tag or section:", tok[3], tok[1])
+        cells += 1
+        if cells > LIMITS["cells"]:
+            raise lexer.err(f"more than {LIMITS['cells']:,} data items in one game, the limit:", tok[3], tok[1])
         game["data"][current].append(tok[1:])
     close()
-    return games
+    yield from done
 
 
 # ------------------------------------------------------------------------------------------ tables

@@ -17,7 +17,7 @@ printable through ``@media print``):
 Every text that came from a file is escaped (:func:`html.escape`).  Numbers are exact until shown:
 a whole number as it is, any other with two decimals by the EBU display rule
 (:func:`xlbridge.format_display`), so a weighted board's IMPs (``-17/5``) show as ``-3.40`` and its
-totals are summed exactly before they are shown.  The event is always scored
+totals are summed exactly before they are shown.  The event is scored
 first (:func:`~xlbridge.formats.score_event`): the figures shown are the core's, not a file's.
 
 >>> import tempfile, pathlib
@@ -33,6 +33,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import html
 import os
 import re
@@ -49,7 +50,7 @@ from .scoring import match_results, score_event
 
 _K = TypeVar("_K")
 
-__all__ = ["publish", "STYLESHEET", "dd_analysis"]
+__all__ = ["publish", "STYLESHEET", "dd_analysis", "MAX_PAGES", "MAX_SITE_BYTES"]
 
 STYLESHEET = """\
 body { font-family: Georgia, "Times New Roman", serif; margin: 1.5em auto; max-width: 60em;
@@ -96,11 +97,18 @@ def _n(x: Fraction | int | None, places: int = 2) -> str:
     x = Fraction(x)
     if x.denominator == 1:
         return str(x.numerator)
-    return xlbridge.format_display(x, "EBU", places)
+    return _display(x, places)
 
 
 def _pct(x: Fraction | int | None) -> str:
-    return "" if x is None else xlbridge.format_display(Fraction(x), "EBU", 2)
+    return "" if x is None else _display(Fraction(x), 2)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _display(x: Fraction, places: int) -> str:
+    """:func:`xlbridge.format_display` by the EBU rule, once per value (a site shows few distinct values many
+    times: every scorecard of a board's pairs shares its percentages)."""
+    return str(xlbridge.format_display(x, "EBU", places))
 
 
 def _slug(text: object) -> str:
@@ -245,21 +253,61 @@ def _dd_html(board: Board) -> str:
             f"<p>Par (N-S): {_e(par_text)}</p>\n")
 
 
-def publish(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | str = "auto") -> list[Path]:
+#: Most pages of one site (a board, pair, team or match page each, the index and the stylesheet).
+MAX_PAGES = 250_000
+#: Most bytes of one site when the caller gives no bound of its own (the command gives one in
+#: proportion to its input: :func:`xlbridge.formats.site.site_byte_limit`).
+MAX_SITE_BYTES = 1 << 30
+
+
+class _Pages:
+    """Writes each page as soon as it is made (never the whole site in memory), counting pages and
+    bytes against the site's bounds; over one, one :class:`FormatError` naming it."""
+
+    def __init__(self, out: Path, max_pages: int, max_bytes: int, why: str, name: str | None) -> None:
+        self.out, self.max_pages, self.max_bytes, self.why, self.name = out, max_pages, max_bytes, why, name
+        self.bytes = 0
+        self.written: list[Path] = []
+
+    def put(self, fname: str, text: str) -> None:
+        data = text.encode("utf-8")
+        self.bytes += len(data)
+        if len(self.written) >= self.max_pages:
+            raise FormatError(f"refused: the site would have more than {self.max_pages:,} pages, the limit; "
+                              f"nothing published", where=self.name)
+        if self.bytes > self.max_bytes:
+            raise FormatError(f"refused: the site would be larger than {self.max_bytes:,} bytes, the limit"
+                              f"{self.why}; nothing published", where=self.name)
+        path = self.out / fname
+        path.write_bytes(data)
+        self.written.append(path)
+
+
+def publish(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | str = "auto",
+            max_bytes: int = MAX_SITE_BYTES, max_pages: int = MAX_PAGES, why: str = "",
+            name: str | None = None, scored: bool = False) -> list[Path]:
     """Write the results site of ``event`` into ``out_dir`` (created if needed); return the paths.
 
     ``dds``: ``"auto"`` adds double-dummy tables and par where endplay is installed and the deal
-    is complete, ``True`` requires endplay, ``False`` leaves them out.
+    is complete, ``True`` requires endplay, ``False`` leaves them out.  Each page is written as it is
+    made; more than ``max_pages`` pages or ``max_bytes`` bytes in all raises one :class:`FormatError`
+    (``name``: the input's name, in front; ``why``: how the byte bound was set) and leaves the pages
+    written so far: :func:`xlbridge.formats.site.publish_site` builds in a folder of its own and
+    publishes all or nothing.  The work is linear in the rows: each row is indexed by pair and board
+    once.  ``scored=True`` says that ``event`` is what :func:`~xlbridge.formats.score_event` returned,
+    which is then not done again.
     """
     if dds is True:
         try:
             import endplay.dds  # noqa: F401
         except ImportError:
             raise FormatError("double-dummy analysis needs the dds extra (pip install xlbridge[dds])") from None
-    event = score_event(event)
+    if not scored:  # (``scored=True``: the caller has just scored it with score_event)
+        event = score_event(event)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    pages = {"style.css": STYLESHEET}
+    pages = _Pages(out, max_pages, max_bytes, why, name)
+    pages.put("style.css", STYLESHEET)
     title = event.name or "Results"
     teams = event.kind == TEAMS
     parts = {p.key: p for p in event.participants}
@@ -306,7 +354,7 @@ def publish(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | str = 
         body.append("<h2>Matches</h2>\n<ul>" + "".join(
             f'<li><a href="{match_files[(a, b)]}">{_e(_team_name(parts, a))} v {_e(_team_name(parts, b))}</a></li>'
             for a, b in matches) + "</ul>\n")
-    pages["index.html"] = _page(title, event, "".join(body), home=True)
+    pages.put("index.html", _page(title, event, "".join(body), home=True))
 
     # ---- boards
     for k, b in enumerate(event.boards):
@@ -333,37 +381,38 @@ def publish(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | str = 
             row += [_n(r.imp_ns), _n(r.imp_ew)] if imp else [_n(r.mp_ns), _n(r.mp_ew), _pct(r.pct_ns)]
             rows.append(row)
         body.append("<h2>Traveller</h2>\n" + _table(head, rows, numeric={4, 6, 7, 8, 9, 10}))
-        pages[f"board-{b.number}.html"] = _page(f"{title}: board {b.number}", event, "".join(body), links=nav)
+        pages.put(f"board-{b.number}.html", _page(f"{title}: board {b.number}", event, "".join(body), links=nav))
 
-    # ---- personal scorecards
+    # ---- personal scorecards: every row indexed by pair once (linear in the rows, not pairs x rows)
+    played: dict[tuple[str | None, str], list[tuple[Board, Result, str, str]]] = {}
+    for b in event.boards:
+        for r in b.results:
+            for side, other in (("NS", "EW"), ("EW", "NS")):
+                played.setdefault(event.pair_key(r, side), []).append((b, r, side, other))
     for p in event.participants:
         rows = []
         tot = Fraction(0)
-        for b in event.boards:
-            for r in b.results:
-                for side, other in (("NS", "EW"), ("EW", "NS")):
-                    if event.pair_key(r, side) != p.key:
-                        continue
-                    mp = r.mp_ns if side == "NS" else r.mp_ew
-                    share = r.pct_ns if side == "NS" else r.pct_ew
-                    im = r.imp_ns if side == "NS" else r.imp_ew
-                    val = im if (teams or event.scoring != "MP") else mp
-                    sc: object = r.score if not isinstance(r.score, int) else (r.score if side == "NS" else -r.score)
-                    if r.outcomes:
-                        sc = _weighted_text(r, 1 if side == "NS" else -1)
-                    tot += val or 0
-                    rows.append([f'<a href="board-{b.number}.html">{b.number}</a>', side,
-                                 link(event.pair_key(r, other)), _contract_html(r.contract), _e(r.declarer),
-                                 _e(r.tricks), _e(sc), _n(val), _pct(share)])
+        for b, r, side, other in played.get(p.key, ()):
+            mp = r.mp_ns if side == "NS" else r.mp_ew
+            share = r.pct_ns if side == "NS" else r.pct_ew
+            im = r.imp_ns if side == "NS" else r.imp_ew
+            val = im if (teams or event.scoring != "MP") else mp
+            sc: object = r.score if not isinstance(r.score, int) else (r.score if side == "NS" else -r.score)
+            if r.outcomes:
+                sc = _weighted_text(r, 1 if side == "NS" else -1)
+            tot += val or 0
+            rows.append([f'<a href="board-{b.number}.html">{b.number}</a>', side,
+                         link(event.pair_key(r, other)), _contract_html(r.contract), _e(r.declarer),
+                         _e(r.tricks), _e(sc), _n(val), _pct(share)])
         imp = teams or event.scoring != "MP"
         head = ["Board", "Dir", "Versus", "Contract", "By", "Tricks", "Score", "IMPs" if imp else "MP",
                 "" if imp else "%"]
         summary = f"<p>{_e(' & '.join(p.names))}" + (f" &middot; total {_n(p.total)}" if p.total is not None else "")
         summary += (f" &middot; {_pct(p.percentage)} %" if p.percentage is not None else "")
         summary += (f" &middot; place {xlbridge.format_rank(p.place, p.tied)}" if p.place else "") + "</p>\n"
-        name = ("Team " if teams else "Pair ") + p.label + (f": {p.name}" if p.name else "")
-        pages[pair_files[p.key]] = _page(
-            f"{title}: {name}", event, summary + "<h2>Scorecard</h2>\n" + _table(head, rows, numeric={0, 5, 6, 7, 8}))
+        label = ("Team " if teams else "Pair ") + p.label + (f": {p.name}" if p.name else "")
+        pages.put(pair_files[p.key], _page(
+            f"{title}: {label}", event, summary + "<h2>Scorecard</h2>\n" + _table(head, rows, numeric={0, 5, 6, 7, 8})))
 
     # ---- team matches
     results = match_results(event) if teams else {}
@@ -388,16 +437,10 @@ def publish(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | str = 
             f'IMP: {_e(_team_name(parts, a))} {"+" if res.margin > 0 else ""}{_n(res.margin)}; '
             f'VPs {_e(_team_name(parts, a))} {_n(res.vp_a)} &ndash; '
             f'{_e(_team_name(parts, bteam))} {_n(res.vp_b)} (WBF 2013 scale, {res.boards} boards)</p>\n')
-        pages[match_files[(a, bteam)]] = _page(
+        pages.put(match_files[(a, bteam)], _page(
             f"{title}: {_team_name(parts, a)} v {_team_name(parts, bteam)}", event,
-            "<h2>Match scorecard</h2>\n" + _table(head, rows, numeric={0, 3, 6, 7, 8}) + outcome)
-
-    written = []
-    for fname, text in pages.items():
-        path = out / fname
-        path.write_text(text, encoding="utf-8", newline="\n")
-        written.append(path)
-    return written
+            "<h2>Match scorecard</h2>\n" + _table(head, rows, numeric={0, 3, 6, 7, 8}) + outcome))
+    return pages.written
 
 
 def _team_name(parts: Mapping[tuple[str | None, str], Participant], number: str) -> str:
@@ -413,9 +456,9 @@ def _matches(event: Event) -> dict[tuple[str, str], list[tuple[int, Result, Resu
     """(team a, team b) -> [(board, room-1 row with a N-S, room-2 row)] for boards played at both tables."""
     out: dict[tuple[str, str], list[tuple[int, Result, Result]]] = {}
     for b in event.boards:
+        seats = {(r.ns, r.ew): r for r in reversed(b.results)}  # the first row of each seating, as before
         for r1 in b.results:
-            for r2 in b.results:
-                if r1 is not r2 and (r1.ns, r1.ew) == (r2.ew, r2.ns) and natural_key(r1.ns) < natural_key(r1.ew):
-                    out.setdefault((r1.ns, r1.ew), []).append((b.number, r1, r2))
+            r2 = seats.get((r1.ew, r1.ns))
+            if r2 is not None and r2 is not r1 and natural_key(r1.ns) < natural_key(r1.ew):
+                out.setdefault((r1.ns, r1.ew), []).append((b.number, r1, r2))
     return dict(sorted(out.items(), key=lambda kv: (natural_key(kv[0][0]), natural_key(kv[0][1]))))
-

@@ -36,7 +36,7 @@ __all__ = ["HEADER_ROW", "DEALS_SHEET", "LEADS_SHEET", "VULNERABILITY", "standar
            "find_parameter", "capacity", "get_sheet",
            "fill_table", "table_rows", "table_sheet", "write_extra_sheets", "read_extra_sheets",
            "write_properties", "read_properties", "open_workbook", "event_boards", "read_outcomes", "Workbook",
-           "Worksheet", "Getter", "Where"]
+           "Worksheet", "Getter", "Where", "sparse_rows", "parameter_value", "PARAMETER_ROWS"]
 
 #: An openpyxl workbook and worksheet (openpyxl ships no type information).
 Workbook: TypeAlias = Any
@@ -159,13 +159,64 @@ def board_number(v: object, where: str) -> int:
     return whole_number(v, where, "board number", MAX_BOARD)
 
 
+#: The rows holding a sheet's parameter block (labels such as ``Movement``), searched for a label.
+PARAMETER_ROWS = 40
+
+
+def sparse_rows(ws: Worksheet, min_row: int = 1, max_row: int | None = None) -> Iterator[tuple[int, dict[int, Any]]]:
+    """``(row number, {column: value})`` for each row from ``min_row`` to ``max_row`` that holds a value,
+    with only the cells that hold one (never a cell the file does not have: a value typed at
+    ``XFD5`` is one entry, not 16,384 columns).
+
+    A workbook opened read-only (what the readers of :mod:`~xlbridge.formats.pairsbook` and
+    :mod:`~xlbridge.formats.teamsbook` do) is streamed by openpyxl's own sheet parser, the one its
+    read-only mode uses (``openpyxl.worksheet._reader.WorkSheetParser``, elements cleared as they
+    are read): memory follows one row, time the sheet's XML.  Any other worksheet is read from the
+    cells openpyxl holds.
+    """
+    if not hasattr(ws, "_get_source"):  # a worksheet held in memory (a template being filled)
+        rows: dict[int, dict[int, Any]] = {}
+        for (r, c), cell in getattr(ws, "_cells", {}).items():
+            if cell.value is not None and r >= min_row and (max_row is None or r <= max_row):
+                rows.setdefault(r, {})[c] = cell.value
+        yield from sorted(rows.items())
+        return
+    from openpyxl.worksheet._reader import WorkSheetParser
+
+    wb = ws.parent
+    with ws._get_source() as src:
+        parser = WorkSheetParser(src, ws._shared_strings, data_only=wb.data_only, epoch=wb.epoch,
+                                 date_formats=wb._date_formats, timedelta_formats=wb._timedelta_formats)
+        for idx, row in parser.parse():
+            if idx < min_row:
+                continue
+            if max_row is not None and idx > max_row:
+                break
+            cells = {c["column"]: c["value"] for c in row if c["value"] is not None}
+            if cells:
+                yield idx, cells
+
+
+def parameter_value(ws: Worksheet, label: str) -> tuple[bool, Any]:
+    """``(found, value)``: the value right of the cell holding ``label`` in the parameter block (rows 1 to
+    :data:`PARAMETER_ROWS`), read sparsely (:func:`sparse_rows`)."""
+    for _r, cells in sparse_rows(ws, 1, PARAMETER_ROWS):
+        for c in sorted(cells):
+            v = cells[c]
+            if isinstance(v, str) and v.strip() == label:
+                return True, cells.get(c + 1)
+    return False, None
+
+
 def find_columns(ws: Worksheet, names: tuple[str, ...], optional: Sequence[str] = (), *, sheet: str,
                  where: str | None = None) -> dict[str, int]:
     """{header: column index} on the header row; a missing required header is an error."""
     found: dict[str, int] = {}
-    for cell in ws[HEADER_ROW]:
-        if isinstance(cell.value, str) and cell.value.strip() in names + tuple(optional):
-            found.setdefault(cell.value.strip(), cell.column)
+    for _r, cells in sparse_rows(ws, HEADER_ROW, HEADER_ROW):
+        for c in sorted(cells):
+            v = cells[c]
+            if isinstance(v, str) and v.strip() in names + tuple(optional):
+                found.setdefault(v.strip(), c)
     missing = [n for n in names if n not in found]
     if missing:
         raise FormatError(f"sheet {sheet!r} has no column {missing[0]!r} on row {HEADER_ROW}", where=where)
@@ -225,17 +276,17 @@ def table_rows(ws: Worksheet, columns: tuple[str, ...], optional: tuple[str, ...
     capacity, skipping a row whose ``keys`` columns (default: every column) are all blank.
 
     ``get`` gives a cell's value (None for an optional column the sheet lacks), ``where`` the
-    cell's place for a message (``club.xlsx, Boards!C7``).
+    cell's place for a message (``club.xlsx, Boards!C7``).  Only the rows and cells the file holds
+    are read (:func:`sparse_rows`): the work follows the sheet's XML, not its last row or column.
     """
     from openpyxl.utils import get_column_letter
 
     cols = find_columns(ws, columns, optional, sheet=sheet, where=name)
     keys = columns + optional if keys is None else tuple(keys)
-    for r, row in enumerate(ws.iter_rows(min_row=HEADER_ROW + 1, max_row=capacity(ws) or ws.max_row,
-                                         values_only=True), start=HEADER_ROW + 1):
-        def get(col: str, row: tuple[Any, ...] = row) -> Any:
+    for r, row in sparse_rows(ws, HEADER_ROW + 1, capacity(ws)):  # (only the rows and cells the file holds)
+        def get(col: str, row: dict[int, Any] = row) -> Any:
             i = cols.get(col)
-            return None if i is None or i > len(row) else row[i - 1]
+            return None if i is None else row.get(i)
 
         def where(col: str, r: int = r) -> str:
             return f"{name}, {sheet}!{get_column_letter(cols[col])}{r}"
@@ -425,5 +476,7 @@ def open_workbook(path: object, **options: Any) -> Workbook:
 
     try:
         return openpyxl.load_workbook(path, **options)
+    except MemoryError:
+        raise  # the command's memory limit, said as such
     except Exception as exc:  # openpyxl raises many kinds for a file that is not a workbook
         raise FormatError(f"{display_name(path)}: not a readable .xlsx workbook ({type(exc).__name__})") from None

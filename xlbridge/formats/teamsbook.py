@@ -29,7 +29,7 @@ import xlbridge
 
 from ..core.entries import parse_entry
 from .checks import check_result, check_traveller
-from .errors import FormatError, display_name
+from .errors import FormatError, check_name, display_name
 from .model import HOWELL, TEAMS, Event, Participant, Result, natural_key, normalize_contract, normalize_seat
 from .sheets import (VULNERABILITY, Getter, Where, Workbook, board_number, cell_number, cell_text,
                      check_standard_cycle, event_boards, fill_table, find_columns, get_sheet, join_names,
@@ -164,7 +164,7 @@ def read_teams_workbook(path: str | os.PathLike[str], *, weighted: bool = False)
     room-1 row's ``outcomes``; room 2 then needs a real N-S score, or none yet.
     """
     name = display_name(path)
-    wb = open_workbook(path, data_only=True, read_only=False)
+    wb = open_workbook(path, data_only=True, read_only=True)  # streamed: only the cells the file holds
     try:
         number_of: dict[str, str] = {}
         teams: dict[str, Participant] = {}
@@ -182,6 +182,9 @@ def read_teams_workbook(path: str | os.PathLike[str], *, weighted: bool = False)
                                       f"{number_of[called]} and {num}); the teams workbook tells teams apart by "
                                       f"name", where=where("Name"))
                 players = cell_text(get("Players"))
+                check_name(given, "team name", where=where("Name"))
+                for player in split_names(players):
+                    check_name(player, "player name", where=where("Players"))
                 teams[num] = Participant(num, None, split_names(players), given)
                 number_of[called] = num
         matches: dict[int, tuple[str, str]] = {}
@@ -196,6 +199,7 @@ def read_teams_workbook(path: str | os.PathLike[str], *, weighted: bool = False)
                 label = cell_text(get(col))
                 if label is None:
                     raise FormatError("team name missing", where=where(col))
+                check_name(label, "team name", where=where(col))
                 if label not in number_of:
                     if listed:
                         raise FormatError("a team the Teams sheet does not list:", where=where(col), value=label)
@@ -290,6 +294,7 @@ def read_teams_workbook(path: str | os.PathLike[str], *, weighted: bool = False)
         for b in deals:
             boards.setdefault(b, [])
         title, date = read_properties(wb)
+        check_name(title, "event name", where=f"{name}, document property 'xlbridge event'")
         event = Event(name=title, date=date, kind=TEAMS, scoring="IMP", movement=HOWELL,
                       participants=tuple(teams.values()), boards=event_boards(boards, deals),
                       match_lengths=tuple((a, c, n) for (a, c), n in lengths.items()))

@@ -38,7 +38,7 @@ from typing import Any
 import xlbridge
 
 from .checks import MAX_BOARD, check_board, check_result, check_unweighted, infer_movement
-from .errors import LIMITS, FormatError, Source
+from .errors import LIMITS, FormatError, Source, check_name
 from .model import (HOWELL, MITCHELL, PAIRS, Board, Event, Participant, Result, natural_key, normalize_contract,
                     normalize_deal, normalize_lead, normalize_seat, parse_number)
 
@@ -104,11 +104,28 @@ class _Reader:
 def _parse_xml(data: bytes, name: str) -> ET.Element:
     try:
         from defusedxml import DefusedXmlException
-        from defusedxml.ElementTree import fromstring
+        from defusedxml.ElementTree import iterparse
     except ImportError:  # pragma: no cover - defusedxml is a dependency of the batch extra
         raise FormatError("reading USEBIO needs the defusedxml package (pip install xlbridge[batch])") from None
-    try:
-        root: ET.Element = fromstring(data, forbid_dtd=False, forbid_entities=True, forbid_external=True)
+    import io
+
+    root: ET.Element | None = None
+    depth = count = 0
+    try:  # the tree is built as the file is parsed, and counted and measured while it is (not after)
+        for event, el in iterparse(io.BytesIO(data), events=("start", "end"), forbid_dtd=False, forbid_entities=True,
+                                   forbid_external=True):
+            if event == "end":
+                depth -= 1
+                continue
+            if root is None:
+                root = el
+            depth += 1
+            count += 1
+            if depth > LIMITS["depth"]:
+                raise FormatError(f"XML nested too deeply (limit {LIMITS['depth']})", file=name, element=el.tag)
+            if count > LIMITS["elements"]:
+                raise FormatError(f"more than {LIMITS['elements']:,} XML elements, the limit", file=name,
+                                  element=el.tag)
     except ET.ParseError as exc:
         line = getattr(exc, "position", (None, 0))[0]
         raise FormatError("not a well-formed XML file", file=name, line=line) from None
@@ -116,14 +133,12 @@ def _parse_xml(data: bytes, name: str) -> ET.Element:
         raise FormatError("XML entities and external references are refused", file=name) from None
     except LookupError:
         raise FormatError("not a readable XML file (unknown encoding)", file=name) from None
+    except FormatError:
+        raise
     except (ValueError, RecursionError):  # UnicodeError is a ValueError
         raise FormatError("not a readable XML file", file=name) from None
-    stack = [(root, 1)]
-    while stack:
-        el, d = stack.pop()
-        if d > LIMITS["depth"]:
-            raise FormatError(f"XML nested too deeply (limit {LIMITS['depth']})", file=name, element=el.tag)
-        stack.extend((c, d + 1) for c in el)
+    if root is None:
+        raise FormatError("not a well-formed XML file", file=name)
     return root
 
 
@@ -218,6 +233,8 @@ def read_usebio(source: Source, *, name: str | None = None) -> Event:
             place = int(t)
         names = tuple(n for n in (rd.text(pl, "PLAYER_NAME", f"{where}, PLAYER") for pl in p.findall("PLAYER"))
                       if n)
+        for n in names:
+            check_name(n, "player name", file=fname, element=f"{where}, PLAYER, PLAYER_NAME")
         if (d, num) in participants:
             raise rd.err("a pair appears twice in PARTICIPANTS:", f"{where}, PAIR_NUMBER",
                          f"{d} {num}" if d else num)
@@ -230,6 +247,7 @@ def read_usebio(source: Source, *, name: str | None = None) -> Event:
     boards: list[Board] = []
     board_locs: list[list[dict[str, Any]]] = []
     seen: set[int] = set()
+    results = 0
     for k, b in enumerate(boards_el, start=1):
         bw = f"BOARD {k}"
         bno = rd.whole(b, "BOARD_NUMBER", bw)
@@ -255,6 +273,9 @@ def read_usebio(source: Source, *, name: str | None = None) -> Event:
             locs.append(loc)
             if len(rows) > LIMITS["rows"]:
                 raise rd.err(f"too many rows (limit {LIMITS['rows']})", bw)
+            results += 1
+            if results > LIMITS["results"]:
+                raise rd.err(f"more than {LIMITS['results']:,} traveller rows in the event, the limit", where)
         boards.append(Board(bno, "NESW"[(bno - 1) % 4], vul, deal, tuple(rows)))
         board_locs.append(locs)
     if winners is not None:
@@ -282,7 +303,8 @@ def read_usebio(source: Source, *, name: str | None = None) -> Event:
     site = None
     club = root.find("CLUB")
     if club is not None:
-        site = rd.text(club, "CLUB_NAME", "CLUB")
+        site = check_name(rd.text(club, "CLUB_NAME", "CLUB"), "club name", file=fname, element="CLUB, CLUB_NAME")
+    check_name(rd.text(ev, "EVENT_DESCRIPTION", "EVENT"), "event name", file=fname, element="EVENT, EVENT_DESCRIPTION")
     return Event(rd.text(ev, "EVENT_DESCRIPTION", "EVENT"), _date(rd.text(ev, "DATE", "EVENT")), site, PAIRS,
                  scoring, movement, tuple(parts), tuple(boards))
 

@@ -6,6 +6,7 @@ private copy of the file (:func:`~xlbridge.batch.guard.safety.snapshot_file`), i
 streamed and counted: :mod:`~xlbridge.batch.guard.xmlscan`), or a one-line refusal naming what and
 where. Also the promises every command that reads an upload keeps: the limits and the one-line,
 clipped messages (:mod:`~xlbridge.batch.guard.limits`), private temporary folders, locks and atomic
-writes (:mod:`~xlbridge.batch.guard.files`), and links to other workbooks never followed
-(:mod:`~xlbridge.batch.guard.links`).
+writes (:mod:`~xlbridge.batch.guard.files`), links to other workbooks never followed
+(:mod:`~xlbridge.batch.guard.links`), and the memory and time limits and signals of the commands that read
+an upload in their own process, ``import``, ``export`` and ``publish`` (:mod:`~xlbridge.batch.guard.uploads`).
 """

@@ -1,0 +1,246 @@
+"""A corpus of hostile and broken uploads for ``xlbridge import``, ``export`` and ``publish`` (issue 37).
+
+``python tests/formats/hostile_corpus.py OUT [--seed N]`` writes every file of :data:`CASES` into the
+folder OUT; :func:`build` does the same from Python (the tests call it once per session with the
+fixed :data:`SEED`).  Each case names its file, the command run on it, and what must happen: exit 2
+with one line containing a given text, or exit 0 (done within the limits).  The files are made from
+scratch here (text, XML, or a workbook built from the shipped template and then edited with openpyxl
+as a committee member's spreadsheet would be), never from xlbridge's own output of a hostile run.
+
+The attacks of the issue: a value typed at ``XFD5`` of a pairs or teams workbook, 20 MB of empty PBN
+tags, a 99,000-character event name over 2,000 one-result boards; and the classic ones: a line, a
+game, a table or a file past its limit, binary data, XML entity bombs and external entities, deep
+nesting, a flood of XML elements, names past the name limit in every place a name is read, and
+seeded mutations of a valid file.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import sys
+from pathlib import Path
+
+SEED = 37
+
+VALID_PBN = """% PBN 2.1
+[Event "Club night"]
+[Site "Village hall"]
+[Date "2026.11.24"]
+[Board "1"]
+[Dealer "N"]
+[Vulnerable "None"]
+[Deal "N:AKQ2.AK2.AK2.AK2 J543.543.543.543 T98.QJT9.QJ6.QJ6 76.876.T987.T987"]
+[ScoreTable "PairId_NS\\2R;PairId_EW\\2R;Contract\\4L;Declarer\\1R;Result\\2R;Score_NS\\6R"]
+ 1  1 4S   N 10    420
+ 2  2 4S   N 11    450
+ 3  3 3NT  S  9    400
+
+[Board "2"]
+[Dealer "E"]
+[Vulnerable "NS"]
+[ScoreTable "PairId_NS\\2R;PairId_EW\\2R;Contract\\4L;Declarer\\1R;Result\\2R;Score_NS\\6R"]
+ 1  2 2H   E  8   -110
+ 2  3 3NT  N  9    600
+ 3  1 3NT  N  8   -100
+"""
+
+VALID_USEBIO = """<?xml version="1.0" encoding="UTF-8"?>
+<USEBIO Version="1.2"><CLUB><CLUB_NAME>Village</CLUB_NAME></CLUB>
+<EVENT EVENT_TYPE="PAIRS"><EVENT_DESCRIPTION>{name}</EVENT_DESCRIPTION><BOARD_SCORING_METHOD>MATCH_POINTS</BOARD_SCORING_METHOD>
+<WINNER_TYPE>2</WINNER_TYPE>
+<BOARD><BOARD_NUMBER>1</BOARD_NUMBER>
+<TRAVELLER_LINE><NS_PAIR_NUMBER>1</NS_PAIR_NUMBER><EW_PAIR_NUMBER>1</EW_PAIR_NUMBER><SCORE>420</SCORE></TRAVELLER_LINE>
+<TRAVELLER_LINE><NS_PAIR_NUMBER>2</NS_PAIR_NUMBER><EW_PAIR_NUMBER>2</EW_PAIR_NUMBER><SCORE>400</SCORE></TRAVELLER_LINE>
+</BOARD></EVENT></USEBIO>
+"""
+
+
+@dataclasses.dataclass(frozen=True)
+class Case:
+    """One hostile file: ``name`` in the corpus folder, the ``command`` (``import``, ``export``,
+    ``publish``) and what must happen: ``exit`` 2 with ``says`` in the one line, or 0."""
+
+    name: str
+    command: str
+    exit: int
+    says: str = ""
+
+
+CASES = [
+    Case("empty-tags.pbn", "import", 2, "100,000 games"),
+    Case("empty-tags-publish.pbn", "publish", 2, "100,000 games"),
+    Case("one-game-many-tags.pbn", "import", 2, "1,000 tags in one game"),
+    Case("long-event-name.pbn", "publish", 2, "event name longer than 200 characters"),
+    Case("long-player-name.pbn", "import", 2, "player name longer than 200 characters"),
+    Case("long-line.pbn", "import", 2, "line too long"),
+    Case("blank-lines.pbn", "import", 2, "2,000,000 lines"),
+    Case("data-flood.pbn", "import", 2, "200,000 data items in one game"),
+    Case("board-rows.pbn", "publish", 2, "too many rows on board 1"),
+    Case("too-large.pbn", "import", 2, "file too large"),
+    Case("binary.pbn", "import", 2, "not a PBN file"),
+    Case("open-comment.pbn", "import", 2, "unterminated"),
+    Case("billion-laughs.xml", "import", 2, "entities"),
+    Case("external-entity.xml", "publish", 2, "entities"),
+    Case("deep.xml", "import", 2, "nested too deeply"),
+    Case("element-flood.xml", "import", 2, "600,000 XML elements"),
+    Case("long-event-name.xml", "publish", 2, "event name longer than 200 characters"),
+    Case("pairs-xfd5.xlsx", "export", 0),
+    Case("pairs-xfd5-publish.xlsx", "publish", 0),
+    Case("teams-xfd5.xlsx", "export", 0),
+    Case("pairs-last-row.xlsx", "publish", 0),
+    Case("pairs-long-names.xlsx", "publish", 2, "Pairs row 5: player name longer than 200 characters"),
+    Case("pairs-long-title.xlsx", "export", 2, "event name longer than 200 characters"),
+    Case("not-a-workbook.xlsx", "export", 2, ""),
+    Case("imp-pairs.pbn", "publish", 2, "imp-pairs.pbn: cannot score pairs event at 'IMP'"),
+]
+
+#: Seeded mutations of :data:`VALID_PBN` and of a valid USEBIO file: each is read (imported) and must
+#: give exit 0 or exit 2 with one line.
+MUTANTS = 24
+
+
+def _pbn_boards(boards: int, event: str = "Club night") -> str:
+    out = [f'% PBN 2.1\n[Event "{event}"]\n']
+    for b in range(1, boards + 1):
+        out.append(f'\n[Board "{b}"]\n[ScoreTable "PairId_NS;PairId_EW;Score_NS"]\n1 1 0\n')
+    return "".join(out)
+
+
+def _mutate(text: bytes, rnd: random.Random) -> bytes:
+    data = bytearray(text)
+    for _ in range(rnd.randint(1, 6)):
+        op = rnd.randrange(4)
+        i = rnd.randrange(len(data))
+        if op == 0:
+            data[i] = rnd.randrange(256)
+        elif op == 1:
+            del data[i:i + rnd.randint(1, 20)]
+        elif op == 2:
+            data[i:i] = bytes(rnd.choice(b'[]{}";%\n \\#^-?0123456789ASNTXEW') for _ in range(rnd.randint(1, 8)))
+        else:
+            j = rnd.randrange(len(data))
+            data[i:i] = data[j:j + rnd.randint(1, 200)]
+    return bytes(data)
+
+
+def _workbooks(out: Path) -> None:
+    import openpyxl
+
+    from xlbridge import formats, templates
+    from xlbridge.formats.workbook import fill_pairs_workbook, fill_teams_workbook
+
+    event = formats.read_pbn(VALID_PBN.encode(), name="club.pbn")
+    pairs = out / "_pairs.xlsx"
+    wb = templates.build_workbook("pairs.xlsx")
+    fill_pairs_workbook(wb, event, name="club.pbn")
+    wb.save(pairs)
+    teams_pbn = ('[Event "Teams"]\n[Board "1"]\n[ScoreTable "PairId_NS;PairId_EW;Score_NS"]\n1 2 420\n2 1 -400\n\n'
+                 '[TotalScoreTable "TeamId;TeamName"]\n1 "North"\n2 "South"\n')
+    teams = out / "_teams.xlsx"
+    wb = templates.build_workbook("teams.xlsx")
+    fill_teams_workbook(wb, formats.read_pbn(teams_pbn.encode(), name="teams.pbn"), name="teams.pbn")
+    wb.save(teams)
+
+    def edit(src: Path, dest: str, change) -> None:
+        book = openpyxl.load_workbook(src)
+        change(book)
+        book.save(out / dest)
+
+    def xfd5(sheet: str):
+        def change(book) -> None:
+            book[sheet]["XFD5"] = 1
+        return change
+
+    edit(pairs, "pairs-xfd5.xlsx", xfd5("Travellers"))
+    edit(pairs, "pairs-xfd5-publish.xlsx", xfd5("Travellers"))
+    edit(teams, "teams-xfd5.xlsx", xfd5("Boards"))
+
+    def last_row(book) -> None:
+        book["Pairs"]["A1048576"] = 99
+        book["Pairs"]["B1048576"] = "NS"
+
+    edit(pairs, "pairs-last-row.xlsx", last_row)
+
+    def long_names(book) -> None:
+        book["Pairs"]["C5"] = "N" * 32_000
+
+    edit(pairs, "pairs-long-names.xlsx", long_names)
+
+    def long_title(book) -> None:
+        from openpyxl.packaging.custom import StringProperty
+
+        props = book.custom_doc_props
+        if "xlbridge event" in props.names:
+            del props["xlbridge event"]
+        props.append(StringProperty(name="xlbridge event", value="T" * 30_000))
+
+    edit(pairs, "pairs-long-title.xlsx", long_title)
+    pairs.unlink()
+    teams.unlink()
+
+
+def build(out: Path | str, seed: int = SEED) -> list[Path]:
+    """Write the corpus into ``out`` (created); return the files, the mutants last."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    rnd = random.Random(seed)
+    files: dict[str, bytes] = {}
+    empty = b'[Event ""]\n' * 1_800_000  # 19.8 MB of empty tags: the issue's 20 MB, under the file limit
+    files["empty-tags.pbn"] = empty
+    files["empty-tags-publish.pbn"] = empty
+    files["one-game-many-tags.pbn"] = "".join(f'[T{i} ""]\n' for i in range(5_000)).encode()
+    files["long-event-name.pbn"] = _pbn_boards(2_000, "E" * 99_000).encode()
+    files["long-player-name.pbn"] = (VALID_PBN.replace("Score_NS\\6R\"]", "Score_NS\\6R;Names_NS\"]")
+                                     .replace(" 1  1 4S   N 10    420", ' 1  1 4S   N 10    420 "' + "P" * 5_000 + '"')
+                                     .replace(" 2  2 4S   N 11    450", ' 2  2 4S   N 11    450 "a"')
+                                     .replace(" 3  3 3NT  S  9    400", ' 3  3 3NT  S  9    400 "b"')
+                                     .replace(" 1  2 2H   E  8   -110", ' 1  2 2H   E  8   -110 "c"')
+                                     .replace(" 2  3 3NT  N  9    600", ' 2  3 3NT  N  9    600 "d"')
+                                     .replace(" 3  1 3NT  N  8   -100", ' 3  1 3NT  N  8   -100 "e"')).encode()
+    files["blank-lines.pbn"] = b'[Event "x"]\n' + b"\n" * 19_000_000
+    files["long-line.pbn"] = b'[Event "x"]\n' + b"1 " * 75_000 + b"\n"
+    files["data-flood.pbn"] = b'[Event "x"]\n[Note "y"]\n' + b"1 2 3 4 5 6 7 8 9 0\n" * 30_000
+    files["board-rows.pbn"] = ('[Board "1"]\n[ScoreTable "PairId_NS;PairId_EW;Score_NS"]\n' + "".join(
+        f"{i} {i} 420\n" for i in range(1, 1_002))).encode()
+    files["too-large.pbn"] = b"%" + b" " * 20_000_000 + b"\n"
+    files["binary.pbn"] = bytes(rnd.randrange(256) for _ in range(4096)) + b"\x00"
+    files["open-comment.pbn"] = b'[Event "x"]\n{ a comment that never ends\n' + b"more\n" * 1000
+    files["billion-laughs.xml"] = (b'<?xml version="1.0"?>\n<!DOCTYPE USEBIO [<!ENTITY a "aaaaaaaaaa">'
+                                   + b"".join(b'<!ENTITY %c "&%c;&%c;&%c;&%c;&%c;&%c;&%c;&%c;&%c;&%c;">'
+                                              % ((ord("a") + k + 1,) + (ord("a") + k,) * 10) for k in range(9))
+                                   + b']>\n<USEBIO Version="1.2"><EVENT><EVENT_DESCRIPTION>&j;</EVENT_DESCRIPTION>'
+                                     b'</EVENT></USEBIO>\n')
+    files["external-entity.xml"] = (b'<?xml version="1.0"?>\n<!DOCTYPE USEBIO [<!ENTITY x SYSTEM "file:///etc/passwd">]>\n'
+                                    b'<USEBIO Version="1.2"><EVENT><EVENT_DESCRIPTION>&x;</EVENT_DESCRIPTION></EVENT>'
+                                    b'</USEBIO>\n')
+    files["deep.xml"] = b'<USEBIO Version="1.2">' + b"<a>" * 100_000 + b"</a>" * 100_000 + b"</USEBIO>"
+    files["element-flood.xml"] = b'<USEBIO Version="1.2"><EVENT>' + b"<a/>" * 700_000 + b"</EVENT></USEBIO>"
+    files["long-event-name.xml"] = VALID_USEBIO.format(name="E" * 99_000).encode()
+    files["imp-pairs.pbn"] = (b'[Scoring "IMP"]\n[Board "1"]\n[ScoreTable "PairId_NS;PairId_EW;Score_NS"]\n'
+                              b'1 2 420\n2 1 400\n')
+    files["not-a-workbook.xlsx"] = b"PK\x03\x04" + bytes(rnd.randrange(256) for _ in range(2048))
+    for k in range(MUTANTS):
+        if k % 2:
+            files[f"mutant-{k:02d}.xml"] = _mutate(VALID_USEBIO.format(name="Club").encode(), rnd)
+        else:
+            files[f"mutant-{k:02d}.pbn"] = _mutate(VALID_PBN.encode(), rnd)
+    written = []
+    for fname, data in files.items():
+        (out / fname).write_bytes(data)
+        written.append(out / fname)
+    _workbooks(out)
+    return sorted(written, key=lambda p: (p.name.startswith("mutant-"), p.name)) + [
+        out / c.name for c in CASES if c.name.endswith(".xlsx") and c.name != "not-a-workbook.xlsx"]
+
+
+if __name__ == "__main__":  # pragma: no cover
+    import argparse
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("out")
+    ap.add_argument("--seed", type=int, default=SEED)
+    a = ap.parse_args()
+    for path in build(a.out, a.seed):
+        print(path)
+    sys.exit(0)
