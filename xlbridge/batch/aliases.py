@@ -164,7 +164,7 @@ def find_shown(formulas: dict, arrays: dict) -> dict:
             seen = last.get(pos[1])
             if seen is not None:
                 row = seen[2][2][0] + pos[0] - seen[0]
-                if 0 < row <= 1048576 and len(text) <= 1000 and text == str(row).join(seen[1]):
+                if 0 < row <= 1048576 and len(text) <= (1000 if len(seen[1]) == 1 else 400) and text == str(row).join(seen[1]):
                     alias = (seen[2][0], seen[2][1], (row, seen[2][2][1]))
                     pieces = seen[1]
             if alias is None:
