@@ -14,8 +14,11 @@ LibreOffice inserts an empty row (no formulas): the member copies the result cel
 into it (Excel alike); a row left without them is named by ``xlbridge recalc``
 and shows nothing (:data:`UNCOPIED`).
 
-One soffice makes all the edits of all templates in one go, and the ten recalculations run in this
-process: a session-scoped fixture.
+One soffice makes all the edits of all templates in one go, and the eleven recalculations run in this
+process: a session-scoped fixture. The books are the examples built by xlbridge.templates with their
+long tables cut to 100 rows (:data:`SMALL`: the same builders, formulas and layout, the row
+counts smaller), so that recalculating them takes seconds; tests/test_templates.py checks the shipped
+files against the builders.
 """
 
 from __future__ import annotations
@@ -28,9 +31,29 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-EXAMPLES = ROOT / "workbooks" / "examples"
 HELPER = Path(__file__).with_name("uno_edits.py")
+#: (template module, table length constant, rows) cut down for the test books (see the module's text)
+SMALL = [("pairs", "T_ROWS", 100), ("teams", "B_ROWS", 100), ("handicap", "R_ROWS", 100),
+         ("instant", "R_ROWS", 100), ("instant", "H_ROWS", 100), ("lehman", "L_ROWS", 100)]
+
+
+def _small_examples(d: Path) -> Path:
+    """The five filled examples, built with the tables of :data:`SMALL`, written into ``d``."""
+    import importlib
+
+    from xlbridge import templates
+
+    modules = [(importlib.import_module(f"xlbridge.templates.{m}"), const, rows) for m, const, rows in SMALL]
+    saved = [(mod, const, getattr(mod, const)) for mod, const, _ in modules]
+    try:
+        for mod, const, rows in modules:
+            setattr(mod, const, rows)
+        for name in CASES:
+            templates.build_workbook(f"examples/{name}").save(d / name)
+    finally:
+        for mod, const, value in saved:
+            setattr(mod, const, value)
+    return d
 
 
 def _uno_available() -> bool:
@@ -157,9 +180,10 @@ def edited(tmp_path_factory):
     from xlbridge.batch.recalc import recalc_workbook
 
     d = tmp_path_factory.mktemp("row-edits")
+    examples = _small_examples(tmp_path_factory.mktemp("small-examples"))
     jobs, out = [], {}
     for name, cases in CASES.items():
-        src = EXAMPLES / name
+        src = examples / name
         jobs.append({"in": str(src), "out": str(d / f"lo-{name}"),
                      "edits": [e for case in cases for e in _lo_edits(case)]})
         # expected: the example's table rows, edited in Python, typed into a copy of the example
@@ -177,7 +201,7 @@ def edited(tmp_path_factory):
                         ws.cell(case["first"] + i, _col(c)).value = v
         wb.save(d / f"want-{name}")
     name, case = UNCOPIED
-    jobs.append({"in": str(EXAMPLES / name), "out": str(d / "lo-uncopied.xlsx"),
+    jobs.append({"in": str(examples / name), "out": str(d / "lo-uncopied.xlsx"),
                  "edits": _lo_edits(case, copy_results=False)})
     (d / "jobs.json").write_text(json.dumps(jobs))
     done = subprocess.run(["/usr/bin/python3", str(HELPER), str(d / "jobs.json")], capture_output=True, text=True,

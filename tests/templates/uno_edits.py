@@ -27,18 +27,21 @@ import sys
 import tempfile
 import time
 
-import uno
-from com.sun.star.beans import PropertyValue
-from com.sun.star.table import TableSortField
+# python3-uno (Debian's /usr/bin/python3 only) is imported where used: pytest imports this file for its
+# doctests under the project's Python, which has no uno module.
 
 
 def _prop(name, value):
+    from com.sun.star.beans import PropertyValue
+
     p = PropertyValue()
     p.Name, p.Value = name, value
     return p
 
 
 def _connect(pipe):
+    import uno
+
     local = uno.getComponentContext()
     resolver = local.ServiceManager.createInstanceWithContext("com.sun.star.bridge.UnoUrlResolver", local)
     for _ in range(600):
@@ -66,6 +69,9 @@ def _edit(doc, e):
         else:
             cell.setFormula(str(v)) if str(v).startswith("=") else cell.setString(str(v))
     elif op == "sort":
+        import uno
+        from com.sun.star.table import TableSortField
+
         rng = sheet.getCellRangeByName(e["range"])
         field = TableSortField()
         field.Field = e["column"]
@@ -102,6 +108,8 @@ def _edit(doc, e):
 
 
 def main(path):
+    import uno
+
     jobs = json.load(open(path))
     profile = tempfile.mkdtemp(prefix="uno-edits-")
     pipe = f"xlbridge_uno_{os.getpid()}"
