@@ -208,7 +208,8 @@ def first_missing_result(sheet: SheetRows, area: tuple[str, int, int, int, int],
     :data:`RESULTS_NAME`) without a formula in a row of ``area`` holding a value: a row inserted into the
     table, whose results cells are empty (its results are on the hidden sheet, but not in view, and the
     formulas reading the cells in view leave the row out). None when there is none, or when the part needs
-    the parser (then this check is not made).
+    the parser (then this check is not made). A row missing some of its results while holding as many other
+    formulas beside the table is not looked at.
 
     >>> xml = (b'<row r="5"><c r="A5"><v>1</v></c><c r="C5"><f>X</f></c></row>'
     ...        b'<row r="6"><c r="A6"><v>2</v></c></row><row r="7"><c r="C7"><f>X</f></c></row>')
@@ -216,22 +217,26 @@ def first_missing_result(sheet: SheetRows, area: tuple[str, int, int, int, int],
     (6, 3)
     """
     _s, r1, c1, r2, c2 = area
-    try:
-        rows = _filled_cells(sheet, range(r1, r2 + 1), constants=True)
-        if rows is None:
-            return None
-        for row in rows:
-            if not row or not any(c1 <= c <= c2 and kinds & {"v", "is"} and "f" not in kinds for _r, c, kinds in row):
-                continue
-            r = row[0][0]
-            have = {c for _r, c, kinds in row if "f" in kinds}
-            for _rs, b1, bc1, b2, bc2 in results:
-                if b1 <= r <= b2:
-                    missing = [c for c in range(bc1, bc2 + 1) if c not in have]
-                    if missing:
-                        return r, missing[0]
-    except _NeedsParser:
+    if sheet.rows is None or not results:
         return None
+    for r, start, stop in sheet.rows:
+        # a row holding all its results holds at least that many formulas: only a row with fewer is read
+        # cell by cell (two counts of the bytes per row, not a parse of every row of a 10,000-row table)
+        needed = sum(bc2 - bc1 + 1 for _rs, b1, bc1, b2, bc2 in results if b1 <= r <= b2)
+        if not (r1 <= r <= r2 and needed) or sheet.xml.count(b"<f>", start, stop) + sheet.xml.count(
+                b"<f ", start, stop) >= needed:
+            continue
+        cells = _row_cells(sheet.xml, start, stop)
+        if cells is None:
+            return None
+        if not any(c1 <= c <= c2 and kinds & {"v", "is"} and "f" not in kinds for _r, c, kinds in cells):
+            continue
+        have = {c for _r, c, kinds in cells if "f" in kinds}
+        for _rs, b1, bc1, b2, bc2 in results:
+            if b1 <= r <= b2:
+                missing = [c for c in range(bc1, bc2 + 1) if c not in have]
+                if missing:
+                    return r, missing[0]
     return None
 
 
