@@ -36,6 +36,7 @@ from openpyxl import Workbook
 from openpyxl.formula.tokenizer import Token, Tokenizer
 from openpyxl.utils.cell import get_column_letter, quote_sheetname, range_boundaries
 from openpyxl.worksheet.formula import ArrayFormula
+from openpyxl.worksheet.worksheet import Worksheet
 
 __all__ = ["CALC_SUFFIX", "RESULTS_NAME", "calc_sheet_name", "mirror_arrays", "array_behind", "shows", "shows_row",
            "headroom", "table_area"]
@@ -95,7 +96,7 @@ def headroom(rows: int) -> int:
     return max(5, rows // 100)
 
 
-def table_area(ws) -> tuple[int, int, int, int] | None:
+def table_area(ws: Worksheet) -> tuple[int, int, int, int] | None:
     """(r1, c1, r2, c2) of the input table of sheet ``ws`` (its sheet-scoped XLBRIDGE_CAPACITY), or None."""
     from .styling import CAPACITY_NAME
 
@@ -283,7 +284,7 @@ def mirror_arrays(wb: Workbook) -> None:
 RESULTS_NAME = "XLBRIDGE_RESULTS"
 
 
-def _flag_missing(ws, boxes: list, table: tuple) -> None:
+def _flag_missing(ws: Worksheet, boxes: list, table: tuple) -> None:
     """Declare the results in view of ``ws``'s table (:data:`RESULTS_NAME`, one block per column run) and
     turn red, in Excel and LibreOffice (conditional formatting), a result cell with no formula in a row
     holding anything: a row inserted into the table has no formulas."""
