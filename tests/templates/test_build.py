@@ -17,12 +17,12 @@ from pathlib import Path
 
 import openpyxl
 import pytest
-from openpyxl.utils.cell import quote_sheetname
+from openpyxl.utils.cell import get_column_letter, quote_sheetname, range_boundaries
 from openpyxl.worksheet.formula import ArrayFormula
 from recalc_helpers import recalculated
 
 from xlbridge import templates as T
-from xlbridge.templates.mirror import CALC_SUFFIX, calc_sheet_name, shows
+from xlbridge.templates.mirror import CALC_SUFFIX, calc_sheet_name, headroom, shows, shows_row
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKBOOKS = ROOT / "workbooks"
@@ -55,23 +55,62 @@ def _unmirrored(text: str, home: str) -> str:
     return re.sub(r"'((?:[^']|'')+)'!", back, text)
 
 
+def _table(ws):
+    """(first row, first column, last row, headroom) of the input table of ``ws``, or None."""
+    dn = ws.defined_names.get("XLBRIDGE_CAPACITY")
+    if dn is None:
+        return None
+    c1, r1, _, r2 = range_boundaries(dn.attr_text.split("!")[-1].replace("$", ""))
+    return r1, c1, r2, headroom(r2 - r1 + 1)
+
+
+def _as_written(text: str, wb) -> str:
+    """A hidden array's text with the input tables' ranges read past the table (twice the headroom,
+    xlbridge.templates.mirror) back to the table's last row, as the template's code writes them."""
+    for ws in wb.worksheets:
+        t = _table(ws)
+        if t is not None:
+            text = re.sub(rf"(:\$?[A-Z]{{1,3}}\$?){t[2] + 2 * t[3]}(?![0-9])", rf"\g<1>{t[2]}", text)
+    return text
+
+
 def _arrays(ws):
     """{ref: formula text} of every array formula computing the sheet's results (on its hidden sheet),
-    as written for the sheet; every cell of their ranges in view shows its hidden cell."""
+    as written for the sheet; every cell of their ranges in view shows its hidden cell: by address, or,
+    for a table's results, by its row's position in the table (the hidden array's headroom rows left out)."""
     wb = ws.parent
     name = calc_sheet_name(ws.title)
     if name not in wb.sheetnames:
         return {}
     calc = wb[name]
     assert calc.sheet_state == "hidden"
+    table = _table(ws)
     out = {}
     for row in calc.iter_rows():
         for c in row:
-            if isinstance(c.value, ArrayFormula):
-                out[c.value.ref] = _unmirrored(c.value.text, ws.title)
+            if not isinstance(c.value, ArrayFormula):
+                continue
+            c1, r1, c2, r2 = range_boundaries(c.value.ref)
+            text = _unmirrored(_as_written(c.value.text, wb), ws.title)
+            if table is None or not (r1 == r2 and table[0] <= r1 <= table[2] + table[3]
+                                     or (r1, r2) == (table[0], table[2] + table[3])):
+                out[c.value.ref] = text
                 for cells in ws[c.value.ref]:
                     for cell in (cells if isinstance(cells, tuple) else [cells]):
                         assert cell.value == shows(f"{quote_sheetname(name)}!{cell.coordinate}"), cell.coordinate
+                continue
+            if r1 > table[2]:  # a headroom row: nothing in view
+                assert all(ws.cell(r1, k).value is None for k in range(c1, c2 + 1))
+                continue
+            last = min(r2, table[2])
+            out[f"{get_column_letter(c1)}{r1}:{get_column_letter(c2)}{last}"] = text
+            first = get_column_letter(table[1])
+            for k in range(c1, c2 + 1):
+                column = (f"{quote_sheetname(name)}!${get_column_letter(k)}${table[0]}:${get_column_letter(k)}"
+                          f"${table[2] + table[3]}")
+                for r in range(r1, last + 1):
+                    assert ws.cell(r, k).value == shows_row(column, f"${first}${table[0]}:${first}${table[2]}"), \
+                        (ws.title, r, k)
     return out
 
 
@@ -410,7 +449,7 @@ def test_canonical_dump_covers_validations_and_charts():
     dump = T.canonical_dump(T.build_bytes("handicap.xlsx"))
     assert any(" validation " in line for line in dump)
     assert any(" chart ScatterChart" in line for line in dump)
-    assert any("ARRAY[D5:D504] =FORML_VPDIFF" in line for line in dump)
+    assert any("ARRAY[D5:D509] =FORML_VPDIFF" in line for line in dump)  # 5 rows of headroom
 
 
 # --- empty templates and their filled examples ------------------------------------------------------

@@ -20,7 +20,7 @@ recalc = pytest.importorskip("xlbridge.batch.recalc", reason="needs xlbridge.bat
 pytest.importorskip("xlbridge.udfs", reason="needs xlbridge.udfs (the Excel functions)")
 
 from xlbridge.core.handicap import fairness, forml  # noqa: E402
-from xlbridge.templates.mirror import shows  # noqa: E402
+from xlbridge.templates.mirror import shows_row  # noqa: E402
 
 SRC = Path(__file__).resolve().parents[2] / "workbooks" / "examples" / "handicap.xlsx"
 ROWS = range(5, 505)
@@ -125,8 +125,8 @@ def test_formulas_styles_validations_and_chart_kept(done):
     assert canonical_dump(out) == canonical_dump(src)
     wb = openpyxl.load_workbook(out)
     ws = wb["Handicaps (calc)"]  # the array formula, on its hidden sheet; the cell in view shows it
-    assert isinstance(ws["F5"].value, ArrayFormula) and ws["F5"].value.ref == "F5:F504"
-    assert wb["Handicaps"]["F504"].value == shows("'Handicaps (calc)'!F504")
+    assert isinstance(ws["F5"].value, ArrayFormula) and ws["F5"].value.ref == "F5:F509"  # 5 rows of headroom
+    assert wb["Handicaps"]["F504"].value == shows_row("'Handicaps (calc)'!$F$5:$F$509", "$A$5:$A$504")
 
 
 def test_new_average_vps_and_a_fourth_division(tmp_path):

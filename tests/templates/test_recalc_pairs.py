@@ -18,7 +18,7 @@ from openpyxl.worksheet.formula import ArrayFormula
 recalc = pytest.importorskip("xlbridge.batch.recalc", reason="needs xlbridge.batch.recalc (the headless recalc engine)")
 pytest.importorskip("xlbridge.udfs", reason="needs xlbridge.udfs (the Excel functions)")
 
-from xlbridge.templates.mirror import shows  # noqa: E402
+from xlbridge.templates.mirror import shows_row  # noqa: E402
 from xlbridge import bridge_score  # noqa: E402
 from xlbridge import pairs_ranking  # noqa: E402
 from xlbridge import format_rank  # noqa: E402
@@ -149,8 +149,8 @@ def test_formulas_styles_and_validations_kept(done):
     assert canonical_dump(out) == canonical_dump(src)
     wb = openpyxl.load_workbook(out)
     ws = wb["Travellers (calc)"]  # the array formula, on its hidden sheet; the cell in view shows it
-    assert isinstance(ws["N5"].value, ArrayFormula) and ws["N5"].value.ref == "N5:O10004"
-    assert wb["Travellers"]["O10004"].value == shows("'Travellers (calc)'!O10004")
+    assert isinstance(ws["N5"].value, ArrayFormula) and ws["N5"].value.ref == "N5:O10104"  # 100 rows of headroom
+    assert wb["Travellers"]["O10004"].value == shows_row("'Travellers (calc)'!$O$5:$O$10104", "$A$5:$A$10004")
 
 
 def test_new_travellers_and_scale(tmp_path):

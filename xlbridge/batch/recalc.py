@@ -73,9 +73,11 @@ from .write.xlsxpatch import copy_zip
 from .write.calcprops import drop_formulas, drop_part, set_calc_properties, set_print_areas
 from .read.capacity import (
     PRINT_NAME,
+    RESULTS_NAME,
     AreaResults,
     array_ranges_in,
     capacity_areas,
+    first_missing_result,
     first_overflow,
     last_used_row,
     meeting,
@@ -359,6 +361,7 @@ def _before_values(zf, info) -> tuple:
     workbook = zf.read("xl/workbook.xml")
     capacity = capacity_areas(workbook, order)
     printed = capacity_areas(workbook, order, PRINT_NAME)
+    shown = capacity_areas(workbook, order, RESULTS_NAME)
     errors, constants = [], {}
     for sheet in dict.fromkeys(area[0] for area in capacity + printed):
         rows = sheet_rows(zf.read(parts[sheet]))
@@ -368,6 +371,13 @@ def _before_values(zf, info) -> tuple:
                 errors.append(RecalcCellError(sheet, cell_ref(*hit), "capacity",
                                               f"row {hit[0]:,} is below this sheet's capacity (rows {area[1]:,} to "
                                               f"{area[3]:,}) and was not read; move those rows to a new workbook"))
+            hit = first_missing_result(rows, area, [b for b in shown if b[0] == sheet])
+            if hit is not None:
+                errors.append(RecalcCellError(sheet, cell_ref(*hit), "layout",
+                                              f"row {hit[0]:,} has no formula in this result cell (a row inserted "
+                                              f"into the table); copy the result cells of another row of the "
+                                              f"table into it, until then its results are not shown and the "
+                                              f"results read from this column leave it out"))
         arrays = array_ranges_in(rows.xml) if any(a[0] == sheet for a in printed) else ()
         for area in (a for a in printed if a[0] == sheet):
             # (an array's cells other than its first carry no formula in the part: found by a search of the

@@ -36,9 +36,10 @@ from openpyxl import Workbook
 from openpyxl.formula.tokenizer import Token, Tokenizer
 from openpyxl.utils.cell import get_column_letter, quote_sheetname, range_boundaries
 from openpyxl.worksheet.formula import ArrayFormula
+from openpyxl.worksheet.worksheet import Worksheet
 
-__all__ = ["CALC_SUFFIX", "calc_sheet_name", "mirror_arrays", "array_behind", "shows", "shows_row", "headroom",
-           "table_area"]
+__all__ = ["CALC_SUFFIX", "RESULTS_NAME", "calc_sheet_name", "mirror_arrays", "array_behind", "shows", "shows_row",
+           "headroom", "table_area"]
 
 #: The hidden sheet holding the array formulas of sheet ``S`` is ``S`` followed by this.
 CALC_SUFFIX = " (calc)"
@@ -95,7 +96,7 @@ def headroom(rows: int) -> int:
     return max(5, rows // 100)
 
 
-def table_area(ws) -> tuple[int, int, int, int] | None:
+def table_area(ws: Worksheet) -> tuple[int, int, int, int] | None:
     """(r1, c1, r2, c2) of the input table of sheet ``ws`` (its sheet-scoped XLBRIDGE_CAPACITY), or None."""
     from .styling import CAPACITY_NAME
 
@@ -235,6 +236,7 @@ def mirror_arrays(wb: Workbook) -> None:
             moved[ws.title] = [b for b in (_box(v.ref) for _, _, v in found)
                                if not _is_table_array(b, area, extra)]  # type: ignore[arg-type]
     names = _calc_names(wb, list(arrays))
+    results: dict[str, list] = {}
     for ws in list(wb.worksheets):
         for cell in ws._cells.values():  # the formulas that stay in view
             v = cell.value
@@ -271,6 +273,44 @@ def mirror_arrays(wb: Workbook) -> None:
                 column = f"{where}!${letter}${t1}:${letter}${t2 + extra}"
                 for r in range(r1, min(r2, t2) + 1):
                     ws.cell(r, c).value = shows_row(column, origin)
+            if r1 <= t2:
+                results.setdefault(ws.title, []).append((r1, c1, min(r2, t2), c2))
+    for title, boxes in results.items():
+        _flag_missing(wb[title], boxes, tables[title])
+
+
+#: Sheet-scoped name of the cells in view showing a table's results (``xlbridge recalc`` names a row typed
+#: into the table whose cells there hold no formula: a row inserted without them).
+RESULTS_NAME = "XLBRIDGE_RESULTS"
+
+
+def _flag_missing(ws: Worksheet, boxes: list, table: tuple) -> None:
+    """Declare the results in view of ``ws``'s table (:data:`RESULTS_NAME`, one block per column run) and
+    turn red, in Excel and LibreOffice (conditional formatting), a result cell with no formula in a row
+    holding anything: a row inserted into the table has no formulas."""
+    from openpyxl.formatting.rule import FormulaRule
+    from openpyxl.styles import Font, PatternFill
+    from openpyxl.workbook.defined_name import DefinedName
+
+    t1, tc1, t2, tc2, _ = table
+    blocks: list = []
+    for r1, c1, r2, c2 in sorted(boxes, key=lambda b: (b[1], b[0])):
+        if blocks and blocks[-1][1] == r1 and blocks[-1][2] == r2 and blocks[-1][3] + 1 == c1 and r1 != r2:
+            blocks[-1] = (blocks[-1][0], r1, r2, c2)
+        elif r1 == r2 and blocks and blocks[-1][0] == c1 and blocks[-1][3] == c2 and blocks[-1][2] + 1 == r1:
+            blocks[-1] = (c1, blocks[-1][1], r2, c2)
+        else:
+            blocks.append((c1, r1, r2, c2))
+    refs = [f"${get_column_letter(c1)}${r1}:${get_column_letter(c2)}${r2}" for c1, r1, r2, c2 in blocks]
+    ws.defined_names[RESULTS_NAME] = DefinedName(
+        RESULTS_NAME, attr_text=",".join(f"{quote_sheetname(ws.title)}!{ref}" for ref in refs))
+    a, z = get_column_letter(tc1), get_column_letter(tc2)
+    red = PatternFill(fill_type="solid", start_color="FFFF0000", end_color="FFFF0000")
+    for (c1, r1, _r2, _c2), ref in zip(blocks, refs):
+        top = f"{get_column_letter(c1)}{r1}"
+        ws.conditional_formatting.add(ref.replace("$", ""), FormulaRule(
+            formula=[f"AND(NOT(_xlfn.ISFORMULA({top})),COUNTA(${a}{r1}:${z}{r1})>0)"], stopIfTrue=True, fill=red,
+            font=Font(bold=True, color="FFFFFFFF")))
 
 
 def array_behind(wb: Workbook, sheet: str, cell: str) -> ArrayFormula | None:

@@ -449,6 +449,10 @@ COMMON_LINES = [
     "'xlwings.conf' sets UDF Modules = xlbridge.udfs. Until the functions are imported, a change to the "
     "inputs turns the green cells blank (the hidden sheets show #NAME?). Without Excel: xlbridge recalc "
     "THIS.xlsx -o OUT.xlsx writes every result into a copy of the file.",
-    "Blank input rows stay blank in the results; add rows anywhere inside the yellow area without "
-    "editing any formula.",
+    "Blank input rows stay blank in the results; type rows anywhere inside the yellow area without "
+    "editing any formula. Rows may be sorted, deleted, cut and pasted or copied: each row keeps its own "
+    "results. A row inserted into a table has no formulas in its green cells (they turn red and xlbridge "
+    "recalc names them): copy the green cells of another row into it. Where parameters or a summary sit "
+    "beside a table, insert and delete the table's cells (Insert/Delete Cells, shift down/up), not whole "
+    "rows.",
 ]

@@ -107,8 +107,8 @@ def _alias_match(formula: str, home: str, row: int | None = None
     the pieces joined with that row's number (:func:`find_shown`'s shortcut). A formula showing the
     cell at its row's position is the same text in every row: one piece, its target one row on per row."""
     if formula.startswith("=IFERROR(INDEX(") and row is not None and len(formula) <= 1000:
-        got = _at_row(formula, home, row)
-        return None if got is None else (got, (formula,))
+        at = _at_row(formula, home, row)
+        return None if at is None else (at, (formula,))
     if len(formula) > 400:
         return None
     m = _PLAIN.match(formula)
@@ -164,7 +164,7 @@ def find_shown(formulas: dict, arrays: dict) -> dict:
             seen = last.get(pos[1])
             if seen is not None:
                 row = seen[2][2][0] + pos[0] - seen[0]
-                if 0 < row <= 1048576 and len(text) <= 1000 and text == str(row).join(seen[1]):
+                if 0 < row <= 1048576 and len(text) <= (1000 if len(seen[1]) == 1 else 400) and text == str(row).join(seen[1]):
                     alias = (seen[2][0], seen[2][1], (row, seen[2][2][1]))
                     pieces = seen[1]
             if alias is None:

@@ -23,13 +23,16 @@ from typing import Any
 from ..cells import parse_range
 from .sheetxml import scan_sheet
 
-__all__ = ["AreaResults", "CAPACITY_NAME", "PRINT_NAME", "SheetRows", "array_ranges_in", "capacity_areas",
-           "first_overflow", "last_result_row", "last_used_row", "meeting", "sheet_rows"]
+__all__ = ["AreaResults", "CAPACITY_NAME", "PRINT_NAME", "RESULTS_NAME", "SheetRows", "array_ranges_in", "capacity_areas",
+           "first_overflow", "first_missing_result", "last_result_row", "last_used_row", "meeting", "sheet_rows"]
 
 CAPACITY_NAME = "XLBRIDGE_CAPACITY"
 #: Sheet-scoped name of the whole printable table (title to last capacity row): ``xlbridge recalc``
 #: sets the sheet's print area to it, cut after the last row holding anything.
 PRINT_NAME = "XLBRIDGE_PRINT"
+#: Sheet-scoped name of the cells in view showing a table's results, one block per run of columns
+#: (``'Travellers'!$H$5:$H$10004,'Travellers'!$N$5:$O$10004``): each holds a formula in every row.
+RESULTS_NAME = "XLBRIDGE_RESULTS"
 
 _REF = re.compile(r"^(?:'((?:[^']|'')+)'|([^'!]+))!(\$?[A-Z]{1,3}\$?\d+:\$?[A-Z]{1,3}\$?\d+)$")
 
@@ -49,14 +52,15 @@ def capacity_areas(workbook_xml: bytes, sheets: list[str], name: str = CAPACITY_
     for el in root.iter():
         if el.tag.rpartition("}")[2] != "definedName" or (el.get("name") or "").upper() != name:
             continue
-        m = _REF.match((el.text or "").strip())
-        if m is None:
-            continue
-        sheet = m.group(1).replace("''", "'") if m.group(1) is not None else m.group(2)
-        if sheet not in sheets:
-            continue
-        r1, c1, r2, c2 = parse_range(m.group(3).replace("$", ""))
-        out.append((sheet, r1, c1, r2, c2))
+        for part in ((el.text or "").strip().split(",") if name == RESULTS_NAME else [(el.text or "").strip()]):
+            m = _REF.match(part)
+            if m is None:
+                continue
+            sheet = m.group(1).replace("''", "'") if m.group(1) is not None else m.group(2)
+            if sheet not in sheets:
+                continue
+            r1, c1, r2, c2 = parse_range(m.group(3).replace("$", ""))
+            out.append((sheet, r1, c1, r2, c2))
     return out
 
 
@@ -198,6 +202,43 @@ def first_overflow(sheet_xml: bytes | SheetRows, area: tuple[str, int, int, int,
         found = [(r, c) for (r, c), span in layout.cells.items()
                  if r > r2 and c1 <= c <= c2 and any(local in ("v", "is", "f") for local, _s, _e in span.children)]
     return min(found) if found else None
+
+
+def first_missing_result(sheet: SheetRows, area: tuple[str, int, int, int, int], results: list) -> tuple[int, int] | None:
+    """(row, column) of the first cell of ``results`` (blocks (sheet, r1, c1, r2, c2) of the sheet's
+    :data:`RESULTS_NAME`) without a formula in a row of ``area`` holding a value: a row inserted into the
+    table, whose results cells are empty (its results are on the hidden sheet, but not in view, and the
+    formulas reading the cells in view leave the row out). None when there is none, or when the part needs
+    the parser (then this check is not made). A row missing some of its results while holding as many other
+    formulas beside the table is not looked at.
+
+    >>> xml = (b'<row r="5"><c r="A5"><v>1</v></c><c r="C5"><f>X</f></c></row>'
+    ...        b'<row r="6"><c r="A6"><v>2</v></c></row><row r="7"><c r="C7"><f>X</f></c></row>')
+    >>> first_missing_result(sheet_rows(xml), ("S", 5, 1, 9, 2), [("S", 5, 3, 9, 3)])
+    (6, 3)
+    """
+    _s, r1, c1, r2, c2 = area
+    if sheet.rows is None or not results:
+        return None
+    for r, start, stop in sheet.rows:
+        # a row holding all its results holds at least that many formulas: only a row with fewer is read
+        # cell by cell (two counts of the bytes per row, not a parse of every row of a 10,000-row table)
+        needed = sum(bc2 - bc1 + 1 for _rs, b1, bc1, b2, bc2 in results if b1 <= r <= b2)
+        if not (r1 <= r <= r2 and needed) or sheet.xml.count(b"<f>", start, stop) + sheet.xml.count(
+                b"<f ", start, stop) >= needed:
+            continue
+        cells = _row_cells(sheet.xml, start, stop)
+        if cells is None:
+            return None
+        if not any(c1 <= c <= c2 and kinds & {"v", "is"} and "f" not in kinds for _r, c, kinds in cells):
+            continue
+        have = {c for _r, c, kinds in cells if "f" in kinds}
+        for _rs, b1, bc1, b2, bc2 in results:
+            if b1 <= r <= b2:
+                missing = [c for c in range(bc1, bc2 + 1) if c not in have]
+                if missing:
+                    return r, missing[0]
+    return None
 
 
 @dataclass(frozen=True)

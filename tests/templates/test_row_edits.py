@@ -1,0 +1,255 @@
+"""A member's row edits in a real spreadsheet program keep every result beside its own row (issue 38).
+
+LibreOffice, driven through its UNO bridge (``uno_edits.py``, run by Debian's /usr/bin/python3 with
+python3-uno), makes the edits a committee makes to each input table of the five filled examples:
+delete a row, insert a row and type a result into it (copying the result cells of the row above into
+it), and sort the table by another column; whole rows, except where the sheet's parameters or summary
+share the table's rows (handicap Results, the Lehman Ledger: the table's cells, shifted up or down). ``xlbridge recalc`` then recalculates each edited book.
+
+Expected values never come from the edited book: the example's rows are edited the same way in Python
+(the row deleted, the row inserted, a stable sort on the same column), typed into the example's table
+in that order with openpyxl (a copy: the table's rows cleared first) and recalculated, so each row's
+results are the core's on exactly those rows. Every cell of every sheet in view must then be equal.
+LibreOffice inserts an empty row (no formulas): the member copies the result cells of the row above
+into it (Excel alike); a row left without them is named by ``xlbridge recalc``
+and shows nothing (:data:`UNCOPIED`).
+
+One soffice makes all the edits of all templates in one go, and the eleven recalculations run in this
+process: a session-scoped fixture. The books are the examples built by xlbridge.templates with their
+long tables cut to 100 rows (:data:`SMALL`: the same builders, formulas and layout, the row
+counts smaller), so that recalculating them takes seconds; tests/test_templates.py checks the shipped
+files against the builders.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import openpyxl
+import pytest
+
+HELPER = Path(__file__).with_name("uno_edits.py")
+#: (template module, table length constant, rows) cut down for the test books (see the module's text)
+SMALL = [("pairs", "T_ROWS", 100), ("teams", "B_ROWS", 100), ("handicap", "R_ROWS", 100),
+         ("instant", "R_ROWS", 100), ("instant", "H_ROWS", 100), ("lehman", "L_ROWS", 100)]
+
+
+def _small_examples(d: Path) -> Path:
+    """The five filled examples, built with the tables of :data:`SMALL`, written into ``d``."""
+    import importlib
+
+    from xlbridge import templates
+
+    modules = [(importlib.import_module(f"xlbridge.templates.{m}"), const, rows) for m, const, rows in SMALL]
+    saved = [(mod, const, getattr(mod, const)) for mod, const, _ in modules]
+    try:
+        for mod, const, rows in modules:
+            setattr(mod, const, rows)
+        for name in CASES:
+            templates.build_workbook(f"examples/{name}").save(d / name)
+    finally:
+        for mod, const, value in saved:
+            setattr(mod, const, value)
+    return d
+
+
+def _uno_available() -> bool:
+    if shutil.which("soffice") is None or not Path("/usr/bin/python3").exists():
+        return False
+    return subprocess.run(["/usr/bin/python3", "-c", "import uno"], capture_output=True).returncode == 0
+
+
+pytestmark = pytest.mark.skipif(not _uno_available(), reason="LibreOffice with python3-uno is not installed")
+
+
+def _sort_key(v):
+    """LibreOffice's ascending order of a column: numbers, then texts (case-insensitive), blanks last."""
+    if v is None or v == "":
+        return (2, 0, "")
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return (0, v, "")
+    return (1, 0, str(v).lower())
+
+
+# Each case: a table (sheet, first row, number of example rows, its columns, the computed ones), and
+# the edits: delete sheet row ``delete``, insert a row before sheet row ``insert`` holding ``new`` (by
+# column letter), sort the table's rows by column ``sort`` (0-based in the table), ``descending``.
+# ``also``: more tables of the book, sorted only.
+CASES = {
+    "pairs.xlsx": [
+        dict(sheet="Travellers", first=5, rows=18, cols="ABCDEFGHIJKLMNOP", computed="HNO", delete=9, insert=10,
+             new={"A": 1, "B": 7, "C": 17, "D": "3NT", "E": "N", "F": 9}, sort=1),
+        dict(sheet="Pairs", first=5, rows=12, cols="ABC", computed="", sort=2, descending=True),
+    ],
+    "teams.xlsx": [
+        dict(sheet="Boards", first=5, rows=10, cols="ABCDEFGHIJK", computed="JK", delete=6, insert=8,
+             new={"A": 1, "B": 8, "C": 100, "I": 130}, sort=8),
+        dict(sheet="Matches", first=5, rows=2, cols="ABCDEFGH", computed="EFGH", sort=1, descending=True),
+    ],
+    "handicap.xlsx": [
+        dict(sheet="Handicaps", first=5, rows=18, cols="ABCDEFG", computed="DEFG", delete=8, insert=12,
+             new={"A": 2, "B": "Newcomers", "C": 9.5}, sort=2),
+        dict(sheet="Results", first=5, rows=8, cols="ABCDEFGHIJKL", computed="GHIJKL", delete=6, insert=9, cells=True,
+             new={"A": "Rebels", "B": "Clubs", "C": 50, "D": 40}, sort=1),
+    ],
+    "instant.xlsx": [
+        dict(sheet="Results", first=5, rows=14, cols="ABCDEF", computed="EF", delete=6, insert=9,
+             new={"A": 1, "B": 8, "C": 18, "D": 450}, sort=3),
+    ],
+    "lehman.xlsx": [
+        dict(sheet="Ledger", first=5, rows=19, cols="ABCDEFG", computed="", delete=7, insert=10, cells=True,
+             new={"A": 3, "B": "Ann", "C": "Dee", "D": "Bob", "E": "Cal", "F": 50}, sort=1),
+    ],
+}
+
+
+def _col(letter: str) -> int:
+    return openpyxl.utils.column_index_from_string(letter)
+
+
+def _rows(ws, case) -> list[list]:
+    return [[ws.cell(case["first"] + i, _col(c)).value for c in case["cols"]] for i in range(case["rows"])]
+
+
+def _edited(rows: list[list], case) -> tuple[list[list], int | None]:
+    """The rows after the case's edits, in Python, and the inserted row's index (None if none)."""
+    rows = [list(r) for r in rows]
+    inserted = None
+    if "delete" in case:
+        del rows[case["delete"] - case["first"]]
+    if "insert" in case:
+        new = [case["new"].get(c) for c in case["cols"]]
+        new = [None if c in case["computed"] else v for c, v in zip(case["cols"], new)]
+        rows.insert(case["insert"] - case["first"], new)
+        inserted = id(rows[case["insert"] - case["first"]])
+    order = sorted(range(len(rows)), key=lambda i: _sort_key(rows[i][case["sort"]]),
+                   reverse=case.get("descending", False))  # stable both ways, as LibreOffice's
+    rows = [rows[i] for i in order]
+    at = next((k for k, r in enumerate(rows) if id(r) == inserted), None)
+    return rows, at
+
+
+def _runs(letters: str) -> list[tuple[str, str]]:
+    """The runs of adjacent columns among ``letters``: "HNO" -> [("H", "H"), ("N", "O")]."""
+    out: list[list[str]] = []
+    for c in letters:
+        if out and _col(c) == _col(out[-1][-1]) + 1:
+            out[-1].append(c)
+        else:
+            out.append([c])
+    return [(run[0], run[-1]) for run in out]
+
+
+def _lo_edits(case, copy_results: bool = True) -> list[dict]:
+    """The edits in LibreOffice: whole rows deleted and inserted (cells shifted in the table's columns
+    only, for a table sharing its rows with another table: ``cells``), a result typed into the new row,
+    the result cells of the row above copied into it (``copy_results``), the table sorted."""
+    out = []
+    s, cells = case["sheet"], case.get("cells", False)
+    span = f"{case['cols'][0]}{{r}}:{case['cols'][-1]}{{r}}"
+    if "delete" in case:
+        out.append({"op": "delete_cells", "sheet": s, "range": span.format(r=case["delete"])} if cells else
+                   {"op": "delete_rows", "sheet": s, "row": case["delete"]})
+    if "insert" in case:
+        r = case["insert"]
+        out.append({"op": "insert_cells", "sheet": s, "range": span.format(r=r)} if cells else
+                   {"op": "insert_rows", "sheet": s, "row": r})
+        out += [{"op": "set", "sheet": s, "cell": f"{c}{r}", "value": v} for c, v in case["new"].items()]
+        if copy_results:
+            out += [{"op": "copy_cells", "sheet": s, "from": f"{a}{r - 1}:{z}{r - 1}", "to": f"{a}{r}"}
+                    for a, z in _runs(case["computed"])]
+    if "sort" in case:
+        last = case["first"] + case["rows"] - 1
+        out.append({"op": "sort", "sheet": s, "range": f"{case['cols'][0]}{case['first']}:{case['cols'][-1]}{last}",
+                    "column": case["sort"], "ascending": not case.get("descending", False)})
+    return out
+
+
+#: A row inserted and typed into, its result cells left empty (not copied): named by ``xlbridge recalc``.
+UNCOPIED = ("handicap.xlsx", dict(sheet="Handicaps", first=5, rows=18, cols="ABCDEFG", computed="DEFG", insert=12,
+                                  new={"A": 2, "B": "Newcomers", "C": 9.5}))
+
+
+@pytest.fixture(scope="session")
+def edited(tmp_path_factory):
+    """{template: (LibreOffice-edited book recalculated, expected book recalculated, both reports)}, and
+    "uncopied": the recalculation report and book of :data:`UNCOPIED`."""
+    from xlbridge.batch.recalc import recalc_workbook
+
+    d = tmp_path_factory.mktemp("row-edits")
+    examples = _small_examples(tmp_path_factory.mktemp("small-examples"))
+    jobs, out = [], {}
+    for name, cases in CASES.items():
+        src = examples / name
+        jobs.append({"in": str(src), "out": str(d / f"lo-{name}"),
+                     "edits": [e for case in cases for e in _lo_edits(case)]})
+        # expected: the example's table rows, edited in Python, typed into a copy of the example
+        wb = openpyxl.load_workbook(src)
+        for case in cases:
+            ws = wb[case["sheet"]]
+            rows, _ = _edited(_rows(ws, case), case)
+            for i in range(case["rows"] + 2):
+                for c in case["cols"]:
+                    if c not in case["computed"]:
+                        ws.cell(case["first"] + i, _col(c)).value = None
+            for i, row in enumerate(rows):
+                for c, v in zip(case["cols"], row):
+                    if c not in case["computed"]:
+                        ws.cell(case["first"] + i, _col(c)).value = v
+        wb.save(d / f"want-{name}")
+    name, case = UNCOPIED
+    jobs.append({"in": str(examples / name), "out": str(d / "lo-uncopied.xlsx"),
+                 "edits": _lo_edits(case, copy_results=False)})
+    (d / "jobs.json").write_text(json.dumps(jobs))
+    done = subprocess.run(["/usr/bin/python3", str(HELPER), str(d / "jobs.json")], capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    for name in CASES:
+        got = recalc_workbook(str(d / f"lo-{name}"), str(d / f"got-{name}"), isolate=False)
+        want = recalc_workbook(str(d / f"want-{name}"), str(d / f"exp-{name}"), isolate=False)
+        out[name] = (d / f"got-{name}", d / f"exp-{name}", got, want)
+    out["uncopied"] = (recalc_workbook(str(d / "lo-uncopied.xlsx"), str(d / "got-uncopied.xlsx"), isolate=False),
+                       d / "got-uncopied.xlsx")
+    return out
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_every_value_beside_its_own_row_after_delete_insert_and_sort(edited, name):
+    got_path, want_path, got_report, want_report = edited[name]
+    got = openpyxl.load_workbook(got_path, data_only=True)
+    want = openpyxl.load_workbook(want_path, data_only=True)
+    for case in CASES[name]:  # the rows are where the model put them (LibreOffice made the same edits)
+        assert _rows(got[case["sheet"]], case) == _rows(want[case["sheet"]], case)
+    wrong = []
+    tables = {case["sheet"]: {_col(c) for c in case["cols"]} for case in CASES[name]}
+    for ws in want.worksheets:  # every cell in view is the expected book's (of an edited sheet, in its table:
+        if ws.sheet_state != "visible":  # what sits beside the table in its rows moves with whole rows)
+            continue
+        mine = got[ws.title]
+        for row in ws.iter_rows(min_row=4):
+            for c in row:
+                if ws.title in tables and c.column not in tables[ws.title]:
+                    continue
+                have = mine.cell(c.row, c.column).value
+                if have != c.value and not (have in (None, "") and c.value in (None, "")):
+                    wrong.append((ws.title, c.coordinate, have, c.value))
+    assert not wrong, wrong[:20]
+    assert [(e.sheet, e.cell, e.code) for e in got_report.errors] == [(e.sheet, e.cell, e.code) for e in want_report.errors]
+    assert any(v not in (None, "") for case in CASES[name] for r in _rows(got[case["sheet"]], case) for v in r)
+
+
+def test_a_row_inserted_without_its_result_cells_is_named(edited):
+    """LibreOffice inserts an empty row: typed into, its result cells hold no formula. ``xlbridge recalc``
+    names the first such cell (exit 1), and the cell shows nothing rather than another row's result."""
+    report, path = edited["uncopied"]
+    name, case = UNCOPIED
+    r = case["insert"]
+    (named,) = [e for e in report.errors if e.code == "layout"]
+    assert (named.sheet, named.cell) == (case["sheet"], f"D{r}")
+    assert "inserted" in named.message and "copy" in named.message
+    ws = openpyxl.load_workbook(path, data_only=True)[case["sheet"]]
+    assert [ws.cell(r, _col(c)).value for c in case["computed"]] == [None] * len(case["computed"])
+    assert ws.cell(r + 1, _col("F")).value is not None  # the rows below still show their own results
