@@ -38,6 +38,7 @@ from typing import Any
 import xlbridge
 
 from ..core.entries import parse_entry
+from ..core.template_contract import PAIR_COLUMNS, PAIRS_SHEET, TRAVELLER_COLUMNS, TRAVELLER_WEIGHTS, TRAVELLERS_SHEET
 from .checks import check_traveller
 from .errors import FormatError, check_name, display_name
 from .model import (HOWELL, MITCHELL, PAIRS, TEAMS, Event, Participant, Result, natural_key, normalize_contract,
@@ -49,11 +50,11 @@ from .sheets import (HEADER_ROW, VULNERABILITY, Getter, Where, Workbook, board_n
 
 __all__ = ["fill_pairs_workbook", "read_pairs_workbook", "travellers_rows", "TRAVELLERS", "PAIRS_SHEET"]
 
-TRAVELLERS, PAIRS_SHEET = "Travellers", "Pairs"
-_T_COLUMNS: tuple[str, ...] = ("Board", "NS", "EW", "Contract", "Declarer", "Tricks", "Typed Score")
-_T_OPTIONAL = ("Outcome 2 NS", "Outcome 3 NS", "Weight 1", "Weight 2", "Weight 3", "Arrow switch", "Lead")
-_P_COLUMNS = ("Pair", "Direction", "Names")
-_WEIGHTED = ("Outcome 2 NS", "Outcome 3 NS", "Weight 1", "Weight 2", "Weight 3")
+TRAVELLERS = TRAVELLERS_SHEET
+_T_COLUMNS: tuple[str, ...] = TRAVELLER_COLUMNS
+_T_OPTIONAL = (*TRAVELLER_WEIGHTS, "Arrow switch", "Lead")
+_P_COLUMNS = PAIR_COLUMNS
+_WEIGHTED = TRAVELLER_WEIGHTS
 
 
 def travellers_rows(event: Event) -> list[list[Any]]:

@@ -27,6 +27,7 @@ from typing import Any, TypeAlias
 
 import xlbridge
 
+from ..core.template_contract import CAPACITY_NAME
 from .checks import MAX_BOARD, vulnerability_words
 from .errors import FormatError, display_name
 from .model import Board, Event, Result, normalize_deal, normalize_lead, normalize_seat
@@ -234,7 +235,7 @@ def find_parameter(ws: Worksheet, label: str) -> Any:
 
 def capacity(ws: Worksheet) -> int | None:
     """The last row of the sheet's ``XLBRIDGE_CAPACITY`` area, if it declares one."""
-    dn = ws.defined_names.get("XLBRIDGE_CAPACITY")
+    dn = ws.defined_names.get(CAPACITY_NAME)
     if dn is None:
         return None
     last = dn.attr_text.rsplit("$", 1)[-1]

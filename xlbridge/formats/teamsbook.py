@@ -28,6 +28,7 @@ from typing import TypeAlias
 import xlbridge
 
 from ..core.entries import parse_entry
+from ..core.template_contract import BOARDS_SHEET, CONTRACTS_SHEET, MATCH_COLUMNS, MATCHES_SHEET, TEAMS_SHEET
 from .checks import check_result, check_traveller
 from .errors import FormatError, check_name, display_name
 from .model import HOWELL, TEAMS, Event, Participant, Result, natural_key, normalize_contract, normalize_seat
@@ -39,12 +40,11 @@ from .sheets import (VULNERABILITY, Getter, Where, Workbook, board_number, cell_
 __all__ = ["Match", "fill_teams_workbook", "read_teams_workbook", "team_matches", "BOARDS_SHEET",
            "MATCHES_SHEET", "TEAMS_SHEET", "CONTRACTS_SHEET"]
 
-BOARDS_SHEET, MATCHES_SHEET, TEAMS_SHEET, CONTRACTS_SHEET = "Boards", "Matches", "Teams", "Contracts"
 _ROOM_1, _ROOM_2 = "Room 1 NS (team A NS)", "Room 2 NS (team B NS)"
 _B_COLUMNS = ("Match", "Board", _ROOM_1, _ROOM_2)
 _OUTCOMES = ("Outcome 2", "Outcome 3")  # room 1's other outcomes of a weighted board, at Weight 2 and 3
 _B_OPTIONAL = (*_OUTCOMES, "Weight 1", "Weight 2", "Weight 3")
-_M_COLUMNS = ("Match", "Team A", "Team B", "Boards")
+_M_COLUMNS = MATCH_COLUMNS
 _TEAM_COLUMNS = ("Team", "Name", "Players")
 _C_COLUMNS = ("Board", "NS", "EW", "Contract", "Declarer", "Tricks")
 

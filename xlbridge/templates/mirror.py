@@ -38,6 +38,8 @@ from openpyxl.utils.cell import get_column_letter, quote_sheetname, range_bounda
 from openpyxl.worksheet.formula import ArrayFormula
 from openpyxl.worksheet.worksheet import Worksheet
 
+from ..core.template_contract import RESULTS_NAME
+
 __all__ = ["CALC_SUFFIX", "RESULTS_NAME", "calc_sheet_name", "mirror_arrays", "array_behind", "shows", "shows_row",
            "headroom", "table_area"]
 
@@ -281,7 +283,6 @@ def mirror_arrays(wb: Workbook) -> None:
 
 #: Sheet-scoped name of the cells in view showing a table's results (``xlbridge recalc`` names a row typed
 #: into the table whose cells there hold no formula: a row inserted without them).
-RESULTS_NAME = "XLBRIDGE_RESULTS"
 
 
 def _flag_missing(ws: Worksheet, boxes: list, table: tuple) -> None:

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from openpyxl import Workbook
 
+from ..core.template_contract import (PAIR_COLUMNS, PAIRS_SHEET, RANKING_SHEET, TRAVELLER_COLUMNS, TRAVELLER_WEIGHTS,
+                                       TRAVELLERS_SHEET)
+
 from .styling import (COMMON_LINES, array, bold, computed, conf_sheet, fill_rows, headers, input_table,
                       instructions, legend, mark_input, new_workbook, param, seq_column, seq_row, sheet,
                       table_head)
@@ -88,12 +91,10 @@ def build() -> Workbook:
         "field in a Mitchell), up to 400 pairs. A pair meeting a board twice is an error naming the rows.",
     ] + COMMON_LINES)
 
-    ws = sheet(wb, "Travellers", "Travellers", "Example: seed 004's boards with weighted scores (boards 1 and 3); board 2 has an "
+    ws = sheet(wb, TRAVELLERS_SHEET, TRAVELLERS_SHEET, "Example: seed 004's boards with weighted scores (boards 1 and 3); board 2 has an "
                              "artificial score and was not played at one table.")
     last = T_FIRST + T_ROWS - 1
-    headers(ws, 4, 1, ["Board", "NS", "EW", "Contract", "Declarer", "Tricks", "Typed Score", "Score NS",
-                        "Outcome 2 NS", "Outcome 3 NS", "Weight 1", "Weight 2", "Weight 3", "MP NS", "MP EW",
-                        "Arrow switch"],
+    headers(ws, 4, 1, [*TRAVELLER_COLUMNS, "Score NS", *TRAVELLER_WEIGHTS, "MP NS", "MP EW", "Arrow switch"],
              widths=[7, 6, 6, 9, 9, 7, 10, 9, 10, 10, 9, 9, 9, 8, 8, 8])
     fill_rows(ws, T_FIRST, [row[:7] for row in TRAVELLERS])
     fill_rows(ws, T_FIRST, [row[7:] for row in TRAVELLERS], first_col=9)  # Score NS (H) is computed
@@ -133,9 +134,9 @@ def build() -> Workbook:
     ws.column_dimensions["Q"].width = 24
     input_table(ws, f"A{T_FIRST}:P{last}", "Q14", "results", legend_at="Q10")
 
-    ws = sheet(wb, "Pairs", "Pairs", "One row per pair: its number, direction (NS or EW in a Mitchell) and the players' names.")
+    ws = sheet(wb, PAIRS_SHEET, PAIRS_SHEET, "One row per pair: its number, direction (NS or EW in a Mitchell) and the players' names.")
     pl = table_head(ws, P_FIRST, P_ROWS, PAIRS,
-        ["Pair", "Direction", "Names"],
+        list(PAIR_COLUMNS),
         [8, 10, 40])
     mark_input(ws, f"A{P_FIRST}:A{pl}", kind="whole", operator="greaterThanOrEqual", formula1="1",
            prompt="Pair number (any positive whole number)")
@@ -144,7 +145,7 @@ def build() -> Workbook:
     mark_input(ws, f"C{P_FIRST}:C{pl}", prompt="The players' names, e.g. Ann Smith & Bob Jones")
     input_table(ws, f"A{P_FIRST}:C{pl}", "E8", "pairs", legend_at="E4", note_width=1)
 
-    ws = sheet(wb, "Ranking", "Ranking", "Exact totals: ties are decided on exact values and shown as ties (3=). A Mitchell "
+    ws = sheet(wb, RANKING_SHEET, RANKING_SHEET, "Exact totals: ties are decided on exact values and shown as ties (3=). A Mitchell "
                          "ranks the N-S field, then the E-W field.")
     headers(ws, 4, 1, ["Direction", "Pair", "Names", "Total MP", "Percentage", "Rank"], widths=[10, 8, 36, 10, 11, 7])
     rl = R_FIRST + R_ROWS - 1

@@ -24,6 +24,8 @@ from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.formula import ArrayFormula
 from openpyxl.worksheet.worksheet import Worksheet
 
+from ..core.template_contract import CAPACITY_NAME, PRINT_NAME
+
 __all__ = [
     "CREATOR",
     "FIXED_TIME",
@@ -250,7 +252,6 @@ def array(ws: Worksheet, ref: str, formula: str, number_format: str | None = Non
     style(ws, ref, CALC_FILL, number_format)
 
 
-CAPACITY_NAME = "XLBRIDGE_CAPACITY"  # sheet-scoped defined name: the input area xlbridge reads
 
 
 def capacity(ws: Worksheet, ref: str, cell: str, what: str) -> None:
@@ -297,7 +298,6 @@ def input_table(ws: Worksheet, ref: str, note: str, what: str, *, legend_at: str
         ws.freeze_panes = f"A{range_boundaries(ref)[1]}"
 
 
-PRINT_NAME = "XLBRIDGE_PRINT"  # sheet-scoped defined name: the whole printable table (recalc cuts it)
 # printable width of an A4 page with openpyxl's default 0.75-inch margins, in pixels at 96 per inch
 _PORTRAIT_PX, _LANDSCAPE_PX = int((8.27 - 1.5) * 96), int((11.69 - 1.5) * 96)
 

@@ -9,7 +9,9 @@ from __future__ import annotations
 from openpyxl import Workbook
 from openpyxl.worksheet.formula import ArrayFormula
 
+from ..core.template_contract import BOARDS_SHEET, MATCH_COLUMNS, MATCHES_SHEET
 from .mirror import headroom
+
 from .styling import (COMMON_LINES, array, computed, conf_sheet, headers, input_table, instructions, legend,
                       mark_input, new_workbook, param, seq_column, seq_row, sheet, table_head)
 
@@ -68,7 +70,7 @@ def build() -> Workbook:
         "The seed does not say the match length: its VPs are the 7-board scale (ERRATA.md).",
     ] + COMMON_LINES)
 
-    ws = sheet(wb, "Boards", "Boards", "Example: match 1 is seed 004's Swiss match (7 boards, board 1 weighted); match 2 is plain.")
+    ws = sheet(wb, BOARDS_SHEET, BOARDS_SHEET, "Example: match 1 is seed 004's Swiss match (7 boards, board 1 weighted); match 2 is plain.")
     last = table_head(ws, B_FIRST, B_ROWS, TEAM_BOARDS, *BOARD_COLUMNS)
     mark_input(ws, f"A{B_FIRST}:B{last}", kind="whole", operator="between", formula1="1", formula2="10000",
            prompt="Match number and board number")
@@ -86,9 +88,9 @@ def build() -> Workbook:
           "0.0")
     input_table(ws, f"A{B_FIRST}:I{last}", "M8", "board results", legend_at="M4")
 
-    ws = sheet(wb, "Matches", "Matches", "IMP totals (weighted boards rounded once, at the end) and VPs (WBF 2013 20-VP scale).")
+    ws = sheet(wb, MATCHES_SHEET, MATCHES_SHEET, "IMP totals (weighted boards rounded once, at the end) and VPs (WBF 2013 20-VP scale).")
     ml = table_head(ws, M_FIRST, M_ROWS, TEAM_MATCHES,
-        ["Match", "Team A", "Team B", "Boards", "IMPs A", "IMPs B", "VP A", "VP B"],
+        [*MATCH_COLUMNS, "IMPs A", "IMPs B", "VP A", "VP B"],
         [7, 14, 14, 7, 8, 8, 8, 8])
     mark_input(ws, f"A{M_FIRST}:A{ml}", kind="whole", operator="between", formula1="1", formula2="10000",
            prompt="Match number as on the Boards sheet")

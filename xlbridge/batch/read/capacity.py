@@ -22,17 +22,11 @@ from typing import Any
 
 from ..cells import parse_range
 from .sheetxml import scan_sheet
+from ...core.template_contract import CAPACITY_NAME, PRINT_NAME, RESULTS_NAME
 
 __all__ = ["AreaResults", "CAPACITY_NAME", "PRINT_NAME", "RESULTS_NAME", "SheetRows", "array_ranges_in", "capacity_areas",
            "first_overflow", "first_missing_result", "last_result_row", "last_used_row", "meeting", "sheet_rows"]
 
-CAPACITY_NAME = "XLBRIDGE_CAPACITY"
-#: Sheet-scoped name of the whole printable table (title to last capacity row): ``xlbridge recalc``
-#: sets the sheet's print area to it, cut after the last row holding anything.
-PRINT_NAME = "XLBRIDGE_PRINT"
-#: Sheet-scoped name of the cells in view showing a table's results, one block per run of columns
-#: (``'Travellers'!$H$5:$H$10004,'Travellers'!$N$5:$O$10004``): each holds a formula in every row.
-RESULTS_NAME = "XLBRIDGE_RESULTS"
 
 _REF = re.compile(r"^(?:'((?:[^']|'')+)'|([^'!]+))!(\$?[A-Z]{1,3}\$?\d+:\$?[A-Z]{1,3}\$?\d+)$")
 

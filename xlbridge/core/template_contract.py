@@ -1,0 +1,44 @@
+"""The template contract: the names by which xlbridge's workbooks and every layer reading them agree.
+
+The templates (:mod:`xlbridge.templates`) write these names; ``xlbridge recalc``
+(:mod:`xlbridge.batch.read.capacity`) and the file formats (:mod:`xlbridge.formats`: reading a
+workbook's session for PBN, USEBIO and the results site) find the areas, sheets and columns by them.
+Declared here once, below all three layers.
+
+- :data:`CAPACITY_NAME`: a sheet-scoped defined name over a sheet's input area (``Travellers!$A$5:$P$10004``);
+  ``xlbridge recalc`` reports data below it, the formats read no further;
+- :data:`PRINT_NAME`: a sheet-scoped defined name over the whole printable table, which ``xlbridge
+  recalc`` cuts after the last row in use;
+- :data:`RESULTS_NAME`: a sheet-scoped defined name over the cells in view showing a table's results, one
+  block per run of columns (``'Travellers'!$H$5:$H$10004,'Travellers'!$N$5:$O$10004``): each holds a
+  formula in every row, and ``xlbridge recalc`` names a row typed into without them;
+- the sheets of the pairs and teams workbooks, and the header names (row 4) of the columns the
+  formats read.
+
+>>> CAPACITY_NAME, TRAVELLERS_SHEET, MATCH_COLUMNS[:2]
+('XLBRIDGE_CAPACITY', 'Travellers', ('Match', 'Team A'))
+"""
+
+from __future__ import annotations
+
+__all__ = ["CAPACITY_NAME", "PRINT_NAME", "RESULTS_NAME", "TRAVELLERS_SHEET", "PAIRS_SHEET", "RANKING_SHEET", "BOARDS_SHEET",
+           "MATCHES_SHEET", "TEAMS_SHEET", "CONTRACTS_SHEET", "TRAVELLER_COLUMNS", "TRAVELLER_WEIGHTS",
+           "PAIR_COLUMNS", "MATCH_COLUMNS"]
+
+CAPACITY_NAME = "XLBRIDGE_CAPACITY"
+PRINT_NAME = "XLBRIDGE_PRINT"
+RESULTS_NAME = "XLBRIDGE_RESULTS"
+
+#: the pairs workbook's sheets
+TRAVELLERS_SHEET, PAIRS_SHEET, RANKING_SHEET = "Travellers", "Pairs", "Ranking"
+#: the teams workbook's sheets
+BOARDS_SHEET, MATCHES_SHEET, TEAMS_SHEET, CONTRACTS_SHEET = "Boards", "Matches", "Teams", "Contracts"
+
+#: a traveller row as typed (the Travellers sheet's first columns)
+TRAVELLER_COLUMNS = ("Board", "NS", "EW", "Contract", "Declarer", "Tricks", "Typed Score")
+#: a weighted score's other outcomes and the weights of all three (Law 12C1(c))
+TRAVELLER_WEIGHTS = ("Outcome 2 NS", "Outcome 3 NS", "Weight 1", "Weight 2", "Weight 3")
+#: the Pairs sheet
+PAIR_COLUMNS = ("Pair", "Direction", "Names")
+#: a match of the teams workbook as typed (the Matches sheet's first columns)
+MATCH_COLUMNS = ("Match", "Team A", "Team B", "Boards")
