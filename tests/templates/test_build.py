@@ -383,8 +383,13 @@ def test_capacity_declared_and_flagged(books):
     ws = books["pairs.xlsx"]["Travellers"]
     assert ws.defined_names["XLBRIDGE_CAPACITY"].attr_text == "'Travellers'!$A$5:$P$10004"
     assert "rows 5 to 10,004" in ws["Q14"].value
-    (rng, rules), = [(str(cf.sqref), cf.rules) for cf in ws.conditional_formatting]
-    assert rng == "Q14" and rules[0].formula == ["COUNTA($A$10005:$P$1048576)>0"]
+    rules = {str(cf.sqref): cf.rules for cf in ws.conditional_formatting}
+    assert sorted(rules) == ["H5:H10004", "N5:O10004", "Q14"]
+    assert rules["Q14"][0].formula == ["COUNTA($A$10005:$P$1048576)>0"]
+    # issue 38: a result cell without its formula in a row typed into (a row inserted) turns red, and
+    # xlbridge recalc reads the result cells from this name
+    assert rules["N5:O10004"][0].formula == ["AND(NOT(_xlfn.ISFORMULA(N5)),COUNTA($A5:$P5)>0)"]
+    assert ws.defined_names["XLBRIDGE_RESULTS"].attr_text == "'Travellers'!$H$5:$H$10004,'Travellers'!$N$5:$O$10004"
 
 
 def test_pairs_sheet(books):
