@@ -8,6 +8,7 @@ checks and the engine behind them are exercised. Same seed, same cases.
 """
 from __future__ import annotations
 
+import functools
 import io
 import random
 import re
@@ -108,8 +109,11 @@ OPERATORS = [_op_flip, _op_delete, _op_duplicate, _op_truncate, _op_number, _op_
              _op_attribute, _op_formula, _op_formula, _op_element, _op_element]
 
 
-def mutate(template: bytes, rng: random.Random) -> tuple[bytes, str]:
-    """One fuzz case: the template with one XML part mutated; returns (zip bytes, description)."""
+def mutate(template: bytes, rng: random.Random, package: bool = True) -> tuple[bytes | None, str]:
+    """One fuzz case: the template with one XML part mutated; returns (zip bytes, description).
+
+    ``package=False``: the same draws from ``rng`` and the same description, without writing the zip (None
+    instead of its bytes): to reach case N of a seed without packaging the cases before it."""
     with zipfile.ZipFile(io.BytesIO(template)) as zin:
         infos = zin.infolist()
         xml = [i for i in infos if i.filename.endswith((".xml", ".rels"))]
@@ -122,6 +126,8 @@ def mutate(template: bytes, rng: random.Random) -> tuple[bytes, str]:
                 break
             data, what = rng.choice(OPERATORS)(data, rng)
             steps.append(what)
+        if not package:
+            return None, f"{target.filename}: " + "; ".join(steps)
         out = io.BytesIO()
         with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zout:
             for info in infos:
@@ -145,14 +151,21 @@ def lean(template: bytes) -> bytes:
     return out.getvalue()
 
 
-def cases(seed: int, count: int, *, lean_templates: bool = False):
-    """``count`` cases (template name, zip bytes, description) from ``seed``."""
+@functools.lru_cache(maxsize=2)
+def _sources(lean_templates: bool) -> tuple:
+    return tuple((p.name, lean(p.read_bytes()) if lean_templates else p.read_bytes()) for p in TEMPLATES)
+
+
+def cases(seed: int, count: int, *, lean_templates: bool = False, first: int = 0):
+    """``count`` cases (template name, zip bytes, description) from ``seed``; ``first``: the cases from that
+    index on (those before it are drawn, so that the same seed gives the same cases, but not packaged)."""
     rng = random.Random(seed)
-    sources = [(p.name, lean(p.read_bytes()) if lean_templates else p.read_bytes()) for p in TEMPLATES]
-    for _ in range(count):
+    sources = _sources(lean_templates)
+    for i in range(count):
         name, data = rng.choice(sources)
-        mutated, what = mutate(data, rng)
-        yield name, mutated, what
+        mutated, what = mutate(data, rng, package=i >= first)
+        if i >= first:
+            yield name, mutated, what
 
 
 def run_case(data: bytes, folder: Path, name: str = "case.xlsx", timeout: float = 30.0) -> dict:

@@ -14,7 +14,6 @@ on the full templates.
 from __future__ import annotations
 
 import collections
-import itertools
 import json
 import os
 import tempfile
@@ -46,8 +45,8 @@ def test_seeded_mutations_in_process(tmp_path, private_tmp, chunk, run_artefacts
     work.mkdir()
     codes = collections.Counter()
     first = chunk * PER_CHUNK
-    every = cases(SEED, COUNT, lean_templates=True)
-    for i, (template, data, what) in enumerate(itertools.islice(every, first, first + PER_CHUNK), start=first):
+    chunk_cases = cases(SEED, first + PER_CHUNK, lean_templates=True, first=first)
+    for i, (template, data, what) in enumerate(chunk_cases, start=first):
         try:
             result = run_case(data, work, timeout=5)
         except AssertionError as exc:  # name the case: the seed and index reproduce it
