@@ -142,7 +142,7 @@ def test_the_byte_search_covers_every_example_and_an_empty_template():
     # the calculation sheets' array formulas are among the sheets searched
     import zipfile
 
-    from xlbridge.batch import capacity as cap
+    from xlbridge.batch.read import capacity as cap
 
     for name in SHIPPED_SHEETS:
         with zipfile.ZipFile(ROOT / "workbooks" / name) as z:
