@@ -3,13 +3,13 @@
 - ``vba_stub/xlwings_udfs.bas`` and ``vba_stub/xlbridge_register.bas`` (:mod:`xlbridge.excel.vbastub`);
 - ``docs/functions.md`` (:func:`xlbridge.excel.functions.reference_markdown`);
 - the import facades (:mod:`xlbridge.excel.facades`): the explicit names of ``xlbridge/__init__.py``
-  and ``xlbridge/udfs.py``, and the old module paths (``xlbridge/matchpoints.py`` ...).
+  and ``xlbridge/udfs.py``.
 
 ``python -m xlbridge.excel`` rewrites them; ``python -m xlbridge.excel --check`` lists the stale
 ones and exits 1 (tests/excel/test_functions.py runs the check).
 
->>> sorted(p.name for p in expected_files())[:6]
-['__init__.py', 'contract.py', 'entries.py', 'errors.py', 'fairness.py', 'forml.py']
+>>> sorted(p.name for p in expected_files())
+['__init__.py', 'functions.md', 'udfs.py', 'xlbridge_register.bas', 'xlwings_udfs.bas']
 >>> sorted(p.name for p in expected_files() if p.suffix != ".py")
 ['functions.md', 'xlbridge_register.bas', 'xlwings_udfs.bas']
 """
