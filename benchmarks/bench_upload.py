@@ -24,21 +24,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PART_SCORES = (80, 90, 110, 120, 140, -80, -90, -110, -120, -140, 0)
-
-
-def pairs_pbn(rows: int, per_board: int = 1000, name: str = "Big") -> str:
-    """``rows`` traveller rows, every row a new pair (Mitchell: N-S k against E-W k), part scores legal
-    at any vulnerability."""
-    out = [f'% PBN 2.1\n[Event "{name}"]\n']
-    n = b = 0
-    while n < rows:
-        b += 1
-        k = min(per_board, rows - n)
-        out.append(f'\n[Board "{b}"]\n[ScoreTable "PairId_NS;PairId_EW;Score_NS"]\n')
-        out.extend(f"{n + i + 1} {n + i + 1} {PART_SCORES[i % len(PART_SCORES)]}\n" for i in range(k))
-        n += k
-    return "".join(out)
+sys.path.insert(0, str(ROOT / "tests"))
+from formats_samples import pairs_pbn  # noqa: E402  (the generator the tests use)
 
 
 def big_valid_pbn(boards: int = 2000, note: int = 9_400) -> str:

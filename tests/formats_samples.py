@@ -173,3 +173,23 @@ def endplay_score_rows(path):
             r = dict(zip(names, row))
             rows.append((b.board_num, r["PairId_NS"], r["PairId_EW"], r["Contract"], r["Declarer"], r["Result"]))
     return boards, rows
+
+
+#: part scores legal at any vulnerability (Law 77), for generated events
+PART_SCORES = (80, 90, 110, 120, 140, -80, -90, -110, -120, -140, 0)
+
+
+def pairs_pbn(rows: int, per_board: int = 1000, name: str = "Big", new_pairs: bool = True) -> str:
+    """A pairs event of ``rows`` traveller rows, every row a new pair (Mitchell: N-S k against E-W k; or,
+    without ``new_pairs``, the pairs 1 to ``per_board`` of a Mitchell on every board), part scores legal
+    at any vulnerability. Shared by tests/cli/test_upload_guard.py and benchmarks/bench_upload.py."""
+    out = [f'% PBN 2.1\n[Event "{name}"]\n']
+    n = b = 0
+    while n < rows:
+        b += 1
+        k = min(per_board, rows - n)
+        out.append(f'\n[Board "{b}"]\n[ScoreTable "PairId_NS;PairId_EW;Score_NS"]\n')
+        first = n if new_pairs else 0
+        out.extend(f"{first + i + 1} {first + i + 1} {PART_SCORES[i % len(PART_SCORES)]}\n" for i in range(k))
+        n += k
+    return "".join(out)

@@ -19,24 +19,9 @@ import time
 from pathlib import Path
 
 import pytest
+from formats_samples import pairs_pbn
 
 ROOT = Path(__file__).resolve().parents[2]
-PART_SCORES = (80, 90, 110, 120, 140, -80, -90, -110, -120, -140, 0)
-
-
-def pairs_pbn(rows: int, per_board: int = 1000, name: str = "Big", new_pairs: bool = True) -> str:
-    """A pairs event of ``rows`` traveller rows, every row a new pair (or, without ``new_pairs``, the
-    pairs 1 to ``per_board`` of a Mitchell on every board)."""
-    out = [f'% PBN 2.1\n[Event "{name}"]\n']
-    n = b = 0
-    while n < rows:
-        b += 1
-        k = min(per_board, rows - n)
-        out.append(f'\n[Board "{b}"]\n[ScoreTable "PairId_NS;PairId_EW;Score_NS"]\n')
-        first = n if new_pairs else 0
-        out.extend(f"{first + i + 1} {first + i + 1} {PART_SCORES[i % len(PART_SCORES)]}\n" for i in range(k))
-        n += k
-    return "".join(out)
 
 
 def _start(*args, cwd, tmpdir=None):
