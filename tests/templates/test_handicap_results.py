@@ -116,11 +116,9 @@ def test_excel_function_one_line_message():
 # -- the template, recalculated ------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def done(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("handicap-results")
-    src = tmp / "handicap.xlsx"
-    shutil.copy(SRC, src)
-    return recalc_copy(src, tmp)
+def done(example_recalculated):
+    _src, out, vals = example_recalculated("handicap.xlsx")  # (conftest.py: recalculated once per run)
+    return out, vals
 
 
 def test_results_sheet_shows_the_hand_worked_matches(done):

@@ -73,11 +73,9 @@ def test_an_empty_event_is_blank_and_a_wrong_history_is_one_message():
 
 
 @pytest.fixture(scope="module")
-def done(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("instant-boards")
-    src = tmp / "instant.xlsx"
-    shutil.copy(EXAMPLE, src)
-    return recalc_copy(src, tmp)
+def done(example_recalculated):
+    _src, out, vals = example_recalculated("instant.xlsx")  # (conftest.py: recalculated once per run)
+    return out, vals
 
 
 def test_example_results_sheet(done):
