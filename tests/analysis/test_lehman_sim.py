@@ -89,7 +89,7 @@ def test_plot_writes_a_png(tmp_path):
 
 
 def test_importing_the_simulation_does_not_load_matplotlib():
-    code = "import sys, xlbridge.lehman_sim; print('matplotlib' in sys.modules)"
+    code = "import sys, xlbridge.analysis.lehman_sim; print('matplotlib' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
