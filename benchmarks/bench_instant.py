@@ -1,4 +1,4 @@
-"""Benchmark: instant matchpoint charts (xlbridge.instant) against what a user would write instead.
+"""Benchmark: instant matchpoint charts (xlbridge.instant_chart) against what a user would write instead.
 
 1. Build a chart from 100,000 historical results covering every legal score of the board
    (All vulnerable: 343 distinct legal N-S scores, the most any board can have), against

@@ -13,7 +13,7 @@ and times
      minus LibreOffice's start-up measured on an empty workbook;
   3. xlbridge recalc of B (the formulas engine evaluating N COUNTIFS formulas; only up to --engine-max
      rows, it is slow);
-  4. the core API (xlbridge.weighted / matchpoints) on the same data, and pandas groupby-rank, as the
+  4. the core API (xlbridge.weighted_session / matchpoints) on the same data, and pandas groupby-rank, as the
      "what a programmer would do instead" baselines.
 
 Usage: python benchmarks/bench_recalc.py [--rows 10000] [--engine-max 2000]

@@ -1,6 +1,6 @@
 """handicap.xlsx recalculated headlessly (``xlbridge recalc``) gives the core API's values.
 
-Expected values: the core API (xlbridge.forml, xlbridge.fairness) on the same inputs, and seed
+Expected values: the core API (xlbridge.forml_handicaps, xlbridge.fairness_count) on the same inputs, and seed
 000's Table 1 typed in here (with the ERRATA correction Lambs 77 -> 79).
 """
 

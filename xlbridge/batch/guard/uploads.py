@@ -1,8 +1,8 @@
 """The guard of the commands that read an upload in this process: ``xlbridge import``, ``export``, ``publish``.
 
 ``xlbridge recalc`` runs the formula engine in a child process with an address-space limit and an
-alarm (:mod:`xlbridge.batch.child`); the file commands read a PBN, USEBIO or workbook file in the
-command's own process, so :func:`upload_limits` puts the same limits (:class:`~xlbridge.batch.limits.SafetyLimits`:
+alarm (:mod:`xlbridge.batch.evaluate.child`); the file commands read a PBN, USEBIO or workbook file in the
+command's own process, so :func:`upload_limits` puts the same limits (:class:`~xlbridge.batch.guard.limits.SafetyLimits`:
 ``max_memory`` and ``max_seconds``, the defaults of ``--max-memory`` and ``--timeout``) on this
 process for the duration of the work:
 
