@@ -97,27 +97,41 @@ def _sha(path: Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
+RECALC_ALWAYS = """<?xml version="1.0" encoding="UTF-8"?>
+<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema"
+ xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+<item oor:path="/org.openoffice.Office.Calc/Formula/Load"><prop oor:name="OOXMLRecalcMode" oor:op="fuse">
+<value>0</value></prop></item>
+</oor:items>
+"""
+
+
 @pytest.fixture(scope="session")
 def libreoffice(run_artefacts):
-    """``libreoffice(book, fmt)`` -> the folder holding ``book`` converted by LibreOffice headless
-    (``soffice --convert-to fmt``), made once per run and format; one LibreOffice at a time, all
-    conversions sharing one user profile (started once: the later starts are fast)."""
+    """``libreoffice(book, fmt, recalc=False)`` -> the folder holding ``book`` converted by LibreOffice
+    headless (``soffice --convert-to fmt``), made once per run, content, format and mode; one LibreOffice
+    at a time, the conversions sharing a user profile per mode (started once: the later starts are fast).
+    ``recalc=True``: LibreOffice recalculates every formula on load (its 'always recalculate' setting for
+    .xlsx files) instead of showing the values stored in the file."""
     if SOFFICE is None:
         pytest.skip("LibreOffice (soffice) is not installed (.ci/run installs it)")
-    profile = run_artefacts.root / "libreoffice-profile"
 
-    def get(book, fmt: str) -> Path:
+    def get(book, fmt: str, recalc: bool = False) -> Path:
         book = Path(book)
+        profile = run_artefacts.root / ("libreoffice-profile-recalc" if recalc else "libreoffice-profile")
 
         def build(folder: Path) -> None:
             (folder / "in").mkdir()
             shutil.copy(book, folder / "in" / book.name)
             with run_artefacts.lock("libreoffice"):
+                if recalc and not (profile / "user" / "registrymodifications.xcu").exists():
+                    (profile / "user").mkdir(parents=True, exist_ok=True)
+                    (profile / "user" / "registrymodifications.xcu").write_text(RECALC_ALWAYS)
                 subprocess.run([SOFFICE, f"-env:UserInstallation={profile.as_uri()}", "--headless", "--norestore",
                                 "--convert-to", fmt, "--outdir", str(folder), str(folder / "in" / book.name)],
                                check=True, capture_output=True, timeout=600)
 
-        return run_artefacts.make(f"soffice {_sha(book)} {book.name} {fmt}", build)
+        return run_artefacts.make(f"soffice {_sha(book)} {book.name} {fmt} recalc={recalc}", build)
 
     return get
 

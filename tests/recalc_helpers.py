@@ -71,3 +71,25 @@ def canonical_dump(path: Path) -> list[str]:
 
     folder = ARTEFACTS.make(f"canonical_dump {hashlib.sha256(data).hexdigest()}", build)
     return json.loads((folder / "dump.json").read_text(encoding="utf-8"))
+
+
+def fresh_build(name: str) -> tuple[Path, Path]:
+    """The template ``name`` (e.g. ``"examples/pairs.xlsx"``) built now, once per test run: (the bytes of
+    ``xlbridge.templates.build_bytes``, the same file with its values cached as ``xlbridge templates``
+    ships it). Shared: copy before changing."""
+    from xlbridge import cli
+    from xlbridge.templates import build_bytes
+
+    def build(folder: Path) -> None:
+        (folder / "raw.xlsx").write_bytes(build_bytes(name))
+        shutil.copyfile(folder / "raw.xlsx", folder / "built.xlsx")
+        cli._cache_values(folder / "built.xlsx")
+
+    if ARTEFACTS is None:
+        import tempfile
+
+        folder = Path(tempfile.mkdtemp())
+        build(folder)
+    else:
+        folder = ARTEFACTS.make(f"fresh_build {name}", build)
+    return folder / "raw.xlsx", folder / "built.xlsx"

@@ -312,13 +312,13 @@ def test_cli_templates_build_and_check(tmp_path, capsys, monkeypatch):
 
     templates = pytest.importorskip("xlbridge.templates")
     # one template is enough to test the command (building all five is the templates' own test)
-    monkeypatch.setattr(templates.build, "TEMPLATES", {"lehman.xlsx": templates.TEMPLATES["lehman.xlsx"]})
+    monkeypatch.setattr(templates.build, "TEMPLATES", {"handicap.xlsx": templates.TEMPLATES["handicap.xlsx"]})
     out = tmp_path / "wb"
     assert main(["templates", "--out", str(out), "--check"]) == 1  # nothing built yet: differences
-    assert "lehman.xlsx" in capsys.readouterr().out
+    assert "handicap.xlsx" in capsys.readouterr().out
     assert main(["templates", "--out", str(out)]) == 0
-    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*.xlsx")) == ["examples/lehman.xlsx",
-                                                                                  "lehman.xlsx"]
+    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*.xlsx")) == ["examples/handicap.xlsx",
+                                                                                  "handicap.xlsx"]
     assert main(["templates", "--out", str(out), "--check"]) == 0
 
 
