@@ -93,3 +93,26 @@ def fresh_build(name: str) -> tuple[Path, Path]:
     else:
         folder = ARTEFACTS.make(f"fresh_build {name}", build)
     return folder / "raw.xlsx", folder / "built.xlsx"
+
+
+def trimmed_template(name: str = "pairs.xlsx", rows: int = 404) -> Path:
+    """The template ``name`` freshly built (:func:`fresh_build`, without cached values) with the rows past
+    ``rows`` of each sheet deleted, once per test run: for the tests of filling and reading a workbook
+    (import, export, round trips), which a template's 10,000 rows of headroom only slow down (openpyxl
+    loads the cut pairs template in 0.1 s instead of 3 s). Every sheet, name, style and formula of the
+    first rows is kept. Shared: copy before changing."""
+
+    def build(folder: Path) -> None:
+        wb = openpyxl.load_workbook(fresh_build(name)[0])
+        for ws in wb.worksheets:
+            if ws.max_row > rows:
+                ws.delete_rows(rows + 1, ws.max_row - rows)
+        wb.save(folder / Path(name).name)
+
+    if ARTEFACTS is None:
+        import tempfile
+
+        folder = Path(tempfile.mkdtemp())
+        build(folder)
+        return folder / Path(name).name
+    return ARTEFACTS.make(f"trimmed_template {name} {rows}", build) / Path(name).name

@@ -27,10 +27,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="session")
-def corpus(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("hostile")
-    hostile_corpus.build(folder)
-    return folder
+def corpus(run_artefacts):
+    return run_artefacts.make(f"hostile corpus {hostile_corpus.SEED}", hostile_corpus.build)  # (once per run)
 
 
 def _run(args, cwd, tmpdir):
