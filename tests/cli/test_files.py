@@ -7,6 +7,8 @@ N-S 2 70.83, N-S 3 53.33, N-S 1 29.17, E-W 3 87.5, E-W 2 38.33, E-W 1 20.83.
 
 from __future__ import annotations
 
+import functools
+import io
 import os
 import re
 import shutil
@@ -44,6 +46,31 @@ def workflow(tmp_path_factory):
     assert main(["export", str(book), "--format", "usebio", "-o", str(d / "out.xml")]) == 0
     assert main(["publish", str(book), "-o", str(d / "site")]) == 0
     return d
+
+
+@functools.lru_cache(maxsize=None)
+def _imported_bytes(pbn: str) -> bytes:
+    """The workbook ``xlbridge import`` makes of ``pbn``, cut to its first 404 rows (past the event's rows
+    the pairs template holds only blank headroom, 10,000 rows of it): for the tests that change a cell
+    with openpyxl and run export or publish on the result, which then load and save it in a fraction of
+    a second instead of six (once per worker and file)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        (Path(d) / "in.pbn").write_text(pbn, encoding="latin-1")
+        assert main(["import", str(Path(d) / "in.pbn"), "-o", str(Path(d) / "in.xlsx")]) == 0
+        wb = openpyxl.load_workbook(Path(d) / "in.xlsx")
+    for ws in wb.worksheets:
+        if ws.max_row > 404:
+            ws.delete_rows(405, ws.max_row - 404)
+    out = io.BytesIO()
+    wb.save(out)
+    return out.getvalue()
+
+
+def _imported(pbn: str):
+    """:func:`_imported_bytes` opened by openpyxl (a workbook of its own, to change)."""
+    return openpyxl.load_workbook(io.BytesIO(_imported_bytes(pbn)))
 
 
 def test_imported_workbook_scores_the_hand_worked_ranking(workflow):
@@ -162,8 +189,8 @@ def test_a_board_off_the_standard_vulnerability_is_refused_on_import(tmp_path):
     ("Leads", "D5", "SZ", "cannot read lead"),
     ("Leads", "C5", 9, "a lead for a row the Travellers sheet does not have (board 1, 1 v 9)"),
 ])
-def test_a_bad_extra_sheet_cell_is_refused_naming_it(workflow, tmp_path, sheet, cell, value, message):
-    wb = openpyxl.load_workbook(workflow / "tuesday.xlsx")
+def test_a_bad_extra_sheet_cell_is_refused_naming_it(tmp_path, sheet, cell, value, message):
+    wb = _imported(MITCHELL_PBN)  # (the workflow's tuesday.xlsx, cut)
     wb[sheet][cell] = value
     wb.save(tmp_path / "club.xlsx")
     proc = _run("export", "club.xlsx", "--format", "pbn", "-o", "o.pbn", cwd=tmp_path)
@@ -249,9 +276,9 @@ def _event_name(wb, name):
      "club.xlsx, pair NS 1 A: a pair number cannot be written to PBN: '1 A'"),
     (lambda wb: wb["Travellers"].__setitem__("B8", "1 A"), "usebio", None),  # one XML element holds it whole
 ])
-def test_what_the_writer_cannot_write_is_refused_naming_the_input_and_the_field(workflow, tmp_path, capsys, change,
-                                                                               fmt, message):
-    wb = openpyxl.load_workbook(workflow / "tuesday.xlsx")
+def test_what_the_writer_cannot_write_is_refused_naming_the_input_and_the_field(tmp_path, capsys, change, fmt,
+                                                                               message):
+    wb = _imported(MITCHELL_PBN)  # (the workflow's tuesday.xlsx, cut)
     change(wb)
     wb.save(tmp_path / "club.xlsx")
     capsys.readouterr()
@@ -264,11 +291,11 @@ def test_what_the_writer_cannot_write_is_refused_naming_the_input_and_the_field(
 
 
 @pytest.mark.parametrize("sheet", ["Travellers", "Deals", "Leads"])
-def test_a_board_number_past_10000_is_refused_naming_its_cell(workflow, tmp_path, capsys, sheet):
+def test_a_board_number_past_10000_is_refused_naming_its_cell(tmp_path, capsys, sheet):
     """The templates' Board column accepts a whole number from 1 to 10,000 (its data validation), the
     bound the PBN and USEBIO readers apply to a file's board numbers: a workbook's board 10,001 is refused
     at its cell, on every sheet that names a board (column A, first row under the header on row 4)."""
-    wb = openpyxl.load_workbook(workflow / "tuesday.xlsx")
+    wb = _imported(MITCHELL_PBN)  # (the workflow's tuesday.xlsx, cut)
     wb[sheet]["A5"] = 10_001
     wb.save(tmp_path / "club.xlsx")
     capsys.readouterr()
@@ -282,9 +309,7 @@ def test_a_board_number_past_10000_is_refused_naming_its_cell(workflow, tmp_path
 def test_board_10000_is_read_from_a_workbook(tmp_path):
     """Board 10,000, the largest the Board column accepts, is the 16th board of its cycle (10,000 = 625
     x 16), so by Law 2 West deals and E-W are vulnerable: 4S by N making 10 scores N-S 420 (Law 77)."""
-    (tmp_path / "t1.pbn").write_text(PASSED_OUT_PBN, encoding="latin-1")
-    assert main(["import", str(tmp_path / "t1.pbn"), "-o", str(tmp_path / "t1.xlsx")]) == 0
-    wb = openpyxl.load_workbook(tmp_path / "t1.xlsx")
+    wb = _imported(PASSED_OUT_PBN)
     wb["Travellers"]["A5"] = wb["Travellers"]["A6"] = 10_000
     wb.save(tmp_path / "b.xlsx")
     assert main(["export", str(tmp_path / "b.xlsx"), "--format", "pbn", "-o", str(tmp_path / "o.pbn")]) == 0
@@ -301,9 +326,7 @@ def test_board_10000_is_read_from_a_workbook(tmp_path):
 def test_a_bad_traveller_row_is_refused_naming_the_workbook_cell(tmp_path, capsys, cells, message):
     """Board 1 is not vulnerable (Law 2), where no contract scores 410 (Law 77); the row under the
     header (row 4) holding the second traveller line is sheet row 6."""
-    (tmp_path / "t1.pbn").write_text(PASSED_OUT_PBN, encoding="latin-1")
-    assert main(["import", str(tmp_path / "t1.pbn"), "-o", str(tmp_path / "t1.xlsx")]) == 0
-    wb = openpyxl.load_workbook(tmp_path / "t1.xlsx")
+    wb = _imported(PASSED_OUT_PBN)
     for cell, value in cells.items():
         wb["Travellers"][cell] = value
     wb.save(tmp_path / "bad.xlsx")
@@ -443,7 +466,6 @@ def template_bytes():
 @given(data=st.data())
 def test_workbook_round_trip(tmp_path, template_bytes, mitchell, data):
     ev = data.draw(events(movements=st.just(mitchell)))
-    import io
 
     wb = openpyxl.load_workbook(io.BytesIO(template_bytes))
     fill_pairs_workbook(wb, ev)
@@ -460,7 +482,6 @@ def test_workbook_round_trip(tmp_path, template_bytes, mitchell, data):
 def test_player_names_holding_an_ampersand_survive_the_workbook(tmp_path, template_bytes):
     """A PBN Names field is split at ';' only (PBN 2.1 section 3.7), so 'A & B' is one player; a cell
     typed by hand (or written before names were quoted) still splits at '&'."""
-    import io
 
     names = {"1": ("A & B", "Renée"), "2": ('"Q" & R',), "3": ("Ann Lee", "Bob Roe")}
     ev = Event(movement=HOWELL, participants=tuple(Participant(k, None, v) for k, v in names.items()),
