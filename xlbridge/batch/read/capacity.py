@@ -16,6 +16,7 @@ area turns red (conditional formatting) for the same condition.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -63,7 +64,9 @@ _ROW_TAG = re.compile(rb"<" + _NAME + rb"row\b([^>]*)>")
 _CELL_TAG = re.compile(rb"<" + _NAME + rb"c\b([^>]*)>")
 _R_ATTR = re.compile(rb"(?<![\w:.-])r\s*=\s*[\"']([^\"']*)[\"']")
 _KIND = re.compile(rb"<" + _NAME + rb"(v|is|f)\b")
-_CELL_REF = re.compile(r"^\$?([A-Z]{1,3})\$?([0-9]{1,7})$")
+#: a cell tag's ``r`` attribute read as an address (column letters, row digits; ``$`` allowed): a value that
+#: is not an address (or no ``r``) does not match, and the part is read with the parser instead
+_R_CELL = re.compile(rb"(?<![\w:.-])r\s*=\s*(?:\"\$?([A-Z]{1,3})\$?([0-9]{1,7})\"|'\$?([A-Z]{1,3})\$?([0-9]{1,7})')")
 #: a cell that holds a value (``<v>``, ``<is>``) before any ``<f>`` or its end: a constant, or (a cell
 #: without its end tag, ``<c r="A1"/>``) one of the next cells of the row, which the caller then reads
 _CONSTANT_CELL = re.compile(rb"<" + _NAME + rb"c\b[^>]*>(?:(?!<" + _NAME + rb"f\b|</" + _NAME + rb"c>).)*?<"
@@ -114,34 +117,54 @@ def sheet_rows(sheet_xml: bytes) -> SheetRows:
     return SheetRows(sheet_xml, _rows(sheet_xml) if sheet_xml else None)
 
 
-def _row_cells(sheet_xml: bytes, start: int, stop: int) -> list[tuple[int, int, frozenset]] | None:
-    """[(row, column, {"v", "is", "f"} present)] of the cells between ``start`` and ``stop`` (one row),
-    or None for a cell without its ``r`` address.
+def _row_cells(sheet_xml: bytes, start: int, stop: int, columns: tuple[int, int] = (1, 1 << 14)
+               ) -> list[tuple[int, int, frozenset]] | None:
+    """[(row, column, {"v", "is", "f"} present)] of the cells between ``start`` and ``stop`` (one row)
+    whose column is within ``columns`` (first, last; the others' contents are not searched), or None
+    for a cell without its ``r`` address.
 
     >>> xml = b'<row r="2"><c r="B2"><f>1</f><v>1</v></c><c r="C2" s="1"/></row>'
     >>> [(r, c, sorted(k)) for r, c, k in _row_cells(xml, 11, len(xml))]
     [(2, 2, ['f', 'v']), (2, 3, [])]
+    >>> _row_cells(xml, 11, len(xml), columns=(3, 9))
+    [(2, 3, frozenset())]
     """
     cells = list(_CELL_TAG.finditer(sheet_xml, start, stop))
     out = []
+    first, last = columns
     for j, cell in enumerate(cells):
-        ref = _R_ATTR.search(cell.group(1))
-        parsed = _CELL_REF.match(ref.group(1).decode("ascii", "replace")) if ref is not None else None
-        if parsed is None:
+        ref = _R_CELL.search(cell.group(1))
+        if ref is None:
             return None
-        col = 0
-        for ch in parsed.group(1):
-            col = col * 26 + ord(ch) - 64
+        letters, digits = (ref.group(1), ref.group(2)) if ref.group(1) else (ref.group(3), ref.group(4))
+        col = _column(letters)
+        if not first <= col <= last:
+            continue
         body_end = cells[j + 1].start() if j + 1 < len(cells) else stop
         kinds = frozenset() if cell.group(1).endswith(b"/") else frozenset(
             k.group(1).decode() for k in _KIND.finditer(sheet_xml, cell.end(), body_end))
-        out.append((int(parsed.group(2)), col, kinds))
+        out.append((int(digits), col, kinds))
     return out
 
 
-def _filled_cells(sheet: SheetRows, rows: range, reverse: bool = False, constants: bool = False):
-    """The cells of ``rows`` holding a value or formula, row by row (last row first with ``reverse``), as
-    lists [(row, column, kinds)]; None when the part needs the parser (see :func:`_rows`). A row
+@functools.lru_cache(maxsize=4096)
+def _column(letters: bytes) -> int:
+    """The column number of ``letters`` (``b"A"`` 1, ``b"AA"`` 27).
+
+    >>> _column(b"A"), _column(b"AA"), _column(b"XFD")
+    (1, 27, 16384)
+    """
+    col = 0
+    for ch in letters:
+        col = col * 26 + ch - 64
+    return col
+
+
+def _filled_cells(sheet: SheetRows, rows: range, reverse: bool = False, constants: bool = False,
+                  columns: tuple[int, int] = (1, 1 << 14)):
+    """The cells of ``rows`` and ``columns`` (first, last) holding a value or formula, row by row (last row
+    first with ``reverse``), as lists [(row, column, kinds)]; None when the part needs the parser (see
+    :func:`_rows`). A row
     without any ``<v>``, ``<is>`` or ``<f>`` is skipped by one search, not read cell by cell; with
     ``constants``, so is a row without a cell holding a value and no formula (rows of formulas only,
     as the templates' result columns are: :data:`_CONSTANT_CELL`).
@@ -158,7 +181,7 @@ def _filled_cells(sheet: SheetRows, rows: range, reverse: bool = False, constant
     def walk():
         for r, start, stop in (reversed(found) if reverse else found):
             if r in rows and search(sheet_xml, start, stop):
-                cells = _row_cells(sheet_xml, start, stop)
+                cells = _row_cells(sheet_xml, start, stop, columns)
                 if cells is None:
                     raise _NeedsParser
                 yield [cell for cell in cells if cell[2]]
@@ -185,7 +208,7 @@ def first_overflow(sheet_xml: bytes | SheetRows, area: tuple[str, int, int, int,
     sheet = sheet_xml if isinstance(sheet_xml, SheetRows) else sheet_rows(sheet_xml)
     sheet_xml = sheet.xml
     try:
-        rows = _filled_cells(sheet, range(r2 + 1, 1 << 21)) if sheet_xml else None
+        rows = _filled_cells(sheet, range(r2 + 1, 1 << 21), columns=(c1, c2)) if sheet_xml else None
         fast = None if rows is None else [(r, c) for row in rows for r, c, _k in row if c1 <= c <= c2]
     except _NeedsParser:
         fast = None
@@ -354,7 +377,7 @@ def last_used_row(sheet_xml: bytes | SheetRows, area: tuple[str, int, int, int, 
 
     try:  # the last row first: the first row holding a constant is the answer
         rows = _filled_cells(sheet, range(max(last, r1) + 1, r2 + 1), reverse=True,
-                             constants=True) if sheet_xml else None
+                             constants=True, columns=(c1, c2)) if sheet_xml else None
         if rows is not None:
             last = next((r for row in rows for r, c, kinds in row if constant(r, c, kinds)), last)
     except _NeedsParser:
