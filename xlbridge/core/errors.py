@@ -47,6 +47,29 @@ SHOWN_CHARACTERS = 40
 _CLIP = 20
 
 
+def clip(value: object, width: int = SHOWN_CHARACTERS) -> str:
+    """The one way a message shows a value read from a file or a command line: ``repr`` of it, its
+    first ``width`` characters and its length when longer, so a message stays one short line whatever
+    the file holds. Text is quoted (bytes read as Latin-1); other values as their ``repr``.
+
+    >>> clip("Travellers"), clip(b"4S"), clip(410)
+    ("'Travellers'", "'4S'", '410')
+    >>> clip("1e" + "9" * 999_998, width=6)
+    "'1e9999…' (1,000,000 characters)"
+    >>> clip("two\\nlines")
+    "'two\\\\nlines'"
+    """
+    if isinstance(value, bytes):
+        value = value.decode("latin-1")
+    if not isinstance(value, str):
+        text = repr(value)
+        return text if len(text) <= width else f"{text[:width]}… ({len(text):,} characters)"
+    if len(value) <= width:
+        return repr(value)
+    head = repr(value[:width])
+    return f"{head[:-1]}…{head[-1]} ({len(value):,} characters)"
+
+
 def shown(value: object) -> str:
     """``repr(value)`` for a message, clipped when long, always one line.
 
@@ -68,14 +91,9 @@ def shown(value: object) -> str:
     if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
         value = int(value)  # a whole number from a cell (Excel's numbers are floats) shown as Excel shows it
     if isinstance(value, str):
-        if len(value) + 2 <= SHOWN_CHARACTERS:
-            return repr(value)
-        head = repr(value[:_CLIP])
-        return f"{head[:-1]}…{head[-1]} ({len(value):,} characters)"
+        return repr(value) if len(value) + 2 <= SHOWN_CHARACTERS else clip(value, _CLIP)
     text = repr(value)
-    if len(text) <= SHOWN_CHARACTERS:
-        return text
-    return f"{text[:_CLIP]}… ({len(text):,} characters)"
+    return text if len(text) <= SHOWN_CHARACTERS else clip(value, _CLIP)
 
 
 def _label(value: object) -> str:

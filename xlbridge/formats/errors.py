@@ -8,7 +8,7 @@ when long.  Only the file's base name is ever shown, never a directory.
 
 >>> err = FormatError("cannot read score", file="club.pbn", line=12, value="x" * 100)
 >>> str(err)
-"club.pbn, line 12: cannot read score 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...'"
+"club.pbn, line 12: cannot read score 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…' (100 characters)"
 >>> isinstance(err, ValueError)
 True
 """
@@ -20,6 +20,7 @@ from typing import TypeAlias
 
 import xlbridge
 
+from ..core.errors import clip
 from ..core.files import file_kind, open_regular
 
 __all__ = ["FormatError", "LIMITS", "clip", "display_name", "check_regular_file", "load_source", "Source",
@@ -50,22 +51,6 @@ Source: TypeAlias = "str | os.PathLike[str] | bytes | bytearray | memoryview"
 LIMITS = {"bytes": 20_000_000, "line": 100_000, "boards": 2_000, "rows": 1_000, "participants": 2_000,
           "depth": 32, "results": 100_000, "name": 200, "games": 100_000, "tags": 1_000, "cells": 200_000,
           "elements": 600_000, "lines": 2_000_000}
-
-_CLIP = 40
-
-
-def clip(value: object, width: int = _CLIP) -> str:
-    """``repr`` of a value, clipped to ``width`` characters of text followed by ``...``.
-
-    >>> clip("4S"), clip("a" * 50, 5)
-    ("'4S'", "'aaaaa...'")
-    """
-    if isinstance(value, bytes):
-        value = value.decode("latin-1")
-    if isinstance(value, str) and len(value) > width:
-        return repr(value[:width])[:-1] + "...'"
-    return repr(value)
-
 
 def display_name(source: object) -> str:
     """The name a message shows for a source: a path's base name, or ``"input"`` for bytes/text.
@@ -106,7 +91,7 @@ def check_name(text: str | None, what: str, *, file: str | None = None, line: in
     >>> check_name("x" * 300, "event name", file="club.pbn", line=2)
     Traceback (most recent call last):
     ...
-    xlbridge.formats.errors.FormatError: club.pbn, line 2: event name longer than 200 characters (300), the limit: 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...'
+    xlbridge.formats.errors.FormatError: club.pbn, line 2: event name longer than 200 characters (300), the limit: 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…' (300 characters)
     """
     if text is not None and len(text) > LIMITS["name"]:
         raise FormatError(f"{what} longer than {LIMITS['name']:,} characters ({len(text):,}), the limit:", file=file,

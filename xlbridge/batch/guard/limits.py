@@ -16,7 +16,7 @@ import math
 import re
 import typing
 
-from ...core.errors import WorkbookError
+from ...core.errors import WorkbookError, clip
 
 __all__ = [
     "DEFAULT_LIMITS",
@@ -49,26 +49,6 @@ STALE_SECONDS = 3600.0  # leftovers of a killed run are removed when their proce
 
 # --------------------------------------------------------------------------------------------------
 # messages
-
-
-def clip(value: object, width: int = 40) -> str:
-    """Return ``repr`` of ``value`` (as text), clipped to ``width`` characters with its length when longer.
-
-    Every value from a file or a command line shown in a message goes through this, so a message stays
-    one short line whatever the file holds.
-
-    >>> clip("Travellers")
-    "'Travellers'"
-    >>> clip("1e" + "9" * 999_998, width=6)
-    "'1e9999…' (1,000,000 characters)"
-    >>> clip("two\\nlines")
-    "'two\\\\nlines'"
-    """
-    text = value if isinstance(value, str) else str(value)
-    if len(text) <= width:
-        return repr(text)
-    shown = repr(text[:width])
-    return f"{shown[:-1]}…{shown[-1]} ({len(text):,} characters)"
 
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]+")
