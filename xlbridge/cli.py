@@ -375,7 +375,7 @@ def _recalc_many(args: argparse.Namespace) -> int:
     return worst
 
 
-_CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]")
+_CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def _printable(line: str) -> str:

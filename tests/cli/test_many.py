@@ -126,6 +126,16 @@ def test_control_characters_in_a_file_name_are_escaped_in_every_line(tmp_path, c
     assert all(line.startswith(("ev\\n", "1 books", str(tmp_path))) for line in text.splitlines()), text
 
 
+def test_c1_control_characters_are_escaped_too():
+    """U+009B (CSI) starts a terminal escape sequence on its own, as ESC [ does: escaped like the C0 ones,
+    in the command's lines and in every one-line message."""
+    from xlbridge.batch.guard.limits import one_line
+    from xlbridge.cli import _printable
+
+    assert "\x9b" not in _printable("ev\x9b31mil.xlsx: refused") and "\\x9b" in _printable("ev\x9b31mil.xlsx")
+    assert one_line("ev\x9b31mil\x85.xlsx") == "ev 31mil .xlsx"
+
+
 def test_a_refused_book_is_named_by_its_path_in_the_text_summary(folder, tmp_path, capsys):
     """Two books named club.xlsx in two folders: the summary says which one was refused."""
     good, bad = tmp_path / "d1", tmp_path / "d3"

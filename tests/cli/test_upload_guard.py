@@ -206,3 +206,30 @@ def test_the_watchdog_ends_a_run_that_cannot_take_the_alarm(tmp_path):
     assert proc.returncode == -signal.SIGKILL, proc
     assert proc.stderr.splitlines() == ["xlbridge import: stuck.pbn: refused: time limit of 0.5 s reached"]
     assert proc.stdout == "" and time.monotonic() - start < 10
+
+
+def test_a_memory_limit_below_the_command_s_own_size_refuses_at_once(tmp_path):
+    """--max-memory 100: less than the 150-170 MiB of address space the command starts with. The limit is
+    not switched off (as it was): the command refuses in one line before reading, and writes nothing."""
+    (tmp_path / "t.pbn").write_text(pairs_pbn(4, per_board=2, name="Tiny"), encoding="ascii")
+    proc = _start("import", "t.pbn", "-o", "new.xlsx", "--max-memory", "100", cwd=tmp_path, tmpdir=tmp_path)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2, err
+    assert err.splitlines() == ["xlbridge import: t.pbn: refused: memory limit of 100 MiB reached"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.pbn"]
+
+
+def test_a_pair_number_of_other_digits_is_read_as_text(tmp_path):
+    """'²' is a digit to str.isdigit but no number to int(): the pair is a pair named '²' (as any text id),
+    not 'cannot be read (ValueError)'; the site, the workbook and its export are made."""
+    (tmp_path / "sup.pbn").write_text('[Event "x"]\n[Board "1"]\n[ScoreTable "PairId_NS;PairId_EW;Score_NS"]\n'
+                                      "\u00b2 2 420\n3 4 400\n", encoding="utf-8")
+    for args in (("publish", "sup.pbn", "-o", "site"), ("import", "sup.pbn", "-o", "sup.xlsx"),
+                 ("export", "sup.xlsx", "--format", "pbn", "-o", "out.pbn")):
+        proc = _start(*args, cwd=tmp_path)
+        out, err = proc.communicate(timeout=60)
+        assert proc.returncode == 0, (args, err)
+    from xlbridge.formats import read_event
+
+    assert [(r.ns, r.ew, r.score) for r in read_event(tmp_path / "out.pbn").board(1).results] == [
+        ("\u00b2", "2", 420), ("3", "4", 400)]

@@ -161,3 +161,30 @@ def test_a_weighted_score_is_published_with_its_outcomes_and_seed_004_matchpoint
     for write in (write_pbn, write_usebio):  # neither format can carry the outcomes
         with pytest.raises(FormatError, match=r"board 1, 1 v 11: a weighted score \(Law 12C1\(c\)\)"):
             write(e)
+
+
+def test_page_names_of_colliding_pair_ids_are_all_distinct_and_numbered_in_order():
+    """Pair ids that make the same page name (``_slug`` keeps letters and digits: '!#', '$%', ... all
+    give 'x') get '-2', '-3', ... in the pairs' order, skipping a name another id already has, as
+    counting up from 1 for each of them does (the brute force here); each name is tried once, so 20,000
+    such ids are named in linear time (before: counting up from 1 for each, 20,000 squared tries)."""
+    from xlbridge.formats.publish import _unique_files
+
+    def brute(names):
+        taken, out = set(), {}
+        for key, fname in names.items():
+            stem, k, name = fname.removesuffix(".html"), 1, fname
+            while name.casefold() in taken:
+                k += 1
+                name = f"{stem}-{k}.html"
+            taken.add(name.casefold())
+            out[key] = name
+        return out
+
+    small = {("NS", "a"): "p-x.html", ("NS", "b"): "p-x-3.html", ("NS", "c"): "p-x.html", ("NS", "d"): "P-X.html",
+             ("EW", "e"): "p-x.html", ("EW", "f"): "p-x-2.html", ("EW", "g"): "p-y.html"}
+    assert _unique_files(small) == brute(small)
+    many = {("NS", str(i)): "pair-NS-x.html" for i in range(20_000)}
+    got = _unique_files(many)
+    assert len(set(got.values())) == 20_000
+    assert got[("NS", "0")] == "pair-NS-x.html" and got[("NS", "19999")] == "pair-NS-x-20000.html"

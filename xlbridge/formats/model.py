@@ -302,4 +302,4 @@ def natural_key(text: object) -> tuple[int, int, str]:
     ['2', '10', 'A1']
     """
     t = str(text)
-    return (0, int(t), "") if t.isdigit() else (1, 0, t)
+    return (0, int(t), "") if t.isascii() and t.isdigit() and len(t) <= 18 else (1, 0, t)

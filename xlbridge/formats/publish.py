@@ -129,12 +129,17 @@ def _unique_files(names: Mapping[_K, str]) -> dict[_K, str]:
     {('NS', 'A-1'): 'pair-NS-A_1.html', ('NS', 'A.1'): 'pair-NS-A_1-2.html', ('NS', 'a_1'): 'pair-NS-a_1-3.html'}
     """
     taken: set[str] = set()
+    next_k: dict[str, int] = {}  # a stem's next number to try: each name is tried once (linear work)
     out: dict[_K, str] = {}
     for key, fname in names.items():
-        stem, k = fname.removesuffix(".html"), 1
+        stem = fname.removesuffix(".html")
+        k = next_k.get(stem.casefold(), 1)
+        if k > 1:
+            fname = f"{stem}-{k}.html"
         while fname.casefold() in taken:
             k += 1
             fname = f"{stem}-{k}.html"
+        next_k[stem.casefold()] = k + 1
         taken.add(fname.casefold())
         out[key] = fname
     return out

@@ -81,7 +81,7 @@ def check_standard_cycle(event: Event, name: str | None = None) -> None:
 
 def cell_number(text: str) -> int | str:
     """A pair or team number as a cell value: a whole number when it is all digits, else the text."""
-    return int(text) if text.isdigit() else text
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 18 else text
 
 
 def cell_text(v: object) -> str | None:
@@ -239,7 +239,7 @@ def capacity(ws: Worksheet) -> int | None:
     if dn is None:
         return None
     last = dn.attr_text.rsplit("$", 1)[-1]
-    return int(last) if last.isdigit() else None
+    return int(last) if last.isascii() and last.isdigit() and len(last) <= 7 else None
 
 
 def get_sheet(wb: Workbook, name: str, where: str | None = None) -> Worksheet:

@@ -228,7 +228,7 @@ def read_usebio(source: Source, *, name: str | None = None) -> Event:
         place = None
         if place_text is not None:
             t = place_text.rstrip("=").strip()
-            if not t.isdigit():
+            if not (t.isascii() and t.isdigit() and len(t) <= 9):
                 raise rd.err("cannot read PLACE:", f"{where}, PLACE", place_text)
             place = int(t)
         names = tuple(n for n in (rd.text(pl, "PLAYER_NAME", f"{where}, PLAYER") for pl in p.findall("PLAYER"))

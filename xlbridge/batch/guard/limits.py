@@ -51,7 +51,7 @@ STALE_SECONDS = 3600.0  # leftovers of a killed run are removed when their proce
 # messages
 
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]+")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
 
 
 def one_line(text: object, limit: int = 400) -> str:

@@ -9,9 +9,9 @@ process for the duration of the work:
 - memory: the soft ``RLIMIT_AS`` (address space) of the process is lowered to ``max_memory`` (never
   raised: a lower limit set by the caller stays); an allocation past it raises ``MemoryError``, which
   the command reports as ``refused: memory limit of N MiB reached``.  A process whose address space
-  is already past the limit when the block starts (a long-lived program calling the command's
-  ``main``, never the command itself, which starts at about 170 MiB) is left unlimited rather than
-  made to fail its next allocation;
+  is already past the limit when the block starts (``--max-memory`` below the 150-170 MiB the command
+  itself starts at, or a long-lived program calling the command's ``main``) is refused at once, the
+  same way: no value switches the limit off;
 - time: ``SIGALRM`` after ``max_seconds`` raises :class:`TimeLimitReached` wherever the work is (a
   ``BaseException``, so no ``except Exception`` of a reader swallows it; every ``finally`` runs, so
   temporary files go); should Python code not run again (a long call in C holding the interpreter),
@@ -138,7 +138,9 @@ def upload_limits(limits: SafetyLimits, name: str, prog: str = "xlbridge") -> It
             want = limits.max_memory
             if hard != resource.RLIM_INFINITY:
                 want = min(want, hard)
-            if (soft == resource.RLIM_INFINITY or want < soft) and _address_space() < want:
+            if soft == resource.RLIM_INFINITY or want < soft:
+                if _address_space() >= want:  # no value switches the limit off: refused at once
+                    raise MemoryError(f"address space already past {want} bytes")
                 resource.setrlimit(resource.RLIMIT_AS, (want, hard))
             else:
                 old_as = None
