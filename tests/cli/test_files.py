@@ -520,3 +520,20 @@ def test_a_temporary_folder_that_fails_is_not_blamed_on_the_output(tmp_path, mon
     assert (code, err) == (2, "xlbridge publish: teams.xlsx: cannot read the file through a private copy "
                               "(No space left on device)"), err
     assert not (tmp_path / "site").exists()
+
+
+@pytest.mark.parametrize("sheet, cell, what", [("Travellers", "B5", "pair number"), ("Pairs", "A5", "pair number")])
+def test_a_pair_number_past_20_characters_is_refused_naming_its_place(tmp_path, capsys, sheet, cell, what):
+    """The PBN and USEBIO readers take a pair number of at most 20 characters (it names a page of the
+    site): the workbook readers too, instead of a publish failing on a 300-character file name (exit 3,
+    blamed on the output) and an export writing a PBN file that import refuses."""
+    wb = _imported(MITCHELL_PBN)
+    wb[sheet][cell] = "9" * 300
+    wb.save(tmp_path / "club.xlsx")
+    capsys.readouterr()
+    for argv in (["export", "--format", "pbn", "-o", str(tmp_path / "o.pbn")], ["publish", "-o", str(tmp_path / "s")]):
+        assert main([argv[0], str(tmp_path / "club.xlsx"), *argv[1:]]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.startswith(f"xlbridge {argv[0]}: club.xlsx, {sheet}") and len(err.splitlines()) == 1, err
+        assert f"{what} longer than 20 characters: '99999" in err and "(300 characters)" in err, err
+    assert not (tmp_path / "o.pbn").exists() and not (tmp_path / "s").exists()

@@ -44,7 +44,7 @@ from .errors import FormatError, check_name, display_name
 from .model import (HOWELL, MITCHELL, PAIRS, TEAMS, Event, Participant, Result, natural_key, normalize_contract,
                     normalize_lead)
 from .sheets import (HEADER_ROW, VULNERABILITY, Getter, Where, Workbook, board_number, capacity, cell_number,
-                     cell_text, check_standard_cycle, event_boards, fill_table, find_columns, find_parameter,
+                     cell_text, check_standard_cycle, id_text, event_boards, fill_table, find_columns, find_parameter,
                      get_sheet, join_names, open_workbook, parameter_value, read_extra_sheets, read_outcomes,
                      read_properties, sparse_rows, split_names, table_rows, write_extra_sheets, write_properties)
 
@@ -135,7 +135,7 @@ def read_pairs_workbook(path: str | os.PathLike[str], *, weighted: bool = False)
                 raise FormatError("an arrow-switched row cannot be written to PBN or USEBIO or published yet:",
                                   where=where("Arrow switch"), value=get("Arrow switch"))
             b = board_number(board, where("Board"))
-            ns, ew = cell_text(ns), cell_text(ew)
+            ns, ew = id_text(ns, where("NS")), id_text(ew, where("EW"))
             if ns is None or ew is None:
                 raise FormatError("pair number missing", where=where("NS" if ns is None else "EW"))
             contract, declarer, tricks, typed = (get("Contract"), get("Declarer"), get("Tricks"), get("Typed Score"))
@@ -219,7 +219,7 @@ def _participants(wb: Workbook, mitchell: bool, name: str) -> list[Participant]:
     for r, row in sparse_rows(ps, HEADER_ROW + 1):  # (only the rows and cells the file holds)
         def get(col: str, row: dict[int, Any] = row) -> Any:
             return row.get(cols[col])
-        number = cell_text(get("Pair"))
+        number = id_text(get("Pair"), f"{name}, {PAIRS_SHEET} row {r}")
         if number is None:
             continue
         direction = cell_text(get("Direction"))

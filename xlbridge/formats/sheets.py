@@ -84,6 +84,26 @@ def cell_number(text: str) -> int | str:
     return int(text) if text.isascii() and text.isdigit() and len(text) <= 18 else text
 
 
+#: the longest pair or team number (the PBN and USEBIO readers' bound: a number names a file of the site)
+MAX_ID = 20
+
+
+def id_text(v: object, where: str, what: str = "pair number") -> str | None:
+    """A pair or team number from a cell (:func:`cell_text`), at most :data:`MAX_ID` characters.
+
+    >>> id_text(7.0, "Travellers!B5"), id_text(None, "Travellers!B5")
+    ('7', None)
+    >>> id_text("9" * 25, "Travellers!B5")
+    Traceback (most recent call last):
+    ...
+    xlbridge.formats.errors.FormatError: Travellers!B5: pair number longer than 20 characters: '9999999999999999999999999'
+    """
+    t = cell_text(v)
+    if t is not None and len(t) > MAX_ID:
+        raise FormatError(f"{what} longer than {MAX_ID} characters:", where=where, value=t)
+    return t
+
+
 def cell_text(v: object) -> str | None:
     """A cell's value as stripped text (a whole float without its ``.0``), None when blank."""
     if v is None:

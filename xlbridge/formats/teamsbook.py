@@ -33,7 +33,7 @@ from .checks import check_result, check_traveller
 from .errors import FormatError, check_name, display_name
 from .model import HOWELL, TEAMS, Event, Participant, Result, natural_key, normalize_contract, normalize_seat
 from .sheets import (VULNERABILITY, Getter, Where, Workbook, board_number, cell_number, cell_text,
-                     check_standard_cycle, event_boards, fill_table, find_columns, get_sheet, join_names,
+                     check_standard_cycle, event_boards, fill_table, find_columns, get_sheet, id_text, join_names,
                      open_workbook, read_extra_sheets, read_outcomes, read_properties, split_names, table_rows,
                      table_sheet, whole_number, write_extra_sheets, write_properties)
 
@@ -171,7 +171,7 @@ def read_teams_workbook(path: str | os.PathLike[str], *, weighted: bool = False)
         listed = TEAMS_SHEET in wb.sheetnames
         if listed:
             for _r, get, where in table_rows(wb[TEAMS_SHEET], _TEAM_COLUMNS, sheet=TEAMS_SHEET, name=name):
-                num, given = cell_text(get("Team")), cell_text(get("Name"))
+                num, given = id_text(get("Team"), where("Team"), "team number"), cell_text(get("Name"))
                 if num is None:
                     raise FormatError("a team needs a number", where=where("Team"))
                 if num in teams:
