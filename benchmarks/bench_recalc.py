@@ -43,16 +43,12 @@ from pathlib import Path
 
 import openpyxl
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from recalc_helpers import RECALC_ALWAYS  # noqa: E402  (the LibreOffice setting the tests use)
+
 CONTRACTS = [("4S", "N", 10), ("4S", "N", 9), ("3NT", "S", 9), ("3NT", "S", 10), ("4H", "E", 10),
              ("2S", "W", 8), ("3NTX", "N", 8), ("1NT", "S", 7), ("5DX", "E", 9), ("6S", "N", 12)]
 SOFFICE = shutil.which("soffice") or shutil.which("libreoffice")
-RECALC_ALWAYS = """<?xml version="1.0" encoding="UTF-8"?>
-<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema"
- xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
-<item oor:path="/org.openoffice.Office.Calc/Formula/Load"><prop oor:name="OOXMLRecalcMode" oor:op="fuse">
-<value>0</value></prop></item>
-</oor:items>
-"""
 
 
 def travellers(n, per_board=10, pairs=60, seed=1):

@@ -30,6 +30,8 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 # the shared test helpers (bruteforce.py, recalc_helpers.py, ...) live here; tests in subfolders import them
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from recalc_helpers import RECALC_ALWAYS  # noqa: E402  (LibreOffice's "always recalculate" setting)
+
 ROOT = Path(__file__).resolve().parents[1]
 SOFFICE = shutil.which("soffice") or shutil.which("libreoffice")
 
@@ -97,13 +99,6 @@ def _sha(path: Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
-RECALC_ALWAYS = """<?xml version="1.0" encoding="UTF-8"?>
-<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema"
- xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
-<item oor:path="/org.openoffice.Office.Calc/Formula/Load"><prop oor:name="OOXMLRecalcMode" oor:op="fuse">
-<value>0</value></prop></item>
-</oor:items>
-"""
 
 
 @pytest.fixture(scope="session")

@@ -12,6 +12,18 @@ from pathlib import Path
 
 import openpyxl
 
+#: LibreOffice's user setting "recalculate .xlsx formulas on load: always" (a profile's
+#: registrymodifications.xcu), for comparing its values with xlbridge recalc's (tests/conftest.py's
+#: ``libreoffice(..., recalc=True)`` and benchmarks/bench_recalc.py)
+RECALC_ALWAYS = """<?xml version="1.0" encoding="UTF-8"?>
+<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema"
+ xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+<item oor:path="/org.openoffice.Office.Calc/Formula/Load"><prop oor:name="OOXMLRecalcMode" oor:op="fuse">
+<value>0</value></prop></item>
+</oor:items>
+"""
+
+
 #: set by conftest.py's session fixture: the run's artefacts (None: recalculate every time)
 ARTEFACTS = None
 

@@ -16,13 +16,12 @@ area turns red (conditional formatting) for the same condition.
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass
 from typing import Any
 
 from ..cells import parse_range
-from .sheetxml import scan_sheet
+from .sheetxml import column_number, scan_sheet
 from ...core.template_contract import CAPACITY_NAME, PRINT_NAME, RESULTS_NAME
 
 __all__ = ["AreaResults", "CAPACITY_NAME", "PRINT_NAME", "RESULTS_NAME", "SheetRows", "array_ranges_in", "capacity_areas",
@@ -137,7 +136,7 @@ def _row_cells(sheet_xml: bytes, start: int, stop: int, columns: tuple[int, int]
         if ref is None:
             return None
         letters, digits = (ref.group(1), ref.group(2)) if ref.group(1) else (ref.group(3), ref.group(4))
-        col = _column(letters)
+        col = column_number(letters.decode("ascii"))  # (0, outside any area, past XFD)
         if not first <= col <= last:
             continue
         body_end = cells[j + 1].start() if j + 1 < len(cells) else stop
@@ -145,19 +144,6 @@ def _row_cells(sheet_xml: bytes, start: int, stop: int, columns: tuple[int, int]
             k.group(1).decode() for k in _KIND.finditer(sheet_xml, cell.end(), body_end))
         out.append((int(digits), col, kinds))
     return out
-
-
-@functools.lru_cache(maxsize=4096)
-def _column(letters: bytes) -> int:
-    """The column number of ``letters`` (``b"A"`` 1, ``b"AA"`` 27).
-
-    >>> _column(b"A"), _column(b"AA"), _column(b"XFD")
-    (1, 27, 16384)
-    """
-    col = 0
-    for ch in letters:
-        col = col * 26 + ch - 64
-    return col
 
 
 def _filled_cells(sheet: SheetRows, rows: range, reverse: bool = False, constants: bool = False,

@@ -48,7 +48,7 @@ from ..cells import MAX_COL, MAX_ROW, CellSpan, SheetLayout, cell_ref, parse_ran
 from ..guard.limits import clip
 from ..guard.xmlscan import defuse
 
-__all__ = ["SheetRead", "Half", "WHOLE", "prepare_reading", "read_sheet", "read_sheet_half", "scan_sheet", "MAIN_NS",
+__all__ = ["SheetRead", "Half", "WHOLE", "prepare_reading", "read_sheet", "read_sheet_half", "scan_sheet", "column_number", "MAIN_NS",
            "SHARED_LATER"]
 
 #: ``shared_strings=SHARED_LATER`` in a tail reading (``read_sheet_half(data, Half(tail=...))``): the shared-string
@@ -88,6 +88,15 @@ class _Columns(dict):
 
 
 _COLUMNS = _Columns()
+
+
+def column_number(letters: str) -> int:
+    """The column of ``letters`` (``"A"`` 1, ``"XFD"`` 16384), 0 for anything else (remembered once seen).
+
+    >>> column_number("AA"), column_number("XFE"), column_number("a")
+    (27, 0, 0)
+    """
+    return _COLUMNS[letters]
 _PLAIN_TYPES = frozenset({"n", "s", "str", "b", "inlineStr"})
 
 
