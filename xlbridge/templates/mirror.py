@@ -81,10 +81,16 @@ def shows_row(calc_column: str, origin: str) -> str:
     deleted around it shows the result of the row it now is, because the hidden arrays read the table's
     ranges, which Excel and LibreOffice grow, shrink and keep in step with the same edits.
 
+    The table's first row is ``ROW(INDEX(origin,1))``: the row of the range's first cell, a single number in
+    every program. (``ROW(origin)`` of the whole range means the same in Excel's implicit intersection, but
+    LibreOffice builds a 10,000-row array for it in every cell: opening the empty pairs template and showing
+    Travellers took 16 s instead of 2 s.) The range, not its first cell alone, so that deleting the table's
+    first row shrinks it instead of making ``#REF!``.
+
     >>> print(shows_row("'S (calc)'!$H$5:$H$29", "$A$5:$A$24"))
-    =IFERROR(INDEX('S (calc)'!$H$5:$H$29,ROW()-ROW($A$5:$A$24)+1),IF(ERROR.TYPE(INDEX('S (calc)'!$H$5:$H$29,ROW()-ROW($A$5:$A$24)+1))=5,"",INDEX('S (calc)'!$H$5:$H$29,ROW()-ROW($A$5:$A$24)+1)))
+    =IFERROR(INDEX('S (calc)'!$H$5:$H$29,ROW()-ROW(INDEX($A$5:$A$24,1))+1),IF(ERROR.TYPE(INDEX('S (calc)'!$H$5:$H$29,ROW()-ROW(INDEX($A$5:$A$24,1))+1))=5,"",INDEX('S (calc)'!$H$5:$H$29,ROW()-ROW(INDEX($A$5:$A$24,1))+1)))
     """
-    return shows(f"INDEX({calc_column},ROW()-ROW({origin})+1)")
+    return shows(f"INDEX({calc_column},ROW()-ROW(INDEX({origin},1))+1)")
 
 
 def headroom(rows: int) -> int:

@@ -4,8 +4,8 @@ The templates keep each array formula on a hidden sheet and show its results thr
 references (:mod:`xlbridge.templates.mirror`): ``='Travellers (calc)'!H5``, or, so that a program
 without the xlbridge functions shows a blank result as blank, ``=IFERROR(R,IF(ERROR.TYPE(R)=5,"",R))``
 with the same reference ``R`` three times (5 is ``ERROR.TYPE`` of ``#NAME?``), where ``R`` may also be the
-cell at this row's position in a table, ``INDEX('S (calc)'!$H$5:$H$10104,ROW()-ROW($A$5:$A$10004)+1)``
-(a row of an input table: ``shows_row``; the target is the INDEX range's row as far from its first row as
+cell at this row's position in a table, ``INDEX('S (calc)'!$H$5:$H$10104,ROW()-ROW(INDEX($A$5:$A$10004,1))+1)``
+(a row of an input table: ``shows_row``; also with ``ROW($A$5:$A$10004)``, as earlier builds wrote it; the target is the INDEX range's row as far from its first row as
 this cell is from the origin's first row, when inside the range). A 10,000-row template
 holds tens of thousands of them; the formulas engine would build and run a graph node for each
 (about 2 ms a cell). Such a cell, when it points into an array range of this workbook and no formula
@@ -22,8 +22,11 @@ every such cell (tests/batch/test_aliases.py).
 ('plain', 'TRAVELLERS (CALC)', (5, 8))
 >>> alias_of('=IFERROR(S!B2,IF(ERROR.TYPE(S!B2)=5,"",S!B2))', "X")
 ('guarded', 'S', (2, 2))
->>> alias_of('=IFERROR(INDEX(C!$H$5:$H$9,ROW()-ROW($A$5:$A$8)+1),IF(ERROR.TYPE(INDEX(C!$H$5:$H$9,'
-...          'ROW()-ROW($A$5:$A$8)+1))=5,"",INDEX(C!$H$5:$H$9,ROW()-ROW($A$5:$A$8)+1)))', "V", row=7)
+>>> at = "INDEX(C!$H$5:$H$9,ROW()-ROW(INDEX($A$5:$A$8,1))+1)"
+>>> alias_of(f'=IFERROR({at},IF(ERROR.TYPE({at})=5,"",{at}))', "V", row=7)
+('guarded', 'C', (7, 8))
+>>> old = "INDEX(C!$H$5:$H$9,ROW()-ROW($A$5:$A$8)+1)"
+>>> alias_of(f'=IFERROR({old},IF(ERROR.TYPE({old})=5,"",{old}))', "V", row=7)
 ('guarded', 'C', (7, 8))
 >>> alias_of("=B2", "Scores"), alias_of("=B2+1", "Scores"), alias_of("='[1]S'!B2", "Scores")
 (('plain', 'SCORES', (2, 2)), None, None)
@@ -51,8 +54,8 @@ _GUARDED = re.compile(
 _GUARD = re.compile(r'^=IFERROR\((?P<a>.{1,300}?),IF\(ERROR\.TYPE\((?P<b>.{1,300}?)\)=5,"",(?P<d>.{1,300})\)\)$',
                     re.IGNORECASE | re.S)
 _AT_ROW = re.compile(r"^INDEX\((?:(?:'(?P<q>(?:[^'\[\]]|'')+)'|(?P<u>[A-Za-z_][A-Za-z0-9_.]*))!)?\$?(?P<c>[A-Za-z]{1,3})"
-                     r"\$?(?P<r1>[0-9]{1,7}):\$?(?P=c)\$?(?P<r2>[0-9]{1,7}),ROW\(\)-ROW\((?:(?:'(?:[^'\[\]]|'')+'|"
-                     r"[A-Za-z_][A-Za-z0-9_.]*)!)?\$?[A-Za-z]{1,3}\$?(?P<o1>[0-9]{1,7}):\$?[A-Za-z]{1,3}\$?[0-9]{1,7}\)"
+                     r"\$?(?P<r1>[0-9]{1,7}):\$?(?P=c)\$?(?P<r2>[0-9]{1,7}),ROW\(\)-ROW\((?P<x>INDEX\()?(?:(?:'(?:[^'\[\]]|'')+'|"
+                     r"[A-Za-z_][A-Za-z0-9_.]*)!)?\$?[A-Za-z]{1,3}\$?(?P<o1>[0-9]{1,7}):\$?[A-Za-z]{1,3}\$?[0-9]{1,7}(?P<i>,1\))?\)"
                      r"\+1\)$", re.IGNORECASE)
 
 
@@ -63,7 +66,7 @@ def _at_row(formula: str, home: str, row: int) -> tuple[str, str, tuple[int, int
     if g is None or not (g.group("a").upper() == g.group("b").upper() == g.group("d").upper()):
         return None
     m = _AT_ROW.match(g.group("a"))
-    if m is None:
+    if m is None or (m.group("x") is None) != (m.group("i") is None):
         return None
     r1, r2, target = int(m.group("r1")), int(m.group("r2")), int(m.group("r1")) + row - int(m.group("o1"))
     if not r1 <= target <= r2:
