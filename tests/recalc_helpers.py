@@ -128,3 +128,40 @@ def trimmed_template(name: str = "pairs.xlsx", rows: int = 404) -> Path:
         build(folder)
         return folder / Path(name).name
     return ARTEFACTS.make(f"trimmed_template {name} {rows}", build) / Path(name).name
+
+
+#: the long input tables of each template module, cut by :func:`small_build`: {module: [row-count constant]}
+LONG_TABLES = {"pairs": ["T_ROWS"], "teams": ["B_ROWS"], "handicap": ["R_ROWS"], "instant": ["R_ROWS", "H_ROWS"],
+               "lehman": ["L_ROWS"]}
+
+
+def small_build(name: str, rows: int = 100) -> Path:
+    """The template ``name`` (e.g. ``"examples/pairs.xlsx"``) built by the same builders with each long input
+    table :data:`LONG_TABLES` ``rows`` rows long instead of thousands, its values cached as ``xlbridge
+    templates`` caches them; once per test run. The same sheets, formulas, names, styles and layout at a
+    smaller scale: for the tests of what a template computes, which a recalculation of 10,000 rows of
+    headroom only slows down (the shipped files themselves are checked against the full build byte for
+    byte, tests/templates/test_build.py). Shared: copy before changing."""
+    import importlib
+
+    from xlbridge import cli, templates
+
+    def build(folder: Path) -> None:
+        mod = importlib.import_module(f"xlbridge.templates.{Path(name).stem}")
+        saved = {const: getattr(mod, const) for const in LONG_TABLES.get(Path(name).stem, [])}
+        try:
+            for const in saved:
+                setattr(mod, const, rows)
+            templates.build_workbook(name).save(folder / Path(name).name)
+        finally:
+            for const, value in saved.items():
+                setattr(mod, const, value)
+        cli._cache_values(folder / Path(name).name)
+
+    if ARTEFACTS is None:
+        import tempfile
+
+        folder = Path(tempfile.mkdtemp())
+        build(folder)
+        return folder / Path(name).name
+    return ARTEFACTS.make(f"small_build {name} {rows}", build) / Path(name).name

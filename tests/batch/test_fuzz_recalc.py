@@ -1,7 +1,8 @@
 """Reproducible fuzzing of ``xlbridge recalc`` with seeded mutations of the shipped templates' XML parts.
 
-tests/fuzz_mutations.py builds each case: one XML part of a template (workbooks/*.xlsx, with its styled
-blank input cells left out so that a case takes a fraction of a second) damaged byte-wise or made
+tests/fuzz_mutations.py builds each case: one XML part of a template (each of workbooks/*.xlsx built by
+the same builders with its long tables 20 rows long, ``recalc_helpers.small_build``, and its styled
+blank input cells left out, so that a case takes a fraction of a second) damaged byte-wise or made
 hostile while staying well-formed (numbers, attribute values, formulas, rows, cells, relationships,
 deep nesting). For every case, run through ``xlbridge.cli.main`` in this process (a sample also as
 ``python -m xlbridge`` in a subprocess): the exit code is 0, 1 or 2; stderr never holds a traceback and

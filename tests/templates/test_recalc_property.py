@@ -1,4 +1,4 @@
-"""Property: any travellers typed into pairs.xlsx (random boards, scores, ties, blank rows
+"""Property: any travellers typed into pairs.xlsx (its 400-row build; random boards, scores, ties, blank rows
 anywhere) recalculate to the matchpoints and ranking of an obviously-right brute force.
 
 Brute force (Law 78A, seed 001): on a board, a result scores 2 for every other result it beats
@@ -21,7 +21,11 @@ from hypothesis import strategies as st
 recalc = pytest.importorskip("xlbridge.batch.recalc", reason="needs xlbridge.batch.recalc (the headless recalc engine)")
 pytest.importorskip("xlbridge.udfs", reason="needs xlbridge.udfs (the Excel functions)")
 
-SRC = Path(__file__).resolve().parents[2] / "workbooks" / "examples" / "pairs.xlsx"
+#: the Travellers rows of the test book: examples/pairs.xlsx built with 400 instead of 10,000
+#: (``recalc_helpers.small_build``: the same formulas over ranges of 400 rows; a result on the shipped
+#: template's last row is tests/templates/test_recalc_pairs.py::test_new_travellers_and_scale)
+ROWS = 400
+LAST = 4 + ROWS
 LEGAL = {1: [-50, 110, 140, 400, 420, 450], 2: [-100, 110, 140, 600, 620, 650], 3: [-100, -50, 110, 140, 420, 450]}
 
 
@@ -33,7 +37,7 @@ def sessions(draw):
         k = draw(st.integers(2, 6))
         scores = draw(st.lists(st.sampled_from(LEGAL[b][:4]), min_size=k, max_size=k))  # few values: ties
         rows += [(b, i + 1, 11 + i, s) for i, s in enumerate(scores)]
-    places = draw(st.lists(st.integers(5, 10004), min_size=len(rows), max_size=len(rows), unique=True))
+    places = draw(st.lists(st.integers(5, LAST), min_size=len(rows), max_size=len(rows), unique=True))
     return list(zip(places, rows))
 
 
@@ -64,11 +68,13 @@ def brute_force(rows, mitchell=False):
     return mp, total, pct, ranks
 
 
-@pytest.mark.parametrize("movement", ["Mitchell", "Howell"])  # (one test a movement, two sessions each)
-@settings(max_examples=2, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@pytest.mark.parametrize("movement", ["Mitchell", "Howell"])  # (one test a movement, four sessions each)
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(session=sessions())
 def test_random_travellers_match_brute_force(tmp_path, session, movement):
-    wb = openpyxl.load_workbook(SRC)
+    from recalc_helpers import small_build
+
+    wb = openpyxl.load_workbook(small_build("examples/pairs.xlsx", rows=ROWS))
     ws = wb["Travellers"]
     for r in range(5, 41):  # the sample rows
         for c in (1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13):
@@ -90,13 +96,13 @@ def test_random_travellers_match_brute_force(tmp_path, session, movement):
     mp, total, pct, ranks = brute_force(rows, mitchell)
     used = {r for r, _ in session}
     shown = {}  # row -> (Score NS (H), MP NS (N), MP EW (O))
-    cols = t.iter_rows(min_row=5, max_row=10004, min_col=8, max_col=15, values_only=True)
+    cols = t.iter_rows(min_row=5, max_row=LAST, min_col=8, max_col=15, values_only=True)
     for r, row in enumerate(cols, start=5):
         row = tuple(row) + (None,) * (8 - len(row))
         shown[r] = (row[0], row[6], row[7])
     for (r, _), (x, y) in zip(session, mp):
         assert shown[r][1:] == (float(x), float(y)), r
-    for r in range(5, 10005):  # Score NS (H) and MP NS (N) blank on every unused row
+    for r in range(5, LAST + 1):  # Score NS (H) and MP NS (N) blank on every unused row
         if r not in used:
             h, n = shown.get(r, (None, None, None))[:2]
             assert n in (None, "") and h in (None, ""), r

@@ -99,25 +99,19 @@ def norm(v):
     return float(v)
 
 
-@pytest.fixture(scope="module")
-def books(tmp_path_factory):
-    d = tmp_path_factory.mktemp("templates")
-    out = {}
-    for name in NAMES:
-        src = ROOT / "workbooks" / "examples" / name
-        if not src.exists():
-            pytest.skip(f"workbooks/{name} not built")
-        shutil.copy(src, d / name)
-        report = recalc.recalc_workbook(str(d / name))
-        out[name] = (d / name, report)
-    return out
+def _book(name):
+    """(the shipped example ``name``, its recalculation): recalculated once per run and shared by the workers
+    (``recalc_helpers.recalculated``, which also checks that no cell errs and the input is unchanged)."""
+    from recalc_helpers import recalculated
+
+    src = ROOT / "workbooks" / "examples" / name
+    return src, recalculated(src)
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_recalc_template_has_no_error_and_keeps_formulas(books, name):
-    src, report = books[name]
-    assert report.ok, [str(e) for e in report.errors[:5]]
-    with_formulas = openpyxl.load_workbook(report.output)
+def test_recalc_template_has_no_error_and_keeps_formulas(name):
+    src, output = _book(name)  # (recalculated: no cell errs)
+    with_formulas = openpyxl.load_workbook(output)
     original = openpyxl.load_workbook(src)
     for ws in original:
         inside = set()  # cells of array ranges other than the anchor now hold cached values
@@ -137,10 +131,10 @@ def test_recalc_template_has_no_error_and_keeps_formulas(books, name):
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_every_xlbridge_call_matches_a_direct_call(books, name):
-    src, report = books[name]
+def test_every_xlbridge_call_matches_a_direct_call(name):
+    src, output = _book(name)
     formulas = openpyxl.load_workbook(src)
-    values = openpyxl.load_workbook(report.output, data_only=True)
+    values = openpyxl.load_workbook(output, data_only=True)
     for ws in formulas:  # a hidden '(calc)' array's values are kept where they show, in view: read there
         if ws.title.endswith(CALC_SUFFIX):
             for row in ws.iter_rows():
@@ -183,10 +177,9 @@ def test_every_xlbridge_call_matches_a_direct_call(books, name):
 
 
 def test_pairs_new_travellers_brute_force(tmp_path):
-    src = ROOT / "workbooks" / "examples" / "pairs.xlsx"
-    if not src.exists():
-        pytest.skip("workbooks/pairs.xlsx not built")
-    wb = openpyxl.load_workbook(src)
+    from recalc_helpers import small_build
+
+    wb = openpyxl.load_workbook(small_build("examples/pairs.xlsx", rows=400))  # (400 Travellers rows, not 10,000)
     ws = wb["Travellers"]
     for r in range(5, 60):
         for c in range(1, 14):

@@ -14,11 +14,11 @@ LibreOffice inserts an empty row (no formulas): the member copies the result cel
 into it (Excel alike); a row left without them is named by ``xlbridge recalc``
 and shows nothing (:data:`UNCOPIED`).
 
-One soffice makes all the edits of all templates in one go, and the eleven recalculations run in this
-process: a session-scoped fixture. The books are the examples built by xlbridge.templates with their
-long tables cut to 100 rows (:data:`SMALL`: the same builders, formulas and layout, the row
-counts smaller), so that recalculating them takes seconds; tests/test_templates.py checks the shipped
-files against the builders.
+Each template's edits are made by one soffice and recalculated once per run (the ``edited`` fixture), in
+whichever worker asks first. The books are the examples built by xlbridge.templates with their
+long tables cut to 100 rows (:data:`SMALL_ROWS`, ``recalc_helpers.small_build``: the same builders,
+formulas and layout, the row counts smaller, values cached as shipped), so that recalculating them takes seconds; tests/templates/test_build.py checks
+the shipped files against the builders.
 """
 
 from __future__ import annotations
@@ -32,27 +32,17 @@ import openpyxl
 import pytest
 
 HELPER = Path(__file__).with_name("uno_edits.py")
-#: (template module, table length constant, rows) cut down for the test books (see the module's text)
-SMALL = [("pairs", "T_ROWS", 100), ("teams", "B_ROWS", 100), ("handicap", "R_ROWS", 100),
-         ("instant", "R_ROWS", 100), ("instant", "H_ROWS", 100), ("lehman", "L_ROWS", 100)]
+#: the rows of each long table of the test books (``recalc_helpers.small_build``)
+SMALL_ROWS = 100
 
 
-def _small_examples(d: Path) -> Path:
-    """The five filled examples, built with the tables of :data:`SMALL`, written into ``d``."""
-    import importlib
+def _small_examples_of(names: list[str], d: Path) -> Path:
+    """The filled examples ``names``, built with their long tables :data:`SMALL_ROWS` rows long, copied into ``d``."""
+    from recalc_helpers import small_build
 
-    from xlbridge import templates
-
-    modules = [(importlib.import_module(f"xlbridge.templates.{m}"), const, rows) for m, const, rows in SMALL]
-    saved = [(mod, const, getattr(mod, const)) for mod, const, _ in modules]
-    try:
-        for mod, const, rows in modules:
-            setattr(mod, const, rows)
-        for name in CASES:
-            templates.build_workbook(f"examples/{name}").save(d / name)
-    finally:
-        for mod, const, value in saved:
-            setattr(mod, const, value)
+    d.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        shutil.copyfile(small_build(f"examples/{name}", rows=SMALL_ROWS), d / name)
     return d
 
 
@@ -173,19 +163,23 @@ UNCOPIED = ("handicap.xlsx", dict(sheet="Handicaps", first=5, rows=18, cols="ABC
                                   new={"A": 2, "B": "Newcomers", "C": 9.5}))
 
 
-@pytest.fixture(scope="session")
-def edited(tmp_path_factory):
-    """{template: (LibreOffice-edited book recalculated, expected book recalculated, both reports)}, and
-    "uncopied": the recalculation report and book of :data:`UNCOPIED`."""
+def _errors(report) -> list[list]:
+    return [[e.sheet, e.cell, e.code, e.message] for e in report.errors]
+
+
+def _build_edited(key: str, folder: Path) -> None:
+    """Into ``folder``: ``got.xlsx`` (the small example ``key`` edited by LibreOffice, then recalculated),
+    ``exp.xlsx`` (the same rows typed in Python, recalculated) and ``errors.json`` (both reports' errors); for
+    "uncopied", :data:`UNCOPIED` edited and recalculated (``got.xlsx``, ``errors.json``)."""
     from xlbridge.batch.recalc import recalc_workbook
 
-    d = tmp_path_factory.mktemp("row-edits")
-    examples = _small_examples(tmp_path_factory.mktemp("small-examples"))
-    jobs, out = [], {}
-    for name, cases in CASES.items():
-        src = examples / name
-        jobs.append({"in": str(src), "out": str(d / f"lo-{name}"),
-                     "edits": [e for case in cases for e in _lo_edits(case)]})
+    examples = _small_examples_of([UNCOPIED[0] if key == "uncopied" else key], folder / "small")
+    if key == "uncopied":
+        name, case = UNCOPIED
+        jobs = [{"in": str(examples / name), "out": str(folder / "lo.xlsx"), "edits": _lo_edits(case, copy_results=False)}]
+    else:
+        src, cases = examples / key, CASES[key]
+        jobs = [{"in": str(src), "out": str(folder / "lo.xlsx"), "edits": [e for case in cases for e in _lo_edits(case)]}]
         # expected: the example's table rows, edited in Python, typed into a copy of the example
         wb = openpyxl.load_workbook(src)
         for case in cases:
@@ -199,26 +193,37 @@ def edited(tmp_path_factory):
                 for c, v in zip(case["cols"], row):
                     if c not in case["computed"]:
                         ws.cell(case["first"] + i, _col(c)).value = v
-        wb.save(d / f"want-{name}")
-    name, case = UNCOPIED
-    jobs.append({"in": str(examples / name), "out": str(d / "lo-uncopied.xlsx"),
-                 "edits": _lo_edits(case, copy_results=False)})
-    (d / "jobs.json").write_text(json.dumps(jobs))
-    done = subprocess.run(["/usr/bin/python3", str(HELPER), str(d / "jobs.json")], capture_output=True, text=True,
+        wb.save(folder / "want.xlsx")
+    (folder / "jobs.json").write_text(json.dumps(jobs))
+    done = subprocess.run(["/usr/bin/python3", str(HELPER), str(folder / "jobs.json")], capture_output=True, text=True,
                           timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
-    for name in CASES:
-        got = recalc_workbook(str(d / f"lo-{name}"), str(d / f"got-{name}"), isolate=False)
-        want = recalc_workbook(str(d / f"want-{name}"), str(d / f"exp-{name}"), isolate=False)
-        out[name] = (d / f"got-{name}", d / f"exp-{name}", got, want)
-    out["uncopied"] = (recalc_workbook(str(d / "lo-uncopied.xlsx"), str(d / "got-uncopied.xlsx"), isolate=False),
-                       d / "got-uncopied.xlsx")
-    return out
+    errors = {"got": _errors(recalc_workbook(str(folder / "lo.xlsx"), str(folder / "got.xlsx"), isolate=False))}
+    if key != "uncopied":
+        errors["want"] = _errors(recalc_workbook(str(folder / "want.xlsx"), str(folder / "exp.xlsx"), isolate=False))
+    (folder / "errors.json").write_text(json.dumps(errors))
+
+
+@pytest.fixture(scope="session")
+def edited(run_artefacts):
+    """``edited(name)`` -> (LibreOffice-edited book recalculated, expected book recalculated, the errors of
+    both reports as [sheet, cell, code, message]); ``edited("uncopied")`` -> (the errors of the recalculation
+    of :data:`UNCOPIED`, its book). Each made once per run, in whichever worker asks first (one soffice each),
+    so that the workers share the templates."""
+
+    def get(key: str):
+        folder = run_artefacts.make(f"row-edits {key}", lambda f: _build_edited(key, f))
+        errors = json.loads((folder / "errors.json").read_text())
+        if key == "uncopied":
+            return errors["got"], folder / "got.xlsx"
+        return folder / "got.xlsx", folder / "exp.xlsx", errors["got"], errors["want"]
+
+    return get
 
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_every_value_beside_its_own_row_after_delete_insert_and_sort(edited, name):
-    got_path, want_path, got_report, want_report = edited[name]
+    got_path, want_path, got_errors, want_errors = edited(name)
     got = openpyxl.load_workbook(got_path, data_only=True)
     want = openpyxl.load_workbook(want_path, data_only=True)
     for case in CASES[name]:  # the rows are where the model put them (LibreOffice made the same edits)
@@ -237,19 +242,19 @@ def test_every_value_beside_its_own_row_after_delete_insert_and_sort(edited, nam
                 if have != c.value and not (have in (None, "") and c.value in (None, "")):
                     wrong.append((ws.title, c.coordinate, have, c.value))
     assert not wrong, wrong[:20]
-    assert [(e.sheet, e.cell, e.code) for e in got_report.errors] == [(e.sheet, e.cell, e.code) for e in want_report.errors]
+    assert [e[:3] for e in got_errors] == [e[:3] for e in want_errors]
     assert any(v not in (None, "") for case in CASES[name] for r in _rows(got[case["sheet"]], case) for v in r)
 
 
 def test_a_row_inserted_without_its_result_cells_is_named(edited):
     """LibreOffice inserts an empty row: typed into, its result cells hold no formula. ``xlbridge recalc``
     names the first such cell (exit 1), and the cell shows nothing rather than another row's result."""
-    report, path = edited["uncopied"]
+    errors, path = edited("uncopied")
     name, case = UNCOPIED
     r = case["insert"]
-    (named,) = [e for e in report.errors if e.code == "layout"]
-    assert (named.sheet, named.cell) == (case["sheet"], f"D{r}")
-    assert "inserted" in named.message and "copy" in named.message
+    ((sheet, cell, _, message),) = [e for e in errors if e[2] == "layout"]
+    assert (sheet, cell) == (case["sheet"], f"D{r}")
+    assert "inserted" in message and "copy" in message
     ws = openpyxl.load_workbook(path, data_only=True)[case["sheet"]]
     assert [ws.cell(r, _col(c)).value for c in case["computed"]] == [None] * len(case["computed"])
     assert ws.cell(r + 1, _col("F")).value is not None  # the rows below still show their own results
