@@ -205,6 +205,29 @@ def _on_signal(signum: int, frame: FrameType | None) -> None:
     raise _Interrupted(signum)
 
 
+_NOTHING_WRITTEN = "nothing written"
+
+
+def _written(exc: BaseException) -> str:
+    """What a command stopped by ``exc`` (a signal, a limit) leaves: "nothing written", or, when the exception
+    came after the output was put in place (``xlbridge.core.files.WRITTEN``), that the output was written.
+
+    >>> _written(KeyboardInterrupt())
+    'nothing written'
+    >>> exc = KeyboardInterrupt(); setattr(exc, "xlbridge_written", "/srv/site/tuesday")
+    >>> _written(exc)
+    "the output was written before it stopped ('tuesday')"
+    """
+    import os
+
+    from .core.files import WRITTEN
+
+    path = getattr(exc, WRITTEN, None)
+    if not path:
+        return _NOTHING_WRITTEN
+    return f"the output was written before it stopped ({_printable(os.path.basename(path))!r})"
+
+
 def _install_signal_handlers() -> dict[signal.Signals, Any]:
     """Turn SIGTERM/SIGINT/SIGHUP into an exception (main thread only); return the previous handlers."""
     import threading
@@ -257,7 +280,7 @@ def _recalc(args: argparse.Namespace) -> int:
                                      limits=limits, values_only=args.values_only)
         except _Interrupted as exc:
             name = signal.Signals(exc.signum).name
-            return fail(128 + exc.signum, "refused", f"{_name(args.book)}: interrupted by {name}; nothing written")
+            return fail(128 + exc.signum, "refused", f"{_name(args.book)}: interrupted by {name}; {_written(exc)}")
         except WorkbookError as exc:
             return fail(EXIT_REFUSED, "refused", str(exc))
         except OSError as exc:
@@ -497,7 +520,8 @@ def _files(args: argparse.Namespace) -> int:
     """``xlbridge import``, ``export`` and ``publish`` under the guard of every upload (recalc's limits:
     ``--max-memory``, ``--timeout``; SIGTERM, SIGHUP and Ctrl-C end the command with one line and
     128 + N; no temporary file is left): one line on stderr and exit 2 on bad input or a limit, exit 3
-    when the output cannot be written; nothing is written on failure."""
+    when the output cannot be written; nothing is written on failure (a signal or a limit arriving after the
+    output was put in place says so instead: :func:`_written`)."""
     import dataclasses
 
     from .batch.guard.uploads import DEFAULT_LIMITS, TimeLimitReached, refusal_line, upload_limits
@@ -517,10 +541,11 @@ def _files(args: argparse.Namespace) -> int:
                 return _files_guarded(args, prog, source)
         except _Interrupted as exc:
             name = signal.Signals(exc.signum).name
-            print(f"{prog}: {shown}: interrupted by {name}; nothing written", file=sys.stderr)
+            print(f"{prog}: {shown}: interrupted by {name}; {_written(exc)}", file=sys.stderr)
             return 128 + exc.signum
         except (TimeLimitReached, MemoryError) as exc:
-            print(f"{prog}: {shown}: {refusal_line(exc, limits)}", file=sys.stderr)
+            after = f" ({_written(exc)})" if _written(exc) != _NOTHING_WRITTEN else ""
+            print(f"{prog}: {shown}: {refusal_line(exc, limits)}{after}", file=sys.stderr)
             return EXIT_REFUSED
     finally:
         for sig, handler in previous.items():

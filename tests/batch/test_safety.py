@@ -544,3 +544,57 @@ def test_peak_memory_as_the_kernel_counts_it_and_without_resource(monkeypatch):
         assert peak >= hwm * 1024 * 0.9 and peak > 10 << 20
     monkeypatch.setitem(sys.modules, "resource", None)  # (import resource then raises ImportError)
     assert splice._peak_bytes() > splice.COLLECT_ABOVE
+
+
+def test_a_signal_during_the_rename_comes_after_it_with_the_file_named(tmp_path, monkeypatch):
+    """write_atomic: a signal arriving while the finished file is renamed into place is held back until the
+    rename is done and noted: the exception carries the path (the command then says the output was written,
+    not "nothing written"); the new file stands whole and no temporary file stays."""
+    import signal
+
+    from xlbridge.batch.guard.files import write_atomic
+    from xlbridge.core.files import WRITTEN
+
+    class Stop(BaseException):
+        pass
+
+    def stop(signum, frame):
+        raise Stop
+
+    real = os.replace
+
+    def replace(a, b):
+        os.kill(os.getpid(), signal.SIGTERM)  # the signal comes during the rename
+        real(a, b)
+
+    dest = tmp_path / "out.xlsx"
+    dest.write_bytes(b"old")
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        monkeypatch.setattr(os, "replace", replace)
+        with pytest.raises(Stop) as stopped:
+            write_atomic(dest, lambda fh: fh.write(b"new"))
+    finally:
+        monkeypatch.undo()
+        signal.signal(signal.SIGTERM, previous)
+    assert getattr(stopped.value, WRITTEN) == str(dest)
+    assert dest.read_bytes() == b"new" and os.listdir(tmp_path) == ["out.xlsx"]
+
+
+def test_a_signal_before_the_rename_leaves_the_old_file_and_names_nothing(tmp_path):
+    from xlbridge.batch.guard.files import write_atomic
+    from xlbridge.core.files import WRITTEN
+
+    class Stop(BaseException):
+        pass
+
+    def write(fh):
+        fh.write(b"half")
+        raise Stop
+
+    dest = tmp_path / "out.xlsx"
+    dest.write_bytes(b"old")
+    with pytest.raises(Stop) as stopped:
+        write_atomic(dest, write)
+    assert getattr(stopped.value, WRITTEN, None) is None
+    assert dest.read_bytes() == b"old" and os.listdir(tmp_path) == ["out.xlsx"]

@@ -233,3 +233,30 @@ def test_a_pair_number_of_other_digits_is_read_as_text(tmp_path):
 
     assert [(r.ns, r.ew, r.score) for r in read_event(tmp_path / "out.pbn").board(1).results] == [
         ("\u00b2", "2", 420), ("3", "4", 400)]
+
+
+def test_a_signal_after_the_switch_says_the_site_was_written(tmp_path, monkeypatch, capsys):
+    """A signal arriving once the new site is in place (here: during the fsync after the switch) ends the
+    command with 128 + N and a line saying the output was written, not "nothing written"; the new site stands."""
+    from xlbridge import cli
+    from xlbridge.formats import site as site_module
+
+    (tmp_path / "old.pbn").write_text(pairs_pbn(4, per_board=2, name="Old event"), encoding="ascii")
+    (tmp_path / "new.pbn").write_text(pairs_pbn(6, per_board=3, name="New event"), encoding="ascii")
+    out = tmp_path / "site"
+    assert cli.main(["publish", str(tmp_path / "old.pbn"), "-o", str(out)]) == 0
+    real = site_module._fsync_dir
+
+    def fsync(path):
+        if not os.path.basename(path).startswith("site-"):  # the parent folder: after the switch
+            raise cli._Interrupted(signal.SIGTERM)
+        real(path)
+
+    monkeypatch.setattr(site_module, "_fsync_dir", fsync)
+    capsys.readouterr()
+    code = cli.main(["publish", str(tmp_path / "new.pbn"), "-o", str(out)])
+    err = capsys.readouterr().err
+    assert code == 128 + signal.SIGTERM, err
+    assert err.splitlines() == ["xlbridge publish: new.pbn: interrupted by SIGTERM; the output was written before "
+                                "it stopped ('site')"], err
+    assert "New event" in (out / "index.html").read_text(encoding="utf-8")

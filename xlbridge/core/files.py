@@ -1,6 +1,7 @@
 """What kind of file a path names, and opening a regular file for reading without ever waiting on it.
 
-Shared by the layers that read files a user names: the batch layer (workbooks,
+Also the two steps of putting a finished output in place that must not be split by a signal
+(:func:`signals_held`, :func:`exchange`). Shared by the layers that read files a user names: the batch layer (workbooks,
 :func:`xlbridge.batch.guard.safety.open_regular_file`) and the file formats (PBN, USEBIO:
 :func:`xlbridge.formats.errors.load_source`), which both import the core and nothing of each
 other. Each refuses a FIFO, a device or a folder at once, in its own words; reading a FIFO would
@@ -14,10 +15,76 @@ only; nothing here raises a message of its own.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
+import signal
 import stat
+from collections.abc import Iterator
 
-__all__ = ["file_kind", "open_regular"]
+__all__ = ["file_kind", "open_regular", "signals_held", "exchange", "WRITTEN"]
+
+#: The attribute a writer sets on an exception (a signal turned into one, a time limit) that reached it
+#: *after* its output was put in place: the path written, so that the command says so instead of
+#: "nothing written" (``setattr(exc, WRITTEN, path)``; read with ``getattr(exc, WRITTEN, None)``).
+WRITTEN = "xlbridge_written"
+
+_HELD = tuple(s for s in (getattr(signal, n, None) for n in ("SIGINT", "SIGTERM", "SIGHUP", "SIGALRM")) if s is not None)
+
+
+@contextlib.contextmanager
+def signals_held() -> Iterator[None]:
+    """SIGINT, SIGTERM, SIGHUP and SIGALRM (a time limit) held back (blocked) for the few statements inside,
+    and delivered as soon as they end: a rename that puts an output in place and the note that it was
+    made happen together or not at all (``signal.pthread_sigmask``; where the system has none, nothing is
+    held). SIGKILL cannot be held: what must survive it is a single rename.
+
+    >>> with signals_held():
+    ...     done = True
+    >>> done
+    True
+    """
+    mask = getattr(signal, "pthread_sigmask", None)
+    if mask is None:
+        yield
+        return
+    old = mask(signal.SIG_BLOCK, _HELD)
+    try:
+        yield
+    finally:
+        mask(signal.SIG_SETMASK, old)
+
+
+def exchange(a: str, b: str) -> bool:
+    """Swap the two paths ``a`` and ``b`` (files, folders or symbolic links) in one step, so that no moment
+    has one of them missing: Linux ``renameat2(RENAME_EXCHANGE)`` through the C library. Returns False,
+    changing nothing, where the system or the file system cannot (then the caller renames twice).
+
+    >>> import tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> for n in "ab":
+    ...     with open(os.path.join(d, n), "w") as fh:
+    ...         _ = fh.write(n)
+    >>> swapped = exchange(os.path.join(d, "a"), os.path.join(d, "b"))
+    >>> open(os.path.join(d, "a")).read() == ("b" if swapped else "a")
+    True
+    """
+    import ctypes
+    import ctypes.util
+
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):  # not on this system or file system
+        return False
+    raise OSError(err, os.strerror(err), a)
 
 
 def file_kind(mode: int) -> str | None:

@@ -15,12 +15,16 @@ reader is looking at.  ``DIR`` is a symbolic link to a complete site kept in a f
 4. the previous site's folder is removed: no page of an earlier event survives.
 
 A signal (SIGTERM, SIGHUP, Ctrl-C), the time limit or the memory limit before step 3 removes the new
-folder and leaves the old site; one arriving after the switch lets the run finish (the new site is
-published, its old folder removed); SIGKILL at any moment leaves ``DIR`` naming one whole site, and the
-next run removes the rest.  ``DIR`` may also be missing, an empty folder, or a folder holding only
-what an earlier xlbridge wrote there (``index.html``, ``style.css``, ``board-*.html``, ``pair-*.html``,
-``match-*.html``): such a folder is moved into ``.DIR.xlbridge-site/`` and replaced by the link, once
-(``DIR`` is then missing for the instant between the two renames).  Anything else at ``DIR`` (a
+folder and leaves the old site; the switch itself is made with those signals held back
+(:func:`~xlbridge.core.files.signals_held`), and one arriving after it stops the run with the new site
+published (the exception carries ``DIR`` as :data:`~xlbridge.core.files.WRITTEN`: the command says the site
+was written; the old folder is removed by the next run). SIGKILL at any moment leaves ``DIR`` naming one
+whole site, and the next run removes the rest.  ``DIR`` may also be missing, an empty folder, or a folder
+holding only what an earlier xlbridge wrote there (``index.html``, ``style.css``, ``board-*.html``,
+``pair-*.html``, ``match-*.html``): such a folder is swapped with the link in one step (Linux
+``renameat2(RENAME_EXCHANGE)``, :func:`~xlbridge.core.files.exchange`) and then moved into
+``.DIR.xlbridge-site/``, once; where the system cannot swap, it is moved aside first and ``DIR`` is missing
+for the instant between the two renames.  Anything else at ``DIR`` (a
 folder holding other files, a link elsewhere, a file) is refused, never replaced.
 
 >>> import tempfile, os
@@ -49,6 +53,7 @@ import stat
 import tempfile
 from pathlib import Path
 
+from ..core.files import WRITTEN, exchange, signals_held
 from .errors import FormatError, display_name
 from .model import Event
 from .publish import MAX_SITE_BYTES, publish
@@ -196,13 +201,17 @@ def publish_site(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | s
             if entry not in keep:
                 shutil.rmtree(os.path.join(store, entry), ignore_errors=True)
         link_prefix = f".{base}.xlbridge-link-"
-        for entry in os.listdir(parent):
+        for entry in os.listdir(parent):  # links (and folders swapped out) of killed runs
             if entry.startswith(link_prefix):
-                with contextlib.suppress(OSError):
-                    os.unlink(os.path.join(parent, entry))
+                gone = os.path.join(parent, entry)
+                if os.path.isdir(gone) and not os.path.islink(gone):
+                    shutil.rmtree(gone, ignore_errors=True)
+                else:
+                    with contextlib.suppress(OSError):
+                        os.unlink(gone)
         folder = tempfile.mkdtemp(dir=store, prefix="site-")
         link = os.path.join(parent, f"{link_prefix}{os.getpid()}")
-        moved = None
+        moved, switched = None, False
         try:
             os.chmod(folder, _umask_mode(0o777))
             written = publish(event, folder, dds=dds, max_bytes=site_byte_limit(input_bytes), name=shown, scored=scored,
@@ -211,26 +220,34 @@ def publish_site(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | s
                                    f"{SITE_BYTES_PER_INPUT_BYTE} bytes per byte of the input)"))
             _fsync_dir(folder)
             os.symlink(os.path.relpath(folder, parent), link)
-            if kind == "folder":  # an empty folder or an earlier xlbridge's pages: moved aside, once
-                moved = os.path.join(store, f"old-{os.getpid()}")
-                os.rename(out, moved)
-            os.replace(link, out)
+            with signals_held():  # the switch and the note of it, together
+                if kind == "folder" and exchange(link, out):  # an empty folder or an earlier xlbridge's pages:
+                    switched = True  # swapped with the link in one step, then moved aside into the store
+                    moved = os.path.join(store, f"old-{os.getpid()}")
+                    with contextlib.suppress(OSError):  # (else left at the link's name: the next run clears it)
+                        os.rename(link, moved)
+                elif kind == "folder":  # (no exchange here: moved aside, then the link put in its place)
+                    moved = os.path.join(store, f"old-{os.getpid()}")
+                    os.rename(out, moved)
+                    os.replace(link, out)
+                else:
+                    os.replace(link, out)
+                switched = True
             _fsync_dir(parent)
-        except BaseException:
+            for old in (current if kind == "link" else None, moved):
+                if old:
+                    shutil.rmtree(old, ignore_errors=True)
+        except BaseException as exc:
             with contextlib.suppress(OSError):
                 os.unlink(link)
-            live = os.path.islink(out) and os.path.normpath(
-                os.path.join(parent, os.readlink(out))) == os.path.normpath(folder)
-            if not live:
-                if moved is not None and not os.path.lexists(out):
-                    with contextlib.suppress(OSError):
-                        os.rename(moved, out)
-                shutil.rmtree(folder, ignore_errors=True)
+            if switched:  # a signal or a time limit after the switch: the new site stands; the command says so
+                setattr(exc, WRITTEN, out)
                 raise
-            written = [Path(folder, n) for n in os.listdir(folder)]  # switched: the new site stands
-        for old in (current if kind == "link" else None, moved):
-            if old:
-                shutil.rmtree(old, ignore_errors=True)
+            if moved is not None and not os.path.lexists(out):
+                with contextlib.suppress(OSError):
+                    os.rename(moved, out)
+            shutil.rmtree(folder, ignore_errors=True)
+            raise
         return Site(out, folder, len(written))
     finally:
         with contextlib.suppress(OSError):  # nothing published here (a refusal, a signal): no folder of ours stays

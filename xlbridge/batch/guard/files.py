@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ...core.errors import WorkbookLimitError
+from ...core.files import WRITTEN, signals_held
 from .limits import STALE_SECONDS, TEMP_PREFIX, refuse
 
 __all__ = [
@@ -248,8 +249,9 @@ def write_atomic(dest: str | os.PathLike, write: Callable[[typing.BinaryIO], Any
     mode for a new file, i.e. what any program creating the file would give it) and, when running as
     root, ``owner`` (uid, gid), then ``before_replace()`` runs if given (``--in-place`` writes the
     backup there, once the new file is complete), then it is renamed over ``dest`` (``os.replace``)
-    and the folder fsynced. On any failure (including a signal turned into an exception) the
-    temporary file is removed and ``dest`` is untouched.
+    and the folder fsynced. On any failure before the rename (including a signal turned into an
+    exception) the temporary file is removed and ``dest`` is untouched; an exception after it (a signal
+    held during the rename, a time limit) carries ``dest`` as its ``xlbridge.core.files.WRITTEN`` attribute.
 
     >>> import tempfile, os
     >>> d = tempfile.mkdtemp()
@@ -270,6 +272,7 @@ def write_atomic(dest: str | os.PathLike, write: Callable[[typing.BinaryIO], Any
     dest = os.fspath(dest)
     folder = os.path.dirname(os.path.abspath(dest))
     fd, tmp = tempfile.mkstemp(prefix=f".xlbridge-{os.getpid()}-", suffix=".tmp", dir=folder)
+    written = False
     try:
         with os.fdopen(fd, "wb") as fh:
             os.fchmod(fh.fileno(), umask_mode() if mode is None else mode)
@@ -280,16 +283,19 @@ def write_atomic(dest: str | os.PathLike, write: Callable[[typing.BinaryIO], Any
             os.fsync(fh.fileno())
         if before_replace is not None:
             before_replace()
-        os.replace(tmp, dest)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+        with signals_held():  # renamed and known to be, together: a signal held comes after, as the block ends
+            os.replace(tmp, dest)
+            written = True
+        with contextlib.suppress(OSError):  # make the rename itself durable
+            dfd = os.open(folder, os.O_RDONLY)
+            try:
+                os.fsync(dfd)
+            finally:
+                os.close(dfd)
+    except BaseException as exc:
+        if not written:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+        setattr(exc, WRITTEN, dest)  # a signal or a time limit once the new file is in place: it stands
         raise
-    try:  # make the rename itself durable
-        dfd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
-    except OSError:
-        pass
