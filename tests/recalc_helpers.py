@@ -107,29 +107,6 @@ def fresh_build(name: str) -> tuple[Path, Path]:
     return folder / "raw.xlsx", folder / "built.xlsx"
 
 
-def trimmed_template(name: str = "pairs.xlsx", rows: int = 404) -> Path:
-    """The template ``name`` freshly built (:func:`fresh_build`, without cached values) with the rows past
-    ``rows`` of each sheet deleted, once per test run: for the tests of filling and reading a workbook
-    (import, export, round trips), which a template's 10,000 rows of headroom only slow down (openpyxl
-    loads the cut pairs template in 0.1 s instead of 3 s). Every sheet, name, style and formula of the
-    first rows is kept. Shared: copy before changing."""
-
-    def build(folder: Path) -> None:
-        wb = openpyxl.load_workbook(fresh_build(name)[0])
-        for ws in wb.worksheets:
-            if ws.max_row > rows:
-                ws.delete_rows(rows + 1, ws.max_row - rows)
-        wb.save(folder / Path(name).name)
-
-    if ARTEFACTS is None:
-        import tempfile
-
-        folder = Path(tempfile.mkdtemp())
-        build(folder)
-        return folder / Path(name).name
-    return ARTEFACTS.make(f"trimmed_template {name} {rows}", build) / Path(name).name
-
-
 #: the long input tables of each template module, cut by :func:`small_build`: {module: [row-count constant]}
 LONG_TABLES = {"pairs": ["T_ROWS"], "teams": ["B_ROWS"], "handicap": ["R_ROWS"], "instant": ["R_ROWS", "H_ROWS"],
                "lehman": ["L_ROWS"]}

@@ -162,10 +162,13 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("source", metavar="FILE", help="the .pbn or USEBIO .xml file")
     i.add_argument("-o", "--output", metavar="BOOK", required=True, help="the workbook to write (.xlsx)")
     e = sub.add_parser("export", help="a pairs (or teams) workbook's session out as PBN or USEBIO",
-                       description="Read the travellers and pairs of a pairs workbook, score them (the same core "
-                                   "as the workbook's functions) and write PBN 2.1 with score tables or USEBIO 1.2.")
-    e.add_argument("book", metavar="BOOK", help="the pairs workbook (.xlsx)")
-    e.add_argument("--format", choices=("pbn", "usebio"), required=True, help="pbn or usebio")
+                       description="Read the travellers and pairs of a pairs workbook (or the matches of a teams "
+                                   "workbook), score them (the same core as the workbook's functions) and write "
+                                   "PBN 2.1 with score tables, or USEBIO 1.2 (pairs events; a teams workbook is "
+                                   "refused for USEBIO).")
+    e.add_argument("book", metavar="BOOK", help="the pairs or teams workbook (.xlsx)")
+    e.add_argument("--format", choices=("pbn", "usebio"), required=True,
+                   help="pbn (pairs or teams) or usebio (pairs only)")
     e.add_argument("-o", "--output", metavar="FILE", required=True, help="the file to write")
     w = sub.add_parser("publish", help="a static results web site from a pairs workbook or a PBN/USEBIO file",
                        description="Write the ranking per field with names, every board's traveller and every "

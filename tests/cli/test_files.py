@@ -34,18 +34,21 @@ ROOT = Path(__file__).resolve().parents[2]
 PCT = {("NS", 2): 70.83, ("NS", 3): 53.33, ("NS", 1): 29.17, ("EW", 3): 87.5, ("EW", 2): 38.33, ("EW", 1): 20.83}
 
 
-@pytest.fixture(scope="module")
-def workflow(tmp_path_factory):
-    """The README's four commands: import, recalc, export (both formats), publish."""
-    d = tmp_path_factory.mktemp("flow")
-    (d / "tuesday.pbn").write_text(MITCHELL_PBN, encoding="latin-1")
-    assert main(["import", str(d / "tuesday.pbn"), "-o", str(d / "tuesday.xlsx")]) == 0
-    assert main(["recalc", str(d / "tuesday.xlsx"), "--no-progress"]) == 0
-    book = d / "tuesday-recalculated.xlsx"
-    assert main(["export", str(book), "--format", "pbn", "-o", str(d / "out.pbn")]) == 0
-    assert main(["export", str(book), "--format", "usebio", "-o", str(d / "out.xml")]) == 0
-    assert main(["publish", str(book), "-o", str(d / "site")]) == 0
-    return d
+@pytest.fixture(scope="session")
+def workflow(run_artefacts):
+    """The README's four commands: import, recalc, export (both formats), publish; run once per run, in
+    whichever worker asks first (the files are shared: copy before changing)."""
+
+    def build(d: Path) -> None:
+        (d / "tuesday.pbn").write_text(MITCHELL_PBN, encoding="latin-1")
+        assert main(["import", str(d / "tuesday.pbn"), "-o", str(d / "tuesday.xlsx")]) == 0
+        assert main(["recalc", str(d / "tuesday.xlsx"), "--no-progress"]) == 0
+        book = d / "tuesday-recalculated.xlsx"
+        assert main(["export", str(book), "--format", "pbn", "-o", str(d / "out.pbn")]) == 0
+        assert main(["export", str(book), "--format", "usebio", "-o", str(d / "out.xml")]) == 0
+        assert main(["publish", str(book), "-o", str(d / "site")]) == 0
+
+    return run_artefacts.make("test_files workflow", build)
 
 
 @functools.lru_cache(maxsize=None)
@@ -53,19 +56,28 @@ def _imported_bytes(pbn: str) -> bytes:
     """The workbook ``xlbridge import`` makes of ``pbn``, cut to its first 404 rows (past the event's rows
     the pairs template holds only blank headroom, 10,000 rows of it): for the tests that change a cell
     with openpyxl and run export or publish on the result, which then load and save it in a fraction of
-    a second instead of six (once per worker and file)."""
+    a second instead of six. Made once per run and content (``recalc_helpers.ARTEFACTS``), shared by the
+    workers."""
+    import hashlib
     import tempfile
 
-    with tempfile.TemporaryDirectory() as d:
-        (Path(d) / "in.pbn").write_text(pbn, encoding="latin-1")
-        assert main(["import", str(Path(d) / "in.pbn"), "-o", str(Path(d) / "in.xlsx")]) == 0
-        wb = openpyxl.load_workbook(Path(d) / "in.xlsx")
-    for ws in wb.worksheets:
-        if ws.max_row > 404:
-            ws.delete_rows(405, ws.max_row - 404)
-    out = io.BytesIO()
-    wb.save(out)
-    return out.getvalue()
+    import recalc_helpers
+
+    def build(folder: Path) -> None:
+        (folder / "in.pbn").write_text(pbn, encoding="latin-1")
+        assert main(["import", str(folder / "in.pbn"), "-o", str(folder / "in.xlsx")]) == 0
+        wb = openpyxl.load_workbook(folder / "in.xlsx")
+        for ws in wb.worksheets:
+            if ws.max_row > 404:
+                ws.delete_rows(405, ws.max_row - 404)
+        wb.save(folder / "cut.xlsx")
+
+    if recalc_helpers.ARTEFACTS is None:
+        with tempfile.TemporaryDirectory() as d:
+            build(Path(d))
+            return (Path(d) / "cut.xlsx").read_bytes()
+    key = hashlib.sha256(pbn.encode("latin-1")).hexdigest()
+    return (recalc_helpers.ARTEFACTS.make(f"imported {key}", build) / "cut.xlsx").read_bytes()
 
 
 def _imported(pbn: str):
@@ -247,8 +259,7 @@ PASSED_OUT_PBN = """% PBN 2.1
 def test_a_passed_out_row_exports_and_publishes_from_the_workbook(tmp_path):
     """A passed-out row reads back from the workbook as Pass scoring 0 (PBN 2.1 section 3.4.12: contract
     Pass); by hand, 420 beats 0: N-S 1 and E-W 2 get the top of 2, N-S 2 and E-W 1 nothing."""
-    (tmp_path / "t1.pbn").write_text(PASSED_OUT_PBN, encoding="latin-1")
-    assert main(["import", str(tmp_path / "t1.pbn"), "-o", str(tmp_path / "t1.xlsx")]) == 0
+    (tmp_path / "t1.xlsx").write_bytes(_imported_bytes(PASSED_OUT_PBN))  # (xlbridge import's book, cut)
     assert main(["export", str(tmp_path / "t1.xlsx"), "--format", "pbn", "-o", str(tmp_path / "o.pbn")]) == 0
     rows = formats.read_event(tmp_path / "o.pbn").board(1).results
     assert [(r.ns, r.contract, r.declarer, r.tricks, r.score, r.mp_ns, r.mp_ew) for r in rows] == [
@@ -456,9 +467,9 @@ def events(draw, movements=st.booleans()):
 
 @pytest.fixture(scope="module")
 def template_bytes():
-    from recalc_helpers import trimmed_template
+    from recalc_helpers import small_build
 
-    return trimmed_template("pairs.xlsx").read_bytes()  # (its first 404 rows: loads in 0.1 s, not 3 s)
+    return small_build("pairs.xlsx", rows=400).read_bytes()  # (400 Travellers rows: loads in 0.1 s, not 3 s)
 
 
 @pytest.mark.parametrize("mitchell", [True, False])  # (one test a movement, three events each: seconds each)

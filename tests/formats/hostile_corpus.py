@@ -10,8 +10,8 @@ as a committee member's spreadsheet would be), never from xlbridge's own output 
 The attacks of the issue: a value typed at ``XFD5`` of a pairs or teams workbook, 20 MB of empty PBN
 tags, a 99,000-character event name over 2,000 one-result boards; and the classic ones: a line, a
 game, a table or a file past its limit, binary data, XML entity bombs and external entities, deep
-nesting, a flood of XML elements, names past the name limit in every place a name is read, and
-seeded mutations of a valid file.
+nesting, a flood of XML elements, names past the name limit in every place a name is read, pair
+numbers that all make one page name, and seeded mutations of a valid PBN, USEBIO and workbook file.
 """
 
 from __future__ import annotations
@@ -91,19 +91,39 @@ CASES = [
     Case("pairs-last-row.xlsx", "publish", 0),
     Case("pairs-long-names.xlsx", "publish", 2, "Pairs row 5: player name longer than 200 characters"),
     Case("pairs-long-title.xlsx", "export", 2, "event name longer than 200 characters"),
-    Case("not-a-workbook.xlsx", "export", 2, ""),
+    Case("not-a-workbook.xlsx", "export", 2, "damaged workbook"),
+    Case("teams-xfd5-publish.xlsx", "publish", 0),
+    Case("pairs-long-pair-number.xlsx", "export", 2, "Travellers!B5: pair number longer than 20 characters"),
+    Case("colliding-ids.pbn", "publish", 0),
     Case("imp-pairs.pbn", "publish", 2, "imp-pairs.pbn: cannot score pairs event at 'IMP'"),
 ]
 
 #: Seeded mutations of :data:`VALID_PBN` and of a valid USEBIO file: each is read (imported) and must
 #: give exit 0 or exit 2 with one line.
 MUTANTS = 24
+#: Seeded mutations of a filled pairs workbook (one XML part damaged byte-wise): each is exported, and must
+#: give exit 0 or exit 2 with one line.
+WORKBOOK_MUTANTS = 6
 
 
 def _pbn_boards(boards: int, event: str = "Club night") -> str:
     out = [f'% PBN 2.1\n[Event "{event}"]\n']
     for b in range(1, boards + 1):
         out.append(f'\n[Board "{b}"]\n[ScoreTable "PairId_NS;PairId_EW;Score_NS"]\n1 1 0\n')
+    return "".join(out)
+
+
+def _colliding_ids(pairs: int) -> str:
+    """A Howell of ``pairs`` pairs whose numbers all make the same page name (``A`` and ``1`` around a run of
+    ``-`` and ``.``, which the site's page names turn into one ``_``): the names made unique in linear time."""
+    import itertools
+
+    ids = ["A" + "".join(p) + "1" for p in itertools.islice(itertools.product("-.", repeat=12), pairs)]
+    out, per_board = ['% PBN 2.1\n[Event "Colliding"]\n'], 750
+    for b in range(pairs // per_board):
+        out.append(f'\n[Board "{b + 1}"]\n[Vulnerable "None"]\n[ScoreTable "PairId_NS;PairId_EW;Score_NS"]\n')
+        out += [f"{ids[k]} {ids[(k + 1) % pairs]} {420 if k % 2 else 400}\n"
+                for k in range(b * per_board, (b + 1) * per_board)]
     return "".join(out)
 
 
@@ -124,7 +144,24 @@ def _mutate(text: bytes, rnd: random.Random) -> bytes:
     return bytes(data)
 
 
-def _workbooks(out: Path) -> None:
+def _workbook_mutants(book: Path, out: Path, rnd: random.Random) -> None:
+    """:data:`WORKBOOK_MUTANTS` copies of ``book``, each with one XML part (a worksheet, the workbook or the
+    shared strings four times in five) damaged by :func:`_mutate`: ``wb-mutant-NN.xlsx``."""
+    import zipfile
+
+    with zipfile.ZipFile(book) as zin:
+        infos = [i for i in zin.infolist() if i.filename.endswith((".xml", ".rels"))]
+        parts = {i.filename: zin.read(i) for i in zin.infolist()}
+    key = [i.filename for i in infos if "worksheets/" in i.filename or i.filename.endswith(("workbook.xml",
+                                                                                           "sharedStrings.xml"))]
+    for k in range(WORKBOOK_MUTANTS):
+        target = rnd.choice(key) if rnd.random() < 0.8 else rnd.choice(infos).filename
+        with zipfile.ZipFile(out / f"wb-mutant-{k:02d}.xlsx", "w", zipfile.ZIP_DEFLATED) as zout:
+            for name, data in parts.items():
+                zout.writestr(name, _mutate(data, rnd) if name == target else data)
+
+
+def _workbooks(out: Path, rnd: random.Random) -> None:
     import openpyxl
 
     from xlbridge import formats, templates
@@ -155,6 +192,12 @@ def _workbooks(out: Path) -> None:
     edit(pairs, "pairs-xfd5.xlsx", xfd5("Travellers"))
     edit(pairs, "pairs-xfd5-publish.xlsx", xfd5("Travellers"))
     edit(teams, "teams-xfd5.xlsx", xfd5("Boards"))
+    edit(teams, "teams-xfd5-publish.xlsx", xfd5("Boards"))
+
+    def long_pair_number(book) -> None:
+        book["Travellers"]["B5"] = "9" * 25
+
+    edit(pairs, "pairs-long-pair-number.xlsx", long_pair_number)
 
     def last_row(book) -> None:
         book["Pairs"]["A1048576"] = 99
@@ -176,6 +219,7 @@ def _workbooks(out: Path) -> None:
         props.append(StringProperty(name="xlbridge event", value="T" * 30_000))
 
     edit(pairs, "pairs-long-title.xlsx", long_title)
+    _workbook_mutants(pairs, out, rnd)
     pairs.unlink()
     teams.unlink()
 
@@ -219,6 +263,7 @@ def build(out: Path | str, seed: int = SEED) -> list[Path]:
     files["long-event-name.xml"] = VALID_USEBIO.format(name="E" * 99_000).encode()
     files["imp-pairs.pbn"] = (b'[Scoring "IMP"]\n[Board "1"]\n[ScoreTable "PairId_NS;PairId_EW;Score_NS"]\n'
                               b'1 2 420\n2 1 400\n')
+    files["colliding-ids.pbn"] = _colliding_ids(1_500).encode()
     files["not-a-workbook.xlsx"] = b"PK\x03\x04" + bytes(rnd.randrange(256) for _ in range(2048))
     for k in range(MUTANTS):
         if k % 2:
@@ -229,9 +274,10 @@ def build(out: Path | str, seed: int = SEED) -> list[Path]:
     for fname, data in files.items():
         (out / fname).write_bytes(data)
         written.append(out / fname)
-    _workbooks(out)
+    _workbooks(out, rnd)
     return sorted(written, key=lambda p: (p.name.startswith("mutant-"), p.name)) + [
-        out / c.name for c in CASES if c.name.endswith(".xlsx") and c.name != "not-a-workbook.xlsx"]
+        out / c.name for c in CASES if c.name.endswith(".xlsx") and c.name != "not-a-workbook.xlsx"] + sorted(
+        out.glob("wb-mutant-*.xlsx"))
 
 
 if __name__ == "__main__":  # pragma: no cover

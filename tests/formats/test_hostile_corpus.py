@@ -129,6 +129,31 @@ def test_seeded_mutations_are_read_or_refused_in_one_line(corpus, tmp_path):
     assert 0 < refused  # the mutations do break files (a test that could not fail would prove nothing)
 
 
+def test_seeded_workbook_mutations_are_exported_or_refused_in_one_line(corpus, tmp_path):
+    """Mutants of a filled pairs workbook (one XML part damaged; seed 37), exported to PBN by the command's
+    main in this process: exit 0 or 2, one line, never a traceback, no output on a refusal."""
+    import contextlib
+    import io
+
+    from xlbridge.cli import main
+
+    mutants = sorted(corpus.glob("wb-mutant-*.xlsx"))
+    assert len(mutants) == hostile_corpus.WORKBOOK_MUTANTS
+    refused = 0
+    for src in mutants:
+        out = tmp_path / (src.stem + ".pbn")
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            code = main(["export", str(src), "--format", "pbn", "-o", str(out)])
+        stderr = err.getvalue()
+        assert code in (0, 2), (src.name, code, stderr)
+        assert "Traceback" not in stderr
+        if code == 2:
+            refused += 1
+            assert len(stderr.splitlines()) == 1 and src.name in stderr and not out.exists(), (src.name, stderr)
+    assert 0 < refused  # the mutations do break files
+
+
 def test_a_name_with_control_characters_is_escaped_in_every_message(tmp_path):
     """A file named with a line break and a terminal escape: the one line shows them escaped (issue 37: a
     newline and a terminal escape reached the terminal on two error paths)."""
