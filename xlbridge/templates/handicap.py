@@ -78,7 +78,7 @@ def build() -> Workbook:
         "the 2nd- and 3rd-lowest of the division above (overlap 2 ranks); Handicap IMPs = 2.75 x Merged "
         "VP Diff, rounded to a whole IMP. The parameters (IMPs per VP, overlap, legacy step) are inputs.",
         "Where the seed's Table 1 differs: Lambs (Div 3) are printed 77 but 2.75 x 28.67 = 78.83 gives 79 "
-        "(ERRATA.md). Every other cell of Table 1 reproduces.",
+        "(xlbridge's docs/corrections.md). Every other cell of Table 1 reproduces.",
         "Sheet NewTeams: one row per match played this season by a new team (team, opponent, VPs for, VPs "
         "against). Each new team's VP Diff is the average over its matches of (opponent's Merged VP Diff "
         "- VP margin), solved jointly when new teams met each other (the seed's iteration converges to "
@@ -93,9 +93,9 @@ def build() -> Workbook:
         "stops the table with a message naming the row (row 1 = sheet row 5): no match is left out in silence.",
         "Sheet Fairness: under fair handicaps the number of wins of the higher-handicap team in n "
         "matches is Binomial(n, 1/2). The bands exclude 25 %, 10 % and 1 % of outcomes at each end "
-        "(ERRATA.md: the seed's green lines are the 10 % tails). P(X <= wins) is small when the "
+        "(xlbridge's docs/corrections.md: the seed's green lines are the 10 % tails). P(X <= wins) is small when the "
         "higher-handicap team wins too rarely, P(X >= wins) when it wins too often; each is a p-value, "
-        "not the probability that the handicaps are unfair (ERRATA.md). The first observed row is this "
+        "not the probability that the handicaps are unfair (xlbridge's docs/corrections.md). The first observed row is this "
         "season's, counted from the Results sheet; the others are seed 000's. The seed's first study counted "
         "the higher-RANKING team's wins (19 of 56); the sheet enters the same result as 37 wins of the "
         "higher-handicap team, so P(X >= 37) = P(X <= 19) = 0.0111.",

@@ -56,7 +56,7 @@ def build() -> Workbook:
         "week (up to 52 weeks; Standard or Modified in B3). Sheet Chart: type up to 8 names in column K; a "
         "line chart shows their ratings week by week.",
         "Sheet Example: seed 003's worked example. The seating that reproduces the seed is North = the "
-        "novice rated 50, South = the intermediate rated 45 (ERRATA.md); the modified figures need the "
+        "novice rated 50, South = the intermediate rated 45 (xlbridge's docs/corrections.md); the modified figures need the "
         "novice at error 100 %, South at about 1,000 boards of history, E and W with equal error bounds.",
     ] + COMMON_LINES)
 
@@ -93,7 +93,7 @@ def build() -> Workbook:
     input_table(ws, f"A{L_FIRST}:G{ll}", "U11", "results", legend_at="U7")
 
     # the rating of every player after every week, and a chart of the players chosen
-    ws = sheet(wb, "History", "Rating after each week", "One row per player (first appearance first), one column per week "
+    ws = sheet(wb, "History", "Rating after each week", "One row per player (in name order), one column per week "
                                         "played; blank before the player's first week.")
     ws["A3"] = "Formula"
     ws["A3"].font = bold()

@@ -75,10 +75,10 @@ def build() -> Workbook:
         "every combination of outcomes (seed 004).",
         "Parameters: Scale EBU (2 per score beaten, 1 per tie) or ACBL (1 and 1/2); Expected results per "
         "board (blank: the largest number of results on any board). The example uses ACBL to match seed "
-        "004's figures; seed 004 prints 2.63 for pair A on board 3: the correct value is 2.75 (ERRATA.md).",
+        "004's figures; seed 004 prints 2.63 for pair A on board 3: the correct value is 2.75 (xlbridge's docs/corrections.md).",
         "Sheet Neuberg: seed 001's two worked examples (EBU scale). Its printed line (14 x 16) + (16 - 8) "
         "= 29 lost the division by A: ((14 x 16) + (16 - 8)) / 8 = 29; its final 51.86 % is 51.85 % when "
-        "rounded once at the end (ERRATA.md).",
+        "rounded once at the end (xlbridge's docs/corrections.md).",
         "Movement: Mitchell (N-S pair 1 and E-W pair 1 are different pairs; each direction is ranked "
         "separately) or Howell (one field: a pair number is one pair whichever way it sits). Arrow switch: "
         "type Y on a row played with the arrows switched; the pair numbers stay where the pairs sat, and the "

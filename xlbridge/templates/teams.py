@@ -67,7 +67,7 @@ def build() -> Workbook:
         "Sheet Swiss: seed 004's worked example: 60 % of 420 and 40 % of -50 against 400 gives -3.4 IMPs; "
         "with +8 IMPs on the other boards of a 7-board match the match is won by 5 (12.18 VPs); weighting "
         "at VP level instead gives 0.6 x 13.65 + 0.4 x 9.08 = 11.82 VPs; board-a-match gives 0.2. "
-        "The seed does not say the match length: its VPs are the 7-board scale (ERRATA.md).",
+        "The seed does not say the match length: its VPs are the 7-board scale (xlbridge's docs/corrections.md).",
     ] + COMMON_LINES)
 
     ws = sheet(wb, BOARDS_SHEET, BOARDS_SHEET, "Example: match 1 is seed 004's Swiss match (7 boards, board 1 weighted); match 2 is plain.")

@@ -7,10 +7,10 @@ wins is X ~ Binomial(n, 1/2) (seed 000: "the probability is the same as for toss
 * :func:`fairness_p` = P(X <= wins) (the higher-handicap team wins too rarely: handicaps too
   small) and :func:`fairness_p_upper` = P(X >= wins) (it wins too often: handicaps too big),
   exact (integer arithmetic, one conversion to float at the end). A p-value is not "the
-  probability that the handicaps are unfair" (ERRATA.md, seed 000).
+  probability that the handicaps are unfair" (docs/corrections.md, seed 000).
 * :func:`fairness_band` = the band of win counts that excludes the share ``tail`` of outcomes at
   each end; the seed's Figures 1 and 2 draw the bands for tails of 25 %, 10 % and 1 % (central
-  50 %, 80 % and 98 %; the seed's text calls the middle one "90 %", see ERRATA.md).
+  50 %, 80 % and 98 %; the seed's text calls the middle one "90 %", see docs/corrections.md).
 * :func:`fairness_count` applies a handicap table to a season of match results.
 * :func:`fairness_bands_data` gives the seed's figures as a table a native Excel chart can draw;
   :func:`xlbridge.analysis.plots.fairness_figure` draws them with matplotlib.

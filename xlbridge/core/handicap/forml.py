@@ -146,7 +146,7 @@ def forml_round(x: object, rounding: str = "half_away") -> int:
 
     >>> forml_round(Fraction(157, 2)), forml_round(Fraction(157, 2), "half_even")
     (79, 78)
-    >>> forml_round(Fraction(473, 6))   # Lambs: 2.75 x 28.67 = 78.83 -> 79 (ERRATA; printed 77)
+    >>> forml_round(Fraction(473, 6))   # Lambs: 2.75 x 28.67 = 78.83 -> 79 (docs/corrections.md; printed 77)
     79
     >>> forml_round(-2.5)
     -3
@@ -268,7 +268,7 @@ def forml_handicaps(
     up, since handicaps are not negative). Blank rows give None. ``imps_per_vp`` is read via its
     decimal text (2.75 = 11/4).
 
-    Seed 000 Table 1, Division 3 (Lambs = 79 per ERRATA.md; the seed prints 77):
+    Seed 000 Table 1, Division 3 (Lambs = 79 per docs/corrections.md; the seed prints 77):
 
     >>> div = [1] * 6 + [2] * 6 + [3] * 6
     >>> avg = [14.0, 14.0, 13.4, 10.0, 5.3, 3.3, 11.5, 10.6, 10.1, 10.0, 9.9, 7.9,

@@ -76,7 +76,7 @@ def neuberg(mp: object, expected: object, actual: object, scale: str = "EBU") ->
 
     >>> neuberg(14, 16, 8), neuberg(18, 11, 10)            # seed 001: 29 and 19.9
     (Fraction(29, 1), Fraction(199, 10))
-    >>> [str(neuberg(m, 6, 5, "ACBL")) for m in (4, 2.5, 1, 0)]   # seed 004 (ERRATA)
+    >>> [str(neuberg(m, 6, 5, "ACBL")) for m in (4, 2.5, 1, 0)]   # seed 004 (docs/corrections.md)
     ['49/10', '31/10', '13/10', '1/10']
     """
     sc = mp_scale(scale)

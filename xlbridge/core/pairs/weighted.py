@@ -298,7 +298,7 @@ def weighted_session(outcomes: Sequence[Any], boards: Any = None, *, expected: o
 
     >>> s = weighted_session([[(420, .6), (-50, .4)], [(170, .5), (420, .5)], 420, 400, 400, -50],
     ...                      scale="ACBL")
-    >>> [str(x) for x in s.ns]      # seed 004: pair A 2.75 (ERRATA), pair B 2.80, 4.45, 2.40, 2.40, 0.2
+    >>> [str(x) for x in s.ns]      # seed 004: pair A 2.75 (docs/corrections.md), pair B 2.80, 4.45, 2.40, 2.40, 0.2
     ['11/4', '14/5', '89/20', '12/5', '12/5', '1/5']
     """
     sc = mp_scale(scale)

@@ -15,7 +15,7 @@ history of ``N`` boards, 1.0 below 2 boards), ``R'_n = R_n E_n / E_ns`` (``E_ns`
 the pair's two bounds), the prediction uses the ``R'`` and ``delta'_n = R'_n (P / predicted' - 1)``,
 ``Q'_n = R_n + delta'_n``.  In both formulas the four deltas sum to zero.
 
-Seed 003's example (seating per ERRATA.md: North the novice rated 50, South 45, E-W 45; N-S 42 %):
+Seed 003's example (seating per docs/corrections.md: North the novice rated 50, South 45, E-W 45; N-S 42 %):
 
 >>> [round(q, 2) for q in lehman_pseudo([50, 45, 45, 45], 42)]
 [40.89, 36.81, 53.65, 53.65]

@@ -9,7 +9,7 @@ between is raised by 0.01, repeatedly, until no step exceeds its predecessor.  :
 builds that table (computed with 50-digit decimals, so no rounding decision is left to a float)
 and :func:`vp` reads it.
 
-Seed 004 (7 boards, ERRATA.md): +5 IMPs = 12.18, +9 = 13.65, -2 = 9.08.
+Seed 004 (7 boards, docs/corrections.md): +5 IMPs = 12.18, +9 = 13.65, -2 = 9.08.
 
 >>> vp(5, 7), vp(9, 7), vp(-2, 7)
 (Fraction(609, 50), Fraction(273, 20), Fraction(227, 25))

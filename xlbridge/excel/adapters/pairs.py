@@ -112,7 +112,7 @@ def _session_cells(session: Any) -> list[list[Any]]:
 def weighted_mp(scores: Cells, weights: Cells, boards: Cells, expected: int | None, scale: str) -> list[list[Any]]:
     """n x 2 matchpoints for travellers with Law 12C1(c) weighted scores (xlbridge.core.pairs.weighted).
 
-    Seed 004, two weighted scores (ERRATA: pair A 2.75): 1/0.5 scale, 6 expected results.
+    Seed 004, two weighted scores (docs/corrections.md: pair A 2.75): 1/0.5 scale, 6 expected results.
 
     >>> r = weighted_mp([[420, None], [400, None], [400, None], [-50, None], [420, -50], [170, 420]],
     ...                 [[None, None], [None, None], [None, None], [None, None], [0.6, 0.4], [0.5, 0.5]],
