@@ -594,7 +594,10 @@ def _files_guarded(args: argparse.Namespace, prog: str, source: str) -> int:
         else:
             from . import formats
 
-            event = formats.score_event(_read_event(source, prog, weighted=args.command == "publish"))
+            # the site shows a workbook's matchpoints on its own scale (its Scale parameter); PBN and USEBIO
+            # carry them on the 2/1 (EBU, WBF) scale, whatever the source
+            event = formats.score_event(_read_event(source, prog, weighted=args.command == "publish"),
+                                        scale=None if args.command == "publish" else "EBU")
             if args.command == "publish":
                 from .formats.site import publish_site
 

@@ -348,16 +348,22 @@ def test_a_bad_traveller_row_is_refused_naming_the_workbook_cell(tmp_path, capsy
     assert not (tmp_path / "o.pbn").exists() and not (tmp_path / "s").exists()
 
 
-def test_publish_shows_a_weighted_score_of_the_workbook(tmp_path):
+@pytest.mark.parametrize("scale, shown", [(None, ["2.90", "2.10"]), ("EBU", ["5.80", "4.20"])])
+def test_publish_shows_a_weighted_score_of_the_workbook(tmp_path, scale, shown):
     """publish writes no PBN or USEBIO, so the bundled example's weighted score (seed 004: 60 % of +420,
-    40 % of -50 on board 1, N-S 1 v E-W 11) is shown, matchpointed as seed 004 does: 2.9 of 5 on the
-    1/0.5 scale, 5.8 of 10 (58 %) on the 2/1 scale the site uses."""
-    shutil.copy(ROOT / "workbooks" / "examples" / "pairs.xlsx", tmp_path / "pairs.xlsx")
+    40 % of -50 on board 1, N-S 1 v E-W 11) is shown, matchpointed as seed 004 does and on the workbook's
+    own scale (its Scale parameter, issue 40): 2.9 of 5 on the example's 1/0.5 (ACBL) scale, 5.8 of 10
+    on the 2/1 (EBU) scale; 58 % either way."""
+    wb = openpyxl.load_workbook(ROOT / "workbooks" / "examples" / "pairs.xlsx")
+    assert wb["Travellers"]["Q5"].value == "Scale" and wb["Travellers"]["R5"].value == "ACBL"
+    if scale is not None:
+        wb["Travellers"]["R5"] = scale
+    wb.save(tmp_path / "pairs.xlsx")
     proc = _run("publish", "pairs.xlsx", "-o", "site", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     board = (tmp_path / "site" / "board-1.html").read_text(encoding="utf-8")
     row = next(r for r in re.findall(r"<tr>.*?</tr>", board, re.S) if "420 (60 %), -50 (40 %)" in r)
-    assert re.findall(r"<td class=n>([^<]*)</td>", row)[-3:] == ["5.80", "4.20", "58.00"]
+    assert re.findall(r"<td class=n>([^<]*)</td>", row)[-3:] == shown + ["58.00"]
 
 
 def test_publish_refuses_weights_not_totalling_100_percent_naming_the_cell(tmp_path):

@@ -188,3 +188,10 @@ def test_page_names_of_colliding_pair_ids_are_all_distinct_and_numbered_in_order
     got = _unique_files(many)
     assert len(set(got.values())) == 20_000
     assert got[("NS", "0")] == "pair-NS-x.html" and got[("NS", "19999")] == "pair-NS-x-20000.html"
+
+
+def test_traveller_links_carry_the_pair_s_names(site):
+    """Issue 40: a traveller names each pair by number, linking to its page, with its players on hover."""
+    _, pages = site
+    links = dict(re.findall(r'<a href="pair-NS-3\.html" title="([^"]*)">([^<]*)</a>', pages["board-1.html"]))
+    assert links == {"Cy Fox &amp; Di Ode": "NS 3"}

@@ -169,3 +169,58 @@ def test_fuzz_mutations_give_an_event_or_one_line_error(reader, sample):
             assert isinstance(e, Event)
             valid += 1
     assert valid >= 5 and errors >= 20  # both outcomes are exercised
+
+
+def _example_copy(tmp_path, change=None):
+    import openpyxl
+    from recalc_helpers import small_build
+
+    wb = openpyxl.load_workbook(small_build("examples/pairs.xlsx", rows=400))
+    if change is not None:
+        change(wb)
+    wb.save(tmp_path / "club.xlsx")
+    return tmp_path / "club.xlsx"
+
+
+def test_a_typed_workbook_s_event_name_is_its_document_title(tmp_path):
+    """Issue 40: a workbook typed by hand has no 'xlbridge event' property; the document title a member types
+    (File > Properties) names the event, and the template itself carries none."""
+    from xlbridge.formats.pairsbook import read_pairs_workbook
+
+    assert read_pairs_workbook(_example_copy(tmp_path), weighted=True).name is None
+
+    def title(wb):
+        wb.properties.title = "  Tuesday Pairs "
+
+    assert read_pairs_workbook(_example_copy(tmp_path, title), weighted=True).name == "Tuesday Pairs"
+
+
+@pytest.mark.parametrize("typed, scale", [("ACBL", "ACBL"), ("EBU", "EBU"), ("1/0.5", "ACBL"), (None, None)])
+def test_the_workbook_s_matchpoint_scale_is_read_and_used(tmp_path, typed, scale):
+    """The Travellers sheet's Scale parameter (R5) is the event's; scoring without a scale uses it (a board's
+    matchpoints on the 1/0.5 scale are half those on the 2/1 scale, MP_SCALES), and percentages agree."""
+    from xlbridge.formats import score_event
+    from xlbridge.formats.pairsbook import read_pairs_workbook
+
+    def set_scale(wb):
+        wb["Travellers"]["R5"] = typed
+
+    event = read_pairs_workbook(_example_copy(tmp_path, set_scale), weighted=True)  # (its weighted board kept)
+    assert event.scale == scale
+    own, ebu = score_event(event), score_event(event, scale="EBU")
+    half = 2 if scale == "ACBL" else 1
+    mine = [None if r.mp_ns is None else r.mp_ns * half for b in own.boards for r in b.results]
+    assert mine == [r.mp_ns for b in ebu.boards for r in b.results] and any(mine)
+    assert [r.pct_ns for b in own.boards for r in b.results] == [r.pct_ns for b in ebu.boards for r in b.results]
+
+
+def test_an_unknown_matchpoint_scale_is_refused_naming_its_cell(tmp_path):
+    from xlbridge.formats import FormatError
+    from xlbridge.formats.pairsbook import read_pairs_workbook
+
+    def set_scale(wb):
+        wb["Travellers"]["R5"] = "Swiss"
+
+    with pytest.raises(FormatError) as err:
+        read_pairs_workbook(_example_copy(tmp_path, set_scale))
+    assert str(err.value) == "club.xlsx, Travellers!R5: unknown matchpoint scale (EBU or ACBL): 'Swiss'"

@@ -86,11 +86,11 @@ def site(tmp_path_factory):
 
 def test_the_weighted_board_s_traveller_shows_each_outcome_and_the_exact_weighted_imps(site):
     rows = _rows(_parse(site / "site" / "board-1.html"))
-    # N-S, E-W, contract, by, tricks, lead, N-S +, N-S -, IMPs N-S, IMPs E-W
+    # N-S, E-W (each team by its name, issue 40), contract, by, tricks, lead, N-S +, N-S -, IMPs N-S, IMPs E-W
     got = {(r[0], r[1]): (r[6], r[7], r[8], r[9]) for r in rows}
-    assert got[("1", "2")] == (WEIGHTED_TEXT, "", "11.60", "-11.60")  # 0.5 x 13 + 0.3 x 11 + 0.2 x 9
-    assert got[("2", "1")] == ("", "420", "-11.60", "11.60")
-    assert got[("3", "4")][2:] == ("0", "0")
+    assert got[("Lions", "Tigers")] == (WEIGHTED_TEXT, "", "11.60", "-11.60")  # 0.5 x 13 + 0.3 x 11 + 0.2 x 9
+    assert got[("Tigers", "Lions")] == ("", "420", "-11.60", "11.60")
+    assert got[("Bears", "Wolves")][2:] == ("0", "0")
 
 
 def test_the_match_scorecard_totals_exactly_and_rounds_the_margin_once(site):
@@ -116,10 +116,21 @@ def test_the_standings_are_by_vps_of_the_rounded_margins(site):
         ("4", "Tigers", "6.35", "-8.60")]
 
 
-def test_the_team_s_scorecard_shows_the_outcomes_from_its_side(site):
-    rows = _rows(_parse(site / "site" / "pair-2.html"))  # Tigers: E-W against the weighted score
-    first = [r for r in rows if r[0] == "1" and r[1] == "EW"][0]
-    assert (first[6], first[7]) == ("-420 (50 %), -170 (30 %), 50 (20 %)", "-11.60")
+def test_the_team_s_scorecard_shows_each_board_once_from_its_side(site):
+    """Issue 40: each board of the team's match is one row (both rooms), its IMPs once and from the team's side,
+    so that the column adds up to the match's IMPs (Tigers: 3 - 11.6 = -8.6); the opponents by name."""
+    doc = _parse(site / "site" / "pair-2.html")  # Tigers
+    assert ["".join(th.itertext()).strip() for th in doc.findall(".//thead//th")] == [
+        "Board", "Versus", "Contract (our N-S)", "By", "N-S", "Contract (their N-S)", "By", "N-S", "IMPs"]
+    rows = _rows(doc)
+    assert [r[0] for r in rows] == ["1", "2", "3", "4", "5", "6", "7", "Total"]
+    assert {r[1] for r in rows[:-1]} == {"Lions"}
+    # board 1: Tigers N-S score -420 in their room; Lions N-S hold the weighted score in the other
+    assert (rows[0][4], rows[0][7], rows[0][8]) == ("-420", WEIGHTED_TEXT, "-11.60")
+    assert (rows[1][8], rows[2][8]) == ("1", "2")
+    assert rows[-1][8] == "-8.60"
+    summary = "".join(doc.find(".//p").itertext())
+    assert not summary.startswith(("\u00b7", " ")), summary  # no stray separator before the first item
 
 
 def test_every_page_is_valid_html5(site):

@@ -159,6 +159,9 @@ class Event:
     movement: str = HOWELL
     participants: tuple[Participant, ...] = ()
     boards: tuple[Board, ...] = ()
+    #: the matchpoint scale the source states (a pairs workbook's ``Scale`` parameter: ``"EBU"`` or
+    #: ``"ACBL"``); None when it states none (PBN, USEBIO). The site shows matchpoints on it.
+    scale: str | None = field(default=None, compare=False)
     #: a teams workbook's declared match lengths, ((team a, team b, boards), ...) with team a the lower
     #: number (its Matches sheet's Boards column): the VP scale's length, which PBN and USEBIO do not carry
     match_lengths: tuple[tuple[str, str, int], ...] = field(default=(), compare=False)

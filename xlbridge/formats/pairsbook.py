@@ -38,6 +38,7 @@ from typing import Any
 import xlbridge
 
 from ..core.entries import parse_entry
+from ..core.pairs.neuberg import mp_scale
 from ..core.template_contract import PAIR_COLUMNS, PAIRS_SHEET, TRAVELLER_COLUMNS, TRAVELLER_WEIGHTS, TRAVELLERS_SHEET
 from .checks import check_traveller
 from .errors import FormatError, check_name, display_name
@@ -45,7 +46,7 @@ from .model import (HOWELL, MITCHELL, PAIRS, TEAMS, Event, Participant, Result, 
                     normalize_lead)
 from .sheets import (HEADER_ROW, VULNERABILITY, Getter, Where, Workbook, board_number, capacity, cell_number,
                      cell_text, check_standard_cycle, id_text, event_boards, fill_table, find_columns, find_parameter,
-                     get_sheet, join_names, open_workbook, parameter_value, read_extra_sheets, read_outcomes,
+                     get_sheet, join_names, open_workbook, parameter_entry, parameter_value, read_extra_sheets, read_outcomes,
                      read_properties, sparse_rows, split_names, table_rows, write_extra_sheets, write_properties)
 
 __all__ = ["fill_pairs_workbook", "read_pairs_workbook", "travellers_rows", "TRAVELLERS", "PAIRS_SHEET"]
@@ -89,6 +90,9 @@ def fill_pairs_workbook(wb: Workbook, event: Event, *, name: str | None = None) 
     movement = find_parameter(ws, "Movement")
     if movement is not None:
         movement.value = "Mitchell" if event.movement == MITCHELL else "Howell"
+    scale = find_parameter(ws, "Scale")  # the workbook shows the matchpoints the file carries: PBN and USEBIO
+    if scale is not None:                # state them on the 2/1 (EBU) scale
+        scale.value = event.scale or "EBU"
     ps = get_sheet(wb, PAIRS_SHEET)
     pcols = find_columns(ps, _P_COLUMNS, sheet=PAIRS_SHEET)
     plast = capacity(ps) or max(ps.max_row, HEADER_ROW + len(event.participants))
@@ -123,6 +127,7 @@ def read_pairs_workbook(path: str | os.PathLike[str], *, weighted: bool = False)
         ws = get_sheet(wb, TRAVELLERS, name)
         found, movement = parameter_value(ws, "Movement")
         mitchell = not found or str(movement or "").strip().lower() != "howell"
+        scale = _scale(ws, name)
         boards: dict[int, list[Result]] = {}
         cells: dict[int, list[tuple[dict[str, Any], dict[str, Any]]]] = {}  # each row's result cell and NS cell
         for _r, get, where in table_rows(ws, _T_COLUMNS, _T_OPTIONAL, sheet=TRAVELLERS, name=name, keys=_T_COLUMNS):
@@ -187,7 +192,7 @@ def read_pairs_workbook(path: str | os.PathLike[str], *, weighted: bool = False)
             boards.setdefault(b, [])
         participants = _participants(wb, mitchell, name)
         title, date = read_properties(wb)
-        check_name(title, "event name", where=f"{name}, document property 'xlbridge event'")
+        check_name(title, "event name", where=f"{name}, document property 'xlbridge event' (or title)")
         seen = {p.key for p in participants}
         extra = []
         for rows in boards.values():
@@ -197,10 +202,24 @@ def read_pairs_workbook(path: str | os.PathLike[str], *, weighted: bool = False)
                     if key not in seen:
                         seen.add(key)
                         extra.append(Participant(num, key[0]))
-        return Event(name=title, date=date, movement=MITCHELL if mitchell else HOWELL,
+        return Event(name=title, date=date, movement=MITCHELL if mitchell else HOWELL, scale=scale,
                      participants=tuple(participants) + tuple(extra), boards=event_boards(boards, deals))
     finally:
         wb.close()
+
+
+def _scale(ws: Any, name: str) -> str | None:
+    """The matchpoint scale of the Travellers sheet's ``Scale`` parameter (``"EBU"``, ``"ACBL"``, or one of
+    their other spellings: :data:`xlbridge.core.pairs.neuberg.MP_SCALE_ALIASES`); None when the sheet has no
+    such parameter or it is blank. Another value is refused naming its cell."""
+    entry = parameter_entry(ws, "Scale")
+    if entry is None or cell_text(entry[0]) is None:
+        return None
+    try:
+        return mp_scale(cell_text(entry[0]))
+    except ValueError:
+        raise FormatError("unknown matchpoint scale (EBU or ACBL):", where=f"{name}, {TRAVELLERS}!{entry[1]}",
+                          value=entry[0]) from None
 
 
 def _outcomes(result: Result, get: Getter, where: Where, board: int) -> tuple[tuple[int, Fraction], ...]:

@@ -324,9 +324,13 @@ def publish(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | str = 
     match_files = _unique_files({m: _match_file(*m) for m in matches})
 
     def link(key: tuple[str | None, str]) -> str:
+        """The pair's (team's) number, or a team's name, linking to its page; its players' names on hover."""
         p = parts.get(key)
         label = (p.label if p else (f"{key[0]} {key[1]}" if key[0] else key[1]))
-        return f'<a href="{pair_files[key]}">{_e(label)}</a>'
+        if teams:
+            label = _team_name(parts, key[1])
+        names = f' title="{_e(" & ".join(p.names))}"' if p and p.names else ""
+        return f'<a href="{pair_files[key]}"{names}>{_e(label)}</a>'
 
     # ---- index: rankings
     body = []
@@ -394,7 +398,33 @@ def publish(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | str = 
         for r in b.results:
             for side, other in (("NS", "EW"), ("EW", "NS")):
                 played.setdefault(event.pair_key(r, side), []).append((b, r, side, other))
+    # a team's scorecard: each board of each match once (both rooms on one row), its IMPs for the team
+    team_rows: dict[str, list[list[str]]] = {}
+    team_imps: dict[str, Fraction] = {}
+    for (a, bteam), mboards in matches.items():
+        for bno, r1, r2 in mboards:
+            ia = r1.imp_ns if r1.ns == a else r1.imp_ew
+            for us, them, ours, theirs, sign in ((a, bteam, r1, r2, 1), (bteam, a, r2, r1, -1)):
+                v = None if ia is None else sign * ia
+                team_imps[us] = team_imps.get(us, Fraction(0)) + (v or 0)
+                team_rows.setdefault(us, []).append([
+                    f'<a href="board-{bno}.html">{bno}</a>', link((None, them)), _contract_html(ours.contract),
+                    _e(ours.declarer), _e(_room_score(ours)), _contract_html(theirs.contract), _e(theirs.declarer),
+                    _e(_room_score(theirs)), _n(v)])
     for p in event.participants:
+        summary = "<p>" + " &middot; ".join(x for x in (
+            _e(" & ".join(p.names)), f"total {_n(p.total)}" if p.total is not None else "",
+            f"{_pct(p.percentage)} %" if p.percentage is not None else "",
+            f"place {xlbridge.format_rank(p.place, p.tied)}" if p.place else "") if x) + "</p>\n"
+        label = ("Team " if teams else "Pair ") + p.label + (f": {p.name}" if p.name else "")
+        if teams:
+            head = ["Board", "Versus", "Contract (our N-S)", "By", "N-S", "Contract (their N-S)", "By", "N-S",
+                    "IMPs"]
+            rows = team_rows.get(p.number, []) + [["Total", "", "", "", "", "", "", "",
+                                                    _n(team_imps.get(p.number, Fraction(0)))]]
+            pages.put(pair_files[p.key], _page(f"{title}: {label}", event, summary + "<h2>Scorecard</h2>\n"
+                                               + _table(head, rows, numeric={0, 4, 7, 8})))
+            continue
         rows = []
         tot = Fraction(0)
         for b, r, side, other in played.get(p.key, ()):
@@ -409,13 +439,11 @@ def publish(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | str = 
             rows.append([f'<a href="board-{b.number}.html">{b.number}</a>', side,
                          link(event.pair_key(r, other)), _contract_html(r.contract), _e(r.declarer),
                          _e(r.tricks), _e(sc), _n(val), _pct(share)])
-        imp = teams or event.scoring != "MP"
-        head = ["Board", "Dir", "Versus", "Contract", "By", "Tricks", "Score", "IMPs" if imp else "MP",
-                "" if imp else "%"]
-        summary = f"<p>{_e(' & '.join(p.names))}" + (f" &middot; total {_n(p.total)}" if p.total is not None else "")
-        summary += (f" &middot; {_pct(p.percentage)} %" if p.percentage is not None else "")
-        summary += (f" &middot; place {xlbridge.format_rank(p.place, p.tied)}" if p.place else "") + "</p>\n"
-        label = ("Team " if teams else "Pair ") + p.label + (f": {p.name}" if p.name else "")
+        imp = event.scoring != "MP"
+        head = ["Board", "Dir", "Versus", "Contract", "By", "Tricks", "Score", "IMPs" if imp else "MP"] + (
+            [] if imp else ["%"])
+        if imp:
+            rows = [row[:-1] for row in rows]
         pages.put(pair_files[p.key], _page(
             f"{title}: {label}", event, summary + "<h2>Scorecard</h2>\n" + _table(head, rows, numeric={0, 5, 6, 7, 8})))
 

@@ -95,13 +95,16 @@ def _rank(event: Event, board_of_row: Sequence[int] | None, ns_pairs: Sequence[s
     return out
 
 
-def score_event(event: Event, *, scale: str = "EBU") -> Event:
+def score_event(event: Event, *, scale: str | None = None) -> Event:
     """A new event with every row's matchpoints/percentages (or IMPs) and every pair's total,
     percentage and place filled in (see the module text for the rules and their sources).
 
     ``scale`` is the matchpoint scale (:data:`xlbridge.MP_SCALES`: ``"EBU"`` 2/1, ``"ACBL"``
-    1/0.5).  Raises :class:`FormatError` for a traveller that is wrong or a scoring not known.
+    1/0.5); None: the event's own (:attr:`Event.scale`, a workbook's ``Scale``), else ``"EBU"``.
+    Raises :class:`FormatError` for a traveller that is wrong or a scoring not known.
     """
+    if scale is None:
+        scale = event.scale or "EBU"
     boards = _checked(event)
     if event.kind == TEAMS:
         return _score_teams(event, boards)

@@ -221,12 +221,20 @@ def sparse_rows(ws: Worksheet, min_row: int = 1, max_row: int | None = None) -> 
 def parameter_value(ws: Worksheet, label: str) -> tuple[bool, Any]:
     """``(found, value)``: the value right of the cell holding ``label`` in the parameter block (rows 1 to
     :data:`PARAMETER_ROWS`), read sparsely (:func:`sparse_rows`)."""
-    for _r, cells in sparse_rows(ws, 1, PARAMETER_ROWS):
+    entry = parameter_entry(ws, label)
+    return (False, None) if entry is None else (True, entry[0])
+
+
+def parameter_entry(ws: Worksheet, label: str) -> tuple[Any, str] | None:
+    """``(value, its cell, e.g. "R5")`` right of the cell holding ``label`` in the parameter block, or None."""
+    from openpyxl.utils.cell import get_column_letter
+
+    for r, cells in sparse_rows(ws, 1, PARAMETER_ROWS):
         for c in sorted(cells):
             v = cells[c]
             if isinstance(v, str) and v.strip() == label:
-                return True, cells.get(c + 1)
-    return False, None
+                return cells.get(c + 1), f"{get_column_letter(c + 1)}{r}"
+    return None
 
 
 def find_columns(ws: Worksheet, names: tuple[str, ...], optional: Sequence[str] = (), *, sheet: str,
@@ -480,7 +488,8 @@ def write_properties(wb: Workbook, event: Event) -> None:
 
 def read_properties(wb: Workbook) -> tuple[str | None, _dt.date | None]:
     """The event's name and date written by :func:`write_properties` (None for either when absent;
-    a date that is not ISO 8601 is ignored)."""
+    a date that is not ISO 8601 is ignored); without the name property, the document's title (File >
+    Properties > Title, which a member can type in Excel and LibreOffice)."""
     props = {p.name: p.value for p in wb.custom_doc_props}
     date = None
     if props.get(_DATE_PROPERTY):
@@ -488,7 +497,8 @@ def read_properties(wb: Workbook) -> tuple[str | None, _dt.date | None]:
             date = _dt.date.fromisoformat(props[_DATE_PROPERTY])
         except ValueError:
             date = None
-    return props.get(_PROPERTY) or None, date
+    title = wb.properties.title if isinstance(wb.properties.title, str) else None
+    return props.get(_PROPERTY) or (title.strip() if title and title.strip() else None), date
 
 
 def open_workbook(path: object, **options: Any) -> Workbook:

@@ -400,7 +400,8 @@ def param(ws: Worksheet, label_cell: str, value_cell: str, label: str, value: An
 
 
 def new_workbook(title: str) -> Workbook:
-    """A workbook whose first sheet is ``Instructions``, with fixed document properties."""
+    """A workbook whose first sheet is ``Instructions``, with fixed document properties (``title`` is the
+    document's subject: its title is left for the event's name)."""
     wb = Workbook()
     wb.active.title = "Instructions"
     p = wb.properties
@@ -408,7 +409,7 @@ def new_workbook(title: str) -> Workbook:
     p.lastModifiedBy = CREATOR
     p.created = FIXED_TIME
     p.modified = FIXED_TIME
-    p.title = title
+    p.subject = title  # (the title is the event's: a member's or `xlbridge import`'s; the site and exports read it)
     wb.calculation.fullCalcOnLoad = True  # Excel recalculates on open: the file holds no cached values
     return wb
 
