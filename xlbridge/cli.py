@@ -540,19 +540,22 @@ def _files(args: argparse.Namespace) -> int:
     previous = _install_signal_handlers()
     try:
         try:
-            with upload_limits(limits, shown, prog):
-                return _files_guarded(args, prog, source)
-        except _Interrupted as exc:
-            name = signal.Signals(exc.signum).name
-            print(f"{prog}: {shown}: interrupted by {name}; {_written(exc)}", file=sys.stderr)
-            return 128 + exc.signum
-        except (TimeLimitReached, MemoryError) as exc:
-            after = f" ({_written(exc)})" if _written(exc) != _NOTHING_WRITTEN else ""
-            print(f"{prog}: {shown}: {refusal_line(exc, limits)}{after}", file=sys.stderr)
-            return EXIT_REFUSED
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+            try:
+                with upload_limits(limits, shown, prog):
+                    return _files_guarded(args, prog, source)
+            except _Interrupted as exc:
+                name = signal.Signals(exc.signum).name
+                print(f"{prog}: {shown}: interrupted by {name}; {_written(exc)}", file=sys.stderr)
+                return 128 + exc.signum
+            except (TimeLimitReached, MemoryError) as exc:
+                after = f" ({_written(exc)})" if _written(exc) != _NOTHING_WRITTEN else ""
+                print(f"{prog}: {shown}: {refusal_line(exc, limits)}{after}", file=sys.stderr)
+                return EXIT_REFUSED
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+    except _Interrupted as exc:  # a second signal while the command was saying how it ended: no traceback
+        return 128 + exc.signum
 
 
 def _say(prog: str, message: str) -> None:

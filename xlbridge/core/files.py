@@ -34,25 +34,52 @@ _HELD = tuple(s for s in (getattr(signal, n, None) for n in ("SIGINT", "SIGTERM"
 
 @contextlib.contextmanager
 def signals_held() -> Iterator[None]:
-    """SIGINT, SIGTERM, SIGHUP and SIGALRM (a time limit) held back (blocked) for the few statements inside,
-    and delivered as soon as they end: a rename that puts an output in place and the note that it was
-    made happen together or not at all (``signal.pthread_sigmask``; where the system has none, nothing is
-    held). SIGKILL cannot be held: what must survive it is a single rename.
+    """SIGINT, SIGTERM, SIGHUP and SIGALRM (a time limit) held back for the few statements inside, and
+    delivered as soon as they end: a rename that puts an output in place and the note that it was made
+    happen together or not at all. In the main thread (where Python runs every signal handler, whichever
+    thread the system gave the signal to) each handler is swapped for one that only notes the signal, and
+    each signal noted is raised again once the handlers are back (``signal.raise_signal``); an ignored
+    signal stays ignored. Elsewhere the thread's signal mask blocks them (``signal.pthread_sigmask``).
+    SIGKILL cannot be held: what must survive it is a single rename.
 
     >>> with signals_held():
     ...     done = True
     >>> done
     True
     """
-    mask = getattr(signal, "pthread_sigmask", None)
-    if mask is None:
-        yield
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        mask = getattr(signal, "pthread_sigmask", None)
+        if mask is None:
+            yield
+            return
+        old = mask(signal.SIG_BLOCK, _HELD)
+        try:
+            yield
+        finally:
+            mask(signal.SIG_SETMASK, old)
         return
-    old = mask(signal.SIG_BLOCK, _HELD)
+    pending: list[int] = []
+
+    def note(signum: int, frame: object) -> None:
+        pending.append(signum)
+
+    previous = {}
+    for sig in _HELD:
+        if signal.getsignal(sig) in (signal.SIG_IGN, None):  # (None: a handler not set from Python)
+            continue
+        try:
+            previous[sig] = signal.signal(sig, note)
+        except (ValueError, OSError):
+            pass
     try:
         yield
     finally:
-        mask(signal.SIG_SETMASK, old)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        for sig in dict.fromkeys(pending):
+            signal.raise_signal(sig)
 
 
 def exchange(a: str, b: str) -> bool:

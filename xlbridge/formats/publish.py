@@ -329,7 +329,9 @@ def publish(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | str = 
         label = (p.label if p else (f"{key[0]} {key[1]}" if key[0] else key[1]))
         if teams:
             label = _team_name(parts, key[1])
-        names = f' title="{_e(" & ".join(p.names))}"' if p and p.names else ""
+        hover = " & ".join(p.names) if p else ""
+        hover = hover if len(hover) <= 120 else hover[:119] + "…"  # (on every link to the pair: kept short)
+        names = f' title="{_e(hover)}"' if hover else ""
         return f'<a href="{pair_files[key]}"{names}>{_e(label)}</a>'
 
     # ---- index: rankings
