@@ -401,7 +401,9 @@ def _recalc_many(args: argparse.Namespace) -> int:
     return worst
 
 
-_CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+# control characters, and the lone surrogates by which Python stands for a file name's bytes that are not
+# UTF-8 (os.fsdecode): printed escaped, never raw and never an encoding error
+_CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 
 
 def _printable(line: str) -> str:

@@ -66,3 +66,20 @@ def test_publish_adds_the_double_dummy_table_with_dds_only(tmp_path):
     assert dds.returncode == 0, dds.stderr
     board = (tmp_path / "dds" / "board-1.html").read_text(encoding="utf-8")
     assert "Double dummy" in board and "7NT" in board
+
+
+def test_an_output_name_that_is_not_utf8_is_printed_escaped(tmp_path):
+    """A folder name of bytes that are not UTF-8 (os.fsdecode's surrogates) with a strict UTF-8 stdout: publish
+    says where it wrote, the bytes escaped, instead of an encoding error after the site was switched."""
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "e.pbn").write_bytes(b'[Event "x"]\n[Board "1"]\n[ScoreTable "PairId_NS;PairId_EW;Score_NS"]\n'
+                                     b'1 2 420\n2 1 400\n')
+    out = os.fsdecode(b"site\xff\x9b")
+    proc = subprocess.run([sys.executable, "-m", "xlbridge", "publish", "e.pbn", "-o", out], cwd=tmp_path,
+                          capture_output=True, env={**os.environ, "PYTHONIOENCODING": "utf-8"})
+    assert proc.returncode == 0 and proc.stderr == b"", proc.stderr
+    assert proc.stdout.startswith(b"site\\udcff\\udc9b: ") and b"\x9b" not in proc.stdout, proc.stdout
+    assert os.path.isdir(tmp_path / out)
