@@ -15,6 +15,7 @@ import random
 from pathlib import Path
 
 import xlbridge
+from xlbridge.formats.sheets import VULNERABILITY, standard_dealer
 
 TABLES, ROUNDS, PER_ROUND = 13, 13, 2
 OUT = Path(__file__).resolve().parents[1] / "workbooks" / "examples" / "club-session.pbn"
@@ -25,12 +26,6 @@ FIRST = ["Ann", "Bob", "Cy", "Di", "Ed", "Flo", "Gus", "Hal", "Ida", "Jo", "Kim"
 LAST = ["Archer", "Baker", "Carter", "Dyer", "Evans", "Fisher", "Glover", "Hunter", "Irwin", "Jones", "Knight",
         "Lewis", "Mason", "Nash", "Owen", "Parker", "Quinn", "Reed", "Shaw", "Turner", "Usher", "Vance", "Walker",
         "Young", "Zeller", "Price"]
-
-
-def _dealer_vul(board: int) -> tuple[str, str]:
-    """Law 2: dealer N, E, S, W in turn; vulnerability in the 16-board cycle."""
-    cycle = ["None", "NS", "EW", "All", "NS", "EW", "All", "None", "EW", "All", "None", "NS", "All", "None", "NS", "EW"]
-    return SEATS[(board - 1) % 4], cycle[(board - 1) % 16]
 
 
 def _hcp(hand: list[str]) -> int:
@@ -46,7 +41,7 @@ def main() -> None:
         rng.shuffle(cards)
         hands = {seat: sorted(cards[13 * i:13 * i + 13], key=lambda c: ("SHDC".index(c[0]), RANKS.index(c[1])))
                  for i, seat in enumerate(SEATS)}
-        dealer, vul = _dealer_vul(board)
+        dealer, vul = standard_dealer(board), VULNERABILITY(board)  # Law 2, as the workbooks score it
         deal = "N:" + " ".join(".".join("".join(c[1] for c in hands[seat] if c[0] == s) for s in "SHDC")
                                for seat in SEATS)
         ns_hcp = _hcp(hands["N"]) + _hcp(hands["S"])
