@@ -512,6 +512,26 @@ def test_player_names_holding_an_ampersand_survive_the_workbook(tmp_path, templa
     assert back == {**names, "4": ("Cy Fox", "Di Ode")}
 
 
+def test_a_pair_with_more_players_than_a_team_has_is_refused_naming_the_row(tmp_path, template_bytes):
+    """At most 12 players for a pair or team (a team with its reserves): a Pairs cell naming 13 is refused
+    naming the sheet and row; 12 are read (the bound keeps a published site in proportion to its input)."""
+    ev = Event(movement=HOWELL, participants=(Participant("1", None, ()), Participant("2", None, ())),
+               boards=(Board(1, results=(Result("1", "2", score=420),)),))
+    wb = openpyxl.load_workbook(io.BytesIO(template_bytes))
+    fill_pairs_workbook(wb, ev)
+    wb["Pairs"]["C5"] = " & ".join(f"P{k}" for k in range(12))
+    wb["Pairs"]["C6"] = " & ".join(f"Q{k}" for k in range(13))
+    wb.save(tmp_path / "b.xlsx")
+    with pytest.raises(formats.FormatError) as e:
+        read_pairs_workbook(tmp_path / "b.xlsx")
+    assert str(e.value).startswith("b.xlsx, Pairs row 6: more than 12 players named for one pair or team (13), the "
+                                   "limit: 'Q0; Q1; Q2;"), str(e.value)
+    wb["Pairs"]["C6"] = None
+    wb.save(tmp_path / "b.xlsx")
+    back = {p.number: p.names for p in read_pairs_workbook(tmp_path / "b.xlsx").participants}
+    assert back["1"] == tuple(f"P{k}" for k in range(12))
+
+
 def test_export_of_a_workbook_without_the_travellers_columns_names_file_and_column(tmp_path, capsys):
     wb = openpyxl.Workbook()
     wb.active.title = "Travellers"

@@ -73,6 +73,8 @@ CASES = [
     Case("one-game-many-tags.pbn", "import", 2, "1,000 tags in one game"),
     Case("long-event-name.pbn", "publish", 2, "event name longer than 200 characters"),
     Case("long-player-name.pbn", "import", 2, "player name longer than 200 characters"),
+    Case("many-players.pbn", "publish", 2, "line 10: more than 12 players named for one pair or team (490)"),
+    Case("many-players.xml", "publish", 2, "PAIR 1, PLAYER, PLAYER_NAME: more than 12 players named"),
     Case("long-line.pbn", "import", 2, "line too long"),
     Case("blank-lines.pbn", "import", 2, "2,000,000 lines"),
     Case("data-flood.pbn", "import", 2, "200,000 data items in one game"),
@@ -242,6 +244,15 @@ def build(out: Path | str, seed: int = SEED) -> list[Path]:
                                      .replace(" 1  2 2H   E  8   -110", ' 1  2 2H   E  8   -110 "c"')
                                      .replace(" 2  3 3NT  N  9    600", ' 2  3 3NT  N  9    600 "d"')
                                      .replace(" 3  1 3NT  N  8   -100", ' 3  1 3NT  N  8   -100 "e"')).encode()
+    # one pair with 490 players (a review's attack: every link to the pair and every board it played showed them)
+    many = ";".join(f"Player {k:03d}" for k in range(490))
+    files["many-players.pbn"] = "".join(
+        line + (f' "{many}"' if line.startswith(" 1  1 ") else ' "x"' if line[:1] == " " else "") + "\n"
+        for line in VALID_PBN.replace("Score_NS\\6R\"]", "Score_NS\\6R;Names_NS\"]").splitlines()).encode()
+    files["many-players.xml"] = VALID_USEBIO.format(name="Club").replace(
+        "<WINNER_TYPE>2</WINNER_TYPE>", "<WINNER_TYPE>2</WINNER_TYPE><PARTICIPANTS><PAIR><PAIR_NUMBER>1</PAIR_NUMBER>"
+        + "".join(f"<PLAYER><PLAYER_NAME>P{k}</PLAYER_NAME></PLAYER>" for k in range(13)) + "</PAIR></PARTICIPANTS>"
+    ).encode()
     files["blank-lines.pbn"] = b'[Event "x"]\n' + b"\n" * 19_000_000
     files["long-line.pbn"] = b'[Event "x"]\n' + b"1 " * 75_000 + b"\n"
     files["data-flood.pbn"] = b'[Event "x"]\n[Note "y"]\n' + b"1 2 3 4 5 6 7 8 9 0\n" * 30_000

@@ -24,7 +24,7 @@ from ..core.errors import clip
 from ..core.files import file_kind, open_regular
 
 __all__ = ["FormatError", "LIMITS", "clip", "display_name", "check_regular_file", "load_source", "Source",
-           "check_name"]
+           "check_name", "check_players"]
 
 #: What a reader takes: a path, the file's bytes, or its text (text holds a line break; a path does not).
 Source: TypeAlias = "str | os.PathLike[str] | bytes | bytearray | memoryview"
@@ -40,6 +40,8 @@ Source: TypeAlias = "str | os.PathLike[str] | bytes | bytearray | memoryview"
 #: - ``results``: most traveller rows of one event, 100,000;
 #: - ``name``: longest event name, site, team or player name, 200 characters (every page of a
 #:   published site shows the event's name: the bound keeps a site in proportion to its input);
+#: - ``players``: most players named for one pair or team, 12 (a team with its reserves; every board a
+#:   pair played shows its names: the bound keeps a site in proportion to its input);
 #: - ``lines``: most lines of one PBN file, 2,000,000;
 #: - ``games``: most PBN games (groups of tags) in one file, 100,000;
 #: - ``tags``: most tags in one PBN game, 1,000;
@@ -50,7 +52,7 @@ Source: TypeAlias = "str | os.PathLike[str] | bytes | bytearray | memoryview"
 #: is spent.
 LIMITS = {"bytes": 20_000_000, "line": 100_000, "boards": 2_000, "rows": 1_000, "participants": 2_000,
           "depth": 32, "results": 100_000, "name": 200, "games": 100_000, "tags": 1_000, "cells": 200_000,
-          "elements": 600_000, "lines": 2_000_000}
+          "elements": 600_000, "lines": 2_000_000, "players": 12}
 
 def display_name(source: object) -> str:
     """The name a message shows for a source: a path's base name, or ``"input"`` for bytes/text.
@@ -97,6 +99,26 @@ def check_name(text: str | None, what: str, *, file: str | None = None, line: in
         raise FormatError(f"{what} longer than {LIMITS['name']:,} characters ({len(text):,}), the limit:", file=file,
                           line=line, element=element, where=where, value=text)
     return text
+
+
+def check_players(names: tuple[str, ...], *, file: str | None = None, line: int | None = None,
+                  element: str | None = None, where: str | None = None) -> tuple[str, ...]:
+    """``names`` (one pair's or team's players) when there are at most ``LIMITS["players"]`` of them,
+    each a name :func:`check_name` accepts; more is refused, saying the limit.
+
+    >>> check_players(("Ann Lee", "Bob Roe"))
+    ('Ann Lee', 'Bob Roe')
+    >>> check_players(tuple("ABCDEFGHIJKLM"), file="club.pbn", line=9)
+    Traceback (most recent call last):
+    ...
+    xlbridge.formats.errors.FormatError: club.pbn, line 9: more than 12 players named for one pair or team (13), the limit: 'A; B; C; D; E; F; G; H; I; J; K; L; M'
+    """
+    if len(names) > LIMITS["players"]:
+        raise FormatError(f"more than {LIMITS['players']} players named for one pair or team ({len(names):,}), "
+                          f"the limit:", file=file, line=line, element=element, where=where, value="; ".join(names))
+    for n in names:
+        check_name(n, "player name", file=file, line=line, element=element, where=where)
+    return names
 
 
 def check_regular_file(path: str | os.PathLike[str]) -> os.stat_result:

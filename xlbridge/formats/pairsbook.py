@@ -41,7 +41,7 @@ from ..core.entries import parse_entry
 from ..core.pairs.neuberg import mp_scale
 from ..core.template_contract import PAIR_COLUMNS, PAIRS_SHEET, TRAVELLER_COLUMNS, TRAVELLER_WEIGHTS, TRAVELLERS_SHEET
 from .checks import check_traveller
-from .errors import FormatError, check_name, display_name
+from .errors import FormatError, check_name, check_players, display_name
 from .model import (HOWELL, MITCHELL, PAIRS, TEAMS, Event, Participant, Result, natural_key, normalize_contract,
                     normalize_lead)
 from .sheets import (HEADER_ROW, VULNERABILITY, Getter, Where, Workbook, board_number, capacity, cell_number,
@@ -254,9 +254,7 @@ def _participants(wb: Workbook, mitchell: bool, name: str) -> list[Participant]:
             raise FormatError(f"{name}, {PAIRS_SHEET} row {r}: pair {number} is listed twice")
         seen.add(key)
         names = cell_text(get("Names"))
-        players = split_names(names)
-        for player in players:
-            check_name(player, "player name", where=f"{name}, {PAIRS_SHEET} row {r}")
+        players = check_players(split_names(names), where=f"{name}, {PAIRS_SHEET} row {r}")
         out.append(Participant(number, direction, players))
     out.sort(key=lambda p: (p.direction or "", natural_key(p.number)))
     return out

@@ -62,7 +62,7 @@ from typing import Any
 import xlbridge
 
 from .checks import MAX_BOARD, mark_ties, check_board, check_result, infer_movement
-from .errors import LIMITS, FormatError, Source, check_name, load_source
+from .errors import LIMITS, FormatError, Source, check_name, check_players, load_source
 from .model import (HOWELL, MITCHELL, PAIRS, TEAMS, Board, Event, Participant, Result, natural_key,
                     normalize_contract, normalize_deal, normalize_lead, normalize_seat)
 from .pbntext import (Cell, Lexer, blank, decode_pbn, pair_id, player_names, read_int, read_num, iter_games,
@@ -266,8 +266,7 @@ def read_pbn(source: Source, *, name: str | None = None) -> Event:
                 locs.append({"file": name, "line": line})
                 for num, side, nm in ((r.ns, "NS", nn), (r.ew, "EW", ne)):
                     if nm:
-                        for player in nm:
-                            check_name(player, "player name", file=name, line=line)
+                        check_players(nm, file=name, line=line)
                         names_seen.setdefault((side, num), nm)
                 if len(rows) > LIMITS["rows"]:
                     raise lexer.err(f"too many rows on board {bno} (limit {LIMITS['rows']})", line)
@@ -328,11 +327,10 @@ def read_pbn(source: Source, *, name: str | None = None) -> Event:
                 total = read_num(row.get(c), c, lexer, line)
                 if total is not None:
                     break
-            for player in player_names(row.get("Names")):
-                check_name(player, "player name", file=name, line=line)
+            players = check_players(player_names(row.get("Names")), file=name, line=line)
             team = None if blank(row.get("TeamName")) else check_name(row["TeamName"].strip(), "team name", file=name,
                                                                        line=line)
-            p = Participant(num, d, player_names(row.get("Names")), team,
+            p = Participant(num, d, players, team,
                             total, None, read_num(row.get("TotalPercentage"), "TotalPercentage", lexer, line),
                             read_int(row.get("Rank"), "Rank", lexer, line), False,
                             read_int(row.get("NrBoards"), "NrBoards", lexer, line))

@@ -30,7 +30,7 @@ import xlbridge
 from ..core.entries import parse_entry
 from ..core.template_contract import BOARDS_SHEET, CONTRACTS_SHEET, MATCH_COLUMNS, MATCHES_SHEET, TEAMS_SHEET
 from .checks import check_result, check_traveller
-from .errors import FormatError, check_name, display_name
+from .errors import FormatError, check_name, check_players, display_name
 from .model import HOWELL, TEAMS, Event, Participant, Result, natural_key, normalize_contract, normalize_seat
 from .sheets import (VULNERABILITY, Getter, Where, Workbook, board_number, cell_number, cell_text,
                      check_standard_cycle, event_boards, fill_table, find_columns, get_sheet, id_text, join_names,
@@ -183,9 +183,7 @@ def read_teams_workbook(path: str | os.PathLike[str], *, weighted: bool = False)
                                       f"name", where=where("Name"))
                 players = cell_text(get("Players"))
                 check_name(given, "team name", where=where("Name"))
-                for player in split_names(players):
-                    check_name(player, "player name", where=where("Players"))
-                teams[num] = Participant(num, None, split_names(players), given)
+                teams[num] = Participant(num, None, check_players(split_names(players), where=where("Players")), given)
                 number_of[called] = num
         matches: dict[int, tuple[str, str]] = {}
         lengths: dict[tuple[str, str], int] = {}  # (team a, team b) in number order -> the declared boards

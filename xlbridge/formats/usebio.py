@@ -38,7 +38,7 @@ from typing import Any
 import xlbridge
 
 from .checks import MAX_BOARD, check_board, check_result, check_unweighted, infer_movement
-from .errors import LIMITS, FormatError, Source, check_name
+from .errors import LIMITS, FormatError, Source, check_name, check_players
 from .model import (HOWELL, MITCHELL, PAIRS, Board, Event, Participant, Result, natural_key, normalize_contract,
                     normalize_deal, normalize_lead, normalize_seat, parse_number)
 
@@ -233,8 +233,7 @@ def read_usebio(source: Source, *, name: str | None = None) -> Event:
             place = int(t)
         names = tuple(n for n in (rd.text(pl, "PLAYER_NAME", f"{where}, PLAYER") for pl in p.findall("PLAYER"))
                       if n)
-        for n in names:
-            check_name(n, "player name", file=fname, element=f"{where}, PLAYER, PLAYER_NAME")
+        check_players(names, file=fname, element=f"{where}, PLAYER, PLAYER_NAME")
         if (d, num) in participants:
             raise rd.err("a pair appears twice in PARTICIPANTS:", f"{where}, PAIR_NUMBER",
                          f"{d} {num}" if d else num)
