@@ -87,6 +87,9 @@ CASES = [
     Case("deep.xml", "import", 2, "nested too deeply"),
     Case("element-flood.xml", "import", 2, "600,000 XML elements"),
     Case("long-event-name.xml", "publish", 2, "event name longer than 200 characters"),
+    Case("long-comment.xml", "import", 2, "line 2: more than 1,048,576 bytes without an element starting or ending"),
+    Case("many-attributes.xml", "publish", 2, "line 3: more than 1,048,576 bytes without an element starting"),
+    Case("long-value.xml", "import", 2, "line 2: more than 1,048,576 bytes without an element starting or ending"),
     Case("pairs-xfd5.xlsx", "export", 0),
     Case("pairs-xfd5-publish.xlsx", "publish", 0),
     Case("teams-xfd5.xlsx", "export", 0),
@@ -272,6 +275,12 @@ def build(out: Path | str, seed: int = SEED) -> list[Path]:
     files["deep.xml"] = b'<USEBIO Version="1.2">' + b"<a>" * 100_000 + b"</a>" * 100_000 + b"</USEBIO>"
     files["element-flood.xml"] = b'<USEBIO Version="1.2"><EVENT>' + b"<a/>" * 700_000 + b"</EVENT></USEBIO>"
     files["long-event-name.xml"] = VALID_USEBIO.format(name="E" * 99_000).encode()
+    # one token of 3 MB (expat 2.5 in small feeds took the square of its length: 19 MB, 12-18 s)
+    valid = VALID_USEBIO.format(name="Club")
+    files["long-comment.xml"] = valid.replace("<CLUB>", "<!--" + "c" * 3_000_000 + "--><CLUB>").encode()
+    files["many-attributes.xml"] = valid.replace('<EVENT EVENT_TYPE="PAIRS">', '<EVENT EVENT_TYPE="PAIRS" ' + " ".join(
+        f'a{k}=""' for k in range(300_000)) + ">").encode()
+    files["long-value.xml"] = valid.replace("<CLUB>", "<CLUB><X>" + "v" * 3_000_000 + "</X>").encode()
     files["imp-pairs.pbn"] = (b'[Scoring "IMP"]\n[Board "1"]\n[ScoreTable "PairId_NS;PairId_EW;Score_NS"]\n'
                               b'1 2 420\n2 1 400\n')
     files["colliding-ids.pbn"] = _colliding_ids(1_500).encode()

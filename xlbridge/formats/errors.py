@@ -46,13 +46,16 @@ Source: TypeAlias = "str | os.PathLike[str] | bytes | bytearray | memoryview"
 #: - ``games``: most PBN games (groups of tags) in one file, 100,000;
 #: - ``tags``: most tags in one PBN game, 1,000;
 #: - ``cells``: most data items (table cells, ...) after the tags of one PBN game, 200,000;
-#: - ``elements``: most XML elements of one USEBIO file, 600,000 (about 40,000 traveller rows).
+#: - ``elements``: most XML elements of one USEBIO file, 600,000 (about 40,000 traveller rows);
+#: - ``token``: most bytes of a USEBIO file in which no element starts or ends (one tag with its
+#:   attributes, one text or comment), 1 MiB (a USEBIO value is a name or a number).
 #:
 #: Each is checked while the file is read, so a file is refused before the work or memory it asks for
 #: is spent.
 LIMITS = {"bytes": 20_000_000, "line": 100_000, "boards": 2_000, "rows": 1_000, "participants": 2_000,
           "depth": 32, "results": 100_000, "name": 200, "games": 100_000, "tags": 1_000, "cells": 200_000,
-          "elements": 600_000, "lines": 2_000_000, "players": 12}
+          "elements": 600_000, "lines": 2_000_000, "players": 12,
+          "token": 1 << 20}
 
 def display_name(source: object) -> str:
     """The name a message shows for a source: a path's base name, or ``"input"`` for bytes/text.
