@@ -46,6 +46,25 @@ class Game(TypedDict):
 
 
 _TAG_NAME = re.compile(r"[A-Za-z0-9_]+")
+#: A PBN string's body: any character but ``"`` and ``\\``, or ``\\`` before any character; only
+#: ``\\"`` and ``\\\\`` are escapes (section 3.1), another backslash stands for itself.
+_STRING = r'(?:[^"\\]|\\.)*'
+#: One token of a line (outside a {comment}): the group matched says which (see :meth:`Lexer.tokens`).
+_TOKEN = re.compile(r'\s+|(;)|(\{)|\[([A-Za-z0-9_]+)\s*"(' + _STRING + r')"\s*\]|"(' + _STRING
+                    + r')"|([^\s\[\]{};"]+)|(.)', re.S)
+_SPECIAL = re.compile(r'[\[\]{};"]')
+_ESCAPE = re.compile(r'\\(["\\])')
+
+
+def _unescape(body: str) -> str:
+    r"""A PBN string's text from its body (:data:`_STRING`): ``\"`` and ``\\`` undone, nothing else.
+
+    >>> print(_unescape(r'say \"hi\" a\\b \x'))
+    say "hi" a\b \x
+    """
+    return _ESCAPE.sub(r"\1", body) if "\\" in body else body
+
+
 _COLUMN = re.compile(r"([+-]?)([A-Za-z][A-Za-z0-9_]*)(?:\\(\d{1,3})([LR]?))?")
 
 
@@ -107,6 +126,10 @@ class Lexer:
                 if not line.strip():
                     yield ("BLANK", lineno)
                     continue
+            if not in_brace and _SPECIAL.search(line) is None:  # data items only: split at white space
+                for item in line.split():
+                    yield ("DATA", item, False, lineno)
+                continue
             i, n = 0, len(line)
             while i < n:
                 if in_brace:
@@ -115,27 +138,36 @@ class Lexer:
                         break
                     in_brace, i = False, j + 1
                     continue
-                c = line[i]
-                if c.isspace():
-                    i += 1
-                elif c == ";":
+                m = _TOKEN.match(line, i)  # one step per token (the cases below say what each group is)
+                if m is None:  # cannot happen: the last alternative takes any one character
                     break
-                elif c == "{":
-                    in_brace, i = True, i + 1
-                elif c == "[":
-                    i = self._tag(line, i, lineno)
+                kind = m.lastindex
+                if kind is None:  # white space
+                    i = m.end()
+                elif kind == 1:  # ';': the rest of the line is a comment
+                    break
+                elif kind == 2:
+                    in_brace, i = True, m.end()
+                elif kind == 4:  # [Name "value"] in one piece (groups 3 and 4)
+                    self._last = ("TAG", m.group(3), _unescape(m.group(4)), lineno)
+                    i = m.end()
                     yield self._last
-                elif c == '"':
-                    s, i = self._string(line, i, lineno)
-                    yield ("DATA", s, True, lineno)
-                elif c in "]}":
-                    raise self.err("unexpected character:", lineno, line[i:])
-                else:
-                    j = i
-                    while j < n and not line[j].isspace() and line[j] not in '[]{};"':
-                        j += 1
-                    yield ("DATA", line[i:j], False, lineno)
-                    i = j
+                elif kind == 5:  # "string"
+                    yield ("DATA", _unescape(m.group(5)), True, lineno)
+                    i = m.end()
+                elif kind == 6:  # a data item up to white space or one of []{};"
+                    yield ("DATA", m.group(6), False, lineno)
+                    i = m.end()
+                else:  # '[' not followed by a whole tag, an unterminated '"', or a stray ']' or '}': as before
+                    c = line[i]
+                    if c == "[":
+                        i = self._tag(line, i, lineno)
+                        yield self._last
+                    elif c == '"':
+                        s, i = self._string(line, i, lineno)
+                        yield ("DATA", s, True, lineno)
+                    else:
+                        raise self.err("unexpected character:", lineno, line[i:])
         if in_brace:
             raise self.err("unterminated {comment} at the end of the file", None)
 
