@@ -170,6 +170,10 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--format", choices=("pbn", "usebio"), required=True,
                    help="pbn (pairs or teams) or usebio (pairs only)")
     e.add_argument("-o", "--output", metavar="FILE", required=True, help="the file to write")
+    e.add_argument("--federation", choices=("EBU", "ABF"), default="EBU", type=str.upper,
+                   help="usebio only: write it as this federation's systems read it (default EBU: a shared place "
+                        "as 3=; ABF, for its Cobalt: a shared place as 3, a Mitchell's pairs as 1NS/1EW, national "
+                        "numbers digits only; docs/formats.md)")
     w = sub.add_parser("publish", help="a static results web site from a pairs workbook or a PBN/USEBIO file",
                        description="Write the ranking per field with names, every board's traveller and every "
                                    "pair's scorecard as plain HTML pages with one stylesheet.")
@@ -610,8 +614,10 @@ def _files_guarded(args: argparse.Namespace, prog: str, source: str) -> int:
                                     input_bytes=os.stat(source).st_size, scored=True)
                 print(_printable(f"{args.output}: {site.files} files (open index.html)"))
                 return EXIT_OK
-            write = formats.write_pbn if args.format == "pbn" else formats.write_usebio
-            data = write(event, name=os.path.basename(source))  # a refusal names the input, as reading it does
+            if args.format == "pbn":  # a refusal names the input, as reading it does
+                data = formats.write_pbn(event, name=os.path.basename(source))
+            else:
+                data = formats.write_usebio(event, name=os.path.basename(source), style=args.federation)
     except XlbridgeError as exc:
         text = str(exc)
         if exc.where is None and not text.startswith((_name(source), "the output")):  # every refusal names the file

@@ -154,9 +154,10 @@ def test_exported_pbn_and_usebio_carry_the_deal_and_the_leads(workflow):
     import xml.etree.ElementTree as ET
 
     root = ET.fromstring((workflow / "out.xml").read_bytes())
-    board1 = [b for b in root.iter("BOARD") if b.findtext("BOARD_NUMBER") == "1"][0]
+    board1 = [b for b in root.iterfind("EVENT/BOARD") if b.findtext("BOARD_NUMBER") == "1"][0]
+    dealt1 = [b for b in root.iterfind("HANDSET/BOARD") if b.findtext("BOARD_NUMBER") == "1"][0]  # (after EVENT)
     hands = {h.findtext("DIRECTION"): tuple(h.findtext(s) for s in ("SPADES", "HEARTS", "DIAMONDS", "CLUBS"))
-             for h in board1.findall("HAND")}
+             for h in dealt1.findall("HAND")}
     assert hands == HANDS_1
     assert {(t.findtext("NS_PAIR_NUMBER"), t.findtext("EW_PAIR_NUMBER")): t.findtext("LEAD")
             for t in board1.findall("TRAVELLER_LINE")} == LEADS_1

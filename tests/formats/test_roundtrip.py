@@ -102,9 +102,15 @@ def events(draw):
 
 
 def usebio_view(e: Event) -> Event:
-    """What USEBIO carries: no dealer (derived from the board number), no row percentages, tables or rounds."""
+    """What USEBIO carries: no dealer (derived from the board number), no row percentages, tables or rounds,
+    no line for a row not played (the readers want numbers on every line), a line's matchpoints in a
+    matchpointed event and its IMPs in any other."""
+    mp = e.scoring == "MP"
     boards = tuple(replace(b, dealer="NESW"[(b.number - 1) % 4], results=tuple(
-        replace(r, pct_ns=None, pct_ew=None, table=None, round=None) for r in b.results)) for b in e.boards)
+        replace(r, pct_ns=None, pct_ew=None, table=None, round=None, mp_ns=r.mp_ns if mp else None,
+                mp_ew=r.mp_ew if mp else None, imp_ns=None if mp else r.imp_ns, imp_ew=None if mp else r.imp_ew)
+        for r in b.results
+        if r.score is not xlbridge.NOT_PLAYED)) for b in e.boards)
     return replace(e, boards=boards)
 
 

@@ -55,7 +55,8 @@ class Participant:
     player names, and once scored: total (matchpoints or IMPs), maximum, percentage, place.
 
     ``place`` is the rank within the pair's field (competition ranking, 1, 2=, 2=, 4); ``tied``
-    says the place is shared.  ``boards`` is the number of boards scored.
+    says the place is shared.  ``boards`` is the number of boards scored.  ``ids``: the players'
+    national numbers beside ``names`` (:meth:`player_ids`).
 
     >>> Participant("3", "NS", ("Ann Lee", "Bob Roe")).key
     ('NS', '3')
@@ -72,10 +73,21 @@ class Participant:
     tied: bool = False
     boards: int | None = None
     vps: Fraction | None = None         # a team's Victory Points (its place is by them)
+    #: each player's national (federation) number, in the order of ``names``; ``""`` where unknown;
+    #: ``()`` when none is known.  Text: EBU, ABF, ACBL or any federation's numbering.
+    ids: tuple[str, ...] = ()
 
     @property
     def key(self) -> tuple[str | None, str]:
         return (self.direction, self.number)
+
+    def player_ids(self) -> tuple[str, ...]:
+        """One national number (``""`` when unknown) for each player of ``names``.
+
+        >>> Participant("3", None, ("Ann Lee", "Bob Roe"), ids=("1234",)).player_ids()
+        ('1234', '')
+        """
+        return tuple(self.ids[k] if k < len(self.ids) else "" for k in range(len(self.names)))
 
     @property
     def label(self) -> str:

@@ -31,8 +31,10 @@ from __future__ import annotations
 import datetime as _dt
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from fractions import Fraction
+from types import MappingProxyType
 from typing import Any
 
 import xlbridge
@@ -42,16 +44,17 @@ from .errors import LIMITS, FormatError, Source, check_name, check_players
 from .model import (HOWELL, MITCHELL, PAIRS, Board, Event, Participant, Result, natural_key, normalize_contract,
                     normalize_deal, normalize_lead, normalize_seat, parse_number)
 
-__all__ = ["read_usebio", "write_usebio", "USEBIO_ELEMENTS"]
+__all__ = ["read_usebio", "write_usebio", "USEBIO_ELEMENTS", "USEBIO_STYLES", "UsebioStyle"]
 
 #: Every element (and attribute, as ``ELEMENT@ATTR``) the writer writes; the reader reads the same set.
 USEBIO_ELEMENTS = (
     "USEBIO", "USEBIO@Version", "CLUB", "CLUB_NAME", "EVENT", "EVENT@EVENT_TYPE", "PROGRAM_NAME", "PROGRAM_VERSION",
     "EVENT_DESCRIPTION", "DATE", "BOARD_SCORING_METHOD", "WINNER_TYPE", "PARTICIPANTS", "PAIR", "PAIR_NUMBER",
-    "DIRECTION", "PLACE", "PERCENTAGE", "TOTAL_SCORE", "BOARDS_PLAYED", "PLAYER", "PLAYER_NAME", "BOARD",
-    "BOARD_NUMBER", "VULNERABILITY", "HAND", "SPADES", "HEARTS", "DIAMONDS", "CLUBS", "TRAVELLER_LINE",
-    "NS_PAIR_NUMBER", "EW_PAIR_NUMBER", "CONTRACT", "PLAYED_BY", "LEAD", "TRICKS", "SCORE", "NS_MATCH_POINTS",
-    "EW_MATCH_POINTS", "NS_IMPS", "EW_IMPS",
+    "DIRECTION", "PLACE", "PERCENTAGE", "TOTAL_SCORE", "BOARDS_PLAYED", "PLAYER", "PLAYER_NAME",
+    "NATIONAL_ID_NUMBER", "BOARD", "BOARD_NUMBER", "VULNERABILITY", "HANDSET", "HAND", "SPADES", "HEARTS",
+    "DIAMONDS", "CLUBS", "TRAVELLER_LINE", "NS_PAIR_NUMBER", "EW_PAIR_NUMBER", "CONTRACT", "PLAYED_BY", "LEAD",
+    "TRICKS", "SCORE", "NS_MATCH_POINTS", "EW_MATCH_POINTS", "NS_CROSS_IMP_POINTS", "EW_CROSS_IMP_POINTS",
+    "NS_BUTLER_POINTS", "EW_BUTLER_POINTS", "NS_IMPS", "EW_IMPS",
 )
 
 _SCORING_IN = {"MATCH_POINTS": "MP", "MATCHPOINTS": "MP", "MP": "MP", "CROSS_IMPS": "CROSS_IMP",
@@ -60,7 +63,11 @@ _SCORING_OUT = {"MP": "MATCH_POINTS", "CROSS_IMP": "CROSS_IMPS", "BUTLER": "BUTL
 _VUL_OUT = {"None": "Love", "NS": "North-South", "EW": "East-West", "All": "All"}
 _VUL_IN = {"LOVE": "None", "NONE": "None", "NORTH-SOUTH": "NS", "NS": "NS", "N-S": "NS", "EAST-WEST": "EW",
            "EW": "EW", "E-W": "EW", "ALL": "All", "BOTH": "All", "GAME ALL": "All"}
-_PAIR_EVENTS = ("PAIRS", "MP_PAIRS", "IMP_PAIRS", "BUTLER_PAIRS", "CROSS_IMP_PAIRS")
+#: Pairs event types, with the scoring each implies when the file has no BOARD_SCORING_METHOD.
+_PAIR_EVENTS = {"PAIRS": "MP", "MP_PAIRS": "MP", "IMP_PAIRS": "IMP", "BUTLER_PAIRS": "BUTLER",
+                "CROSS_IMP_PAIRS": "CROSS_IMP", "CROSS_IMP": "CROSS_IMP", "CROSS_IMPS": "CROSS_IMP"}
+#: An artificial score as the EBU writes it: ``A6040`` (N-S and E-W percentages, two digits each).
+_EBU_ARTIFICIAL = re.compile(r"A([0-9]{2})([0-9]{2})")
 
 
 class _Reader:
@@ -209,7 +216,8 @@ def read_usebio(source: Source, *, name: str | None = None) -> Event:
     etype = (ev.get("EVENT_TYPE") or "PAIRS").strip().upper()
     if etype not in _PAIR_EVENTS:
         raise rd.err("USEBIO event type not supported yet (pairs events only):", "EVENT", etype)
-    scoring = _SCORING_IN.get((rd.text(ev, "BOARD_SCORING_METHOD", "EVENT") or "MATCH_POINTS").upper())
+    method = rd.text(ev, "BOARD_SCORING_METHOD", "EVENT")
+    scoring = _SCORING_IN.get(method.upper()) if method else _PAIR_EVENTS[etype]
     if scoring is None:
         raise rd.err("unknown BOARD_SCORING_METHOD:", "EVENT", rd.text(ev, "BOARD_SCORING_METHOD", "EVENT"))
     winners = rd.text(ev, "WINNER_TYPE", "EVENT")
@@ -257,9 +265,17 @@ def read_usebio(source: Source, *, name: str | None = None) -> Event:
             if not (t.isascii() and t.isdigit() and len(t) <= 9):
                 raise rd.err("cannot read PLACE:", f"{where}, PLACE", place_text)
             place = int(t)
-        names = tuple(n for n in (rd.text(pl, "PLAYER_NAME", f"{where}, PLAYER") for pl in p.findall("PLAYER"))
-                      if n)
-        check_players(names, file=fname, element=f"{where}, PLAYER, PLAYER_NAME")
+        players: list[tuple[str, str]] = []
+        for pl in p.findall("PLAYER"):  # (a PLAYER with no name: the pair's names are not known)
+            n = rd.text(pl, "PLAYER_NAME", f"{where}, PLAYER")
+            if n:
+                players.append((n, rd.text(pl, "NATIONAL_ID_NUMBER", f"{where}, PLAYER") or ""))
+        names = check_players(tuple(n for n, _ in players), file=fname, element=f"{where}, PLAYER, PLAYER_NAME")
+        for _, i in players:
+            check_name(i, "national number", file=fname, element=f"{where}, PLAYER, NATIONAL_ID_NUMBER")
+        ids = tuple(i for _, i in players) if any(i for _, i in players) else ()
+        if d is not None and num.upper().endswith(d) and len(num) > 2:  # 1NS, 1EW: a Mitchell numbered with its side
+            num = num[:-2]
         if (d, num) in participants:
             raise rd.err("a pair appears twice in PARTICIPANTS:", f"{where}, PAIR_NUMBER",
                          f"{d} {num}" if d else num)
@@ -268,7 +284,13 @@ def read_usebio(source: Source, *, name: str | None = None) -> Event:
         numbers.add(num)
         participants[(d, num)] = Participant(num, d, names, None, rd.number(p, "TOTAL_SCORE", where), None,
                                              rd.number(p, "PERCENTAGE", where), place, False,
-                                             rd.whole(p, "BOARDS_PLAYED", where))
+                                             rd.whole(p, "BOARDS_PLAYED", where), ids=ids)
+    handset: dict[int, ET.Element] = {}  # board number -> its HAND elements, from a HANDSET after the event or in it
+    for hs in [*root.findall("HANDSET"), *(h for c in containers for h in c.findall("HANDSET"))]:
+        for hb in hs.findall("BOARD"):
+            hno = rd.whole(hb, "BOARD_NUMBER", "HANDSET, BOARD")
+            if hno is not None:
+                handset.setdefault(hno, hb)
     boards: list[Board] = []
     board_locs: list[list[dict[str, Any]]] = []
     seen: set[int] = set()
@@ -288,6 +310,8 @@ def read_usebio(source: Source, *, name: str | None = None) -> Event:
         if vul is None:
             raise rd.err("cannot read VULNERABILITY:", f"{bw}, VULNERABILITY", v)
         deal = _read_hands(rd, b, bw)
+        if deal is None and bno in handset:
+            deal = _read_hands(rd, handset[bno], f"HANDSET, BOARD {bno}")
         rows: list[Result] = []
         locs: list[dict[str, Any]] = []
         for j, tl in enumerate(b.findall("TRAVELLER_LINE"), start=1):
@@ -335,7 +359,7 @@ def read_usebio(source: Source, *, name: str | None = None) -> Event:
 
 
 def _rest(p: Participant) -> tuple[Any, ...]:
-    return (p.names, p.name, p.total, p.maximum, p.percentage, p.place, p.tied, p.boards)
+    return (p.names, p.name, p.total, p.maximum, p.percentage, p.place, p.tied, p.boards, p.vps, p.ids)
 
 
 def _read_hands(rd: _Reader, b: ET.Element, bw: str) -> str | None:
@@ -354,6 +378,8 @@ def _read_hands(rd: _Reader, b: ET.Element, bw: str) -> str | None:
 def _read_line(rd: _Reader, tl: ET.Element, where: str) -> Result:
     ns = rd.need(tl, "NS_PAIR_NUMBER", where)
     ew = rd.need(tl, "EW_PAIR_NUMBER", where)
+    if ns.upper().endswith("NS") and ew.upper().endswith("EW") and len(ns) > 2 and len(ew) > 2:
+        ns, ew = ns[:-2], ew[:-2]  # (1NS, 1EW: a Mitchell numbered with its side)
     for v in (ns, ew):
         if len(v) > 20:
             raise rd.err("pair number too long:", where, v)
@@ -370,8 +396,9 @@ def _read_line(rd: _Reader, tl: ET.Element, where: str) -> Result:
     s = rd.text(tl, "SCORE", where)
     score: xlbridge.Entry | None = None
     if s is not None:
+        m = _EBU_ARTIFICIAL.fullmatch(s)
         try:
-            score = xlbridge.parse_entry(s)
+            score = xlbridge.parse_entry(f"A{m.group(1)}/{m.group(2)}" if m else s)
         except xlbridge.XlbridgeError:
             raise rd.err("cannot read SCORE:", f"{where}, SCORE", s) from None
     elif contract is None:
@@ -380,7 +407,16 @@ def _read_line(rd: _Reader, tl: ET.Element, where: str) -> Result:
         contract = declarer = tricks = None
     return Result(ns, ew, contract, declarer, tricks, score, lead,
                   rd.number(tl, "NS_MATCH_POINTS", where), rd.number(tl, "EW_MATCH_POINTS", where), None, None,
-                  rd.number(tl, "NS_IMPS", where), rd.number(tl, "EW_IMPS", where))
+                  _first(rd, tl, where, "NS"), _first(rd, tl, where, "EW"))
+
+
+def _first(rd: _Reader, tl: ET.Element, where: str, side: str) -> Fraction | None:
+    """A line's IMPs for ``side``: cross-IMP points, Butler points or IMPs, the first present."""
+    for tag in (f"{side}_CROSS_IMP_POINTS", f"{side}_BUTLER_POINTS", f"{side}_IMPS"):
+        v = rd.number(tl, tag, where)
+        if v is not None:
+            return v
+    return None
 
 
 # ------------------------------------------------------------------------------------------ writer
@@ -416,23 +452,92 @@ def _elements(el: ET.Element, where: str | None = None) -> Iterator[tuple[str, E
         yield from _elements(child, path)
 
 
-def write_usebio(event: Event, *, name: str | None = None) -> bytes:
-    """USEBIO 1.2 XML bytes (ISO-8859-1, other characters as character references) of a pairs event.
+@dataclass(frozen=True)
+class UsebioStyle:
+    """How a USEBIO file is written for the systems of one federation, where the readers disagree
+    (docs/formats.md, "What the readers need", lists each reader and element).
 
-    Matchpoints and IMPs are written exactly when they have at most 4 decimals, else to 2
-    decimals; an artificial score is written in ``SCORE`` as ``A60/40``, a board not played as
-    ``NP``.  ``name`` (the file the event was read from, as messages show it) starts every
-    refusal, followed by the element (``PAIR NS 3, PLAYER 1, PLAYER_NAME``) or board.
+    ``tie_mark``: appended to a shared place (``"3="`` as the EBU writes it; ``""`` repeats the
+    number, ``3``, for readers that take PLACE as a whole number).  ``event_types``: the
+    ``EVENT_TYPE`` for each of :data:`~xlbridge.formats.model.SCORING_TYPES`.  ``mitchell_suffix``:
+    a Mitchell's pair numbers carry their direction (``1NS``, ``1EW``) for readers that know a pair
+    by its number alone.  ``numeric_ids``: every national number must be digits only (a reader
+    turns it into a whole number), else the export is refused naming the pair.  ``needs_date``: an
+    event without a date is refused (the reader fails without one).
+    """
+
+    name: str
+    tie_mark: str
+    event_types: Mapping[str, str]
+    mitchell_suffix: bool
+    numeric_ids: bool
+    needs_date: bool
+
+
+#: The styles by federation: ``EBU`` (the format's owner: the EBU's own files, ImportUsebio, BridgeScore,
+#: club sites) and ``ABF`` (the ABF's Cobalt, which takes PLACE and NATIONAL_ID_NUMBER as whole numbers,
+#: knows a pair by its number alone, and accepts the event types ``MP_PAIRS``, ``CROSS_IMP`` and
+#: ``BUTLER_PAIRS`` only).
+USEBIO_STYLES: Mapping[str, UsebioStyle] = MappingProxyType({
+    "EBU": UsebioStyle("EBU", "=", MappingProxyType({"MP": "MP_PAIRS", "CROSS_IMP": "PAIRS", "BUTLER": "BUTLER_PAIRS",
+                                                    "IMP": "PAIRS"}), False, False, False),
+    "ABF": UsebioStyle("ABF", "", MappingProxyType({"MP": "MP_PAIRS", "CROSS_IMP": "CROSS_IMP",
+                                                   "BUTLER": "BUTLER_PAIRS", "IMP": "PAIRS"}), True, True, True),
+})
+
+#: The traveller line's elements for each pair's share of the board, by the event's scoring.
+_POINTS_OUT = {"MP": ("NS_MATCH_POINTS", "EW_MATCH_POINTS"), "CROSS_IMP": ("NS_CROSS_IMP_POINTS", "EW_CROSS_IMP_POINTS"),
+               "BUTLER": ("NS_BUTLER_POINTS", "EW_BUTLER_POINTS"), "IMP": ("NS_IMPS", "EW_IMPS")}
+
+
+def _score_out(score: object) -> str:
+    """A traveller line's SCORE: N-S points, or an artificial score as the EBU writes it (``A6040``:
+    ``A``, then the N-S and E-W percentages in two digits each), ``A57.5/42.5`` when a percentage is not
+    a whole number of two digits.
+
+    >>> from fractions import Fraction as F
+    >>> _score_out(-50), _score_out(xlbridge.Artificial(F(60), F(40))), _score_out(xlbridge.Artificial(F(115, 2), F(50)))
+    ('-50', 'A6040', 'A57.5/50')
+    """
+    if isinstance(score, xlbridge.Artificial):
+        if all(v.denominator == 1 and 0 <= v <= 99 for v in (score.ns, score.ew)):
+            return f"A{int(score.ns):02d}{int(score.ew):02d}"
+    return str(score)
+
+
+def write_usebio(event: Event, *, name: str | None = None, style: str = "EBU") -> bytes:
+    """USEBIO 1.2 XML bytes (ISO-8859-1, other characters as character references) of a pairs event,
+    written as the federation ``style`` (:data:`USEBIO_STYLES`) reads it.
+
+    What the readers need (docs/formats.md): one ``EVENT`` with ``EVENT_TYPE``, ``EVENT_DESCRIPTION``,
+    ``DATE`` (dd/mm/yyyy) and ``WINNER_TYPE``; each ``PAIR`` with its ``PLACE`` (ties as the style
+    writes them), ``PERCENTAGE`` or ``TOTAL_SCORE``, and at least two ``PLAYER`` elements, each with
+    ``PLAYER_NAME`` and ``NATIONAL_ID_NUMBER`` (empty when unknown); every board's traveller lines with
+    numeric points on every line (a board not played at a table has no line: its pair's total is
+    already factored); the deals in a ``HANDSET`` after the event.  Matchpoints and IMPs are written
+    exactly when they have at most 4 decimals, else to 2 decimals.  ``name`` (the file the event was
+    read from, as messages show it) starts every refusal, followed by the element (``PAIR NS 3,
+    PLAYER 1, PLAYER_NAME``) or board.
     """
     check_unweighted(event, "USEBIO", name)
     if event.kind != PAIRS:
         raise FormatError("a teams event cannot be written as USEBIO yet (the USEBIO 1.2 team elements, MATCH and "
                           "TEAM, could not be checked against the specification); export it as PBN", file=name)
+    if style not in USEBIO_STYLES:
+        raise FormatError(f"unknown USEBIO style (one of {', '.join(USEBIO_STYLES)}):", file=name, value=style)
+    how = USEBIO_STYLES[style]
+    mitchell = event.movement == MITCHELL
+
+    def number(num: str, side: str | None) -> str:
+        return f"{num}{side}" if how.mitchell_suffix and mitchell and side else num
+
+    if how.needs_date and event.date is None:
+        raise FormatError(f"the event has no date, which {how.name}'s USEBIO reader needs (a workbook's document "
+                          f"property 'xlbridge event date', a PBN Date tag)", file=name)
     root = ET.Element("USEBIO", {"Version": "1.2"})
-    if event.site:
-        _sub(_sub(root, "CLUB"), "CLUB_NAME", event.site)
+    _sub(_sub(root, "CLUB"), "CLUB_NAME", event.site)  # (ImportUsebio needs one CLUB, named or not)
     ev = _sub(root, "EVENT")
-    ev.set("EVENT_TYPE", "PAIRS")
+    ev.set("EVENT_TYPE", how.event_types.get(event.scoring, "PAIRS"))
     _sub(ev, "PROGRAM_NAME", "xlbridge")
     _sub(ev, "PROGRAM_VERSION", getattr(xlbridge, "__version__", "0"))
     if event.name:
@@ -440,41 +545,43 @@ def write_usebio(event: Event, *, name: str | None = None) -> bytes:
     if event.date:
         _sub(ev, "DATE", event.date.strftime("%d/%m/%Y"))
     _sub(ev, "BOARD_SCORING_METHOD", _SCORING_OUT.get(event.scoring, "MATCH_POINTS"))
-    _sub(ev, "WINNER_TYPE", "2" if event.movement == MITCHELL else "1")
+    _sub(ev, "WINNER_TYPE", "2" if mitchell else "1")
     parts = _sub(ev, "PARTICIPANTS")
     for p in sorted(event.participants, key=lambda p: (p.direction or "", p.place is None, p.place or 0,
                                                         natural_key(p.number))):
         pe = _sub(parts, "PAIR")
-        _sub(pe, "PAIR_NUMBER", p.number)
-        if event.movement == MITCHELL:
+        _sub(pe, "PAIR_NUMBER", number(p.number, p.direction))
+        if mitchell:
             _sub(pe, "DIRECTION", p.direction)
         if p.place is not None:
-            _sub(pe, "PLACE", p.place)
+            _sub(pe, "PLACE", f"{p.place}{how.tie_mark}" if p.tied else p.place)
         if p.percentage is not None:
             _sub(pe, "PERCENTAGE", _dec(p.percentage))
         if p.total is not None:
             _sub(pe, "TOTAL_SCORE", _dec(p.total))
         if p.boards is not None:
             _sub(pe, "BOARDS_PLAYED", p.boards)
-        for n in p.names:
-            _sub(_sub(pe, "PLAYER"), "PLAYER_NAME", n)
+        ids = p.player_ids()
+        for k in range(max(2, len(p.names))):  # (readers take two PLAYERs of a pair, named or not)
+            pl = _sub(pe, "PLAYER")
+            _sub(pl, "PLAYER_NAME", p.names[k] if k < len(p.names) else None)
+            nid = ids[k] if k < len(ids) else ""
+            if how.numeric_ids and nid and not (nid.isascii() and nid.isdigit()):
+                raise FormatError(f"a national number must be digits only for {how.name} (its USEBIO reader takes "
+                                  f"it as a whole number):", file=name,
+                                  element=f"PAIR {p.label}, PLAYER {k + 1}, NATIONAL_ID_NUMBER", value=nid)
+            _sub(pl, "NATIONAL_ID_NUMBER", nid or None)
+    points = _POINTS_OUT.get(event.scoring, _POINTS_OUT["MP"])
     for b in event.boards:
         be = _sub(ev, "BOARD")
         _sub(be, "BOARD_NUMBER", b.number)
         _sub(be, "VULNERABILITY", _VUL_OUT[b.vulnerable or xlbridge.vulnerability(b.number).name])
-        if b.deal:
-            hands = b.deal[2:].split(" ")
-            for seat, hand in zip(("North", "East", "South", "West"), hands):
-                if hand == "-":
-                    continue
-                he = _sub(be, "HAND")
-                _sub(he, "DIRECTION", seat)
-                for tag, cards in zip(("SPADES", "HEARTS", "DIAMONDS", "CLUBS"), hand.split(".")):
-                    _sub(he, tag, cards)
         for r in b.results:
+            if r.score is xlbridge.NOT_PLAYED:  # (no line: every reader wants numbers on each line)
+                continue
             tl = _sub(be, "TRAVELLER_LINE")
-            _sub(tl, "NS_PAIR_NUMBER", r.ns)
-            _sub(tl, "EW_PAIR_NUMBER", r.ew)
+            _sub(tl, "NS_PAIR_NUMBER", number(r.ns, "NS"))
+            _sub(tl, "EW_PAIR_NUMBER", number(r.ew, "EW"))
             if r.contract is not None:
                 _sub(tl, "CONTRACT", r.contract)
             if r.declarer is not None:
@@ -484,11 +591,24 @@ def write_usebio(event: Event, *, name: str | None = None) -> bytes:
             if r.tricks is not None:
                 _sub(tl, "TRICKS", r.tricks)
             if r.score is not None:
-                _sub(tl, "SCORE", str(r.score))
-            for tag, v in (("NS_MATCH_POINTS", r.mp_ns), ("EW_MATCH_POINTS", r.mp_ew), ("NS_IMPS", r.imp_ns),
-                           ("EW_IMPS", r.imp_ew)):
+                _sub(tl, "SCORE", _score_out(r.score))
+            ns_v, ew_v = (r.mp_ns, r.mp_ew) if event.scoring == "MP" else (r.imp_ns, r.imp_ew)
+            for tag, v in zip(points, (ns_v, ew_v)):
                 if v is not None:
                     _sub(tl, tag, _dec(v))
+    dealt = [b for b in event.boards if b.deal]
+    if dealt:  # the hands, after the event (where the readers that show hands look for them)
+        hs = _sub(root, "HANDSET")
+        for b in dealt:
+            hb = _sub(hs, "BOARD")
+            _sub(hb, "BOARD_NUMBER", b.number)
+            for seat, hand in zip(("North", "East", "South", "West"), (b.deal or "")[2:].split(" ")):
+                if hand == "-":
+                    continue
+                he = _sub(hb, "HAND")
+                _sub(he, "DIRECTION", seat)
+                for tag, cards in zip(("SPADES", "HEARTS", "DIAMONDS", "CLUBS"), hand.split(".")):
+                    _sub(he, tag, cards or None)
     for where, el in _elements(root):
         if el.text is not None and any(ord(c) < 32 and c not in "\t\n\r" for c in el.text):
             raise FormatError("text cannot be written to XML (control character):", file=name, element=where,
