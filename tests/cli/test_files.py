@@ -533,6 +533,34 @@ def test_a_pair_with_more_players_than_a_team_has_is_refused_naming_the_row(tmp_
     assert back["1"] == tuple(f"P{k}" for k in range(12))
 
 
+def test_players_national_numbers_go_through_the_pairs_sheet_into_usebio_and_pbn(tmp_path, template_bytes):
+    """Issue 41: the Pairs sheet's Numbers column (the players' national numbers, & between them, in the order
+    of the names) is filled on import, typed by a member, read on export, and reaches USEBIO's
+    NATIONAL_ID_NUMBER and PBN's TotalScoreTable; more numbers than players is refused naming the row."""
+    import xml.etree.ElementTree as ET
+
+    ev = Event(movement=HOWELL, participants=(Participant("1", None, ("Ann Lee", "Bob Roe"), ids=("12345", "")),
+                                              Participant("2", None, ("Cy Fox", "Di Ode"))),
+               boards=(Board(1, results=(Result("1", "2", "3NT", "S", 9, 400),)),))
+    wb = openpyxl.load_workbook(io.BytesIO(template_bytes))
+    fill_pairs_workbook(wb, ev)
+    assert (wb["Pairs"]["D4"].value, wb["Pairs"]["D5"].value, wb["Pairs"]["D6"].value) == ("Numbers", "12345 & ", None)
+    wb["Pairs"]["D6"] = "  777 & 888"  # typed by a member
+    wb.save(tmp_path / "b.xlsx")
+    back = read_pairs_workbook(tmp_path / "b.xlsx")
+    assert {p.number: p.player_ids() for p in back.participants} == {"1": ("12345", ""), "2": ("777", "888")}
+    root = ET.fromstring(formats.write_usebio(formats.score_event(back)))
+    assert [[pl.findtext("NATIONAL_ID_NUMBER") for pl in p.iter("PLAYER")] for p in root.iter("PAIR")] == [
+        ["12345", ""], ["777", "888"]]
+    assert {p.number: p.player_ids() for p in formats.read_pbn(formats.write_pbn(back)).participants} == {
+        "1": ("12345", ""), "2": ("777", "888")}
+    wb["Pairs"]["D6"] = "1 & 2 & 3"
+    wb.save(tmp_path / "b.xlsx")
+    with pytest.raises(formats.FormatError, match=r"^b.xlsx, Pairs row 6: more national numbers than players "
+                                                  r"\(3 for 2\): '1 & 2 & 3'$"):
+        read_pairs_workbook(tmp_path / "b.xlsx")
+
+
 def test_export_of_a_workbook_without_the_travellers_columns_names_file_and_column(tmp_path, capsys):
     wb = openpyxl.Workbook()
     wb.active.title = "Travellers"

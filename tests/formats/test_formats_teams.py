@@ -378,3 +378,23 @@ def test_teams_place_by_vps_not_imps(tmp_path):
     index = (tmp_path / "site" / "index.html").read_text()
     assert "VPs</th>" in index
     assert index.index("Team C") < index.index("Team A") < index.index("Team B")
+
+
+def test_team_players_national_numbers_survive_the_workbook(tmp_path, teams_template):
+    """Issue 41: each player's national number (text, any federation's) is written to the Teams sheet's
+    Numbers column in the order of the players and read back; a team without numbers has none."""
+    import io
+
+    from xlbridge.formats.model import Board, Event, Participant, Result
+    from xlbridge.formats.workbook import fill_teams_workbook, read_teams_workbook
+
+    ev = Event(kind="TEAMS", scoring="IMP", participants=(
+        Participant("1", None, ("Ann", "Bob", "Cy", "Di"), "Lions", ids=("123", "", "EBU 9", "0555002")),
+        Participant("2", None, ("Ed", "Flo"), "Tigers")),
+        boards=(Board(1, results=(Result("1", "2", score=420), Result("2", "1", score=-420))),))
+    wb = openpyxl.load_workbook(io.BytesIO(teams_template))
+    fill_teams_workbook(wb, ev)
+    assert [c.value for c in wb["Teams"][5]][:4] == [1, "Lions", "Ann & Bob & Cy & Di", "123 &  & EBU 9 & 0555002"]
+    wb.save(tmp_path / "t.xlsx")
+    back = {p.number: p.player_ids() for p in read_teams_workbook(tmp_path / "t.xlsx").participants}
+    assert back == {"1": ("123", "", "EBU 9", "0555002"), "2": ("", "")}

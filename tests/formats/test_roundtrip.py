@@ -88,9 +88,12 @@ def events(draw):
     parts = []
     for d in dirs:
         for n in numbers:
-            parts.append(Participant(n, d, tuple(draw(st.lists(name_text, max_size=2))), None,
+            names = tuple(draw(st.lists(name_text, max_size=2)))
+            ids = tuple(draw(st.sampled_from(["", "1234", "0555002", "EBU 12"])) for _ in names)
+            parts.append(Participant(n, d, names, None,
                                      draw(st.none() | decimal), None, draw(st.none() | decimal),
-                                     draw(st.none() | st.integers(1, 4)), False, draw(st.none() | st.integers(0, 30))))
+                                     draw(st.none() | st.integers(1, 4)), False, draw(st.none() | st.integers(0, 30)),
+                                     ids=ids if any(ids) else ()))
     count = {}
     for p in parts:
         count[(p.direction, p.place)] = count.get((p.direction, p.place), 0) + 1

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 __all__ = ["CAPACITY_NAME", "PRINT_NAME", "RESULTS_NAME", "TRAVELLERS_SHEET", "PAIRS_SHEET", "RANKING_SHEET", "BOARDS_SHEET",
            "MATCHES_SHEET", "TEAMS_SHEET", "CONTRACTS_SHEET", "TRAVELLER_COLUMNS", "TRAVELLER_WEIGHTS",
-           "PAIR_COLUMNS", "MATCH_COLUMNS"]
+           "PAIR_COLUMNS", "PLAYER_NUMBERS", "MATCH_COLUMNS"]
 
 CAPACITY_NAME = "XLBRIDGE_CAPACITY"
 PRINT_NAME = "XLBRIDGE_PRINT"
@@ -40,5 +40,8 @@ TRAVELLER_COLUMNS = ("Board", "NS", "EW", "Contract", "Declarer", "Tricks", "Typ
 TRAVELLER_WEIGHTS = ("Outcome 2 NS", "Outcome 3 NS", "Weight 1", "Weight 2", "Weight 3")
 #: the Pairs sheet
 PAIR_COLUMNS = ("Pair", "Direction", "Names")
+#: the Pairs (and Teams) sheet's column of the players' national numbers, ``&``-separated in the order of the
+#: names (optional: a workbook made before it has none)
+PLAYER_NUMBERS = "Numbers"
 #: a match of the teams workbook as typed (the Matches sheet's first columns)
 MATCH_COLUMNS = ("Match", "Team A", "Team B", "Boards")

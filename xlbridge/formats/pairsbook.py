@@ -39,7 +39,8 @@ import xlbridge
 
 from ..core.entries import parse_entry
 from ..core.pairs.neuberg import mp_scale
-from ..core.template_contract import PAIR_COLUMNS, PAIRS_SHEET, TRAVELLER_COLUMNS, TRAVELLER_WEIGHTS, TRAVELLERS_SHEET
+from ..core.template_contract import (PAIR_COLUMNS, PAIRS_SHEET, PLAYER_NUMBERS, TRAVELLER_COLUMNS, TRAVELLER_WEIGHTS,
+                                      TRAVELLERS_SHEET)
 from .checks import check_traveller
 from .errors import FormatError, check_name, check_players, display_name
 from .model import (HOWELL, MITCHELL, PAIRS, TEAMS, Event, Participant, Result, natural_key, normalize_contract,
@@ -47,7 +48,7 @@ from .model import (HOWELL, MITCHELL, PAIRS, TEAMS, Event, Participant, Result, 
 from .sheets import (HEADER_ROW, VULNERABILITY, Getter, Where, Workbook, board_number, capacity, cell_number,
                      cell_text, check_standard_cycle, id_text, event_boards, fill_table, find_columns, find_parameter,
                      get_sheet, join_names, open_workbook, parameter_entry, parameter_value, read_extra_sheets, read_outcomes,
-                     read_properties, sparse_rows, split_names, table_rows, write_extra_sheets, write_properties)
+                     player_numbers, read_properties, sparse_rows, split_names, table_rows, write_extra_sheets, write_properties)
 
 __all__ = ["fill_pairs_workbook", "read_pairs_workbook", "travellers_rows", "TRAVELLERS", "PAIRS_SHEET"]
 
@@ -94,7 +95,7 @@ def fill_pairs_workbook(wb: Workbook, event: Event, *, name: str | None = None) 
     if scale is not None:                # state them on the 2/1 (EBU) scale
         scale.value = event.scale or "EBU"
     ps = get_sheet(wb, PAIRS_SHEET)
-    pcols = find_columns(ps, _P_COLUMNS, sheet=PAIRS_SHEET)
+    pcols = find_columns(ps, _P_COLUMNS, (PLAYER_NUMBERS,), sheet=PAIRS_SHEET)
     plast = capacity(ps) or max(ps.max_row, HEADER_ROW + len(event.participants))
     for r in range(HEADER_ROW + 1, ps.max_row + 1):
         for c in pcols.values():
@@ -108,6 +109,11 @@ def fill_pairs_workbook(wb: Workbook, event: Event, *, name: str | None = None) 
         ps.cell(row=r, column=pcols["Direction"], value=p.direction if event.movement == MITCHELL else None)
         names = join_names(p.names) if p.names else (p.name or None)
         ps.cell(row=r, column=pcols["Names"], value=names)
+        if PLAYER_NUMBERS in pcols and p.ids:
+            ps.cell(row=r, column=pcols[PLAYER_NUMBERS], value=" & ".join(p.player_ids()))
+        elif p.ids:  # (a workbook made before the column: the numbers cannot be kept)
+            raise FormatError(f"the sheet {PAIRS_SHEET!r} has no column {PLAYER_NUMBERS!r} for the players' national "
+                              f"numbers (a workbook made before it): start from a current template", where=name)
     write_properties(wb, event)
     write_extra_sheets(wb, event, leads="Lead" not in cols)
 
@@ -233,7 +239,7 @@ def _participants(wb: Workbook, mitchell: bool, name: str) -> list[Participant]:
     if PAIRS_SHEET not in wb.sheetnames:
         return []
     ps = wb[PAIRS_SHEET]
-    cols = find_columns(ps, _P_COLUMNS, sheet=PAIRS_SHEET, where=name)
+    cols = find_columns(ps, _P_COLUMNS, (PLAYER_NUMBERS,), sheet=PAIRS_SHEET, where=name)
     out, seen = [], set()
     for r, row in sparse_rows(ps, HEADER_ROW + 1):  # (only the rows and cells the file holds)
         def get(col: str, row: dict[int, Any] = row) -> Any:
@@ -255,6 +261,8 @@ def _participants(wb: Workbook, mitchell: bool, name: str) -> list[Participant]:
         seen.add(key)
         names = cell_text(get("Names"))
         players = check_players(split_names(names), where=f"{name}, {PAIRS_SHEET} row {r}")
-        out.append(Participant(number, direction, players))
+        ids = player_numbers(cell_text(get(PLAYER_NUMBERS)) if PLAYER_NUMBERS in cols else None, len(players),
+                             f"{name}, {PAIRS_SHEET} row {r}")
+        out.append(Participant(number, direction, players, ids=ids))
     out.sort(key=lambda p: (p.direction or "", natural_key(p.number)))
     return out

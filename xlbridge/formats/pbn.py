@@ -93,6 +93,24 @@ def _whole(t: str, what: str, lexer: Lexer, line: int) -> int:
     return v
 
 
+def _national_ids(v: str | None, players: int, name: str, line: int) -> tuple[str, ...]:
+    """A TotalScoreTable row's ``NationalIds`` (user-defined, written by xlbridge: the players' national
+    numbers, ``;``-separated in the order of ``Names``; ``""`` where unknown).
+
+    >>> _national_ids("1234;", 2, "club.pbn", 9), _national_ids(None, 2, "club.pbn", 9)
+    (('1234', ''), ())
+    """
+    if v is None or blank(v):
+        return ()
+    ids = tuple(x.strip() for x in v.split(";"))
+    if len(ids) > max(players, 1):
+        raise FormatError(f"more national numbers than players ({len(ids)} for {players}):", file=name, line=line,
+                          value=v)
+    for i in ids:
+        check_name(i, "national number", file=name, line=line)
+    return ids if any(ids) else ()
+
+
 def _score_row(row: dict[str, str], line: int, lexer: Lexer) -> tuple[Result, tuple[str, ...], tuple[str, ...]]:
     loc: dict[str, Any] = {"file": lexer.name, "line": line}
     ns = pair_id(row.get("PairId_NS"), "PairId_NS", lexer, line)
@@ -328,12 +346,13 @@ def read_pbn(source: Source, *, name: str | None = None) -> Event:
                 if total is not None:
                     break
             players = check_players(player_names(row.get("Names")), file=name, line=line)
+            ids = _national_ids(row.get("NationalIds"), len(players), name, line)
             team = None if blank(row.get("TeamName")) else check_name(row["TeamName"].strip(), "team name", file=name,
                                                                        line=line)
             p = Participant(num, d, players, team,
                             total, None, read_num(row.get("TotalPercentage"), "TotalPercentage", lexer, line),
                             read_int(row.get("Rank"), "Rank", lexer, line), False,
-                            read_int(row.get("NrBoards"), "NrBoards", lexer, line))
+                            read_int(row.get("NrBoards"), "NrBoards", lexer, line), ids=ids)
             if p.key in participants:
                 raise lexer.err("a pair appears twice in the TotalScoreTable:", line, p.label)
             participants[p.key] = p

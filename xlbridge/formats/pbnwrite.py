@@ -76,6 +76,10 @@ def write_pbn(event: Event, *, name: str | None = None) -> bytes:
             _check_text(n, "a player name", name, who)
             if ";" in n:
                 raise FormatError("a player name cannot contain ';' in PBN:", file=name, element=who, value=n)
+        for n in p.ids:
+            _check_text(n, "a national number", name, who)
+            if ";" in n:
+                raise FormatError("a national number cannot contain ';' in PBN:", file=name, element=who, value=n)
         _check_text(p.name, "a team name", name, who)
         _check_pair_number(p.number, name, who, teams)
     for t, what in ((event.name, "the event name (PBN tag Event)"), (event.site, "the site (PBN tag Site)")):
@@ -169,6 +173,8 @@ def _total_table(event: Event, mitchell: bool) -> list[str]:
         cols.append(("TeamName", "L"))
     cols += [("TotalIMP" if teams else "TotalMP", "R"), ("TotalPercentage", "R"), ("NrBoards", "R"),
              ("Names", "L")]
+    if any(p.ids for p in event.participants):  # user-defined (section 5.2): the players' national numbers
+        cols.append(("NationalIds", "L"))
     order = sorted(event.participants, key=lambda p: (p.direction or "", p.place is None, p.place or 0,
                                                       natural_key(p.number)))
     rows: list[list[str]] = []
@@ -177,6 +183,7 @@ def _total_table(event: Event, mitchell: bool) -> list[str]:
              "Direction": p.direction or "-", "TeamName": _quote(p.name or ""),
              "TotalMP": format_number(p.total), "TotalIMP": format_number(p.total),
              "TotalPercentage": format_number(p.percentage),
-             "NrBoards": "-" if p.boards is None else str(p.boards), "Names": _quote(";".join(p.names))}
+             "NrBoards": "-" if p.boards is None else str(p.boards), "Names": _quote(";".join(p.names)),
+             "NationalIds": _quote(";".join(p.player_ids()))}
         rows.append([v[c[0]] for c in cols])
     return _table("TotalScoreTable", cols, rows)

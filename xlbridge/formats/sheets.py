@@ -29,11 +29,11 @@ import xlbridge
 
 from ..core.template_contract import CAPACITY_NAME
 from .checks import MAX_BOARD, vulnerability_words
-from .errors import FormatError, display_name
+from .errors import FormatError, check_name, display_name
 from .model import Board, Event, Result, normalize_deal, normalize_lead, normalize_seat
 
 __all__ = ["HEADER_ROW", "DEALS_SHEET", "LEADS_SHEET", "VULNERABILITY", "standard_dealer", "check_standard_cycle",
-           "cell_number", "cell_text", "join_names", "split_names", "whole_number", "board_number", "find_columns",
+           "cell_number", "cell_text", "join_names", "split_names", "player_numbers", "whole_number", "board_number", "find_columns",
            "find_parameter", "capacity", "get_sheet",
            "fill_table", "table_rows", "table_sheet", "write_extra_sheets", "read_extra_sheets",
            "write_properties", "read_properties", "open_workbook", "event_boards", "read_outcomes", "Workbook",
@@ -146,6 +146,28 @@ def split_names(text: str | None) -> tuple[str, ...]:
             out.append(name)
         pos = m.end()
     return tuple(out)
+
+
+def player_numbers(text: str | None, players: int, where: str) -> tuple[str, ...]:
+    """The players' national numbers of a ``Numbers`` cell (``12345 & 67890``, in the order of the names;
+    a blank between two ``&`` for a player without one): at most one per player, each at most 200
+    characters; ``()`` when the cell is blank.
+
+    >>> player_numbers("12345 & 67890", 2, "club.xlsx, Pairs row 5"), player_numbers(" & 42", 2, "x")
+    (('12345', '67890'), ('', '42'))
+    >>> player_numbers("1 & 2 & 3", 2, "club.xlsx, Pairs row 5")
+    Traceback (most recent call last):
+    ...
+    xlbridge.formats.errors.FormatError: club.xlsx, Pairs row 5: more national numbers than players (3 for 2): '1 & 2 & 3'
+    """
+    if text is None or not text.strip():
+        return ()
+    ids = tuple(x.strip() for x in text.split("&"))
+    if len(ids) > max(players, 1):
+        raise FormatError(f"more national numbers than players ({len(ids)} for {players}):", where=where, value=text)
+    for i in ids:
+        check_name(i, "national number", where=where)
+    return ids if any(ids) else ()
 
 
 def whole_number(v: object, where: str, what: str, high: int | None = None) -> int:

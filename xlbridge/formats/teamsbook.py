@@ -28,14 +28,15 @@ from typing import TypeAlias
 import xlbridge
 
 from ..core.entries import parse_entry
-from ..core.template_contract import BOARDS_SHEET, CONTRACTS_SHEET, MATCH_COLUMNS, MATCHES_SHEET, TEAMS_SHEET
+from ..core.template_contract import (BOARDS_SHEET, CONTRACTS_SHEET, MATCH_COLUMNS, MATCHES_SHEET, PLAYER_NUMBERS,
+                                      TEAMS_SHEET)
 from .checks import check_result, check_traveller
 from .errors import FormatError, check_name, check_players, display_name
 from .model import HOWELL, TEAMS, Event, Participant, Result, natural_key, normalize_contract, normalize_seat
 from .sheets import (VULNERABILITY, Getter, Where, Workbook, board_number, cell_number, cell_text,
                      check_standard_cycle, event_boards, fill_table, find_columns, get_sheet, id_text, join_names,
-                     open_workbook, read_extra_sheets, read_outcomes, read_properties, split_names, table_rows,
-                     table_sheet, whole_number, write_extra_sheets, write_properties)
+                     open_workbook, player_numbers, read_extra_sheets, read_outcomes, read_properties, split_names,
+                     table_rows, table_sheet, whole_number, write_extra_sheets, write_properties)
 
 __all__ = ["Match", "fill_teams_workbook", "read_teams_workbook", "team_matches", "BOARDS_SHEET",
            "MATCHES_SHEET", "TEAMS_SHEET", "CONTRACTS_SHEET"]
@@ -137,8 +138,10 @@ def fill_teams_workbook(wb: Workbook, event: Event, *, name: str | None = None) 
     ordered = sorted(parts.values(), key=lambda p: natural_key(p.number))
     table_sheet(wb, TEAMS_SHEET, "Each team's number (as in the file), its name in the Matches sheet (blank: the "
                 "team has no name, and the Matches sheet calls it Team <number>) and its players. Written by "
-                "xlbridge import; read by xlbridge export and publish.", _TEAM_COLUMNS,
-                [[cell_number(p.number), p.name or None, join_names(p.names)] for p in ordered], (7, 24, 50))
+                "xlbridge import; read by xlbridge export and publish. Numbers: the players' national numbers, "
+                "optional, in the order of the players.", (*_TEAM_COLUMNS, PLAYER_NUMBERS),
+                [[cell_number(p.number), p.name or None, join_names(p.names),
+                  " & ".join(p.player_ids()) if p.ids else None] for p in ordered], (7, 24, 50, 24))
     crow = [[b.number, cell_number(r.ns), cell_number(r.ew), r.contract, r.declarer, r.tricks]
             for b in sorted(event.boards, key=lambda b: b.number) for r in b.results if r.contract is not None]
     if crow:
@@ -170,7 +173,8 @@ def read_teams_workbook(path: str | os.PathLike[str], *, weighted: bool = False)
         teams: dict[str, Participant] = {}
         listed = TEAMS_SHEET in wb.sheetnames
         if listed:
-            for _r, get, where in table_rows(wb[TEAMS_SHEET], _TEAM_COLUMNS, sheet=TEAMS_SHEET, name=name):
+            for _r, get, where in table_rows(wb[TEAMS_SHEET], _TEAM_COLUMNS, (PLAYER_NUMBERS,), sheet=TEAMS_SHEET,
+                                             name=name, keys=_TEAM_COLUMNS):
                 num, given = id_text(get("Team"), where("Team"), "team number"), cell_text(get("Name"))
                 if num is None:
                     raise FormatError("a team needs a number", where=where("Team"))
@@ -183,7 +187,9 @@ def read_teams_workbook(path: str | os.PathLike[str], *, weighted: bool = False)
                                       f"name", where=where("Name"))
                 players = cell_text(get("Players"))
                 check_name(given, "team name", where=where("Name"))
-                teams[num] = Participant(num, None, check_players(split_names(players), where=where("Players")), given)
+                squad = check_players(split_names(players), where=where("Players"))
+                teams[num] = Participant(num, None, squad, given, ids=player_numbers(
+                    cell_text(get(PLAYER_NUMBERS)), len(squad), where(PLAYER_NUMBERS)))
                 number_of[called] = num
         matches: dict[int, tuple[str, str]] = {}
         lengths: dict[tuple[str, str], int] = {}  # (team a, team b) in number order -> the declared boards

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from openpyxl import Workbook
 
-from ..core.template_contract import (PAIR_COLUMNS, PAIRS_SHEET, RANKING_SHEET, TRAVELLER_COLUMNS, TRAVELLER_WEIGHTS,
+from ..core.template_contract import (PAIR_COLUMNS, PAIRS_SHEET, PLAYER_NUMBERS, RANKING_SHEET, TRAVELLER_COLUMNS, TRAVELLER_WEIGHTS,
                                        TRAVELLERS_SHEET)
 
 from .styling import (COMMON_LINES, array, bold, computed, conf_sheet, fill_rows, headers, input_table,
@@ -85,8 +85,9 @@ def build() -> Workbook:
         "pair sitting N-S then belongs to the E-W field (and the other way round).",
         "Artificial scores: Fixed (A60/40 counts 60 %) or Session (EBU: average-plus is 60 % or the pair's "
         "session percentage if higher, average-minus 40 % or it if lower).",
-        "Sheet Pairs: each pair's number, direction (NS or EW; blank in a Howell) and player names; the "
-        "names appear in the ranking.",
+        "Sheet Pairs: each pair's number, direction (NS or EW; blank in a Howell), player names and, if "
+        "wanted, the players' national numbers; the names appear in the ranking, the numbers in the files "
+        "sent to the federation.",
         "Sheet Ranking: Direction, Pair, Names, Total MP, Percentage, Rank, best first (N-S field then E-W "
         "field in a Mitchell), up to 400 pairs. A pair meeting a board twice is an error naming the rows.",
     ] + COMMON_LINES)
@@ -134,16 +135,19 @@ def build() -> Workbook:
     ws.column_dimensions["Q"].width = 24
     input_table(ws, f"A{T_FIRST}:P{last}", "Q14", "results", legend_at="Q10")
 
-    ws = sheet(wb, PAIRS_SHEET, PAIRS_SHEET, "One row per pair: its number, direction (NS or EW in a Mitchell) and the players' names.")
+    ws = sheet(wb, PAIRS_SHEET, PAIRS_SHEET, "One row per pair: its number, direction (NS or EW in a Mitchell), the players' names "
+               "and (optional) their national numbers.")
     pl = table_head(ws, P_FIRST, P_ROWS, PAIRS,
-        list(PAIR_COLUMNS),
-        [8, 10, 40])
+        [*PAIR_COLUMNS, PLAYER_NUMBERS],
+        [8, 10, 40, 24])
     mark_input(ws, f"A{P_FIRST}:A{pl}", kind="whole", operator="greaterThanOrEqual", formula1="1",
            prompt="Pair number (any positive whole number)")
     mark_input(ws, f"B{P_FIRST}:B{pl}", kind="list", formula1='"NS,EW"',
            prompt="NS or EW (Mitchell); leave blank in a Howell")
     mark_input(ws, f"C{P_FIRST}:C{pl}", prompt="The players' names, e.g. Ann Smith & Bob Jones")
-    input_table(ws, f"A{P_FIRST}:C{pl}", "E8", "pairs", legend_at="E4", note_width=1)
+    mark_input(ws, f"D{P_FIRST}:D{pl}", prompt="Optional: the players' national (federation) numbers in the order "
+                                              "of the names, e.g. 12345 & 67890; they go into USEBIO and PBN files")
+    input_table(ws, f"A{P_FIRST}:D{pl}", "F8", "pairs", legend_at="F4", note_width=1)
 
     ws = sheet(wb, RANKING_SHEET, RANKING_SHEET, "Exact totals: ties are decided on exact values and shown as ties (3=). A Mitchell "
                          "ranks the N-S field, then the E-W field.")
