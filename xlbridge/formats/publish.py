@@ -46,7 +46,7 @@ import xlbridge
 
 from .errors import FormatError
 from .model import TEAMS, Board, Event, Participant, Result, natural_key
-from .scoring import match_results, score_event
+from .scoring import match_results, score_event, team_matches
 
 _K = TypeVar("_K")
 
@@ -488,12 +488,8 @@ def _match_file(a: str, b: str) -> str:
 
 
 def _matches(event: Event) -> dict[tuple[str, str], list[tuple[int, Result, Result]]]:
-    """(team a, team b) -> [(board, room-1 row with a N-S, room-2 row)] for boards played at both tables."""
-    out: dict[tuple[str, str], list[tuple[int, Result, Result]]] = {}
-    for b in event.boards:
-        seats = {(r.ns, r.ew): r for r in reversed(b.results)}  # the first row of each seating, as before
-        for r1 in b.results:
-            r2 = seats.get((r1.ew, r1.ns))
-            if r2 is not None and r2 is not r1 and natural_key(r1.ns) < natural_key(r1.ew):
-                out.setdefault((r1.ns, r1.ew), []).append((b.number, r1, r2))
-    return dict(sorted(out.items(), key=lambda kv: (natural_key(kv[0][0]), natural_key(kv[0][1]))))
+    """(team a, team b) -> [(board, the room where a sits N-S, the other room)] for boards played at both
+    tables (:func:`~xlbridge.formats.scoring.team_matches`), matches with at least one such board."""
+    out = {(a, c): [(b, r1, r2) for b, (r1, r2) in rooms.items() if r1 is not None and r2 is not None]
+           for a, c, rooms in team_matches(event)}
+    return {k: v for k, v in out.items() if v}

@@ -36,7 +36,7 @@ from __future__ import annotations
 from dataclasses import replace
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeAlias
 
 import xlbridge
 
@@ -45,7 +45,7 @@ from .errors import FormatError
 from ..core.teams.standings import team_standings
 from .model import TEAMS, Board, Event, Participant, Result, natural_key
 
-__all__ = ["score_event", "match_results"]
+__all__ = ["score_event", "match_results", "team_matches", "Match"]
 
 
 def _checked(event: Event) -> list[Board]:
@@ -257,3 +257,27 @@ def match_results(event: Event) -> dict[tuple[str, str], xlbridge.MatchResult]:
                 imps.setdefault((a, c), []).append(r.imp_ns)
     return {k: xlbridge.match_result(v, lengths.get(k), rounding="nearest")
             for k, v in sorted(imps.items(), key=lambda kv: (natural_key(kv[0][0]), natural_key(kv[0][1])))}
+
+
+Match: TypeAlias = "tuple[str, str, dict[int, tuple[Result | None, Result | None]]]"
+
+
+def team_matches(event: Event, name: str | None = None) -> list[Match]:
+    """The matches of a teams event: ``[(team a, team b, {board: (room-1 row, room-2 row)})]``, team a
+    the lower number (it sits N-S in room 1), in order of team numbers.
+
+    A board a pair of teams played at one table only keeps ``None`` for the other room.
+    """
+    matches: dict[tuple[str, str], dict[int, list[Result | None]]] = {}
+    for b in sorted(event.boards, key=lambda b: b.number):
+        for r in b.results:
+            a, c = sorted((r.ns, r.ew), key=natural_key)
+            if a == c:
+                raise FormatError(f"board {b.number}: team {a} cannot play against itself", where=name)
+            rooms = matches.setdefault((a, c), {}).setdefault(b.number, [None, None])
+            room = 0 if r.ns == a else 1
+            if rooms[room] is not None:
+                raise FormatError(f"board {b.number}: teams {a} and {c} meet twice in the same seats", where=name)
+            rooms[room] = r
+    return [(a, c, {k: (v[0], v[1]) for k, v in boards.items()})
+            for (a, c), boards in sorted(matches.items(), key=lambda kv: (natural_key(kv[0][0]), natural_key(kv[0][1])))]

@@ -9,12 +9,13 @@ the template has no place for goes into extra sheets that its formulas never rea
 ``Deals`` and ``Leads`` (:mod:`xlbridge.formats.sheets`).
 
 - :func:`fill_teams_workbook` writes a teams event into the template: each pair of teams that
-  meets is one match (:func:`team_matches`);
+  meets is one match (:func:`xlbridge.formats.scoring.team_matches`);
 - :func:`read_teams_workbook` reads such a workbook back (room 1 is team A sitting N-S);
 - :func:`xlbridge.formats.workbook.is_teams_workbook` tells a teams workbook by its sheets.
 
 >>> from xlbridge.formats.model import Board, Event, Result, TEAMS
 >>> ev = Event(kind=TEAMS, boards=(Board(1, results=(Result("1", "2", score=420), Result("2", "1", score=-400))),))
+>>> from xlbridge.formats.scoring import team_matches
 >>> [(a, c, {b: (r1.score, r2.score) for b, (r1, r2) in boards.items()}) for a, c, boards in team_matches(ev)]
 [('1', '2', {1: (420, -400)})]
 """
@@ -23,7 +24,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import replace
-from typing import TypeAlias
 
 import xlbridge
 
@@ -32,13 +32,14 @@ from ..core.template_contract import (BOARDS_SHEET, CONTRACTS_SHEET, MATCH_COLUM
                                       TEAMS_SHEET)
 from .checks import check_result, check_traveller
 from .errors import FormatError, check_name, check_players, display_name
+from .scoring import team_matches
 from .model import HOWELL, TEAMS, Event, Participant, Result, natural_key, normalize_contract, normalize_seat
 from .sheets import (VULNERABILITY, Getter, Where, Workbook, board_number, cell_number, cell_text,
                      check_standard_cycle, event_boards, fill_table, find_columns, get_sheet, id_text, join_names,
                      open_workbook, player_numbers, read_extra_sheets, read_outcomes, read_properties, split_names,
                      table_rows, table_sheet, whole_number, write_extra_sheets, write_properties)
 
-__all__ = ["Match", "fill_teams_workbook", "read_teams_workbook", "team_matches", "BOARDS_SHEET",
+__all__ = ["fill_teams_workbook", "read_teams_workbook", "BOARDS_SHEET",
            "MATCHES_SHEET", "TEAMS_SHEET", "CONTRACTS_SHEET"]
 
 _ROOM_1, _ROOM_2 = "Room 1 NS (team A NS)", "Room 2 NS (team B NS)"
@@ -58,30 +59,6 @@ def _team_label(p: Participant) -> str:
 def _default_label(number: str) -> str:
     """What the Matches sheet calls a team without a name (the Teams sheet leaves its ``Name`` blank)."""
     return f"Team {number}"
-
-
-Match: TypeAlias = "tuple[str, str, dict[int, tuple[Result | None, Result | None]]]"
-
-
-def team_matches(event: Event, name: str | None = None) -> list[Match]:
-    """The matches of a teams event: ``[(team a, team b, {board: (room-1 row, room-2 row)})]``, team a
-    the lower number (it sits N-S in room 1), in order of team numbers.
-
-    A board a pair of teams played at one table only keeps ``None`` for the other room.
-    """
-    matches: dict[tuple[str, str], dict[int, list[Result | None]]] = {}
-    for b in sorted(event.boards, key=lambda b: b.number):
-        for r in b.results:
-            a, c = sorted((r.ns, r.ew), key=natural_key)
-            if a == c:
-                raise FormatError(f"board {b.number}: team {a} cannot play against itself", where=name)
-            rooms = matches.setdefault((a, c), {}).setdefault(b.number, [None, None])
-            room = 0 if r.ns == a else 1
-            if rooms[room] is not None:
-                raise FormatError(f"board {b.number}: teams {a} and {c} meet twice in the same seats", where=name)
-            rooms[room] = r
-    return [(a, c, {k: (v[0], v[1]) for k, v in boards.items()})
-            for (a, c), boards in sorted(matches.items(), key=lambda kv: (natural_key(kv[0][0]), natural_key(kv[0][1])))]
 
 
 def _room_score(r: Result | None, board: int, name: str | None) -> int | str | None:

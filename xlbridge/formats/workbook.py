@@ -22,7 +22,8 @@ from .model import Event
 from .pairsbook import TRAVELLERS, fill_pairs_workbook, read_pairs_workbook, travellers_rows
 from .sheets import (DEALS_SHEET, LEADS_SHEET, VULNERABILITY, Workbook, check_standard_cycle, open_workbook,
                      read_extra_sheets, write_extra_sheets)
-from .teamsbook import BOARDS_SHEET, MATCHES_SHEET, fill_teams_workbook, read_teams_workbook, team_matches
+from .scoring import team_matches
+from .teamsbook import BOARDS_SHEET, MATCHES_SHEET, fill_teams_workbook, read_teams_workbook
 
 __all__ = ["fill_pairs_workbook", "read_pairs_workbook", "travellers_rows", "VULNERABILITY", "write_extra_sheets",
            "read_extra_sheets", "DEALS_SHEET", "LEADS_SHEET", "fill_teams_workbook", "read_teams_workbook",
