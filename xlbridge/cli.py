@@ -164,11 +164,10 @@ def build_parser() -> argparse.ArgumentParser:
     e = sub.add_parser("export", help="a pairs (or teams) workbook's session out as PBN or USEBIO",
                        description="Read the travellers and pairs of a pairs workbook (or the matches of a teams "
                                    "workbook), score them (the same core as the workbook's functions) and write "
-                                   "PBN 2.1 with score tables, or USEBIO 1.2 (pairs events; a teams workbook is "
-                                   "refused for USEBIO).")
+                                   "PBN 2.1 with score tables, or USEBIO 1.2 as the federation's systems read it.")
     e.add_argument("book", metavar="BOOK", help="the pairs or teams workbook (.xlsx)")
     e.add_argument("--format", choices=("pbn", "usebio"), required=True,
-                   help="pbn (pairs or teams) or usebio (pairs only)")
+                   help="pbn or usebio (pairs or teams)")
     e.add_argument("-o", "--output", metavar="FILE", required=True, help="the file to write")
     e.add_argument("--federation", choices=("EBU", "ABF"), default="EBU", type=str.upper,
                    help="usebio only: write it as this federation's systems read it (default EBU: a shared place "

@@ -56,6 +56,26 @@ VALID_USEBIO = """<?xml version="1.0" encoding="UTF-8"?>
 """
 
 
+VALID_USEBIO_TEAMS = """<?xml version="1.0" encoding="UTF-8"?>
+<USEBIO Version="1.2"><CLUB><CLUB_NAME>Village</CLUB_NAME></CLUB>
+<EVENT EVENT_TYPE="TEAMS"><EVENT_DESCRIPTION>Teams</EVENT_DESCRIPTION><DATE>26/11/2026</DATE>
+<SESSION SESSION_ID="1"><PARTICIPANTS>
+<TEAM TEAM_ID="1" TEAM_NAME="Lions"><PLACE>1</PLACE><PAIR><PAIR_NUMBER>1-1-2</PAIR_NUMBER>
+<PLAYER><PLAYER_NAME>Ann</PLAYER_NAME><NATIONAL_ID_NUMBER>101</NATIONAL_ID_NUMBER></PLAYER>
+<PLAYER><PLAYER_NAME>Bob</PLAYER_NAME><NATIONAL_ID_NUMBER/></PLAYER></PAIR></TEAM>
+<TEAM TEAM_ID="2" TEAM_NAME="Tigers"><PLACE>2</PLACE></TEAM>
+</PARTICIPANTS>
+<MATCH><ROUND_NUMBER>1</ROUND_NUMBER><TEAM>1</TEAM><OPPOSING_TEAM>2</OPPOSING_TEAM>
+<BOARD><BOARD_NUMBER>1</BOARD_NUMBER><IMPS>10</IMPS>
+<TRAVELLER_LINE><DIRECTION>NS</DIRECTION><CONTRACT>4S</CONTRACT><PLAYED_BY>N</PLAYED_BY><TRICKS>10</TRICKS><SCORE>420</SCORE></TRAVELLER_LINE>
+<TRAVELLER_LINE><DIRECTION>EW</DIRECTION><CONTRACT>4S</CONTRACT><PLAYED_BY>N</PLAYED_BY><TRICKS>9</TRICKS><SCORE>-50</SCORE></TRAVELLER_LINE>
+</BOARD></MATCH></SESSION></EVENT>
+<HANDSET><BOARD><BOARD_NUMBER>1</BOARD_NUMBER>
+<HAND><DIRECTION>North</DIRECTION><SPADES>AKQJ</SPADES><HEARTS>AKQ</HEARTS><DIAMONDS>AKQ</DIAMONDS><CLUBS>AKQ</CLUBS></HAND>
+</BOARD></HANDSET></USEBIO>
+"""
+
+
 @dataclasses.dataclass(frozen=True)
 class Case:
     """One hostile file: ``name`` in the corpus folder, the ``command`` (``import``, ``export``,
@@ -103,8 +123,8 @@ CASES = [
     Case("imp-pairs.pbn", "publish", 2, "imp-pairs.pbn: cannot score pairs event at 'IMP'"),
 ]
 
-#: Seeded mutations of :data:`VALID_PBN` and of a valid USEBIO file: each is read (imported) and must
-#: give exit 0 or exit 2 with one line.
+#: Seeded mutations of :data:`VALID_PBN`, a valid USEBIO pairs file and :data:`VALID_USEBIO_TEAMS`: each is
+#: read (imported) and must give exit 0 or exit 2 with one line.
 MUTANTS = 24
 #: Seeded mutations of a filled pairs workbook (one XML part damaged byte-wise): each is exported, and must
 #: give exit 0 or exit 2 with one line.
@@ -285,9 +305,11 @@ def build(out: Path | str, seed: int = SEED) -> list[Path]:
                               b'1 2 420\n2 1 400\n')
     files["colliding-ids.pbn"] = _colliding_ids(1_500).encode()
     files["not-a-workbook.xlsx"] = b"PK\x03\x04" + bytes(rnd.randrange(256) for _ in range(2048))
-    for k in range(MUTANTS):
-        if k % 2:
+    for k in range(MUTANTS):  # a third each: PBN, USEBIO pairs, USEBIO teams
+        if k % 3 == 1:
             files[f"mutant-{k:02d}.xml"] = _mutate(VALID_USEBIO.format(name="Club").encode(), rnd)
+        elif k % 3 == 2:
+            files[f"mutant-{k:02d}.xml"] = _mutate(VALID_USEBIO_TEAMS.encode(), rnd)
         else:
             files[f"mutant-{k:02d}.pbn"] = _mutate(VALID_PBN.encode(), rnd)
     written = []

@@ -31,6 +31,7 @@ from server_helpers import run_main
 from formats_samples import endplay_score_rows
 from xlbridge import formats
 from xlbridge.cli import main
+from xlbridge.formats.workbook import read_workbook
 
 VUL = {1: "None", 2: "NS", 3: "EW", 4: "All", 5: "NS", 6: "EW", 7: "All"}
 NS_VUL = {b: VUL[b] in ("NS", "All") for b in VUL}
@@ -148,10 +149,22 @@ def test_bad_teams_files_exit_2_with_one_line_and_nothing_written(tmp_path, chan
     assert str(tmp_path) not in proc.stderr and not (tmp_path / "t.xlsx").exists()
 
 
-def test_usebio_export_of_a_teams_event_is_refused_with_one_line(flow, tmp_path):
+def test_a_teams_workbook_exports_as_usebio_for_the_ebu_and_is_refused_for_the_abf(flow, tmp_path):
+    """Issue 41: a teams event goes out in the EBU's teams layout and reads back with its teams and rooms;
+    the ABF's Cobalt reads no teams event, so --federation ABF is refused in one line, nothing written."""
     proc = _run("export", str(flow / "teams-recalculated.xlsx"), "--format", "usebio", "-o", "t.xml", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    back = formats.read_usebio(tmp_path / "t.xml")
+    book = read_workbook(flow / "teams-recalculated.xlsx")
+    assert back.kind == "TEAMS"
+    assert {p.number: (p.name, p.names) for p in back.participants} == {
+        p.number: (p.name, p.names) for p in book.participants}
+    rooms = lambda e: sorted((b.number, r.ns, r.ew, str(r.score)) for b in e.boards for r in b.results)  # noqa: E731
+    assert rooms(back) == rooms(book)
+    proc = _run("export", str(flow / "teams-recalculated.xlsx"), "--format", "usebio", "--federation", "ABF",
+                "-o", "a.xml", cwd=tmp_path)
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
-    assert "USEBIO" in proc.stderr and not (tmp_path / "t.xml").exists()
+    assert "takes no teams event" in proc.stderr and not (tmp_path / "a.xml").exists()
 
 
 def test_a_weighted_board_in_a_teams_workbook_is_refused_naming_its_cell(flow, tmp_path):
@@ -287,11 +300,6 @@ def team_events(draw, teams=st.sampled_from([2, 4])):
                  participants=tuple(parts), boards=tuple(boards))
 
 
-@pytest.fixture(scope="module")
-def teams_template():
-    from xlbridge import templates
-
-    return templates.build_bytes("teams.xlsx")
 
 
 @pytest.mark.parametrize("teams", [2, 4])  # (one test a size, four events each: seconds each)

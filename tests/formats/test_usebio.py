@@ -174,11 +174,8 @@ def test_deep_nesting_is_refused():
     assert "nested too deeply" in _err(deep)
 
 
-def test_teams_not_supported_yet_both_ways():
-    assert "not supported yet" in _err(b"<USEBIO Version='1.2'><EVENT EVENT_TYPE='SWISS_TEAMS'/></USEBIO>")
-    from dataclasses import replace
-    with pytest.raises(FormatError, match="a teams event cannot be written as USEBIO yet"):
-        write_usebio(replace(read_usebio(MITCHELL_USEBIO.encode()), kind="TEAMS"))
+def test_an_individual_event_is_not_supported_yet():
+    assert "not supported yet" in _err(b"<USEBIO Version='1.2'><EVENT EVENT_TYPE='INDIVIDUAL'/></USEBIO>")
 
 
 def test_read_event_detects_xml():

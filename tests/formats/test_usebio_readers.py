@@ -267,3 +267,138 @@ def test_files_written_by_other_programs_are_read():
     r = e.boards[0].results[0]
     assert (r.ns, r.ew, r.score, r.imp_ns, r.imp_ew) == ("1", "1", xlbridge.Artificial(F(60), F(40)), F(3), F(-3))
     assert e.boards[0].deal == "N:AKQJ.AKQ.AKQ.AKQ T987.JT9.JT9.JT9 654.8765.876.876 32.432.5432.5432"
+
+
+# ------------------------------------------------------------------------------------------- teams
+
+def ukbridge(data: bytes) -> list[str]:
+    """What the UK club results site's converter reads of a teams file (``team.PAIR.map``, matches only at
+    ``EVENT/SESSION/MATCH``, two traveller lines with a DIRECTION each): reasons it would fail."""
+    bad = []
+    root = ET.fromstring(data)
+    teams = root.findall("EVENT/SESSION/PARTICIPANTS/TEAM")
+    if not teams:
+        bad.append("no EVENT/SESSION/PARTICIPANTS/TEAM")
+    for t in teams:
+        if t.get("TEAM_ID") is None or not t.findall("PAIR"):
+            bad.append(f"TEAM {t.get('TEAM_ID')}: no TEAM_ID attribute or no PAIR")
+    matches = root.findall("EVENT/SESSION/MATCH")
+    if not matches:
+        bad.append("no EVENT/SESSION/MATCH")
+    for m in matches:
+        if not (m.findtext("TEAM") and m.findtext("OPPOSING_TEAM")):
+            bad.append("MATCH without TEAM and OPPOSING_TEAM")
+        for b in m.findall("BOARD"):
+            if any(tl.findtext("DIRECTION") not in ("NS", "EW") for tl in b.findall("TRAVELLER_LINE")):
+                bad.append("a teams traveller line without DIRECTION")
+    return bad
+
+
+def import_usebio_teams(data: bytes) -> list[str]:
+    """ImportUsebio's validation of a teams file: a TEAM_ID for each team, at least two PAIRs of exactly two
+    PLAYERs each (or four PLAYERs), a whole-number PLACE within the field, WINNER_TYPE not 2."""
+    bad = import_usebio(data)
+    root = ET.fromstring(data)
+    teams = root.findall(".//PARTICIPANTS/TEAM")
+    for t in teams:
+        pairs = t.findall("PAIR")
+        if t.get("TEAM_ID") is None:
+            bad.append("Participant found with no number")
+        if len(pairs) < 2 or any(len(p.findall("PLAYER")) != 2 for p in pairs):
+            bad.append(f"team {t.get('TEAM_ID')}: pairs of two players")
+        place = (t.findtext("PLACE") or "").replace("=", "")
+        if not place.isdigit() or not 1 <= int(place) <= len(teams) + 1:
+            bad.append(f"invalid place {t.findtext('PLACE')!r}")
+    if root.findtext("EVENT/WINNER_TYPE") == "2":
+        bad.append("WINNER_TYPE 2 in a teams event")
+    return bad
+
+
+def _teams_event() -> Event:
+    """Three teams, each pair of teams meeting on two boards of its own (both rooms), contracts, a lead, a deal,
+    team names, players and national numbers; one team without a name."""
+    deal = "N:AKQJ.AKQ.AKQ.AKQ T987.JT9.JT9.JT9 654.8765.876.876 32.432.5432.5432"
+    rooms = {1: [("1", "2", "4S", "N", 10, 420, "HK"), ("2", "1", "4S", "N", 9, -50, None)],
+             2: [("1", "2", "2H", "E", 8, -110, None), ("2", "1", "3D", "W", 9, -110, None)],
+             3: [("3", "1", "3NT", "S", 9, 400, None), ("1", "3", "3NT", "S", 10, 430, None)],
+             4: [("1", "3", "6NT", "N", 12, 1440, None), ("3", "1", "6NT", "N", 12, 1440, None)],
+             5: [("2", "3", "1NT", "N", 7, 90, None), ("3", "2", "2S", "S", 8, 110, None)],
+             6: [("2", "3", "3NT", "E", 9, -600, None), ("3", "2", "4H", "W", 10, -620, None)]}
+    boards = tuple(Board(n, deal=deal if n == 1 else None, results=tuple(
+        Result(ns, ew, c, d, t, sc, lead) for ns, ew, c, d, t, sc, lead in rows)) for n, rows in rooms.items())
+    parts = (Participant("1", None, ("Ann", "Bob", "Cy", "Di"), "Lions", ids=("101", "102", "", "104")),
+             Participant("2", None, ("Ed", "Flo", "Gus", "Hal", "Ivy"), "Tigers"),
+             Participant("3", None, ("Jo", "Kim", "Lu", "Max")))
+    return score_event(Event(name="Club Teams", date=dt.date(2026, 11, 26), site="Riverside", kind="TEAMS",
+                             scoring="IMP", participants=parts, boards=boards))
+
+
+def _played(e: Event) -> Event:
+    return replace(e, boards=tuple(replace(b, results=tuple(r for r in b.results if r.score is not xlbridge.NOT_PLAYED))
+                                   for b in e.boards))
+
+
+def _teams_carried(e: Event) -> tuple:
+    return (e.name, e.date, e.site, e.kind,
+            sorted((p.number, p.name, p.names, p.player_ids(), p.place, p.tied, p.vps) for p in e.participants),
+            [(b.number, b.deal, sorted((r.ns, r.ew, r.contract, r.declarer, r.tricks, r.score, r.lead, r.imp_ns)
+                                       for r in b.results)) for b in e.boards])
+
+
+def test_a_teams_event_is_written_as_the_ebu_writes_teams_and_read_back():
+    e = _teams_event()
+    data = write_usebio(e)
+    assert ukbridge(data) == [] and import_usebio_teams(data) == []
+    root = ET.fromstring(data)
+    assert root.find("EVENT").get("EVENT_TYPE") == "TEAMS"
+    lions = [t for t in root.iter("TEAM") if t.get("TEAM_ID") == "1"][0]
+    assert lions.get("TEAM_NAME") == "Lions"
+    assert [p.findtext("PAIR_NUMBER") for p in lions.findall("PAIR")] == ["1-1-2", "1-3-4"]
+    assert [pl.findtext("NATIONAL_ID_NUMBER") for pl in lions.iter("PLAYER")] == ["101", "102", "", "104"]
+    tigers = [t for t in root.iter("TEAM") if t.get("TEAM_ID") == "2"][0]
+    assert len(tigers.findall("PAIR")) == 3  # five players: three pairs, the last player's partner unnamed
+    # match 1 v 2, board 1: Lions +420 in room 1 and +50 in room 2 (E-W): 470, 10 IMPs (Law 78B table)
+    m12 = [m for m in root.iter("MATCH") if (m.findtext("TEAM"), m.findtext("OPPOSING_TEAM")) == ("1", "2")][0]
+    b1 = [b for b in m12.findall("BOARD") if b.findtext("BOARD_NUMBER") == "1"][0]
+    assert b1.findtext("IMPS") == "10"
+    assert [(tl.findtext("DIRECTION"), tl.findtext("SCORE")) for tl in b1.findall("TRAVELLER_LINE")] == [
+        ("NS", "420"), ("EW", "-50")]
+    # two boards, 10 and 0 (-110 v -110) IMPs: +10 over 2 boards on the WBF 2013 20-point scale, worked by
+    # hand from its formula: X = 15 sqrt(2) = 21.213, t = 0.618034, 10 + 10 (1 - t^(30/X)) / (1 - t^3)
+    # = 10 + 10 x 0.49363 / 0.76393 = 16.46, and 20 - 16.46 = 3.54
+    assert (m12.findtext("TEAM_SCORE"), m12.findtext("OPPOSING_TEAM_SCORE")) == ("16.46", "3.54")
+    back = score_event(read_usebio(data))
+    assert _teams_carried(back) == _teams_carried(e)
+    with pytest.raises(FormatError, match="Cobalt\\) takes no teams event"):
+        write_usebio(e, style="ABF")
+
+
+def test_pairs_and_teams_books_go_through_usebio_and_pbn_unchanged(tmp_path, pairs_template, teams_template):
+    """Issue 41's goal: workbook -> USEBIO -> workbook and workbook -> PBN -> workbook give the same results,
+    names and national numbers, for a pairs book and a teams book."""
+    import io
+
+    import openpyxl
+
+    from xlbridge.formats import write_pbn
+    from xlbridge.formats.workbook import (fill_pairs_workbook, fill_teams_workbook, read_pairs_workbook,
+                                           read_teams_workbook)
+
+    pairs = replace(_tied_event(), participants=tuple(replace(p, place=None, tied=False, total=None, percentage=None)
+                                                      for p in _tied_event().participants))
+    for template, fill, read, event, carried in (
+            (pairs_template, fill_pairs_workbook, read_pairs_workbook, pairs, _carried),
+            (teams_template, fill_teams_workbook, read_teams_workbook, _teams_event(), _teams_carried)):
+        def book(ev: Event, path: Path) -> Event:
+            wb = openpyxl.load_workbook(io.BytesIO(template))
+            fill(wb, ev)
+            wb.save(path)
+            return score_event(read(path))
+
+        first = book(event, tmp_path / "first.xlsx")
+        via_usebio = book(read_usebio(write_usebio(first)), tmp_path / "usebio.xlsx")
+        via_pbn = book(read_pbn(write_pbn(first)), tmp_path / "pbn.xlsx")
+        assert carried(via_pbn) == carried(first)
+        # USEBIO has no line for a row not played (board 3 of the pairs book): the same totals and places
+        assert carried(via_usebio) == carried(_played(first))
+        assert any(p.ids for p in first.participants)  # the numbers went through the book

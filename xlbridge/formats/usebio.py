@@ -1,18 +1,16 @@
-"""USEBIO 1.2 (the EBU's Universal Scoring Exchange format, XML) reader and writer for pairs events.
+"""USEBIO 1.2 (the EBU's Universal Scoring Exchange format, XML) reader and writer, pairs and teams events.
 
-The official specification and DTD (usebio.org, "USEBIO 1.2", files ``usebio-1.2.pdf`` and
-``usebio_v1_2.dtd``, public identifier ``-//EBU//DTD USEBIO 1.2//EN``) could not be found
-(docs/formats.md lists what was searched), so the element list below (docs/formats.md,
-"USEBIO") was compiled from open-source programs that read and write USEBIO 1.2 files
-(element names, nesting and value formats agree between them): ``EVENT`` with ``EVENT_TYPE``,
-``EVENT_DESCRIPTION``, ``DATE`` (DD/MM/YYYY), ``BOARD_SCORING_METHOD``, ``WINNER_TYPE``;
-``PARTICIPANTS`` > ``PAIR`` (``PAIR_NUMBER``, ``DIRECTION``, ``PLACE``, ``PERCENTAGE``,
-``TOTAL_SCORE``, ``BOARDS_PLAYED``, ``PLAYER`` > ``PLAYER_NAME``); ``BOARD`` (``BOARD_NUMBER``,
-``VULNERABILITY``, ``HAND`` > ``DIRECTION``/``SPADES``/``HEARTS``/``DIAMONDS``/``CLUBS``,
-``TRAVELLER_LINE`` > ``NS_PAIR_NUMBER``, ``EW_PAIR_NUMBER``, ``CONTRACT``, ``PLAYED_BY``,
-``LEAD``, ``TRICKS``, ``SCORE``, ``NS_MATCH_POINTS``, ``EW_MATCH_POINTS``, ``NS_IMPS``,
-``EW_IMPS``).  Participants and boards may sit directly in ``EVENT`` or in one
-``SESSION`` > ``SECTION``.
+The official specification and DTD (usebio.org, "USEBIO 1.2", ``usebio_v1_2.dtd``, public identifier
+``-//EBU//DTD USEBIO 1.2//EN``) could not be found, so what is written is what the programs that read
+USEBIO need, found in their public source (docs/formats.md, "What the readers need": the ABF's Cobalt,
+ImportUsebio, BridgeScore, a UK club site) and the layout of the EBU's own files: ``EVENT`` with
+``EVENT_TYPE``, ``EVENT_DESCRIPTION``, ``DATE`` (dd/mm/yyyy), ``BOARD_SCORING_METHOD``,
+``WINNER_TYPE``; pairs: ``PARTICIPANTS`` > ``PAIR`` (``PAIR_NUMBER``, ``DIRECTION``, ``PLACE``,
+``PERCENTAGE``, ``TOTAL_SCORE``, ``BOARDS_PLAYED``, two or more ``PLAYER`` > ``PLAYER_NAME``,
+``NATIONAL_ID_NUMBER``) and ``BOARD`` > ``TRAVELLER_LINE``; teams: a ``SESSION`` with ``TEAM``
+participants and each ``MATCH``; the deals in a ``HANDSET`` after the event.  Where the readers
+disagree, a federation's style (:data:`USEBIO_STYLES`) chooses.  Participants and boards may sit
+directly in ``EVENT`` or in one ``SESSION`` > ``SECTION``.
 
 Reading is hardened: no entity is expanded and no DTD or other external file is ever loaded
 (``defusedxml`` with entities and external references forbidden); files over the size limit and
@@ -41,7 +39,7 @@ import xlbridge
 
 from .checks import MAX_BOARD, check_board, check_result, check_unweighted, infer_movement
 from .errors import LIMITS, FormatError, Source, check_name, check_players
-from .model import (HOWELL, MITCHELL, PAIRS, Board, Event, Participant, Result, natural_key, normalize_contract,
+from .model import (HOWELL, MITCHELL, PAIRS, TEAMS, Board, Event, Participant, Result, natural_key, normalize_contract,
                     normalize_deal, normalize_lead, normalize_seat, parse_number)
 
 __all__ = ["read_usebio", "write_usebio", "USEBIO_ELEMENTS", "USEBIO_STYLES", "UsebioStyle"]
@@ -66,6 +64,8 @@ _VUL_IN = {"LOVE": "None", "NONE": "None", "NORTH-SOUTH": "NS", "NS": "NS", "N-S
 #: Pairs event types, with the scoring each implies when the file has no BOARD_SCORING_METHOD.
 _PAIR_EVENTS = {"PAIRS": "MP", "MP_PAIRS": "MP", "IMP_PAIRS": "IMP", "BUTLER_PAIRS": "BUTLER",
                 "CROSS_IMP_PAIRS": "CROSS_IMP", "CROSS_IMP": "CROSS_IMP", "CROSS_IMPS": "CROSS_IMP"}
+#: Teams event types (a teams-of-four event: matches of two rooms).
+_TEAM_EVENTS = ("TEAMS", "TEAMS_OF_FOUR", "SWISS_TEAMS", "MULTIPLE_TEAMS", "KO", "HEAD_TO_HEAD")
 #: An artificial score as the EBU writes it: ``A6040`` (N-S and E-W percentages, two digits each).
 _EBU_ARTIFICIAL = re.compile(r"A([0-9]{2})([0-9]{2})")
 
@@ -187,15 +187,15 @@ def _date(t: str | None) -> _dt.date | None:
 
 
 def read_usebio(source: Source, *, name: str | None = None) -> Event:
-    """Read a USEBIO 1.2 pairs event (a path or bytes) into an :class:`Event`.
+    """Read a USEBIO 1.2 pairs or teams event (a path or bytes) into an :class:`Event`.
 
     Traveller rows are checked as in :func:`~xlbridge.formats.read_pbn`; errors name the file and
     the element (``BOARD 3, TRAVELLER_LINE 2, SCORE``).
 
-    >>> read_usebio(b"<USEBIO Version='1.2'><EVENT EVENT_TYPE='TEAMS'/></USEBIO>")
+    >>> read_usebio(b"<USEBIO Version='1.2'><EVENT EVENT_TYPE='INDIVIDUAL'/></USEBIO>")
     Traceback (most recent call last):
     ...
-    xlbridge.formats.errors.FormatError: input, EVENT: USEBIO event type not supported yet (pairs events only): 'TEAMS'
+    xlbridge.formats.errors.FormatError: input, EVENT: USEBIO event type not supported yet (pairs and teams-of-four events only): 'INDIVIDUAL'
     """
     from .errors import load_source
 
@@ -214,10 +214,10 @@ def read_usebio(source: Source, *, name: str | None = None) -> Event:
     if ev is None:
         raise rd.err("missing EVENT", "USEBIO")
     etype = (ev.get("EVENT_TYPE") or "PAIRS").strip().upper()
-    if etype not in _PAIR_EVENTS:
-        raise rd.err("USEBIO event type not supported yet (pairs events only):", "EVENT", etype)
+    if etype not in _PAIR_EVENTS and etype not in _TEAM_EVENTS:
+        raise rd.err("USEBIO event type not supported yet (pairs and teams-of-four events only):", "EVENT", etype)
     method = rd.text(ev, "BOARD_SCORING_METHOD", "EVENT")
-    scoring = _SCORING_IN.get(method.upper()) if method else _PAIR_EVENTS[etype]
+    scoring = _SCORING_IN.get(method.upper()) if method else _PAIR_EVENTS.get(etype, "IMP")
     if scoring is None:
         raise rd.err("unknown BOARD_SCORING_METHOD:", "EVENT", rd.text(ev, "BOARD_SCORING_METHOD", "EVENT"))
     winners = rd.text(ev, "WINNER_TYPE", "EVENT")
@@ -235,6 +235,14 @@ def read_usebio(source: Source, *, name: str | None = None) -> Event:
     if len(ev.findall("SECTION")) > 1:
         raise rd.err("more than one SECTION is not supported yet", "EVENT")
     containers += ev.findall("SECTION")
+    handset: dict[int, ET.Element] = {}  # board number -> its HAND elements, from a HANDSET after the event or in it
+    for hs in [*root.findall("HANDSET"), *(h for c in containers for h in c.findall("HANDSET"))]:
+        for hb in hs.findall("BOARD"):
+            hno = rd.whole(hb, "BOARD_NUMBER", "HANDSET, BOARD")
+            if hno is not None:
+                handset.setdefault(hno, hb)
+    if etype in _TEAM_EVENTS:
+        return _read_teams(rd, root, ev, containers, handset)
     pairs_el = [p for c in containers for part in c.findall("PARTICIPANTS") for p in part]
     boards_el = [b for c in containers for b in c.findall("BOARD")]
     if len(boards_el) > LIMITS["boards"]:
@@ -258,22 +266,8 @@ def read_usebio(source: Source, *, name: str | None = None) -> Event:
             if d is None:
                 raise rd.err("DIRECTION must be NS or EW:", f"{where}, DIRECTION", rd.text(p, "DIRECTION", where))
             any_direction = True
-        place_text = rd.text(p, "PLACE", where)
-        place = None
-        if place_text is not None:
-            t = place_text.rstrip("=").strip()
-            if not (t.isascii() and t.isdigit() and len(t) <= 9):
-                raise rd.err("cannot read PLACE:", f"{where}, PLACE", place_text)
-            place = int(t)
-        players: list[tuple[str, str]] = []
-        for pl in p.findall("PLAYER"):  # (a PLAYER with no name: the pair's names are not known)
-            n = rd.text(pl, "PLAYER_NAME", f"{where}, PLAYER")
-            if n:
-                players.append((n, rd.text(pl, "NATIONAL_ID_NUMBER", f"{where}, PLAYER") or ""))
-        names = check_players(tuple(n for n, _ in players), file=fname, element=f"{where}, PLAYER, PLAYER_NAME")
-        for _, i in players:
-            check_name(i, "national number", file=fname, element=f"{where}, PLAYER, NATIONAL_ID_NUMBER")
-        ids = tuple(i for _, i in players) if any(i for _, i in players) else ()
+        place = _place(rd, p, where)
+        names, ids = _players(rd, p.findall("PLAYER"), where)
         if d is not None and num.upper().endswith(d) and len(num) > 2:  # 1NS, 1EW: a Mitchell numbered with its side
             num = num[:-2]
         if (d, num) in participants:
@@ -285,12 +279,6 @@ def read_usebio(source: Source, *, name: str | None = None) -> Event:
         participants[(d, num)] = Participant(num, d, names, None, rd.number(p, "TOTAL_SCORE", where), None,
                                              rd.number(p, "PERCENTAGE", where), place, False,
                                              rd.whole(p, "BOARDS_PLAYED", where), ids=ids)
-    handset: dict[int, ET.Element] = {}  # board number -> its HAND elements, from a HANDSET after the event or in it
-    for hs in [*root.findall("HANDSET"), *(h for c in containers for h in c.findall("HANDSET"))]:
-        for hb in hs.findall("BOARD"):
-            hno = rd.whole(hb, "BOARD_NUMBER", "HANDSET, BOARD")
-            if hno is not None:
-                handset.setdefault(hno, hb)
     boards: list[Board] = []
     board_locs: list[list[dict[str, Any]]] = []
     seen: set[int] = set()
@@ -349,13 +337,7 @@ def read_usebio(source: Source, *, name: str | None = None) -> Event:
     from .checks import mark_ties
 
     parts = mark_ties(sorted(participants.values(), key=lambda p: (p.direction or "", natural_key(p.number))))
-    site = None
-    club = root.find("CLUB")
-    if club is not None:
-        site = check_name(rd.text(club, "CLUB_NAME", "CLUB"), "club name", file=fname, element="CLUB, CLUB_NAME")
-    check_name(rd.text(ev, "EVENT_DESCRIPTION", "EVENT"), "event name", file=fname, element="EVENT, EVENT_DESCRIPTION")
-    return Event(rd.text(ev, "EVENT_DESCRIPTION", "EVENT"), _date(rd.text(ev, "DATE", "EVENT")), site, PAIRS,
-                 scoring, movement, tuple(parts), tuple(boards))
+    return _event_header(rd, root, ev, PAIRS, scoring, movement, parts, boards)
 
 
 def _rest(p: Participant) -> tuple[Any, ...]:
@@ -375,9 +357,116 @@ def _read_hands(rd: _Reader, b: ET.Element, bw: str) -> str | None:
     return normalize_deal(text, file=rd.name, element=f"{bw}, HAND")
 
 
-def _read_line(rd: _Reader, tl: ET.Element, where: str) -> Result:
-    ns = rd.need(tl, "NS_PAIR_NUMBER", where)
-    ew = rd.need(tl, "EW_PAIR_NUMBER", where)
+def _place(rd: _Reader, p: ET.Element, where: str) -> int | None:
+    """A participant's ``PLACE`` (``3`` or ``3=``), None when it has none."""
+    place_text = rd.text(p, "PLACE", where)
+    if place_text is None:
+        return None
+    t = place_text.rstrip("=").strip()
+    if not (t.isascii() and t.isdigit() and len(t) <= 9):
+        raise rd.err("cannot read PLACE:", f"{where}, PLACE", place_text)
+    return int(t)
+
+
+def _players(rd: _Reader, players_el: list[ET.Element], where: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``(names, national numbers)`` of a pair's or team's ``PLAYER`` elements (one without a name is
+    skipped: its player is not known), checked against the limits; numbers ``()`` when none is given."""
+    players: list[tuple[str, str]] = []
+    for pl in players_el:
+        n = rd.text(pl, "PLAYER_NAME", f"{where}, PLAYER")
+        if n:
+            players.append((n, rd.text(pl, "NATIONAL_ID_NUMBER", f"{where}, PLAYER") or ""))
+    names = check_players(tuple(n for n, _ in players), file=rd.name, element=f"{where}, PLAYER, PLAYER_NAME")
+    for _, i in players:
+        check_name(i, "national number", file=rd.name, element=f"{where}, PLAYER, NATIONAL_ID_NUMBER")
+    return names, (tuple(i for _, i in players) if any(i for _, i in players) else ())
+
+
+def _read_teams(rd: _Reader, root: ET.Element, ev: ET.Element, containers: list[ET.Element],
+                handset: dict[int, ET.Element]) -> Event:
+    """A teams event laid out as the EBU's teams files (and :func:`write_usebio`) lay it out: ``TEAM``
+    participants (``TEAM_ID``, ``TEAM_NAME``: attributes or child elements), their players in ``PAIR``s or
+    directly, and each ``MATCH`` (``TEAM``, ``OPPOSING_TEAM``) with its boards, one ``TRAVELLER_LINE`` per
+    room whose ``DIRECTION`` is the side ``TEAM`` sat (missing: the first line N-S, the second E-W)."""
+    teams_el = [t for c in containers for part in c.findall("PARTICIPANTS") for t in part]
+    if len(teams_el) > LIMITS["participants"]:
+        raise rd.err(f"too many teams (limit {LIMITS['participants']})", "PARTICIPANTS")
+    parts: dict[str, Participant] = {}
+    for k, t in enumerate(teams_el, start=1):
+        where = f"PARTICIPANTS, {t.tag} {k}"
+        if t.tag != "TEAM":
+            raise rd.err("a teams event lists teams (TEAM), not", where, t.tag)
+        num = (t.get("TEAM_ID") or "").strip() or rd.need(t, "TEAM_ID", where)
+        if len(num) > 20:
+            raise rd.err("TEAM_ID too long:", where, num)
+        if num in parts:
+            raise rd.err("a team appears twice in PARTICIPANTS:", f"{where}, TEAM_ID", num)
+        team_name = (t.get("TEAM_NAME") or "").strip() or rd.text(t, "TEAM_NAME", where)
+        check_name(team_name, "team name", file=rd.name, element=f"{where}, TEAM_NAME")
+        names, ids = _players(rd, t.findall("PLAYER") + t.findall("PAIR/PLAYER"), where)
+        parts[num] = Participant(num, None, names, team_name or None, place=_place(rd, t, where),
+                                 vps=rd.number(t, "TOTAL_SCORE", where), ids=ids)
+    rows: dict[int, list[Result]] = {}
+    locs: dict[int, list[dict[str, Any]]] = {}
+    results = 0
+    for k, m in enumerate((m for c in containers for m in c.findall("MATCH")), start=1):
+        mw = f"MATCH {k}"
+        a, c = rd.need(m, "TEAM", mw), rd.need(m, "OPPOSING_TEAM", mw)
+        for team in (a, c):
+            if len(team) > 20:
+                raise rd.err("team number too long:", mw, team)
+            parts.setdefault(team, Participant(team))
+        for b in m.findall("BOARD"):
+            bno = rd.whole(b, "BOARD_NUMBER", mw)
+            if bno is None or not 1 <= bno <= MAX_BOARD:
+                raise rd.err(f"BOARD_NUMBER must be 1 to {MAX_BOARD:,} (what the workbooks' Board column accepts):",
+                             mw, rd.text(b, "BOARD_NUMBER", mw))
+            if bno not in rows and len(rows) >= LIMITS["boards"]:
+                raise rd.err(f"too many boards (limit {LIMITS['boards']})", mw)
+            vul = xlbridge.vulnerability(bno).name
+            for j, tl in enumerate(b.findall("TRAVELLER_LINE"), start=1):
+                where = f"{mw}, BOARD {bno}, TRAVELLER_LINE {j}"
+                side = (rd.text(tl, "DIRECTION", where) or ("NS" if j == 1 else "EW")).upper()
+                if side not in ("NS", "EW"):
+                    raise rd.err("DIRECTION must be NS or EW:", f"{where}, DIRECTION", side)
+                ns, ew = (a, c) if side == "NS" else (c, a)
+                loc: dict[str, Any] = {"file": rd.name, "element": where}
+                rows.setdefault(bno, []).append(check_result(_read_line(rd, tl, where, seats=(ns, ew)), vul, loc))
+                locs.setdefault(bno, []).append(loc)
+                if len(rows[bno]) > LIMITS["rows"]:
+                    raise rd.err(f"too many rows (limit {LIMITS['rows']})", f"BOARD {bno}")
+                results += 1
+                if results > LIMITS["results"]:
+                    raise rd.err(f"more than {LIMITS['results']:,} traveller rows in the event, the limit", where)
+    boards = []
+    for bno in sorted(rows):
+        check_board(bno, rows[bno], locs[bno], HOWELL, TEAMS)
+        deal = _read_hands(rd, handset[bno], f"HANDSET, BOARD {bno}") if bno in handset else None
+        boards.append(Board(bno, "NESW"[(bno - 1) % 4], xlbridge.vulnerability(bno).name, deal, tuple(rows[bno])))
+    from .checks import mark_ties
+
+    return _event_header(rd, root, ev, TEAMS, "IMP", HOWELL, mark_ties(list(parts.values())), boards)
+
+
+def _event_header(rd: _Reader, root: ET.Element, ev: ET.Element, kind: str, scoring: str, movement: str,
+                  parts: list[Participant], boards: list[Board]) -> Event:
+    """The event with its name, date and club (``CLUB_NAME``) from the file."""
+    site = None
+    club = root.find("CLUB")
+    if club is not None:
+        site = check_name(rd.text(club, "CLUB_NAME", "CLUB"), "club name", file=rd.name, element="CLUB, CLUB_NAME")
+    check_name(rd.text(ev, "EVENT_DESCRIPTION", "EVENT"), "event name", file=rd.name, element="EVENT, EVENT_DESCRIPTION")
+    return Event(rd.text(ev, "EVENT_DESCRIPTION", "EVENT"), _date(rd.text(ev, "DATE", "EVENT")), site, kind,
+                 scoring, movement, tuple(parts), tuple(boards))
+
+
+def _read_line(rd: _Reader, tl: ET.Element, where: str, seats: tuple[str, str] | None = None) -> Result:
+    """One traveller line; ``seats``: the (N-S, E-W) teams of a teams event's room (its pair numbers unused)."""
+    if seats is not None:
+        ns, ew = seats
+    else:
+        ns = rd.need(tl, "NS_PAIR_NUMBER", where)
+        ew = rd.need(tl, "EW_PAIR_NUMBER", where)
     if ns.upper().endswith("NS") and ew.upper().endswith("EW") and len(ns) > 2 and len(ew) > 2:
         ns, ew = ns[:-2], ew[:-2]  # (1NS, 1EW: a Mitchell numbered with its side)
     for v in (ns, ew):
@@ -520,9 +609,6 @@ def write_usebio(event: Event, *, name: str | None = None, style: str = "EBU") -
     PLAYER 1, PLAYER_NAME``) or board.
     """
     check_unweighted(event, "USEBIO", name)
-    if event.kind != PAIRS:
-        raise FormatError("a teams event cannot be written as USEBIO yet (the USEBIO 1.2 team elements, MATCH and "
-                          "TEAM, could not be checked against the specification); export it as PBN", file=name)
     if style not in USEBIO_STYLES:
         raise FormatError(f"unknown USEBIO style (one of {', '.join(USEBIO_STYLES)}):", file=name, value=style)
     how = USEBIO_STYLES[style]
@@ -534,16 +620,24 @@ def write_usebio(event: Event, *, name: str | None = None, style: str = "EBU") -
     if how.needs_date and event.date is None:
         raise FormatError(f"the event has no date, which {how.name}'s USEBIO reader needs (a workbook's document "
                           f"property 'xlbridge event date', a PBN Date tag)", file=name)
+    teams = event.kind != PAIRS
+    if teams and how.name == "ABF":
+        raise FormatError("the ABF's USEBIO reader (Cobalt) takes no teams event; export it with --federation EBU, "
+                          "or as PBN", file=name)
     root = ET.Element("USEBIO", {"Version": "1.2"})
     _sub(_sub(root, "CLUB"), "CLUB_NAME", event.site)  # (ImportUsebio needs one CLUB, named or not)
     ev = _sub(root, "EVENT")
-    ev.set("EVENT_TYPE", how.event_types.get(event.scoring, "PAIRS"))
+    ev.set("EVENT_TYPE", "TEAMS" if teams else how.event_types.get(event.scoring, "PAIRS"))
     _sub(ev, "PROGRAM_NAME", "xlbridge")
     _sub(ev, "PROGRAM_VERSION", getattr(xlbridge, "__version__", "0"))
     if event.name:
         _sub(ev, "EVENT_DESCRIPTION", event.name)
     if event.date:
         _sub(ev, "DATE", event.date.strftime("%d/%m/%Y"))
+    if teams:
+        _write_teams(ev, event, how, name)
+        _write_handset(root, event)
+        return _xml_bytes(root, name)
     _sub(ev, "BOARD_SCORING_METHOD", _SCORING_OUT.get(event.scoring, "MATCH_POINTS"))
     _sub(ev, "WINNER_TYPE", "2" if mitchell else "1")
     parts = _sub(ev, "PARTICIPANTS")
@@ -566,10 +660,7 @@ def write_usebio(event: Event, *, name: str | None = None, style: str = "EBU") -
             pl = _sub(pe, "PLAYER")
             _sub(pl, "PLAYER_NAME", p.names[k] if k < len(p.names) else None)
             nid = ids[k] if k < len(ids) else ""
-            if how.numeric_ids and nid and not (nid.isascii() and nid.isdigit()):
-                raise FormatError(f"a national number must be digits only for {how.name} (its USEBIO reader takes "
-                                  f"it as a whole number):", file=name,
-                                  element=f"PAIR {p.label}, PLAYER {k + 1}, NATIONAL_ID_NUMBER", value=nid)
+            _check_id(nid, how, name, f"PAIR {p.label}, PLAYER {k + 1}, NATIONAL_ID_NUMBER")
             _sub(pl, "NATIONAL_ID_NUMBER", nid or None)
     points = _POINTS_OUT.get(event.scoring, _POINTS_OUT["MP"])
     for b in event.boards:
@@ -582,20 +673,93 @@ def write_usebio(event: Event, *, name: str | None = None, style: str = "EBU") -
             tl = _sub(be, "TRAVELLER_LINE")
             _sub(tl, "NS_PAIR_NUMBER", number(r.ns, "NS"))
             _sub(tl, "EW_PAIR_NUMBER", number(r.ew, "EW"))
-            if r.contract is not None:
-                _sub(tl, "CONTRACT", r.contract)
-            if r.declarer is not None:
-                _sub(tl, "PLAYED_BY", r.declarer)
-            if r.lead is not None:
-                _sub(tl, "LEAD", r.lead)
-            if r.tricks is not None:
-                _sub(tl, "TRICKS", r.tricks)
-            if r.score is not None:
-                _sub(tl, "SCORE", _score_out(r.score))
+            _write_line(tl, r)
             ns_v, ew_v = (r.mp_ns, r.mp_ew) if event.scoring == "MP" else (r.imp_ns, r.imp_ew)
             for tag, v in zip(points, (ns_v, ew_v)):
                 if v is not None:
                     _sub(tl, tag, _dec(v))
+    _write_handset(root, event)
+    return _xml_bytes(root, name)
+
+
+def _check_id(nid: str, how: UsebioStyle, name: str | None, where: str) -> None:
+    if how.numeric_ids and nid and not (nid.isascii() and nid.isdigit()):
+        raise FormatError(f"a national number must be digits only for {how.name} (its USEBIO reader takes it as a whole "
+                          f"number):", file=name, element=where, value=nid)
+
+
+def _write_line(tl: ET.Element, r: Result) -> None:
+    """A traveller line's contract, declarer, lead, tricks and score (what each room or table did)."""
+    if r.contract is not None:
+        _sub(tl, "CONTRACT", r.contract)
+    if r.declarer is not None:
+        _sub(tl, "PLAYED_BY", r.declarer)
+    if r.lead is not None:
+        _sub(tl, "LEAD", r.lead)
+    if r.tricks is not None:
+        _sub(tl, "TRICKS", r.tricks)
+    if r.score is not None:
+        _sub(tl, "SCORE", _score_out(r.score))
+
+
+def _write_teams(ev: ET.Element, event: Event, how: UsebioStyle, name: str | None) -> None:
+    """A teams event as the EBU's teams files lay it out: one ``SESSION`` holding ``PARTICIPANTS`` (each
+    ``TEAM`` with attributes ``TEAM_ID`` and ``TEAM_NAME``, its VPs as ``TOTAL_SCORE``, ``PLACE``, and its
+    players two by two in ``PAIR`` elements numbered team-player-player, ``1-1-2``) and each ``MATCH``
+    (``TEAM``, ``OPPOSING_TEAM`` and their VPs, then each ``BOARD`` with ``TEAM``'s ``IMPS`` and one
+    ``TRAVELLER_LINE`` per room, its ``DIRECTION`` the side ``TEAM`` sat)."""
+    from .scoring import match_results, team_matches
+
+    _sub(ev, "BOARD_SCORING_METHOD", "IMPS")
+    _sub(ev, "MATCH_SCORING_METHOD", "VPS")
+    _sub(ev, "WINNER_TYPE", "1")
+    session = _sub(ev, "SESSION")
+    session.set("SESSION_ID", "1")
+    parts = _sub(session, "PARTICIPANTS")
+    for p in sorted(event.participants, key=lambda p: (p.place is None, p.place or 0, natural_key(p.number))):
+        te = _sub(parts, "TEAM")
+        te.set("TEAM_ID", p.number)
+        te.set("TEAM_NAME", p.name or "")
+        if p.vps is not None:
+            _sub(te, "TOTAL_SCORE", _dec(p.vps))
+        if p.place is not None:
+            _sub(te, "PLACE", f"{p.place}{how.tie_mark}" if p.tied else p.place)
+        ids = p.player_ids()
+        players = max(4, len(p.names) + len(p.names) % 2)  # (two pairs at least; readers want PAIRs of two)
+        for k in range(0, players, 2):
+            pe = _sub(te, "PAIR")
+            _sub(pe, "PAIR_NUMBER", f"{p.number}-{k + 1}-{k + 2}")
+            for j in (k, k + 1):
+                pl = _sub(pe, "PLAYER")
+                _sub(pl, "PLAYER_NAME", p.names[j] if j < len(p.names) else None)
+                nid = ids[j] if j < len(ids) else ""
+                _check_id(nid, how, name, f"TEAM {p.number}, PLAYER {j + 1}, NATIONAL_ID_NUMBER")
+                _sub(pl, "NATIONAL_ID_NUMBER", nid or None)
+    vps = match_results(event)
+    for k, (a, c, rooms) in enumerate(team_matches(event, name), start=1):
+        m = _sub(session, "MATCH")
+        _sub(m, "ROUND_NUMBER", k)  # (the match's number: xlbridge keeps no rounds)
+        _sub(m, "TEAM", a)
+        _sub(m, "OPPOSING_TEAM", c)
+        if (a, c) in vps:
+            _sub(m, "TEAM_SCORE", _dec(vps[(a, c)].vp_a))
+            _sub(m, "OPPOSING_TEAM_SCORE", _dec(vps[(a, c)].vp_b))
+        for bno, (r1, r2) in rooms.items():
+            be = _sub(m, "BOARD")
+            _sub(be, "BOARD_NUMBER", bno)
+            if r1 is not None and r1.imp_ns is not None:
+                _sub(be, "IMPS", _dec(r1.imp_ns))
+            for r, side in ((r1, "NS"), (r2, "EW")):
+                if r is None:
+                    continue
+                tl = _sub(be, "TRAVELLER_LINE")
+                _sub(tl, "DIRECTION", side)
+                _sub(tl, "NS_PAIR_NUMBER", r.ns)
+                _sub(tl, "EW_PAIR_NUMBER", r.ew)
+                _write_line(tl, r)
+
+
+def _write_handset(root: ET.Element, event: Event) -> None:
     dealt = [b for b in event.boards if b.deal]
     if dealt:  # the hands, after the event (where the readers that show hands look for them)
         hs = _sub(root, "HANDSET")
@@ -609,6 +773,9 @@ def write_usebio(event: Event, *, name: str | None = None, style: str = "EBU") -
                 _sub(he, "DIRECTION", seat)
                 for tag, cards in zip(("SPADES", "HEARTS", "DIAMONDS", "CLUBS"), hand.split(".")):
                     _sub(he, tag, cards or None)
+
+
+def _xml_bytes(root: ET.Element, name: str | None) -> bytes:
     for where, el in _elements(root):
         if el.text is not None and any(ord(c) < 32 and c not in "\t\n\r" for c in el.text):
             raise FormatError("text cannot be written to XML (control character):", file=name, element=where,
