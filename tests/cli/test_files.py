@@ -561,6 +561,38 @@ def test_players_national_numbers_go_through_the_pairs_sheet_into_usebio_and_pbn
         read_pairs_workbook(tmp_path / "b.xlsx")
 
 
+def test_event_details_typed_in_the_workbook_reach_usebio_and_a_bad_date_is_refused_naming_its_cell(tmp_path,
+                                                                                                     template_bytes):
+    """Issues 40 and 41: a member types the event's name, date and club in the Travellers sheet's Event, Date
+    and Club parameters (no document property needed); USEBIO carries them as EVENT_DESCRIPTION, DATE
+    (dd/mm/yyyy) and CLUB_NAME. A date typed as text is read in ISO or dd/mm/yyyy form, anything else refused."""
+    import datetime as dt
+    import xml.etree.ElementTree as ET
+
+    ev = Event(movement=HOWELL, participants=(Participant("1"), Participant("2")),
+               boards=(Board(1, results=(Result("1", "2", "3NT", "S", 9, 400),)),))
+    wb = openpyxl.load_workbook(io.BytesIO(template_bytes))
+    fill_pairs_workbook(wb, ev)
+    labels = {wb["Travellers"][f"Q{r}"].value: f"R{r}" for r in range(4, 20)}
+    ws = wb["Travellers"]
+    ws[labels["Event"]], ws[labels["Date"]], ws[labels["Club"]] = "Thursday Pairs", dt.date(2026, 11, 26), "Riverside"
+    wb.save(tmp_path / "club.xlsx")
+    back = read_pairs_workbook(tmp_path / "club.xlsx")
+    assert (back.name, back.date, back.site) == ("Thursday Pairs", dt.date(2026, 11, 26), "Riverside")
+    root = ET.fromstring(formats.write_usebio(formats.score_event(back)))
+    assert (root.findtext("EVENT/EVENT_DESCRIPTION"), root.findtext("EVENT/DATE"), root.findtext("CLUB/CLUB_NAME")) == (
+        "Thursday Pairs", "26/11/2026", "Riverside")
+    ws[labels["Date"]] = "26/11/2026"
+    wb.save(tmp_path / "club.xlsx")
+    assert read_pairs_workbook(tmp_path / "club.xlsx").date == dt.date(2026, 11, 26)
+    ws[labels["Date"]] = "next Tuesday"
+    wb.save(tmp_path / "club.xlsx")
+    with pytest.raises(formats.FormatError) as e:
+        read_pairs_workbook(tmp_path / "club.xlsx")
+    assert str(e.value) == (f"club.xlsx, Travellers!{labels['Date']}: not a date (type it as a date, 2026-11-26 or "
+                            f"26/11/2026): 'next Tuesday'")
+
+
 def test_export_of_a_workbook_without_the_travellers_columns_names_file_and_column(tmp_path, capsys):
     wb = openpyxl.Workbook()
     wb.active.title = "Travellers"

@@ -406,3 +406,26 @@ def test_team_players_national_numbers_survive_the_workbook(tmp_path, teams_temp
     wb.save(tmp_path / "t.xlsx")
     back = {p.number: p.player_ids() for p in read_teams_workbook(tmp_path / "t.xlsx").participants}
     assert back == {"1": ("123", "", "EBU 9", "0555002"), "2": ("", "")}
+
+
+def test_a_teams_book_s_event_details_are_typed_on_the_matches_sheet(tmp_path, teams_template):
+    """Issues 40 and 41: the teams book's Event, Date and Club parameters (Matches sheet) are filled on import
+    and read on export, before the document properties."""
+    import datetime as dt
+    import io
+
+    from xlbridge.formats.model import Board, Event, Participant, Result
+    from xlbridge.formats.workbook import fill_teams_workbook, read_teams_workbook
+
+    ev = Event(name="Club Teams", date=dt.date(2026, 11, 26), site="Riverside", kind="TEAMS", scoring="IMP",
+               participants=(Participant("1"), Participant("2")),
+               boards=(Board(1, results=(Result("1", "2", score=420), Result("2", "1", score=-420))),))
+    wb = openpyxl.load_workbook(io.BytesIO(teams_template))
+    fill_teams_workbook(wb, ev)
+    ms = wb["Matches"]
+    labels = {ms[f"J{r}"].value: f"K{r}" for r in range(1, 30)}
+    assert [ms[labels[k]].value for k in ("Event", "Date", "Club")] == ["Club Teams", dt.date(2026, 11, 26), "Riverside"]
+    ms[labels["Event"]] = "Autumn Teams"  # a member's change wins over the document property
+    wb.save(tmp_path / "t.xlsx")
+    back = read_teams_workbook(tmp_path / "t.xlsx")
+    assert (back.name, back.date, back.site) == ("Autumn Teams", dt.date(2026, 11, 26), "Riverside")

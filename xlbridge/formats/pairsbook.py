@@ -48,7 +48,8 @@ from .model import (HOWELL, MITCHELL, PAIRS, TEAMS, Event, Participant, Result, 
 from .sheets import (HEADER_ROW, VULNERABILITY, Getter, Where, Workbook, board_number, capacity, cell_number,
                      cell_text, check_standard_cycle, id_text, event_boards, fill_table, find_columns, find_parameter,
                      get_sheet, join_names, open_workbook, parameter_entry, parameter_value, read_extra_sheets, read_outcomes,
-                     player_numbers, read_properties, sparse_rows, split_names, table_rows, write_extra_sheets, write_properties)
+                     player_numbers, read_event_details, read_properties, sparse_rows, split_names, table_rows,
+                     write_event_details, write_extra_sheets, write_properties)
 
 __all__ = ["fill_pairs_workbook", "read_pairs_workbook", "travellers_rows", "TRAVELLERS", "PAIRS_SHEET"]
 
@@ -115,6 +116,7 @@ def fill_pairs_workbook(wb: Workbook, event: Event, *, name: str | None = None) 
             raise FormatError(f"the sheet {PAIRS_SHEET!r} has no column {PLAYER_NUMBERS!r} for the players' national "
                               f"numbers (a workbook made before it): start from a current template", where=name)
     write_properties(wb, event)
+    write_event_details(ws, event)
     write_extra_sheets(wb, event, leads="Lead" not in cols)
 
 
@@ -197,8 +199,10 @@ def read_pairs_workbook(path: str | os.PathLike[str], *, weighted: bool = False)
         for b in deals:
             boards.setdefault(b, [])
         participants = _participants(wb, mitchell, name)
+        typed, typed_date, club = read_event_details(ws, f"{name}, {TRAVELLERS}")
         title, date = read_properties(wb)
         check_name(title, "event name", where=f"{name}, document property 'xlbridge event' (or title)")
+        title, date = typed or title, typed_date or date  # (what a member typed first)
         seen = {p.key for p in participants}
         extra = []
         for rows in boards.values():
@@ -208,7 +212,7 @@ def read_pairs_workbook(path: str | os.PathLike[str], *, weighted: bool = False)
                     if key not in seen:
                         seen.add(key)
                         extra.append(Participant(num, key[0]))
-        return Event(name=title, date=date, movement=MITCHELL if mitchell else HOWELL, scale=scale,
+        return Event(name=title, date=date, site=club, movement=MITCHELL if mitchell else HOWELL, scale=scale,
                      participants=tuple(participants) + tuple(extra), boards=event_boards(boards, deals))
     finally:
         wb.close()

@@ -27,7 +27,7 @@ from typing import Any, TypeAlias
 
 import xlbridge
 
-from ..core.template_contract import CAPACITY_NAME
+from ..core.template_contract import CAPACITY_NAME, EVENT_DETAILS
 from .checks import MAX_BOARD, vulnerability_words
 from .errors import FormatError, check_name, display_name
 from .model import Board, Event, Result, normalize_deal, normalize_lead, normalize_seat
@@ -36,7 +36,7 @@ __all__ = ["HEADER_ROW", "DEALS_SHEET", "LEADS_SHEET", "VULNERABILITY", "standar
            "cell_number", "cell_text", "join_names", "split_names", "player_numbers", "whole_number", "board_number", "find_columns",
            "find_parameter", "capacity", "get_sheet",
            "fill_table", "table_rows", "table_sheet", "write_extra_sheets", "read_extra_sheets",
-           "write_properties", "read_properties", "open_workbook", "event_boards", "read_outcomes", "Workbook",
+           "write_properties", "read_properties", "read_event_details", "write_event_details", "open_workbook", "event_boards", "read_outcomes", "Workbook",
            "Worksheet", "Getter", "Where", "sparse_rows", "parameter_value", "PARAMETER_ROWS"]
 
 #: An openpyxl workbook and worksheet (openpyxl ships no type information).
@@ -506,6 +506,49 @@ def write_properties(wb: Workbook, event: Event) -> None:
             props.append(StringProperty(name=key, value=value))
     if event.name:
         wb.properties.title = event.name
+
+
+def read_event_details(ws: Worksheet, where: str) -> tuple[str | None, _dt.date | None, str | None]:
+    """``(event name, date, club)`` typed in the sheet's ``Event``, ``Date`` and ``Club`` parameters (None
+    where blank or where the sheet has no such parameter).  A date is a date cell, or text as
+    ``2026-11-26`` or ``26/11/2026``; anything else is refused naming its cell (``where``: the file and
+    sheet, ``club.xlsx, Travellers``); the name and club at most 200 characters.
+    """
+    found = {label: parameter_entry(ws, label) for label in EVENT_DETAILS}
+    texts = {}
+    for label in ("Event", "Club"):
+        entry = found[label]
+        texts[label] = None if entry is None else cell_text(entry[0])
+        if entry is not None:
+            check_name(texts[label], "event name" if label == "Event" else "club name", where=f"{where}!{entry[1]}")
+    date = None
+    entry = found["Date"]
+    if entry is not None and entry[0] is not None and cell_text(entry[0]) is not None:
+        v = entry[0]
+        if isinstance(v, _dt.datetime):
+            date = v.date()
+        elif isinstance(v, _dt.date):
+            date = v
+        else:
+            for fmt in ("%Y-%m-%d", "%d/%m/%Y"):
+                try:
+                    date = _dt.datetime.strptime(str(v).strip(), fmt).date()
+                    break
+                except ValueError:
+                    pass
+            else:
+                raise FormatError("not a date (type it as a date, 2026-11-26 or 26/11/2026):", where=f"{where}!{entry[1]}",
+                                  value=v)
+    return texts["Event"], date, texts["Club"]
+
+
+def write_event_details(ws: Worksheet, event: Event) -> None:
+    """The event's name, date and club into the sheet's ``Event``, ``Date`` and ``Club`` parameters, where it
+    has them."""
+    for label, value in zip(EVENT_DETAILS, (event.name, event.date, event.site)):
+        cell = find_parameter(ws, label)
+        if cell is not None:
+            cell.value = value
 
 
 def read_properties(wb: Workbook) -> tuple[str | None, _dt.date | None]:

@@ -36,8 +36,9 @@ from .scoring import team_matches
 from .model import HOWELL, TEAMS, Event, Participant, Result, natural_key, normalize_contract, normalize_seat
 from .sheets import (VULNERABILITY, Getter, Where, Workbook, board_number, cell_number, cell_text,
                      check_standard_cycle, event_boards, fill_table, find_columns, get_sheet, id_text, join_names,
-                     open_workbook, player_numbers, read_extra_sheets, read_outcomes, read_properties, split_names,
-                     table_rows, table_sheet, whole_number, write_extra_sheets, write_properties)
+                     open_workbook, player_numbers, read_event_details, read_extra_sheets, read_outcomes, read_properties,
+                     split_names, table_rows, table_sheet, whole_number, write_event_details, write_extra_sheets,
+                     write_properties)
 
 __all__ = ["fill_teams_workbook", "read_teams_workbook", "BOARDS_SHEET",
            "MATCHES_SHEET", "TEAMS_SHEET", "CONTRACTS_SHEET"]
@@ -112,6 +113,7 @@ def fill_teams_workbook(wb: Workbook, event: Event, *, name: str | None = None) 
                                        for k, (a, c, boards) in enumerate(matches, start=1)],
                what="matches", sheet=MATCHES_SHEET, where=name)
     write_properties(wb, event)
+    write_event_details(ms, event)
     ordered = sorted(parts.values(), key=lambda p: natural_key(p.number))
     table_sheet(wb, TEAMS_SHEET, "Each team's number (as in the file), its name in the Matches sheet (blank: the "
                 "team has no name, and the Matches sheet calls it Team <number>) and its players. Written by "
@@ -274,9 +276,11 @@ def read_teams_workbook(path: str | os.PathLike[str], *, weighted: bool = False)
                               where=cell)
         for b in deals:
             boards.setdefault(b, [])
+        typed, typed_date, club = read_event_details(get_sheet(wb, MATCHES_SHEET, name), f"{name}, {MATCHES_SHEET}")
         title, date = read_properties(wb)
         check_name(title, "event name", where=f"{name}, document property 'xlbridge event'")
-        event = Event(name=title, date=date, kind=TEAMS, scoring="IMP", movement=HOWELL,
+        title, date = typed or title, typed_date or date  # (what a member typed first)
+        event = Event(name=title, date=date, site=club, kind=TEAMS, scoring="IMP", movement=HOWELL,
                       participants=tuple(teams.values()), boards=event_boards(boards, deals),
                       match_lengths=tuple((a, c, n) for (a, c), n in lengths.items()))
         for bd in event.boards:  # a room's score and a team meeting a board twice: at the room's cell

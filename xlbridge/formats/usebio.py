@@ -568,7 +568,7 @@ class UsebioStyle:
 #: knows a pair by its number alone, and accepts the event types ``MP_PAIRS``, ``CROSS_IMP`` and
 #: ``BUTLER_PAIRS`` only).
 USEBIO_STYLES: Mapping[str, UsebioStyle] = MappingProxyType({
-    "EBU": UsebioStyle("EBU", "=", MappingProxyType({"MP": "MP_PAIRS", "CROSS_IMP": "PAIRS", "BUTLER": "BUTLER_PAIRS",
+    "EBU": UsebioStyle("EBU", "=", MappingProxyType({"MP": "MP_PAIRS", "CROSS_IMP": "PAIRS", "BUTLER": "PAIRS",
                                                     "IMP": "PAIRS"}), False, False, False),
     "ABF": UsebioStyle("ABF", "", MappingProxyType({"MP": "MP_PAIRS", "CROSS_IMP": "CROSS_IMP",
                                                    "BUTLER": "BUTLER_PAIRS", "IMP": "PAIRS"}), True, True, True),

@@ -11,7 +11,7 @@ from openpyxl import Workbook
 from ..core.template_contract import (PAIR_COLUMNS, PAIRS_SHEET, PLAYER_NUMBERS, RANKING_SHEET, TRAVELLER_COLUMNS, TRAVELLER_WEIGHTS,
                                        TRAVELLERS_SHEET)
 
-from .styling import (COMMON_LINES, array, bold, computed, conf_sheet, fill_rows, headers, input_table,
+from .styling import (COMMON_LINES, array, bold, computed, conf_sheet, event_details, fill_rows, headers, input_table,
                       instructions, legend, mark_input, new_workbook, param, seq_column, seq_row, sheet,
                       table_head)
 
@@ -73,6 +73,8 @@ def build() -> Workbook:
         "in Outcome 2 NS / Outcome 3 NS and the weights in Weight 1..3 (they total 100 %). A plain result "
         "leaves the weights blank. Every pair's matchpoints on the board are exact expected values over "
         "every combination of outcomes (seed 004).",
+        "Event, Date and Club (beside the parameters): the event's name, the session's date and the club, "
+        "for the results site and the files sent to the federation.",
         "Parameters: Scale EBU (2 per score beaten, 1 per tie) or ACBL (1 and 1/2); Expected results per "
         "board (blank: the largest number of results on any board). The example uses ACBL to match seed "
         "004's figures; seed 004 prints 2.63 for pair A on board 3: the correct value is 2.75 (xlbridge's docs/corrections.md).",
@@ -132,8 +134,9 @@ def build() -> Workbook:
     param(ws, "Q8", "R8", "Artificial scores", "Fixed", kind="list", formula1='"Fixed,Session"',
            prompt="Fixed: A60/40 counts 60 %. Session (EBU): 60 % or the session percentage if higher "
                   "(40 % or it if lower).")
+    event_details(ws, "Q9")
     ws.column_dimensions["Q"].width = 24
-    input_table(ws, f"A{T_FIRST}:P{last}", "Q14", "results", legend_at="Q10")
+    input_table(ws, f"A{T_FIRST}:P{last}", "Q17", "results", legend_at="Q13")
 
     ws = sheet(wb, PAIRS_SHEET, PAIRS_SHEET, "One row per pair: its number, direction (NS or EW in a Mitchell), the players' names "
                "and (optional) their national numbers.")

@@ -24,7 +24,7 @@ from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.formula import ArrayFormula
 from openpyxl.worksheet.worksheet import Worksheet
 
-from ..core.template_contract import CAPACITY_NAME, PRINT_NAME
+from ..core.template_contract import CAPACITY_NAME, EVENT_DETAILS, PRINT_NAME
 
 __all__ = [
     "CREATOR",
@@ -397,6 +397,23 @@ def param(ws: Worksheet, label_cell: str, value_cell: str, label: str, value: An
     ws[label_cell] = label
     ws[value_cell] = value
     mark_input(ws, value_cell, kind=kind, prompt=prompt, number_format=number_format, **dv)
+
+
+def event_details(ws: Worksheet, first: str) -> None:
+    """The event's ``Event``, ``Date`` and ``Club`` parameters, labels from ``first`` down (values to their
+    right), blank: what a member types for the results site and the files sent to the federation
+    (:data:`xlbridge.core.template_contract.EVENT_DETAILS`)."""
+    col, row = coordinate_from_string(first)
+    value_col = get_column_letter(column_index_from_string(col) + 1)
+    prompts = ("The event's name (the results site's title; EVENT_DESCRIPTION in USEBIO)",
+               "The session's date, e.g. 2026-11-26 (the results site; DATE in USEBIO)",
+               "The club or venue (the results site; CLUB_NAME in USEBIO, Site in PBN)")
+    for k, (label, prompt) in enumerate(zip(EVENT_DETAILS, prompts)):
+        date = k == 1
+        param(ws, f"{col}{row + k}", f"{value_col}{row + k}", label, None, kind="date" if date else "textLength",
+              prompt=prompt, number_format="yyyy-mm-dd" if date else None,
+              **({"operator": "greaterThan", "formula1": "1"} if date else
+                 {"operator": "between", "formula1": "0", "formula2": "200"}))
 
 
 def new_workbook(title: str) -> Workbook:

@@ -12,8 +12,8 @@ from openpyxl.worksheet.formula import ArrayFormula
 from ..core.template_contract import BOARDS_SHEET, MATCH_COLUMNS, MATCHES_SHEET
 from .mirror import headroom
 
-from .styling import (COMMON_LINES, array, computed, conf_sheet, headers, input_table, instructions, legend,
-                      mark_input, new_workbook, param, seq_column, seq_row, sheet, table_head)
+from .styling import (COMMON_LINES, array, computed, conf_sheet, event_details, headers, input_table, instructions,
+                      legend, mark_input, new_workbook, param, seq_column, seq_row, sheet, table_head)
 
 __all__ = ["build"]
 
@@ -56,6 +56,8 @@ def build() -> Workbook:
         "(Law 12C2; the side team A sat there), the board not compared across the rooms. A "
         "board with one room's score only shows 'incomplete', and its match has no result (a message in "
         "Matches) until both rooms are in: no board is left out in silence.",
+        "Sheet Matches: Event, Date and Club (right of the table) are the event's name, date and club, for "
+        "the results site and the files sent to the federation.",
         "Sheet Matches, one row per match: Match number, team names and the number of boards of the match "
         "(the VP scale depends on it). IMPs and VPs come from MATCH_RESULT; the IMP margin is rounded "
         "once, to the nearest IMP, before the VP look-up (weighted boards leave fractions; regulations "
@@ -110,6 +112,9 @@ def build() -> Workbook:
         else:
             ws[f"E{r}"] = ArrayFormula(f"E{r}:H{r}", formula)
     input_table(ws, f"A{M_FIRST}:D{ml}", "J8", "matches", legend_at="J4")
+    event_details(ws, "J13")
+    ws.column_dimensions["J"].width = 12
+    ws.column_dimensions["K"].width = 24
 
     ws = sheet(wb, "Standings", "Standings", "Teams by VP total (exact; equal totals share the rank, 2=); the IMP difference "
                            "is shown for the competition's tie-break.")
