@@ -270,10 +270,10 @@ def test_a_passed_out_row_exports_and_publishes_from_the_workbook(tmp_path):
 
 
 def _event_name(wb, name):
-    from openpyxl.packaging.custom import StringProperty
+    """The event's name as a member types it: the Travellers sheet's Event parameter."""
+    from xlbridge.formats.sheets import find_parameter
 
-    del wb.custom_doc_props["xlbridge event"]
-    wb.custom_doc_props.append(StringProperty(name="xlbridge event", value=name))
+    find_parameter(wb["Travellers"], "Event").value = name
 
 
 @pytest.mark.parametrize("change, fmt, message", [
