@@ -178,6 +178,8 @@ def build_parser() -> argparse.ArgumentParser:
                                    "pair's scorecard as plain HTML pages with one stylesheet.")
     w.add_argument("source", metavar="SOURCE", help="a pairs workbook (.xlsx), a .pbn or a USEBIO .xml file")
     w.add_argument("-o", "--output", metavar="DIR", required=True, help="the folder to write the pages into")
+    w.add_argument("--numbers", action="store_true",
+                   help="show each player's national number after the name in the rankings (off by default)")
     w.add_argument("--dds", action="store_true",
                    help="add each dealt board's double-dummy table and par score (needs the dds extra: "
                         "python -m pip install \"xlbridge[dds]\")")
@@ -609,7 +611,7 @@ def _files_guarded(args: argparse.Namespace, prog: str, source: str) -> int:
             if args.command == "publish":
                 from .formats.site import publish_site
 
-                site = publish_site(event, args.output, dds=bool(args.dds), source=source,
+                site = publish_site(event, args.output, dds=bool(args.dds), numbers=bool(args.numbers), source=source,
                                     input_bytes=os.stat(source).st_size, scored=True)
                 print(_printable(f"{args.output}: {site.files} files (open index.html)"))
                 return EXIT_OK

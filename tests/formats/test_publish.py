@@ -195,3 +195,17 @@ def test_traveller_links_carry_the_pair_s_names(site):
     _, pages = site
     links = dict(re.findall(r'<a href="pair-NS-3\.html" title="([^"]*)">([^<]*)</a>', pages["board-1.html"]))
     assert links == {"Cy Fox &amp; Di Ode": "NS 3"}
+
+
+def test_national_numbers_are_shown_only_when_asked(tmp_path):
+    """Issue 41: the players' national numbers are off by default; with numbers=True each follows its name."""
+    from xlbridge.formats import Participant
+
+    e = Event(name="Club", participants=(Participant("1", None, ("Ann Lee", "Bob Roe"), ids=("12345", "")),
+                                         Participant("2", None, ("Cy Fox", "Di Ode"))),
+              boards=(Board(1, results=(Result("1", "2", "3NT", "S", 9, 400),)),))
+    publish(e, tmp_path / "off")
+    assert "12345" not in (tmp_path / "off" / "index.html").read_text(encoding="utf-8")
+    publish(e, tmp_path / "on", numbers=True)
+    page = (tmp_path / "on" / "index.html").read_text(encoding="utf-8")
+    assert "Ann Lee (12345) &amp; Bob Roe" in page and "Cy Fox &amp; Di Ode" in page

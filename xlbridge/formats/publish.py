@@ -290,7 +290,7 @@ class _Pages:
 
 def publish(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | str = "auto",
             max_bytes: int = MAX_SITE_BYTES, max_pages: int = MAX_PAGES, why: str = "",
-            name: str | None = None, scored: bool = False) -> list[Path]:
+            name: str | None = None, scored: bool = False, numbers: bool = False) -> list[Path]:
     """Write the results site of ``event`` into ``out_dir`` (created if needed); return the paths.
 
     ``dds``: ``"auto"`` adds double-dummy tables and par where endplay is installed and the deal
@@ -300,7 +300,8 @@ def publish(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | str = 
     written so far: :func:`xlbridge.formats.site.publish_site` builds in a folder of its own and
     publishes all or nothing.  The work is linear in the rows: each row is indexed by pair and board
     once.  ``scored=True`` says that ``event`` is what :func:`~xlbridge.formats.score_event` returned,
-    which is then not done again.
+    which is then not done again.  ``numbers=True`` shows each player's national number after the name in
+    the rankings (off by default: a club may not want them public).
     """
     if dds is True:
         try:
@@ -349,7 +350,9 @@ def publish(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | str = 
             head += ["Max", "%"]
         rows = []
         for p in members:
-            names = " &amp; ".join(_e(n) for n in p.names)
+            ids = p.player_ids() if numbers else ()
+            names = " &amp; ".join(_e(n) + (f" ({_e(ids[k])})" if k < len(ids) and ids[k] else "")
+                                   for k, n in enumerate(p.names))
             if p.name:
                 names = f"<b>{_e(p.name)}</b>" + (f": {names}" if names else "")
             row = ["" if p.place is None else xlbridge.format_rank(p.place, p.tied), link(p.key), names]

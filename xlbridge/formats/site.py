@@ -168,13 +168,13 @@ def _lock_store(store: str, shown: str) -> int:
 
 def publish_site(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | str = False,
                  source: str | os.PathLike[str] | None = None, input_bytes: int | None = None,
-                 name: str | None = None, scored: bool = False) -> Site:
+                 name: str | None = None, scored: bool = False, numbers: bool = False) -> Site:
     """Publish ``event`` at ``out_dir`` atomically (see the module's text); return the :class:`Site`.
 
     ``source``: the input file, which must not lie inside the site (a new site replaces the whole
     folder); ``input_bytes``: its size, which bounds the site's bytes (:func:`site_byte_limit`);
     ``name``: the input's name for messages (default: ``source``'s base name); ``scored``: ``event`` is
-    already scored (:func:`~xlbridge.formats.publish.publish`).
+    already scored, ``numbers``: show the players' national numbers (:func:`~xlbridge.formats.publish.publish`).
     """
     out = os.path.abspath(os.fspath(out_dir))
     parent, base = os.path.split(out)
@@ -215,6 +215,7 @@ def publish_site(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | s
         try:
             os.chmod(folder, _umask_mode(0o777))
             written = publish(event, folder, dds=dds, max_bytes=site_byte_limit(input_bytes), name=shown, scored=scored,
+                              numbers=numbers,
                               why=("" if input_bytes is None else
                                    f" for an input of {input_bytes:,} bytes ({SITE_BASE_BYTES >> 20} MiB and "
                                    f"{SITE_BYTES_PER_INPUT_BYTE} bytes per byte of the input)"))
