@@ -33,6 +33,8 @@ from xlbridge import formats
 from xlbridge.cli import main
 from xlbridge.formats.workbook import read_workbook
 
+ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
+
 VUL = {1: "None", 2: "NS", 3: "EW", 4: "All", 5: "NS", 6: "EW", 7: "All"}
 NS_VUL = {b: VUL[b] in ("NS", "All") for b in VUL}
 # (board, N-S team, E-W team, contract, declarer, tricks, N-S score): hand-scored (Law 77)
@@ -429,3 +431,29 @@ def test_a_teams_book_s_event_details_are_typed_on_the_matches_sheet(tmp_path, t
     wb.save(tmp_path / "t.xlsx")
     back = read_teams_workbook(tmp_path / "t.xlsx")
     assert (back.name, back.date, back.site) == ("Autumn Teams", dt.date(2026, 11, 26), "Riverside")
+
+
+def test_a_member_types_the_teams_players_and_numbers_on_the_template_s_teams_sheet(tmp_path):
+    """Issue 41: the teams template has a Teams sheet (number, name as on the Matches sheet, players, national
+    numbers). Filled, its names and numbers are read; left empty, teams are numbered by first appearance
+    on the Matches sheet; once it lists a team, a team it does not list is refused naming the cell."""
+    import openpyxl as xl
+
+    from xlbridge.formats.workbook import read_teams_workbook
+
+    book = tmp_path / "t.xlsx"
+    wb = xl.load_workbook(ROOT / "workbooks" / "teams.xlsx")  # the shipped, empty template
+    wb["Matches"]["A5"], wb["Matches"]["B5"], wb["Matches"]["C5"], wb["Matches"]["D5"] = 1, "Lions", "Tigers", 1
+    wb["Boards"]["A5"], wb["Boards"]["B5"], wb["Boards"]["C5"], wb["Boards"]["I5"] = 1, 1, 420, -420
+    wb.save(book)
+    assert {p.number: p.name for p in read_teams_workbook(book).participants} == {"1": "Lions", "2": "Tigers"}
+    wb["Teams"]["A5"], wb["Teams"]["B5"], wb["Teams"]["C5"], wb["Teams"]["D5"] = 7, "Tigers", "Ann & Bob & Cy & Di", \
+        "101 & & 103"
+    wb.save(book)
+    with pytest.raises(formats.FormatError) as e:
+        read_teams_workbook(book)
+    assert str(e.value) == "t.xlsx, Matches!B5: a team the Teams sheet does not list: 'Lions'"
+    wb["Teams"]["A6"], wb["Teams"]["B6"] = 3, "Lions"
+    wb.save(book)
+    back = {p.number: (p.name, p.names, p.player_ids()) for p in read_teams_workbook(book).participants}
+    assert back == {"3": ("Lions", (), ()), "7": ("Tigers", ("Ann", "Bob", "Cy", "Di"), ("101", "", "103", ""))}

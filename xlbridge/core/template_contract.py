@@ -23,7 +23,7 @@ from __future__ import annotations
 
 __all__ = ["CAPACITY_NAME", "PRINT_NAME", "RESULTS_NAME", "TRAVELLERS_SHEET", "PAIRS_SHEET", "RANKING_SHEET", "BOARDS_SHEET",
            "MATCHES_SHEET", "TEAMS_SHEET", "CONTRACTS_SHEET", "TRAVELLER_COLUMNS", "TRAVELLER_WEIGHTS",
-           "PAIR_COLUMNS", "PLAYER_NUMBERS", "EVENT_DETAILS", "MATCH_COLUMNS"]
+           "PAIR_COLUMNS", "PLAYER_NUMBERS", "TEAM_COLUMNS", "EVENT_DETAILS", "MATCH_COLUMNS"]
 
 CAPACITY_NAME = "XLBRIDGE_CAPACITY"
 PRINT_NAME = "XLBRIDGE_PRINT"
@@ -43,6 +43,9 @@ PAIR_COLUMNS = ("Pair", "Direction", "Names")
 #: the Pairs (and Teams) sheet's column of the players' national numbers, ``&``-separated in the order of the
 #: names (optional: a workbook made before it has none)
 PLAYER_NUMBERS = "Numbers"
+#: the teams workbook's Teams sheet: each team's number, name (as on the Matches sheet) and players (its
+#: players' national numbers in the optional PLAYER_NUMBERS column)
+TEAM_COLUMNS = ("Team", "Name", "Players")
 #: the event's details a member types (the pairs Travellers sheet's and the teams Matches sheet's parameters):
 #: the event's name, its date, the club
 EVENT_DETAILS = ("Event", "Date", "Club")

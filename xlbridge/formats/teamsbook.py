@@ -29,7 +29,7 @@ import xlbridge
 
 from ..core.entries import parse_entry
 from ..core.template_contract import (BOARDS_SHEET, CONTRACTS_SHEET, MATCH_COLUMNS, MATCHES_SHEET, PLAYER_NUMBERS,
-                                      TEAMS_SHEET)
+                                      TEAM_COLUMNS, TEAMS_SHEET)
 from .checks import check_result, check_traveller
 from .errors import FormatError, check_name, check_players, display_name
 from .scoring import team_matches
@@ -48,7 +48,7 @@ _B_COLUMNS = ("Match", "Board", _ROOM_1, _ROOM_2)
 _OUTCOMES = ("Outcome 2", "Outcome 3")  # room 1's other outcomes of a weighted board, at Weight 2 and 3
 _B_OPTIONAL = (*_OUTCOMES, "Weight 1", "Weight 2", "Weight 3")
 _M_COLUMNS = MATCH_COLUMNS
-_TEAM_COLUMNS = ("Team", "Name", "Players")
+_TEAM_COLUMNS = TEAM_COLUMNS
 _C_COLUMNS = ("Board", "NS", "EW", "Contract", "Declarer", "Tricks")
 
 
@@ -115,12 +115,18 @@ def fill_teams_workbook(wb: Workbook, event: Event, *, name: str | None = None) 
     write_properties(wb, event)
     write_event_details(ms, event)
     ordered = sorted(parts.values(), key=lambda p: natural_key(p.number))
-    table_sheet(wb, TEAMS_SHEET, "Each team's number (as in the file), its name in the Matches sheet (blank: the "
-                "team has no name, and the Matches sheet calls it Team <number>) and its players. Written by "
-                "xlbridge import; read by xlbridge export and publish. Numbers: the players' national numbers, "
-                "optional, in the order of the players.", (*_TEAM_COLUMNS, PLAYER_NUMBERS),
-                [[cell_number(p.number), p.name or None, join_names(p.names),
-                  " & ".join(p.player_ids()) if p.ids else None] for p in ordered], (7, 24, 50, 24))
+    team_rows = [[cell_number(p.number), p.name or None, join_names(p.names), " & ".join(p.player_ids()) if p.ids else None]
+                 for p in ordered]
+    if TEAMS_SHEET in wb.sheetnames:  # the template's own Teams sheet
+        ts = wb[TEAMS_SHEET]
+        fill_table(ts, find_columns(ts, _TEAM_COLUMNS, (PLAYER_NUMBERS,), sheet=TEAMS_SHEET, where=name),
+                   (*_TEAM_COLUMNS, PLAYER_NUMBERS), team_rows, what="teams", sheet=TEAMS_SHEET, where=name)
+    else:  # (a book made before the template had one)
+        table_sheet(wb, TEAMS_SHEET, "Each team's number (as in the file), its name in the Matches sheet (blank: the "
+                    "team has no name, and the Matches sheet calls it Team <number>) and its players. Written by "
+                    "xlbridge import; read by xlbridge export and publish. Numbers: the players' national numbers, "
+                    "optional, in the order of the players.", (*_TEAM_COLUMNS, PLAYER_NUMBERS), team_rows,
+                    (7, 24, 50, 24))
     crow = [[b.number, cell_number(r.ns), cell_number(r.ew), r.contract, r.declarer, r.tricks]
             for b in sorted(event.boards, key=lambda b: b.number) for r in b.results if r.contract is not None]
     if crow:
@@ -150,10 +156,11 @@ def read_teams_workbook(path: str | os.PathLike[str], *, weighted: bool = False)
     try:
         number_of: dict[str, str] = {}
         teams: dict[str, Participant] = {}
-        listed = TEAMS_SHEET in wb.sheetnames
-        if listed:
+        listed = False  # once the Teams sheet lists a team, every team of the Matches sheet must be listed
+        if TEAMS_SHEET in wb.sheetnames:
             for _r, get, where in table_rows(wb[TEAMS_SHEET], _TEAM_COLUMNS, (PLAYER_NUMBERS,), sheet=TEAMS_SHEET,
                                              name=name, keys=_TEAM_COLUMNS):
+                listed = True
                 num, given = id_text(get("Team"), where("Team"), "team number"), cell_text(get("Name"))
                 if num is None:
                     raise FormatError("a team needs a number", where=where("Team"))

@@ -1,7 +1,7 @@
 """teams.xlsx: boards to IMPs, matches to VPs, weighted boards (seed 004).
 
 >>> [s.title for s in build().worksheets]
-['Instructions', 'Boards', 'Matches', 'Standings', 'Swiss', 'xlwings.conf']
+['Instructions', 'Boards', 'Matches', 'Teams', 'Standings', 'Swiss', 'xlwings.conf']
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 from openpyxl import Workbook
 from openpyxl.worksheet.formula import ArrayFormula
 
-from ..core.template_contract import BOARDS_SHEET, MATCH_COLUMNS, MATCHES_SHEET
+from ..core.template_contract import BOARDS_SHEET, MATCH_COLUMNS, MATCHES_SHEET, PLAYER_NUMBERS, TEAM_COLUMNS, TEAMS_SHEET
 from .mirror import headroom
 
 from .styling import (COMMON_LINES, array, computed, conf_sheet, event_details, headers, input_table, instructions,
@@ -35,6 +35,9 @@ TEAM_MATCHES = [(1, "Team A", "Team B", 7), (2, "Team C", "Team D", 3)]
 
 B_FIRST, B_ROWS = 5, 5_000
 M_FIRST, M_ROWS = 5, 40
+T_FIRST, T_ROWS = 5, 200  # Teams sheet rows
+#: the example's teams: its four team names, players left for the member to type
+TEAM_LIST = [(1, "Team A"), (2, "Team B"), (3, "Team C"), (4, "Team D")]
 S_FIRST, S_ROWS = 5, 80  # Standings rows: the teams of 40 matches
 
 
@@ -58,6 +61,9 @@ def build() -> Workbook:
         "Matches) until both rooms are in: no board is left out in silence.",
         "Sheet Matches: Event, Date and Club (right of the table) are the event's name, date and club, for "
         "the results site and the files sent to the federation.",
+        "Sheet Teams (optional): each team's number, its name as on the Matches sheet, its players and their "
+        "national numbers. Left empty, the teams are numbered 1, 2, ... in order of first appearance on the "
+        "Matches sheet; once it lists a team, every team on the Matches sheet must be listed.",
         "Sheet Matches, one row per match: Match number, team names and the number of boards of the match "
         "(the VP scale depends on it). IMPs and VPs come from MATCH_RESULT; the IMP margin is rounded "
         "once, to the nearest IMP, before the VP look-up (weighted boards leave fractions; regulations "
@@ -115,6 +121,17 @@ def build() -> Workbook:
     event_details(ws, "J13")
     ws.column_dimensions["J"].width = 12
     ws.column_dimensions["K"].width = 24
+
+    ws = sheet(wb, TEAMS_SHEET, TEAMS_SHEET, "Optional: each team's number, its name as on the Matches sheet, its players and "
+               "their national numbers (for the results site and the files sent to the federation).")
+    tl = table_head(ws, T_FIRST, T_ROWS, TEAM_LIST, [*TEAM_COLUMNS, PLAYER_NUMBERS], [7, 16, 50, 24])
+    mark_input(ws, f"A{T_FIRST}:A{tl}", kind="whole", operator="between", formula1="1", formula2="10000",
+               prompt="Team number (any positive whole number)")
+    mark_input(ws, f"B{T_FIRST}:B{tl}", prompt="The team's name exactly as on the Matches sheet")
+    mark_input(ws, f"C{T_FIRST}:C{tl}", prompt="The players' names, e.g. Ann Smith & Bob Jones & Cy Lee & Di Ray")
+    mark_input(ws, f"D{T_FIRST}:D{tl}", prompt="Optional: the players' national (federation) numbers in the order of "
+                                              "the names, e.g. 12345 & 67890 & 13579 & 24680")
+    input_table(ws, f"A{T_FIRST}:D{tl}", "F8", "teams", legend_at="F4", note_width=1)
 
     ws = sheet(wb, "Standings", "Standings", "Teams by VP total (exact; equal totals share the rank, 2=); the IMP difference "
                            "is shown for the competition's tie-break.")
