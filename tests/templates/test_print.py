@@ -55,3 +55,26 @@ def test_template_page_setup():
     assert ws.print_title_rows == "$4:$4"
     assert ws.oddFooter.right.text == "Page &P of &N" and ws.oddFooter.left.text == "&F"
     assert ws.defined_names["XLBRIDGE_PRINT"].attr_text.endswith("$10004")
+
+
+@pytest.mark.parametrize("folder", ["", "examples/"])
+def test_every_visible_sheet_prints_at_60_percent_or_more_and_the_helper_sheet_not_at_all(folder):
+    """Issue 40: nothing below about 60 % (legible on A4); a sheet wider than a page at 60 % spans pages
+    across, repeating its first column; xlwings.conf is hidden (nothing to print); each chart inside the
+    printed area."""
+    from openpyxl.utils.cell import range_boundaries
+
+    for name in NAMES:
+        wb = openpyxl.load_workbook(ROOT / "workbooks" / (folder + name))
+        assert wb["xlwings.conf"].sheet_state == "hidden"
+        for ws in wb.worksheets:
+            if ws.sheet_state != "visible":
+                continue
+            assert 60 <= int(ws.page_setup.scale) <= 100, (name, ws.title, ws.page_setup.scale)
+            if int(ws.page_setup.scale) == 60:
+                assert ws.print_title_cols == "$A:$A", (name, ws.title)
+            area = ws.print_area[0] if isinstance(ws.print_area, list) else ws.print_area
+            c1, r1, c2, r2 = range_boundaries(area.split("!")[1].replace("$", ""))
+            for chart in ws._charts:
+                anchor = chart.anchor._from
+                assert c1 - 1 <= anchor.col < c2 and r1 - 1 <= anchor.row < r2, (name, ws.title)

@@ -36,6 +36,7 @@ __all__ = [
     "UDF_MODULE",
     "CAPACITY_NAME",
     "PRINT_NAME",
+    "MIN_PRINT_SCALE",
     "capacity",
     "input_table",
     "sheet",
@@ -323,11 +324,18 @@ def empty_tables(wb: Workbook, example: str) -> None:
             ws["A2"] = f"Type or paste into the yellow cells. A filled example: workbooks/examples/{example}."
 
 
+#: The smallest print scale (percent): below it a printed A4 page is hard to read.
+MIN_PRINT_SCALE = 60
+
+
 def print_setup(wb: Workbook) -> None:
     """Page setup of every sheet, for a scorer printing the results for the club's notice board.
 
     A4, scaled to one page wide (as many pages tall as needed; landscape when the columns do not fit
-    a portrait page), the column headers (row 4) repeated on every page, and a footer with the file
+    a portrait page) but never below :data:`MIN_PRINT_SCALE`: a wider sheet spans pages across, each
+    repeating its first column (or the columns the template names in ``print_title_cols``, set before);
+    the column headers (row 4) repeated on every page, charts inside the printed area, the
+    ``xlwings.conf`` sheet hidden (xlwings reads it all the same; it is nothing to print), and a footer with the file
     name (name the file after the event), the sheet and "Page n of N". A table sheet (more than 100
     rows laid out) prints only its rows in use: the print area covers the rows holding something
     when built, and the sheet-scoped name :data:`PRINT_NAME` declares the whole table so that
@@ -338,14 +346,19 @@ def print_setup(wb: Workbook) -> None:
     from openpyxl.worksheet.properties import PageSetupProperties
 
     for ws in wb.worksheets:
+        if ws.title == "xlwings.conf":
+            ws.sheet_state = "hidden"
+            continue
         used = [(r, c) for (r, c), cell in ws._cells.items() if cell.value is not None]
         if not used:
             continue
         # an array formula's whole range prints (a table whose header row a formula writes, e.g. weeks)
         from openpyxl.utils.cell import range_boundaries
         arrays = [range_boundaries(cell.value.ref)[2] for cell in ws._cells.values() if isinstance(cell.value, ArrayFormula)]
-        last_col = max([c for _, c in used] + [m.max_col for m in ws.merged_cells.ranges] + arrays)
-        last_row = max([r for r, _ in used] + [m.max_row for m in ws.merged_cells.ranges])
+        charts = [_chart_extent(ch) for ch in ws._charts]
+        last_col = max([c for _, c in used] + [m.max_col for m in ws.merged_cells.ranges] + arrays
+                       + [c for c, _ in charts])
+        last_row = max([r for r, _ in used] + [m.max_row for m in ws.merged_cells.ranges] + [r for _, r in charts])
         # the printed width in pixels (a column of width w is 7 w + 5 px, the default width 8.43), and
         # the scale that fits it to the page: Excel and LibreOffice both honour an explicit scale
         # (LibreOffice 7.4 ignores "fit to one page wide, any number tall")
@@ -358,18 +371,34 @@ def print_setup(wb: Workbook) -> None:
         ps = ws.page_setup
         ps.paperSize = ws.PAPERSIZE_A4
         ps.orientation = "landscape" if landscape else "portrait"
-        ps.scale = max(10, min(100, int(100 * (_LANDSCAPE_PX if landscape else _PORTRAIT_PX) / px)))
+        fit = int(100 * (_LANDSCAPE_PX if landscape else _PORTRAIT_PX) / px)
+        ps.scale = max(MIN_PRINT_SCALE, min(100, fit))
+        if fit < MIN_PRINT_SCALE and not ws.print_title_cols:  # wider than a page at the smallest legible scale:
+            ws.print_title_cols = "A:A"  # it spans pages across, each repeating the name (first) column
         ws.sheet_properties.pageSetUpPr = PageSetupProperties(fitToPage=False)
         ws.oddFooter.left.text = "&F"
         ws.oddFooter.center.text = "&A"
         ws.oddFooter.right.text = "Page &P of &N"
         if ws.freeze_panes == "A5":  # a table: its header row is row 4
             ws.print_title_rows = "4:4"
+        col = get_column_letter(last_col)
+        ws.print_area = f"A1:{col}{last_row}"  # (what is used, charts included)
         if ws.max_row > 100:
-            col = get_column_letter(last_col)
-            ws.print_area = f"A1:{col}{last_row}"
             ws.defined_names[PRINT_NAME] = DefinedName(
                 PRINT_NAME, attr_text=f"{quote_sheetname(ws.title)}!$A$1:${col}${ws.max_row}")
+
+
+def _chart_extent(chart: Any) -> tuple[int, int]:
+    """The last column and row (1-based) a chart covers: its anchor cell plus its width and height (cm)
+    in default columns (64 px) and rows (20 px), at 96 px an inch."""
+    anchor = chart.anchor
+    if isinstance(anchor, str):
+        col_letter, row = coordinate_from_string(anchor)
+        col = column_index_from_string(col_letter)
+    else:
+        col, row = anchor._from.col + 1, anchor._from.row + 1
+    px_per_cm = 96 / 2.54
+    return col + int(chart.width * px_per_cm / 64) + 1, row + int(chart.height * px_per_cm / 20) + 1
 
 
 def computed(ws: Worksheet, ref: str, number_format: str | None = None) -> None:
