@@ -28,6 +28,7 @@ from formats_samples import (DEAL_1, MITCHELL_PBN, MITCHELL_ROWS, MITCHELL_TOTAL
 from xlbridge import formats
 from xlbridge.cli import main
 from xlbridge.formats.model import HOWELL, MITCHELL, Board, Event, Participant, Result
+from xlbridge.formats.sheets import find_parameter
 from xlbridge.formats.workbook import fill_pairs_workbook, read_pairs_workbook
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -98,7 +99,7 @@ def test_imported_workbook_scores_the_hand_worked_ranking(workflow):
     rows = [r for r in t.iter_rows(min_row=5, max_row=13, max_col=8, values_only=True)]
     # board, N-S, E-W, N-S score (the workbook's own Score NS column) in the file's order
     assert [(b, str(n), str(e), s) for b, n, e, *_rest, s in rows] == [(b, n, e, s) for b, n, e, s, _, _ in MITCHELL_ROWS]
-    assert wb.properties.title == "Tuesday Pairs"
+    assert find_parameter(t, "Event").value == "Tuesday Pairs"  # the event's name where a member sees it
 
 
 def test_exported_pbn_reads_back_with_the_hand_worked_matchpoints(workflow):
@@ -556,7 +557,7 @@ def test_players_national_numbers_go_through_the_pairs_sheet_into_usebio_and_pbn
         "1": ("12345", ""), "2": ("777", "888")}
     wb["Pairs"]["D6"] = "1 & 2 & 3"
     wb.save(tmp_path / "b.xlsx")
-    with pytest.raises(formats.FormatError, match=r"^b.xlsx, Pairs row 6: more national numbers than players "
+    with pytest.raises(formats.FormatError, match=r"^b.xlsx, Pairs!D6: more national numbers than players "
                                                   r"\(3 for 2\): '1 & 2 & 3'$"):
         read_pairs_workbook(tmp_path / "b.xlsx")
 

@@ -32,7 +32,9 @@ def test_the_readme_workflow_runs_on_the_shipped_sample(tmp_path, monkeypatch):
     for argv in lines:
         assert main(argv) == 0, argv
     book = openpyxl.load_workbook(tmp_path / "thursday.xlsx", data_only=True)
-    assert book.properties.title == "Thursday Pairs"
+    from xlbridge.formats.sheets import find_parameter
+
+    assert find_parameter(book["Travellers"], "Event").value == "Thursday Pairs"
     assert (tmp_path / "thursday.xlsx.bak").exists()  # --in-place keeps the book as it was
     assert b"<EVENT_DESCRIPTION>Thursday Pairs</EVENT_DESCRIPTION>" in (tmp_path / "thursday.xml").read_bytes()
     index = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")

@@ -235,13 +235,11 @@ def _workbooks(out: Path, rnd: random.Random) -> None:
 
     edit(pairs, "pairs-long-names.xlsx", long_names)
 
-    def long_title(book) -> None:
-        from openpyxl.packaging.custom import StringProperty
+    def long_title(book) -> None:  # (the document title: the event name's fallback when the Event cell is blank)
+        from xlbridge.formats.sheets import find_parameter
 
-        props = book.custom_doc_props
-        if "xlbridge event" in props.names:
-            del props["xlbridge event"]
-        props.append(StringProperty(name="xlbridge event", value="T" * 30_000))
+        find_parameter(book["Travellers"], "Event").value = None
+        book.properties.title = "T" * 30_000
 
     edit(pairs, "pairs-long-title.xlsx", long_title)
     _workbook_mutants(pairs, out, rnd)

@@ -31,6 +31,7 @@ from server_helpers import run_main
 from formats_samples import endplay_score_rows
 from xlbridge import formats
 from xlbridge.cli import main
+from xlbridge.formats.sheets import find_parameter
 from xlbridge.formats.workbook import read_workbook
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
@@ -99,7 +100,7 @@ def test_the_teams_workbook_scores_the_hand_worked_matches_and_standings(flow):
     assert [(m, b, r1, r2, ia) for m, b, r1, *_w, r2, ia, _ib in boards][:3] == [
         (1, 1, 420, -50, 10), (1, 2, 600, 630, -1), (1, 3, 400, 400, 0)]
     assert wb["Teams"]["B5"].value == "Lions" and wb["Teams"]["C5"].value == "Ann Lee & Bob Roe & Cy Fox & Di Ode"
-    assert wb.properties.title == "Club Teams"
+    assert find_parameter(wb["Matches"], "Event").value == "Club Teams"  # (the Event cell, not the title)
 
 
 def test_exported_pbn_is_the_file_s_teams_event_with_hand_worked_imps(flow):

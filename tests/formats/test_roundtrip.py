@@ -110,12 +110,22 @@ def usebio_view(e: Event) -> Event:
     no line for a row not played (the readers want numbers on every line), a line's matchpoints in a
     matchpointed event and its IMPs in any other."""
     mp = e.scoring == "MP"
+    seated = {(side, n) for b in e.boards for r in b.results if r.score is not xlbridge.NOT_PLAYED
+              for side, n in (("NS", r.ns), ("EW", r.ew))}
+    placed = any(p.place is not None for p in e.participants)  # (a scored event lists the pairs that played)
+    e = replace(e, participants=tuple(p for p in e.participants if not placed or p.place is not None or any(
+        (d, p.number) in seated for d in (("NS", "EW") if p.direction is None else (p.direction,)))))
     boards = tuple(replace(b, dealer="NESW"[(b.number - 1) % 4], results=tuple(
         replace(r, pct_ns=None, pct_ew=None, table=None, round=None, mp_ns=r.mp_ns if mp else None,
                 mp_ew=r.mp_ew if mp else None, imp_ns=None if mp else r.imp_ns, imp_ew=None if mp else r.imp_ew)
         for r in b.results
         if r.score is not xlbridge.NOT_PLAYED)) for b in e.boards)
-    return replace(e, boards=boards)
+    # a board no row played is not in EVENT (a BOARD without a line stops readers) but in the HANDSET, which
+    # lists every board once any deal is known: read back after the others, on the standard vulnerability
+    dealt = any(b.deal for b in boards)
+    unplayed = sorted((replace(b, vulnerable=xlbridge.vulnerability(b.number).name) for b in boards
+                       if not b.results and dealt), key=lambda b: b.number)
+    return replace(e, boards=tuple(b for b in boards if b.results) + tuple(unplayed))
 
 
 @settings(max_examples=60)

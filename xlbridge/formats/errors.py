@@ -16,6 +16,7 @@ True
 from __future__ import annotations
 
 import os
+import re
 from typing import TypeAlias
 
 import xlbridge
@@ -24,7 +25,7 @@ from ..core.errors import clip
 from ..core.files import file_kind, open_regular
 
 __all__ = ["FormatError", "LIMITS", "clip", "display_name", "check_regular_file", "load_source", "Source",
-           "check_name", "check_players"]
+           "check_name", "check_players", "check_national_number"]
 
 #: What a reader takes: a path, the file's bytes, or its text (text holds a line break; a path does not).
 Source: TypeAlias = "str | os.PathLike[str] | bytes | bytearray | memoryview"
@@ -122,6 +123,29 @@ def check_players(names: tuple[str, ...], *, file: str | None = None, line: int 
     for n in names:
         check_name(n, "player name", file=file, line=line, element=element, where=where)
     return names
+
+
+_NATIONAL_NUMBER = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ./-]{0,19}")
+
+
+def check_national_number(text: str, *, file: str | None = None, line: int | None = None,
+                          element: str | None = None, where: str | None = None) -> str:
+    """``text`` when it can be a player's national (federation) number: 1 to 20 letters, digits, spaces,
+    ``.``, ``-`` or ``/``, starting with a letter or digit (EBU, ABF, ACBL ``J123456`` ...); ``""`` (unknown)
+    passes.  Anything else is refused, naming the place: such a number could not be kept apart from its
+    neighbours in a workbook cell (``&``) or a PBN field (``;``).
+
+    >>> check_national_number("0555002"), check_national_number("")
+    ('0555002', '')
+    >>> check_national_number("44&55", where="club.xlsx, Pairs!D5")
+    Traceback (most recent call last):
+    ...
+    xlbridge.formats.errors.FormatError: club.xlsx, Pairs!D5: not a national number (1 to 20 letters, digits, spaces, '.', '-' or '/'): '44&55'
+    """
+    if text and not _NATIONAL_NUMBER.fullmatch(text):
+        raise FormatError("not a national number (1 to 20 letters, digits, spaces, '.', '-' or '/'):", file=file,
+                          line=line, element=element, where=where, value=text)
+    return text
 
 
 def check_regular_file(path: str | os.PathLike[str]) -> os.stat_result:

@@ -48,7 +48,7 @@ from .model import (HOWELL, MITCHELL, PAIRS, TEAMS, Event, Participant, Result, 
 from .sheets import (HEADER_ROW, VULNERABILITY, Getter, Where, Workbook, board_number, capacity, cell_number,
                      cell_text, check_standard_cycle, id_text, event_boards, fill_table, find_columns, find_parameter,
                      get_sheet, join_names, open_workbook, parameter_entry, parameter_value, read_extra_sheets, read_outcomes,
-                     player_numbers, read_event_details, read_properties, sparse_rows, split_names, table_rows,
+                     player_numbers, document_title, read_event_details, read_properties, sparse_rows, split_names, table_rows,
                      write_event_details, write_extra_sheets, write_properties)
 
 __all__ = ["fill_pairs_workbook", "read_pairs_workbook", "travellers_rows", "TRAVELLERS", "PAIRS_SHEET"]
@@ -81,6 +81,10 @@ def fill_pairs_workbook(wb: Workbook, event: Event, *, name: str | None = None) 
     if event.kind == TEAMS:
         raise FormatError("a teams event goes into the teams workbook (workbooks/teams.xlsx), not the pairs "
                           "workbook", where=name)
+    if event.scoring != "MP":  # (the workbook would score it again as matchpoints, without a word)
+        scoring = {"CROSS_IMP": "cross-IMPs", "BUTLER": "Butler IMPs", "IMP": "IMPs"}.get(event.scoring, event.scoring)
+        raise FormatError(f"a pairs event scored by {scoring} cannot go into the pairs workbook, which scores "
+                          f"matchpoints; publish the file itself (xlbridge publish FILE)", where=name)
     check_standard_cycle(event, name)
     ws = get_sheet(wb, TRAVELLERS)
     cols = find_columns(ws, _T_COLUMNS, _T_OPTIONAL, sheet=TRAVELLERS)
@@ -111,12 +115,12 @@ def fill_pairs_workbook(wb: Workbook, event: Event, *, name: str | None = None) 
         names = join_names(p.names) if p.names else (p.name or None)
         ps.cell(row=r, column=pcols["Names"], value=names)
         if PLAYER_NUMBERS in pcols and p.ids:
-            ps.cell(row=r, column=pcols[PLAYER_NUMBERS], value=" & ".join(p.player_ids()))
+            ps.cell(row=r, column=pcols[PLAYER_NUMBERS], value=" & ".join(p.player_ids())).number_format = "@"
         elif p.ids:  # (a workbook made before the column: the numbers cannot be kept)
             raise FormatError(f"the sheet {PAIRS_SHEET!r} has no column {PLAYER_NUMBERS!r} for the players' national "
                               f"numbers (a workbook made before it): start from a current template", where=name)
-    write_properties(wb, event)
-    write_event_details(ws, event)
+    if not write_event_details(ws, event):  # (a book made before the Event, Date and Club parameters)
+        write_properties(wb, event)
     write_extra_sheets(wb, event, leads="Lead" not in cols)
 
 
@@ -199,10 +203,15 @@ def read_pairs_workbook(path: str | os.PathLike[str], *, weighted: bool = False)
         for b in deals:
             boards.setdefault(b, [])
         participants = _participants(wb, mitchell, name)
-        typed, typed_date, club = read_event_details(ws, f"{name}, {TRAVELLERS}")
-        title, date = read_properties(wb)
-        check_name(title, "event name", where=f"{name}, document property 'xlbridge event' (or title)")
-        title, date = typed or title, typed_date or date  # (what a member typed first)
+        details = read_event_details(ws, f"{name}, {TRAVELLERS}")
+        club = None
+        if details is not None:  # what a member typed (blank: none, even if an older property says otherwise;
+            title, date, club = details  # the document title a member typed is the name's fallback)
+            if title is None:
+                title = check_name(document_title(wb), "event name", where=f"{name}, document title")
+        else:  # a book made before the Event, Date and Club parameters: its document properties
+            title, date = read_properties(wb)
+            check_name(title, "event name", where=f"{name}, document property 'xlbridge event' (or title)")
         seen = {p.key for p in participants}
         extra = []
         for rows in boards.values():
@@ -240,6 +249,8 @@ def _outcomes(result: Result, get: Getter, where: Where, board: int) -> tuple[tu
 
 
 def _participants(wb: Workbook, mitchell: bool, name: str) -> list[Participant]:
+    from openpyxl.utils import get_column_letter
+
     if PAIRS_SHEET not in wb.sheetnames:
         return []
     ps = wb[PAIRS_SHEET]
@@ -266,7 +277,7 @@ def _participants(wb: Workbook, mitchell: bool, name: str) -> list[Participant]:
         names = cell_text(get("Names"))
         players = check_players(split_names(names), where=f"{name}, {PAIRS_SHEET} row {r}")
         ids = player_numbers(cell_text(get(PLAYER_NUMBERS)) if PLAYER_NUMBERS in cols else None, len(players),
-                             f"{name}, {PAIRS_SHEET} row {r}")
+                             f"{name}, {PAIRS_SHEET}!{get_column_letter(cols.get(PLAYER_NUMBERS, 1))}{r}")
         out.append(Participant(number, direction, players, ids=ids))
     out.sort(key=lambda p: (p.direction or "", natural_key(p.number)))
     return out

@@ -62,7 +62,7 @@ from typing import Any
 import xlbridge
 
 from .checks import MAX_BOARD, mark_ties, check_board, check_result, infer_movement
-from .errors import LIMITS, FormatError, Source, check_name, check_players, load_source
+from .errors import LIMITS, FormatError, Source, check_name, check_national_number, check_players, load_source
 from .model import (HOWELL, MITCHELL, PAIRS, TEAMS, Board, Event, Participant, Result, natural_key,
                     normalize_contract, normalize_deal, normalize_lead, normalize_seat)
 from .pbntext import (Cell, Lexer, blank, decode_pbn, pair_id, player_names, read_int, read_num, iter_games,
@@ -103,11 +103,13 @@ def _national_ids(v: str | None, players: int, name: str, line: int) -> tuple[st
     if v is None or blank(v):
         return ()
     ids = tuple(x.strip() for x in v.split(";"))
+    if not players and any(ids):
+        raise FormatError("national numbers for players without names:", file=name, line=line, value=v)
     if len(ids) > max(players, 1):
         raise FormatError(f"more national numbers than players ({len(ids)} for {players}):", file=name, line=line,
                           value=v)
     for i in ids:
-        check_name(i, "national number", file=name, line=line)
+        check_national_number(i, file=name, line=line)
     return ids if any(ids) else ()
 
 

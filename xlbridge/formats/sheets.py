@@ -29,14 +29,14 @@ import xlbridge
 
 from ..core.template_contract import CAPACITY_NAME, EVENT_DETAILS
 from .checks import MAX_BOARD, vulnerability_words
-from .errors import FormatError, check_name, display_name
+from .errors import FormatError, check_name, check_national_number, display_name
 from .model import Board, Event, Result, normalize_deal, normalize_lead, normalize_seat
 
 __all__ = ["HEADER_ROW", "DEALS_SHEET", "LEADS_SHEET", "VULNERABILITY", "standard_dealer", "check_standard_cycle",
            "cell_number", "cell_text", "join_names", "split_names", "player_numbers", "whole_number", "board_number", "find_columns",
            "find_parameter", "capacity", "get_sheet",
            "fill_table", "table_rows", "table_sheet", "write_extra_sheets", "read_extra_sheets",
-           "write_properties", "read_properties", "read_event_details", "write_event_details", "open_workbook", "event_boards", "read_outcomes", "Workbook",
+           "write_properties", "read_properties", "read_event_details", "write_event_details", "event_details_block", "document_title", "open_workbook", "event_boards", "read_outcomes", "Workbook",
            "Worksheet", "Getter", "Where", "sparse_rows", "parameter_value", "PARAMETER_ROWS"]
 
 #: An openpyxl workbook and worksheet (openpyxl ships no type information).
@@ -163,10 +163,13 @@ def player_numbers(text: str | None, players: int, where: str) -> tuple[str, ...
     if text is None or not text.strip():
         return ()
     ids = tuple(x.strip() for x in text.split("&"))
+    if not players and any(ids):
+        raise FormatError("national numbers for players without names (type the names first):", where=where,
+                          value=text)
     if len(ids) > max(players, 1):
         raise FormatError(f"more national numbers than players ({len(ids)} for {players}):", where=where, value=text)
     for i in ids:
-        check_name(i, "national number", where=where)
+        check_national_number(i, where=where)
     return ids if any(ids) else ()
 
 
@@ -508,47 +511,73 @@ def write_properties(wb: Workbook, event: Event) -> None:
         wb.properties.title = event.name
 
 
-def read_event_details(ws: Worksheet, where: str) -> tuple[str | None, _dt.date | None, str | None]:
-    """``(event name, date, club)`` typed in the sheet's ``Event``, ``Date`` and ``Club`` parameters (None
-    where blank or where the sheet has no such parameter).  A date is a date cell, or text as
-    ``2026-11-26`` or ``26/11/2026``; anything else is refused naming its cell (``where``: the file and
-    sheet, ``club.xlsx, Travellers``); the name and club at most 200 characters.
+def event_details_block(ws: Worksheet) -> dict[str, tuple[Any, str]] | None:
+    """The sheet's event details: ``{label: (value, its cell)}`` for ``Event``, ``Date`` and ``Club``, found as
+    a block (the three labels one under the other in the parameter rows, each value to its right, as the
+    templates lay them out), or None when the sheet has no such block.  A team or pair called ``Event``
+    in a table is not taken for it.
     """
-    found = {label: parameter_entry(ws, label) for label in EVENT_DETAILS}
+    from openpyxl.utils.cell import get_column_letter
+
+    rows = dict(sparse_rows(ws, 1, PARAMETER_ROWS))
+    for r, cells in rows.items():
+        for c in sorted(cells):
+            v = cells[c]
+            if not (isinstance(v, str) and v.strip() == EVENT_DETAILS[0]):
+                continue
+            below = [rows.get(r + k, {}).get(c) for k in range(1, len(EVENT_DETAILS))]
+            if all(isinstance(b, str) and b.strip() == label for b, label in zip(below, EVENT_DETAILS[1:])):
+                return {label: (rows.get(r + k, {}).get(c + 1), f"{get_column_letter(c + 1)}{r + k}")
+                        for k, label in enumerate(EVENT_DETAILS)}
+    return None
+
+
+def read_event_details(ws: Worksheet, where: str) -> tuple[str | None, _dt.date | None, str | None] | None:
+    """``(event name, date, club)`` typed in the sheet's event details (:func:`event_details_block`; None
+    for a blank one), or None when the sheet has no such block (a book made before it).  A date is a date
+    cell, or text as ``2026-11-26`` or ``26/11/2026``; anything else is refused naming its cell (``where``:
+    the file and sheet, ``club.xlsx, Travellers``); the name and club at most 200 characters.
+    """
+    block = event_details_block(ws)
+    if block is None:
+        return None
     texts = {}
-    for label in ("Event", "Club"):
-        entry = found[label]
-        texts[label] = None if entry is None else cell_text(entry[0])
-        if entry is not None:
-            check_name(texts[label], "event name" if label == "Event" else "club name", where=f"{where}!{entry[1]}")
+    for label, what in (("Event", "event name"), ("Club", "club name")):
+        value, cell = block[label]
+        texts[label] = None if isinstance(value, (_dt.date, _dt.time)) else cell_text(value)
+        check_name(texts[label], what, where=f"{where}!{cell}")
+    value, cell = block["Date"]
     date = None
-    entry = found["Date"]
-    if entry is not None and entry[0] is not None and cell_text(entry[0]) is not None:
-        v = entry[0]
-        if isinstance(v, _dt.datetime):
-            date = v.date()
-        elif isinstance(v, _dt.date):
-            date = v
-        else:
-            for fmt in ("%Y-%m-%d", "%d/%m/%Y"):
-                try:
-                    date = _dt.datetime.strptime(str(v).strip(), fmt).date()
-                    break
-                except ValueError:
-                    pass
-            else:
-                raise FormatError("not a date (type it as a date, 2026-11-26 or 26/11/2026):", where=f"{where}!{entry[1]}",
-                                  value=v)
+    if isinstance(value, _dt.datetime):
+        date = value.date()
+    elif isinstance(value, _dt.date):
+        date = value
+    elif value is not None and cell_text(value) is not None:
+        for fmt in ("%Y-%m-%d", "%d/%m/%Y"):
+            try:
+                date = _dt.datetime.strptime(str(value).strip(), fmt).date()
+                break
+            except ValueError:
+                pass
+    if (value is not None and cell_text(value) is not None and date is None) or (date is not None and date.year < 1900):
+        shown = value.isoformat() if isinstance(value, (_dt.date, _dt.time)) else value
+        raise FormatError("not a date (type it as a date, 2026-11-26 or 26/11/2026):", where=f"{where}!{cell}",
+                          value=shown)
     return texts["Event"], date, texts["Club"]
 
 
-def write_event_details(ws: Worksheet, event: Event) -> None:
-    """The event's name, date and club into the sheet's ``Event``, ``Date`` and ``Club`` parameters, where it
-    has them."""
+def write_event_details(ws: Worksheet, event: Event) -> bool:
+    """The event's name, date and club into the sheet's event details (:func:`event_details_block`); False
+    when it has none (a book made before them)."""
+    from openpyxl.utils.cell import coordinate_from_string, column_index_from_string
+
+    block = event_details_block(ws)
+    if block is None:
+        return False
     for label, value in zip(EVENT_DETAILS, (event.name, event.date, event.site)):
-        cell = find_parameter(ws, label)
-        if cell is not None:
-            cell.value = value
+        col, row = coordinate_from_string(block[label][1])
+        ws.cell(row=row, column=column_index_from_string(col)).value = value
+    return True
 
 
 def read_properties(wb: Workbook) -> tuple[str | None, _dt.date | None]:
@@ -562,8 +591,14 @@ def read_properties(wb: Workbook) -> tuple[str | None, _dt.date | None]:
             date = _dt.date.fromisoformat(props[_DATE_PROPERTY])
         except ValueError:
             date = None
+    return props.get(_PROPERTY) or document_title(wb), date
+
+
+def document_title(wb: Workbook) -> str | None:
+    """The document's title (File > Properties > Title, which a member can type in Excel and LibreOffice),
+    stripped; None when blank."""
     title = wb.properties.title if isinstance(wb.properties.title, str) else None
-    return props.get(_PROPERTY) or (title.strip() if title and title.strip() else None), date
+    return title.strip() if title and title.strip() else None
 
 
 def open_workbook(path: object, **options: Any) -> Workbook:

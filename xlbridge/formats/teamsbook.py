@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import replace
+from typing import Any
 
 import xlbridge
 
@@ -34,9 +35,9 @@ from .checks import check_result, check_traveller
 from .errors import FormatError, check_name, check_players, display_name
 from .scoring import team_matches
 from .model import HOWELL, TEAMS, Event, Participant, Result, natural_key, normalize_contract, normalize_seat
-from .sheets import (VULNERABILITY, Getter, Where, Workbook, board_number, cell_number, cell_text,
+from .sheets import (HEADER_ROW, VULNERABILITY, Getter, Where, Workbook, board_number, cell_number, cell_text,
                      check_standard_cycle, event_boards, fill_table, find_columns, get_sheet, id_text, join_names,
-                     open_workbook, player_numbers, read_event_details, read_extra_sheets, read_outcomes, read_properties,
+                     open_workbook, player_numbers, document_title, read_event_details, read_extra_sheets, read_outcomes, read_properties,
                      split_names, table_rows, table_sheet, whole_number, write_event_details, write_extra_sheets,
                      write_properties)
 
@@ -112,15 +113,23 @@ def fill_teams_workbook(wb: Workbook, event: Event, *, name: str | None = None) 
     fill_table(ms, mcols, _M_COLUMNS, [(k, _team_label(parts[a]), _team_label(parts[c]), len(boards))
                                        for k, (a, c, boards) in enumerate(matches, start=1)],
                what="matches", sheet=MATCHES_SHEET, where=name)
-    write_properties(wb, event)
-    write_event_details(ms, event)
+    if not write_event_details(ms, event):  # (a book made before the Event, Date and Club parameters)
+        write_properties(wb, event)
     ordered = sorted(parts.values(), key=lambda p: natural_key(p.number))
     team_rows = [[cell_number(p.number), p.name or None, join_names(p.names), " & ".join(p.player_ids()) if p.ids else None]
                  for p in ordered]
     if TEAMS_SHEET in wb.sheetnames:  # the template's own Teams sheet
         ts = wb[TEAMS_SHEET]
-        fill_table(ts, find_columns(ts, _TEAM_COLUMNS, (PLAYER_NUMBERS,), sheet=TEAMS_SHEET, where=name),
-                   (*_TEAM_COLUMNS, PLAYER_NUMBERS), team_rows, what="teams", sheet=TEAMS_SHEET, where=name)
+        tcols = find_columns(ts, _TEAM_COLUMNS, (PLAYER_NUMBERS,), sheet=TEAMS_SHEET, where=name)
+        if PLAYER_NUMBERS not in tcols:  # (a book made before the column)
+            if any(p.ids for p in ordered):
+                raise FormatError(f"the sheet {TEAMS_SHEET!r} has no column {PLAYER_NUMBERS!r} for the players' "
+                                  f"national numbers (a workbook made before it): start from a current template",
+                                  where=name)
+        columns = (*_TEAM_COLUMNS, PLAYER_NUMBERS) if PLAYER_NUMBERS in tcols else _TEAM_COLUMNS
+        fill_table(ts, tcols, columns, [row[:len(columns)] for row in team_rows], what="teams", sheet=TEAMS_SHEET,
+                   where=name)
+        _text_format(ts, tcols.get(PLAYER_NUMBERS), len(team_rows))
     else:  # (a book made before the template had one)
         table_sheet(wb, TEAMS_SHEET, "Each team's number (as in the file), its name in the Matches sheet (blank: the "
                     "team has no name, and the Matches sheet calls it Team <number>) and its players. Written by "
@@ -135,6 +144,13 @@ def fill_teams_workbook(wb: Workbook, event: Event, *, name: str | None = None) 
                     "and publish, which check each score against its contract.", _C_COLUMNS, crow,
                     (7, 6, 6, 9, 9, 7))
     write_extra_sheets(wb, event)
+
+
+def _text_format(ws: Any, col: int | None, rows: int) -> None:
+    """Keep the national numbers written as text (``0555002`` stays so when a member edits the cell)."""
+    if col is not None:
+        for r in range(HEADER_ROW + 1, HEADER_ROW + 1 + rows):
+            ws.cell(row=r, column=col).number_format = "@"
 
 
 def read_teams_workbook(path: str | os.PathLike[str], *, weighted: bool = False) -> Event:
@@ -174,8 +190,9 @@ def read_teams_workbook(path: str | os.PathLike[str], *, weighted: bool = False)
                 players = cell_text(get("Players"))
                 check_name(given, "team name", where=where("Name"))
                 squad = check_players(split_names(players), where=where("Players"))
-                teams[num] = Participant(num, None, squad, given, ids=player_numbers(
-                    cell_text(get(PLAYER_NUMBERS)), len(squad), where(PLAYER_NUMBERS)))
+                typed = cell_text(get(PLAYER_NUMBERS))  # (None where the sheet has no Numbers column)
+                ids = () if typed is None else player_numbers(typed, len(squad), where(PLAYER_NUMBERS))
+                teams[num] = Participant(num, None, squad, given, ids=ids)
                 number_of[called] = num
         matches: dict[int, tuple[str, str]] = {}
         lengths: dict[tuple[str, str], int] = {}  # (team a, team b) in number order -> the declared boards
@@ -283,10 +300,15 @@ def read_teams_workbook(path: str | os.PathLike[str], *, weighted: bool = False)
                               where=cell)
         for b in deals:
             boards.setdefault(b, [])
-        typed, typed_date, club = read_event_details(get_sheet(wb, MATCHES_SHEET, name), f"{name}, {MATCHES_SHEET}")
-        title, date = read_properties(wb)
-        check_name(title, "event name", where=f"{name}, document property 'xlbridge event'")
-        title, date = typed or title, typed_date or date  # (what a member typed first)
+        details = read_event_details(get_sheet(wb, MATCHES_SHEET, name), f"{name}, {MATCHES_SHEET}")
+        club = None
+        if details is not None:  # what a member typed (blank: none, even if an older property says otherwise;
+            title, date, club = details  # the document title a member typed is the name's fallback)
+            if title is None:
+                title = check_name(document_title(wb), "event name", where=f"{name}, document title")
+        else:  # a book made before the Event, Date and Club parameters: its document properties
+            title, date = read_properties(wb)
+            check_name(title, "event name", where=f"{name}, document property 'xlbridge event'")
         event = Event(name=title, date=date, site=club, kind=TEAMS, scoring="IMP", movement=HOWELL,
                       participants=tuple(teams.values()), boards=event_boards(boards, deals),
                       match_lengths=tuple((a, c, n) for (a, c), n in lengths.items()))

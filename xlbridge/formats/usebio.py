@@ -30,7 +30,7 @@ import datetime as _dt
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
@@ -38,7 +38,7 @@ from typing import Any
 import xlbridge
 
 from .checks import MAX_BOARD, check_board, check_result, check_unweighted, infer_movement
-from .errors import LIMITS, FormatError, Source, check_name, check_players
+from .errors import LIMITS, FormatError, Source, check_name, check_national_number, check_players
 from .model import (HOWELL, MITCHELL, PAIRS, TEAMS, Board, Event, Participant, Result, natural_key, normalize_contract,
                     normalize_deal, normalize_lead, normalize_seat, parse_number)
 
@@ -315,6 +315,11 @@ def read_usebio(source: Source, *, name: str | None = None) -> Event:
                 raise rd.err(f"more than {LIMITS['results']:,} traveller rows in the event, the limit", where)
         boards.append(Board(bno, "NESW"[(bno - 1) % 4], vul, deal, tuple(rows)))
         board_locs.append(locs)
+    for bno in sorted(set(handset) - seen):  # a board of the HANDSET no traveller line played
+        if 1 <= bno <= MAX_BOARD and len(boards) < LIMITS["boards"]:
+            boards.append(Board(bno, "NESW"[(bno - 1) % 4], xlbridge.vulnerability(bno).name,
+                                _read_hands(rd, handset[bno], f"HANDSET, BOARD {bno}"), ()))
+            board_locs.append([])
     if winners is not None:
         movement = MITCHELL if winners == "2" else HOWELL
     elif any_direction:
@@ -372,13 +377,17 @@ def _players(rd: _Reader, players_el: list[ET.Element], where: str) -> tuple[tup
     """``(names, national numbers)`` of a pair's or team's ``PLAYER`` elements (one without a name is
     skipped: its player is not known), checked against the limits; numbers ``()`` when none is given."""
     players: list[tuple[str, str]] = []
-    for pl in players_el:
+    for k, pl in enumerate(players_el, start=1):
         n = rd.text(pl, "PLAYER_NAME", f"{where}, PLAYER")
+        nid = rd.text(pl, "NATIONAL_ID_NUMBER", f"{where}, PLAYER") or ""
         if n:
-            players.append((n, rd.text(pl, "NATIONAL_ID_NUMBER", f"{where}, PLAYER") or ""))
+            players.append((n, nid))
+        elif nid:
+            raise rd.err("a national number for a player without a name:", f"{where}, PLAYER {k}, NATIONAL_ID_NUMBER",
+                         nid)
     names = check_players(tuple(n for n, _ in players), file=rd.name, element=f"{where}, PLAYER, PLAYER_NAME")
     for _, i in players:
-        check_name(i, "national number", file=rd.name, element=f"{where}, PLAYER, NATIONAL_ID_NUMBER")
+        check_national_number(i, file=rd.name, element=f"{where}, PLAYER, NATIONAL_ID_NUMBER")
     return names, (tuple(i for _, i in players) if any(i for _, i in players) else ())
 
 
@@ -408,10 +417,16 @@ def _read_teams(rd: _Reader, root: ET.Element, ev: ET.Element, containers: list[
                                  vps=rd.number(t, "TOTAL_SCORE", where), ids=ids)
     rows: dict[int, list[Result]] = {}
     locs: dict[int, list[dict[str, Any]]] = {}
+    lengths: dict[tuple[str, str], int] = {}
     results = 0
     for k, m in enumerate((m for c in containers for m in c.findall("MATCH")), start=1):
         mw = f"MATCH {k}"
         a, c = rd.need(m, "TEAM", mw), rd.need(m, "OPPOSING_TEAM", mw)
+        if a == c:
+            raise rd.err("a team cannot play against itself:", f"{mw}, OPPOSING_TEAM", c)
+        boards_of_match = {rd.whole(b, "BOARD_NUMBER", mw) for b in m.findall("BOARD")}
+        met = (min(a, c, key=natural_key), max(a, c, key=natural_key))
+        lengths[met] = lengths.get(met, 0) + len(boards_of_match)  # (the VP scale's length: the match's boards)
         for team in (a, c):
             if len(team) > 20:
                 raise rd.err("team number too long:", mw, team)
@@ -426,9 +441,10 @@ def _read_teams(rd: _Reader, root: ET.Element, ev: ET.Element, containers: list[
             vul = xlbridge.vulnerability(bno).name
             for j, tl in enumerate(b.findall("TRAVELLER_LINE"), start=1):
                 where = f"{mw}, BOARD {bno}, TRAVELLER_LINE {j}"
-                side = (rd.text(tl, "DIRECTION", where) or ("NS" if j == 1 else "EW")).upper()
+                typed = rd.text(tl, "DIRECTION", where) or ("NS" if j == 1 else "EW")
+                side = typed.upper()
                 if side not in ("NS", "EW"):
-                    raise rd.err("DIRECTION must be NS or EW:", f"{where}, DIRECTION", side)
+                    raise rd.err("DIRECTION must be NS or EW:", f"{where}, DIRECTION", typed)
                 ns, ew = (a, c) if side == "NS" else (c, a)
                 loc: dict[str, Any] = {"file": rd.name, "element": where}
                 rows.setdefault(bno, []).append(check_result(_read_line(rd, tl, where, seats=(ns, ew)), vul, loc))
@@ -445,7 +461,8 @@ def _read_teams(rd: _Reader, root: ET.Element, ev: ET.Element, containers: list[
         boards.append(Board(bno, "NESW"[(bno - 1) % 4], xlbridge.vulnerability(bno).name, deal, tuple(rows[bno])))
     from .checks import mark_ties
 
-    return _event_header(rd, root, ev, TEAMS, "IMP", HOWELL, mark_ties(list(parts.values())), boards)
+    return replace(_event_header(rd, root, ev, TEAMS, "IMP", HOWELL, mark_ties(list(parts.values())), boards),
+                   match_lengths=tuple((a, c, n) for (a, c), n in lengths.items()))
 
 
 def _event_header(rd: _Reader, root: ET.Element, ev: ET.Element, kind: str, scoring: str, movement: str,
@@ -552,7 +569,8 @@ class UsebioStyle:
     a Mitchell's pair numbers carry their direction (``1NS``, ``1EW``) for readers that know a pair
     by its number alone.  ``numeric_ids``: every national number must be digits only (a reader
     turns it into a whole number), else the export is refused naming the pair.  ``needs_date``: an
-    event without a date is refused (the reader fails without one).
+    event without a date or a name is refused (the reader fails without them).  ``named_pairs``: a pair
+    without two named players is refused (the reader takes each pair's first two names).
     """
 
     name: str
@@ -561,6 +579,7 @@ class UsebioStyle:
     mitchell_suffix: bool
     numeric_ids: bool
     needs_date: bool
+    named_pairs: bool
 
 
 #: The styles by federation: ``EBU`` (the format's owner: the EBU's own files, ImportUsebio, BridgeScore,
@@ -569,9 +588,9 @@ class UsebioStyle:
 #: ``BUTLER_PAIRS`` only).
 USEBIO_STYLES: Mapping[str, UsebioStyle] = MappingProxyType({
     "EBU": UsebioStyle("EBU", "=", MappingProxyType({"MP": "MP_PAIRS", "CROSS_IMP": "PAIRS", "BUTLER": "PAIRS",
-                                                    "IMP": "PAIRS"}), False, False, False),
+                                                    "IMP": "PAIRS"}), False, False, False, False),
     "ABF": UsebioStyle("ABF", "", MappingProxyType({"MP": "MP_PAIRS", "CROSS_IMP": "CROSS_IMP",
-                                                   "BUTLER": "BUTLER_PAIRS", "IMP": "PAIRS"}), True, True, True),
+                                                   "BUTLER": "BUTLER_PAIRS", "IMP": "PAIRS"}), True, True, True, True),
 })
 
 #: The traveller line's elements for each pair's share of the board, by the event's scoring.
@@ -617,9 +636,11 @@ def write_usebio(event: Event, *, name: str | None = None, style: str = "EBU") -
     def number(num: str, side: str | None) -> str:
         return f"{num}{side}" if how.mitchell_suffix and mitchell and side else num
 
-    if how.needs_date and event.date is None:
-        raise FormatError(f"the event has no date, which {how.name}'s USEBIO reader needs (a workbook's document "
-                          f"property 'xlbridge event date', a PBN Date tag)", file=name)
+    for what, missing in (("date", event.date is None), ("name", not event.name)):
+        if how.needs_date and missing:  # (Cobalt fails without either)
+            raise FormatError(f"the event has no {what}, which {how.name}'s USEBIO reader needs (type it in the "
+                              f"workbook's {'Date' if what == 'date' else 'Event'} cell beside the parameters)",
+                              file=name)
     teams = event.kind != PAIRS
     if teams and how.name == "ABF":
         raise FormatError("the ABF's USEBIO reader (Cobalt) takes no teams event; export it with --federation EBU, "
@@ -633,7 +654,7 @@ def write_usebio(event: Event, *, name: str | None = None, style: str = "EBU") -
     if event.name:
         _sub(ev, "EVENT_DESCRIPTION", event.name)
     if event.date:
-        _sub(ev, "DATE", event.date.strftime("%d/%m/%Y"))
+        _sub(ev, "DATE", f"{event.date.day:02d}/{event.date.month:02d}/{event.date.year:04d}")
     if teams:
         _write_teams(ev, event, how, name)
         _write_handset(root, event)
@@ -641,8 +662,17 @@ def write_usebio(event: Event, *, name: str | None = None, style: str = "EBU") -
     _sub(ev, "BOARD_SCORING_METHOD", _SCORING_OUT.get(event.scoring, "MATCH_POINTS"))
     _sub(ev, "WINNER_TYPE", "2" if mitchell else "1")
     parts = _sub(ev, "PARTICIPANTS")
+    placed = any(p.place is not None for p in event.participants)
+    seated = {(side, n) for b in event.boards for r in b.results if r.score is not xlbridge.NOT_PLAYED
+              for side, n in (("NS", r.ns), ("EW", r.ew))}
     for p in sorted(event.participants, key=lambda p: (p.direction or "", p.place is None, p.place or 0,
                                                         natural_key(p.number))):
+        if placed and p.place is None and not any((d, p.number) in seated for d in (
+                ("NS", "EW") if p.direction is None else (p.direction,))):
+            continue  # (a listed pair of a scored event that played no board: no place, no percentage to give)
+        if how.named_pairs and len(p.names) < 2:
+            raise FormatError(f"{how.name}'s USEBIO reader needs both players of every pair named:", file=name,
+                              element=f"PAIR {p.label}, PLAYER, PLAYER_NAME", value=" & ".join(p.names))
         pe = _sub(parts, "PAIR")
         _sub(pe, "PAIR_NUMBER", number(p.number, p.direction))
         if mitchell:
@@ -664,6 +694,8 @@ def write_usebio(event: Event, *, name: str | None = None, style: str = "EBU") -
             _sub(pl, "NATIONAL_ID_NUMBER", nid or None)
     points = _POINTS_OUT.get(event.scoring, _POINTS_OUT["MP"])
     for b in event.boards:
+        if all(r.score is xlbridge.NOT_PLAYED for r in b.results):  # (a BOARD without a line stops readers)
+            continue
         be = _sub(ev, "BOARD")
         _sub(be, "BOARD_NUMBER", b.number)
         _sub(be, "VULNERABILITY", _VUL_OUT[b.vulnerable or xlbridge.vulnerability(b.number).name])
@@ -760,13 +792,16 @@ def _write_teams(ev: ET.Element, event: Event, how: UsebioStyle, name: str | Non
 
 
 def _write_handset(root: ET.Element, event: Event) -> None:
-    dealt = [b for b in event.boards if b.deal]
-    if dealt:  # the hands, after the event (where the readers that show hands look for them)
+    """Every board in a ``HANDSET`` after the event (where the readers that show hands look for them), with
+    its hands where the deal is known; none when no deal is known."""
+    if any(b.deal for b in event.boards):
         hs = _sub(root, "HANDSET")
-        for b in dealt:
+        for b in event.boards:
             hb = _sub(hs, "BOARD")
             _sub(hb, "BOARD_NUMBER", b.number)
-            for seat, hand in zip(("North", "East", "South", "West"), (b.deal or "")[2:].split(" ")):
+            if not b.deal:
+                continue
+            for seat, hand in zip(("North", "East", "South", "West"), b.deal[2:].split(" ")):
                 if hand == "-":
                     continue
                 he = _sub(hb, "HAND")
@@ -777,9 +812,10 @@ def _write_handset(root: ET.Element, event: Event) -> None:
 
 def _xml_bytes(root: ET.Element, name: str | None) -> bytes:
     for where, el in _elements(root):
-        if el.text is not None and any(ord(c) < 32 and c not in "\t\n\r" for c in el.text):
-            raise FormatError("text cannot be written to XML (control character):", file=name, element=where,
-                              value=el.text)
+        for label, text in [(where, el.text), *((f"{where}@{k}", v) for k, v in el.attrib.items())]:
+            if text is not None and any(ord(c) < 32 and c not in "\t\n\r" for c in text):
+                raise FormatError("text cannot be written to XML (control character):", file=name, element=label,
+                                  value=text)
     ET.indent(root, "  ")
     body = ET.tostring(root, encoding="unicode")
     head = '<?xml version="1.0" encoding="ISO-8859-1"?>\n<!DOCTYPE USEBIO SYSTEM "usebio_v1_2.dtd">\n'

@@ -149,7 +149,8 @@ def build() -> Workbook:
            prompt="NS or EW (Mitchell); leave blank in a Howell")
     mark_input(ws, f"C{P_FIRST}:C{pl}", prompt="The players' names, e.g. Ann Smith & Bob Jones")
     mark_input(ws, f"D{P_FIRST}:D{pl}", prompt="Optional: the players' national (federation) numbers in the order "
-                                              "of the names, e.g. 12345 & 67890; they go into USEBIO and PBN files")
+                                              "of the names, e.g. 12345 & 67890; they go into USEBIO and PBN files",
+               number_format="@")  # (text: 0555002 stays so)
     input_table(ws, f"A{P_FIRST}:D{pl}", "F8", "pairs", legend_at="F4", note_width=1)
 
     ws = sheet(wb, RANKING_SHEET, RANKING_SHEET, "Exact totals: ties are decided on exact values and shown as ties (3=). A Mitchell "

@@ -130,7 +130,7 @@ def build() -> Workbook:
     mark_input(ws, f"B{T_FIRST}:B{tl}", prompt="The team's name exactly as on the Matches sheet")
     mark_input(ws, f"C{T_FIRST}:C{tl}", prompt="The players' names, e.g. Ann Smith & Bob Jones & Cy Lee & Di Ray")
     mark_input(ws, f"D{T_FIRST}:D{tl}", prompt="Optional: the players' national (federation) numbers in the order of "
-                                              "the names, e.g. 12345 & 67890 & 13579 & 24680")
+                                              "the names, e.g. 12345 & 67890 & 13579 & 24680", number_format="@")
     input_table(ws, f"A{T_FIRST}:D{tl}", "F8", "teams", legend_at="F4", note_width=1)
 
     ws = sheet(wb, "Standings", "Standings", "Teams by VP total (exact; equal totals share the rank, 2=); the IMP difference "
