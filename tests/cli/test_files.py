@@ -546,6 +546,7 @@ def test_players_national_numbers_go_through_the_pairs_sheet_into_usebio_and_pbn
     wb = openpyxl.load_workbook(io.BytesIO(template_bytes))
     fill_pairs_workbook(wb, ev)
     assert (wb["Pairs"]["D4"].value, wb["Pairs"]["D5"].value, wb["Pairs"]["D6"].value) == ("Numbers", "12345 & ", None)
+    assert wb["Pairs"]["D5"].number_format == wb["Pairs"]["D6"].number_format == "@"  # text: 0555002 keeps its 0
     wb["Pairs"]["D6"] = "  777 & 888"  # typed by a member
     wb.save(tmp_path / "b.xlsx")
     back = read_pairs_workbook(tmp_path / "b.xlsx")

@@ -402,3 +402,95 @@ def test_pairs_and_teams_books_go_through_usebio_and_pbn_unchanged(tmp_path, pai
         # USEBIO has no line for a row not played (board 3 of the pairs book): the same totals and places
         assert carried(via_usebio) == carried(_played(first))
         assert any(p.ids for p in first.participants)  # the numbers went through the book
+
+
+# ------------------------------------------------------------------------------- review of issue 41
+
+def test_a_team_called_event_is_not_taken_for_the_event_details(tmp_path, teams_template):
+    """The Event, Date and Club parameters are found as a block: a team named 'Event' on the Matches sheet
+    keeps its name, and the event's name goes into the Event cell only."""
+    import io
+
+    import openpyxl
+
+    from xlbridge.formats.workbook import fill_teams_workbook, read_teams_workbook
+
+    e = replace(_teams_event(), participants=tuple(replace(p, name="Event") if p.number == "2" else p
+                                                   for p in _teams_event().participants))
+    wb = openpyxl.load_workbook(io.BytesIO(teams_template))
+    fill_teams_workbook(wb, e)
+    wb.save(tmp_path / "t.xlsx")
+    back = read_teams_workbook(tmp_path / "t.xlsx")
+    assert back.name == "Club Teams" and {p.number: p.name for p in back.participants}["2"] == "Event"
+
+
+def test_national_numbers_that_could_not_be_kept_apart_or_have_no_player_are_refused():
+    pbn = ('[Event "x"]\n[Board "1"]\n[Vulnerable "None"]\n[ScoreTable "PairId_NS;PairId_EW;Score_NS"]\n1 2 420\n'
+           '[TotalScoreTable "PairId;Names;NationalIds"]\n1 "Ann;Bob" "{ids}"\n2 "" "{other}"\n')
+    with pytest.raises(FormatError, match=r"^input, line 7: not a national number .*: 'A&B'$"):
+        read_pbn(pbn.format(ids="A&B;0042", other="").encode())
+    with pytest.raises(FormatError, match=r"^input, line 8: national numbers for players without names: '55'$"):
+        read_pbn(pbn.format(ids="1;2", other="55").encode())
+    xml = (b"<USEBIO Version='1.2'><EVENT><PARTICIPANTS><PAIR><PAIR_NUMBER>1</PAIR_NUMBER><PLAYER><PLAYER_NAME/>"
+           b"<NATIONAL_ID_NUMBER>4455</NATIONAL_ID_NUMBER></PLAYER></PAIR></PARTICIPANTS></EVENT></USEBIO>")
+    with pytest.raises(FormatError, match="PAIR 1, PLAYER 1, NATIONAL_ID_NUMBER: a national number for a player "
+                                          "without a name: '4455'"):
+        read_usebio(xml)
+
+
+def test_a_control_character_in_a_team_name_is_refused_not_written_as_broken_xml():
+    e = replace(_teams_event(), participants=tuple(replace(p, name="Li\x01ons") if p.number == "1" else p
+                                                   for p in _teams_event().participants))
+    with pytest.raises(FormatError, match=r"TEAM_NAME: text cannot be written to XML \(control character\)"):
+        write_usebio(e, name="t.xlsx")
+
+
+def test_the_handset_lists_every_board_once_a_deal_is_known_and_a_board_without_a_line_is_left_out():
+    e = _tied_event()  # board 3: one row played, one not; no deal anywhere
+    assert ET.fromstring(write_usebio(e)).find("HANDSET") is None
+    deal = "N:AKQJ.AKQ.AKQ.AKQ T987.JT9.JT9.JT9 654.8765.876.876 32.432.5432.5432"
+    e = replace(e, boards=(replace(e.boards[0], deal=deal), *e.boards[1:], Board(4)))
+    root = ET.fromstring(write_usebio(score_event(e)))
+    assert [b.findtext("BOARD_NUMBER") for b in root.iterfind("HANDSET/BOARD")] == ["1", "2", "3", "4"]
+    assert [len(b.findall("HAND")) for b in root.iterfind("HANDSET/BOARD")] == [4, 0, 0, 0]
+    assert [b.findtext("BOARD_NUMBER") for b in root.iterfind("EVENT/BOARD")] == ["1", "2", "3"]  # 4: no line
+
+
+def test_the_abf_style_needs_the_event_name_and_both_players_named():
+    e = _tied_event()
+    with pytest.raises(FormatError, match="the event has no name, which ABF's USEBIO reader needs"):
+        write_usebio(replace(e, name=None), name="club.xlsx", style="ABF")
+    one = replace(e, participants=tuple(replace(p, names=p.names[:1], ids=p.ids[:1]) if p.number == "3" else p
+                                        for p in e.participants))
+    with pytest.raises(FormatError, match=r"^club.xlsx, PAIR 3, PLAYER, PLAYER_NAME: ABF's USEBIO reader needs both "
+                                          r"players of every pair named: 'Ed Ray'$"):
+        write_usebio(one, name="club.xlsx", style="ABF")
+    write_usebio(one, style="EBU")
+
+
+def test_teams_usebio_keeps_each_match_s_length_for_the_vp_scale():
+    """A match of two boards, one played in room 1 only: the VP scale is the two-board one (as the teams
+    workbook's Boards column says), read back from the MATCH's boards, not the one board played twice."""
+    from xlbridge.formats.scoring import match_results
+
+    e = _teams_event()
+    b2 = e.boards[1]
+    e = replace(e, boards=(e.boards[0], replace(b2, results=b2.results[:1]), *e.boards[2:]))
+    back = score_event(read_usebio(write_usebio(score_event(e))))
+    assert ("1", "2", 2) in back.match_lengths
+    vps = match_results(back)[("1", "2")]
+    # +10 IMPs (board 1) on the WBF 2013 scale for 2 boards: 16.46 (worked out in the test above)
+    assert round(float(vps.vp_a), 2) == 16.46
+
+
+def test_a_cross_imp_event_is_refused_by_the_pairs_workbook(pairs_template):
+    import io
+
+    import openpyxl
+
+    from xlbridge.formats.workbook import fill_pairs_workbook
+
+    wb = openpyxl.load_workbook(io.BytesIO(pairs_template))
+    with pytest.raises(FormatError, match="^xi.xml: a pairs event scored by cross-IMPs cannot go into the pairs "
+                                          "workbook, which scores matchpoints"):
+        fill_pairs_workbook(wb, replace(_tied_event(), scoring="CROSS_IMP"), name="xi.xml")

@@ -53,6 +53,9 @@ USEBIO_ELEMENTS = (
     "DIAMONDS", "CLUBS", "TRAVELLER_LINE", "NS_PAIR_NUMBER", "EW_PAIR_NUMBER", "CONTRACT", "PLAYED_BY", "LEAD",
     "TRICKS", "SCORE", "NS_MATCH_POINTS", "EW_MATCH_POINTS", "NS_CROSS_IMP_POINTS", "EW_CROSS_IMP_POINTS",
     "NS_BUTLER_POINTS", "EW_BUTLER_POINTS", "NS_IMPS", "EW_IMPS",
+    # teams events
+    "MATCH_SCORING_METHOD", "SESSION", "SESSION@SESSION_ID", "TEAM", "TEAM@TEAM_ID", "TEAM@TEAM_NAME", "MATCH",
+    "ROUND_NUMBER", "OPPOSING_TEAM", "TEAM_SCORE", "OPPOSING_TEAM_SCORE", "IMPS",
 )
 
 _SCORING_IN = {"MATCH_POINTS": "MP", "MATCHPOINTS": "MP", "MP": "MP", "CROSS_IMPS": "CROSS_IMP",
@@ -614,8 +617,9 @@ def _score_out(score: object) -> str:
 
 
 def write_usebio(event: Event, *, name: str | None = None, style: str = "EBU") -> bytes:
-    """USEBIO 1.2 XML bytes (ISO-8859-1, other characters as character references) of a pairs event,
-    written as the federation ``style`` (:data:`USEBIO_STYLES`) reads it.
+    """USEBIO 1.2 XML bytes (ISO-8859-1, other characters as character references) of a pairs or teams
+    event, written as the federation ``style`` (:data:`USEBIO_STYLES`) reads it (a teams event as the EBU's
+    teams files lay it out: :func:`_write_teams`).
 
     What the readers need (docs/formats.md): one ``EVENT`` with ``EVENT_TYPE``, ``EVENT_DESCRIPTION``,
     ``DATE`` (dd/mm/yyyy) and ``WINNER_TYPE``; each ``PAIR`` with its ``PLACE`` (ties as the style
