@@ -94,6 +94,28 @@ def test_values_only_copy_has_no_formulas(tmp_path):
     assert [[c.value for c in row] for row in ws["A1:E2"]] == [[420, 9, 420, 600, 9], [180, 5, 600, None, 5]]
 
 
+def test_values_only_copy_drops_the_missing_formula_warning_and_keeps_other_formats(tmp_path):
+    """The templates mark a result cell left without its formula in red (ISFORMULA, issue 38): in a copy
+    without formulas that rule would mark every result, so the values-only copy drops it; the capacity
+    note's format (COUNTA below the table) stays. Worked on a book with both rules written here."""
+    from openpyxl.formatting.rule import FormulaRule
+    from openpyxl.styles import PatternFill
+
+    src = _book(tmp_path / "club.xlsx")
+    wb = openpyxl.load_workbook(src)
+    ws = wb["Scores"]
+    red = PatternFill(fill_type="solid", start_color="FFFF0000", end_color="FFFF0000")
+    ws.conditional_formatting.add("C1:C2", FormulaRule(formula=["NOT(_xlfn.ISFORMULA(C1))"], fill=red))
+    ws.conditional_formatting.add("G1", FormulaRule(formula=["COUNTA($A$3:$E$1048576)>0"], fill=red))
+    wb.save(src)
+    out = tmp_path / "mail.xlsx"
+    assert recalc_workbook(src, out, isolate=False, values_only=True).ok
+    with zipfile.ZipFile(out) as zf:
+        sheet = zf.read("xl/worksheets/sheet1.xml")
+    assert b"ISFORMULA" not in sheet and b"COUNTA($A$3:$E$1048576)" in sheet
+    assert [str(cf.sqref) for cf in openpyxl.load_workbook(out)["Scores"].conditional_formatting] == ["G1"]
+
+
 def test_values_only_default_name_and_not_in_place(tmp_path):
     src = _book(tmp_path / "club.xlsx")
     run = subprocess.run([sys.executable, "-m", "xlbridge", "recalc", str(src), "--values-only", "--no-progress"],

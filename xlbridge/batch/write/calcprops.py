@@ -160,17 +160,25 @@ def set_print_areas(data: bytes, areas: dict) -> bytes:
 
 
 def drop_formulas(data: bytes) -> bytes:
-    """Return a worksheet part without its formulas (every ``<f>`` child of a cell removed).
+    """Return a worksheet part without its formulas (every ``<f>`` child of a cell removed), and without the
+    conditional formats that mark a result cell left without its formula (``ISFORMULA``: the templates'
+    red warning after a member inserts a row, which would mark every result of a copy without formulas).
 
     The cached ``<v>`` values stay, so every program shows them; nothing recalculates.
 
     >>> drop_formulas(b'<worksheet><sheetData><row r="1"><c r="A1"><f>1+1</f><v>2</v></c>'
     ...               b'<c r="B1"><f t="shared" si="0"/><v>3</v></c></row></sheetData></worksheet>')
     b'<worksheet><sheetData><row r="1"><c r="A1"><v>2</v></c><c r="B1"><v>3</v></c></row></sheetData></worksheet>'
+    >>> drop_formulas(b'<worksheet><sheetData/><conditionalFormatting sqref="B1"><cfRule type="expression">'
+    ...               b'<formula>NOT(_xlfn.ISFORMULA(B1))</formula></cfRule></conditionalFormatting></worksheet>')
+    b'<worksheet><sheetData/></worksheet>'
     """
-    scan = _Scan(data, lambda depth, local: depth == 5 and local == "f")
+    scan = _Scan(data, lambda depth, local: (depth == 5 and local == "f")
+                 or (depth == 2 and local == "conditionalFormatting"))
     out, pos = [], 0
-    for k, (_d, _n, _a, s, _e, _m) in enumerate(scan.found):
+    for k, (_d, name, _a, s, _e, _m) in enumerate(scan.found):
+        if name.rpartition(":")[2] == "conditionalFormatting" and b"ISFORMULA" not in data[s:scan.ends[k]]:
+            continue  # (another conditional format: kept)
         out.append(data[pos:s])
         pos = scan.ends[k]
     out.append(data[pos:])
