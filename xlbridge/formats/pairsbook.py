@@ -42,13 +42,13 @@ from ..core.pairs.neuberg import mp_scale
 from ..core.template_contract import (PAIR_COLUMNS, PAIRS_SHEET, PLAYER_NUMBERS, TRAVELLER_COLUMNS, TRAVELLER_WEIGHTS,
                                       TRAVELLERS_SHEET)
 from .checks import check_traveller
-from .errors import FormatError, check_name, check_players, display_name
+from .errors import FormatError, check_players, display_name
 from .model import (HOWELL, MITCHELL, PAIRS, TEAMS, Event, Participant, Result, natural_key, normalize_contract,
                     normalize_lead)
 from .sheets import (HEADER_ROW, VULNERABILITY, Getter, Where, Workbook, board_number, capacity, cell_number,
                      cell_text, check_standard_cycle, id_text, event_boards, fill_table, find_columns, find_parameter,
                      get_sheet, join_names, open_workbook, parameter_entry, parameter_value, read_extra_sheets, read_outcomes,
-                     player_numbers, document_title, read_event_details, read_properties, sparse_rows, split_names, table_rows,
+                     player_numbers, event_header, sparse_rows, split_names, table_rows,
                      write_event_details, write_extra_sheets, write_properties)
 
 __all__ = ["fill_pairs_workbook", "read_pairs_workbook", "travellers_rows", "TRAVELLERS", "PAIRS_SHEET"]
@@ -203,15 +203,7 @@ def read_pairs_workbook(path: str | os.PathLike[str], *, weighted: bool = False)
         for b in deals:
             boards.setdefault(b, [])
         participants = _participants(wb, mitchell, name)
-        details = read_event_details(ws, f"{name}, {TRAVELLERS}")
-        club = None
-        if details is not None:  # what a member typed (blank: none, even if an older property says otherwise;
-            title, date, club = details  # the document title a member typed is the name's fallback)
-            if title is None:
-                title = check_name(document_title(wb), "event name", where=f"{name}, document title")
-        else:  # a book made before the Event, Date and Club parameters: its document properties
-            title, date = read_properties(wb)
-            check_name(title, "event name", where=f"{name}, document property 'xlbridge event' (or title)")
+        title, date, club = event_header(wb, ws, name, TRAVELLERS)
         seen = {p.key for p in participants}
         extra = []
         for rows in boards.values():

@@ -36,7 +36,7 @@ __all__ = ["HEADER_ROW", "DEALS_SHEET", "LEADS_SHEET", "VULNERABILITY", "standar
            "cell_number", "cell_text", "join_names", "split_names", "player_numbers", "whole_number", "board_number", "find_columns",
            "find_parameter", "capacity", "get_sheet",
            "fill_table", "table_rows", "table_sheet", "write_extra_sheets", "read_extra_sheets",
-           "write_properties", "read_properties", "read_event_details", "write_event_details", "event_details_block", "document_title", "open_workbook", "event_boards", "read_outcomes", "Workbook",
+           "write_properties", "read_properties", "read_event_details", "write_event_details", "event_details_block", "document_title", "event_header", "open_workbook", "event_boards", "read_outcomes", "Workbook",
            "Worksheet", "Getter", "Where", "sparse_rows", "parameter_value", "PARAMETER_ROWS"]
 
 #: An openpyxl workbook and worksheet (openpyxl ships no type information).
@@ -564,6 +564,21 @@ def read_event_details(ws: Worksheet, where: str) -> tuple[str | None, _dt.date 
         raise FormatError("not a date (type it as a date, 2026-11-26 or 26/11/2026):", where=f"{where}!{cell}",
                           value=shown)
     return texts["Event"], date, texts["Club"]
+
+
+def event_header(wb: Workbook, ws: Worksheet, name: str, sheet: str) -> tuple[str | None, _dt.date | None, str | None]:
+    """``(event name, date, club)`` of a book: what a member typed in ``sheet``'s event details (a blank name
+    falls back to the document title a member types; a blank date or club is none, even where an older
+    document property says otherwise), or, in a book made before them, its document properties.
+    ``name``: the file's name for messages."""
+    details = read_event_details(ws, f"{name}, {sheet}")
+    if details is None:  # a book made before the Event, Date and Club parameters: its document properties
+        title, date = read_properties(wb)
+        return check_name(title, "event name", where=f"{name}, document property 'xlbridge event' (or title)"), date, None
+    title, date, club = details
+    if title is None:
+        title = check_name(document_title(wb), "event name", where=f"{name}, document title")
+    return title, date, club
 
 
 def write_event_details(ws: Worksheet, event: Event) -> bool:

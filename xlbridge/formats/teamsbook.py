@@ -37,7 +37,7 @@ from .scoring import team_matches
 from .model import HOWELL, TEAMS, Event, Participant, Result, natural_key, normalize_contract, normalize_seat
 from .sheets import (HEADER_ROW, VULNERABILITY, Getter, Where, Workbook, board_number, cell_number, cell_text,
                      check_standard_cycle, event_boards, fill_table, find_columns, get_sheet, id_text, join_names,
-                     open_workbook, player_numbers, document_title, read_event_details, read_extra_sheets, read_outcomes, read_properties,
+                     open_workbook, player_numbers, event_header, read_extra_sheets, read_outcomes,
                      split_names, table_rows, table_sheet, whole_number, write_event_details, write_extra_sheets,
                      write_properties)
 
@@ -300,15 +300,7 @@ def read_teams_workbook(path: str | os.PathLike[str], *, weighted: bool = False)
                               where=cell)
         for b in deals:
             boards.setdefault(b, [])
-        details = read_event_details(get_sheet(wb, MATCHES_SHEET, name), f"{name}, {MATCHES_SHEET}")
-        club = None
-        if details is not None:  # what a member typed (blank: none, even if an older property says otherwise;
-            title, date, club = details  # the document title a member typed is the name's fallback)
-            if title is None:
-                title = check_name(document_title(wb), "event name", where=f"{name}, document title")
-        else:  # a book made before the Event, Date and Club parameters: its document properties
-            title, date = read_properties(wb)
-            check_name(title, "event name", where=f"{name}, document property 'xlbridge event'")
+        title, date, club = event_header(wb, get_sheet(wb, MATCHES_SHEET, name), name, MATCHES_SHEET)
         event = Event(name=title, date=date, site=club, kind=TEAMS, scoring="IMP", movement=HOWELL,
                       participants=tuple(teams.values()), boards=event_boards(boards, deals),
                       match_lengths=tuple((a, c, n) for (a, c), n in lengths.items()))
