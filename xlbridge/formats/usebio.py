@@ -642,9 +642,9 @@ def write_usebio(event: Event, *, name: str | None = None, style: str = "EBU") -
 
     for what, missing in (("date", event.date is None), ("name", not event.name)):
         if how.needs_date and missing:  # (Cobalt fails without either)
-            raise FormatError(f"the event has no {what}, which {how.name}'s USEBIO reader needs (type it in the "
-                              f"workbook's {'Date' if what == 'date' else 'Event'} cell beside the parameters)",
-                              file=name)
+            cell, tag = ("Date", "Date tag") if what == "date" else ("Event", "Event tag")
+            raise FormatError(f"the event has no {what}, which {how.name}'s USEBIO reader needs (a workbook's {cell} "
+                              f"cell beside its parameters, a PBN file's {tag})", file=name)
     teams = event.kind != PAIRS
     if teams and how.name == "ABF":
         raise FormatError("the ABF's USEBIO reader (Cobalt) takes no teams event; export it with --federation EBU, "
