@@ -186,21 +186,24 @@ def _workbook_mutants(book: Path, out: Path, rnd: random.Random) -> None:
                 zout.writestr(name, _mutate(data, rnd) if name == target else data)
 
 
-def _workbooks(out: Path, rnd: random.Random) -> None:
+def _workbooks(out: Path, rnd: random.Random, books: dict | None = None) -> None:
     import openpyxl
 
     from xlbridge import formats, templates
     from xlbridge.formats.workbook import fill_pairs_workbook, fill_teams_workbook
 
+    def template(name: str):  # (a given smaller build of the same template, or the full one)
+        return openpyxl.load_workbook(books[name]) if books and name in books else templates.build_workbook(name)
+
     event = formats.read_pbn(VALID_PBN.encode(), name="club.pbn")
     pairs = out / "_pairs.xlsx"
-    wb = templates.build_workbook("pairs.xlsx")
+    wb = template("pairs.xlsx")
     fill_pairs_workbook(wb, event, name="club.pbn")
     wb.save(pairs)
     teams_pbn = ('[Event "Teams"]\n[Board "1"]\n[ScoreTable "PairId_NS;PairId_EW;Score_NS"]\n1 2 420\n2 1 -400\n\n'
                  '[TotalScoreTable "TeamId;TeamName"]\n1 "North"\n2 "South"\n')
     teams = out / "_teams.xlsx"
-    wb = templates.build_workbook("teams.xlsx")
+    wb = template("teams.xlsx")
     fill_teams_workbook(wb, formats.read_pbn(teams_pbn.encode(), name="teams.pbn"), name="teams.pbn")
     wb.save(teams)
 
@@ -247,8 +250,10 @@ def _workbooks(out: Path, rnd: random.Random) -> None:
     teams.unlink()
 
 
-def build(out: Path | str, seed: int = SEED) -> list[Path]:
-    """Write the corpus into ``out`` (created); return the files, the mutants last."""
+def build(out: Path | str, seed: int = SEED, books: dict | None = None) -> list[Path]:
+    """Write the corpus into ``out`` (created); return the files, the mutants last. ``books``: {template name:
+    path of a build of it} to start the workbook cases from (the tests give builds with short tables, which
+    openpyxl loads and saves in a tenth of the time; default: the full templates)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     rnd = random.Random(seed)
@@ -314,7 +319,7 @@ def build(out: Path | str, seed: int = SEED) -> list[Path]:
     for fname, data in files.items():
         (out / fname).write_bytes(data)
         written.append(out / fname)
-    _workbooks(out, rnd)
+    _workbooks(out, rnd, books)
     return sorted(written, key=lambda p: (p.name.startswith("mutant-"), p.name)) + [
         out / c.name for c in CASES if c.name.endswith(".xlsx") and c.name != "not-a-workbook.xlsx"] + sorted(
         out.glob("wb-mutant-*.xlsx"))
