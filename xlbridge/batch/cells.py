@@ -23,6 +23,7 @@ __all__ = [
     "CellSpan",
     "SheetLayout",
     "cell_ref",
+    "qualified",
     "column_letters",
     "quote_sheet",
     "parse_ref",
@@ -102,6 +103,16 @@ def quote_sheet(sheet: str) -> str:
     ("'Travellers'", "'Bob''s week'")
     """
     return "'" + sheet.replace("'", "''") + "'"
+
+
+def qualified(sheet: str, cell: str) -> str:
+    """``Sheet!A1``, the sheet quoted as Excel writes it when needed (``'My sheet'!A1``).
+
+    >>> qualified("Travellers", "K7"), qualified("O'Brien scores", "A1")
+    ('Travellers!K7', "'O''Brien scores'!A1")
+    """
+    quoted = sheet if sheet.replace("_", "").isalnum() else "'" + sheet.replace("'", "''") + "'"
+    return f"{quoted}!{cell}"
 
 
 def parse_range(ref: str) -> tuple[int, int, int, int]:

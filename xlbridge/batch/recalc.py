@@ -68,7 +68,8 @@ from .guard.safety import (
     snapshot_file,
     write_atomic,
 )
-from .cells import ExcelErrorValue, cell_ref, column_letters, parse_ref, quote_sheet
+from .cells import ExcelErrorValue, cell_ref, column_letters, parse_ref, qualified, quote_sheet
+from .write.inserted import fill_inserted_rows
 from .write.xlsxpatch import copy_zip
 from .write.calcprops import drop_formulas, drop_part, set_calc_properties, set_print_areas
 from .read.capacity import (
@@ -87,7 +88,7 @@ from .evaluate.child import AFTER_READING, EngineJob, run_engine
 from .read import halves
 from .cores import book_cores
 from .evaluate.engine import before_sandbox
-from .evaluate.splice import EngineSummary, hidden_sheets, qualified, reported_at
+from .evaluate.splice import EngineSummary, hidden_sheets, reported_at
 from .guard.links import LINK_NOT_FOLLOWED, names_other_book
 
 __all__ = [
@@ -470,6 +471,9 @@ class Run:
     source_stat: os.stat_result
     info: WorkbookInfo
     private: dict
+    base: str = ""  # the book the engine reads and the copy is made of: ``snapshot``, or its copy with the
+    # formulas of the rows inserted into a table (:mod:`xlbridge.batch.write.inserted`)
+    filled: list = dataclasses.field(default_factory=list)  # the warnings of that filling
     capacity_errors: list = dataclasses.field(default_factory=list)
     print_constants: dict = dataclasses.field(default_factory=dict)
     findings: Findings | None = None
@@ -497,11 +501,25 @@ def _recalc_locked(asked: Asked, tmp: str, bar: _Progress, start: float) -> Reca
     source_stat = snapshot_file(asked.src, snapshot, limits=asked.limits, name=asked.name)
     # the worksheet parts are scanned while the sandboxed engine reads them (check_workbook_first)
     info, scan_sheets = check_workbook_first(snapshot, limits=asked.limits, name=asked.name)
-    run = Run(asked, tmp, bar, start, snapshot, ext, source_stat, info, {tmp: "", snapshot: asked.name})
+    run = Run(asked, tmp, bar, start, snapshot, ext, source_stat, info, {tmp: "", snapshot: asked.name}, snapshot)
     try:
+        _fill_inserted_rows(run)
         return _recalc_checked(run, scan_sheets)
     finally:
         scan_sheets.close()
+
+
+def _fill_inserted_rows(run: Run) -> None:
+    """The result formulas of the rows a member inserted into a table, written into a copy of the snapshot
+    that the engine then reads and the output is made of (:mod:`xlbridge.batch.write.inserted`)."""
+    import zipfile
+
+    with zipfile.ZipFile(run.snapshot) as zf:
+        replacements, run.filled = fill_inserted_rows(zf, list(run.info.sheets))
+    if replacements:
+        run.base = os.path.join(run.tmp, "filled" + run.ext)
+        run.private[run.base] = run.asked.name
+        copy_zip(run.snapshot, run.base, replacements)
 
 
 def _report(run: Run, summary: EngineSummary) -> Findings:
@@ -510,7 +528,7 @@ def _report(run: Run, summary: EngineSummary) -> Findings:
     part with current calculation properties and print areas, and the results cut at their range."""
     import zipfile
 
-    snapshot, info, private, bar = run.snapshot, run.info, run.private, run.bar
+    snapshot, info, private, bar = run.base, run.info, run.private, run.bar
     values, messages, layouts, warnings = summary.values, summary.messages, summary.layouts, summary.warnings
     parts = {sheet: part for sheet, part in info.sheets if sheet in layouts}
     errors, written = [], 0
@@ -576,7 +594,7 @@ def _recalc_checked(run: Run, scan_sheets: Any) -> RecalcReport:
     value; then :func:`_write_results`."""
     import zipfile
 
-    asked, bar, info, snapshot, tmp = run.asked, run.bar, run.info, run.snapshot, run.tmp
+    asked, bar, info, snapshot, tmp = run.asked, run.bar, run.info, run.base, run.tmp
     functions = xlbridge_excel_functions() if asked.functions is None else asked.functions
     sheet_names = {sheet.upper(): sheet for sheet, _ in info.sheets}
     # the engine runs even without formulas: its reading of the workbook (openpyxl, and the streamed reading
@@ -646,10 +664,10 @@ def _write_results(run: Run, summary: EngineSummary, patched: dict) -> RecalcRep
     import zipfile
 
     src, dest, in_place, values_only = run.asked.src, run.asked.dest, run.asked.in_place, run.asked.values_only
-    bar, snapshot, info = run.bar, run.snapshot, run.info
+    bar, snapshot, info = run.bar, run.base, run.info
     assert run.findings is not None  # (run_engine calls report() on every path before it returns)
     findings = run.findings
-    errors, written, warnings = list(findings.errors), findings.written, findings.warnings
+    errors, written, warnings = list(findings.errors), findings.written, run.filled + list(findings.warnings)
     layouts = summary.layouts
     replacements = {part: patched[part] for sheet, part in info.sheets if sheet in layouts}
     replacements["xl/workbook.xml"] = findings.workbook_part
@@ -675,7 +693,7 @@ def _write_results(run: Run, summary: EngineSummary, patched: dict) -> RecalcRep
 
     def write_backup():
         def copy(fh):
-            with open(snapshot, "rb") as raw:
+            with open(run.snapshot, "rb") as raw:  # (the book as it was: not ``run.base``)
                 while chunk := raw.read(1 << 20):
                     fh.write(chunk)
         assert backup is not None  # (called for --in-place only, which names the backup)

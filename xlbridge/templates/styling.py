@@ -498,8 +498,9 @@ COMMON_LINES = [
     "THIS.xlsx -o OUT.xlsx writes every result into a copy of the file.",
     "Blank input rows stay blank in the results; type rows anywhere inside the yellow area without "
     "editing any formula. Rows may be sorted, deleted, cut and pasted or copied: each row keeps its own "
-    "results. A row inserted into a table has no formulas in its green cells (they turn red and xlbridge "
-    "recalc names them): copy the green cells of another row into it. Where parameters or a summary sit "
+    "results. A row inserted into a table has no formulas in its green cells (they turn red): xlbridge "
+    "recalc gives it the formulas of the table's other rows and computes it (in Excel, copying the green "
+    "cells of another row into it does the same at once). Where parameters or a summary sit "
     "beside a table, insert and delete the table's cells (Insert/Delete Cells, shift down/up), not whole "
     "rows.",
 ]

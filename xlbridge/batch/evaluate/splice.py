@@ -26,7 +26,7 @@ from typing import Any
 from .engine import EngineMessages, evaluate_workbook
 from ..guard.limits import EXCEL_MAX_TEXT
 from ..guard.links import LINK_NOT_FOLLOWED
-from ..cells import ExcelErrorValue, cell_ref, parse_ref
+from ..cells import ExcelErrorValue, cell_ref, parse_ref, qualified
 from ..write.xlsxpatch import patch_sheet_pieces
 
 __all__ = [
@@ -35,23 +35,12 @@ __all__ = [
     "anchors_of",
     "evaluate_and_splice",
     "hidden_sheets",
-    "qualified",
     "reported_at",
     "settle_values",
     "summarize",
 ]
 
 
-
-
-def qualified(sheet: str, cell: str) -> str:
-    """``Sheet!A1``, the sheet quoted as Excel writes it when needed (``'My sheet'!A1``).
-
-    >>> qualified("Travellers", "K7"), qualified("O'Brien scores", "A1")
-    ('Travellers!K7', "'O''Brien scores'!A1")
-    """
-    quoted = sheet if sheet.replace("_", "").isalnum() else "'" + sheet.replace("'", "''") + "'"
-    return f"{quoted}!{cell}"
 
 
 def hidden_sheets(workbook_xml: bytes) -> set:

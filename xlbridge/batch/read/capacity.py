@@ -25,7 +25,7 @@ from .sheetxml import column_number, scan_sheet
 from ...core.template_contract import CAPACITY_NAME, PRINT_NAME, RESULTS_NAME
 
 __all__ = ["AreaResults", "CAPACITY_NAME", "PRINT_NAME", "RESULTS_NAME", "SheetRows", "array_ranges_in", "capacity_areas",
-           "first_overflow", "first_missing_result", "last_result_row", "last_used_row", "meeting", "sheet_rows"]
+           "first_overflow", "first_missing_result", "last_result_row", "missing_results", "last_used_row", "meeting", "sheet_rows"]
 
 
 _REF = re.compile(r"^(?:'((?:[^']|'')+)'|([^'!]+))!(\$?[A-Z]{1,3}\$?\d+:\$?[A-Z]{1,3}\$?\d+)$")
@@ -207,22 +207,27 @@ def first_overflow(sheet_xml: bytes | SheetRows, area: tuple[str, int, int, int,
     return min(found) if found else None
 
 
-def first_missing_result(sheet: SheetRows, area: tuple[str, int, int, int, int], results: list) -> tuple[int, int] | None:
-    """(row, column) of the first cell of ``results`` (blocks (sheet, r1, c1, r2, c2) of the sheet's
-    :data:`RESULTS_NAME`) without a formula in a row of ``area`` holding a value: a row inserted into the
-    table, whose results cells are empty (its results are on the hidden sheet, but not in view, and the
-    formulas reading the cells in view leave the row out). None when there is none, or when the part needs
-    the parser (then this check is not made). A row missing some of its results while holding as many other
-    formulas beside the table is not looked at.
+def missing_results(sheet: SheetRows, area: tuple[str, int, int, int, int], results: list,
+                    limit: int | None = None) -> list[tuple[int, int]] | None:
+    """[(row, column)] of the cells of ``results`` (blocks (sheet, r1, c1, r2, c2) of the sheet's
+    :data:`RESULTS_NAME`) without a formula in the rows of ``area`` holding a value, in order (at most
+    ``limit``): a row inserted into the table, whose result cells are empty (its results are on the hidden
+    sheet, but not in view, and the formulas reading the cells in view leave the row out). None when the
+    part needs the parser (then this check is not made). A row missing some of its results while holding
+    as many other formulas beside the table is not looked at.
 
     >>> xml = (b'<row r="5"><c r="A5"><v>1</v></c><c r="C5"><f>X</f></c></row>'
-    ...        b'<row r="6"><c r="A6"><v>2</v></c></row><row r="7"><c r="C7"><f>X</f></c></row>')
-    >>> first_missing_result(sheet_rows(xml), ("S", 5, 1, 9, 2), [("S", 5, 3, 9, 3)])
-    (6, 3)
+    ...        b'<row r="6"><c r="A6"><v>2</v></c></row><row r="7"><c r="C7"><f>X</f></c></row>'
+    ...        b'<row r="8"><c r="A8"><v>3</v></c><c r="C8" s="2"/></row>')
+    >>> missing_results(sheet_rows(xml), ("S", 5, 1, 9, 2), [("S", 5, 3, 9, 3)])
+    [(6, 3), (8, 3)]
     """
     _s, r1, c1, r2, c2 = area
-    if sheet.rows is None or not results:
+    if sheet.rows is None:
         return None
+    out: list[tuple[int, int]] = []
+    if not results:
+        return out
     for r, start, stop in sheet.rows:
         # a row holding all its results holds at least that many formulas: only a row with fewer is read
         # cell by cell (two counts of the bytes per row, not a parse of every row of a 10,000-row table)
@@ -238,10 +243,21 @@ def first_missing_result(sheet: SheetRows, area: tuple[str, int, int, int, int],
         have = {c for _r, c, kinds in cells if "f" in kinds}
         for _rs, b1, bc1, b2, bc2 in results:
             if b1 <= r <= b2:
-                missing = [c for c in range(bc1, bc2 + 1) if c not in have]
-                if missing:
-                    return r, missing[0]
-    return None
+                out += [(r, c) for c in range(bc1, bc2 + 1) if c not in have]
+        if limit is not None and len(out) >= limit:
+            return out[:limit]
+    return out
+
+
+def first_missing_result(sheet: SheetRows, area: tuple[str, int, int, int, int], results: list) -> tuple[int, int] | None:
+    """(row, column) of the first cell :func:`missing_results` finds, or None.
+
+    >>> xml = b'<row r="6"><c r="A6"><v>2</v></c></row>'
+    >>> first_missing_result(sheet_rows(xml), ("S", 5, 1, 9, 2), [("S", 5, 3, 9, 3)])
+    (6, 3)
+    """
+    found = missing_results(sheet, area, results, limit=1)
+    return found[0] if found else None
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,7 @@ openpyxl re-saving a workbook drops dynamic-array metadata, drawing shapes and t
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import math
 import re
 import zipfile
@@ -42,6 +43,7 @@ from ...core.errors import WorkbookError
 from ..cells import ExcelErrorValue, SheetLayout, cell_ref
 
 __all__ = [
+    "Formula",
     "patch_sheet",
     "patch_sheet_pieces",
     "strip_empty_cells",
@@ -102,6 +104,15 @@ def _cell_xml(qname: str, prefix: str, attrs, t: str | None, vtext: str, keep: b
     head = _cell_head(qname, attrs, t).encode()
     v = f"<{prefix}v>{vtext}</{prefix}v>".encode()
     return head + keep + v + tail + f"</{qname}>".encode()
+
+
+@dataclasses.dataclass(frozen=True)
+class Formula:
+    """A formula to write into a cell that has none (``text`` as a part holds it: no leading ``=``), with no
+    cached value: :func:`patch_sheet_pieces` writes ``<f>text</f>`` and keeps the cell's other attributes
+    (its style). For the rows a member inserted into a table (:mod:`xlbridge.batch.write.inserted`)."""
+
+    text: str
 
 
 _AT = "\ue000r\ue000"  # (a private-use mark no attribute of a cell holds: checked where used)
@@ -193,6 +204,9 @@ def patch_sheet_pieces(data: bytes, layout: SheetLayout, values: dict) -> list:
             t, vtext = None, str(value)
         elif type(value) is float and value == value and abs(value) < 1e15:
             t, vtext = None, str(int(value)) if value.is_integer() else repr(value)
+        elif type(value) is Formula:  # (a formula where the cell has none: no value, the engine gives it)
+            _formula_cell(data, cells.get((r, c)), r, c, value.text, prefix, edits, new_cells)
+            continue
         else:
             t, vtext = _encode_value(value)
         span = cells.get((r, c))
@@ -260,6 +274,20 @@ def patch_sheet_pieces(data: bytes, layout: SheetLayout, values: dict) -> list:
         pos = e
     out.append(view[pos:])
     return out
+
+
+def _formula_cell(data: bytes, span: Any, r: int, c: int, text: str, prefix: str, edits: list, new_cells: dict) -> None:
+    """The edit writing :class:`Formula` ``text`` into cell (r, c): its ``<c>`` element rewritten (its attributes
+    but ``t`` kept, its value dropped, an ``extLst`` kept) or, without one, a new element for the row."""
+    body = f"<{prefix}f>{_escape(text)}</{prefix}f>".encode()
+    if span is None:
+        c_name = f"{prefix}c"
+        new_cells.setdefault(r, []).append(
+            (c, f'<{c_name} r="{cell_ref(r, c)}">'.encode() + body + f"</{c_name}>".encode()))
+        return
+    tail = b"".join(data[s:e] for local, s, e in span.children if local == "extLst")
+    edits.append((span.start, span.end, _cell_head(span.qname, span.attrs, None).encode() + body + tail
+                  + f"</{span.qname}>".encode()))
 
 
 def strip_empty_cells(data: bytes, layout: SheetLayout) -> bytes:
