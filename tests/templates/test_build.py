@@ -394,8 +394,11 @@ def test_capacity_declared_and_flagged(books):
     assert ws.defined_names["XLBRIDGE_CAPACITY"].attr_text == "'Travellers'!$A$5:$P$10004"
     assert "rows 5 to 10,004" in ws["Q17"].value
     rules = {str(cf.sqref): cf.rules for cf in ws.conditional_formatting}
-    assert sorted(rules) == ["H5:H10004", "N5:O10004", "Q17"]
+    assert sorted(rules) == ["A4:P4", "H5:H10004", "N5:O10004", "Q17"]
     assert rules["Q17"][0].formula == ["COUNTA($A$10005:$P$1048576)>0"]
+    # rows inserted directly below the header move the table down: the header turns red, recalc names them
+    assert ws.defined_names["XLBRIDGE_HEADER"].attr_text == "'Travellers'!$A$4:$P$4"
+    assert rules["A4:P4"][0].formula == ["ROW($A$5)<>ROW($A$4)+1"]
     # issue 38: a result cell without its formula in a row typed into (a row inserted) turns red, and
     # xlbridge recalc reads the result cells from this name
     assert rules["N5:O10004"][0].formula == ["AND(NOT(_xlfn.ISFORMULA(N5)),COUNTA($A5:$P5)>0)"]

@@ -159,9 +159,13 @@ def _lo_edits(case) -> list[dict]:
 
 
 #: Rows inserted and typed into, their result cells left empty (not copied): given their formulas by
-#: ``xlbridge recalc``; and one more whose first result cell a member typed a value into (kept, and named).
-UNCOPIED = ("handicap.xlsx", dict(sheet="Handicaps", first=5, rows=18, cols="ABCDEFG", computed="DEFG", insert=12,
-                                  new={"A": 2, "B": "Newcomers", "C": 9.5}),
+#: ``xlbridge recalc``; one more whose first result cell a member typed a value into (kept, and named); and,
+#: first, a row inserted directly below the header (outside the table's ranges: named).
+UNCOPIED = ("handicap.xlsx",
+            dict(sheet="Handicaps", first=5, rows=18, cols="ABCDEFG", computed="DEFG", insert=5,
+                 new={"A": 3, "B": "Above", "C": 8.5}),
+            dict(sheet="Handicaps", first=5, rows=18, cols="ABCDEFG", computed="DEFG", insert=12,
+                 new={"A": 2, "B": "Newcomers", "C": 9.5}),
             dict(sheet="Handicaps", first=5, rows=19, cols="ABCDEFG", computed="DEFG", insert=16,
                  new={"A": 2, "B": "Typed over", "C": 9.0, "D": 7}))
 
@@ -260,10 +264,11 @@ def test_rows_inserted_without_their_result_cells_are_given_them(edited):
     and is named (exit 1). The values themselves are checked against a fresh book in the test above,
     whose inserted rows are left empty too."""
     errors, path = edited("uncopied")
-    name, filled, typed = UNCOPIED
+    name, header, filled, typed = UNCOPIED
     layout = [e for e in errors if e[2] == "layout"]
-    assert [e[:2] for e in layout] == [[typed["sheet"], f"D{typed['insert']}"]]
-    assert "inserted" in layout[0][3]
+    assert [e[:2] for e in layout] == [[header["sheet"], "A5"], [typed["sheet"], f"D{typed['insert']}"]]
+    assert "between the table's header (row 4) and its first row (6)" in layout[0][3]
+    assert "inserted" in layout[1][3]
     (warning,) = [e[3] for e in errors if e[2] == "warning"]
     assert warning.startswith(f"{filled['sheet']}!D{filled['insert']}: ") and "rows 12, 16 " in warning
     r = filled["insert"]
@@ -274,3 +279,4 @@ def test_rows_inserted_without_their_result_cells_are_given_them(edited):
         assert isinstance(values[f"{c}{r}"].value, (int, float))
     assert values[f"D{typed['insert']}"].value == 7  # (typed over: kept)
     assert formulas[f"E{typed['insert']}"].value.startswith("=")  # (its other result cells given theirs)
+    assert [values[f"{c}5"].value for c in header["computed"]] == [None] * 4  # (the row above the table: not read)

@@ -74,10 +74,12 @@ from .write.xlsxpatch import copy_zip
 from .write.calcprops import drop_formulas, drop_part, set_calc_properties, set_print_areas
 from .read.capacity import (
     PRINT_NAME,
+    HEADER_NAME,
     RESULTS_NAME,
     AreaResults,
     array_ranges_in,
     capacity_areas,
+    first_above,
     first_missing_result,
     first_overflow,
     last_used_row,
@@ -363,6 +365,7 @@ def _before_values(zf, info) -> tuple:
     capacity = capacity_areas(workbook, order)
     printed = capacity_areas(workbook, order, PRINT_NAME)
     shown = capacity_areas(workbook, order, RESULTS_NAME)
+    headers = {area[0]: area[1] for area in capacity_areas(workbook, order, HEADER_NAME)}
     errors, constants = [], {}
     for sheet in dict.fromkeys(area[0] for area in capacity + printed):
         rows = sheet_rows(zf.read(parts[sheet]))
@@ -372,6 +375,13 @@ def _before_values(zf, info) -> tuple:
                 errors.append(RecalcCellError(sheet, cell_ref(*hit), "capacity",
                                               f"row {hit[0]:,} is below this sheet's capacity (rows {area[1]:,} to "
                                               f"{area[3]:,}) and was not read; move those rows to a new workbook"))
+            hit = first_above(rows, area, headers[sheet]) if sheet in headers else None
+            if hit is not None:
+                errors.append(RecalcCellError(sheet, cell_ref(*hit), "layout",
+                                              f"row {hit[0]:,} is between the table's header (row {headers[sheet]:,}) "
+                                              f"and its first row ({area[1]:,}), where rows inserted directly below "
+                                              f"the header go, and is not read; insert rows below the table's first "
+                                              f"row (then sort), or move this row there"))
             hit = first_missing_result(rows, area, [b for b in shown if b[0] == sheet])
             if hit is not None:
                 errors.append(RecalcCellError(sheet, cell_ref(*hit), "layout",

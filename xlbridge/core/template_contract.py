@@ -7,6 +7,9 @@ Declared here once, below all three layers.
 
 - :data:`CAPACITY_NAME`: a sheet-scoped defined name over a sheet's input area (``Travellers!$A$5:$P$10004``);
   ``xlbridge recalc`` reports data below it, the formats read no further;
+- :data:`HEADER_NAME`: a sheet-scoped defined name over the header row of the sheet's input table, the
+  row above :data:`CAPACITY_NAME`'s first (``Travellers!$A$4:$P$4``): rows inserted directly below the
+  header move the table's ranges down and leave rows between the two, which ``xlbridge recalc`` names;
 - :data:`PRINT_NAME`: a sheet-scoped defined name over the whole printable table, which ``xlbridge
   recalc`` cuts after the last row in use;
 - :data:`RESULTS_NAME`: a sheet-scoped defined name over the cells in view showing a table's results, one
@@ -21,11 +24,12 @@ Declared here once, below all three layers.
 
 from __future__ import annotations
 
-__all__ = ["CAPACITY_NAME", "PRINT_NAME", "RESULTS_NAME", "TRAVELLERS_SHEET", "PAIRS_SHEET", "RANKING_SHEET", "BOARDS_SHEET",
+__all__ = ["CAPACITY_NAME", "HEADER_NAME", "PRINT_NAME", "RESULTS_NAME", "TRAVELLERS_SHEET", "PAIRS_SHEET", "RANKING_SHEET", "BOARDS_SHEET",
            "MATCHES_SHEET", "TEAMS_SHEET", "CONTRACTS_SHEET", "TRAVELLER_COLUMNS", "TRAVELLER_WEIGHTS",
            "PAIR_COLUMNS", "PLAYER_NUMBERS", "TEAM_COLUMNS", "EVENT_DETAILS", "MATCH_COLUMNS"]
 
 CAPACITY_NAME = "XLBRIDGE_CAPACITY"
+HEADER_NAME = "XLBRIDGE_HEADER"
 PRINT_NAME = "XLBRIDGE_PRINT"
 RESULTS_NAME = "XLBRIDGE_RESULTS"
 

@@ -24,7 +24,7 @@ from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.formula import ArrayFormula
 from openpyxl.worksheet.worksheet import Worksheet
 
-from ..core.template_contract import CAPACITY_NAME, EVENT_DETAILS, PRINT_NAME
+from ..core.template_contract import CAPACITY_NAME, EVENT_DETAILS, HEADER_NAME, PRINT_NAME
 
 __all__ = [
     "CREATOR",
@@ -259,7 +259,8 @@ def capacity(ws: Worksheet, ref: str, cell: str, what: str) -> None:
     """Declare ``ref`` (e.g. ``A5:P10004``) as the input area of ``ws``: a sheet-scoped defined name
     :data:`CAPACITY_NAME` (``xlbridge recalc`` exits 1 naming the first row past it) and a note in
     ``cell`` that turns red when anything is typed below the area (conditional formatting: Excel and
-    LibreOffice evaluate it live; nothing for the formula engine to compute)."""
+    LibreOffice evaluate it live; nothing for the formula engine to compute); the row above ``ref`` as its
+    header, :data:`HEADER_NAME`, which turns red when rows are inserted directly below it."""
     from openpyxl.formatting.rule import FormulaRule
     from openpyxl.utils.cell import range_boundaries
     from openpyxl.workbook.defined_name import DefinedName
@@ -274,6 +275,13 @@ def capacity(ws: Worksheet, ref: str, cell: str, what: str) -> None:
     below = f"${first}${r2 + 1}:${last}$1048576"
     ws.conditional_formatting.add(cell, FormulaRule(formula=[f"COUNTA({below})>0"], stopIfTrue=True,
                                                     fill=fill("FFFF0000"), font=Font(bold=True, color="FFFFFFFF")))
+    # the header row (:data:`HEADER_NAME`): rows inserted directly below it move the table's ranges down and
+    # are not read; the header turns red then (its first row no longer follows it) and recalc names them
+    header = f"${first}${r1 - 1}:${last}${r1 - 1}"
+    ws.defined_names[HEADER_NAME] = DefinedName(HEADER_NAME, attr_text=f"{quote_sheetname(ws.title)}!{header}")
+    ws.conditional_formatting.add(header.replace("$", ""), FormulaRule(
+        formula=[f"ROW(${first}${r1})<>ROW(${first}${r1 - 1})+1"], stopIfTrue=True, fill=fill("FFFF0000"),
+        font=Font(bold=True, color="FFFFFFFF")))
 
 
 def input_table(ws: Worksheet, ref: str, note: str, what: str, *, legend_at: str | None = None, note_width: int = 4,

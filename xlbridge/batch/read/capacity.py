@@ -22,10 +22,10 @@ from typing import Any
 
 from ..cells import parse_range
 from .sheetxml import column_number, scan_sheet
-from ...core.template_contract import CAPACITY_NAME, PRINT_NAME, RESULTS_NAME
+from ...core.template_contract import CAPACITY_NAME, HEADER_NAME, PRINT_NAME, RESULTS_NAME
 
-__all__ = ["AreaResults", "CAPACITY_NAME", "PRINT_NAME", "RESULTS_NAME", "SheetRows", "array_ranges_in", "capacity_areas",
-           "first_overflow", "first_missing_result", "last_result_row", "missing_results", "last_used_row", "meeting", "sheet_rows"]
+__all__ = ["AreaResults", "CAPACITY_NAME", "HEADER_NAME", "PRINT_NAME", "RESULTS_NAME", "SheetRows", "array_ranges_in", "capacity_areas",
+           "first_above", "first_overflow", "first_missing_result", "last_result_row", "missing_results", "last_used_row", "meeting", "sheet_rows"]
 
 
 _REF = re.compile(r"^(?:'((?:[^']|'')+)'|([^'!]+))!(\$?[A-Z]{1,3}\$?\d+:\$?[A-Z]{1,3}\$?\d+)$")
@@ -191,11 +191,29 @@ def first_overflow(sheet_xml: bytes | SheetRows, area: tuple[str, int, int, int,
     ((11, 1), None)
     """
     _sheet, _r1, c1, r2, c2 = area
+    return _first_filled(sheet_xml, range(r2 + 1, 1 << 21), c1, c2, layout)
+
+
+def first_above(sheet_xml: bytes | SheetRows, area: tuple[str, int, int, int, int], header: int) -> tuple[int, int] | None:
+    """(row, column) of the first cell between the table's header row ``header`` and ``area`` (its first row
+    moved down by rows inserted directly below the header: Excel and LibreOffice move a range down when
+    rows are inserted at its first row), within its columns, that holds a value or formula.
+
+    >>> xml = b'<worksheet><sheetData><row r="5"><c r="B5"><v>1</v></c></row></sheetData></worksheet>'
+    >>> first_above(xml, ("S", 6, 1, 99, 2), 4), first_above(xml, ("S", 5, 1, 99, 2), 4)
+    ((5, 2), None)
+    """
+    _sheet, r1, c1, _r2, c2 = area
+    return _first_filled(sheet_xml, range(header + 1, r1), c1, c2) if r1 > header + 1 else None
+
+
+def _first_filled(sheet_xml: bytes | SheetRows, rows: range, c1: int, c2: int, layout: Any = None
+                  ) -> tuple[int, int] | None:
     sheet = sheet_xml if isinstance(sheet_xml, SheetRows) else sheet_rows(sheet_xml)
     sheet_xml = sheet.xml
     try:
-        rows = _filled_cells(sheet, range(r2 + 1, 1 << 21), columns=(c1, c2)) if sheet_xml else None
-        fast = None if rows is None else [(r, c) for row in rows for r, c, _k in row if c1 <= c <= c2]
+        filled = _filled_cells(sheet, rows, columns=(c1, c2)) if sheet_xml else None
+        fast = None if filled is None else [(r, c) for row in filled for r, c, _k in row if c1 <= c <= c2]
     except _NeedsParser:
         fast = None
     if fast is not None:
@@ -203,7 +221,7 @@ def first_overflow(sheet_xml: bytes | SheetRows, area: tuple[str, int, int, int,
     else:
         layout = scan_sheet(sheet_xml) if layout is None else layout  # (``layout``: that scan, made already)
         found = [(r, c) for (r, c), span in layout.cells.items()
-                 if r > r2 and c1 <= c <= c2 and any(local in ("v", "is", "f") for local, _s, _e in span.children)]
+                 if r in rows and c1 <= c <= c2 and any(local in ("v", "is", "f") for local, _s, _e in span.children)]
     return min(found) if found else None
 
 
