@@ -370,25 +370,23 @@ def _before_values(zf, info) -> tuple:
     for sheet in dict.fromkeys(area[0] for area in capacity + printed):
         rows = sheet_rows(zf.read(parts[sheet]))
         for area in (a for a in capacity if a[0] == sheet):
-            hit = first_overflow(rows, area)
-            if hit is not None:
-                errors.append(RecalcCellError(sheet, cell_ref(*hit), "capacity",
-                                              f"row {hit[0]:,} is below this sheet's capacity (rows {area[1]:,} to "
-                                              f"{area[3]:,}) and was not read; move those rows to a new workbook"))
-            hit = first_above(rows, area, headers[sheet]) if sheet in headers else None
-            if hit is not None:
-                errors.append(RecalcCellError(sheet, cell_ref(*hit), "layout",
-                                              f"row {hit[0]:,} is between the table's header (row {headers[sheet]:,}) "
-                                              f"and its first row ({area[1]:,}), where rows inserted directly below "
-                                              f"the header go, and is not read; insert rows below the table's first "
-                                              f"row (then sort), or move this row there"))
-            hit = first_missing_result(rows, area, [b for b in shown if b[0] == sheet])
-            if hit is not None:
-                errors.append(RecalcCellError(sheet, cell_ref(*hit), "layout",
-                                              f"row {hit[0]:,} has no formula in this result cell (a row inserted "
-                                              f"into the table); copy the result cells of another row of the "
-                                              f"table into it, until then its results are not shown and the "
-                                              f"results read from this column leave it out"))
+            header = headers.get(sheet)
+            checks = (  # (code, the first cell found, the message with its row as {r})
+                ("capacity", first_overflow(rows, area),
+                 f"row {{r:,}} is below this sheet's capacity (rows {area[1]:,} to {area[3]:,}) and was not read; "
+                 f"move those rows to a new workbook"),
+                ("layout", None if header is None else first_above(rows, area, header),
+                 f"row {{r:,}} is between the table's header (row {header or 0:,}) and its first row ({area[1]:,}), "
+                 f"where rows inserted directly below the header go, and is not read; insert rows below the "
+                 f"table's first row (then sort), or move this row there"),
+                ("layout", first_missing_result(rows, area, [b for b in shown if b[0] == sheet]),
+                 "row {r:,} has no formula in this result cell (a value typed over it, in a row inserted into the table "
+                 "or not); copy the result "
+                 "cells of another row of the table into it, until then its results are not shown and the results "
+                 "read from this column leave it out"),
+            )
+            errors += [RecalcCellError(sheet, cell_ref(*hit), code, text.format(r=hit[0]))
+                       for code, hit, text in checks if hit is not None]
         arrays = array_ranges_in(rows.xml) if any(a[0] == sheet for a in printed) else ()
         for area in (a for a in printed if a[0] == sheet):
             # (an array's cells other than its first carry no formula in the part: found by a search of the
