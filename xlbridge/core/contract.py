@@ -35,6 +35,7 @@ import numpy.typing as npt
 from .entries import MAX_SCORE_READ, parse_entry, too_large
 from .errors import ContractError, ImpossibleScoreError, InputError, shown
 from .numbers import plain
+from .vocabulary import Direction, Seat, UnknownSpellingError
 
 __all__ = [
     "STRAINS",
@@ -179,7 +180,7 @@ class Vulnerability:
         >>> vulnerability(2).side("S"), vulnerability(2).side("W")
         (True, False)
         """
-        return self.ns if _side(declarer) == "NS" else self.ew
+        return self.ns if _side(declarer) is Direction.NS else self.ew
 
     @classmethod
     def parse(cls, value: object) -> Vulnerability:
@@ -229,12 +230,19 @@ def vulnerability(value: object) -> Vulnerability:
     raise ContractError(f"vulnerability must be None/NS/EW/All or a board number, got {shown(value)}")
 
 
-def _side(declarer: object) -> str:
-    d = declarer.strip().upper() if isinstance(declarer, str) else declarer
-    if d in ("N", "S", "NORTH", "SOUTH"):
-        return "NS"
-    if d in ("E", "W", "EAST", "WEST"):
-        return "EW"
+_SIDES = {seat.value: seat.side for seat in Seat}  # (the common case, a seat's letter: one look-up)
+
+
+def _side(declarer: object) -> Direction:
+    """The direction of a declarer's seat (its letter or word: :meth:`Seat.parse`)."""
+    side = _SIDES.get(declarer) if type(declarer) is str else None
+    if side is not None:
+        return side
+    if isinstance(declarer, str):
+        try:
+            return Seat.parse(declarer).side
+        except UnknownSpellingError:
+            pass
     raise ContractError(f"declarer must be N, E, S or W, got {shown(declarer)}")
 
 
@@ -316,8 +324,8 @@ def bridge_score(contract: object, declarer: object, tricks: object, vulnerable:
         return 0
     vul = vulnerability(vulnerable)
     side = _side(declarer)
-    s = contract_score(c, tricks, vul.ns if side == "NS" else vul.ew)
-    return s if side == "NS" else -s
+    s = contract_score(c, tricks, vul.ns if side is Direction.NS else vul.ew)
+    return s if side is Direction.NS else -s
 
 
 @lru_cache(maxsize=2)

@@ -52,6 +52,7 @@ from ..core.teams import imps as imps_core
 from ..core.teams import standings as team_standings_core
 from ..core.teams import teams as teams_core
 from ..core.teams.vp import MAX_BOARDS, vp
+from ..core.vocabulary import Movement, Scale
 from .adapters import handicaps as ah
 from .adapters import instant as ai
 from .adapters import instant_results as air
@@ -156,7 +157,7 @@ _SCORES = _arg("scores", "column",
 _BOARDS = _opt("boards", "column",
                "Board numbers parallel to the scores (optional; rows are grouped by board; vulnerability by board)")
 _SCALE = _opt("scale", "text", 'Matchpoint scale: "EBU" (2 per score beaten, 1 per tie; default) or "ACBL" (1 and 1/2)',
-              "EBU")
+              Scale.EBU.value)
 _EXPECTED = _opt("expected", "whole",
                  "Expected number of results per board for Neuberg (optional; default: the most rows with a score "
                  "on any board)", minimum=1, maximum=neuberg_core.MAX_RESULTS)
@@ -247,7 +248,7 @@ FUNCTIONS: tuple[ExcelFunction, ...] = (
         "PAIRS_STANDINGS", ap.pairs_standings, (session_from_rows, weighted_session, standings_core.pairs_ranking),
         (*_TRAVELLER, _EXPECTED, _SCALE,
          _opt("movement", "text", '"Mitchell" (N-S and E-W ranked separately) or "Howell" (one field; default)',
-              "howell"),
+              Movement.HOWELL.option),
          _opt("arrows", "column", "Arrow switch of each row: Y on a switched row, else blank (optional)"),
          _opt("pairs", "range", "Pairs table: Pair, Direction (NS/EW), Names (optional)"),
          _opt("artificial", "text", '"fixed" (A60/40 counts 60 %; default) or "session" (EBU: 60 % or the '

@@ -22,6 +22,7 @@ from typing import Any
 
 import xlbridge
 
+from ..core.vocabulary import Direction, Movement
 from .errors import FormatError
 from .model import HOWELL, MITCHELL, TEAMS, Event, Participant, Result
 
@@ -33,7 +34,7 @@ __all__ = ["check_result", "check_board", "check_traveller", "check_unweighted",
            "format_number", "vulnerability_words"]
 
 
-_VULNERABLE_SIDES = {"None": "nobody", "NS": "N-S", "EW": "E-W", "All": "both sides"}
+_VULNERABLE_SIDES = {"None": "nobody", **{d.value: d.label for d in Direction}, "All": "both sides"}
 
 
 def vulnerability_words(vulnerable: object) -> str:
@@ -97,7 +98,7 @@ def check_board(number: int, rows: Sequence[Result], locs: Sequence[dict[str, An
         seen_rows[(r.ns, r.ew)] = loc
         if movement == HOWELL and kind != TEAMS and r.ns == r.ew:
             raise FormatError(f"board {number}: a pair cannot play against itself:", value=r.ns, **loc)
-        for side, num in (("NS", r.ns), ("EW", r.ew)):
+        for side, num in ((Direction.NS, r.ns), (Direction.EW, r.ew)):
             key = (side, num) if (movement == MITCHELL or kind == TEAMS) else num
             if key in seen:
                 who = "team" if kind == TEAMS else "pair"
@@ -127,7 +128,7 @@ def check_unweighted(event: Event, fmt: str, name: str | None = None) -> None:
                                   element=f"board {b.number}, {r.ns} v {r.ew}")
 
 
-def infer_movement(boards_rows: Iterable[Iterable[Result]]) -> str:
+def infer_movement(boards_rows: Iterable[Iterable[Result]]) -> Movement:
     """``MITCHELL`` or ``HOWELL`` from the travellers: who sat where.
 
     Mitchell when some number sits both N-S and E-W on the same board (N-S 1 against E-W 1),

@@ -33,6 +33,7 @@ from typing import Any
 
 import xlbridge
 
+from ..core.vocabulary import Direction, Movement, Scoring, Seat, UnknownSpellingError
 from .errors import FormatError
 
 __all__ = [
@@ -43,10 +44,13 @@ __all__ = [
 ]
 
 PAIRS, TEAMS = "PAIRS", "TEAMS"
-MITCHELL, HOWELL = "MITCHELL", "HOWELL"
-#: Board scorings an event may name: matchpoints, IMPs (teams), cross-IMPs, Butler IMPs.
-SCORING_TYPES = ("MP", "IMP", "CROSS_IMP", "BUTLER")
-SEATS = ("N", "E", "S", "W")
+#: The movements (:class:`xlbridge.core.vocabulary.Movement`, which holds their PBN and USEBIO spellings).
+MITCHELL, HOWELL = Movement.MITCHELL, Movement.HOWELL
+#: Board scorings an event may name: matchpoints, IMPs (teams), cross-IMPs, Butler IMPs
+#: (:class:`xlbridge.core.vocabulary.Scoring`).
+SCORING_TYPES = tuple(Scoring)
+#: The seats, clockwise from North (:class:`xlbridge.core.vocabulary.Seat`).
+SEATS = tuple(Seat)
 
 
 @dataclass(frozen=True)
@@ -167,7 +171,7 @@ class Event:
     date: _dt.date | None = None
     site: str | None = None
     kind: str = PAIRS
-    scoring: str = "MP"
+    scoring: str = Scoring.MP
     movement: str = HOWELL
     participants: tuple[Participant, ...] = ()
     boards: tuple[Board, ...] = ()
@@ -201,7 +205,7 @@ class Event:
 
     def pair_key(self, result: Result, side: str) -> tuple[str | None, str]:
         """The participant key of the N-S (``side="NS"``) or E-W side of a traveller row."""
-        number = result.ns if side == "NS" else result.ew
+        number = result.ns if side == Direction.NS else result.ew
         return (side if self.movement == MITCHELL else None, number)
 
     def fields(self) -> list[str | None]:
@@ -210,7 +214,7 @@ class Event:
         >>> Event(movement=MITCHELL).fields(), Event().fields()
         (['NS', 'EW'], [None])
         """
-        return ["NS", "EW"] if self.movement == MITCHELL else [None]
+        return list(MITCHELL.fields if self.movement == MITCHELL else HOWELL.fields)
 
 
 # ----------------------------------------------------------------------------- normalisers
@@ -221,16 +225,17 @@ _SUITS = "SHDC"
 
 def normalize_seat(text: object, *, file: str | None = None, line: int | None = None,
                    element: str | None = None) -> str:
-    """``N``/``E``/``S``/``W`` from a seat letter or word (``"north"``, ``"W"``).
+    """``N``/``E``/``S``/``W`` (a :class:`~xlbridge.core.vocabulary.Seat`) from a seat letter or word
+    (``"north"``, ``"W"``), as PBN and USEBIO spell a seat.
 
     >>> normalize_seat("south"), normalize_seat(" e ")
     ('S', 'E')
     """
-    t = str(text).strip().upper()
-    if t in ("N", "E", "S", "W", "NORTH", "EAST", "SOUTH", "WEST"):
-        return t[0]
-    raise FormatError("cannot read seat (expected N, E, S or W):", file=file, line=line, element=element,
-                      value=text)
+    try:
+        return Seat.parse(text)
+    except UnknownSpellingError:
+        raise FormatError("cannot read seat (expected N, E, S or W):", file=file, line=line, element=element,
+                          value=text) from None
 
 
 def normalize_contract(text: object, *, file: str | None = None, line: int | None = None,
@@ -280,7 +285,7 @@ def normalize_deal(text: object, *, file: str | None = None, line: int | None = 
     m = re.fullmatch(r"([NESWnesw]):(\S+) (\S+) (\S+) (\S+)", t)
     if not m:
         raise FormatError("cannot read deal (expected e.g. N:AKQ.J98.765.432 ... with four hands):", **bad)
-    first = "NESW".index(m.group(1).upper())
+    first = SEATS.index(Seat(m.group(1).upper()))
     hands = [h.upper().replace("10", "T") for h in m.groups()[1:]]
     seen = set()
     for h in hands:

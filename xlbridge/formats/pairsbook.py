@@ -38,9 +38,9 @@ from typing import Any
 import xlbridge
 
 from ..core.entries import parse_entry
-from ..core.pairs.neuberg import mp_scale
 from ..core.template_contract import (PAIR_COLUMNS, PAIRS_SHEET, PLAYER_NUMBERS, TRAVELLER_COLUMNS, TRAVELLER_WEIGHTS,
                                       TRAVELLERS_SHEET)
+from ..core.vocabulary import FILE_SCALE, Direction, Scale, Scoring, UnknownSpellingError
 from .checks import check_traveller
 from .errors import FormatError, check_players, display_name
 from .model import (HOWELL, MITCHELL, PAIRS, TEAMS, Event, Participant, Result, natural_key, normalize_contract,
@@ -81,7 +81,7 @@ def fill_pairs_workbook(wb: Workbook, event: Event, *, name: str | None = None) 
     if event.kind == TEAMS:
         raise FormatError("a teams event goes into the teams workbook (workbooks/teams.xlsx), not the pairs "
                           "workbook", where=name)
-    if event.scoring != "MP":  # (the workbook would score it again as matchpoints, without a word)
+    if event.scoring != Scoring.MP:  # (the workbook would score it again as matchpoints, without a word)
         scoring = {"CROSS_IMP": "cross-IMPs", "BUTLER": "Butler IMPs", "IMP": "IMPs"}.get(event.scoring, event.scoring)
         raise FormatError(f"a pairs event scored by {scoring} cannot go into the pairs workbook, which scores "
                           f"matchpoints; publish the file itself (xlbridge publish FILE)", where=name)
@@ -95,10 +95,10 @@ def fill_pairs_workbook(wb: Workbook, event: Event, *, name: str | None = None) 
     fill_table(ws, cols, columns, rows, what="traveller rows", sheet=TRAVELLERS)
     movement = find_parameter(ws, "Movement")
     if movement is not None:
-        movement.value = "Mitchell" if event.movement == MITCHELL else "Howell"
+        movement.value = (MITCHELL if event.movement == MITCHELL else HOWELL).label
     scale = find_parameter(ws, "Scale")  # the workbook shows the matchpoints the file carries: PBN and USEBIO
     if scale is not None:                # state them on the 2/1 (EBU) scale
-        scale.value = event.scale or "EBU"
+        scale.value = str(event.scale or FILE_SCALE)
     ps = get_sheet(wb, PAIRS_SHEET)
     pcols = find_columns(ps, _P_COLUMNS, (PLAYER_NUMBERS,), sheet=PAIRS_SHEET)
     plast = capacity(ps) or max(ps.max_row, HEADER_ROW + len(event.participants))
@@ -111,7 +111,8 @@ def fill_pairs_workbook(wb: Workbook, event: Event, *, name: str | None = None) 
     for i, p in enumerate(event.participants):
         r = HEADER_ROW + 1 + i
         ps.cell(row=r, column=pcols["Pair"], value=cell_number(p.number))
-        ps.cell(row=r, column=pcols["Direction"], value=p.direction if event.movement == MITCHELL else None)
+        ps.cell(row=r, column=pcols["Direction"],
+                value=str(p.direction) if event.movement == MITCHELL and p.direction else None)
         names = join_names(p.names) if p.names else (p.name or None)
         ps.cell(row=r, column=pcols["Names"], value=names)
         if PLAYER_NUMBERS in pcols and p.ids:
@@ -138,7 +139,7 @@ def read_pairs_workbook(path: str | os.PathLike[str], *, weighted: bool = False)
     try:
         ws = get_sheet(wb, TRAVELLERS, name)
         found, movement = parameter_value(ws, "Movement")
-        mitchell = not found or str(movement or "").strip().lower() != "howell"
+        mitchell = not found or str(movement or "").strip().lower() != HOWELL.option
         scale = _scale(ws, name)
         boards: dict[int, list[Result]] = {}
         cells: dict[int, list[tuple[dict[str, Any], dict[str, Any]]]] = {}  # each row's result cell and NS cell
@@ -208,7 +209,7 @@ def read_pairs_workbook(path: str | os.PathLike[str], *, weighted: bool = False)
         extra = []
         for rows in boards.values():
             for res in rows:
-                for side, num in (("NS", res.ns), ("EW", res.ew)):
+                for side, num in ((Direction.NS, res.ns), (Direction.EW, res.ew)):
                     key = (side if mitchell else None, num)
                     if key not in seen:
                         seen.add(key)
@@ -221,14 +222,14 @@ def read_pairs_workbook(path: str | os.PathLike[str], *, weighted: bool = False)
 
 def _scale(ws: Any, name: str) -> str | None:
     """The matchpoint scale of the Travellers sheet's ``Scale`` parameter (``"EBU"``, ``"ACBL"``, or one of
-    their other spellings: :data:`xlbridge.core.pairs.neuberg.MP_SCALE_ALIASES`); None when the sheet has no
+    their other spellings: :attr:`xlbridge.core.vocabulary.Scale.spellings`); None when the sheet has no
     such parameter or it is blank. Another value is refused naming its cell."""
     entry = parameter_entry(ws, "Scale")
     if entry is None or cell_text(entry[0]) is None:
         return None
     try:
-        return mp_scale(cell_text(entry[0]))
-    except ValueError:
+        return Scale.parse(cell_text(entry[0]))
+    except UnknownSpellingError:
         raise FormatError("unknown matchpoint scale (EBU or ACBL):", where=f"{name}, {TRAVELLERS}!{entry[1]}",
                           value=entry[0]) from None
 
@@ -254,14 +255,13 @@ def _participants(wb: Workbook, mitchell: bool, name: str) -> list[Participant]:
         number = id_text(get("Pair"), f"{name}, {PAIRS_SHEET} row {r}")
         if number is None:
             continue
-        direction = cell_text(get("Direction"))
+        direction: Direction | None = None
         if mitchell:
-            direction = (direction or "").upper().replace("-", "").replace("/", "")
-            if direction not in ("NS", "EW"):
+            try:  # (NS, N-S, N/S, N and the E-W ones, as the workbook's PAIRS_STANDINGS reads the sheet)
+                direction = Direction.parse(cell_text(get("Direction")) or "")
+            except UnknownSpellingError:
                 raise FormatError(f"{name}, {PAIRS_SHEET} row {r}: direction must be NS or EW in a Mitchell, got",
-                                  value=get("Direction"))
-        else:
-            direction = None
+                                  value=get("Direction")) from None
         key = (direction, number)
         if key in seen:
             raise FormatError(f"{name}, {PAIRS_SHEET} row {r}: pair {number} is listed twice")

@@ -61,6 +61,7 @@ from typing import Any
 
 import xlbridge
 
+from ..core.vocabulary import Direction, Movement, Scoring, Seat, UnknownSpellingError
 from .checks import MAX_BOARD, mark_ties, check_board, check_result, infer_movement
 from .errors import LIMITS, FormatError, Source, check_name, check_national_number, check_players, load_source
 from .model import (HOWELL, MITCHELL, PAIRS, TEAMS, Board, Event, Participant, Result, natural_key,
@@ -79,9 +80,6 @@ SCORE_TABLE_COLUMNS = ("Rank", "PairId_NS", "PairId_EW", "Names_NS", "Names_EW",
 TOTAL_SCORE_TABLE_COLUMNS = ("Rank", "PairId", "TeamId", "Direction", "Names", "TeamName", "TotalScore",
                              "TotalMP", "TotalIMP", "TotalPercentage", "NrBoards")
 
-_SCORINGS = {"MP": "MP", "MATCHPOINTS": "MP", "MATCHPOINT": "MP", "IMP": "IMP", "IMPS": "IMP",
-             "CROSS-IMP": "CROSS_IMP", "CROSS_IMP": "CROSS_IMP", "CROSSIMP": "CROSS_IMP", "BUTLER": "BUTLER",
-             "BUTLER-IMP": "BUTLER"}
 _CONTRACT_DECL = re.compile(r"([1-7](?:NT|[CDHSN])(?:XX|X|\*\*|\*)?)([NESW])", re.IGNORECASE)
 
 
@@ -189,6 +187,14 @@ def _score_row(row: dict[str, str], line: int, lexer: Lexer) -> tuple[Result, tu
     return r, player_names(row.get("Names_NS")), player_names(row.get("Names_EW"))
 
 
+def _direction(v: str | None, lexer: Lexer, line: int) -> Direction:
+    """A TotalScoreTable's ``Direction`` cell in a Mitchell: ``NS`` or ``EW`` (``N-S``, ``N/S`` read too)."""
+    try:
+        return Direction.from_pbn(v)
+    except UnknownSpellingError:
+        raise lexer.err("Direction must be NS or EW:", line, v) from None
+
+
 def _date(v: str | None) -> _dt.date | None:
     m = re.fullmatch(r"\s*(\d{4})[.\-/](\d{2})[.\-/](\d{2})\s*", v or "")
     if not m:
@@ -263,7 +269,7 @@ def read_pbn(source: Source, *, name: str | None = None) -> Event:
         loc: dict[str, Any] = {"file": name, "line": bline}
         dealer_tag = tags.get("Dealer", ("", 0))
         dealer = normalize_seat(dealer_tag[0], file=name, line=dealer_tag[1]) if not blank(dealer_tag[0]) else \
-            "NESW"[(bno - 1) % 4]
+            Seat.dealer(bno)
         vul_tag = tags.get("Vulnerable", ("", 0))
         try:
             vul = xlbridge.vulnerability(vul_tag[0] if not blank(vul_tag[0]) else bno).name
@@ -284,7 +290,7 @@ def read_pbn(source: Source, *, name: str | None = None) -> Event:
                 r, nn, ne = _score_row(row, line, lexer)
                 rows.append(check_result(r, vul, {"file": name, "line": line}))
                 locs.append({"file": name, "line": line})
-                for num, side, nm in ((r.ns, "NS", nn), (r.ew, "EW", ne)):
+                for num, side, nm in ((r.ns, Direction.NS, nn), (r.ew, Direction.EW, ne)):
                     if nm:
                         check_players(nm, file=name, line=line)
                         names_seen.setdefault((side, num), nm)
@@ -320,21 +326,19 @@ def read_pbn(source: Source, *, name: str | None = None) -> Event:
         # a Direction column (user-defined, section 5.2) with NS/EW values makes a Mitchell, one left
         # blank a Howell; without the column the travellers tell (as without a TotalScoreTable), and
         # each pair of a Mitchell gets the one direction its number sat in
-        directed = any(not blank(r.get("Direction")) for r, _ in trows)
+        directed = Movement.from_pbn(r.get("Direction") for r, _ in trows) is MITCHELL  # a direction on some row
         movement = MITCHELL if directed else HOWELL if kind == TEAMS or "Direction" in cols else \
             infer_movement([b.results for b in boards])
-        sat: dict[str, set[str]] = {}
+        sat: dict[str, set[Direction]] = {}
         for b in boards:
             for r in b.results:
-                sat.setdefault(r.ns, set()).add("NS")
-                sat.setdefault(r.ew, set()).add("EW")
+                sat.setdefault(r.ns, set()).add(Direction.NS)
+                sat.setdefault(r.ew, set()).add(Direction.EW)
         for row, line in trows:
             num = pair_id(row.get(id_col), id_col, lexer, line)
             d = None
             if directed:
-                d = (row.get("Direction") or "").strip().upper().replace("-", "").replace("/", "")
-                if d not in ("NS", "EW"):
-                    raise lexer.err("Direction must be NS or EW:", line, row.get("Direction"))
+                d = _direction(row.get("Direction"), lexer, line)
             elif movement == MITCHELL:
                 if len(sat.get(num, ())) != 1:
                     raise lexer.err(f"the travellers make a Mitchell and pair {num} "
@@ -367,15 +371,18 @@ def read_pbn(source: Source, *, name: str | None = None) -> Event:
     mitchell = movement == MITCHELL
     for b in boards:
         for r in b.results:
-            for side, num in (("NS", r.ns), ("EW", r.ew)):
+            for side, num in ((Direction.NS, r.ns), (Direction.EW, r.ew)):
                 key = (side if mitchell else None, num)
                 if key not in participants:
                     nm = names_seen.get((side, num), ()) if mitchell else (
-                        names_seen.get(("NS", num)) or names_seen.get(("EW", num)) or ())
+                        names_seen.get((Direction.NS, num)) or names_seen.get((Direction.EW, num)) or ())
                     participants[key] = Participant(num, key[0], nm)
     parts = sorted(participants.values(), key=lambda p: (p.direction or "", natural_key(p.number)))
     parts = mark_ties(parts)
-    scoring = "IMP" if kind == TEAMS else "MP"
+    scoring = Scoring.IMP if kind == TEAMS else Scoring.MP
     if ev["Scoring"]:
-        scoring = _SCORINGS.get(ev["Scoring"].split(";")[0].strip().upper(), scoring)
+        try:
+            scoring = Scoring.from_pbn(ev["Scoring"].split(";")[0])
+        except UnknownSpellingError:
+            pass  # (another scoring PBN names, such as Rubber or BAM: the kind's own)
     return Event(ev["Event"], _date(ev["Date"]), ev["Site"], kind, scoring, movement, tuple(parts), tuple(boards))

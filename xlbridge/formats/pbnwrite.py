@@ -20,17 +20,15 @@ from typing import TypeAlias
 
 import xlbridge
 
+from ..core.vocabulary import Scoring, Seat
 from .checks import check_unweighted, format_number, infer_movement
 from .errors import FormatError
-from .model import MITCHELL, TEAMS, Board, Event, Result, natural_key
+from .model import HOWELL, MITCHELL, SCORING_TYPES, TEAMS, Board, Event, Result, natural_key
 
 __all__ = ["write_pbn"]
 
 #: A column of a table written: its name and alignment (``"L"`` or ``"R"``).
 Column: TypeAlias = "tuple[str, str]"
-
-_PBN_SCORING = {"MP": "MP", "IMP": "IMP", "CROSS_IMP": "Cross-IMP", "BUTLER": "Butler"}
-
 
 def _quote(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
@@ -102,7 +100,7 @@ def write_pbn(event: Event, *, name: str | None = None) -> bytes:
     if has("round"):
         cols.append(("Round", "R"))
     date = event.date.strftime("%Y.%m.%d") if event.date else "????.??.??"
-    scoring = _PBN_SCORING.get(event.scoring, "MP")
+    scoring = (Scoring(event.scoring) if event.scoring in SCORING_TYPES else Scoring.MP).to_pbn()
     lines = ["% PBN 2.1", "% EXPORT", "%Creator: xlbridge"]
     boards: list[Board | None] = list(event.boards) or [None]
     for k, b in enumerate(boards):
@@ -110,7 +108,7 @@ def write_pbn(event: Event, *, name: str | None = None) -> bytes:
         tags = [("Event", event.name or ""), ("Site", event.site or ""), ("Date", date)]
         if b is not None:
             tags += [("Board", str(b.number)), ("West", ""), ("North", ""), ("East", ""), ("South", ""),
-                     ("Dealer", b.dealer or "NESW"[(b.number - 1) % 4]),
+                     ("Dealer", b.dealer or Seat.dealer(b.number)),
                      ("Vulnerable", b.vulnerable or xlbridge.vulnerability(b.number).name),
                      ("Deal", b.deal or ""), ("Scoring", scoring), ("Declarer", "?"), ("Contract", "?"),
                      ("Result", "?")]
@@ -177,10 +175,11 @@ def _total_table(event: Event, mitchell: bool) -> list[str]:
         cols.append(("NationalIds", "L"))
     order = sorted(event.participants, key=lambda p: (p.direction or "", p.place is None, p.place or 0,
                                                       natural_key(p.number)))
+    movement = MITCHELL if mitchell else HOWELL  # (a Mitchell's Direction cells: NS/EW; a Howell's: -)
     rows: list[list[str]] = []
     for p in order:
         v = {"Rank": "-" if p.place is None else str(p.place), "PairId": p.number, "TeamId": p.number,
-             "Direction": p.direction or "-", "TeamName": _quote(p.name or ""),
+             "Direction": movement.to_pbn(p.direction), "TeamName": _quote(p.name or ""),
              "TotalMP": format_number(p.total), "TotalIMP": format_number(p.total),
              "TotalPercentage": format_number(p.percentage),
              "NrBoards": "-" if p.boards is None else str(p.boards), "Names": _quote(";".join(p.names)),

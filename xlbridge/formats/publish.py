@@ -44,6 +44,7 @@ from typing import TypeVar
 
 import xlbridge
 
+from ..core.vocabulary import Direction, Scoring, Seat
 from .errors import FormatError
 from .model import TEAMS, Board, Event, Participant, Result, natural_key
 from .scoring import match_results, score_event, team_matches
@@ -83,7 +84,7 @@ ul.links { columns: 4; padding-left: 1.2em; }
 
 _SUIT_HTML = {"S": "&spades;", "H": '<span class="red">&hearts;</span>', "D": '<span class="red">&diams;</span>',
               "C": "&clubs;"}
-_SEAT = {"N": "North", "E": "East", "S": "South", "W": "West"}
+_SEAT = {s.value: s.word for s in Seat}
 
 
 def _e(x: object) -> str:
@@ -216,7 +217,7 @@ def _hand_html(hand: str) -> str:
 
 
 def _deal_html(board: Board) -> str:
-    hands = dict(zip("NESW", (board.deal or "")[2:].split(" ")))
+    hands: dict[str, str] = dict(zip(Seat, (board.deal or "")[2:].split(" ")))
     mid = f"Board {board.number}<br>Dealer {_SEAT.get(board.dealer or '', '')}<br>Vul {_e(board.vulnerable)}"
     return ('<table class="deal">\n'
             f'<tr><td></td><td>{_hand_html(hands["N"])}</td><td></td></tr>\n'
@@ -318,7 +319,7 @@ def publish(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | str = 
     teams = event.kind == TEAMS
     parts = {p.key: p for p in event.participants}
     keys = [p.key for p in event.participants] + [event.pair_key(r, side) for b in event.boards for r in b.results
-                                                  for side in ("NS", "EW")]
+                                                  for side in Direction]
     pair_files = _unique_files({k: _pair_file(*k) for k in sorted(dict.fromkeys(keys), key=lambda k: (
         k[0] or "", natural_key(k[1]), k[1]))})
     matches = _matches(event) if teams else {}
@@ -340,7 +341,7 @@ def publish(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | str = 
     for field in event.fields():
         members = [p for p in event.participants if p.direction == field]
         members.sort(key=lambda p: (p.place is None, p.place or 0, natural_key(p.number)))
-        heading = {"NS": "North-South", "EW": "East-West", None: "Standings" if teams else "Ranking"}[field]
+        heading = Direction(field).word if field else "Standings" if teams else "Ranking"
         body.append(f"<h2>{heading}</h2>\n")
         pct = any(p.percentage is not None for p in members)
         vps = teams and any(p.vps is not None for p in members)  # teams place by VPs (score_event)
@@ -384,13 +385,13 @@ def publish(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | str = 
             body.append(f"<p>Dealer {_SEAT.get(b.dealer or '?', '?')}, vulnerable: {_e(b.vulnerable)}</p>\n")
         if dds and b.deal:
             body.append(_dd_html(b))
-        imp = teams or event.scoring != "MP"
+        imp = teams or event.scoring != Scoring.MP
         head = ["N-S", "E-W", "Contract", "By", "Tricks", "Lead", "N-S +", "N-S &minus;"]
         head += ["IMPs N-S", "IMPs E-W"] if imp else ["MP N-S", "MP E-W", "% N-S"]
         rows = []
         for r in b.results:
             plus, minus = _score_text(r)
-            row = [link(event.pair_key(r, "NS")), link(event.pair_key(r, "EW")), _contract_html(r.contract),
+            row = [link(event.pair_key(r, Direction.NS)), link(event.pair_key(r, Direction.EW)), _contract_html(r.contract),
                    _e(r.declarer), _e(r.tricks), _lead_html(r.lead), plus, minus]
             row += [_n(r.imp_ns), _n(r.imp_ew)] if imp else [_n(r.mp_ns), _n(r.mp_ew), _pct(r.pct_ns)]
             rows.append(row)
@@ -401,8 +402,8 @@ def publish(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | str = 
     played: dict[tuple[str | None, str], list[tuple[Board, Result, str, str]]] = {}
     for b in event.boards:
         for r in b.results:
-            for side, other in (("NS", "EW"), ("EW", "NS")):
-                played.setdefault(event.pair_key(r, side), []).append((b, r, side, other))
+            for d in Direction:
+                played.setdefault(event.pair_key(r, d), []).append((b, r, d, d.other))
     # a team's scorecard: each board of each match once (both rooms on one row), its IMPs for the team
     team_rows: dict[str, list[list[str]]] = {}
     team_imps: dict[str, Fraction] = {}
@@ -433,18 +434,18 @@ def publish(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | str = 
         rows = []
         tot = Fraction(0)
         for b, r, side, other in played.get(p.key, ()):
-            mp = r.mp_ns if side == "NS" else r.mp_ew
-            share = r.pct_ns if side == "NS" else r.pct_ew
-            im = r.imp_ns if side == "NS" else r.imp_ew
-            val = im if (teams or event.scoring != "MP") else mp
-            sc: object = r.score if not isinstance(r.score, int) else (r.score if side == "NS" else -r.score)
+            mp = r.mp_ns if side == Direction.NS else r.mp_ew
+            share = r.pct_ns if side == Direction.NS else r.pct_ew
+            im = r.imp_ns if side == Direction.NS else r.imp_ew
+            val = im if (teams or event.scoring != Scoring.MP) else mp
+            sc: object = r.score if not isinstance(r.score, int) else (r.score if side == Direction.NS else -r.score)
             if r.outcomes:
-                sc = _weighted_text(r, 1 if side == "NS" else -1)
+                sc = _weighted_text(r, 1 if side == Direction.NS else -1)
             tot += val or 0
             rows.append([f'<a href="board-{b.number}.html">{b.number}</a>', side,
                          link(event.pair_key(r, other)), _contract_html(r.contract), _e(r.declarer),
                          _e(r.tricks), _e(sc), _n(val), _pct(share)])
-        imp = event.scoring != "MP"
+        imp = event.scoring != Scoring.MP
         head = ["Board", "Dir", "Versus", "Contract", "By", "Tricks", "Score", "IMPs" if imp else "MP"] + (
             [] if imp else ["%"])
         if imp:

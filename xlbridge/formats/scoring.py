@@ -40,6 +40,7 @@ from typing import Any, TypeAlias
 
 import xlbridge
 
+from ..core.vocabulary import FILE_SCALE, Direction, Scoring
 from .checks import check_traveller
 from .errors import FormatError
 from ..core.teams.standings import team_standings
@@ -64,7 +65,7 @@ def _apply_standings(event: Event, standings_by_field: Mapping[str | None, list[
     parts: dict[tuple[str | None, Any], Participant] = {p.key: p for p in event.participants}
     for b in boards:  # every pair on a traveller is a participant
         for r in b.results:
-            for side in ("NS", "EW"):
+            for side in Direction:
                 key = event.pair_key(r, side)
                 parts.setdefault(key, Participant(key[1], key[0]))
     for field, standings in standings_by_field.items():
@@ -86,8 +87,8 @@ def _rank(event: Event, board_of_row: Sequence[int] | None, ns_pairs: Sequence[s
           ) -> dict[str | None, list[xlbridge.Standing]]:
     out = {}
     for field in event.fields():
-        ns = [p if field in (None, "NS") else None for p in ns_pairs]
-        ew = [p if field in (None, "EW") else None for p in ew_pairs]
+        ns = [p if field in (None, Direction.NS) else None for p in ns_pairs]
+        ew = [p if field in (None, Direction.EW) else None for p in ew_pairs]
         if session is not None:
             out[field] = xlbridge.pairs_ranking(session, ns, ew)
         else:
@@ -100,11 +101,12 @@ def score_event(event: Event, *, scale: str | None = None) -> Event:
     percentage and place filled in (see the module text for the rules and their sources).
 
     ``scale`` is the matchpoint scale (:data:`xlbridge.MP_SCALES`: ``"EBU"`` 2/1, ``"ACBL"``
-    1/0.5); None: the event's own (:attr:`Event.scale`, a workbook's ``Scale``), else ``"EBU"``.
+    1/0.5); None: the event's own (:attr:`Event.scale`, a workbook's ``Scale``), else ``"EBU"``, the scale
+    of the matchpoints PBN and USEBIO carry (:data:`xlbridge.core.vocabulary.FILE_SCALE`).
     Raises :class:`FormatError` for a traveller that is wrong or a scoring not known.
     """
     if scale is None:
-        scale = event.scale or "EBU"
+        scale = event.scale or FILE_SCALE
     boards = _checked(event)
     if event.kind == TEAMS:
         return _score_teams(event, boards)
@@ -114,9 +116,9 @@ def score_event(event: Event, *, scale: str | None = None) -> Event:
     ns_pairs = [r.ns for _, r in rows]
     ew_pairs = [r.ew for _, r in rows]
     weighted = any(r.outcomes for _, r in rows)
-    if weighted and event.scoring != "MP":
+    if weighted and event.scoring != Scoring.MP:
         raise FormatError(f"a weighted score (Law 12C1(c)) is scored at matchpoints only, not {event.scoring!r}")
-    if event.scoring == "MP":
+    if event.scoring == Scoring.MP:
         if weighted:  # Law 12C1(c): every combination of the outcomes, exactly (the core's weighted_session)
             s = xlbridge.weighted_session([list(r.outcomes) if r.outcomes else r.score for _, r in rows], board_no,
                                           scale=scale, check_legal=False)

@@ -28,6 +28,7 @@ from typing import Any, TypeAlias
 import xlbridge
 
 from ..core.template_contract import CAPACITY_NAME, EVENT_DETAILS
+from ..core.vocabulary import Seat
 from .checks import MAX_BOARD, vulnerability_words
 from .errors import FormatError, check_name, check_national_number, display_name
 from .model import Board, Event, Result, normalize_deal, normalize_lead, normalize_seat
@@ -65,7 +66,7 @@ def VULNERABILITY(board: int) -> str:  # noqa: N802 (a table-like function)
 
 def standard_dealer(board: int) -> str:
     """The dealer of ``board`` in the standard cycle (N, E, S, W from board 1)."""
-    return "NESW"[(board - 1) % 4]
+    return Seat.dealer(board).value
 
 
 def check_standard_cycle(event: Event, name: str | None = None) -> None:

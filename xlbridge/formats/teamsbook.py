@@ -31,6 +31,7 @@ import xlbridge
 from ..core.entries import parse_entry
 from ..core.template_contract import (BOARDS_SHEET, CONTRACTS_SHEET, MATCH_COLUMNS, MATCHES_SHEET, PLAYER_NUMBERS,
                                       TEAM_COLUMNS, TEAMS_SHEET)
+from ..core.vocabulary import Scoring
 from .checks import check_result, check_traveller
 from .errors import FormatError, check_name, check_players, display_name
 from .scoring import team_matches
@@ -301,7 +302,7 @@ def read_teams_workbook(path: str | os.PathLike[str], *, weighted: bool = False)
         for b in deals:
             boards.setdefault(b, [])
         title, date, club = event_header(wb, get_sheet(wb, MATCHES_SHEET, name), name, MATCHES_SHEET)
-        event = Event(name=title, date=date, site=club, kind=TEAMS, scoring="IMP", movement=HOWELL,
+        event = Event(name=title, date=date, site=club, kind=TEAMS, scoring=Scoring.IMP, movement=HOWELL,
                       participants=tuple(teams.values()), boards=event_boards(boards, deals),
                       match_lengths=tuple((a, c, n) for (a, c), n in lengths.items()))
         for bd in event.boards:  # a room's score and a team meeting a board twice: at the room's cell

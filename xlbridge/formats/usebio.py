@@ -37,9 +37,10 @@ from typing import Any
 
 import xlbridge
 
+from ..core.vocabulary import Direction, Movement, Scoring, Seat, UnknownSpellingError
 from .checks import MAX_BOARD, check_board, check_result, check_unweighted, infer_movement
 from .errors import LIMITS, FormatError, Source, check_name, check_national_number, check_players
-from .model import (HOWELL, MITCHELL, PAIRS, TEAMS, Board, Event, Participant, Result, natural_key, normalize_contract,
+from .model import (HOWELL, MITCHELL, PAIRS, SCORING_TYPES, TEAMS, Board, Event, Participant, Result, natural_key, normalize_contract,
                     normalize_deal, normalize_lead, normalize_seat, parse_number)
 
 __all__ = ["read_usebio", "write_usebio", "USEBIO_ELEMENTS", "USEBIO_STYLES", "UsebioStyle"]
@@ -58,15 +59,12 @@ USEBIO_ELEMENTS = (
     "ROUND_NUMBER", "OPPOSING_TEAM", "TEAM_SCORE", "OPPOSING_TEAM_SCORE", "IMPS",
 )
 
-_SCORING_IN = {"MATCH_POINTS": "MP", "MATCHPOINTS": "MP", "MP": "MP", "CROSS_IMPS": "CROSS_IMP",
-               "BUTLER_IMPS": "BUTLER", "BUTLER": "BUTLER", "IMPS": "IMP", "IMP": "IMP"}
-_SCORING_OUT = {"MP": "MATCH_POINTS", "CROSS_IMP": "CROSS_IMPS", "BUTLER": "BUTLER_IMPS", "IMP": "IMPS"}
 _VUL_OUT = {"None": "Love", "NS": "North-South", "EW": "East-West", "All": "All"}
 _VUL_IN = {"LOVE": "None", "NONE": "None", "NORTH-SOUTH": "NS", "NS": "NS", "N-S": "NS", "EAST-WEST": "EW",
            "EW": "EW", "E-W": "EW", "ALL": "All", "BOTH": "All", "GAME ALL": "All"}
 #: Pairs event types, with the scoring each implies when the file has no BOARD_SCORING_METHOD.
-_PAIR_EVENTS = {"PAIRS": "MP", "MP_PAIRS": "MP", "IMP_PAIRS": "IMP", "BUTLER_PAIRS": "BUTLER",
-                "CROSS_IMP_PAIRS": "CROSS_IMP", "CROSS_IMP": "CROSS_IMP", "CROSS_IMPS": "CROSS_IMP"}
+_PAIR_EVENTS = {"PAIRS": Scoring.MP, "MP_PAIRS": Scoring.MP, "IMP_PAIRS": Scoring.IMP, "BUTLER_PAIRS": Scoring.BUTLER,
+                "CROSS_IMP_PAIRS": Scoring.CROSS_IMP, "CROSS_IMP": Scoring.CROSS_IMP, "CROSS_IMPS": Scoring.CROSS_IMP}
 #: Teams event types (a teams-of-four event: matches of two rooms).
 _TEAM_EVENTS = ("TEAMS", "TEAMS_OF_FOUR", "SWISS_TEAMS", "MULTIPLE_TEAMS", "KO", "HEAD_TO_HEAD")
 #: An artificial score as the EBU writes it: ``A6040`` (N-S and E-W percentages, two digits each).
@@ -220,12 +218,15 @@ def read_usebio(source: Source, *, name: str | None = None) -> Event:
     if etype not in _PAIR_EVENTS and etype not in _TEAM_EVENTS:
         raise rd.err("USEBIO event type not supported yet (pairs and teams-of-four events only):", "EVENT", etype)
     method = rd.text(ev, "BOARD_SCORING_METHOD", "EVENT")
-    scoring = _SCORING_IN.get(method.upper()) if method else _PAIR_EVENTS.get(etype, "IMP")
-    if scoring is None:
-        raise rd.err("unknown BOARD_SCORING_METHOD:", "EVENT", rd.text(ev, "BOARD_SCORING_METHOD", "EVENT"))
+    try:
+        scoring = Scoring.from_usebio(method) if method else _PAIR_EVENTS.get(etype, Scoring.IMP)
+    except UnknownSpellingError:
+        raise rd.err("unknown BOARD_SCORING_METHOD:", "EVENT", method) from None
     winners = rd.text(ev, "WINNER_TYPE", "EVENT")
-    if winners not in (None, "1", "2"):
-        raise rd.err("WINNER_TYPE must be 1 or 2:", "EVENT, WINNER_TYPE", winners)
+    try:
+        declared = None if winners is None else Movement.from_usebio(winners)  # 1: one winner (Howell), 2: Mitchell
+    except UnknownSpellingError:
+        raise rd.err("WINNER_TYPE must be 1 or 2:", "EVENT, WINNER_TYPE", winners) from None
     containers = [ev]
     sessions = ev.findall("SESSION")
     if len(sessions) > 1:
@@ -263,11 +264,13 @@ def read_usebio(source: Source, *, name: str | None = None) -> Event:
         num = rd.need(p, "PAIR_NUMBER", where)
         if len(num) > 20:
             raise rd.err("PAIR_NUMBER too long:", where, num)
-        d = rd.text(p, "DIRECTION", where)
-        if d is not None:
-            d = {"NS": "NS", "N": "NS", "N-S": "NS", "EW": "EW", "E": "EW", "E-W": "EW"}.get(d.upper())
-            if d is None:
-                raise rd.err("DIRECTION must be NS or EW:", f"{where}, DIRECTION", rd.text(p, "DIRECTION", where))
+        typed = rd.text(p, "DIRECTION", where)
+        d: Direction | None = None
+        if typed is not None:
+            try:
+                d = Direction.from_usebio(typed)
+            except UnknownSpellingError:
+                raise rd.err("DIRECTION must be NS or EW:", f"{where}, DIRECTION", typed) from None
             any_direction = True
         place = _place(rd, p, where)
         names, ids = _players(rd, p.findall("PLAYER"), where)
@@ -316,15 +319,15 @@ def read_usebio(source: Source, *, name: str | None = None) -> Event:
             results += 1
             if results > LIMITS["results"]:
                 raise rd.err(f"more than {LIMITS['results']:,} traveller rows in the event, the limit", where)
-        boards.append(Board(bno, "NESW"[(bno - 1) % 4], vul, deal, tuple(rows)))
+        boards.append(Board(bno, Seat.dealer(bno), vul, deal, tuple(rows)))
         board_locs.append(locs)
     for bno in sorted(set(handset) - seen):  # a board of the HANDSET no traveller line played
         if 1 <= bno <= MAX_BOARD and len(boards) < LIMITS["boards"]:
-            boards.append(Board(bno, "NESW"[(bno - 1) % 4], xlbridge.vulnerability(bno).name,
+            boards.append(Board(bno, Seat.dealer(bno), xlbridge.vulnerability(bno).name,
                                 _read_hands(rd, handset[bno], f"HANDSET, BOARD {bno}"), ()))
             board_locs.append([])
-    if winners is not None:
-        movement = MITCHELL if winners == "2" else HOWELL
+    if declared is not None:
+        movement = declared
     elif any_direction:
         movement = MITCHELL
     else:
@@ -339,7 +342,7 @@ def read_usebio(source: Source, *, name: str | None = None) -> Event:
     for board, locs in zip(boards, board_locs):
         check_board(board.number, list(board.results), locs, movement, PAIRS)
         for r in board.results:
-            for side, num in (("NS", r.ns), ("EW", r.ew)):
+            for side, num in ((Direction.NS, r.ns), (Direction.EW, r.ew)):
                 key = (side if movement == MITCHELL else None, num)
                 participants.setdefault(key, Participant(num, key[0]))
     from .checks import mark_ties
@@ -361,7 +364,7 @@ def _read_hands(rd: _Reader, b: ET.Element, bw: str) -> str | None:
         hands[seat] = cards
     if not hands:
         return None
-    text = "N:" + " ".join(hands.get(s, "-") for s in "NESW")
+    text = "N:" + " ".join(hands.get(s, "-") for s in Seat)
     return normalize_deal(text, file=rd.name, element=f"{bw}, HAND")
 
 
@@ -444,11 +447,12 @@ def _read_teams(rd: _Reader, root: ET.Element, ev: ET.Element, containers: list[
             vul = xlbridge.vulnerability(bno).name
             for j, tl in enumerate(b.findall("TRAVELLER_LINE"), start=1):
                 where = f"{mw}, BOARD {bno}, TRAVELLER_LINE {j}"
-                typed = rd.text(tl, "DIRECTION", where) or ("NS" if j == 1 else "EW")
-                side = typed.upper()
-                if side not in ("NS", "EW"):
-                    raise rd.err("DIRECTION must be NS or EW:", f"{where}, DIRECTION", typed)
-                ns, ew = (a, c) if side == "NS" else (c, a)
+                typed = rd.text(tl, "DIRECTION", where)
+                try:
+                    side = (Direction.NS if j == 1 else Direction.EW) if typed is None else Direction.from_usebio(typed)
+                except UnknownSpellingError:
+                    raise rd.err("DIRECTION must be NS or EW:", f"{where}, DIRECTION", typed) from None
+                ns, ew = (a, c) if side is Direction.NS else (c, a)
                 loc: dict[str, Any] = {"file": rd.name, "element": where}
                 rows.setdefault(bno, []).append(check_result(_read_line(rd, tl, where, seats=(ns, ew)), vul, loc))
                 locs.setdefault(bno, []).append(loc)
@@ -461,10 +465,10 @@ def _read_teams(rd: _Reader, root: ET.Element, ev: ET.Element, containers: list[
     for bno in sorted(rows):
         check_board(bno, rows[bno], locs[bno], HOWELL, TEAMS)
         deal = _read_hands(rd, handset[bno], f"HANDSET, BOARD {bno}") if bno in handset else None
-        boards.append(Board(bno, "NESW"[(bno - 1) % 4], xlbridge.vulnerability(bno).name, deal, tuple(rows[bno])))
+        boards.append(Board(bno, Seat.dealer(bno), xlbridge.vulnerability(bno).name, deal, tuple(rows[bno])))
     from .checks import mark_ties
 
-    return replace(_event_header(rd, root, ev, TEAMS, "IMP", HOWELL, mark_ties(list(parts.values())), boards),
+    return replace(_event_header(rd, root, ev, TEAMS, Scoring.IMP, HOWELL, mark_ties(list(parts.values())), boards),
                    match_lengths=tuple((a, c, n) for (a, c), n in lengths.items()))
 
 
@@ -487,7 +491,7 @@ def _read_line(rd: _Reader, tl: ET.Element, where: str, seats: tuple[str, str] |
     else:
         ns = rd.need(tl, "NS_PAIR_NUMBER", where)
         ew = rd.need(tl, "EW_PAIR_NUMBER", where)
-    if ns.upper().endswith("NS") and ew.upper().endswith("EW") and len(ns) > 2 and len(ew) > 2:
+    if ns.upper().endswith(Direction.NS) and ew.upper().endswith(Direction.EW) and len(ns) > 2 and len(ew) > 2:
         ns, ew = ns[:-2], ew[:-2]  # (1NS, 1EW: a Mitchell numbered with its side)
     for v in (ns, ew):
         if len(v) > 20:
@@ -516,10 +520,10 @@ def _read_line(rd: _Reader, tl: ET.Element, where: str, seats: tuple[str, str] |
         contract = declarer = tricks = None
     return Result(ns, ew, contract, declarer, tricks, score, lead,
                   rd.number(tl, "NS_MATCH_POINTS", where), rd.number(tl, "EW_MATCH_POINTS", where), None, None,
-                  _first(rd, tl, where, "NS"), _first(rd, tl, where, "EW"))
+                  _first(rd, tl, where, Direction.NS), _first(rd, tl, where, Direction.EW))
 
 
-def _first(rd: _Reader, tl: ET.Element, where: str, side: str) -> Fraction | None:
+def _first(rd: _Reader, tl: ET.Element, where: str, side: Direction) -> Fraction | None:
     """A line's IMPs for ``side``: cross-IMP points, Butler points or IMPs, the first present."""
     for tag in (f"{side}_CROSS_IMP_POINTS", f"{side}_BUTLER_POINTS", f"{side}_IMPS"):
         v = rd.number(tl, tag, where)
@@ -590,15 +594,18 @@ class UsebioStyle:
 #: knows a pair by its number alone, and accepts the event types ``MP_PAIRS``, ``CROSS_IMP`` and
 #: ``BUTLER_PAIRS`` only).
 USEBIO_STYLES: Mapping[str, UsebioStyle] = MappingProxyType({
-    "EBU": UsebioStyle("EBU", "=", MappingProxyType({"MP": "MP_PAIRS", "CROSS_IMP": "PAIRS", "BUTLER": "PAIRS",
-                                                    "IMP": "PAIRS"}), False, False, False, False),
-    "ABF": UsebioStyle("ABF", "", MappingProxyType({"MP": "MP_PAIRS", "CROSS_IMP": "CROSS_IMP",
-                                                   "BUTLER": "BUTLER_PAIRS", "IMP": "PAIRS"}), True, True, True, True),
+    "EBU": UsebioStyle("EBU", "=", MappingProxyType({Scoring.MP: "MP_PAIRS", Scoring.CROSS_IMP: "PAIRS",
+                                                    Scoring.BUTLER: "PAIRS", Scoring.IMP: "PAIRS"}),
+                       False, False, False, False),
+    "ABF": UsebioStyle("ABF", "", MappingProxyType({Scoring.MP: "MP_PAIRS", Scoring.CROSS_IMP: "CROSS_IMP",
+                                                   Scoring.BUTLER: "BUTLER_PAIRS", Scoring.IMP: "PAIRS"}),
+                       True, True, True, True),
 })
 
 #: The traveller line's elements for each pair's share of the board, by the event's scoring.
-_POINTS_OUT = {"MP": ("NS_MATCH_POINTS", "EW_MATCH_POINTS"), "CROSS_IMP": ("NS_CROSS_IMP_POINTS", "EW_CROSS_IMP_POINTS"),
-               "BUTLER": ("NS_BUTLER_POINTS", "EW_BUTLER_POINTS"), "IMP": ("NS_IMPS", "EW_IMPS")}
+_POINTS_OUT = {Scoring.MP: ("NS_MATCH_POINTS", "EW_MATCH_POINTS"),
+               Scoring.CROSS_IMP: ("NS_CROSS_IMP_POINTS", "EW_CROSS_IMP_POINTS"),
+               Scoring.BUTLER: ("NS_BUTLER_POINTS", "EW_BUTLER_POINTS"), Scoring.IMP: ("NS_IMPS", "EW_IMPS")}
 
 
 def _score_out(score: object) -> str:
@@ -663,16 +670,17 @@ def write_usebio(event: Event, *, name: str | None = None, style: str = "EBU") -
         _write_teams(ev, event, how, name)
         _write_handset(root, event)
         return _xml_bytes(root, name)
-    _sub(ev, "BOARD_SCORING_METHOD", _SCORING_OUT.get(event.scoring, "MATCH_POINTS"))
-    _sub(ev, "WINNER_TYPE", "2" if mitchell else "1")
+    scoring = Scoring(event.scoring) if event.scoring in SCORING_TYPES else Scoring.MP
+    _sub(ev, "BOARD_SCORING_METHOD", scoring.to_usebio())
+    _sub(ev, "WINNER_TYPE", (MITCHELL if mitchell else HOWELL).to_usebio())
     parts = _sub(ev, "PARTICIPANTS")
     placed = any(p.place is not None for p in event.participants)
     seated = {(side, n) for b in event.boards for r in b.results if r.score is not xlbridge.NOT_PLAYED
-              for side, n in (("NS", r.ns), ("EW", r.ew))}
+              for side, n in ((Direction.NS, r.ns), (Direction.EW, r.ew))}
     for p in sorted(event.participants, key=lambda p: (p.direction or "", p.place is None, p.place or 0,
                                                         natural_key(p.number))):
         if placed and p.place is None and not any((d, p.number) in seated for d in (
-                ("NS", "EW") if p.direction is None else (p.direction,))):
+                tuple(Direction) if p.direction is None else (p.direction,))):
             continue  # (a listed pair of a scored event that played no board: no place, no percentage to give)
         if how.named_pairs and len(p.names) < 2:
             raise FormatError(f"{how.name}'s USEBIO reader needs both players of every pair named:", file=name,
@@ -696,7 +704,7 @@ def write_usebio(event: Event, *, name: str | None = None, style: str = "EBU") -
             nid = ids[k] if k < len(ids) else ""
             _check_id(nid, how, name, f"PAIR {p.label}, PLAYER {k + 1}, NATIONAL_ID_NUMBER")
             _sub(pl, "NATIONAL_ID_NUMBER", nid or None)
-    points = _POINTS_OUT.get(event.scoring, _POINTS_OUT["MP"])
+    points = _POINTS_OUT[scoring]
     for b in event.boards:
         if all(r.score is xlbridge.NOT_PLAYED for r in b.results):  # (a BOARD without a line stops readers)
             continue
@@ -707,10 +715,10 @@ def write_usebio(event: Event, *, name: str | None = None, style: str = "EBU") -
             if r.score is xlbridge.NOT_PLAYED:  # (no line: every reader wants numbers on each line)
                 continue
             tl = _sub(be, "TRAVELLER_LINE")
-            _sub(tl, "NS_PAIR_NUMBER", number(r.ns, "NS"))
-            _sub(tl, "EW_PAIR_NUMBER", number(r.ew, "EW"))
+            _sub(tl, "NS_PAIR_NUMBER", number(r.ns, Direction.NS))
+            _sub(tl, "EW_PAIR_NUMBER", number(r.ew, Direction.EW))
             _write_line(tl, r)
-            ns_v, ew_v = (r.mp_ns, r.mp_ew) if event.scoring == "MP" else (r.imp_ns, r.imp_ew)
+            ns_v, ew_v = (r.mp_ns, r.mp_ew) if event.scoring == Scoring.MP else (r.imp_ns, r.imp_ew)
             for tag, v in zip(points, (ns_v, ew_v)):
                 if v is not None:
                     _sub(tl, tag, _dec(v))
@@ -746,9 +754,9 @@ def _write_teams(ev: ET.Element, event: Event, how: UsebioStyle, name: str | Non
     ``TRAVELLER_LINE`` per room, its ``DIRECTION`` the side ``TEAM`` sat)."""
     from .scoring import match_results, team_matches
 
-    _sub(ev, "BOARD_SCORING_METHOD", "IMPS")
+    _sub(ev, "BOARD_SCORING_METHOD", Scoring.IMP.to_usebio())
     _sub(ev, "MATCH_SCORING_METHOD", "VPS")
-    _sub(ev, "WINNER_TYPE", "1")
+    _sub(ev, "WINNER_TYPE", HOWELL.to_usebio())
     session = _sub(ev, "SESSION")
     session.set("SESSION_ID", "1")
     parts = _sub(session, "PARTICIPANTS")
@@ -785,11 +793,11 @@ def _write_teams(ev: ET.Element, event: Event, how: UsebioStyle, name: str | Non
             _sub(be, "BOARD_NUMBER", bno)
             if r1 is not None and r1.imp_ns is not None:
                 _sub(be, "IMPS", _dec(r1.imp_ns))
-            for r, side in ((r1, "NS"), (r2, "EW")):
+            for r, side in ((r1, Direction.NS), (r2, Direction.EW)):
                 if r is None:
                     continue
                 tl = _sub(be, "TRAVELLER_LINE")
-                _sub(tl, "DIRECTION", side)
+                _sub(tl, "DIRECTION", side.to_usebio())
                 _sub(tl, "NS_PAIR_NUMBER", r.ns)
                 _sub(tl, "EW_PAIR_NUMBER", r.ew)
                 _write_line(tl, r)
@@ -805,11 +813,11 @@ def _write_handset(root: ET.Element, event: Event) -> None:
             _sub(hb, "BOARD_NUMBER", b.number)
             if not b.deal:
                 continue
-            for seat, hand in zip(("North", "East", "South", "West"), b.deal[2:].split(" ")):
+            for seat, hand in zip(Seat, b.deal[2:].split(" ")):
                 if hand == "-":
                     continue
                 he = _sub(hb, "HAND")
-                _sub(he, "DIRECTION", seat)
+                _sub(he, "DIRECTION", seat.to_usebio(hand=True))
                 for tag, cards in zip(("SPADES", "HEARTS", "DIAMONDS", "CLUBS"), hand.split(".")):
                     _sub(he, tag, cards or None)
 

@@ -27,6 +27,7 @@ from ..entries import MAX_SCORE_READ, Artificial, NotPlayed, parse_entry, too_la
 from ..errors import InputError, location, shown
 from ..numbers import whole
 from ..rounding import named_option
+from ..vocabulary import Scale
 from .neuberg import MAX_RESULTS, mp_scale, scale_denominator
 
 __all__ = [
@@ -469,7 +470,7 @@ def _small_subfields(ridx: IntArray, gkey: IntArray, ng: int, score: IntArray, A
             den[r] = 100 * sd
 
 
-def matchpoint_session(entries: Any, boards: Any = None, *, expected: object = None, scale: str = "EBU",
+def matchpoint_session(entries: Any, boards: Any = None, *, expected: object = None, scale: str = Scale.EBU,
                        check_legal: bool = True, groups: Any = None, fouled: str = "EBU") -> SessionMP:
     """Matchpoint a traveller sheet or a whole session at once (rows grouped by board); exact.
 
@@ -511,7 +512,7 @@ def matchpoint_session(entries: Any, boards: Any = None, *, expected: object = N
 
 def session_from_rows(kind: npt.NDArray[np.int8], score: IntArray, arts: dict[int, Artificial],
                       board_codes: IntArray | None = None, board_labels: Sequence[Any] | None = None, *,
-                      expected: object = None, scale: str = "EBU", check_legal: bool = True,
+                      expected: object = None, scale: str = Scale.EBU, check_legal: bool = True,
                       group_codes: IntArray | None = None, fouled: str = "EBU") -> SessionMP:
     """:func:`matchpoint_session` for rows already read: ``kind`` (ROW_*), ``score``, {row: Artificial}.
 

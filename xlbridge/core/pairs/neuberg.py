@@ -25,49 +25,50 @@ from types import MappingProxyType
 
 from ..errors import InputError, shown
 from ..numbers import exact, whole
-from ..rounding import named_option
+from ..vocabulary import Scale
 
 __all__ = ["MP_SCALES", "MP_SCALE_ALIASES", "MAX_RESULTS", "mp_scale", "mp_top", "neuberg", "mp_percent"]
 
-#: Matchpoint scales: name -> (points for a score beaten, points for a tie).
-MP_SCALES: Mapping[str, tuple[int, Fraction | int]] = MappingProxyType({"EBU": (2, 1), "ACBL": (1, Fraction(1, 2))})
-#: Every spelling of a scale (compared case-insensitively) -> its name.
-MP_SCALE_ALIASES: Mapping[str, str] = MappingProxyType(
-    {"EBU": "EBU", "2/1": "EBU", "WBF": "EBU", "ACBL": "ACBL", "1/0.5": "ACBL", "1/.5": "ACBL"})
+#: Matchpoint scales: name -> (points for a score beaten, points for a tie) (the scales are
+#: :class:`xlbridge.core.vocabulary.Scale`; this table is read from it).
+MP_SCALES: Mapping[str, tuple[int, Fraction | int]] = MappingProxyType({s.value: s.points for s in Scale})
+#: Every spelling of a scale (compared case-insensitively) -> its name (:attr:`Scale.spellings`).
+MP_SCALE_ALIASES: Mapping[str, str] = MappingProxyType({t: s.value for s in Scale for t in s.spellings})
 #: The largest number of results (expected or actual) on one board: keeps every integer
 #: numerator of the vectorised scorers far inside int64 and the work of one call bounded.
 MAX_RESULTS = 10**9
 
 
-def mp_scale(scale: object) -> str:
-    """The name (``"EBU"`` or ``"ACBL"``) of a matchpoint scale given by any of its spellings.
+def mp_scale(scale: object) -> Scale:
+    """The matchpoint scale (``"EBU"`` or ``"ACBL"``, a :class:`~xlbridge.core.vocabulary.Scale`, a ``str``)
+    given by any of its spellings.
 
     >>> mp_scale("acbl"), mp_scale(" 2/1 ")
     ('ACBL', 'EBU')
     """
-    return named_option(scale, MP_SCALES, "matchpoint scale", aliases=MP_SCALE_ALIASES)
+    return Scale.parse(scale)
 
 
 def scale_denominator(scale: str) -> int:
     """1 for the EBU scale, 2 for the ACBL scale: matchpoints are integer numerators over it."""
-    return 1 if mp_scale(scale) == "EBU" else 2
+    return mp_scale(scale).denominator
 
 
 def _results(value: object, what: str, minimum: int = 1) -> int:
     return whole(value, what, minimum=minimum, maximum=MAX_RESULTS)
 
 
-def mp_top(results: object, scale: str = "EBU") -> int:
+def mp_top(results: object, scale: str = Scale.EBU) -> int:
     """The top on a board of ``results`` results: 2(n - 1) on the EBU scale, n - 1 on the ACBL scale.
 
     >>> mp_top(11), mp_top(11, "ACBL")
     (20, 10)
     """
     n = _results(results, "results")
-    return 2 * (n - 1) if mp_scale(scale) == "EBU" else n - 1
+    return 2 * (n - 1) if mp_scale(scale) is Scale.EBU else n - 1
 
 
-def neuberg(mp: object, expected: object, actual: object, scale: str = "EBU") -> Fraction:
+def neuberg(mp: object, expected: object, actual: object, scale: str = Scale.EBU) -> Fraction:
     """Neuberg-factor matchpoints ``mp`` earned among ``actual`` results to ``expected`` results.
 
     EBU 2/1 scale: (M + 1) E / A - 1 (seed 001, section 5: (M E + (E - A)) / A);
@@ -85,14 +86,14 @@ def neuberg(mp: object, expected: object, actual: object, scale: str = "EBU") ->
     if e < a:
         raise InputError(f"expected {e} results but there are {a} (expected must be at least the actual number)")
     m = exact(mp, "matchpoints")
-    top = 2 * (a - 1) if sc == "EBU" else a - 1
+    top = 2 * (a - 1) if sc is Scale.EBU else a - 1
     if not 0 <= m <= top:
         raise InputError(f"matchpoints {shown(mp)} are outside 0..{top}, the top for {a} results on the {sc} scale")
-    half = Fraction(1) if sc == "EBU" else Fraction(1, 2)
+    half = Fraction(1) if sc is Scale.EBU else Fraction(1, 2)
     return (m + half) * e / a - half
 
 
-def mp_percent(mp: object, results: object, scale: str = "EBU") -> Fraction:
+def mp_percent(mp: object, results: object, scale: str = Scale.EBU) -> Fraction:
     """Matchpoints as an exact percentage of the top for a board of ``results`` results.
 
     100 mp / top, top = 2(n - 1) (EBU) or n - 1 (ACBL); ``mp`` must lie within 0..top.

@@ -23,6 +23,7 @@ from ..errors import InputError, location, shown
 from ..numbers import exact, is_blank, plain
 from ..ranking import competition_ranking
 from ..rounding import named_option
+from ..vocabulary import Direction, Movement
 from .matchpoints import ROW_ARTIFICIAL, SessionMP
 
 __all__ = ["Standing", "ARTIFICIAL_RULES", "MOVEMENTS", "pairs_ranking"]
@@ -46,7 +47,7 @@ class Standing:
     rank: int | None
     tied: bool
     boards: int = 0
-    direction: str | None = None  # "NS" or "EW" in a Mitchell movement (one field per direction)
+    direction: str | None = None  # Direction.NS or .EW ("NS", "EW") in a Mitchell (one field per direction)
 
 
 def _blank_pair(p: object) -> bool:
@@ -72,13 +73,13 @@ def _pair_label(p: object) -> Any:
 #:   (regulations such as "60 % or the session percentage if greater", Law 12C2; REFERENCE.md).
 ARTIFICIAL_RULES = ("fixed", "session")
 
-#: Movements (``pairs_ranking(..., movement=)``):
+#: Movements (``pairs_ranking(..., movement=)``; the words of :class:`xlbridge.core.vocabulary.Movement`):
 #:
 #: - ``"howell"`` (default): one field; a pair number is one pair whichever direction it sits.
 #: - ``"mitchell"``: two fields, N-S and E-W; N-S pair 1 and E-W pair 1 are different pairs,
 #:   ranked separately. With an arrow switch on a row, the pair sitting N-S there belongs to the
 #:   E-W field and the pair sitting E-W to the N-S field (the pairs are recorded where they sat).
-MOVEMENTS = ("howell", "mitchell")
+MOVEMENTS = tuple(m.option for m in Movement)
 
 
 _ONCE_TYPES = frozenset({int, float, str, bool, type(None)})  # equal cells of one of these: the same label
@@ -121,7 +122,7 @@ def _show_pair(p: Any) -> str:
 
 def _fields(ns_pairs: Sequence[Any], ew_pairs: Sequence[Any], arrows: Sequence[Any] | None
             ) -> tuple[list[Any], list[Any]]:
-    """Mitchell labels: ("NS", n) / ("EW", n), swapped on arrow-switched rows; blanks stay blank."""
+    """Mitchell labels: (Direction.NS, n) / (Direction.EW, n), swapped on arrow-switched rows; blanks stay blank."""
     if arrows is not None and len(arrows) != len(ns_pairs):
         raise InputError(f"the arrow-switch column has {len(arrows)} rows but the N-S pairs have {len(ns_pairs)}")
     ns_out, ew_out = [], []
@@ -129,7 +130,7 @@ def _fields(ns_pairs: Sequence[Any], ew_pairs: Sequence[Any], arrows: Sequence[A
     for i, (n, e) in enumerate(zip(ns_pairs, ew_pairs)):
         a = None if arrows is None else arrows[i]
         switched = a is not None and not is_blank(a) and _switch_flag(a, i)
-        f_ns, f_ew = ("EW", "NS") if switched else ("NS", "EW")
+        f_ns, f_ew = (Direction.EW, Direction.NS) if switched else (Direction.NS, Direction.EW)
         blank, label = info(n)
         ns_out.append(None if blank else (f_ns, label))
         blank, label = info(e)
@@ -185,7 +186,7 @@ def _session_artificial(s: SessionMP, ns_pairs: Sequence[Any], ew_pairs: Sequenc
 
 def pairs_ranking(boards: Any, ns_pairs: Sequence[Any], ew_pairs: Sequence[Any], mp_ns: Sequence[Any] | None = None,
                   mp_ew: Sequence[Any] | None = None, tops: Sequence[Any] | None = None, *,
-                  artificial: str = "fixed", movement: str = "howell",
+                  artificial: str = "fixed", movement: str = Movement.HOWELL.option,
                   arrows: Sequence[Any] | None = None) -> list[Standing]:
     """Rank pairs by exact percentage: per pair the total matchpoints, the maximum, the percentage.
 
@@ -217,8 +218,8 @@ def pairs_ranking(boards: Any, ns_pairs: Sequence[Any], ew_pairs: Sequence[Any],
      (2, Fraction(1, 1), 4, True), (3, Fraction(1, 1), 4, True), (4, Fraction(0, 1), 6, False)]
     """
     artificial = named_option(artificial, ARTIFICIAL_RULES, "artificial-score rule")
-    movement = named_option(movement, MOVEMENTS, "movement")
-    if movement == "mitchell":
+    moving = Movement.parse(movement)
+    if moving is Movement.MITCHELL:
         ns_pairs, ew_pairs = _fields(ns_pairs, ew_pairs, arrows)
     if isinstance(boards, SessionMP):
         s = boards
@@ -285,8 +286,7 @@ def pairs_ranking(boards: Any, ns_pairs: Sequence[Any], ew_pairs: Sequence[Any],
     maximum = {p: sum((Fraction(v, d) for d, v in acc.items()), Fraction(0)) for p, acc in top_parts.items()}
     pct = {p: (total[p] * 100 / maximum[p] if maximum[p] else None) for p in total}
     out = []
-    fields = ("NS", "EW") if movement == "mitchell" else (None,)
-    for field in fields:
+    for field in moving.fields:
         order = [p for p in total if field is None or p[0] == field]  # first appearance
         ranked = [p for p in order if pct[p] is not None]
         for place in competition_ranking([pct[p] for p in ranked]):

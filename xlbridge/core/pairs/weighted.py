@@ -31,6 +31,7 @@ from ..boards import as_column, check_traveller, factorize
 from ..entries import MAX_SCORE_READ, Artificial, NotPlayed, parse_entry, too_large
 from ..errors import InputError, LimitError, WeightError, location, shown
 from ..numbers import exact, number_text, plain
+from ..vocabulary import Scale
 from .matchpoints import (
     ROW_ARTIFICIAL,
     ROW_BLANK,
@@ -277,7 +278,7 @@ def _expected_m_scaled(rows: list[Any]) -> tuple[list[int], int]:
 _FIXED_BASE = {1: 60, 2: 55, 3: 50}
 
 
-def weighted_session(outcomes: Sequence[Any], boards: Any = None, *, expected: object = None, scale: str = "EBU",
+def weighted_session(outcomes: Sequence[Any], boards: Any = None, *, expected: object = None, scale: str = Scale.EBU,
                      check_legal: bool = True, groups: Any = None, fouled: str = "EBU") -> SessionMP:
     """Matchpoint a session in which some results are Law 12C1(c) weighted scores; exact.
 

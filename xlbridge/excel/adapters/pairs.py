@@ -22,6 +22,7 @@ from ...core.pairs.neuberg import neuberg as core_neuberg
 from ...core.pairs.standings import pairs_ranking as core_pairs_ranking
 from ...core.pairs.weighted import weighted_session
 from ...core.ranking import format_rank
+from ...core.vocabulary import Direction, UnknownSpellingError
 from .. import cells as xl
 from ..results import ratio_table
 from ..elementwise import Cells, elementwise, is_listlike
@@ -184,9 +185,6 @@ def pairs_ranking(boards: Cells, ns_pairs: Cells, ew_pairs: Cells, scores: Cells
     return out
 
 
-_DIRECTIONS = {"NS": "NS", "N-S": "NS", "N/S": "NS", "N": "NS", "EW": "EW", "E-W": "EW", "E/W": "EW", "E": "EW"}
-
-
 def _pair_names(pairs: Cells, mitchell: bool) -> dict[Any, str]:
     """{pair key: names} from a Pair, Direction, Names table (the Pairs sheet); blank rows skipped."""
     table = xl.optional(pairs)
@@ -200,7 +198,12 @@ def _pair_names(pairs: Cells, mitchell: bool) -> dict[Any, str]:
             continue
         key: Any = _pair_key(number)
         if mitchell:
-            d = _DIRECTIONS.get(str(direction).strip().upper()) if not xl.is_blank(direction) else None
+            d = None
+            if not xl.is_blank(direction):
+                try:
+                    d = Direction.parse(direction)  # NS, N-S, N/S, N; EW, E-W, E/W, E
+                except UnknownSpellingError:
+                    pass
             if d is None:
                 raise InputError(f"pairs row {i + 1}: direction {shown(direction)} (a Mitchell needs NS or EW)")
             key = (d, key)
@@ -237,7 +240,7 @@ def pairs_standings(boards: Cells, ns_pairs: Cells, ew_pairs: Cells, scores: Cel
     for st in standings:
         rank = None if st.rank is None else format_rank(st.rank, st.tied)
         key = (st.direction, st.pair) if st.direction else st.pair
-        out.append([st.direction or "", xl.to_cell(st.pair), names.get(key, ""), xl.to_cell(st.total),
+        out.append([str(st.direction or ""), xl.to_cell(st.pair), names.get(key, ""), xl.to_cell(st.total),
                     xl.to_cell(st.percentage), rank])
     return out
 
