@@ -68,37 +68,19 @@ FAIRNESS_TAILS = (0.25, 0.10, 0.01)
 
 def build() -> Workbook:
     wb = new_workbook("Form-L handicaps")
-    instructions(wb, "Form-L handicaps (seed 000, RDBL)", [
-        "What it does: the Form-L handicaps of the Rugby and District Bridge League (seed 000) from the "
-        "previous season's divisional Average VPs, beside the legacy system they replaced; handicaps for "
-        "new teams from this season's matches; and the fairness test (binomial bands and observed results).",
-        "Sheet Handicaps: one row per team (Division 1 = top, Team, Average VPs); up to 500 teams in any "
-        "number of divisions, rows in any order. Expected VP Diff = (top team's Average VPs - own) x "
-        "2(N-1)/N within a division; Merged VP Diff places each lower division's top team midway between "
-        "the 2nd- and 3rd-lowest of the division above (overlap 2 ranks); Handicap IMPs = 2.75 x Merged "
-        "VP Diff, rounded to a whole IMP. The parameters (IMPs per VP, overlap, legacy step) are inputs.",
-        "Where the seed's Table 1 differs: Lambs (Div 3) are printed 77 but 2.75 x 28.67 = 78.83 gives 79 "
-        "(xlbridge's docs/corrections.md). Every other cell of Table 1 reproduces.",
-        "Sheet NewTeams: one row per match played this season by a new team (team, opponent, VPs for, VPs "
-        "against). Each new team's VP Diff is the average over its matches of (opponent's Merged VP Diff "
-        "- VP margin), solved jointly when new teams met each other (the seed's iteration converges to "
-        "this). The example matches are hypothetical.",
-        "Sheet Results: one row per match of the season (Team A, Team B and the IMPs each scored at the "
-        "table). Each team's handicap comes from the Handicaps sheet (or NewTeams for a new team); type a "
-        "handicap in the Typed columns to use another for that match (a visiting team, a ruling). The "
-        "higher-handicap team gets the difference in IMPs; the higher handicapped score wins (equal: a draw). "
-        "The last column says what the higher-handicap team did: won, lost, draw, or equal handicaps; the "
-        "Fairness sheet counts the wins and losses itself (draws and equal handicaps are left out, seed "
-        "000). A match typed before it is played (no IMPs) shows its handicaps only. A team with no handicap "
-        "stops the table with a message naming the row (row 1 = sheet row 5): no match is left out in silence.",
-        "Sheet Fairness: under fair handicaps the number of wins of the higher-handicap team in n "
-        "matches is Binomial(n, 1/2). The bands exclude 25 %, 10 % and 1 % of outcomes at each end "
-        "(xlbridge's docs/corrections.md: the seed's green lines are the 10 % tails). P(X <= wins) is small when the "
-        "higher-handicap team wins too rarely, P(X >= wins) when it wins too often; each is a p-value, "
-        "not the probability that the handicaps are unfair (xlbridge's docs/corrections.md). The first observed row is this "
-        "season's, counted from the Results sheet; the others are seed 000's. The seed's first study counted "
-        "the higher-RANKING team's wins (19 of 56); the sheet enters the same result as 37 wins of the "
-        "higher-handicap team, so P(X >= 37) = P(X <= 19) = 0.0111.",
+    instructions(wb, "League handicaps (Form-L) and their fairness", [
+        "What it does: the Form-L handicaps of a league (the Rugby and District Bridge League's system) "
+        "from last season's divisional averages, handicaps for new teams, the season's handicapped "
+        "results and a check that the handicaps are fair.",
+        "Sheet Handicaps, one row per team: Division (1 = top), Team, Average VPs; beside it the "
+        "parameters (IMPs per VP, overlap, legacy step). Out: each team's VP differences, handicap in IMPs "
+        "and, for comparison, the legacy handicap; a summary of each division.",
+        "Sheet NewTeams, one row per match a new team played: Team, Opponent, VPs for and against. Out: "
+        "each new team's handicap.",
+        "Sheet Results, one row per match: Team A, Team B and the IMPs each scored; a typed handicap "
+        "replaces the table's for that match. Out: both handicaps, the handicapped scores and what the "
+        "higher-handicap team did (won, lost, draw); beside it the counts.",
+        "Sheet Fairness: how often the higher-handicap team won, against the range fair handicaps give.",
     ] + COMMON_LINES)
 
     ws = sheet(wb, "Handicaps", "Form-L handicaps from the previous season's divisional Average VPs",

@@ -31,25 +31,16 @@ RESULT_COLUMNS = (["Board", "NS pair", "EW pair", "NS score", "Award NS %", "Awa
 
 def build() -> Workbook:
     wb = new_workbook("Instant matchpoints: many boards scored from their award charts")
-    instructions(wb, "Instant matchpoints (seed 002, R. Pavlicek)", [
-        "What it does: scores an instant-matchpoint event of many boards. Each board has its own award "
-        "chart, built from the board's historical results (N-S score and how often it occurred); every "
-        "result typed in is looked up in its board's chart: the N-S award in percent, E-W 100 minus it.",
-        "Sheet History: one row per historical score: Board, N-S score, Frequency (any number of boards, "
-        "rows in any order). The chart adds a 'mystery score' (the top rises by one, each historical score "
-        "gains 1/2 MP, each gap between scores scores as the mystery score would), drops gaps no legal "
-        "score can fill (e.g. +410 between +420 and +400 when N-S are not vulnerable), scales to a 100 "
-        "top, rounds to whole percent and smooths equal awards at the bottom (seed 002: 1, 0, 0 -> 2, 1, "
-        "0). The vulnerability follows the board number (board 1 none, 2 N-S, 3 E-W, 4 all, ...).",
-        "Sheet Results: one row per result (Board, N-S pair, E-W pair, N-S score), any number of results "
-        "per board, in any order. Award NS % and Award EW % come from the board's chart (INSTANT_RESULTS). "
-        "An artificial score A60/40 gives each side its percentage; NP and blank rows stay blank; a score "
-        "no contract gives on that board, or a board without history, shows #VALUE!.",
-        "Sheet Chart: type a board number in G5 to see (and print) that board's whole chart: lowest and "
-        "highest N-S score of each row and its N-S and E-W award.",
-        "This workbook does not rank the pairs: the N-S and E-W fields are ranked separately (seed 002), on "
-        "each pair's total or mean award; add a pair's awards with SUMIF over the Award columns (N-S pairs "
-        "over Award NS %, E-W pairs over Award EW %).",
+    instructions(wb, "Instant matchpoints: each result scored from its board's chart", [
+        "What it does: scores an instant-matchpoint event: each board has an award chart made from the "
+        "board's past results, and each result typed in gets its award from it (N-S in percent, E-W 100 "
+        "minus it).",
+        "Sheet History, one row per past score: Board, N-S score and how often it was scored (Frequency).",
+        "Sheet Results, one row per result: Board, N-S pair, E-W pair, N-S score (A60/40 for an adjusted "
+        "score, NP for not played). Out: Award NS % and Award EW % beside each result.",
+        "Sheet Chart: type a board number in G5 to see and print that board's chart.",
+        "This workbook does not rank the pairs (the N-S and E-W fields are ranked separately): add up a "
+        "pair's awards with SUMIF (N-S pairs over Award NS %, E-W pairs over Award EW %).",
     ] + COMMON_LINES)
 
     ws = sheet(wb, "Results", "Results scored from the award charts",

@@ -42,22 +42,15 @@ C_ROWS = 8  # Chart: players shown
 
 def build() -> Workbook:
     wb = new_workbook("Lehman ratings ledger")
-    instructions(wb, "Lehman ratings: a weekly ledger, standard and modified (seed 003)", [
-        "What it does: keeps Lehman ratings from weekly results. Sheet Ledger: one row per board or set of "
-        "boards: Week, the four players (North, South, East, West) and the N-S percentage. The ratings "
-        "after the last week are shown twice side by side: the standard Lehman formula and R. Hillyard's "
-        "error-bound modification (seed 003), with each player's history (boards, decayed 6.7 % a week) "
-        "and error bound 1/sqrt(history - 1) (100 % below 2 boards). New players start at 50.",
-        "The weekly combination rule is not in a primary source we could find; xlbridge uses "
-        "R_new = (H x R_old + sum of pseudo-ratings) / (H + boards this week), then H = (H + boards) x "
-        "(1 - decay) (see the xlbridge Lehman docs). Decay is an input.",
-        "Boards (optional, blank = 1): a row standing for a set of boards counts its result that many times "
-        "and adds that many boards to each player's history. Sheet History: every player's rating after each "
-        "week (up to 52 weeks; Standard or Modified in B3). Sheet Chart: type up to 8 names in column K; a "
-        "line chart shows their ratings week by week.",
-        "Sheet Example: seed 003's worked example. The seating that reproduces the seed is North = the "
-        "novice rated 50, South = the intermediate rated 45 (xlbridge's docs/corrections.md); the modified figures need the "
-        "novice at error 100 %, South at about 1,000 boards of history, E and W with equal error bounds.",
+    instructions(wb, "Lehman ratings, week by week", [
+        "What it does: keeps Lehman ratings from weekly results, by the standard formula and by the "
+        "error-bound (modified) formula side by side. A new player starts at 50.",
+        "Sheet Ledger, one row per board or set of boards: Week, North, South, East, West, the N-S "
+        "percentage and Boards (blank = 1 board). Out, beside it: every player's ratings after the last "
+        "week, boards of history and error bound; the weekly decay is a parameter.",
+        "Sheet History: every player's rating after each week (Standard or Modified in B3). Sheet Chart: "
+        "type up to 8 names in column K to see their ratings on a chart. Sheet Example: one board worked "
+        "through.",
     ] + COMMON_LINES)
 
     ws = sheet(wb, "Ledger", "Ratings ledger", "Example: hypothetical results; the newcomer 'Newbie' plays with 'Spider'.")

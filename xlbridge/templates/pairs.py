@@ -61,37 +61,22 @@ P_FIRST, P_ROWS = 5, 400  # Pairs sheet rows
 
 def build() -> Workbook:
     wb = new_workbook("Pairs session: travellers, matchpoints, ranking")
-    instructions(wb, "Pairs session: travellers to matchpoints and ranking (seeds 004 and 001)", [
-        "What it does: matchpoints every traveller row (Law 78A, Neuberg-factored to the expected number "
-        "of results, artificial adjusted scores and not-played boards handled, Law 12C1(c) weighted "
-        "scores exact), and ranks the pairs with exact ties shown as ties (3=).",
-        "Sheet Travellers, one row per result: Board, NS pair, EW pair, then EITHER Contract (4S, 3NTX, "
-        "6HXX, PASS), Declarer (N/E/S/W) and Tricks taken, OR a Typed Score (N-S points, an artificial "
-        "score A60/40, A50/50, A40/60, A+, A=, A-, or NP for not played). Score NS is computed from the "
-        "contract when one is given, otherwise it is the typed score (SCORE_OR_TYPED).",
-        "Weighted scores (Law 12C1(c)): Score NS is the first outcome; put the other possible N-S outcomes "
-        "in Outcome 2 NS / Outcome 3 NS and the weights in Weight 1..3 (they total 100 %). A plain result "
-        "leaves the weights blank. Every pair's matchpoints on the board are exact expected values over "
-        "every combination of outcomes (seed 004).",
-        "Event, Date and Club (beside the parameters): the event's name, the session's date and the club, "
-        "for the results site and the files sent to the federation.",
-        "Parameters: Scale EBU (2 per score beaten, 1 per tie) or ACBL (1 and 1/2); Expected results per "
-        "board (blank: the largest number of results on any board). The example uses ACBL to match seed "
-        "004's figures; seed 004 prints 2.63 for pair A on board 3: the correct value is 2.75 (xlbridge's docs/corrections.md).",
-        "Sheet Neuberg: seed 001's two worked examples (EBU scale). Its printed line (14 x 16) + (16 - 8) "
-        "= 29 lost the division by A: ((14 x 16) + (16 - 8)) / 8 = 29; its final 51.86 % is 51.85 % when "
-        "rounded once at the end (xlbridge's docs/corrections.md).",
-        "Movement: Mitchell (N-S pair 1 and E-W pair 1 are different pairs; each direction is ranked "
-        "separately) or Howell (one field: a pair number is one pair whichever way it sits). Arrow switch: "
-        "type Y on a row played with the arrows switched; the pair numbers stay where the pairs sat, and the "
-        "pair sitting N-S then belongs to the E-W field (and the other way round).",
-        "Artificial scores: Fixed (A60/40 counts 60 %) or Session (EBU: average-plus is 60 % or the pair's "
-        "session percentage if higher, average-minus 40 % or it if lower).",
-        "Sheet Pairs: each pair's number, direction (NS or EW; blank in a Howell), player names and, if "
-        "wanted, the players' national numbers; the names appear in the ranking, the numbers in the files "
-        "sent to the federation.",
-        "Sheet Ranking: Direction, Pair, Names, Total MP, Percentage, Rank, best first (N-S field then E-W "
-        "field in a Mitchell), up to 400 pairs. A pair meeting a board twice is an error naming the rows.",
+    instructions(wb, "Pairs session: travellers to matchpoints and a ranking", [
+        "What it does: scores a pairs session: the matchpoints of every result and the pairs' ranking, "
+        "exact ties shown as ties (3=).",
+        "What to type. Sheet Travellers, one row per result: Board, NS pair, EW pair, then either Contract "
+        "(4S, 3NTX, 6HXX, PASS), Declarer (N, E, S or W) and Tricks taken, or a Typed Score (the N-S points; "
+        "an adjusted score A60/40, A50/50, A40/60; NP for not played). A weighted score (Law 12C1(c)): the "
+        "other N-S outcomes in Outcome 2 and 3, the weights in Weight 1 to 3. Arrow switch: Y on a row "
+        "played with the arrows switched.",
+        "Beside the travellers: Scale (EBU or ACBL), Expected results per board (blank: the most results on "
+        "any board), Movement (Mitchell or Howell), Artificial scores (Fixed, or Session for the pair's own "
+        "percentage), and Event, Date and Club, which the results site and the federation's files show.",
+        "Sheet Pairs: each pair's number, direction (NS or EW; blank in a Howell), the players' names and, "
+        "if wanted, their national numbers.",
+        "What comes out: Score NS, MP NS and MP EW beside each result; sheet Ranking: each pair's total, "
+        "percentage and rank, best first (each direction on its own in a Mitchell). Sheet Neuberg: two "
+        "worked examples of the Neuberg formula.",
     ] + COMMON_LINES)
 
     ws = sheet(wb, TRAVELLERS_SHEET, TRAVELLERS_SHEET, "Example: seed 004's boards with weighted scores (boards 1 and 3); board 2 has an "

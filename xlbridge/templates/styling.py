@@ -469,7 +469,8 @@ def new_workbook(title: str) -> Workbook:
 
 
 def instructions(wb: Workbook, heading: str, lines: Sequence[str]) -> None:
-    """Fill the ``Instructions`` sheet: a heading, one wrapped paragraph per line, the legend."""
+    """Fill the ``Instructions`` sheet: a heading and one wrapped paragraph per line (one printed page for a
+    member: what to type where, what comes out, and where the documentation says the rest)."""
     ws = wb["Instructions"]
     ws["A1"] = heading
     ws["A1"].font = Font(bold=True, size=14)
@@ -480,7 +481,7 @@ def instructions(wb: Workbook, heading: str, lines: Sequence[str]) -> None:
         # about 105 characters a line in the 110-wide column: a height for every wrapped line, so
         # paragraphs never overlap (LibreOffice does not grow rows of an .xlsx to fit wrapped text)
         ws.row_dimensions[i].height = 15 * (len(line) // 105 + 1)
-    legend(ws, f"A{len(lines) + 4}")
+    # (no legend here: one printed page; the colours are said in words, and every sheet to type into has one)
 
 
 def conf_sheet(wb: Workbook) -> None:
@@ -493,22 +494,16 @@ def conf_sheet(wb: Workbook) -> None:
 
 
 COMMON_LINES = [
-    "Yellow cells are inputs (each has a data validation and an input message); green cells are "
-    "computed by ONE array formula per column or table that calls the xlbridge functions "
-    "(see the xlbridge README, 'Using xlbridge in Excel'). The array formulas sit on hidden sheets "
-    "named '<sheet> (calc)' (Format > Sheet > Unhide to see them); each green cell shows its cell of "
-    "them, so every spreadsheet program shows the results saved with the file. Do not type in green "
-    "cells; to change a result change its inputs.",
-    "In Excel: pip install xlbridge[excel], then xlwings addin install; save this workbook as .xlsm and "
-    "use the xlwings ribbon > Import Functions (or import vba_stub/xlwings_udfs.bas). The sheet "
-    "'xlwings.conf' sets UDF Modules = xlbridge.udfs. Until the functions are imported, a change to the "
-    "inputs turns the green cells blank (the hidden sheets show #NAME?). Without Excel: xlbridge recalc "
-    "THIS.xlsx -o OUT.xlsx writes every result into a copy of the file.",
-    "Blank input rows stay blank in the results; type rows anywhere inside the yellow area without "
-    "editing any formula. Rows may be sorted, deleted, cut and pasted or copied: each row keeps its own "
-    "results. A row inserted into a table has no formulas in its green cells (they turn red): xlbridge "
-    "recalc gives it the formulas of the table's other rows and computes it (in Excel, copying the green "
-    "cells of another row into it does the same at once). Where parameters or a summary sit "
-    "beside a table, insert and delete the table's cells (Insert/Delete Cells, shift down/up), not whole "
-    "rows.",
+    "Yellow cells are for typing (each says what goes there when selected); green cells are computed: do "
+    "not type in them. Rows may be sorted, deleted, cut and pasted or copied: each row keeps its own "
+    "results. A row inserted into a table has no formulas in its green cells and turns red until the "
+    "results are computed again, which gives it them (in Excel, copying the green cells of another row "
+    "into it does the same at once). Where the parameters sit beside a table, insert and delete the "
+    "table's cells (Insert or Delete Cells, shift down or up), not whole rows.",
+    "Computing the results: in Excel with the xlbridge add-in they follow what you type. Anywhere else "
+    "(LibreOffice, Excel without the add-in), save the workbook and run xlbridge recalc THIS.xlsx -o "
+    "OUT.xlsx, or send it to your scorer: the copy holds every result, and a red cell or a message names "
+    "anything to put right.",
+    "More: the xlbridge documentation, in its docs folder: templates.md (this workbook's sheets and "
+    "rules), excel.md (the Excel add-in), corrections.md (the published figures xlbridge corrects).",
 ]

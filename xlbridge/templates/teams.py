@@ -47,35 +47,21 @@ BOARD_COLUMNS = (["Match", "Board", "Room 1 NS (team A NS)", "Outcome 2", "Outco
 
 def build() -> Workbook:
     wb = new_workbook("Teams: IMPs and VPs with weighted boards")
-    instructions(wb, "Teams: boards to IMPs, matches to VPs, weighted boards (seed 004)", [
-        "What it does: each board's IMPs for team A (Law 78B), with Law 12C1(c) weighted boards scored "
-        "outcome by outcome and then weighted (never the raw scores averaged); each match's IMP totals "
-        "and Victory Points on the WBF 2013 continuous 20-VP scale for the match length.",
-        "Sheet Boards, one row per board: Match, Board, the N-S score in room 1 (team A sitting N-S), and "
-        "the N-S score in room 2 (team B sitting N-S). A weighted board gives the other possible room-1 "
-        "outcomes in Outcome 2/3 and the weights in Weight 1..3 (total 100 %); a plain board leaves them "
-        "blank. IMPs A = each outcome IMPed against room 2, then weighted (WEIGHTED_IMPS, unrounded). An "
-        "artificial adjusted score (A60/40, A+, A=, A-) in either room counts +3 / 0 / -3 IMPs for that table "
-        "(Law 12C2; the side team A sat there), the board not compared across the rooms. A "
-        "board with one room's score only shows 'incomplete', and its match has no result (a message in "
-        "Matches) until both rooms are in: no board is left out in silence.",
-        "Sheet Matches: Event, Date and Club (right of the table) are the event's name, date and club, for "
-        "the results site and the files sent to the federation.",
-        "Sheet Teams (optional): each team's number, its name as on the Matches sheet, its players and their "
-        "national numbers. Left empty, the teams are numbered 1, 2, ... in order of first appearance on the "
-        "Matches sheet; once it lists a team, every team on the Matches sheet must be listed.",
-        "Sheet Matches, one row per match: Match number, team names and the number of boards of the match "
-        "(the VP scale depends on it). IMPs and VPs come from MATCH_RESULT; the IMP margin is rounded "
-        "once, to the nearest IMP, before the VP look-up (weighted boards leave fractions; regulations "
-        "round the match total, as seed 004 does: -3.4 -> -3, a 5-IMP win, 12.18 VPs).",
-        "Sheet Standings: every team's matches played, VP total, IMP difference and rank, best first by "
-        "exact VP total (TEAM_STANDINGS over the Matches sheet); equal totals share the rank (2=): the "
-        "competition's own tie-break is the TD's, with the IMP difference beside the rank. A match "
-        "without its result yet (a board with one room only) stops the standings with a message.",
-        "Sheet Swiss: seed 004's worked example: 60 % of 420 and 40 % of -50 against 400 gives -3.4 IMPs; "
-        "with +8 IMPs on the other boards of a 7-board match the match is won by 5 (12.18 VPs); weighting "
-        "at VP level instead gives 0.6 x 13.65 + 0.4 x 9.08 = 11.82 VPs; board-a-match gives 0.2. "
-        "The seed does not say the match length: its VPs are the 7-board scale (xlbridge's docs/corrections.md).",
+    instructions(wb, "Teams: boards to IMPs, matches to Victory Points", [
+        "What it does: scores a teams event: each board's IMPs, each match's Victory Points (WBF 20-VP "
+        "scale, by the match's length) and the standings.",
+        "What to type. Sheet Boards, one row per board: Match, Board, the N-S score in room 1 (team A "
+        "sitting N-S) and the N-S score in room 2 (team B sitting N-S); an adjusted score is A60/40, A+, "
+        "A= or A-. A weighted board (Law 12C1(c)): the other room-1 outcomes in Outcome 2 and 3, the "
+        "weights in Weight 1 to 3.",
+        "Sheet Matches, one row per match: the match number, the two teams' names and the number of "
+        "boards; beside it Event, Date and Club, which the results site and the federation's files show. "
+        "Sheet Teams (optional): each team's number, its name as on Matches, its players and their "
+        "national numbers.",
+        "What comes out: IMPs A and B beside each board (a board with one room only says 'incomplete', "
+        "and its match waits for it); the IMPs and VPs of each match; sheet Standings: each team's VPs, "
+        "IMP difference and rank (equal VPs share a rank, 2=). Sheet Swiss: a worked example of a weighted "
+        "board.",
     ] + COMMON_LINES)
 
     ws = sheet(wb, BOARDS_SHEET, BOARDS_SHEET, "Example: match 1 is seed 004's Swiss match (7 boards, board 1 weighted); match 2 is plain.")
