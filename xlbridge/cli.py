@@ -35,7 +35,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import re
 import signal
 import sys
 from collections.abc import Sequence
@@ -406,11 +405,6 @@ def _recalc_many(args: argparse.Namespace) -> int:
     return worst
 
 
-# control characters, and the lone surrogates by which Python stands for a file name's bytes that are not
-# UTF-8 (os.fsdecode): printed escaped, never raw and never an encoding error
-_CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
-
-
 def _printable(line: str) -> str:
     """A line for the terminal or a log: control characters (from a file name, say) escaped, never
     a second line or a terminal escape sequence.
@@ -418,7 +412,9 @@ def _printable(line: str) -> str:
     >>> _printable("ev\\nil\\x1b[31m.xlsx: 3 formula cells")
     'ev\\\\nil\\\\x1b[31m.xlsx: 3 formula cells'
     """
-    return _CONTROL_CHARS.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), line)
+    from .core.errors import CONTROL_CHARACTERS  # (printed escaped, never raw and never an encoding error)
+
+    return CONTROL_CHARACTERS.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), line)
 
 
 def _name(book: object) -> str:

@@ -27,6 +27,8 @@ True
 
 from __future__ import annotations
 
+import re
+
 __all__ = [
     "XlbridgeError",
     "InputError",
@@ -40,7 +42,14 @@ __all__ = [
     "location",
     "shown",
     "SHOWN_CHARACTERS",
+    "CONTROL_CHARACTERS",
 ]
+
+#: What a message never shows as it is (one line, nothing a terminal obeys): the control characters (C0, DEL
+#: and C1), the Unicode line and paragraph separators, and the lone surrogates by which Python stands for a
+#: file name's bytes that are not UTF-8 (``os.fsdecode``); the command line escapes them, a report line
+#: turns them into spaces (``xlbridge.batch.guard.limits.one_line``).
+CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 
 #: The longest ``repr`` of a value shown whole in a message; longer ones are clipped.
 SHOWN_CHARACTERS = 40

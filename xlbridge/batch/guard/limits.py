@@ -16,7 +16,7 @@ import math
 import re
 import typing
 
-from ...core.errors import WorkbookError, clip
+from ...core.errors import CONTROL_CHARACTERS, WorkbookError, clip
 
 __all__ = [
     "DEFAULT_LIMITS",
@@ -51,9 +51,6 @@ STALE_SECONDS = 3600.0  # leftovers of a killed run are removed when their proce
 # messages
 
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
-
-
 def one_line(text: object, limit: int = 400) -> str:
     """Return ``text`` as one line (line breaks and control characters become one space), at most ``limit`` characters.
 
@@ -62,7 +59,7 @@ def one_line(text: object, limit: int = 400) -> str:
     >>> one_line("x" * 1000, limit=20)
     'xxxxxxxxxxxxxxxxxxxx… (1,000 characters)'
     """
-    text = _CONTROL.sub(" ", str(text))
+    text = CONTROL_CHARACTERS.sub(" ", str(text))
     text = re.sub(r" {2,}", " ", text).strip()
     if len(text) > limit:
         text = f"{text[:limit]}… ({len(text):,} characters)"
