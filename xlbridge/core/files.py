@@ -20,9 +20,9 @@ import errno
 import os
 import signal
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
-__all__ = ["file_kind", "open_regular", "signals_held", "exchange", "WRITTEN"]
+__all__ = ["file_kind", "open_regular", "signals_held", "exchange", "lock_file", "WRITTEN"]
 
 #: The attribute a writer sets on an exception (a signal turned into one, a time limit) that reached it
 #: *after* its output was put in place: the path written, so that the command says so instead of
@@ -164,3 +164,37 @@ def open_regular(path: str | os.PathLike[str], st: os.stat_result) -> int | None
         os.close(fd)
         return None
     return fd
+
+
+def lock_file(path: str, take: Callable[[int], None], missing: Callable[[], None] | None = None) -> int:
+    """The descriptor of ``path`` (made if missing, mode 0600, never through a symbolic link) once ``take`` has
+    locked it (``take(fd)``: ``fcntl.flock`` waiting, or trying until a deadline and raising to give up). A
+    lock whose file the previous holder removed meanwhile (``path`` names another file by then) is let go and
+    the new file locked instead, so that a holder may remove its lock file when it ends. ``missing``: called
+    when the folder of ``path`` does not exist (to make it), before trying again; without it, the error.
+    Used by ``xlbridge recalc`` (a book's lock) and ``xlbridge publish`` (a site's).
+
+    >>> import fcntl, tempfile
+    >>> fd = lock_file(os.path.join(tempfile.mkdtemp(), ".lock"), lambda fd: fcntl.flock(fd, fcntl.LOCK_EX))
+    >>> os.close(fd)
+    """
+    while True:
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0),
+                         0o600)
+        except FileNotFoundError:
+            if missing is None:
+                raise
+            missing()
+            continue
+        try:
+            take(fd)
+            same = os.path.samestat(os.fstat(fd), os.stat(path))
+        except FileNotFoundError:
+            same = False
+        except BaseException:
+            os.close(fd)
+            raise
+        if same:
+            return fd
+        os.close(fd)

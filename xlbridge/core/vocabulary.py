@@ -33,6 +33,7 @@ import enum
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from types import MappingProxyType
+from typing import TypeVar
 
 from .errors import InputError, shown
 from .rounding import named_option
@@ -50,6 +51,17 @@ class UnknownSpellingError(InputError):
 
 def _unknown(what: str, value: object, expected: str) -> UnknownSpellingError:
     return UnknownSpellingError(f"unknown {what} {shown(value)} (expected {expected})")
+
+
+_M = TypeVar("_M")
+
+
+def _read(table: Mapping[str, _M], value: object, what: str, expected: str) -> _M:
+    """The member ``table`` gives for ``value`` (compared as :func:`_key` does), or the refusal naming it."""
+    member = table.get(_key(value))
+    if member is None:
+        raise _unknown(what, value, expected)
+    return member
 
 
 def _key(value: object) -> str:
@@ -108,10 +120,7 @@ class Seat(_Word):
         ...
         xlbridge.core.vocabulary.UnknownSpellingError: unknown seat 'X' (expected N, E, S or W)
         """
-        seat = _SEATS_READ.get(_key(value))
-        if seat is None:
-            raise _unknown(what, value, "N, E, S or W")
-        return seat
+        return _read(_SEATS_READ, value, what, "N, E, S or W")
 
     @classmethod
     def from_pbn(cls, value: object) -> Seat:
@@ -196,10 +205,7 @@ class Direction(_Word):
         >>> Direction.parse("n/s"), Direction.parse(" E ")
         ('NS', 'EW')
         """
-        d = _DIRECTIONS_READ.get(_key(value))
-        if d is None:
-            raise _unknown(what, value, "NS or EW")
-        return d
+        return _read(_DIRECTIONS_READ, value, what, "NS or EW")
 
     @classmethod
     def from_pbn(cls, value: object) -> Direction:
@@ -216,10 +222,7 @@ class Direction(_Word):
     @classmethod
     def from_usebio(cls, value: object) -> Direction:
         """A USEBIO ``DIRECTION`` of a pair or a room: ``NS``/``EW`` (also ``N``, ``N-S``, ``E``, ``E-W``)."""
-        d = _USEBIO_DIRECTIONS.get(_key(value))
-        if d is None:
-            raise _unknown("USEBIO DIRECTION", value, "NS or EW")
-        return d
+        return _read(_USEBIO_DIRECTIONS, value, "USEBIO DIRECTION", "NS or EW")
 
     def to_usebio(self) -> str:
         """The direction as USEBIO writes it: ``NS`` or ``EW``."""
@@ -304,10 +307,7 @@ class Movement(_Word):
     @classmethod
     def from_usebio(cls, value: object) -> Movement:
         """An event's ``WINNER_TYPE``: 1 a Howell (one winner), 2 a Mitchell (a winner per direction)."""
-        m = _USEBIO_MOVEMENTS.get(_key(value))
-        if m is None:
-            raise _unknown("USEBIO WINNER_TYPE", value, "1 or 2")
-        return m
+        return _read(_USEBIO_MOVEMENTS, value, "USEBIO WINNER_TYPE", "1 or 2")
 
     def to_usebio(self) -> str:
         """The event's ``WINNER_TYPE``: ``"1"`` (Howell) or ``"2"`` (Mitchell)."""
@@ -406,10 +406,7 @@ class Scoring(_Word):
         >>> Scoring.from_pbn("MatchPoints"), Scoring.from_pbn("cross-imp")
         ('MP', 'CROSS_IMP')
         """
-        s = _PBN_SCORINGS.get(_key(value))
-        if s is None:
-            raise _unknown("PBN Scoring", value, "MP, IMP, Cross-IMP or Butler")
-        return s
+        return _read(_PBN_SCORINGS, value, "PBN Scoring", "MP, IMP, Cross-IMP or Butler")
 
     def to_pbn(self) -> str:
         """The ``Scoring`` tag's value as xlbridge writes it."""
@@ -422,10 +419,7 @@ class Scoring(_Word):
         >>> Scoring.from_usebio("match_points"), Scoring.from_usebio("IMPS")
         ('MP', 'IMP')
         """
-        s = _USEBIO_SCORINGS.get(_key(value))
-        if s is None:
-            raise _unknown("USEBIO BOARD_SCORING_METHOD", value, "MATCH_POINTS, IMPS, CROSS_IMPS or BUTLER_IMPS")
-        return s
+        return _read(_USEBIO_SCORINGS, value, "USEBIO BOARD_SCORING_METHOD", "MATCH_POINTS, IMPS, CROSS_IMPS or BUTLER_IMPS")
 
     def to_usebio(self) -> str:
         """The ``BOARD_SCORING_METHOD`` as xlbridge writes it."""

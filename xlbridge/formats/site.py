@@ -53,7 +53,7 @@ import stat
 import tempfile
 from pathlib import Path
 
-from ..core.files import WRITTEN, exchange, signals_held
+from ..core.files import WRITTEN, exchange, lock_file, signals_held
 from .errors import FormatError, display_name
 from .model import Event
 from .publish import MAX_SITE_BYTES, publish
@@ -145,25 +145,11 @@ def _lock_store(store: str, shown: str) -> int:
     a lock whose file a finishing run removed meanwhile is taken afresh.  Returns the descriptor."""
     import fcntl
 
-    while True:
-        try:
-            fd = os.open(os.path.join(store, ".lock"), os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
-                         | getattr(os, "O_CLOEXEC", 0), 0o600)
-        except FileNotFoundError:  # the folder itself went with a failed first run: made again
-            with contextlib.suppress(FileExistsError):
-                os.mkdir(store, _umask_mode(0o777))
-            continue
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            same = os.path.samestat(os.fstat(fd), os.stat(os.path.join(store, ".lock")))
-        except FileNotFoundError:
-            same = False
-        except BaseException:
-            os.close(fd)
-            raise
-        if same:
-            return fd
-        os.close(fd)
+    def make_folder() -> None:  # (the folder itself went with a failed first run: made again)
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(store, _umask_mode(0o777))
+
+    return lock_file(os.path.join(store, ".lock"), lambda fd: fcntl.flock(fd, fcntl.LOCK_EX), make_folder)
 
 
 def publish_site(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | str = False,

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ...core.errors import WorkbookLimitError
-from ...core.files import WRITTEN, signals_held
+from ...core.files import WRITTEN, lock_file, signals_held
 from .limits import STALE_SECONDS, TEMP_PREFIX, refuse
 
 __all__ = [
@@ -160,32 +160,22 @@ class BookLock:
         except ImportError:  # pragma: no cover - Windows
             return self
         deadline = time.monotonic() + self.timeout
-        while True:
-            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
-                         | getattr(os, "O_NOFOLLOW", 0), 0o600)
-            try:
-                while True:
-                    try:
-                        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                        break
-                    except OSError as exc:
-                        if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
-                            raise
-                        if time.monotonic() >= deadline:
-                            refuse(f"refused: another xlbridge recalc is writing this book and did not finish "
-                                    f"within {self.timeout:g} s", self.name, WorkbookLimitError)
-                        time.sleep(0.05)
+
+        def take(fd: int) -> None:  # (trying, until the deadline)
+            while True:
                 try:
-                    same = os.path.samestat(os.fstat(fd), os.stat(self.lock_path))
-                except FileNotFoundError:
-                    same = False
-            except BaseException:
-                os.close(fd)
-                raise
-            if same:
-                self._fd = fd
-                return self
-            os.close(fd)  # the file was removed by the previous holder: lock the new one
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    return
+                except OSError as exc:
+                    if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                        raise
+                    if time.monotonic() >= deadline:
+                        refuse(f"refused: another xlbridge recalc is writing this book and did not finish "
+                                f"within {self.timeout:g} s", self.name, WorkbookLimitError)
+                    time.sleep(0.05)
+
+        self._fd = lock_file(self.lock_path, take)
+        return self
 
     def __exit__(self, *exc):
         fd, self._fd = self._fd, None
