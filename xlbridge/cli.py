@@ -172,10 +172,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="usebio only: write it as this federation's systems read it (default EBU: a shared place "
                         "as 3=; ABF, for its Cobalt: a shared place as 3, a Mitchell's pairs as 1NS/1EW, national "
                         "numbers digits only; docs/formats.md)")
-    w = sub.add_parser("publish", help="a static results web site from a pairs workbook or a PBN/USEBIO file",
+    w = sub.add_parser("publish", help="a static results web site from workbooks or PBN/USEBIO files",
                        description="Write the ranking per field with names, every board's traveller and every "
-                                   "pair's scorecard as plain HTML pages with one stylesheet.")
-    w.add_argument("source", metavar="SOURCE", help="a pairs workbook (.xlsx), a .pbn or a USEBIO .xml file")
+                                   "pair's scorecard as plain HTML pages with one stylesheet. Several sources: "
+                                   "one site for the season, each event in a folder of its own and an index of "
+                                   "the events by date, newest first.")
+    w.add_argument("source", metavar="SOURCE", nargs="+",
+                   help="a pairs or teams workbook (.xlsx), a .pbn or a USEBIO .xml file; several for a season")
     w.add_argument("-o", "--output", metavar="DIR", required=True, help="the folder to write the pages into")
     w.add_argument("--numbers", action="store_true",
                    help="show each player's national number after the name in the rankings (off by default)")
@@ -533,7 +536,7 @@ def _files(args: argparse.Namespace) -> int:
     from .batch.guard.uploads import DEFAULT_LIMITS, TimeLimitReached, refusal_line, upload_limits
 
     prog = f"xlbridge {args.command}"
-    source = args.source if args.command != "export" else args.book
+    source = args.book if args.command == "export" else args.source[0] if args.command == "publish" else args.source
     shown = _printable(_name(source))
     limits = DEFAULT_LIMITS
     if args.timeout is not None:
@@ -602,6 +605,8 @@ def _files_guarded(args: argparse.Namespace, prog: str, source: str) -> int:
 
             # the site shows a workbook's matchpoints on its own scale (its Scale parameter); PBN and USEBIO
             # carry them on the 2/1 (EBU, WBF) scale, whatever the source
+            if args.command == "publish" and len(args.source) > 1:
+                return _publish_season(args, prog)
             event = formats.score_event(_read_event(source, prog, weighted=args.command == "publish"),
                                         scale=None if args.command == "publish" else "EBU")
             if args.command == "publish":
@@ -636,6 +641,33 @@ def _files_guarded(args: argparse.Namespace, prog: str, source: str) -> int:
         _say(prog, f"cannot write {out_name}: {exc.strerror or 'error'}")
         return EXIT_WRITE
     print(_printable(args.output))
+    return EXIT_OK
+
+
+def _publish_season(args: argparse.Namespace, prog: str) -> int:
+    """``xlbridge publish A B C -o DIR``: every source read and scored (a refusal names its file), then one
+    site for them all (:func:`xlbridge.formats.site.publish_season_site`)."""
+    import os
+
+    from . import formats
+    from .core.errors import XlbridgeError
+    from .formats.site import publish_season_site
+
+    events, names = [], []
+    for source in args.source:
+        if os.path.exists(args.output) and _same_file(source, args.output):
+            raise XlbridgeError("the output would overwrite the input; give another -o")
+        try:
+            events.append(formats.score_event(_read_event(source, prog, weighted=True), scale=None))
+        except XlbridgeError as exc:  # (named here: the caller names the first source)
+            text = str(exc)
+            _say(prog, text if exc.where is not None or text.startswith(_name(source)) else f"{_name(source)}: {text}")
+            return EXIT_REFUSED
+        names.append(_name(source))
+    site = publish_season_site(events, args.output, dds=bool(args.dds), numbers=bool(args.numbers),
+                               sources=args.source, input_bytes=sum(os.stat(s).st_size for s in args.source),
+                               names=names, scored=True)
+    print(_printable(f"{args.output}: {len(events)} events, {site.files} files (open index.html)"))
     return EXIT_OK
 
 

@@ -51,7 +51,7 @@ from .scoring import match_results, score_event, team_matches
 
 _K = TypeVar("_K")
 
-__all__ = ["publish", "STYLESHEET", "dd_analysis", "MAX_PAGES", "MAX_SITE_BYTES"]
+__all__ = ["publish", "publish_season", "season_order", "STYLESHEET", "dd_analysis", "MAX_PAGES", "MAX_SITE_BYTES"]
 
 STYLESHEET = """\
 body { font-family: Georgia, "Times New Roman", serif; margin: 1.5em auto; max-width: 60em;
@@ -146,8 +146,11 @@ def _unique_files(names: Mapping[_K, str]) -> dict[_K, str]:
     return out
 
 
-def _page(title: str, event: Event, body: str, *, home: bool = False, links: Iterable[str] = ()) -> str:
-    nav = "" if home else "<nav>" + " ".join(['<a href="index.html">Results</a>', *links]) + "</nav>\n"
+def _page(title: str, event: Event, body: str, *, home: bool = False, links: Iterable[str] = (),
+          season: bool = False) -> str:
+    up = ['<a href="../index.html">All events</a>'] if season else []  # (an event of a season's site)
+    nav = ("<nav>" + " ".join(up) + "</nav>\n" if up else "") if home else (
+        "<nav>" + " ".join([*up, '<a href="index.html">Results</a>', *links]) + "</nav>\n")
     meta = " &middot; ".join(_e(x) for x in (event.site, event.date) if x)
     return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
@@ -270,15 +273,16 @@ class _Pages:
     """Writes each page as soon as it is made (never the whole site in memory), counting pages and
     bytes against the site's bounds; over one, one :class:`FormatError` naming it."""
 
-    def __init__(self, out: Path, max_pages: int, max_bytes: int, why: str, name: str | None) -> None:
+    def __init__(self, out: Path, max_pages: int, max_bytes: int, why: str, name: str | None,
+                 spent: tuple[int, int] = (0, 0)) -> None:
         self.out, self.max_pages, self.max_bytes, self.why, self.name = out, max_pages, max_bytes, why, name
-        self.bytes = 0
+        self.pages_before, self.bytes = spent  # (what a season's other events took of the same bounds)
         self.written: list[Path] = []
 
     def put(self, fname: str, text: str) -> None:
         data = text.encode("utf-8")
         self.bytes += len(data)
-        if len(self.written) >= self.max_pages:
+        if self.pages_before + len(self.written) >= self.max_pages:
             raise FormatError(f"refused: the site would have more than {self.max_pages:,} pages, the limit; "
                               f"nothing published", where=self.name)
         if self.bytes > self.max_bytes:
@@ -291,7 +295,8 @@ class _Pages:
 
 def publish(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | str = "auto",
             max_bytes: int = MAX_SITE_BYTES, max_pages: int = MAX_PAGES, why: str = "",
-            name: str | None = None, scored: bool = False, numbers: bool = False) -> list[Path]:
+            name: str | None = None, scored: bool = False, numbers: bool = False, season: bool = False,
+            spent: tuple[int, int] = (0, 0)) -> list[Path]:
     """Write the results site of ``event`` into ``out_dir`` (created if needed); return the paths.
 
     ``dds``: ``"auto"`` adds double-dummy tables and par where endplay is installed and the deal
@@ -302,8 +307,11 @@ def publish(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | str = 
     publishes all or nothing.  The work is linear in the rows: each row is indexed by pair and board
     once.  ``scored=True`` says that ``event`` is what :func:`~xlbridge.formats.score_event` returned,
     which is then not done again.  ``numbers=True`` shows each player's national number after the name in
-    the rankings (off by default: a club may not want them public).
+    the rankings (off by default: a club may not want them public).  ``season=True``: the event is one of a
+    season's site (:func:`publish_season`), each page links to its index, one folder up; ``spent``: the pages
+    and bytes the season's site has already, counted against the same bounds.
     """
+    page = functools.partial(_page, season=season)
     if dds is True:
         try:
             import endplay.dds  # noqa: F401
@@ -313,7 +321,7 @@ def publish(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | str = 
         event = score_event(event)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    pages = _Pages(out, max_pages, max_bytes, why, name)
+    pages = _Pages(out, max_pages, max_bytes, why, name, spent)
     pages.put("style.css", STYLESHEET)
     title = event.name or "Results"
     teams = event.kind == TEAMS
@@ -369,7 +377,7 @@ def publish(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | str = 
         body.append("<h2>Matches</h2>\n<ul>" + "".join(
             f'<li><a href="{match_files[(a, b)]}">{_e(_team_name(parts, a))} v {_e(_team_name(parts, b))}</a></li>'
             for a, b in matches) + "</ul>\n")
-    pages.put("index.html", _page(title, event, "".join(body), home=True))
+    pages.put("index.html", page(title, event, "".join(body), home=True))
 
     # ---- boards
     for k, b in enumerate(event.boards):
@@ -396,7 +404,7 @@ def publish(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | str = 
             row += [_n(r.imp_ns), _n(r.imp_ew)] if imp else [_n(r.mp_ns), _n(r.mp_ew), _pct(r.pct_ns)]
             rows.append(row)
         body.append("<h2>Traveller</h2>\n" + _table(head, rows, numeric={4, 6, 7, 8, 9, 10}))
-        pages.put(f"board-{b.number}.html", _page(f"{title}: board {b.number}", event, "".join(body), links=nav))
+        pages.put(f"board-{b.number}.html", page(f"{title}: board {b.number}", event, "".join(body), links=nav))
 
     # ---- personal scorecards: every row indexed by pair once (linear in the rows, not pairs x rows)
     played: dict[tuple[str | None, str], list[tuple[Board, Result, str, str]]] = {}
@@ -428,7 +436,7 @@ def publish(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | str = 
                     "IMPs"]
             rows = team_rows.get(p.number, []) + [["Total", "", "", "", "", "", "", "",
                                                     _n(team_imps.get(p.number, Fraction(0)))]]
-            pages.put(pair_files[p.key], _page(f"{title}: {label}", event, summary + "<h2>Scorecard</h2>\n"
+            pages.put(pair_files[p.key], page(f"{title}: {label}", event, summary + "<h2>Scorecard</h2>\n"
                                                + _table(head, rows, numeric={0, 4, 7, 8})))
             continue
         rows = []
@@ -450,7 +458,7 @@ def publish(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | str = 
             [] if imp else ["%"])
         if imp:
             rows = [row[:-1] for row in rows]
-        pages.put(pair_files[p.key], _page(
+        pages.put(pair_files[p.key], page(
             f"{title}: {label}", event, summary + "<h2>Scorecard</h2>\n" + _table(head, rows, numeric={0, 5, 6, 7, 8})))
 
     # ---- team matches
@@ -476,10 +484,78 @@ def publish(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | str = 
             f'IMP: {_e(_team_name(parts, a))} {"+" if res.margin > 0 else ""}{_n(res.margin)}; '
             f'VPs {_e(_team_name(parts, a))} {_n(res.vp_a)} &ndash; '
             f'{_e(_team_name(parts, bteam))} {_n(res.vp_b)} (WBF 2013 scale, {res.boards} boards)</p>\n')
-        pages.put(match_files[(a, bteam)], _page(
+        pages.put(match_files[(a, bteam)], page(
             f"{title}: {_team_name(parts, a)} v {_team_name(parts, bteam)}", event,
             "<h2>Match scorecard</h2>\n" + _table(head, rows, numeric={0, 3, 6, 7, 8}) + outcome))
     return pages.written
+
+
+def season_order(events: Sequence[Event]) -> list[int]:
+    """The positions of ``events`` in a season's index: newest first by date, an undated event after the
+    dated ones, in the order given (a stable sort).
+
+    >>> import datetime
+    >>> season_order([Event("a", datetime.date(2026, 1, 5)), Event("b"), Event("c", datetime.date(2026, 3, 1))])
+    [2, 0, 1]
+    """
+    dated = sorted((k for k, e in enumerate(events) if e.date is not None), key=lambda k: events[k].date,  # type: ignore[arg-type,return-value]
+                   reverse=True)
+    return dated + [k for k, e in enumerate(events) if e.date is None]
+
+
+def _event_folders(events: Sequence[Event], order: Sequence[int]) -> dict[int, str]:
+    """Each event's folder in a season's site: its date and name (``2026-11-28-Club_pairs``), ``-2``, ``-3``,
+    ... added to a name taken already (ignoring case, as Windows and macOS file systems do)."""
+    out: dict[int, str] = {}
+    taken: set[str] = set()
+    for k in order:
+        e = events[k]
+        stem = "-".join(x for x in (e.date.isoformat() if e.date else "", _slug(e.name or "results")[:60]) if x)
+        folder, n = stem, 1
+        while folder.casefold() in taken:
+            n += 1
+            folder = f"{stem}-{n}"
+        taken.add(folder.casefold())
+        out[k] = folder
+    return out
+
+
+def publish_season(events: Sequence[Event], out_dir: str | os.PathLike[str], *, dds: bool | str = "auto",
+                   max_bytes: int = MAX_SITE_BYTES, max_pages: int = MAX_PAGES, why: str = "",
+                   names: Sequence[str | None] | None = None, scored: bool = False, numbers: bool = False) -> list[Path]:
+    """Write a season's results site into ``out_dir``: each event's site (:func:`publish`) in a folder of its
+    own, and ``index.html`` listing the events by date, newest first (:func:`season_order`), with their club;
+    each event's pages link back to it. The bounds (``max_pages``, ``max_bytes``) are the whole site's;
+    ``names``: each event's input name, which a refusal names. Return the paths written.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    order = season_order(events)
+    folders = _event_folders(events, order)
+    written: list[Path] = []
+    used = 0
+    for k in order:
+        name = names[k] if names is not None else None
+        paths = publish(events[k], out / folders[k], dds=dds, max_bytes=max_bytes, max_pages=max_pages, why=why,
+                        name=name, scored=scored, numbers=numbers, season=True, spent=(len(written), used))
+        used += sum(p.stat().st_size for p in paths)
+        written += paths
+    pages = _Pages(out, max_pages, max_bytes, why, None, (len(written), used))
+    pages.put("style.css", STYLESHEET)
+    clubs = {e.site for e in events}
+    club = clubs.pop() if len(clubs) == 1 else None
+    rows = []
+    for k in order:
+        e = events[k]
+        rows.append([_e(e.date.isoformat() if e.date else ""),
+                     f'<a href="{html.escape(folders[k], quote=True)}/index.html">{_e(e.name or "Results")}</a>',
+                     _e("Teams" if e.kind == TEAMS else "Pairs")] + ([] if club is not None else [_e(e.site or "")]))
+    head = ["Date", "Event", "Kind"] + ([] if club is not None else ["Club"])
+    title = f"{club}: results" if club else "Results"
+    index = Event(name=title)
+    pages.put("index.html", _page(title, index, f"<h2>Events, newest first</h2>\n" + _table(head, rows)
+                                  + f"<p>{len(events):,} events.</p>\n", home=True))
+    return written + pages.written
 
 
 def _team_name(parts: Mapping[tuple[str | None, str], Participant], number: str) -> str:

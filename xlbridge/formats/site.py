@@ -51,14 +51,15 @@ import re
 import shutil
 import stat
 import tempfile
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..core.files import WRITTEN, exchange, lock_file, signals_held
 from .errors import FormatError, display_name
 from .model import Event
-from .publish import MAX_SITE_BYTES, publish
+from .publish import MAX_SITE_BYTES, publish, publish_season
 
-__all__ = ["Site", "publish_site", "site_byte_limit", "store_path", "SITE_BASE_BYTES", "SITE_BYTES_PER_INPUT_BYTE"]
+__all__ = ["Site", "publish_site", "publish_season_site", "site_byte_limit", "store_path", "SITE_BASE_BYTES", "SITE_BYTES_PER_INPUT_BYTE"]
 
 #: The bytes a site may have: this much, plus :data:`SITE_BYTES_PER_INPUT_BYTE` for each byte of the
 #: input (at most :data:`~xlbridge.formats.publish.MAX_SITE_BYTES`).
@@ -162,15 +163,44 @@ def publish_site(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | s
     ``name``: the input's name for messages (default: ``source``'s base name); ``scored``: ``event`` is
     already scored, ``numbers``: show the players' national numbers (:func:`~xlbridge.formats.publish.publish`).
     """
+    shown = name if name is not None else (display_name(source) if source is not None else None)
+
+    def write(folder: str, max_bytes: int, why: str) -> list[Path]:
+        return publish(event, folder, dds=dds, max_bytes=max_bytes, name=shown, scored=scored, numbers=numbers,
+                       why=why)
+
+    return _publish(out_dir, write, [] if source is None else [source], input_bytes, shown)
+
+
+def publish_season_site(events: Sequence[Event], out_dir: str | os.PathLike[str], *, dds: bool | str = False,
+                        sources: Sequence[str | os.PathLike[str]] = (), input_bytes: int | None = None,
+                        names: Sequence[str | None] | None = None, scored: bool = False,
+                        numbers: bool = False) -> Site:
+    """Publish a season's site at ``out_dir`` atomically, as :func:`publish_site` publishes one event's: each
+    event in a folder of its own and an index of the events by date, newest first
+    (:func:`~xlbridge.formats.publish.publish_season`). ``sources``: the input files, none of which may lie
+    inside the site; ``input_bytes``: their sizes together, which bound the site's bytes; ``names``: each
+    event's input name, for messages."""
+    def write(folder: str, max_bytes: int, why: str) -> list[Path]:
+        return publish_season(events, folder, dds=dds, max_bytes=max_bytes, names=names, scored=scored,
+                              numbers=numbers, why=why)
+
+    return _publish(out_dir, write, list(sources), input_bytes, None)
+
+
+def _publish(out_dir: str | os.PathLike[str], write: Callable[[str, int, str], list[Path]],
+             sources: list[str | os.PathLike[str]], input_bytes: int | None, shown: str | None) -> Site:
+    """The site ``write(folder, max_bytes, why)`` makes, published at ``out_dir`` atomically (the module's text)."""
     out = os.path.abspath(os.fspath(out_dir))
     parent, base = os.path.split(out)
     if not base:
         raise FormatError("refused: give a folder to publish into, not the root folder")
-    shown = name if name is not None else (display_name(source) if source is not None else base)
-    if source is not None and os.path.exists(out):
-        inside = os.path.relpath(os.path.realpath(source), os.path.realpath(out))
-        if not inside.startswith(os.pardir):
-            raise FormatError(f"the output would overwrite the input ({inside} of the site); give another -o")
+    shown = shown if shown is not None else base
+    for source in sources:
+        if os.path.exists(out):
+            inside = os.path.relpath(os.path.realpath(source), os.path.realpath(out))
+            if not inside.startswith(os.pardir):
+                raise FormatError(f"the output would overwrite the input ({inside} of the site); give another -o")
     os.makedirs(parent, exist_ok=True)
     store = store_path(out)
     with contextlib.suppress(FileExistsError):
@@ -200,11 +230,10 @@ def publish_site(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | s
         moved, switched = None, False
         try:
             os.chmod(folder, _umask_mode(0o777))
-            written = publish(event, folder, dds=dds, max_bytes=site_byte_limit(input_bytes), name=shown, scored=scored,
-                              numbers=numbers,
-                              why=("" if input_bytes is None else
-                                   f" for an input of {input_bytes:,} bytes ({SITE_BASE_BYTES >> 20} MiB and "
-                                   f"{SITE_BYTES_PER_INPUT_BYTE} bytes per byte of the input)"))
+            written = write(folder, site_byte_limit(input_bytes),
+                            "" if input_bytes is None else
+                            f" for an input of {input_bytes:,} bytes ({SITE_BASE_BYTES >> 20} MiB and "
+                            f"{SITE_BYTES_PER_INPUT_BYTE} bytes per byte of the input)")
             _fsync_dir(folder)
             os.symlink(os.path.relpath(folder, parent), link)
             with signals_held():  # the switch and the note of it, together
