@@ -9,7 +9,7 @@ from __future__ import annotations
 from openpyxl import Workbook
 
 from .mirror import headroom
-from .styling import (COMMON_LINES, array, bold, computed, conf_sheet, headers, input_table, instructions,
+from .styling import (COMMON_LINES, align, array, bold, computed, conf_sheet, headers, input_table, instructions,
                       legend, mark_input, new_workbook, param, seq_column, seq_row, sheet, table_head)
 
 __all__ = ["build"]
@@ -170,6 +170,7 @@ def build() -> Workbook:
           f"=IFERROR(INDEX(HANDICAP_MATCHES({col('A')},{col('B')},{col('C')},{col('D')},"
           f"Handicaps!B{H_FIRST}:B{hl},Handicaps!F{H_FIRST}:F{hl},{col('E')},{col('F')},"
           f"NewTeams!F{N_FIRST}:G{ol}),{seq_column(R_ROWS + headroom(R_ROWS))},{seq_row(6)}),\"\")")
+    align(ws, f"K{R_FIRST}:L{rl}", "left", 1)  # (the winner's name apart from the IMPs: never "111 Pioneers")
     ws["N4"] = "Higher-handicap team"
     ws["N4"].font = bold()
     ws.column_dimensions["N"].width = 26

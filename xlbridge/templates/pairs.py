@@ -11,7 +11,7 @@ from openpyxl import Workbook
 from ..core.template_contract import (PAIR_COLUMNS, PAIRS_SHEET, PLAYER_NUMBERS, RANKING_SHEET, TRAVELLER_COLUMNS, TRAVELLER_WEIGHTS,
                                        TRAVELLERS_SHEET)
 
-from .styling import (COMMON_LINES, array, bold, computed, conf_sheet, event_details, fill_rows, headers, input_table,
+from .styling import (COMMON_LINES, align, array, bold, computed, conf_sheet, event_details, fill_rows, headers, input_table,
                       instructions, legend, mark_input, new_workbook, param, seq_column, seq_row, sheet,
                       table_head)
 
@@ -148,6 +148,8 @@ def build() -> Workbook:
            f"Travellers!R6,Travellers!R5,Travellers!R7,Travellers!P{T_FIRST}:P{last},Pairs!A{P_FIRST}:C{pl},"
            f"Travellers!R8),{seq_column(R_ROWS)},{seq_row(6)}),\"\")")
     computed(ws, f"D{R_FIRST}:E{rl}", "0.00")  # Total MP, Percentage
+    align(ws, f"C{R_FIRST}:C{rl}", "left", 1)  # (apart from the pair's number and the rank: printed, never "2C. Clark")
+    align(ws, f"F{R_FIRST}:F{rl}", "center")
     legend(ws, "H4")
     ws.freeze_panes = f"A{R_FIRST}"
 

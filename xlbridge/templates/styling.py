@@ -37,6 +37,7 @@ __all__ = [
     "CAPACITY_NAME",
     "PRINT_NAME",
     "MIN_PRINT_SCALE",
+    "align",
     "capacity",
     "input_table",
     "sheet",
@@ -140,8 +141,9 @@ def cells(ws: Worksheet, ref: str) -> list:
     return out
 
 
-def style(ws: Worksheet, ref: str, rgb: str, number_format: str | None = None) -> None:
-    """Fill ``ref`` with ``rgb`` and, if given, set its number format.
+def style(ws: Worksheet, ref: str, rgb: str | None, number_format: str | None = None,
+          alignment: Alignment | None = None) -> None:
+    """Fill ``ref`` with ``rgb`` (None: as it is) and, if given, set its number format and alignment.
 
     openpyxl registers a style each time a cell's fill or format is set (a look-up by the style's hash),
     which for a 10,000-row table is most of a template's build. Cells that had the same style before
@@ -155,7 +157,7 @@ def style(ws: Worksheet, ref: str, rgb: str, number_format: str | None = None) -
     >>> [(c.fill.fgColor.rgb, c.number_format, c.font.b) for c in cells(ws, "A1:A3")]
     [('FFFFFF99', '0.00', False), ('FFFFFF99', '0.00', True), ('FFFFFF99', '0.00', False)]
     """
-    f = fill(rgb)
+    f = None if rgb is None else fill(rgb)
     after: dict[tuple[int, ...] | None, Any] = {}  # a cell's style record before (None: none yet) -> after
     for c in cells(ws, ref):
         before = None if c._style is None else tuple(c._style)
@@ -163,9 +165,12 @@ def style(ws: Worksheet, ref: str, rgb: str, number_format: str | None = None) -
         if done is not None:
             c._style = copy.copy(done)
             continue
-        c.fill = f
+        if f is not None:
+            c.fill = f
         if number_format:
             c.number_format = number_format
+        if alignment is not None:
+            c.alignment = alignment
         after[before] = copy.copy(c._style)
 
 
@@ -236,9 +241,12 @@ def header_row(ws: Worksheet, ref: str) -> None:
 
 
 def mark_input(ws: Worksheet, ref: str, *, kind: str | None = None, prompt: str, title: str = "Input",
-               number_format: str | None = None, **dv: Any) -> None:
-    """Mark ``ref`` as an input range: yellow fill and a data validation with an input message."""
-    style(ws, ref, INPUT_FILL, number_format)
+               number_format: str | None = None, text: bool = False, **dv: Any) -> None:
+    """Mark ``ref`` as an input range: yellow fill and a data validation with an input message; a text input
+    (``text``, or ``kind`` ``"textLength"`` or ``"list"``) left-aligned one step in, apart from a number column
+    to its left."""
+    text = text or kind in ("textLength", "list")
+    style(ws, ref, INPUT_FILL, number_format, Alignment(horizontal="left", indent=1) if text else None)
     v = DataValidation(type=kind, allow_blank=True, showInputMessage=True, promptTitle=title, prompt=prompt,
                        showErrorMessage=kind is not None, errorTitle="Not accepted" if kind else None,
                        error=(prompt if kind else None), **dv)
@@ -407,6 +415,17 @@ def _chart_extent(chart: Any) -> tuple[int, int]:
         col, row = anchor._from.col + 1, anchor._from.row + 1
     px_per_cm = 96 / 2.54
     return col + int(chart.width * px_per_cm / 64) + 1, row + int(chart.height * px_per_cm / 20) + 1
+
+
+def align(ws: Worksheet, ref: str, horizontal: str, indent: int = 0) -> None:
+    """Align the cells of ``ref``: a text column right of a number column (``"left"``, ``indent=1``) or a short
+    rank (``"center"``), so that a printed "10.75" and "1" or "2" and "C. Clark" never run together.
+
+    >>> ws = Workbook().active
+    >>> align(ws, "A1:A2", "left", 1); (ws["A2"].alignment.horizontal, ws["A2"].alignment.indent)
+    ('left', 1.0)
+    """
+    style(ws, ref, None, alignment=Alignment(horizontal=horizontal, indent=indent))
 
 
 def computed(ws: Worksheet, ref: str, number_format: str | None = None) -> None:

@@ -12,7 +12,7 @@ from openpyxl.worksheet.formula import ArrayFormula
 from ..core.template_contract import BOARDS_SHEET, MATCH_COLUMNS, MATCHES_SHEET, PLAYER_NUMBERS, TEAM_COLUMNS, TEAMS_SHEET
 from .mirror import headroom
 
-from .styling import (COMMON_LINES, array, computed, conf_sheet, event_details, headers, input_table, instructions,
+from .styling import (COMMON_LINES, align, array, computed, conf_sheet, event_details, headers, input_table, instructions,
                       legend, mark_input, new_workbook, param, seq_column, seq_row, sheet, table_head)
 
 __all__ = ["build"]
@@ -88,7 +88,7 @@ def build() -> Workbook:
         [7, 14, 14, 7, 8, 8, 8, 8])
     mark_input(ws, f"A{M_FIRST}:A{ml}", kind="whole", operator="between", formula1="1", formula2="10000",
            prompt="Match number as on the Boards sheet")
-    mark_input(ws, f"B{M_FIRST}:C{ml}", prompt="Team names")
+    mark_input(ws, f"B{M_FIRST}:C{ml}", prompt="Team names", text=True)
     mark_input(ws, f"D{M_FIRST}:D{ml}", kind="whole", operator="between", formula1="1", formula2="200",
            prompt="Number of boards of the match (the VP scale depends on it)")
     # one formula per match, naming its match by its position in the table (INDEX), not by its row: a
@@ -113,7 +113,7 @@ def build() -> Workbook:
     tl = table_head(ws, T_FIRST, T_ROWS, TEAM_LIST, [*TEAM_COLUMNS, PLAYER_NUMBERS], [7, 16, 50, 24])
     mark_input(ws, f"A{T_FIRST}:A{tl}", kind="whole", operator="between", formula1="1", formula2="10000",
                prompt="Team number (any positive whole number)")
-    mark_input(ws, f"B{T_FIRST}:B{tl}", prompt="The team's name exactly as on the Matches sheet")
+    mark_input(ws, f"B{T_FIRST}:B{tl}", prompt="The team's name exactly as on the Matches sheet", text=True)
     mark_input(ws, f"C{T_FIRST}:C{tl}", prompt="The players' names, e.g. Ann Smith & Bob Jones & Cy Lee & Di Ray")
     mark_input(ws, f"D{T_FIRST}:D{tl}", prompt="Optional: the players' national (federation) numbers in the order of "
                                               "the names, e.g. 12345 & 67890 & 13579 & 24680", number_format="@")
@@ -127,6 +127,7 @@ def build() -> Workbook:
           f"=IFERROR(INDEX(TEAM_STANDINGS(Matches!B{M_FIRST}:B{ml},Matches!C{M_FIRST}:C{ml},"
           f"Matches!G{M_FIRST}:H{ml},Matches!E{M_FIRST}:F{ml}),{seq_column(S_ROWS)},{seq_row(5)}),\"\")")
     computed(ws, f"C{S_FIRST}:D{sl}", "0.00")  # VPs, IMP difference
+    align(ws, f"E{S_FIRST}:E{sl}", "center")  # (the rank apart from the IMP difference: never "6.001")
     legend(ws, "G4")
     ws.freeze_panes = f"A{S_FIRST}"
 
