@@ -1,11 +1,6 @@
 """The batch layer's functions stay readable (issue 39): none with more than 8 parameters, none longer
 than 150 lines, measured over the source (ast; a nested function counts in its enclosing function's
-length too).
-
-Two functions are still longer and listed below with their current length, which may only shrink:
-``model_class`` (the engine's model, its classes built inside the function so that formulas is imported
-only when a book is evaluated) and ``read_sheet_half`` (the streamed reader: expat's handlers are
-closures over the reading's state, the hot path of a recalculation). Issue 39's goal for them is open.
+length too, as expat's handlers, closures over a reading's state, count in the function making them).
 """
 
 from __future__ import annotations
@@ -15,10 +10,6 @@ from pathlib import Path
 
 BATCH = Path(__file__).resolve().parents[2] / "xlbridge" / "batch"
 MAX_LINES, MAX_PARAMETERS = 150, 8
-
-#: functions over MAX_LINES today: (module, name) -> lines; a test fails if one grows, or a new one appears
-STILL_LONG = {("evaluate/model.py", "model_class"): 482, ("read/sheetxml.py", "read_sheet_half"): 497}
-
 
 def _functions():
     for path in sorted(BATCH.rglob("*.py")):
@@ -38,10 +29,9 @@ def test_no_function_takes_more_than_eight_parameters():
     assert [(m, n.name, _parameters(n)) for m, n in _functions() if _parameters(n) > MAX_PARAMETERS] == []
 
 
-def test_no_function_is_longer_than_150_lines_but_the_two_listed():
+def test_no_function_is_longer_than_150_lines():
     long = {(m, n.name): n.end_lineno - n.lineno + 1 for m, n in _functions() if n.end_lineno - n.lineno + 1 > MAX_LINES}
-    assert set(long) <= set(STILL_LONG), set(long) - set(STILL_LONG)
-    assert all(long[key] <= STILL_LONG[key] for key in long), long
+    assert long == {}
 
 
 def test_the_measure_counts_what_it_says():

@@ -12,6 +12,7 @@ is doing for a limit message naming where it stopped.
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 from typing import Any
 
@@ -84,7 +85,7 @@ class _SparseSheet:
 
 
 class _BlankCells:
-    """The blank cells of a range that the engine assembles (``_LeanAssembler`` of :func:`model_class`):
+    """The blank cells of a range that the engine assembles (``_LeanAssembler`` of :func:`_lean_assembler_class`):
     their node names' prefix (``'[book]SHEET'!``) and their columns and rows as two integer arrays;
     iterating gives the (column, row) pairs.
 
@@ -190,33 +191,35 @@ def guarded_run_class():
     return GuardedRun
 
 
+def _rect_indices(rect: tuple) -> set:
+    """The (column, row) pairs of a rectangle (row1, column1, row2, column2), as formulas lists a range's cells."""
+    r1, n1, r2, n2 = rect
+    return set(itertools.product(range(n1, n2 + 1), range(r1, r2 + 1)))
+
+
+class _BoxCells:
+    """The (column, row) pairs of a rectangle, listed only if formulas' inverse assembler asks."""
+
+    __slots__ = ("rect",)
+
+    def __init__(self, rect: tuple) -> None:
+        self.rect = rect
+
+    def __iter__(self) -> Any:
+        return iter(sorted(_rect_indices(self.rect)))
+
+
 @functools.lru_cache(maxsize=None)
-def model_class():
-    """``formulas.ExcelModel`` that compiles only the cells that hold something and never opens another file.
-
-    - ``push`` walks openpyxl's dict of existing cells instead of ``worksheet.iter_rows()`` (which
-      visits, and creates, every cell of the bounding box: a quarter of a million blank cells for a
-      10,000-row template) and skips cells without a value; ``add_sheet`` hands the stock
-      ``complete`` step a :class:`_SparseSheet`, so blank cells of referenced ranges get no node either.
-    - ``add_book`` is the defused one described in :func:`defuse_external_links`.
-    - ``compile_cell`` turns a formula the engine cannot read into an error of that cell only
-      (``#NAME?``; ``#REF!`` for a DDE link such as ``=cmd|'/c calc'!A0``) instead of failing the run.
-    """
-    import collections
-    import itertools
-
+def _lean_assembler_class():
+    """The engine's range assembler that keeps the blank cells of its range compactly (its class
+    docstring says how), for :func:`model_class`."""
     import numpy as np
 
     got = internals()
-    sh, CellWrapper, Ref, Ranges = got.sh, got.CellWrapper, got.Ref, got.Ranges
-    InvRangesAssembler = got.InvRangesAssembler
+    sh, InvRangesAssembler, Ranges = got.sh, got.InvRangesAssembler, got.Ranges
     RangesAssembler: Any = got.RangesAssembler
-    ExcelModel: Any = got.formulas.ExcelModel
     _assemble_values, _get_indices_intersection, _shape = got.assemble_values, got.get_indices_intersection, got.shape
-    _index2col, BOOK, SHEETS = got.index2col, got.BOOK, got.SHEETS
-
-    quote_sheet_ids()
-    _GuardedRun = guarded_run_class()
+    _index2col = got.index2col
 
     class _LeanAssembler(RangesAssembler):  # type: ignore[misc]  # formulas is untyped
         """formulas' ``RangesAssembler`` keeping the blank cells of its range as (column, row) pairs.
@@ -303,23 +306,22 @@ def model_class():
                     _assemble_values(base, c.values, out)
             return out
 
-    def rect_indices(rect: tuple) -> set:
-        """The (column, row) pairs of a rectangle (row1, column1, row2, column2), as formulas lists a range's cells."""
-        r1, n1, r2, n2 = rect
-        return set(itertools.product(range(n1, n2 + 1), range(r1, r2 + 1)))
+    return _LeanAssembler
 
-    class _BoxCells:
-        """The (column, row) pairs of a rectangle, listed only if formulas' inverse assembler asks."""
 
-        __slots__ = ("rect",)
+@functools.lru_cache(maxsize=None)
+def _box_assembler_class():
+    """The engine's assembler of a one-rectangle range node on the streamed path (its class docstring
+    says how), for :func:`model_class`."""
+    import collections
 
-        def __init__(self, rect: tuple) -> None:
-            self.rect = rect
+    import numpy as np
 
-        def __iter__(self) -> Any:
-            return iter(sorted(rect_indices(self.rect)))
+    got = internals()
+    Ranges, RangesAssembler = got.Ranges, got.RangesAssembler
+    _LeanAssembler: Any = _lean_assembler_class()
 
-    class _BoxAssembler(_LeanAssembler):
+    class _BoxAssembler(_LeanAssembler):  # type: ignore[misc]  # formulas is untyped
         """The assembler of a one-rectangle range node on the streamed path: the other nodes' cells come
         as rectangles (row1, column1, row2, column2) and the cells of the range no node provides yet are
         a boolean mask, where formulas builds a set of (column, row) pairs for every range node and
@@ -382,6 +384,29 @@ def model_class():
                 return RangesAssembler.add(self, dsp)
             self._add_blank(dsp, _BlankCells.of_arrays(self._prefix(), cols + n1, rows + r1))
 
+    return _BoxAssembler
+
+
+@functools.lru_cache(maxsize=None)
+def model_class():
+    """``formulas.ExcelModel`` that compiles only the cells that hold something and never opens another file.
+
+    - ``push`` walks openpyxl's dict of existing cells instead of ``worksheet.iter_rows()`` (which
+      visits, and creates, every cell of the bounding box: a quarter of a million blank cells for a
+      10,000-row template) and skips cells without a value; ``add_sheet`` hands the stock
+      ``complete`` step a :class:`_SparseSheet`, so blank cells of referenced ranges get no node either.
+    - ``add_book`` is the defused one described in :func:`defuse_external_links`.
+    - ``compile_cell`` turns a formula the engine cannot read into an error of that cell only
+      (``#NAME?``; ``#REF!`` for a DDE link such as ``=cmd|'/c calc'!A0``) instead of failing the run.
+    """
+    got = internals()
+    Ref, BOOK = got.Ref, got.BOOK
+    ExcelModel: Any = got.formulas.ExcelModel
+
+    quote_sheet_ids()
+    guarded_run_class()  # (the engine's classes made now, as the model's: formulas' internals read once, here)
+    _box_assembler_class()
+
     class XlbridgeExcelModel(ExcelModel):  # type: ignore[misc]  # formulas is untyped
         basedir: str | None
 
@@ -395,30 +420,7 @@ def model_class():
                 ctx["directory"], ctx["filename"] = "/".join(parts[:-1]), parts[-1]
             elif book is not None:
                 raise ExternalLinkRefused("only a file name can be loaded")
-            directory, filename = ctx.get("directory") or "", ctx.get("filename") or ""
-            if self.basedir is None:  # the workbook itself: the one file this model opens
-                if os.path.realpath(os.path.join(directory, filename)) != state.path:
-                    raise ExternalLinkRefused(LINK_NOT_FOLLOWED)
-                self.basedir = os.path.dirname(state.path)
-                state.main = key = filename.upper()
-                data = sh.get_nested_dicts(self.books, key)
-                data[BOOK] = load_engine_workbook(state.path, data_only) if state.book is None else state.book
-                data["external_links"] = dict(state.link_names)
-                for sheet, read in state.sheets.items():  # the array formulas, as openpyxl would list them
-                    sh.get_nested_dicts(self.books, key, SHEETS, sheet)["formula_references"] = dict(read.array_refs)
-            elif directory in ("", ".") and filename.upper() == state.main:
-                key = state.main
-                data = sh.get_nested_dicts(self.books, key)
-            else:
-                link = state.by_name.get(filename.upper()) if directory in ("", ".") else None
-                if link is None:
-                    state.refused.add(book if isinstance(book, str) else filename)
-                    raise ExternalLinkRefused(LINK_NOT_FOLLOWED)
-                key = filename.upper()
-                data = sh.get_nested_dicts(self.books, key)
-                if BOOK not in data:
-                    data[BOOK] = cached_workbook(link)
-                    data["external_links"] = {}
+            key, data = _open_book(self, state, book, ctx, data_only)
             ctx["directory"] = ""
             ctx["excel"] = key
             if "references" not in data:
@@ -437,181 +439,41 @@ def model_class():
                 if state is not None and context.get("excel") != state.main:  # a sheet the cached copy lacks
                     state.refused.add(f"{context.get('excel')}!{worksheet}")
                 raise
-            raw = worksheet._ws if isinstance(worksheet, _SparseSheet) else worksheet
-            views = self.__dict__.setdefault("_xlbridge_sparse_views", {})
-            # one view per sheet, kept alive with it: ``complete`` caches max_row per sheet object
-            view = views.get(id(raw))
-            if view is None or view[1] is not raw:
-                view = views[id(raw)] = (_SparseSheet(raw), raw)
-            return view[0], ctx
-
-        def _begin_sheet(self, worksheet, context):
-            """Register a sheet with the engine; return it with the compile context and reference tables."""
-            record_phase("compiling", getattr(worksheet, "title", ""))
-            worksheet, context = self.add_sheet(worksheet, context)
-            ctx = {"external_links": self.external_links(context)}
-            ctx.update(context)
-            return (worksheet, ctx, self.references, self.formula_references(context),
-                    self.formula_ranges(context))
+            return _sparse_view(self, worksheet), ctx
 
         def push(self, worksheet, context):
             state = self.__dict__.get("_xlbridge_links")
             raw = worksheet._ws if isinstance(worksheet, _SparseSheet) else worksheet
             if (state is not None and state.sheets and context.get("excel") == state.main
                     and getattr(raw, "title", "").upper() in state.sheets):
-                return self._push_streamed(worksheet, context, state.sheets[raw.title.upper()])
+                return _push_streamed(self, worksheet, context, state.sheets[raw.title.upper()])
             existing = getattr(worksheet, "_cells", None)
             if not isinstance(existing, dict):
                 return super().push(worksheet, context)
-            worksheet, ctx, references, formula_references, formula_ranges = self._begin_sheet(worksheet, context)
-            for pos in _array_cells(raw):  # (the engine's own copy of the book: nothing else reads it)
-                if getattr(raw._cells[pos], "data_type", None) != "f":
-                    del raw._cells[pos]  # a cached value: gone for this compiling and for ``complete``'s
-            cells = [self.compile_cell(c, ctx, references, formula_references)
-                     for _, c in sorted(worksheet._cells.items())
-                     if hasattr(c, "value") and c.value is not None]
-            for cell in cells:
-                self.add_cell(sh.await_result(cell), ctx, formula_ranges)
-            return self
-
-        def _push_streamed(self, worksheet, context, read):
-            """Add a streamed sheet: formula and special cells one by one, constants as column blocks."""
-            from ..read.bookdata import CellView, constant_blocks
-
-            worksheet, ctx, references, formula_references, formula_ranges = self._begin_sheet(worksheet, context)
-            title = str(getattr(worksheet, "title", "")).upper()
-            aliases = self.__dict__.setdefault("_xlbridge_aliases", AliasIndex())
-            shown = self.__dict__.get("_xlbridge_shown", {})
-            singles = []
-            for pos, text in read.formulas.items():
-                alias = shown.get((title, pos))
-                if alias is not None:
-                    aliases.add(title, pos, alias)  # valued after the engine (batch.aliases), unless read
-                    continue
-                singles.append((pos, CellView(cell_ref(*pos), text, "f")))
-            if title in aliases.cells:
-                self.__dict__.setdefault("_xlbridge_alias_ctx", {})[title] = (
-                    read, ctx, references, formula_references, formula_ranges)
-            singles += [(pos, CellView(cell_ref(*pos), v, t)) for pos, (v, t) in read.special.items()]
-            singles.sort(key=lambda x: x[0])
-            cells = [self.compile_cell(view, ctx, references, formula_references) for _, view in singles]
-            for cell in cells:
-                self.add_cell(sh.await_result(cell), ctx, formula_ranges)
-            barriers: dict = {}
-            for (r, c) in [*read.formulas, *read.special]:
-                barriers.setdefault(c, []).append((r, r))
-            for r1, c1, r2, c2 in read.layout.array_ranges:
-                for c in range(c1, c2 + 1):
-                    barriers.setdefault(c, []).append((r1, r2))
-            for block in constant_blocks(read.columns, barriers, empty=sh.EMPTY):
-                ref = f"{cell_ref(block.first_row, block.column)}:{cell_ref(block.last_row, block.column)}"
-                self.add_cell(_block_cell(ref, block.values, ctx), ctx, formula_ranges)
-            return self
+            return _push_present(self, worksheet, context, raw)
 
         def finish(self, *args, **kwargs):
-            self._compile_read_aliases()
+            _compile_read_aliases(self)
             return super().finish(*args, **kwargs)
 
-        def _compile_read_aliases(self):
-            """Hand the engine every showing cell (:mod:`xlbridge.batch.read.aliases`) that a formula it
-            evaluates reads: any range node of this workbook covering one."""
-            from ..read.bookdata import CellView
-
-            aliases = self.__dict__.get("_xlbridge_aliases")
-            state = self.__dict__.get("_xlbridge_links")
-            if aliases is None or state is None or not aliases.cells:
-                return
-            seen: set = set()
-            while True:
-                found = []
-                for node in list(self.dsp.data_nodes):
-                    if not isinstance(node, str) or "!" not in node or node in seen:
-                        continue
-                    seen.add(node)
-                    book = BOOK_OF_NODE.match(node)
-                    if book is None or book.group("dir") not in ("", ".") or book.group("file").upper() != state.main:
-                        continue
-                    sheet, ref = split_node(node)
-                    found += [(sheet, pos, alias) for pos, alias in aliases.take(sheet, ref)]
-                if not found:
-                    return
-                for sheet, first, last, formula in alias_runs(found):
-                    _, ctx, references, formula_references, formula_ranges = self._xlbridge_alias_ctx[sheet]
-                    anchor = cell_ref(*first)
-                    if first != last:  # a run of a column: one array formula over it, one node
-                        formula_references = {**formula_references, anchor: f"{anchor}:{cell_ref(*last)}"}
-                    cell = sh.await_result(
-                        self.compile_cell(CellView(anchor, formula, "f"), ctx, references, formula_references))
-                    if first != last and formula.startswith("=IFERROR(") and type(cell.func) is CellWrapper:
-                        cell.func.__class__ = _GuardedRun  # the same formula, one pass over the run
-                    self.add_cell(cell, ctx, formula_ranges)
-
         def _assemble_ranges(self, cells, nodes=None, compact=1):
-            """formulas' own ``_assemble_ranges`` on the streamed path, its cells given as rectangles by
-            :meth:`assemble`: a range node of one rectangle is a :class:`_BoxAssembler` (a rectangle that
-            does not meet its range adds nothing to it), one of several rectangles a
-            :class:`_LeanAssembler` given each rectangle's cell pairs.
-            """
+            """formulas' own ``_assemble_ranges``, or on the streamed path :func:`_assemble_rectangles`."""
             state = self.__dict__.get("_xlbridge_links")
             if state is None or not state.sheets or self.__dict__.get("_xlbridge_cell_sets"):
                 return super()._assemble_ranges(cells, nodes=nodes, compact=compact)  # (formulas' own)
-            get, dsp = sh.get_nested_dicts, self.dsp
-            pred = dsp.dmap.pred
-            if nodes is None:
-                nodes = {k for k in dsp.data_nodes if k not in dsp.default_values}
-            it = (k for k in nodes if not pred[k] and not isinstance(k, sh.Token))
-            ranges = []
-            for n_id in it:  # (``cells``: rectangles, from ``assemble`` below)
-                try:
-                    ra = _BoxAssembler(n_id, compact=compact)
-                except ValueError:
-                    try:  # a range of several rectangles: the set-based assembler
-                        ra = _LeanAssembler(n_id, compact=compact)
-                    except ValueError:
-                        continue
-                rng = ra.range.ranges[0]
-                for out, rect in get(cells, "range", rng["sheet_id"], default=list):
-                    if isinstance(ra, _BoxAssembler):
-                        if not ra.push_box(out, rect):
-                            break
-                    elif not ra.push(rect_indices(rect), out):
-                        break
-                single = get(cells, "cell", rng["sheet_id"])
-                if isinstance(ra, _BoxAssembler):
-                    ra.push_cells(single)
-                else:
-                    ra.push(single)
-                ranges.append(ra)
-            ranges = sorted(ranges, key=lambda x: x.missing_count() if isinstance(x, _BoxAssembler) else len(x.missing))
-            for ra in ranges:
-                ra.add(dsp)
+            _assemble_rectangles(self, cells, nodes, compact)
 
         def assemble(self, compact=1):
             """formulas' ``assemble`` with each cell node's cells as a rectangle (row1, column1, row2,
-            column2) rather than a set of (column, row) pairs (see :class:`_BoxAssembler`), on the
+            column2) rather than a set of (column, row) pairs (see :func:`_box_assembler_class`), on the
             streamed path; a node of several rectangles keeps the stock reading of the whole model."""
             state = self.__dict__.get("_xlbridge_links")
             if state is None or not state.sheets or self.__dict__.get("_xlbridge_cell_sets"):
                 return super().assemble(compact=compact)
-            cells: dict = {}
-            get = sh.get_nested_dicts
-            found = []
-            for c in self.cells.values():
-                if isinstance(c, Ref):
-                    continue
-                rngs = c.range.ranges
-                if rngs[0].get("anchor"):
-                    continue
-                if len(rngs) != 1:  # (not met in a workbook: formulas' own reading, cell sets and all)
-                    self.__dict__["_xlbridge_cell_sets"] = True
-                    return super().assemble(compact=compact)
-                r = rngs[0]
-                found.append((c.output, r["sheet_id"], (int(r["r1"]), r["n1"], int(r["r2"]), r["n2"])))
-            for output, sheet_id, (r1, n1, r2, n2) in found:
-                if r1 == r2 and n1 == n2:
-                    get(cells, "cell", sheet_id)[(n1, r1)] = output
-                else:
-                    get(cells, "range", sheet_id, default=list).append((output, (r1, n1, r2, n2)))
+            cells = _cell_rectangles(self)
+            if cells is None:  # (not met in a workbook: formulas' own reading, cell sets and all)
+                self.__dict__["_xlbridge_cell_sets"] = True
+                return super().assemble(compact=compact)
             self._assemble_ranges(cells, compact=compact)
             return self
 
@@ -630,42 +492,19 @@ def model_class():
             except Exception as exc:  # a formula the engine cannot read: an error of this cell only
                 if is_memory_error(exc):  # (constant parts are evaluated while compiling)
                     raise
-                value = cell.value if isinstance(cell.value, str) else getattr(cell.value, "text", "")
-                value = value if isinstance(value, str) else ""
-                dde, link = "|" in value, names_other_book(value)
-                state = self.__dict__.get("_xlbridge_links")
-                if state is not None:
-                    state.cell_messages[(str(context.get("sheet", "")).upper(), cell.coordinate)] = (
-                        DDE_NOT_FOLLOWED if dde else LINK_NOT_FOLLOWED if link else
-                        f"formula not understood by the formula engine: {clip(value, 60)}")
-                crd = formula_references.get(cell.coordinate, cell.coordinate)
-                return self._compile_cell(crd, "=#REF!" if dde or link else "=#NAME?", context, True,
-                                          references)
+                return _error_cell(self, cell, context, references, formula_references)
 
         def add_references(self, book, context=None):
             """The workbook's global defined names, as formulas' own ``add_references``, except that a name
-            the engine cannot read becomes an error value instead of failing the whole workbook: a name
-            written ``[secret.xlsx]S!$A$1`` (not quoted, as no Excel writes it) is read as the quoted
-            ``'[secret.xlsx]S'!$A$1`` (and so refused like any link), one with a DDE link or another book
-            in it is ``#REF!``, any other ``#NAME?``."""
+            the engine cannot read becomes an error value instead of failing the whole workbook
+            (:func:`_defined_name`)."""
             refs: dict = {}
             nodes: set = set()
             it = book.defined_names
             for n in (it.values() if isinstance(it, dict) else it.definedName):
                 if n.hidden or n.localSheetId is not None:
                     continue  # only global names, as formulas does
-                text = str(n.value or "")
-                bare = text[1:] if text.startswith("=") else text  # a name written with its "="
-                for candidate in (text, quote_other_books(text), bare, quote_other_books(bare)):
-                    try:
-                        ref = Ref(n.name.upper(), "=%s" % candidate, context).compile(context=context)
-                        break
-                    except Exception as exc:
-                        if is_memory_error(exc):
-                            raise
-                else:
-                    bad = "|" in text or names_other_book(text)
-                    ref = Ref(n.name.upper(), "=#REF!" if bad else "=#NAME?", context).compile(context=context)
+                ref = _defined_name(Ref, n, context)
                 nodes.update(ref.add(self.dsp, context=context))
                 refs[ref.output] = None
                 self.cells[ref.output] = ref
@@ -673,6 +512,248 @@ def model_class():
             return refs
 
     return XlbridgeExcelModel
+
+
+# --------------------------------------------------------------------------------------------------
+# the steps of the model (model_class) that override nothing of formulas': functions of the model
+
+
+def _open_book(model: Any, state: Any, book: Any, ctx: dict, data_only: bool) -> tuple[str, dict]:
+    """(the engine's key of a book, its data) for ``add_book`` of the model: the workbook itself (the one
+    file the model opens), or a linked book's cached copy; any other book refused."""
+    got = internals()
+    sh, BOOK, SHEETS = got.sh, got.BOOK, got.SHEETS
+    directory, filename = ctx.get("directory") or "", ctx.get("filename") or ""
+    if model.basedir is None:  # the workbook itself: the one file this model opens
+        if os.path.realpath(os.path.join(directory, filename)) != state.path:
+            raise ExternalLinkRefused(LINK_NOT_FOLLOWED)
+        model.basedir = os.path.dirname(state.path)
+        state.main = key = filename.upper()
+        data = sh.get_nested_dicts(model.books, key)
+        data[BOOK] = load_engine_workbook(state.path, data_only) if state.book is None else state.book
+        data["external_links"] = dict(state.link_names)
+        for sheet, read in state.sheets.items():  # the array formulas, as openpyxl would list them
+            sh.get_nested_dicts(model.books, key, SHEETS, sheet)["formula_references"] = dict(read.array_refs)
+    elif directory in ("", ".") and filename.upper() == state.main:
+        key = state.main
+        data = sh.get_nested_dicts(model.books, key)
+    else:
+        link = state.by_name.get(filename.upper()) if directory in ("", ".") else None
+        if link is None:
+            state.refused.add(book if isinstance(book, str) else filename)
+            raise ExternalLinkRefused(LINK_NOT_FOLLOWED)
+        key = filename.upper()
+        data = sh.get_nested_dicts(model.books, key)
+        if BOOK not in data:
+            data[BOOK] = cached_workbook(link)
+            data["external_links"] = {}
+    return key, data
+
+
+def _sparse_view(model: Any, worksheet: Any) -> _SparseSheet:
+    """The :class:`_SparseSheet` of a worksheet, one per sheet, kept alive with it (``complete`` caches
+    max_row per sheet object)."""
+    raw = worksheet._ws if isinstance(worksheet, _SparseSheet) else worksheet
+    views = model.__dict__.setdefault("_xlbridge_sparse_views", {})
+    view = views.get(id(raw))
+    if view is None or view[1] is not raw:
+        view = views[id(raw)] = (_SparseSheet(raw), raw)
+    return view[0]
+
+
+def _begin_sheet(model: Any, worksheet: Any, context: dict) -> tuple:
+    """Register a sheet with the engine; return it with the compile context and reference tables."""
+    record_phase("compiling", getattr(worksheet, "title", ""))
+    worksheet, context = model.add_sheet(worksheet, context)
+    ctx = {"external_links": model.external_links(context)}
+    ctx.update(context)
+    return (worksheet, ctx, model.references, model.formula_references(context), model.formula_ranges(context))
+
+
+def _push_present(model: Any, worksheet: Any, context: dict, raw: Any) -> Any:
+    """Add a sheet read by openpyxl (``raw``): its cells that hold a value, array formulas' cached values
+    left out."""
+    sh = internals().sh
+    worksheet, ctx, references, formula_references, formula_ranges = _begin_sheet(model, worksheet, context)
+    for pos in _array_cells(raw):  # (the engine's own copy of the book: nothing else reads it)
+        if getattr(raw._cells[pos], "data_type", None) != "f":
+            del raw._cells[pos]  # a cached value: gone for this compiling and for ``complete``'s
+    cells = [model.compile_cell(c, ctx, references, formula_references)
+             for _, c in sorted(worksheet._cells.items())
+             if hasattr(c, "value") and c.value is not None]
+    for cell in cells:
+        model.add_cell(sh.await_result(cell), ctx, formula_ranges)
+    return model
+
+
+def _push_streamed(model: Any, worksheet: Any, context: dict, read: Any) -> Any:
+    """Add a streamed sheet: formula and special cells one by one, constants as column blocks."""
+    from ..read.bookdata import CellView, constant_blocks
+
+    sh = internals().sh
+    worksheet, ctx, references, formula_references, formula_ranges = _begin_sheet(model, worksheet, context)
+    title = str(getattr(worksheet, "title", "")).upper()
+    aliases = model.__dict__.setdefault("_xlbridge_aliases", AliasIndex())
+    shown = model.__dict__.get("_xlbridge_shown", {})
+    singles = []
+    for pos, text in read.formulas.items():
+        alias = shown.get((title, pos))
+        if alias is not None:
+            aliases.add(title, pos, alias)  # valued after the engine (batch.aliases), unless read
+            continue
+        singles.append((pos, CellView(cell_ref(*pos), text, "f")))
+    if title in aliases.cells:
+        model.__dict__.setdefault("_xlbridge_alias_ctx", {})[title] = (
+            read, ctx, references, formula_references, formula_ranges)
+    singles += [(pos, CellView(cell_ref(*pos), v, t)) for pos, (v, t) in read.special.items()]
+    singles.sort(key=lambda x: x[0])
+    cells = [model.compile_cell(view, ctx, references, formula_references) for _, view in singles]
+    for cell in cells:
+        model.add_cell(sh.await_result(cell), ctx, formula_ranges)
+    barriers: dict = {}
+    for (r, c) in [*read.formulas, *read.special]:
+        barriers.setdefault(c, []).append((r, r))
+    for r1, c1, r2, c2 in read.layout.array_ranges:
+        for c in range(c1, c2 + 1):
+            barriers.setdefault(c, []).append((r1, r2))
+    for block in constant_blocks(read.columns, barriers, empty=sh.EMPTY):
+        ref = f"{cell_ref(block.first_row, block.column)}:{cell_ref(block.last_row, block.column)}"
+        model.add_cell(_block_cell(ref, block.values, ctx), ctx, formula_ranges)
+    return model
+
+
+def _compile_read_aliases(model: Any) -> None:
+    """Hand the engine every showing cell (:mod:`xlbridge.batch.read.aliases`) that a formula it
+    evaluates reads: any range node of this workbook covering one."""
+    from ..read.bookdata import CellView
+
+    aliases = model.__dict__.get("_xlbridge_aliases")
+    state = model.__dict__.get("_xlbridge_links")
+    if aliases is None or state is None or not aliases.cells:
+        return
+    got = internals()
+    sh, CellWrapper = got.sh, got.CellWrapper
+    seen: set = set()
+    while True:
+        found = []
+        for node in list(model.dsp.data_nodes):
+            if not isinstance(node, str) or "!" not in node or node in seen:
+                continue
+            seen.add(node)
+            book = BOOK_OF_NODE.match(node)
+            if book is None or book.group("dir") not in ("", ".") or book.group("file").upper() != state.main:
+                continue
+            sheet, ref = split_node(node)
+            found += [(sheet, pos, alias) for pos, alias in aliases.take(sheet, ref)]
+        if not found:
+            return
+        for sheet, first, last, formula in alias_runs(found):
+            _, ctx, references, formula_references, formula_ranges = model._xlbridge_alias_ctx[sheet]
+            anchor = cell_ref(*first)
+            if first != last:  # a run of a column: one array formula over it, one node
+                formula_references = {**formula_references, anchor: f"{anchor}:{cell_ref(*last)}"}
+            cell = sh.await_result(
+                model.compile_cell(CellView(anchor, formula, "f"), ctx, references, formula_references))
+            if first != last and formula.startswith("=IFERROR(") and type(cell.func) is CellWrapper:
+                cell.func.__class__ = guarded_run_class()  # the same formula, one pass over the run
+            model.add_cell(cell, ctx, formula_ranges)
+
+
+def _assemble_rectangles(model: Any, cells: dict, nodes: Any, compact: int) -> None:
+    """formulas' own ``_assemble_ranges`` on the streamed path, its cells given as rectangles by
+    ``assemble`` (:func:`_cell_rectangles`): a range node of one rectangle is a ``_BoxAssembler``
+    (a rectangle that does not meet its range adds nothing to it), one of several rectangles a
+    ``_LeanAssembler`` given each rectangle's cell pairs.
+    """
+    _LeanAssembler, _BoxAssembler = _lean_assembler_class(), _box_assembler_class()
+    sh = internals().sh
+    get, dsp = sh.get_nested_dicts, model.dsp
+    pred = dsp.dmap.pred
+    if nodes is None:
+        nodes = {k for k in dsp.data_nodes if k not in dsp.default_values}
+    it = (k for k in nodes if not pred[k] and not isinstance(k, sh.Token))
+    ranges = []
+    for n_id in it:  # (``cells``: rectangles, from ``assemble`` below)
+        try:
+            ra = _BoxAssembler(n_id, compact=compact)
+        except ValueError:
+            try:  # a range of several rectangles: the set-based assembler
+                ra = _LeanAssembler(n_id, compact=compact)
+            except ValueError:
+                continue
+        rng = ra.range.ranges[0]
+        for out, rect in get(cells, "range", rng["sheet_id"], default=list):
+            if isinstance(ra, _BoxAssembler):
+                if not ra.push_box(out, rect):
+                    break
+            elif not ra.push(_rect_indices(rect), out):
+                break
+        single = get(cells, "cell", rng["sheet_id"])
+        if isinstance(ra, _BoxAssembler):
+            ra.push_cells(single)
+        else:
+            ra.push(single)
+        ranges.append(ra)
+    ranges = sorted(ranges, key=lambda x: x.missing_count() if isinstance(x, _BoxAssembler) else len(x.missing))
+    for ra in ranges:
+        ra.add(dsp)
+
+
+def _cell_rectangles(model: Any) -> dict | None:
+    """The model's cell nodes as rectangles (row1, column1, row2, column2), for ``assemble``:
+    {"cell": {sheet: {(column, row): node}}, "range": {sheet: [(node, rectangle)]}}; None if a node
+    has several rectangles."""
+    got = internals()
+    get, Ref = got.sh.get_nested_dicts, got.Ref
+    cells: dict = {}
+    found = []
+    for c in model.cells.values():
+        if isinstance(c, Ref):
+            continue
+        rngs = c.range.ranges
+        if rngs[0].get("anchor"):
+            continue
+        if len(rngs) != 1:
+            return None
+        r = rngs[0]
+        found.append((c.output, r["sheet_id"], (int(r["r1"]), r["n1"], int(r["r2"]), r["n2"])))
+    for output, sheet_id, (r1, n1, r2, n2) in found:
+        if r1 == r2 and n1 == n2:
+            get(cells, "cell", sheet_id)[(n1, r1)] = output
+        else:
+            get(cells, "range", sheet_id, default=list).append((output, (r1, n1, r2, n2)))
+    return cells
+
+
+def _error_cell(model: Any, cell: Any, context: dict, references: Any, formula_references: dict) -> Any:
+    """A formula the engine cannot read, compiled as an error of its cell only (``#NAME?``; ``#REF!`` for
+    a DDE link or another book), the reason kept for the cell's message."""
+    value = cell.value if isinstance(cell.value, str) else getattr(cell.value, "text", "")
+    value = value if isinstance(value, str) else ""
+    dde, link = "|" in value, names_other_book(value)
+    state = model.__dict__.get("_xlbridge_links")
+    if state is not None:
+        state.cell_messages[(str(context.get("sheet", "")).upper(), cell.coordinate)] = (
+            DDE_NOT_FOLLOWED if dde else LINK_NOT_FOLLOWED if link else
+            f"formula not understood by the formula engine: {clip(value, 60)}")
+    crd = formula_references.get(cell.coordinate, cell.coordinate)
+    return model._compile_cell(crd, "=#REF!" if dde or link else "=#NAME?", context, True, references)
+
+
+def _defined_name(Ref: Any, n: Any, context: Any) -> Any:
+    """A global defined name compiled as formulas' ``Ref``: a name written ``[secret.xlsx]S!$A$1`` (not
+    quoted, as no Excel writes it) is read as the quoted ``'[secret.xlsx]S'!$A$1`` (and so refused like any
+    link), one with a DDE link or another book in it is ``#REF!``, any other the engine cannot read ``#NAME?``."""
+    text = str(n.value or "")
+    bare = text[1:] if text.startswith("=") else text  # a name written with its "="
+    for candidate in (text, quote_other_books(text), bare, quote_other_books(bare)):
+        try:
+            return Ref(n.name.upper(), "=%s" % candidate, context).compile(context=context)
+        except Exception as exc:
+            if is_memory_error(exc):
+                raise
+    bad = "|" in text or names_other_book(text)
+    return Ref(n.name.upper(), "=#REF!" if bad else "=#NAME?", context).compile(context=context)
 
 
 def _block_cell(ref: str, values, context):

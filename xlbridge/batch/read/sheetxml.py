@@ -41,7 +41,7 @@ import dataclasses
 import functools
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple, NoReturn
 
 from ...core.errors import WorkbookError
 from ..cells import MAX_COL, MAX_ROW, CellSpan, SheetLayout, cell_ref, parse_range, parse_ref
@@ -223,428 +223,119 @@ def read_sheet_half(data: bytes, half: Half = WHOLE, *, part: str = "worksheet",
     (``extras``). ``reading_on()``: called once a head reading finds no row at the split and reads on
     (the tail's work is then of no use). Returns (the reading, extras).
     """
-    head, tail, reading_on = half.head, half.tail, half.reading_on
+    rd = _Reading(data, half, part, sheet, cell_formats, shared_strings, values, full)
+    start, end, chars, where = _handlers(rd)
+    confirmed = _parse(rd, start, end, chars, where)
+    at = where()
+    if confirmed:  # (a head that stopped at its split: the tail reads on from there)
+        rd.extras.update(confirmed=True, last_row=at.cur_row, masters=rd.shared_formulae)
+    else:
+        sd = rd.sd
+        if not sd:
+            rd.damaged("no sheetData")
+        if values and half.tail is None and sd[3] is not None and data.find(b"xmlns", sd[1], sd[3]) >= 0:
+            rd.note("a namespace declared (or the word xmlns written) inside the sheet data")
+    return rd.result(at.q_prefix, at.ncells), rd.extras
+
+
+def _new_parser(part: str) -> Any:
+    """An expat parser (attributes as a dict, text in one piece) refusing DTDs and entity declarations."""
     import xml.parsers.expat as expat
-
-    label = f"sheet {clip(sheet)[1:-1]}" if sheet is not None else f"worksheet {clip(part, 80)[1:-1]}"
-
-    def damaged(what: str) -> None:
-        raise WorkbookError(f"damaged workbook: {label}: {what}")
 
     parser = expat.ParserCreate()
     parser.buffer_text = True  # attributes come as a dict, in document order
 
-    def refuse(_what: str) -> Any:
+    def refuse(_what: str) -> Any:  # (no reference to the reading: the parser would keep it alive)
         raise WorkbookError(f"refused: XML part {part} contains a DTD or entity declaration")
 
     defuse(parser, refuse)
+    return parser
 
-    cells: dict = {}
-    rows: dict = {}
-    formula_cells: dict = {}
-    array_ranges: list = []
-    columns: dict = {}
-    formulas: dict = {}
-    array_refs: dict = {}
-    special: dict = {}
-    shared_formulae: dict = {}
-    unusual: list = []
-    declarations: list = []  # the root element's xmlns declarations (to read an <is> snippet alone)
-    sd: list = []  # <sheetData>: [qname, start, first child start or None, end tag start or None, end]
-    starts = [0] * 6  # start offset of the open element at each depth
-    evs = [0] * 6  # event number at its start (no event since: an empty-element tag)
-    active: list = []  # array ranges that may still hold cells of the rows to come
-    row_arrays: list = []  # (c1, c2) of the array ranges covering the current row
-    text: list = []
-    depth = ev = cur_row = cur_col = ncells = collecting = 0  # collecting: 1 <v> text, 2 <f> text
-    row_cells: dict = {}  # (compact layout) row -> [(column, start)] where an array range lacks a cell
-    this_row: list = []  # [(column, start)] of the cells of the current row, when it meets an array range
-    in_sd = in_row = in_cell = False
-    q_row = q_c = q_prefix = ""
-    q_children: frozenset = frozenset()
-    row_attrs: dict = {}
-    c_pos: tuple = (0, 0)
-    c_attrs: dict = {}
-    c_t: str | None = None
-    c_children: list = []
-    c_v: str | None = None
-    c_f: list | None = None
-    c_is: tuple | None = None
-    c_in_array = False
-    match_style = _STYLE_RE.match
-    styles_ok: set = set()
-    row_text = ""
-    columns_of = _COLUMNS
 
-    def note(why: str) -> None:
-        if values and not unusual:
-            unusual.append(why)
-            if tail is not None:  # (where, for the merge: the first note in the document's order wins)
-                extras["note_at"] = parser.CurrentByteIndex
+@dataclasses.dataclass(eq=False)
+class _Reading:
+    """One reading of :func:`read_sheet_half`: what it was given, its parser, the containers its handlers
+    fill, and its two ways of saying what it found (:meth:`note`, :meth:`damaged`)."""
 
-    def foreign(name: str, local: str, inside: str, what: str) -> bool:
-        # not the expected element: skipped (True) unless only its namespace differs (noted, read)
-        if name.rsplit(":", 1)[-1] != local:
-            note(f"element {clip(name, 20)} in {inside}")
-            return True
-        note(f"{what} outside the spreadsheet namespace")
-        return False
+    data: bytes
+    half: Half
+    part: str
+    sheet: str | None
+    cell_formats: int | None
+    shared_strings: list[str] | None
+    values: bool
+    full: bool
 
-    def span_end(s_idx: int, idx: int, empty: bool) -> int:
-        # an empty-element tag <x/>: no event since its start, and expat reports its end after "/>"
-        if empty and idx > s_idx and data[idx - 2: idx] == b"/>":
-            return idx
-        return data.index(b">", idx) + 1
+    def __post_init__(self) -> None:
+        """The parser and the empty containers (a tail reading's: as the head leaves them at the split)."""
+        sheet, part, tail = self.sheet, self.part, self.half.tail
+        self.label = f"sheet {clip(sheet)[1:-1]}" if sheet is not None else f"worksheet {clip(part, 80)[1:-1]}"
+        self.parser = _new_parser(part)
+        self.cells: dict = {}
+        self.rows: dict = {}
+        self.formula_cells: dict = {}
+        self.array_ranges: list = []
+        self.columns: dict = {}
+        self.formulas: dict = {}
+        self.array_refs: dict = {}
+        self.special: dict = {}
+        self.shared_formulae: dict = {}
+        self.unusual: list = []
+        self.declarations: list = []  # the root element's xmlns declarations (to read an <is> snippet alone)
+        self.sd: list = []  # <sheetData>: [qname, start, first child start or None, end tag start or None, end]
+        self.row_cells: dict = {}  # (compact layout) row -> [(column, start)] where an array range lacks a cell
+        self.starts = [0] * 6  # start offset of the open element at each depth
+        self.evs = [0] * 6  # event number at its start (no event since: an empty-element tag)
+        self.active: list = []  # array ranges that may still hold cells of the rows to come
+        self.row_arrays: list = []  # (c1, c2) of the array ranges covering the current row
+        self.text: list = []  # the pieces of text of the current value or formula
+        self.this_row: list = []  # [(column, start)] of the cells of the current row, when it meets an array range
+        self.row_attrs: dict = {}  # the current row's attributes
+        self.root_is_worksheet = tail is not None  # (a tail's root: as the head found it)
+        self.extras: dict = {"confirmed": False}
+        self.later: list | None = None  # (tail) [(column, index in its values)] of the shared strings left to the merge
+        # (tail) the indices of shared-string cells inside array ranges: checked in the merge
+        self.later_unseen: list = []
+        if tail is not None:
+            if self.shared_strings is SHARED_LATER:
+                self.later = self.extras["later"] = []
+                self.extras["later_unseen"] = self.later_unseen
+            self.extras.update(pending=[], masters=set(), note_at=None)
+            self.declarations.extend(tail[1])
+            self.sd[:] = [tail[2], -1, -1, None, None]
 
-    def child_start(name: str, attrs: dict) -> None:
-        nonlocal collecting, c_f, c_v
-        local = name.rsplit(":", 1)[-1]
-        if name not in q_children and local in ("f", "v", "is"):
-            note(f"element {clip(name, 20)} outside the spreadsheet namespace in a cell")
-        if local == "v":
-            if c_v is not None:
-                note("a cell with two values")
-            c_v = ""
-            collecting = 1
-            text.clear()
-        elif local == "f":
-            if c_f is not None:
-                note("a cell with two formulas")
-            fa = attrs
-            c_f = [fa, None]
-            collecting = 2
-            text.clear()
-            if fa.get("t") == "array" and fa.get("ref"):
-                try:
-                    rng = parse_range(fa["ref"])
-                except WorkbookError:
-                    damaged(f"cell {cell_ref(*c_pos)}: array range {clip(fa['ref'])} is not a range")
-                array_ranges.append(rng)
-                active.append(rng)
-                if (rng[0], rng[1]) < c_pos:
-                    note("an array range that starts before its formula's cell")
-                if rng[0] <= cur_row <= rng[2]:
-                    row_arrays.append((rng[1], rng[3]))
-        else:
-            collecting = 0
+    def note(self, why: str) -> None:
+        """Note why this pass cannot vouch for openpyxl's reading (the first reason only; with ``values``)."""
+        if self.values and not self.unusual:
+            self.unusual.append(why)
+            if self.half.tail is not None:  # (where, for the merge: the first note in the document's order wins)
+                self.extras["note_at"] = self.parser.CurrentByteIndex
 
-    def row_start(attrs: dict) -> None:
-        nonlocal cur_row, cur_col, row_text
-        r = attrs.get("r")
-        other = len(attrs) > ("r" in attrs) + ("spans" in attrs)
-        if r is None:
-            row = cur_row + 1
-        elif _ROW_RE.match(r) and 1 <= int(r) <= MAX_ROW:
-            row = int(r)
-        else:
-            damaged(f"row number {clip(r)} is not a whole number from 1 to {MAX_ROW}")
-        if row <= cur_row or row > MAX_ROW:
-            damaged(f"row {row} comes after row {cur_row} (rows out of order or repeated)")
-        cur_row = row
-        row_text = str(row)
-        cur_col = 0
-        if values and other:
-            pairs = tuple((k, v) for k, v in attrs.items() if k not in ("r", "spans"))
-            if not _row_dimension_check(pairs, cell_formats):
-                note(f"row {row}: display attributes openpyxl does not accept")
-        row_arrays.clear()
-        if active:
-            active[:] = [a for a in active if a[2] >= row]
-            row_arrays.extend((a[1], a[3]) for a in active if a[0] <= row)
+    def damaged(self, what: str) -> NoReturn:
+        """Refuse the part as Excel would call it damaged, naming the sheet."""
+        raise WorkbookError(f"damaged workbook: {self.label}: {what}")
 
-    def start(name: str, attrs: dict) -> None:
-        nonlocal depth, ev, in_cell, in_row, in_sd, cur_col, ncells, collecting
-        nonlocal c_pos, c_attrs, c_t, c_children, c_v, c_f, c_is, c_in_array, row_attrs
-        nonlocal q_row, q_c, q_prefix, q_children
-        idx = parser.CurrentByteIndex
-        ev += 1
-        d = depth
-        depth = d + 1
-        if d < 6:
-            starts[d] = idx
-            evs[d] = ev
-        if d == 4:
-            if in_cell:
-                child_start(name, attrs)
-            return
-        if d == 3:
-            if not in_row:
-                return
-            if name != q_c and foreign(name, "c", "a row", "a cell"):
-                return
-            # a cell: <c r="A1" s="3" t="n">
-            in_cell = True
-            r = attrs.get("r")
-            s = attrs.get("s")
-            if s is not None:
-                if s in styles_ok:
-                    pass
-                elif not match_style(s):
-                    damaged(f"cell {clip(r or '?', 12)[1:-1]}: style number {clip(s)} is not a whole number")
-                elif cell_formats is not None and int(s) >= max(cell_formats, 0):
-                    damaged(f"cell {clip(r or '?', 12)[1:-1]}: style number {int(s)} names no cell format "
-                            f"(the workbook has {cell_formats})")
-                else:
-                    styles_ok.add(s)  # (a style number met once is checked once)
-            elif cell_formats is not None and cell_formats <= 0:
-                damaged(f"cell {clip(r or '?', 12)[1:-1]}: style number 0 names no cell format "
-                        f"(the workbook has {cell_formats})")
-            if r is not None:
-                digits = r.lstrip(_LETTERS)
-                cc = columns_of[r[: len(r) - len(digits)]]  # (a dict lookup; __missing__ reads new letters)
-                if cc and digits == row_text:
-                    rr = cur_row  # (the row's own number, written as the row wrote it: checked there)
-                elif cc and 0 < len(digits) <= 7 and digits.isdigit() and digits.isascii():
-                    rr = int(digits)
-                    if rr > MAX_ROW or not rr:
-                        damaged(f"cell reference {clip(r)} is not a cell of an Excel sheet (A1 to XFD{MAX_ROW})")
-                else:
-                    try:
-                        rr, cc = parse_ref(r)
-                    except WorkbookError:
-                        damaged(f"cell reference {clip(r)} is not a cell of an Excel sheet (A1 to XFD{MAX_ROW})")
-                    note(f"cell reference {clip(r, 12)} not written plainly")
-                if rr != cur_row:
-                    damaged(f"cell {r} inside row {cur_row}")
-                if cc <= cur_col:
-                    damaged(f"cell {r} comes after column {cur_col} of its row (cells out of order or repeated)")
-                cur_col = cc
-            else:
-                cur_col += 1
-                if cur_col > MAX_COL:
-                    damaged(f"row {cur_row} has more than {MAX_COL} cells")
-            ncells += 1
-            if not full:
-                this_row.append((cur_col, idx))
-            c_pos = (cur_row, cur_col)
-            c_attrs = attrs
-            c_t = attrs.get("t")
-            c_children = []
-            c_v = c_f = c_is = None
-            collecting = 0
-            c_in_array = False
-            for c1, c2 in row_arrays:
-                if c1 <= cur_col <= c2:
-                    c_in_array = True
-                    break
-            return
-        if d == 2:
-            if not in_sd:
-                return
-            if sd[2] is None:
-                sd[2] = idx  # first element inside sheetData
-            if name != q_row and foreign(name, "row", "the sheet data", "a row"):
-                return
-            in_row = True
-            row_attrs = attrs
-            row_start(attrs)
-            return
-        if d >= 5:
-            if in_cell and collecting:
-                note("an element inside a value or formula")
-            elif in_cell and name.rsplit(":", 1)[-1] not in _INLINE_TEXT_ELEMENTS:
-                # openpyxl refuses the whole book for e.g. a <row> inside <is>: let its reader decide
-                note(f"element {clip(name, 20)} in a cell's text")
-            return
-        if d == 1:
-            if name.rsplit(":", 1)[-1] == "sheetData" and root_is_worksheet[0]:
-                if sd:
-                    note("two sheetData elements")
-                q_prefix = name[: -len("sheetData")]
-                sd[:] = [name, idx, None, None, None]
-                in_sd = True
-                q_row, q_c = q_prefix + "row", q_prefix + "c"
-                q_children = frozenset(q_prefix + x for x in ("f", "v", "is"))
-                want = "xmlns" + (":" + q_prefix[:-1] if q_prefix else "")
-                if dict(declarations).get(want) != MAIN_NS:
-                    note("the sheet data outside the spreadsheet namespace")
-            return
-        # d == 0: the root element
-        root_is_worksheet[0] = name.rsplit(":", 1)[-1] == "worksheet"
-        declarations.extend((k, v) for k, v in attrs.items() if k.startswith("xmlns"))
+    def result(self, prefix: str, ncells: int) -> SheetRead:
+        """What the reading found, as :func:`read_sheet` returns it."""
+        layout = SheetLayout(self.cells, self.rows, tuple(self.sd), self.formula_cells, tuple(self.array_ranges),
+                             prefix, self.full, self.row_cells)
+        return SheetRead(layout, self.columns, self.formulas, self.array_refs, self.special,
+                         self.unusual[0] if self.unusual else None, ncells)
 
-    root_is_worksheet = [False]
 
-    def chars(data_text: str) -> None:
-        nonlocal ev
-        ev += 1
-        if collecting and depth == 5:
-            text.append(data_text)
+def _parse(rd: _Reading, start: Callable[[str, dict], None], end: Callable[[str], None],
+           chars: Callable[[str], None], where: Callable[[], _Where]) -> bool:
+    """Run expat over the part with these handlers, whole, from the tail's split or up to the head's;
+    True when a head reading stops at its split (a row of the sheet data starts there)."""
+    import xml.parsers.expat as expat
 
-    def end(name: str) -> None:
-        nonlocal depth, ev, in_cell, in_row, in_sd, collecting, c_v, c_is
-        idx = parser.CurrentByteIndex
-        depth -= 1
-        d = depth
-        empty = evs[d] == ev if d < 6 else False
-        ev += 1
-        if d == 4:
-            if not in_cell:
-                return
-            s_idx = starts[4]
-            c_children.append((name, s_idx, idx, empty))
-            if collecting == 1:
-                c_v = "".join(text)
-            elif collecting == 2:
-                c_f[1] = "".join(text)  # type: ignore[index]
-                formula_cells[c_pos] = c_f[1]  # type: ignore[index]
-            elif c_is is None and name.rsplit(":", 1)[-1] == "is":
-                c_is = (s_idx, span_end(s_idx, idx, empty))
-            collecting = 0
-            return
-        if d == 3:
-            if in_cell:
-                in_cell = False
-                end_cell(name, starts[3], idx, empty)
-            return
-        if d == 2:
-            if in_row:
-                in_row = False
-                if not full:
-                    end_row_cells()
-                s_idx = starts[2]
-                e_idx = span_end(s_idx, idx, empty)
-                is_empty = e_idx == idx
-                rows[cur_row] = (name, s_idx, e_idx, None if is_empty else idx, tuple(row_attrs.items()))
-            return
-        if d == 1 and in_sd:
-            in_sd = False
-            e_idx = span_end(starts[1], idx, empty)
-            if e_idx == idx:  # <sheetData/>
-                sd[2] = None
-                sd[3] = None
-            else:
-                if sd[2] is None:
-                    sd[2] = idx
-                sd[3] = idx
-            sd[4] = e_idx
-
-    def end_row_cells() -> None:
-        if not row_arrays:
-            this_row.clear()
-            return
-        want: set[int] = set()
-        for c1, c2 in row_arrays:
-            want.update(range(c1, c2 + 1))
-        if len(want) > sum(1 for col, _ in this_row if col in want):  # a cell to insert: keep the row's cells
-            row_cells[cur_row] = list(this_row)
-        this_row.clear()
-
-    def end_cell(qname: str, s_idx: int, idx: int, empty: bool) -> None:
-        pos = c_pos
-        fa = c_f
-        if fa is not None and pos not in formula_cells:
-            formula_cells[pos] = ""
-        if full or fa is not None or c_in_array:
-            kids = tuple([(n if ":" not in n else n.rsplit(":", 1)[-1], s, span_end(s, i, e))
-                          for n, s, i, e in c_children])
-            cells[pos] = CellSpan(qname, s_idx, span_end(s_idx, idx, empty), tuple(c_attrs.items()), kids)
-        if not values:
-            return
-        value: Any
-        if fa is not None:
-            # (a formula without attributes, as most are, needs none of formula_value's readings)
-            formulas[pos] = formula_value(fa[0], fa[1], pos) if fa[0] else "=" + (fa[1] or "")
-            return
-        t = c_t or "n"
-        if t == "inlineStr":
-            if c_is is None:
-                return
-            value = _inline_text(data[c_is[0]:c_is[1]], tuple(declarations))
-            if value is None:
-                note(f"cell {cell_ref(*pos)}: an inline string openpyxl cannot read")
-                return
-        else:
-            v = c_v
-            if not v:
-                return
-            try:
-                if t == "n":
-                    value = _cast_number(v)
-                    if type(value) is float:
-                        value = round(value, 15)
-                elif t == "s":
-                    if shared_strings is None:
-                        note("a shared string without the shared-string table")
-                        return
-                    if later is None:
-                        value = shared_strings[int(v)]
-                    else:
-                        value = int(v)
-                        if c_in_array:  # (skipped below; the whole reading looks it up all the same)
-                            later_unseen.append(value)
-                elif t == "b":
-                    value = bool(int(v))
-                elif t == "str":
-                    value = v
-                else:  # errors ("e"), dates ("d") and unknown types: the engine compiles them one by one
-                    if t == "d":
-                        from openpyxl.utils.datetime import from_ISO8601
-
-                        v = from_ISO8601(v)
-                    if not c_in_array:  # (a cached value inside an array range: the engine skips it)
-                        special[pos] = (v, t)
-                    return
-            except (ValueError, IndexError, OverflowError, TypeError):
-                what = {"n": "a number cell holds", "s": "a shared-string cell holds the index",
-                        "b": "a TRUE/FALSE cell holds", "d": "a date cell holds"}.get(t, f"a cell of type {clip(t)} holds")
-                extra = (f" (the shared-string table has {len(shared_strings):,} strings)"
-                         if t == "s" and shared_strings is not None else "")
-                damaged(f"cell {cell_ref(*pos)}: {what} {clip(v)}, which Excel cannot read{extra}")
-        if c_in_array:
-            return  # a cached value inside an array range: the engine skips it
-        col = columns.get(pos[1])
-        if col is None:
-            col = columns[pos[1]] = ([], [])
-        col[0].append(pos[0])
-        col[1].append(value)
-        if later is not None and t == "s":  # (the index, for the merge to look up: halves)
-            later.append((pos[1], len(col[1]) - 1))
-
-    def formula_value(fa: dict, ftext: str | None, pos: tuple[int, int]) -> str:
-        value = "=" + (ftext or "")
-        kind = fa.get("t")
-        if kind == "array":
-            if fa.get("ref") is None:
-                note(f"cell {cell_ref(*pos)}: an array formula without its range")
-            else:
-                array_refs[cell_ref(*pos)] = fa["ref"]
-            return value
-        if kind == "shared":
-            idx = fa.get("si")
-            coordinate = c_attrs.get("r")
-            if tail is not None and idx not in shared_formulae:
-                if value == "=":  # its group's first cell comes before the split (or nowhere): the merge's
-                    extras["pending"].append((pos, idx, coordinate, parser.CurrentByteIndex))
-                    return value
-                extras["masters"].add(idx)  # (the merge checks that the head has no group of this number)
-            try:
-                if idx in shared_formulae:
-                    return str(shared_formulae[idx].translate_formula(coordinate))
-                if value == "=":  # Excel writes the formula text in the first cell of each shared group
-                    damaged(f"cell {cell_ref(*pos)}: shared formula {clip(idx)} has no first cell holding its "
-                            f"text")
-                shared_formulae[idx] = _translator()(value, coordinate)
-            except WorkbookError:
-                raise
-            except Exception:
-                note(f"cell {cell_ref(*pos)}: a shared formula openpyxl cannot read")
-            return value
-        if kind == "dataTable":
-            note(f"cell {cell_ref(*pos)}: a data-table formula")
-        return value
-
-    extras: dict = {"confirmed": False}
+    parser, data, head, tail = rd.parser, rd.data, rd.half.head, rd.half.tail
     confirmed: list = []
-    later: list | None = None  # (tail) [(column, index in its values)] of the shared strings left to the merge
-    later_unseen: list = []  # (tail) the indices of shared-string cells inside array ranges: checked in the merge
-    if tail is not None and shared_strings is SHARED_LATER:
-        later = extras["later"] = []
-        extras["later_unseen"] = later_unseen
 
     def first_start(name: str, attrs: dict) -> None:  # (head) the first element at or after the split
-        if (parser.CurrentByteIndex == head and depth == 2 and in_sd and not in_row and name == q_row
-                and not any(a[2] > cur_row for a in active)):  # (an array range reaching down: read on, whole)
+        at = where()
+        if (parser.CurrentByteIndex == head and at.depth == 2 and at.in_sd and not at.in_row and name == at.q_row
+                and not any(a[2] > at.cur_row for a in rd.active)):  # (an array range reaching down: read on, whole)
             confirmed.append(True)  # a row of the sheet data starts at the split: the tail's
             parser.StartElementHandler = parser.EndElementHandler = parser.CharacterDataHandler = None
             return
@@ -668,43 +359,492 @@ def read_sheet_half(data: bytes, half: Half = WHOLE, *, part: str = "worksheet",
             tag_end = data.find(b">", head) + 1 or len(data)
             parser.Parse(data[head:tag_end], False)
             if confirmed:
-                extras.update(confirmed=True, last_row=cur_row, masters=shared_formulae)
-                layout = SheetLayout(cells, rows, tuple(sd), formula_cells, tuple(array_ranges), q_prefix, full,
-                                     row_cells)
-                return (SheetRead(layout, columns, formulas, array_refs, special, unusual[0] if unusual else None,
-                                  ncells), extras)
+                return True
             whole()
-            if reading_on is not None:
-                reading_on()
+            if rd.half.reading_on is not None:
+                rd.half.reading_on()
             parser.Parse(data[tag_end:], True)
         elif tail is not None:
-            split, root_declarations, sd_name = tail
-            extras.update(pending=[], masters=set(), note_at=None)
-            parser.Parse(data[:split], False)  # (no handler: expat checks these bytes; the head reads them)
-            declarations.extend(root_declarations)
-            root_is_worksheet[0] = True
-            sd[:] = [sd_name, -1, -1, None, None]
-            q_prefix = sd_name[: -len("sheetData")]
-            q_row, q_c = q_prefix + "row", q_prefix + "c"
-            q_children = frozenset(q_prefix + x for x in ("f", "v", "is"))
-            in_sd, depth, evs[0], evs[1] = True, 2, -1, -1
+            parser.Parse(data[:tail[0]], False)  # (no handler: expat checks these bytes; the head reads them)
             whole()
-            parser.Parse(data[split:], True)
+            parser.Parse(data[tail[0]:], True)
         else:
             whole()
             parser.Parse(data, True)
     except expat.ExpatError as exc:
-        raise WorkbookError(f"damaged workbook: XML part {clip(part, 80)[1:-1]} is not well-formed ({exc})") from None
+        raise WorkbookError(f"damaged workbook: XML part {clip(rd.part, 80)[1:-1]} is not well-formed ({exc})"
+                            ) from None
     finally:
         # the handlers read the parser's byte index: parser -> handler -> parser is a reference cycle that
         # would keep this whole reading alive until a full garbage collection; cut, it goes when dropped
         parser.StartElementHandler = parser.EndElementHandler = parser.CharacterDataHandler = None
-    if not sd:
-        damaged("no sheetData")
-    if values and tail is None and sd[3] is not None and data.find(b"xmlns", sd[1], sd[3]) >= 0:
-        note("a namespace declared (or the word xmlns written) inside the sheet data")
-    layout = SheetLayout(cells, rows, tuple(sd), formula_cells, tuple(array_ranges), q_prefix, full, row_cells)
-    return SheetRead(layout, columns, formulas, array_refs, special, unusual[0] if unusual else None, ncells), extras
+    return False
+
+
+class _Where(NamedTuple):
+    """Where a reading is (``where()`` of :func:`_handlers`): for a head's stop at its split, and its result."""
+
+    depth: int
+    in_sd: bool
+    in_row: bool
+    q_row: str  # the name of a row in the sheet data's namespace
+    cur_row: int
+    q_prefix: str
+    ncells: int  # <c> elements seen
+
+
+_NOTHING: Any = None  # (None, typed Any: what a cell's type, value, formula and inline string start as)
+
+
+def _handlers(rd: _Reading) -> tuple[Callable[[str, dict], None], Callable[[str], None], Callable[[str], None],
+                                     Callable[[], _Where]]:
+    """expat's handlers of one reading (an element's start, its end, text: closures over the reading's
+    state, the hot path) and ``where()``, where the reading is (a :class:`_Where`)."""
+    parser, data, values, full, note, damaged = rd.parser, rd.data, rd.values, rd.full, rd.note, rd.damaged
+    cells, formula_cells, starts, evs, text = rd.cells, rd.formula_cells, rd.starts, rd.evs, rd.text
+    row_arrays, this_row = rd.row_arrays, rd.this_row
+    cell_value = _value_reader(rd)
+    depth = ev = cur_row = cur_col = ncells = collecting = 0  # collecting: 1 <v> text, 2 <f> text
+    in_sd = in_row = in_cell = False
+    q_row = q_c = q_prefix = ""
+    q_kinds: dict[str, str] = {}  # (in the sheet data's namespace) the name of a cell's child -> "v", "f" or "is"
+    if rd.half.tail is not None:  # (a tail starts inside the sheet data: the head reads the root and sheetData)
+        q_prefix, q_row, q_c, q_kinds = _names(rd.half.tail[2])
+        in_sd, depth, evs[0], evs[1] = True, 2, -1, -1
+    # the current cell: its (row, column), attributes, children, type, value, formula ([attributes, text]),
+    # inline string's span, and whether an array range covers it
+    c_pos: tuple = (0, 0)
+    c_attrs: dict = {}
+    c_children: list = []
+    c_t = c_v = c_f = c_is = _NOTHING
+    c_in_array = False
+    styles_ok: set = set()  # the style numbers (None: no style) checked already
+    row_text = ""
+    columns_of = _COLUMNS
+
+    def start(name: str, attrs: dict) -> None:
+        nonlocal depth, ev, in_cell, in_row, in_sd, cur_row, cur_col, row_text, ncells, collecting
+        nonlocal c_pos, c_attrs, c_t, c_children, c_v, c_f, c_is, c_in_array, q_row, q_c, q_prefix, q_kinds
+        idx = parser.CurrentByteIndex
+        ev += 1
+        d = depth
+        depth = d + 1
+        if d < 6:
+            starts[d] = idx
+            evs[d] = ev
+        if d == 4:
+            if not in_cell:
+                return
+            kind = q_kinds.get(name) or _child_kind(rd, name)
+            if kind == "v":
+                if c_v is not None:
+                    note("a cell with two values")
+                c_v, collecting = "", 1
+                text.clear()
+            elif kind == "f":
+                c_f, collecting = _formula_start(rd, attrs, c_f, c_pos, cur_row), 2
+                text.clear()
+            else:
+                collecting = 0
+            return
+        if d == 3:
+            if not in_row or (name != q_c and _foreign(rd, name, "c", "a row", "a cell")):
+                return
+            # a cell: <c r="A1" s="3" t="n">
+            in_cell = True
+            r = attrs.get("r")
+            if attrs.get("s") not in styles_ok:  # (a style number met once is checked once)
+                _check_style(rd, r, attrs.get("s"), styles_ok)
+            if r is not None:
+                digits = r.lstrip(_LETTERS)
+                cc = columns_of[r[: len(r) - len(digits)]]  # (a dict lookup; __missing__ reads new letters)
+                if not cc or digits != row_text:  # (else the row's own number, as the row wrote it: checked there)
+                    cc = _cell_column(rd, r, cc, digits, cur_row)
+                if cc <= cur_col:
+                    damaged(f"cell {r} comes after column {cur_col} of its row (cells out of order or repeated)")
+                cur_col = cc
+            else:
+                cur_col += 1
+                if cur_col > MAX_COL:
+                    damaged(f"row {cur_row} has more than {MAX_COL} cells")
+            ncells += 1
+            if not full:
+                this_row.append((cur_col, idx))
+            c_pos, c_attrs, c_t = (cur_row, cur_col), attrs, attrs.get("t")
+            c_children = []
+            c_v = c_f = c_is = None
+            collecting, c_in_array = 0, False
+            for c1, c2 in row_arrays:
+                if c1 <= cur_col <= c2:
+                    c_in_array = True
+                    break
+            return
+        if d == 2:
+            if in_sd:
+                row = _row_start(rd, name, attrs, idx, cur_row, q_row)
+                if row:  # (0: not a row, skipped)
+                    in_row, cur_row, row_text, cur_col = True, row, str(row), 0
+            return
+        if d < 2:  # the root element; sheetData inside it
+            names = _outer_start(rd, d, name, attrs, idx)
+            if names is not None:
+                (q_prefix, q_row, q_c, q_kinds), in_sd = names, True
+            return
+        if in_cell:  # d >= 5
+            _inner_element(rd, name, collecting)
+
+    def chars(data_text: str) -> None:
+        nonlocal ev
+        ev += 1
+        if collecting and depth == 5:
+            text.append(data_text)
+
+    def end(name: str) -> None:
+        nonlocal depth, ev, in_cell, in_row, in_sd, collecting, c_v, c_is
+        idx = parser.CurrentByteIndex
+        depth -= 1
+        d = depth
+        empty = evs[d] == ev if d < 6 else False
+        ev += 1
+        if d == 4:
+            if not in_cell:
+                return
+            s_idx = starts[4]
+            c_children.append((name, s_idx, idx, empty))
+            if collecting == 1:
+                c_v = "".join(text)
+            elif collecting == 2:
+                c_f[1] = "".join(text)
+                formula_cells[c_pos] = c_f[1]
+            elif c_is is None and name.rsplit(":", 1)[-1] == "is":
+                c_is = (s_idx, _span_end(data, s_idx, idx, empty))
+            collecting = 0
+            return
+        if d == 3:
+            if in_cell:
+                in_cell = False
+                if c_f is not None and c_pos not in formula_cells:
+                    formula_cells[c_pos] = ""
+                if full or c_f is not None or c_in_array:
+                    cells[c_pos] = _cell_span(data, name, starts[3], idx, empty, c_attrs, c_children)
+                if values:
+                    cell_value(c_pos, c_attrs, c_t, c_v, c_f, c_is, c_in_array)
+            return
+        if d == 2:
+            if in_row:
+                in_row = False
+                _row_end(rd, name, starts[2], idx, empty, cur_row)
+            return
+        if d == 1 and in_sd:
+            in_sd = False
+            _sheet_data_end(data, rd.sd, starts[1], idx, empty)
+
+    def where() -> _Where:
+        return _Where(depth, in_sd, in_row, q_row, cur_row, q_prefix, ncells)
+
+    return start, end, chars, where
+
+
+def _value_reader(rd: _Reading) -> Callable[..., None]:
+    """``cell_value(pos, attrs, t, v, f, inline, in_array)``: what the formula engine reads of a cell
+    (its formula, its constant or a cell to compile alone), kept in the reading's containers."""
+    data, shared_strings, note, declarations = rd.data, rd.shared_strings, rd.note, rd.declarations
+    columns, formulas, special, later, later_unseen = rd.columns, rd.formulas, rd.special, rd.later, rd.later_unseen
+
+    def cell_value(pos: tuple, attrs: dict, c_t: str | None, v: str | None, fa: list | None,
+                   inline: tuple | None, in_array: bool) -> None:
+        value: Any
+        if fa is not None:
+            # (a formula without attributes, as most are, needs none of _formula_value's readings)
+            formulas[pos] = _formula_value(rd, fa[0], fa[1], pos, attrs) if fa[0] else "=" + (fa[1] or "")
+            return
+        t = c_t or "n"
+        if t == "inlineStr":
+            if inline is None:
+                return
+            value = _inline_text(data[inline[0]:inline[1]], tuple(declarations))
+            if value is None:
+                note(f"cell {cell_ref(*pos)}: an inline string openpyxl cannot read")
+                return
+        else:
+            if not v:
+                return
+            try:
+                if t == "n":
+                    value = _cast_number(v)
+                    if type(value) is float:
+                        value = round(value, 15)
+                elif t == "s":
+                    if shared_strings is None:
+                        note("a shared string without the shared-string table")
+                        return
+                    if later is None:
+                        value = shared_strings[int(v)]
+                    else:
+                        value = int(v)
+                        if in_array:  # (skipped below; the whole reading looks it up all the same)
+                            later_unseen.append(value)
+                elif t == "b":
+                    value = bool(int(v))
+                elif t == "str":
+                    value = v
+                else:  # errors ("e"), dates ("d") and unknown types: the engine compiles them one by one
+                    value = _special_value(v, t)
+                    if not in_array:  # (a cached value inside an array range: the engine skips it)
+                        special[pos] = (value, t)
+                    return
+            except (ValueError, IndexError, OverflowError, TypeError):
+                _unreadable(rd, pos, t, v)
+        if in_array:
+            return  # a cached value inside an array range: the engine skips it
+        col = columns.get(pos[1])
+        if col is None:
+            col = columns[pos[1]] = ([], [])
+        col[0].append(pos[0])
+        col[1].append(value)
+        if later is not None and t == "s":  # (the index, for the merge to look up: halves)
+            later.append((pos[1], len(col[1]) - 1))
+
+    return cell_value
+
+
+def _outer_start(rd: _Reading, d: int, name: str, attrs: dict, idx: int) -> tuple[str, str, str, dict[str, str]] | None:
+    """The root element (``d`` 0) or a child of it starts: :func:`_names` if it is the sheet data of a worksheet."""
+    if d == 0:
+        rd.root_is_worksheet = name.rsplit(":", 1)[-1] == "worksheet"
+        rd.declarations.extend((k, v) for k, v in attrs.items() if k.startswith("xmlns"))
+    elif name.rsplit(":", 1)[-1] == "sheetData" and rd.root_is_worksheet:
+        return _sheet_data_start(rd, name, idx)
+    return None
+
+
+def _names(sd_name: str) -> tuple[str, str, str, dict[str, str]]:
+    """The prefix of the sheet data's name (``"x:"`` or ``""``), the names of a row and of a cell, and
+    {the name of a cell's value, formula, inline string: "v", "f", "is"}."""
+    prefix = sd_name[: -len("sheetData")]
+    return prefix, prefix + "row", prefix + "c", {prefix + x: x for x in ("f", "v", "is")}
+
+
+def _sheet_data_start(rd: _Reading, name: str, idx: int) -> tuple[str, str, str, dict[str, str]]:
+    """The ``<sheetData>`` element starts (at ``idx``): noted in ``rd.sd``; its :func:`_names`."""
+    if rd.sd:
+        rd.note("two sheetData elements")
+    names = _names(name)
+    q_prefix = names[0]
+    rd.sd[:] = [name, idx, None, None, None]
+    want = "xmlns" + (":" + q_prefix[:-1] if q_prefix else "")
+    if dict(rd.declarations).get(want) != MAIN_NS:
+        rd.note("the sheet data outside the spreadsheet namespace")
+    return names
+
+
+def _sheet_data_end(data: bytes, sd: list, s_idx: int, idx: int, empty: bool) -> None:
+    """The ``<sheetData>`` element (started at ``s_idx``) ends at ``idx``: its offsets noted in ``sd``."""
+    e_idx = _span_end(data, s_idx, idx, empty)
+    if e_idx == idx:  # <sheetData/>
+        sd[2] = None
+        sd[3] = None
+    else:
+        if sd[2] is None:
+            sd[2] = idx
+        sd[3] = idx
+    sd[4] = e_idx
+
+
+def _span_end(data: bytes, s_idx: int, idx: int, empty: bool) -> int:
+    """The end offset of the element that started at ``s_idx`` and whose end expat reports at ``idx``."""
+    # an empty-element tag <x/>: no event since its start, and expat reports its end after "/>"
+    if empty and idx > s_idx and data[idx - 2: idx] == b"/>":
+        return idx
+    return data.index(b">", idx) + 1
+
+
+def _cell_span(data: bytes, qname: str, s_idx: int, idx: int, empty: bool, attrs: dict, children: list) -> CellSpan:
+    """The :class:`CellSpan` of a ``<c>`` element (started at ``s_idx``, its end reported at ``idx``)."""
+    kids = tuple([(n if ":" not in n else n.rsplit(":", 1)[-1], s, _span_end(data, s, i, e))
+                  for n, s, i, e in children])
+    return CellSpan(qname, s_idx, _span_end(data, s_idx, idx, empty), tuple(attrs.items()), kids)
+
+
+def _foreign(rd: _Reading, name: str, local: str, inside: str, what: str) -> bool:
+    """Not the expected element: skipped (True) unless only its namespace differs (noted, read)."""
+    if name.rsplit(":", 1)[-1] != local:
+        rd.note(f"element {clip(name, 20)} in {inside}")
+        return True
+    rd.note(f"{what} outside the spreadsheet namespace")
+    return False
+
+
+def _child_kind(rd: _Reading, name: str) -> str:
+    """The local name of a cell's child element outside the sheet data's namespace (noted if it is a
+    value, a formula or an inline string)."""
+    local = name.rsplit(":", 1)[-1]
+    if local in ("f", "v", "is"):
+        rd.note(f"element {clip(name, 20)} outside the spreadsheet namespace in a cell")
+    return local
+
+
+def _inner_element(rd: _Reading, name: str, collecting: int) -> None:
+    """An element inside a cell's child (the text runs of an inline string): noted unless openpyxl reads it."""
+    if collecting:
+        rd.note("an element inside a value or formula")
+    elif name.rsplit(":", 1)[-1] not in _INLINE_TEXT_ELEMENTS:
+        # openpyxl refuses the whole book for e.g. a <row> inside <is>: let its reader decide
+        rd.note(f"element {clip(name, 20)} in a cell's text")
+
+
+def _row_start(rd: _Reading, name: str, attrs: dict, idx: int, cur_row: int, q_row: str) -> int:
+    """A child of the sheet data starts (at ``idx``): the number of the row it is (0: not a row, skipped),
+    refused when it is not a row after row ``cur_row``; display attributes that openpyxl refuses noted."""
+    sd = rd.sd
+    if sd[2] is None:
+        sd[2] = idx  # first element inside sheetData
+    if name != q_row and _foreign(rd, name, "row", "the sheet data", "a row"):
+        return 0
+    rd.row_attrs = attrs
+    r = attrs.get("r")
+    if r is None:
+        row = cur_row + 1
+    elif _ROW_RE.match(r) and 1 <= int(r) <= MAX_ROW:
+        row = int(r)
+    else:
+        rd.damaged(f"row number {clip(r)} is not a whole number from 1 to {MAX_ROW}")
+    if row <= cur_row or row > MAX_ROW:
+        rd.damaged(f"row {row} comes after row {cur_row} (rows out of order or repeated)")
+    if rd.values and len(attrs) > ("r" in attrs) + ("spans" in attrs):
+        pairs = tuple((k, v) for k, v in attrs.items() if k not in ("r", "spans"))
+        if not _row_dimension_check(pairs, rd.cell_formats):
+            rd.note(f"row {row}: display attributes openpyxl does not accept")
+    rd.row_arrays.clear()
+    active = rd.active
+    if active:
+        active[:] = [a for a in active if a[2] >= row]
+        rd.row_arrays.extend((a[1], a[3]) for a in active if a[0] <= row)
+    return row
+
+
+def _row_end(rd: _Reading, name: str, s_idx: int, idx: int, empty: bool, row: int) -> None:
+    """The ``<row>`` element of ``row`` (started at ``s_idx``) ends at ``idx``: its span noted, and its
+    cells' columns and offsets if an array range over it lacks a cell (where a patch inserts one)."""
+    if not rd.full:
+        row_arrays, this_row = rd.row_arrays, rd.this_row
+        if row_arrays:
+            want: set[int] = set()
+            for c1, c2 in row_arrays:
+                want.update(range(c1, c2 + 1))
+            if len(want) > sum(1 for col, _ in this_row if col in want):  # a cell to insert: keep the row's cells
+                rd.row_cells[row] = list(this_row)
+        this_row.clear()
+    e_idx = _span_end(rd.data, s_idx, idx, empty)
+    rd.rows[row] = (name, s_idx, e_idx, None if e_idx == idx else idx, tuple(rd.row_attrs.items()))
+
+
+def _check_style(rd: _Reading, r: str | None, s: str | None, styles_ok: set) -> None:
+    """Refuse a cell's style number ``s`` (None: no style, format 0) that names no cell format; else
+    remember it as checked."""
+    cell_formats = rd.cell_formats
+    where = f"cell {clip(r or '?', 12)[1:-1]}"
+    if s is None:
+        if cell_formats is not None and cell_formats <= 0:
+            rd.damaged(f"{where}: style number 0 names no cell format (the workbook has {cell_formats})")
+    elif not _STYLE_RE.match(s):
+        rd.damaged(f"{where}: style number {clip(s)} is not a whole number")
+    elif cell_formats is not None and int(s) >= max(cell_formats, 0):
+        rd.damaged(f"{where}: style number {int(s)} names no cell format (the workbook has {cell_formats})")
+    styles_ok.add(s)
+
+
+def _cell_column(rd: _Reading, r: str, cc: int, digits: str, cur_row: int) -> int:
+    """The column of a cell reference ``r`` whose row is not written as its row's own (``cc``: the column
+    of its letters, ``digits``: what follows them): refused outside the sheet or the row, noted if not
+    written plainly."""
+    if cc and 0 < len(digits) <= 7 and digits.isdigit() and digits.isascii():
+        rr = int(digits)
+        if rr > MAX_ROW or not rr:
+            rd.damaged(f"cell reference {clip(r)} is not a cell of an Excel sheet (A1 to XFD{MAX_ROW})")
+    else:
+        try:
+            rr, cc = parse_ref(r)
+        except WorkbookError:
+            rd.damaged(f"cell reference {clip(r)} is not a cell of an Excel sheet (A1 to XFD{MAX_ROW})")
+        rd.note(f"cell reference {clip(r, 12)} not written plainly")
+    if rr != cur_row:
+        rd.damaged(f"cell {r} inside row {cur_row}")
+    return cc
+
+
+def _formula_start(rd: _Reading, attrs: dict, c_f: list | None, pos: tuple[int, int], cur_row: int) -> list:
+    """A cell's ``<f>`` starts: [its attributes, its text (read later)]; an array formula's range noted
+    (in ``rd.active`` and, if it covers the current row, ``rd.row_arrays``)."""
+    if c_f is not None:
+        rd.note("a cell with two formulas")
+    if attrs.get("t") == "array" and attrs.get("ref"):
+        try:
+            rng = parse_range(attrs["ref"])
+        except WorkbookError:
+            rd.damaged(f"cell {cell_ref(*pos)}: array range {clip(attrs['ref'])} is not a range")
+        rd.array_ranges.append(rng)
+        rd.active.append(rng)
+        if (rng[0], rng[1]) < pos:
+            rd.note("an array range that starts before its formula's cell")
+        if rng[0] <= cur_row <= rng[2]:
+            rd.row_arrays.append((rng[1], rng[3]))
+    return [attrs, None]
+
+
+def _special_value(v: str, t: str) -> Any:
+    """The value of a cell the engine compiles alone (an error, a date, an unknown type): a date read."""
+    if t == "d":
+        from openpyxl.utils.datetime import from_ISO8601
+
+        return from_ISO8601(v)
+    return v
+
+
+def _unreadable(rd: _Reading, pos: tuple[int, int], t: str, v: str) -> NoReturn:
+    """Refuse a cell whose value its type cannot hold."""
+    what = {"n": "a number cell holds", "s": "a shared-string cell holds the index",
+            "b": "a TRUE/FALSE cell holds", "d": "a date cell holds"}.get(t, f"a cell of type {clip(t)} holds")
+    shared_strings = rd.shared_strings
+    extra = (f" (the shared-string table has {len(shared_strings):,} strings)"
+             if t == "s" and shared_strings is not None else "")
+    rd.damaged(f"cell {cell_ref(*pos)}: {what} {clip(v)}, which Excel cannot read{extra}")
+
+
+def _formula_value(rd: _Reading, fa: dict, ftext: str | None, pos: tuple[int, int], attrs: dict) -> str:
+    """The formula of a cell whose ``<f>`` has attributes (``fa``) as openpyxl gives it: an array
+    formula's range noted, a shared formula translated from its group's first cell."""
+    value = "=" + (ftext or "")
+    kind = fa.get("t")
+    if kind == "array":
+        if fa.get("ref") is None:
+            rd.note(f"cell {cell_ref(*pos)}: an array formula without its range")
+        else:
+            rd.array_refs[cell_ref(*pos)] = fa["ref"]
+        return value
+    if kind == "shared":
+        idx = fa.get("si")
+        coordinate = attrs.get("r")
+        shared_formulae = rd.shared_formulae
+        if rd.half.tail is not None and idx not in shared_formulae:
+            if value == "=":  # its group's first cell comes before the split (or nowhere): the merge's
+                rd.extras["pending"].append((pos, idx, coordinate, rd.parser.CurrentByteIndex))
+                return value
+            rd.extras["masters"].add(idx)  # (the merge checks that the head has no group of this number)
+        try:
+            if idx in shared_formulae:
+                return str(shared_formulae[idx].translate_formula(coordinate))
+            if value == "=":  # Excel writes the formula text in the first cell of each shared group
+                rd.damaged(f"cell {cell_ref(*pos)}: shared formula {clip(idx)} has no first cell holding its text")
+            shared_formulae[idx] = _translator()(value, coordinate)
+        except WorkbookError:
+            raise
+        except Exception:
+            rd.note(f"cell {cell_ref(*pos)}: a shared formula openpyxl cannot read")
+        return value
+    if kind == "dataTable":
+        rd.note(f"cell {cell_ref(*pos)}: a data-table formula")
+    return value
 
 
 def prepare_reading(data: bytes) -> None:
