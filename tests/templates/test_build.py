@@ -387,6 +387,40 @@ def test_ranking_layout(books):
     assert text.startswith("=IFERROR(INDEX(PAIRS_STANDINGS(") and T.seq_column(400) in text
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_each_input_table_is_an_excel_table_with_its_results_as_calculated_columns(books, name):
+    """Issue 38: in Excel a row inserted into a table gets its calculated columns' formula. Each table spans its
+    input area's header row to its last row and the result columns beside it; a calculated column's formula is
+    the one every row of that column holds (position-independent), the other columns have none."""
+    from openpyxl.utils.cell import range_boundaries
+
+    wb = books[name]
+    found = 0
+    for ws in wb.worksheets:
+        cap = ws.defined_names.get("XLBRIDGE_CAPACITY")
+        if cap is None:
+            assert not ws.tables, ws.title
+            continue
+        (table,) = ws.tables.values()
+        c1, r1, c2, r2 = range_boundaries(table.ref)
+        k1, q1, k2, q2 = range_boundaries(cap.attr_text.split("!")[-1].replace("$", ""))
+        assert (c1, r1, r2) == (k1, q1 - 1, q2) and c2 >= k2
+        assert [c.name for c in table.tableColumns] == [ws.cell(r1, c).value for c in range(c1, c2 + 1)]
+        results = ws.defined_names.get("XLBRIDGE_RESULTS")
+        shown = set()
+        for block in ([] if results is None else results.attr_text.split(",")):
+            b1, _, b2, _ = range_boundaries(block.split("!")[-1].replace("$", ""))
+            shown |= set(range(b1, b2 + 1))
+        for col, c in zip(table.tableColumns, range(c1, c2 + 1)):
+            formula = col.calculatedColumnFormula
+            assert (formula is not None) == (c in shown), (ws.title, col.name)
+            if formula is not None:
+                found += 1
+                assert {ws.cell(r, c).value for r in range(q1, q2 + 1)} == {"=" + formula.attr_text}
+                assert "ROW()" in formula.attr_text
+    assert found or name == "lehman.xlsx"  # (the Lehman Ledger computes no column beside its rows)
+
+
 def test_capacity_declared_and_flagged(books):
     """The Travellers input area is a sheet-scoped name (read by ``xlbridge recalc``) and its note turns
     red when anything is typed below it."""

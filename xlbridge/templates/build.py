@@ -39,6 +39,7 @@ from openpyxl.writer.excel import ExcelWriter
 from ..core.errors import InputError
 from . import handicap, instant, lehman, pairs, teams
 from .mirror import mirror_arrays
+from .tables import excel_tables
 from .styling import ZIP_TIME, empty_tables, print_setup
 
 __all__ = ["TEMPLATES", "FILES", "EXAMPLES", "build_workbook", "build_bytes", "build_all", "check_all", "canonical_dump", "canonical_xml"]
@@ -80,6 +81,7 @@ def build_workbook(name: str) -> Workbook:
         empty_tables(wb, base)
     print_setup(wb)
     mirror_arrays(wb)  # values every spreadsheet program shows (see .mirror)
+    excel_tables(wb)  # Excel fills the result cells of a row inserted into a table (see .tables)
     return wb
 
 
