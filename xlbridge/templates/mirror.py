@@ -40,7 +40,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from ..core.template_contract import RESULTS_NAME
 
-__all__ = ["CALC_SUFFIX", "RESULTS_NAME", "calc_sheet_name", "mirror_arrays", "array_behind", "shows", "shows_row",
+__all__ = ["CALC_SUFFIX", "RESULTS_NAME", "calc_sheet_name", "mirror_arrays", "results_columns", "array_behind", "shows", "shows_row",
            "headroom", "table_area"]
 
 #: The hidden sheet holding the array formulas of sheet ``S`` is ``S`` followed by this.
@@ -110,6 +110,14 @@ def table_area(ws: Worksheet) -> tuple[int, int, int, int] | None:
 
     dn = ws.defined_names.get(CAPACITY_NAME)
     return None if dn is None else _box(dn.attr_text.split("!")[-1])
+
+
+def results_columns(ws: Worksheet) -> list[int]:
+    """The columns of ``ws``'s results in view (its sheet-scoped :data:`RESULTS_NAME`, declared by
+    :func:`mirror_arrays`), in order; [] when it has none."""
+    dn = ws.defined_names.get(RESULTS_NAME)
+    boxes = [] if dn is None else [_box(block.split("!")[-1]) for block in dn.attr_text.split(",")]
+    return sorted({c for box in boxes if box is not None for c in range(box[1], box[3] + 1)})
 
 
 def _split(operand: str) -> tuple[str | None, str]:

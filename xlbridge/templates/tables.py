@@ -33,8 +33,7 @@ from openpyxl import Workbook
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.table import Table, TableColumn, TableFormula, TableStyleInfo
 
-from ..core.template_contract import RESULTS_NAME
-from .mirror import _box, table_area
+from .mirror import results_columns, table_area
 
 __all__ = ["excel_tables", "table_name"]
 
@@ -56,13 +55,7 @@ def excel_tables(wb: Workbook) -> None:
         if area is None:
             continue
         r1, c1, r2, c2 = area
-        formulas: dict[int, str] = {}
-        dn = ws.defined_names.get(RESULTS_NAME)
-        for block in ([] if dn is None else dn.attr_text.split(",")):
-            box = _box(block.split("!")[-1])
-            assert box is not None
-            for c in range(box[1], box[3] + 1):
-                formulas[c] = str(ws.cell(r1, c).value)
+        formulas = {c: str(ws.cell(r1, c).value) for c in results_columns(ws)}
         last = c2
         while last + 1 in formulas:  # (the result columns adjoining the table's right edge)
             last += 1
