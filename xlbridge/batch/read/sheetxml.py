@@ -515,11 +515,8 @@ def _handlers(rd: _Reading) -> tuple[Callable[[str, dict], None], Callable[[str]
             if collecting == 1:
                 c_v = "".join(text)
             elif collecting == 2:
-                f = "".join(text)
-                # (one string for the same formula in many cells: a table's result column holds one text in
-                # every row, 300,000 of them in a 100,000-row pairs book)
-                f = c_f[1] = formula_texts.setdefault(f, f)
-                formula_cells[c_pos] = f
+                f = "".join(text)  # (one string per text: a table's result column holds one text in every row)
+                formula_cells[c_pos] = c_f[1] = formula_texts.setdefault(f, f)
             elif c_is is None and name.rsplit(":", 1)[-1] == "is":
                 c_is = (s_idx, _span_end(data, s_idx, idx, empty))
             collecting = 0
