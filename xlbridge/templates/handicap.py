@@ -84,7 +84,7 @@ def build() -> Workbook:
     ] + COMMON_LINES)
 
     ws = sheet(wb, "Handicaps", "Form-L handicaps from the previous season's divisional Average VPs",
-           "Seed 000, Table 1 (2013-14). Handicap IMPs of Lambs: the seed prints 77, the correct value is 79.")
+           "Example: seed 000, Table 1 (2013-14). Handicap IMPs of Lambs: the seed prints 77, the correct value is 79.")
     last = table_head(ws, H_FIRST, H_ROWS, TABLE1,
         ["Division", "Team", "Average VPs", "Expected VP Diff", "Merged VP Diff",
          "Handicap IMPs", "Legacy Handicap IMPs"],
@@ -132,8 +132,8 @@ def build() -> Workbook:
 
     # new teams
     ws = sheet(wb, "NewTeams", "Handicaps for new teams from this season's matches",
-           "One row per match played by a new team. Known teams and their Merged VP Diffs come from the "
-           "Handicaps sheet. Example matches are hypothetical.")
+           "Example: hypothetical matches. One row per match played by a new team; known teams and their Merged "
+           "VP Diffs come from the Handicaps sheet.")
     nl = table_head(ws, N_FIRST, N_ROWS, NEW_TEAM_MATCHES,
         ["Team", "Opponent", "VPs for", "VPs against"],
         [16, 16, 9, 9])
