@@ -133,10 +133,12 @@ def build() -> Workbook:
     # a name the ledger does not know: the call's one-line message, here (the table stays blank)
     ws[f"{pick}3"] = f'=IFERROR(IF(INDEX({chosen},1,1)="Player","",INDEX({chosen},1,1)),"")'
     ws[f"{pick}3"].font = Font(bold=True, color="FFC00000")
-    note = get_column_letter(C_ROWS + 5)
+    # the capacity note and the legend in the next column, the chart under the names: the sheet prints one page
+    # wide at 60 % or more (further right, its second page across held only the repeated Week column)
+    note = get_column_letter(C_ROWS + 4)
     capacity(ws, f"{pick}5:{pick}{pl}", f"{note}4", "players")
-    ws.merge_cells(f"{note}4:{get_column_letter(C_ROWS + 8)}7")
-    legend(ws, f"{note}9")
+    ws.merge_cells(f"{note}4:{note}8")
+    legend(ws, f"{note}10")
     _history_chart(ws, wl, C_ROWS, f"{pick}{pl + 2}")
     ws.freeze_panes = "A5"
 

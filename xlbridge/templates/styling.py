@@ -371,7 +371,7 @@ def print_setup(wb: Workbook) -> None:
         # an array formula's whole range prints (a table whose header row a formula writes, e.g. weeks)
         from openpyxl.utils.cell import range_boundaries
         arrays = [range_boundaries(cell.value.ref)[2] for cell in ws._cells.values() if isinstance(cell.value, ArrayFormula)]
-        charts = [_chart_extent(ch) for ch in ws._charts]
+        charts = [_chart_extent(ws, ch) for ch in ws._charts]
         last_col = max([c for _, c in used] + [m.max_col for m in ws.merged_cells.ranges] + arrays
                        + [c for c, _ in charts])
         last_row = max([r for r, _ in used] + [m.max_row for m in ws.merged_cells.ranges] + [r for _, r in charts])
@@ -404,9 +404,10 @@ def print_setup(wb: Workbook) -> None:
                 PRINT_NAME, attr_text=f"{quote_sheetname(ws.title)}!$A$1:${col}${ws.max_row}")
 
 
-def _chart_extent(chart: Any) -> tuple[int, int]:
-    """The last column and row (1-based) a chart covers: its anchor cell plus its width and height (cm)
-    in default columns (64 px) and rows (20 px), at 96 px an inch."""
+def _chart_extent(ws: Worksheet, chart: Any) -> tuple[int, int]:
+    """The last column and row (1-based) a chart covers: its anchor cell plus its width and height (cm) at 96 px
+    an inch, over the sheet's own column widths (9 px a width unit and 5, as LibreOffice lays them out:
+    :func:`print_setup`) and default rows (20 px)."""
     anchor = chart.anchor
     if isinstance(anchor, str):
         col_letter, row = coordinate_from_string(anchor)
@@ -414,7 +415,13 @@ def _chart_extent(chart: Any) -> tuple[int, int]:
     else:
         col, row = anchor._from.col + 1, anchor._from.row + 1
     px_per_cm = 96 / 2.54
-    return col + int(chart.width * px_per_cm / 64) + 1, row + int(chart.height * px_per_cm / 20) + 1
+    dims = ws.column_dimensions
+    left, last = chart.width * px_per_cm, col
+    while left > 0:
+        letter = get_column_letter(last)
+        left -= 9 * ((dims[letter].width if letter in dims else None) or 8.43) + 5
+        last += 1
+    return last, row + int(chart.height * px_per_cm / 20) + 1
 
 
 def align(ws: Worksheet, ref: str, horizontal: str, indent: int = 0) -> None:
