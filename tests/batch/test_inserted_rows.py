@@ -134,3 +134,43 @@ def test_a_formula_naming_its_own_row_is_not_copied(book, tmp_path):
 ])
 def test_position_free(formula, same):
     assert position_free(formula) is same
+
+
+def test_a_formula_typed_over_one_row_is_not_taken_for_the_tables(book, untouched, tmp_path):
+    """A member's own formula over one result cell (``=420``) next to an inserted row: the row gets the
+    formula most rows hold, not the neighbour's."""
+    def change(x: str) -> str:
+        m = _cell(x, "H6")
+        x = x[:m.start()] + f'<c r="H6"{m.group(1) or ""}><f>{untouched["H6"]}</f></c>' + x[m.end():]
+        return _empty(_empty(_empty(x, "H7"), "N7"), "O7")
+
+    report = recalc_workbook(_edited(book, tmp_path, change), tmp_path / "out.xlsx", isolate=False)
+    formulas = openpyxl.load_workbook(tmp_path / "out.xlsx")["Travellers"]
+    assert formulas["H7"].value == formulas["H8"].value and "ROW()" in formulas["H7"].value
+    values = openpyxl.load_workbook(tmp_path / "out.xlsx", data_only=True)["Travellers"]
+    assert {k: values[k].value for k in untouched} == untouched and report.ok
+
+
+def test_a_row_whose_inputs_are_formulas_is_given_its_results_too(book, untouched, tmp_path):
+    """The formulas counted are the result cells' own: a row typed as formulas (``=1+0``) is not skipped."""
+    inputs = openpyxl.load_workbook(book)["Travellers"]
+
+    def change(x: str) -> str:
+        for col in "ABC":
+            m = _cell(x, f"{col}7")
+            x = x[:m.start()] + f'<c r="{col}7"{m.group(1) or ""}><f>{inputs[f"{col}7"].value}+0</f></c>' + x[m.end():]
+        return _empty(_empty(_empty(x, "H7"), "N7"), "O7")
+
+    report = recalc_workbook(_edited(book, tmp_path, change), tmp_path / "out.xlsx", isolate=False)
+    assert report.ok and report.warnings and report.warnings[0].startswith("Travellers!H7: ")
+    values = openpyxl.load_workbook(tmp_path / "out.xlsx", data_only=True)["Travellers"]
+    assert {k: values[k].value for k in untouched} == untouched
+
+
+def test_past_the_bound_nothing_is_filled_and_the_first_row_is_named(book, tmp_path, monkeypatch):
+    from xlbridge.batch.write import inserted
+
+    monkeypatch.setattr(inserted, "MAX_FILLED_ROWS", 1)  # (1,000 rows: the work stays small whatever the upload)
+    path = _edited(book, tmp_path, lambda x: _empty(_empty(x, "H7"), "H9"))
+    report = recalc_workbook(path, tmp_path / "out.xlsx", isolate=False)
+    assert not report.warnings and [(e.cell, e.code) for e in report.errors] == [("H7", "layout")]

@@ -510,20 +510,27 @@ def _recalc_locked(asked: Asked, tmp: str, bar: _Progress, start: float) -> Reca
     # the worksheet parts are scanned while the sandboxed engine reads them (check_workbook_first)
     info, scan_sheets = check_workbook_first(snapshot, limits=asked.limits, name=asked.name)
     run = Run(asked, tmp, bar, start, snapshot, ext, source_stat, info, {tmp: "", snapshot: asked.name}, snapshot)
+    scanned: list = []
+
+    def scan_once() -> None:  # (the worksheets' scan: before the rows are filled when some are, else meanwhile)
+        if not scanned:
+            scanned.append(scan_sheets())
+
     try:
-        _fill_inserted_rows(run)
-        return _recalc_checked(run, scan_sheets)
+        _fill_inserted_rows(run, scan_once)
+        return _recalc_checked(run, scan_once)
     finally:
         scan_sheets.close()
 
 
-def _fill_inserted_rows(run: Run) -> None:
+def _fill_inserted_rows(run: Run, scan: Any) -> None:
     """The result formulas of the rows a member inserted into a table, written into a copy of the snapshot
-    that the engine then reads and the output is made of (:mod:`xlbridge.batch.write.inserted`)."""
+    that the engine then reads and the output is made of (:mod:`xlbridge.batch.write.inserted`; ``scan``: the
+    guard's scan of the worksheets, run before any of them is parsed here)."""
     import zipfile
 
     with zipfile.ZipFile(run.snapshot) as zf:
-        replacements, run.filled = fill_inserted_rows(zf, list(run.info.sheets))
+        replacements, run.filled = fill_inserted_rows(zf, list(run.info.sheets), scan)
     if replacements:
         run.base = os.path.join(run.tmp, "filled" + run.ext)
         run.private[run.base] = run.asked.name

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..cells import parse_range
+from ..cells import column_letters, parse_range
 from .sheetxml import column_number, scan_sheet
 from ...core.template_contract import CAPACITY_NAME, HEADER_NAME, PRINT_NAME, RESULTS_NAME
 
@@ -246,18 +246,18 @@ def missing_results(sheet: SheetRows, area: tuple[str, int, int, int, int], resu
     out: list[tuple[int, int]] = []
     if not results:
         return out
+    letters = {c: column_letters(c).encode() for _rs, _b1, bc1, _b2, bc2 in results for c in range(bc1, bc2 + 1)}
     for r, start, stop in sheet.rows:
-        # a row holding all its results holds at least that many formulas: only a row with fewer is read
-        # cell by cell (two counts of the bytes per row, not a parse of every row of a 10,000-row table)
-        needed = sum(bc2 - bc1 + 1 for _rs, b1, bc1, b2, bc2 in results if b1 <= r <= b2)
-        if not (r1 <= r <= r2 and needed) or sheet.xml.count(b"<f>", start, stop) + sheet.xml.count(
-                b"<f ", start, stop) >= needed:
-            continue
+        wanted = [c for _rs, b1, bc1, b2, bc2 in results if b1 <= r <= b2 for c in range(bc1, bc2 + 1)]
+        if not (r1 <= r <= r2 and wanted) or all(_holds_formula(sheet.xml, start, stop, letters[c] + str(r).encode())
+                                                 for c in wanted):
+            continue  # (each result cell found with its formula by a search of the row's bytes, not a parse)
         cells = _row_cells(sheet.xml, start, stop)
         if cells is None:
             return None
         if not any(c1 <= c <= c2 and kinds & {"v", "is"} and "f" not in kinds for _r, c, kinds in cells):
             continue
+        # (the formulas counted are the result cells' own: a row whose inputs are formulas is read as well)
         have = {c for _r, c, kinds in cells if "f" in kinds}
         for _rs, b1, bc1, b2, bc2 in results:
             if b1 <= r <= b2:
@@ -265,6 +265,28 @@ def missing_results(sheet: SheetRows, area: tuple[str, int, int, int, int], resu
         if limit is not None and len(out) >= limit:
             return out[:limit]
     return out
+
+
+_F_START = re.compile(rb"<" + _NAME + rb"f\b")  # (any <f> element's start)
+
+
+def _holds_formula(xml: bytes, start: int, stop: int, ref: bytes) -> bool:
+    """True when the row's bytes (``start``..``stop``) hold cell ``ref`` (``b"H7"``, its ``r`` written with
+    double quotes) with an ``<f>`` before the next cell starts; False means "not seen", and the caller reads
+    the row cell by cell (a text holding ``r="H7"`` has no ``<f`` after it within its cell).
+
+    >>> xml = b'<row r="7"><c r="H7" s="1"><f>X</f></c><c r="I7"/></row>'
+    >>> _holds_formula(xml, 11, len(xml), b"H7"), _holds_formula(xml, 11, len(xml), b"I7")
+    (True, False)
+    """
+    i = xml.find(b'r="' + ref + b'"', start, stop)
+    if i < 0:
+        return False
+    end = xml.find(b">", i, stop)
+    if end < 0 or xml[end - 1:end] == b"/":
+        return False
+    nxt = _CELL_TAG.search(xml, end, stop)
+    return _F_START.search(xml, end, nxt.start() if nxt else stop) is not None
 
 
 def first_missing_result(sheet: SheetRows, area: tuple[str, int, int, int, int], results: list) -> tuple[int, int] | None:

@@ -32,11 +32,17 @@ from ..read.capacity import RESULTS_NAME, capacity_areas, missing_results, sheet
 from ..read.sheetxml import scan_sheet
 from .xlsxpatch import Formula, patch_sheet
 
-__all__ = ["fill_inserted_rows", "position_free", "MAX_MODEL_ROWS"]
+__all__ = ["fill_inserted_rows", "position_free", "MAX_MODEL_ROWS", "MAX_FILLED_ROWS", "MAX_PARSED_BYTES"]
 
 #: the rows looked at, nearest first, for a column's formula (a row holding it as text, not as a shared
 #: formula's later cell): a bound on the work, whatever the file
 MAX_MODEL_ROWS = 50
+
+#: at most this many rows of a sheet given their formulas, and at most this many bytes of them (or of the
+#: rows read for the formula) parsed at once: beyond either, nothing is filled on that sheet and ``recalc``
+#: names its first row lacking them, as without this step (the work stays small whatever the upload)
+MAX_FILLED_ROWS = 1_000
+MAX_PARSED_BYTES = 4 << 20
 
 _STRING = re.compile(r'"(?:[^"]|"")*"')
 _QUOTED_SHEET = re.compile(r"'(?:[^']|'')*'")
@@ -88,6 +94,8 @@ def _model_formulas(data: bytes, head: bytes, tail: bytes, spans: list, near: in
     read = sorted(set(nearest) | set(with_formulas[:MAX_MODEL_ROWS]), key=lambda s: s[0])
     if not read:
         return {}
+    if len(head) + len(tail) + sum(end - begin for _r, begin, end in read) > MAX_PARSED_BYTES:
+        return {}
     sub, layout = _rows_part(data, head, tail, read, sheet)
 
     def tag(r: int, c: int) -> bytes:  # the start tag of the cell's <f>
@@ -99,16 +107,20 @@ def _model_formulas(data: bytes, head: bytes, tail: bytes, spans: list, near: in
         if text and c in columns and b"shared" in tag(r, c) and (m := _SI.search(tag(r, c))) is not None:
             shared.setdefault((c, m.group(1)), text)
     found: dict = {}
-    for c in columns:
-        for r, _b, _e in nearest:
+    for c in columns:  # the text most rows hold (a formula typed over one row's result is not it)
+        texts: list = []
+        for r, _b, _e in read:
             if (r, c) not in layout.formula_cells:
                 continue
             f, text = tag(r, c), layout.formula_cells[(r, c)]
             if not text and (m := _SI.search(f)) is not None:  # (a shared formula's later cell)
                 text = shared.get((c, m.group(1)), "")
-            if text and b"array" not in f and position_free(text):
-                found[c] = text
-            break
+            texts.append((text, b"array" in f))
+        if not texts:
+            continue
+        best = max(set(texts), key=texts.count)
+        if best[0] and not best[1] and texts.count(best) >= max(2, len(texts) // 2 + 1) and position_free(best[0]):
+            found[c] = best[0]
     return found
 
 
@@ -117,10 +129,12 @@ def _empty(layout: Any, r: int, c: int) -> bool:
     return span is None or not span.children
 
 
-def fill_inserted_rows(zf: Any, sheets: list) -> tuple[dict, list]:
+def fill_inserted_rows(zf: Any, sheets: list, before_parsing: Any = None) -> tuple[dict, list]:
     """({part: its bytes with the formulas written}, [one warning per sheet]) for the workbook in zip ``zf``
     (``sheets``: [(sheet, part)] in the workbook's order); ({}, []) when no row lacks its result formulas.
-    The parts must have passed the guard's scan (well-formed, no DTD)."""
+    ``before_parsing()`` is called once, before the first part is parsed (``recalc``: the guard's scan of the
+    worksheets, which must pass first). Bounded: :data:`MAX_FILLED_ROWS`, :data:`MAX_PARSED_BYTES`."""
+    scanned = False
     workbook = zf.read("xl/workbook.xml")
     order = [sheet for sheet, _ in sheets]
     parts = dict(sheets)
@@ -134,7 +148,8 @@ def fill_inserted_rows(zf: Any, sheets: list) -> tuple[dict, list]:
             continue
         data = zf.read(parts[sheet])
         rows = sheet_rows(data)
-        missing = missing_results(rows, area, blocks)
+        per_row = sum(b[4] - b[2] + 1 for b in blocks)
+        missing = missing_results(rows, area, blocks, limit=(MAX_FILLED_ROWS + 1) * per_row)  # (found up to a bound)
         if not missing or rows.rows is None:
             continue
         spans = _bounds(data, rows.rows)
@@ -143,6 +158,12 @@ def fill_inserted_rows(zf: Any, sheets: list) -> tuple[dict, list]:
         wanted: dict = {}
         for r, c in missing:
             wanted.setdefault(r, set()).add(c)
+        if len(wanted) > MAX_FILLED_ROWS or len(head) + len(tail) + sum(
+                by_row[r][1] - by_row[r][0] for r in wanted) > MAX_PARSED_BYTES:
+            continue
+        if not scanned and before_parsing is not None:
+            before_parsing()
+        scanned = True
         others = [s for s in spans if s[0] not in wanted and area[1] <= s[0] <= area[3]]
         model = _model_formulas(data, head, tail, others, min(wanted), {c for _r, c in missing}, sheet)
         rows_wanted = [(r, *by_row[r]) for r in sorted(wanted)]
