@@ -73,6 +73,7 @@ def test_an_inserted_row_is_given_its_formulas_and_computed(book, untouched, tmp
     assert warning.startswith("Travellers!H7: the result cells of row 7 (inserted into the table) had no formulas")
     values = openpyxl.load_workbook(tmp_path / "out.xlsx", data_only=True)["Travellers"]
     assert {k: values[k].value for k in untouched} == untouched
+    assert values["H7"].value == 400  # (row 7: board 1, none vulnerable, 3NT by S making 9: 100 + 300, Law 77)
     formulas = openpyxl.load_workbook(tmp_path / "out.xlsx")["Travellers"]
     for c in "HNO":
         assert formulas[f"{c}7"].value == formulas[f"{c}8"].value and formulas[f"{c}7"].value.startswith("=IFERROR(")

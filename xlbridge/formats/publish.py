@@ -505,19 +505,10 @@ def season_order(events: Sequence[Event]) -> list[int]:
 
 def _event_folders(events: Sequence[Event], order: Sequence[int]) -> dict[int, str]:
     """Each event's folder in a season's site: its date and name (``2026-11-28-Club_pairs``), ``-2``, ``-3``,
-    ... added to a name taken already (ignoring case, as Windows and macOS file systems do)."""
-    out: dict[int, str] = {}
-    taken: set[str] = set()
-    for k in order:
-        e = events[k]
-        stem = "-".join(x for x in (e.date.isoformat() if e.date else "", _slug(e.name or "results")[:60]) if x)
-        folder, n = stem, 1
-        while folder.casefold() in taken:
-            n += 1
-            folder = f"{stem}-{n}"
-        taken.add(folder.casefold())
-        out[k] = folder
-    return out
+    ... added to a name taken already, as :func:`_unique_files` names pages (ignoring case)."""
+    stems = {k: "-".join(x for x in (events[k].date.isoformat() if events[k].date else "",  # type: ignore[union-attr]
+                                     _slug(events[k].name or "results")[:60]) if x) for k in order}
+    return {k: name.removesuffix(".html") for k, name in _unique_files({k: f"{stems[k]}.html" for k in order}).items()}
 
 
 def publish_season(events: Sequence[Event], out_dir: str | os.PathLike[str], *, dds: bool | str = "auto",
