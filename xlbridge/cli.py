@@ -655,8 +655,9 @@ def _publish_season(args: argparse.Namespace, prog: str) -> int:
 
     events, names = [], []
     for source in args.source:
-        if os.path.exists(args.output) and _same_file(source, args.output):
-            raise XlbridgeError("the output would overwrite the input; give another -o")
+        if os.path.exists(args.output) and _same_file(source, args.output):  # (named: not always the first)
+            _say(prog, f"{_name(source)}: the output would overwrite the input; give another -o")
+            return EXIT_REFUSED
         try:
             events.append(formats.score_event(_read_event(source, prog, weighted=True), scale=None))
         except XlbridgeError as exc:  # (named here: the caller names the first source)

@@ -83,3 +83,6 @@ def test_the_command_publishes_a_season_and_names_a_bad_file(tmp_path):
     done = _run(["publish", "a.pbn", "bad.pbn", "-o", "site2"], tmp_path)
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "bad.pbn" in done.stderr
     assert not (tmp_path / "site2").exists()
+    (tmp_path / "site3").write_bytes(b"")  # an output that is the second source itself: that file is named
+    done = _run(["publish", "a.pbn", "site3", "-o", "site3"], tmp_path)
+    assert done.returncode == 2 and done.stderr.startswith("xlbridge publish: site3: the output would overwrite")
