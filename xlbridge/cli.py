@@ -482,9 +482,8 @@ def _same_file(a: str, b: str) -> bool:
         return os.path.realpath(a) == os.path.realpath(b)
 
 
-def _read_event(path: str, prog: str, *, weighted: bool = False) -> Any:
-    """The event of a workbook (.xlsx/.xlsm: checked like an upload first) or a PBN/USEBIO file;
-    ``weighted`` (publish) reads a workbook's Law 12C1(c) weighted scores instead of refusing them."""
+def _read_event(path: str, prog: str) -> Any:
+    """The event of a workbook (.xlsx/.xlsm: checked like an upload first) or a PBN/USEBIO file."""
     import os
     from pathlib import Path
 
@@ -512,7 +511,7 @@ def _read_event(path: str, prog: str, *, weighted: bool = False) -> Any:
                 copy = os.path.join(tmp, name)  # (the same name: what the reader's messages say)
                 snapshot_file(path, copy, name=name)
                 check_workbook(copy, name=name)
-                return read_workbook(copy, weighted=weighted)
+                return read_workbook(copy)
         except OSError as exc:  # (the temporary folder: not the output's fault, which _files would say)
             raise FormatError(f"cannot read the file through a private copy ({exc.strerror or type(exc).__name__})",
                               file=name) from None
@@ -602,12 +601,13 @@ def _files_guarded(args: argparse.Namespace, prog: str, source: str) -> int:
             data = buf.getvalue()
         else:
             from . import formats
+            from .formats.outcomes import weighted_warning
 
             # the site shows a workbook's matchpoints on its own scale (its Scale parameter); PBN and USEBIO
             # carry them on the 2/1 (EBU, WBF) scale, whatever the source
             if args.command == "publish" and len(args.source) > 1:
                 return _publish_season(args, prog)
-            event = formats.score_event(_read_event(source, prog, weighted=args.command == "publish"),
+            event = formats.score_event(_read_event(source, prog),
                                         scale=None if args.command == "publish" else "EBU")
             if args.command == "publish":
                 from .formats.site import publish_site
@@ -620,6 +620,9 @@ def _files_guarded(args: argparse.Namespace, prog: str, source: str) -> int:
                 data = formats.write_pbn(event, name=os.path.basename(source))
             else:
                 data = formats.write_usebio(event, name=os.path.basename(source), style=args.federation)
+            weighted = weighted_warning(event, "PBN" if args.format == "pbn" else "USEBIO")
+            if weighted is not None:  # (one line: the file carries them in xlbridge's own field)
+                _say(prog, f"{_name(source)}: warning: {weighted}")
     except XlbridgeError as exc:
         text = str(exc)
         if exc.where is None and not text.startswith((_name(source), "the output")):  # every refusal names the file
@@ -659,7 +662,7 @@ def _publish_season(args: argparse.Namespace, prog: str) -> int:
             _say(prog, f"{_name(source)}: the output would overwrite the input; give another -o")
             return EXIT_REFUSED
         try:
-            events.append(formats.score_event(_read_event(source, prog, weighted=True), scale=None))
+            events.append(formats.score_event(_read_event(source, prog), scale=None))
         except XlbridgeError as exc:  # (named here: the caller names the first source)
             text = str(exc)
             _say(prog, text if exc.where is not None or text.startswith(_name(source)) else f"{_name(source)}: {text}")

@@ -240,13 +240,17 @@ def test_import_bad_files_exit_2_with_one_line(tmp_path, content):
     assert not (tmp_path / "out.xlsx").exists()
 
 
-def test_export_refuses_a_weighted_score_naming_the_cell(tmp_path):
+def test_export_of_the_shipped_example_carries_its_weighted_scores_with_one_warning(tmp_path):
+    """Issue 40: the bundled example's first row is seed 004's weighted score (60 % of +420, 40 % of -50 against
+    420, 400, 400, 170, -50: N-S 5.8 of a top of 10, E-W 4.2); the export writes it with one warning line."""
     shutil.copy(ROOT / "workbooks" / "examples" / "pairs.xlsx", tmp_path / "pairs.xlsx")
     proc = _run("export", "pairs.xlsx", "--format", "pbn", "-o", "out.pbn", cwd=tmp_path)
-    assert proc.returncode == 2
-    # the bundled example's first row is seed 004's weighted score: Outcome 2 NS is column I
-    assert "Travellers!I5" in proc.stderr and "12C1(c)" in proc.stderr
-    assert not (tmp_path / "out.pbn").exists()
+    assert proc.returncode == 0, proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and "warning: " in proc.stderr and "12C1(c)" in proc.stderr
+    back = formats.read_pbn(tmp_path / "out.pbn")
+    row = next(r for r in back.boards[0].results if (r.ns, r.ew) == ("1", "11"))
+    assert (row.score, row.outcomes, row.mp_ns, row.mp_ew) == (420, ((420, F(3, 5)), (-50, F(2, 5))), F(29, 5),
+                                                               F(21, 5))
 
 
 PASSED_OUT_PBN = """% PBN 2.1

@@ -170,12 +170,15 @@ def test_a_teams_workbook_exports_as_usebio_for_the_ebu_and_is_refused_for_the_a
     assert "takes no teams event" in proc.stderr and not (tmp_path / "a.xml").exists()
 
 
-def test_a_weighted_board_in_a_teams_workbook_is_refused_naming_its_cell(flow, tmp_path):
+def test_a_weighted_board_without_its_weights_is_refused_naming_the_weight_cell(flow, tmp_path):
+    """A second outcome typed for room 1 (Outcome 2, D6) with no weights: Law 12C1(c) needs every weight."""
     wb = openpyxl.load_workbook(flow / "teams.xlsx")
     wb["Boards"]["D6"] = -100
     wb.save(tmp_path / "w.xlsx")
     proc = _run("export", "w.xlsx", "--format", "pbn", "-o", "w.pbn", cwd=tmp_path)
-    assert proc.returncode == 2 and "w.xlsx, Boards!D6" in proc.stderr and "12C1(c)" in proc.stderr
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert proc.stderr.strip() == ("xlbridge export: w.xlsx, Boards!F6: a weighted score (Law 12C1(c)): a weight is "
+                                   "missing: 600 x ?, -100 x ?")
     assert not (tmp_path / "w.pbn").exists()
 
 
@@ -432,6 +435,45 @@ def test_a_teams_book_s_event_details_are_typed_on_the_matches_sheet(tmp_path, t
     wb.save(tmp_path / "t.xlsx")
     back = read_teams_workbook(tmp_path / "t.xlsx")
     assert (back.name, back.date, back.site) == ("Autumn Teams", dt.date(2026, 11, 26), "Riverside")
+
+
+def test_a_teams_book_s_scorer_is_typed_under_the_club_written_and_read(tmp_path, teams_template):
+    """The Scorer parameter, the row under Club on the Matches sheet: filled from the event, read back as a
+    member typed it; longer than 200 characters is refused naming its cell. A book made before it (Event,
+    Date and Club only) is read with no scorer."""
+    import datetime as dt
+    import io
+
+    from xlbridge.formats.model import Board, Event, Participant, Result
+    from xlbridge.formats.workbook import fill_teams_workbook, read_teams_workbook
+
+    ev = Event(name="Club Teams", date=dt.date(2026, 11, 26), site="Riverside", scorer="Dee Scorer", kind="TEAMS",
+               scoring="IMP", participants=(Participant("1"), Participant("2")),
+               boards=(Board(1, results=(Result("1", "2", score=420), Result("2", "1", score=-420))),))
+    wb = openpyxl.load_workbook(io.BytesIO(teams_template))
+    fill_teams_workbook(wb, ev)
+    ms = wb["Matches"]
+    labels = {ms[f"J{r}"].value: f"K{r}" for r in range(1, 30)}
+    assert (labels["Club"], labels["Scorer"]) == ("K15", "K16")  # (the row under Club)
+    assert ms["K16"].value == "Dee Scorer"
+    ms["K16"] = "Ed Lee"  # a member's change
+    wb.save(tmp_path / "t.xlsx")
+    back = read_teams_workbook(tmp_path / "t.xlsx")
+    assert (back.name, back.date, back.site, back.scorer) == ("Club Teams", dt.date(2026, 11, 26), "Riverside", "Ed Lee")
+
+    ms["K16"] = "E" * 201
+    wb.save(tmp_path / "t.xlsx")
+    with pytest.raises(formats.FormatError) as e:
+        read_teams_workbook(tmp_path / "t.xlsx")
+    assert str(e.value).startswith("t.xlsx, Matches!K16: scorer's name longer than 200 characters (201), the limit: ")
+
+    ms["J16"] = None  # a book made before the Scorer label
+    wb.save(tmp_path / "t.xlsx")
+    back = read_teams_workbook(tmp_path / "t.xlsx")
+    assert (back.name, back.date, back.site, back.scorer) == ("Club Teams", dt.date(2026, 11, 26), "Riverside", None)
+    wb = openpyxl.load_workbook(tmp_path / "t.xlsx")
+    fill_teams_workbook(wb, ev)  # (its other details are still written; the scorer has no place)
+    assert [wb["Matches"][c].value for c in ("K13", "K15", "J16", "K16")] == ["Club Teams", "Riverside", None, "E" * 201]
 
 
 def test_a_member_types_the_teams_players_and_numbers_on_the_template_s_teams_sheet(tmp_path):

@@ -148,7 +148,7 @@ def test_a_weighted_score_is_published_with_its_outcomes_and_seed_004_matchpoint
     2.9, 1.4, 0.2 on the 1/0.5 scale, so 5.8, 9.4, 5.8, 5.8, 2.8, 0.4 of a top of 10 at 2/1."""
     from fractions import Fraction as F
 
-    from xlbridge.formats import score_event, write_pbn, write_usebio
+    from xlbridge.formats import read_pbn, read_usebio, score_event, write_pbn, write_usebio
 
     weighted = Result("1", "11", "4S", "N", 10, 420, outcomes=((420, F(3, 5)), (-50, F(2, 5))))
     rows = (weighted,) + tuple(Result(str(k), str(10 + k), score=s) for k, s in zip(range(2, 7), (420, 400, 400, 170,
@@ -158,9 +158,18 @@ def test_a_weighted_score_is_published_with_its_outcomes_and_seed_004_matchpoint
                                                                    F(2, 5)]
     board = {p.name: p for p in publish(e, tmp_path, dds=False)}["board-1.html"].read_text(encoding="utf-8")
     assert "420 (60 %), -50 (40 %)" in board and "58.00" in board and "94.00" in board
-    for write in (write_pbn, write_usebio):  # neither format can carry the outcomes
-        with pytest.raises(FormatError, match=r"board 1, 1 v 11: a weighted score \(Law 12C1\(c\)\)"):
-            write(e)
+    # PBN and USEBIO carry the row as its own score with the weighted matchpoints, and the outcomes in
+    # xlbridge's own field (docs/formats.md), so that reading the file back scores the board the same
+    pbn = write_pbn(score_event(e)).decode().replace("\r\n", "\n")
+    assert re.search(r'^ *1 +11 +4S +N +10 +420 +- +5\.8 +4\.2 .*"420 60%;-50 40%"$', pbn, re.M), pbn
+    assert "Outcomes\\" in pbn and ";Outcomes" in pbn
+    xml = write_usebio(score_event(e)).decode("latin-1")
+    assert '<WEIGHTED_SCORE>\n' in xml and '<OUTCOME SCORE="420" WEIGHT="60%" />' in xml
+    assert '<OUTCOME SCORE="-50" WEIGHT="40%" />' in xml and "<SCORE>420</SCORE>" in xml
+    for back in (read_pbn(pbn.encode()), read_usebio(xml.encode("latin-1"))):
+        assert back.boards[0].results[0].outcomes == ((420, F(3, 5)), (-50, F(2, 5)))
+        assert [r.mp_ns for r in score_event(back).boards[0].results] == [F(29, 5), F(47, 5), F(29, 5), F(29, 5),
+                                                                          F(14, 5), F(2, 5)]
 
 
 def test_page_names_of_colliding_pair_ids_are_all_distinct_and_numbered_in_order():
@@ -209,3 +218,25 @@ def test_national_numbers_are_shown_only_when_asked(tmp_path):
     publish(e, tmp_path / "on", numbers=True)
     page = (tmp_path / "on" / "index.html").read_text(encoding="utf-8")
     assert "Ann Lee (12345) &amp; Bob Roe" in page and "Cy Fox &amp; Di Ode" in page
+
+
+def test_every_page_of_an_event_with_a_scorer_says_who_scored_it(tmp_path):
+    """The issue: the scorer (a workbook's Scorer parameter) is shown in every page's header, after the club
+    and the date, escaped as every text from a file; an event without one shows no "Scored by"."""
+    import datetime as dt
+
+    from xlbridge.formats import Participant
+
+    e = Event(name="Club", date=dt.date(2026, 11, 26), site="Riverside", scorer="Dee <Scorer> & co",
+              participants=(Participant("1", None, ("Ann Lee", "Bob Roe")), Participant("2", None, ("Cy Fox", "Di Ode"))),
+              boards=(Board(1, results=(Result("1", "2", "3NT", "S", 9, 400),)),))
+    paths = publish(e, tmp_path / "with", dds=False)
+    pages = {p.name: p.read_text(encoding="utf-8") for p in paths if p.suffix == ".html"}
+    assert sorted(pages) == ["board-1.html", "index.html", "pair-1.html", "pair-2.html"]
+    for name, text in pages.items():
+        _parse_strict(text)
+        assert ('<p class="meta">Riverside &middot; 2026-11-26 &middot; Scored by Dee &lt;Scorer&gt; &amp; co</p>'
+                in text), name
+    plain = publish(Event(name="Club", site="Riverside", participants=e.participants, boards=e.boards),
+                    tmp_path / "without", dds=False)
+    assert not [p for p in plain if p.suffix == ".html" and "Scored by" in p.read_text(encoding="utf-8")]

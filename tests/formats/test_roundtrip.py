@@ -41,6 +41,22 @@ def deals(draw):
 
 
 @st.composite
+def weighted(draw, score, vul):
+    """A Law 12C1(c) weighted score's outcomes: the row's own score first, then one to three other legal
+    scores, the weights positive and totalling 1 (percentages, eighths or thirds)."""
+    others = draw(st.lists(st.builds(xlbridge.bridge_score, st.sampled_from(["3NT", "4S", "2HX", "6C", "1D"]),
+                                     st.sampled_from(SEATS), st.integers(0, 13), st.just(vul)),
+                           min_size=1, max_size=3, unique=True).filter(lambda xs: score not in xs))
+    denominator = draw(st.sampled_from([100, 8, 3, 7]))
+    others = others[:denominator - 1]
+    cuts = sorted(draw(st.lists(st.integers(1, denominator - 1), min_size=len(others), max_size=len(others),
+                                unique=True)))
+    bounds = [0, *cuts, denominator]
+    weights = [Fraction(b - a, denominator) for a, b in zip(bounds, bounds[1:])]
+    return tuple(zip([score, *others], weights))
+
+
+@st.composite
 def results(draw, ns, ew, vul):
     kind = draw(st.sampled_from(["played", "played", "played", "pass", "artificial", "np", "score_only"]))
     extra = dict(mp_ns=draw(st.none() | decimal), mp_ew=draw(st.none() | decimal),
@@ -54,9 +70,10 @@ def results(draw, ns, ew, vul):
         tricks = draw(st.integers(0, 13))
         score = xlbridge.bridge_score(contract, declarer, tricks, vul)  # a consistent row, not an expectation
         lead = draw(st.none() | st.sampled_from(CARDS))
+        outcomes = draw(weighted(score, vul)) if draw(st.integers(0, 4)) == 0 else ()
         if kind == "score_only":
-            return Result(ns, ew, score=score, **extra)
-        return Result(ns, ew, contract, declarer, tricks, score, lead, **extra)
+            return Result(ns, ew, score=score, outcomes=outcomes, **extra)
+        return Result(ns, ew, contract, declarer, tricks, score, lead, outcomes=outcomes, **extra)
     if kind == "pass":
         return Result(ns, ew, "PASS", score=0, **extra)
     if kind == "artificial":
@@ -171,8 +188,20 @@ def _mutate(data: bytes, rng: random.Random) -> bytes:
     return bytes(b)
 
 
-@pytest.mark.parametrize("reader, sample", [(read_pbn, MITCHELL_PBN), (read_usebio, MITCHELL_USEBIO),
-                                            (read_usebio, VALID_USEBIO_TEAMS)], ids=["pbn", "usebio", "usebio-teams"])
+def _weighted_sample(write) -> str:
+    """Seed 004's board (60 % of +420 and 40 % of -50 against 420, 400, 400, 170, -50) as written by ``write``:
+    a file holding xlbridge's own field for a weighted score, to mutate."""
+    from xlbridge.formats import score_event
+
+    rows = (Result("1", "11", "4S", "N", 10, 420, outcomes=((420, Fraction(3, 5)), (-50, Fraction(2, 5)))),) + tuple(
+        Result(str(k), str(10 + k), score=s) for k, s in zip(range(2, 7), (420, 400, 400, 170, -50)))
+    return write(score_event(Event(name="Club", boards=(Board(1, "N", "None", results=rows),)))).decode("latin-1")
+
+
+@pytest.mark.parametrize("reader, sample", [
+    (read_pbn, MITCHELL_PBN), (read_usebio, MITCHELL_USEBIO), (read_usebio, VALID_USEBIO_TEAMS),
+    (read_pbn, _weighted_sample(write_pbn)), (read_usebio, _weighted_sample(write_usebio))],
+    ids=["pbn", "usebio", "usebio-teams", "pbn-weighted", "usebio-weighted"])
 def test_fuzz_mutations_give_an_event_or_one_line_error(reader, sample):
     rng = random.Random(20240305)
     data = sample.encode("latin-1")
@@ -207,12 +236,12 @@ def test_a_typed_workbook_s_event_name_is_its_document_title(tmp_path):
     (File > Properties) names the event, and the template itself carries none."""
     from xlbridge.formats.pairsbook import read_pairs_workbook
 
-    assert read_pairs_workbook(_example_copy(tmp_path), weighted=True).name is None
+    assert read_pairs_workbook(_example_copy(tmp_path)).name is None
 
     def title(wb):
         wb.properties.title = "  Tuesday Pairs "
 
-    assert read_pairs_workbook(_example_copy(tmp_path, title), weighted=True).name == "Tuesday Pairs"
+    assert read_pairs_workbook(_example_copy(tmp_path, title)).name == "Tuesday Pairs"
 
 
 @pytest.mark.parametrize("typed, scale", [("ACBL", "ACBL"), ("EBU", "EBU"), ("1/0.5", "ACBL"), (None, None)])
@@ -225,7 +254,7 @@ def test_the_workbook_s_matchpoint_scale_is_read_and_used(tmp_path, typed, scale
     def set_scale(wb):
         wb["Travellers"]["R5"] = typed
 
-    event = read_pairs_workbook(_example_copy(tmp_path, set_scale), weighted=True)  # (its weighted board kept)
+    event = read_pairs_workbook(_example_copy(tmp_path, set_scale))  # (its weighted board kept)
     assert event.scale == scale
     own, ebu = score_event(event), score_event(event, scale="EBU")
     half = 2 if scale == "ACBL" else 1
@@ -244,3 +273,75 @@ def test_an_unknown_matchpoint_scale_is_refused_naming_its_cell(tmp_path):
     with pytest.raises(FormatError) as err:
         read_pairs_workbook(_example_copy(tmp_path, set_scale))
     assert str(err.value) == "club.xlsx, Travellers!R5: unknown matchpoint scale (EBU or ACBL): 'Swiss'"
+
+
+def _event_details_cells(ws):
+    """{label: its value cell} of the Travellers sheet's parameters (labels in Q, values in R)."""
+    return {ws[f"Q{r}"].value: f"R{r}" for r in range(4, 30) if isinstance(ws[f"Q{r}"].value, str)}
+
+
+def test_the_scorer_typed_under_the_club_is_read_with_the_event_details(tmp_path):
+    """The issue: Event, Date, Club and Scorer have a place in the workbook (Scorer the row under Club); a
+    member types them and the book's event carries them all."""
+    from xlbridge.formats import score_event
+    from xlbridge.formats.pairsbook import read_pairs_workbook
+
+    def details(wb):
+        ws = wb["Travellers"]
+        cells = _event_details_cells(ws)
+        assert cells["Scorer"] == "R12" and cells["Club"] == "R11"  # (the row under Club)
+        ws[cells["Event"]], ws[cells["Date"]] = "Thursday Pairs", datetime.date(2026, 11, 26)
+        ws[cells["Club"]], ws[cells["Scorer"]] = "Riverside", "  Dee Scorer "
+
+    event = read_pairs_workbook(_example_copy(tmp_path, details))
+    assert (event.name, event.date, event.site, event.scorer) == (
+        "Thursday Pairs", datetime.date(2026, 11, 26), "Riverside", "Dee Scorer")
+    assert score_event(event).scorer == "Dee Scorer"  # (scoring keeps it: the site shows the scored event)
+    from xlbridge.formats import publish
+
+    publish(event, tmp_path / "site", dds=False)
+    assert "&middot; Scored by Dee Scorer</p>" in (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+
+
+def test_a_book_made_before_the_scorer_is_read_with_no_scorer(tmp_path):
+    """A book made before the Scorer label has Event, Date and Club only: still found and read, its scorer
+    None; whatever stands under Club there (another label) is not taken for the scorer."""
+    from xlbridge.formats.pairsbook import read_pairs_workbook
+
+    def old(wb):
+        ws = wb["Travellers"]
+        cells = _event_details_cells(ws)
+        ws[cells["Event"]], ws[cells["Date"]], ws[cells["Club"]] = "Old Pairs", "26/11/2026", "Riverside"
+        scorer_label = "Q" + cells["Scorer"][1:]
+        ws[scorer_label], ws[cells["Scorer"]] = "Notes", "x" * 300  # (not a scorer: not read, not refused)
+
+    event = read_pairs_workbook(_example_copy(tmp_path, old))
+    assert (event.name, event.date, event.site, event.scorer) == (
+        "Old Pairs", datetime.date(2026, 11, 26), "Riverside", None)
+
+    def blank(wb):
+        ws = wb["Travellers"]
+        cells = _event_details_cells(ws)
+        ws[cells["Event"]] = "Old Pairs"
+        ws["Q" + cells["Scorer"][1:]] = None
+
+    assert read_pairs_workbook(_example_copy(tmp_path, blank)).scorer is None
+
+
+def test_too_long_a_scorer_is_refused_naming_its_cell(tmp_path):
+    from xlbridge.formats.pairsbook import read_pairs_workbook
+
+    def long(wb):
+        ws = wb["Travellers"]
+        ws[_event_details_cells(ws)["Scorer"]] = "S" * 201
+
+    with pytest.raises(FormatError) as err:
+        read_pairs_workbook(_example_copy(tmp_path, long))
+    assert str(err.value).startswith("club.xlsx, Travellers!R12: scorer's name longer than 200 characters (201), "
+                                     "the limit: 'SSSS")
+
+    def at_the_limit(wb):
+        ws = wb["Travellers"]
+        ws[_event_details_cells(ws)["Scorer"]] = "S" * 200
+
+    assert read_pairs_workbook(_example_copy(tmp_path, at_the_limit)).scorer == "S" * 200

@@ -1,6 +1,6 @@
 """Publishing a teams workbook with a Law 12C1(c) weighted board (issue 16): `xlbridge publish` reads room 1's
 outcomes and weights from the Boards sheet, scores the board outcome by outcome and shows it; PBN and USEBIO
-still refuse it.
+carry it in a field of xlbridge's own (issue 40), and import gives it back.
 
 Every expected value is worked by hand here (nothing was produced by xlbridge): IMPs by the table of Law 78B
 (../shared/REFERENCE.md: 370-420: 9, 500-590: 11, 750-890: 13), VPs on the WBF 2013 scale for 7 boards as
@@ -25,6 +25,7 @@ Match 2: Bears 5, Wolves 0: 12.18 - 7.82. Standings: Lions 13.65, Bears 12.18, W
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 import shutil
 import sys
 from pathlib import Path
@@ -143,13 +144,31 @@ def _run(*argv, cwd):
 
 
 @pytest.mark.parametrize("fmt, out", [("pbn", "w.pbn"), ("usebio", "w.xml")])
-def test_export_still_refuses_the_weighted_board_naming_its_cell(site, tmp_path, fmt, out):
+def test_export_carries_the_weighted_board_and_import_gives_it_back(site, tmp_path, fmt, out):
+    """Issue 40: the weighted board is exported as room 1's own score (420) with its exact weighted IMPs (11.6)
+    and its outcomes in xlbridge's own field, with one warning line; importing the file gives back the board
+    as typed (50 % of 420, 30 % of 170, 20 % of -50 against -420), so the same standings."""
+    from xlbridge.formats.scoring import match_results, score_event
+    from xlbridge.formats.workbook import read_workbook
+
     shutil.copy(site / "club.xlsx", tmp_path / "w.xlsx")
     proc = _run("export", "w.xlsx", "--format", fmt, "-o", out, cwd=tmp_path)
-    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
-    assert proc.stderr.strip() == ("xlbridge export: w.xlsx, Boards!D5: a weighted board (Law 12C1(c)) cannot be "
-                                   "written to PBN or USEBIO: 170"), proc.stderr
-    assert not (tmp_path / out).exists()
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.strip() == (
+        f"xlbridge export: w.xlsx: warning: 1 weighted score (Law 12C1(c)), board 1, 1 v 2: written as its own score "
+        f"with the exact weighted IMPs; its outcomes and weights in xlbridge's "
+        f"{'ScoreTable column Outcomes' if fmt == 'pbn' else 'element WEIGHTED_SCORE of the traveller line'}, "
+        f"which other programs skip (docs/formats.md)")
+    text = (tmp_path / out).read_text(encoding="latin-1")
+    if fmt == "pbn":
+        assert '"420 50%;170 30%;-50 20%"' in text
+    else:
+        assert '<OUTCOME SCORE="170" WEIGHT="30%" />' in text and "<IMPS>11.6</IMPS>" in text
+    assert _run("import", out, "-o", "back.xlsx", cwd=tmp_path).returncode == 0
+    ws = openpyxl.load_workbook(tmp_path / "back.xlsx")["Boards"]
+    assert [c.value for c in ws[5]][:9] == [1, 1, 420, 170, -50, 0.5, 0.3, 0.2, -420]
+    result = match_results(score_event(read_workbook(tmp_path / "back.xlsx")))[("1", "2")]
+    assert (result.imps_a, result.imps_b, f"{float(result.vp_a):.2f}") == (Fraction(58, 5), 3, "13.65")
 
 
 @pytest.mark.parametrize("change, cell, message", [
@@ -212,7 +231,7 @@ def test_a_board_waiting_for_a_room_leaves_the_match_length_declared(tmp_path):
     boards = [(1, 1, 420, 170, -50, 0.5, 0.3, 0.2, None), (1, 2, 600, None, None, None, None, None, 660)]
     boards += [(1, b, _flat(b), None, None, None, None, None, _flat(b)) for b in range(3, 8)]
     boards += [(2, b, _flat(b), None, None, None, None, None, _flat(b)) for b in range(1, 8)]
-    event = score_event(read_workbook(_book(tmp_path / "waiting.xlsx", boards), weighted=True))
+    event = score_event(read_workbook(_book(tmp_path / "waiting.xlsx", boards)))
     result = match_results(event)[("1", "2")]
     assert (result.boards, result.imps_a, result.imps_b, result.margin) == (7, 0, 2, -2)
     assert (f"{float(result.vp_a):.2f}", f"{float(result.vp_b):.2f}") == ("9.08", "10.92")
@@ -229,7 +248,7 @@ def test_a_match_longer_than_the_vp_scale_is_refused_at_its_cell(tmp_path):
     wb["Matches"]["D5"] = 1001
     wb.save(path)
     with pytest.raises(FormatError) as exc:
-        read_workbook(path, weighted=True)
+        read_workbook(path)
     assert str(exc.value) == ("long.xlsx, Matches!D5: number of boards must be a whole number from 1 to 1,000, "
                               "got 1001")
 
@@ -248,7 +267,7 @@ def test_two_matches_of_the_same_teams_beyond_the_vp_scale_are_refused(tmp_path)
         ws.cell(7, c, v)
     wb.save(path)
     with pytest.raises(FormatError) as exc:
-        read_workbook(path, weighted=True)
+        read_workbook(path)
     assert str(exc.value) == ("twice.xlsx, Matches!D7: the matches of these two teams come to 1,100 boards, more "
                               "than the VP scale's 1,000")
 

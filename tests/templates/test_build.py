@@ -426,10 +426,10 @@ def test_capacity_declared_and_flagged(books):
     red when anything is typed below it."""
     ws = books["pairs.xlsx"]["Travellers"]
     assert ws.defined_names["XLBRIDGE_CAPACITY"].attr_text == "'Travellers'!$A$5:$P$10004"
-    assert "rows 5 to 10,004" in ws["Q17"].value
+    assert "rows 5 to 10,004" in ws["Q18"].value  # (below the parameters, the event details and the legend)
     rules = {str(cf.sqref): cf.rules for cf in ws.conditional_formatting}
-    assert sorted(rules) == ["A4:P4", "H5:H10004", "N5:O10004", "Q17"]
-    assert rules["Q17"][0].formula == ["COUNTA($A$10005:$P$1048576)>0"]
+    assert sorted(rules) == ["A4:P4", "H5:H10004", "N5:O10004", "Q18"]
+    assert rules["Q18"][0].formula == ["COUNTA($A$10005:$P$1048576)>0"]
     # rows inserted directly below the header move the table down: the header turns red, recalc names them
     assert ws.defined_names["XLBRIDGE_HEADER"].attr_text == "'Travellers'!$A$4:$P$4"
     assert rules["A4:P4"][0].formula == ["ROW($A$5)<>ROW($A$4)+1"]
@@ -437,6 +437,25 @@ def test_capacity_declared_and_flagged(books):
     # xlbridge recalc reads the result cells from this name
     assert rules["N5:O10004"][0].formula == ["AND(NOT(_xlfn.ISFORMULA(N5)),COUNTA($A5:$P5)>0)"]
     assert ws.defined_names["XLBRIDGE_RESULTS"].attr_text == "'Travellers'!$H$5:$H$10004,'Travellers'!$N$5:$O$10004"
+
+
+@pytest.mark.parametrize("name, sheet, first", [("pairs.xlsx", "Travellers", "Q9"), ("teams.xlsx", "Matches", "J13")])
+def test_event_details_with_the_scorer_under_the_club(books, name, sheet, first):
+    """The event details: Event, Date, Club and Scorer one under the other, each value to its right an input;
+    the Scorer text validated as the Club (at most 200 characters) with a prompt naming the results site; a
+    blank row below them (nothing else runs into the block)."""
+    ws = books[name][sheet]
+    col, row = first[0], int(first[1:])
+    value_col = chr(ord(col) + 1)
+    assert [ws[f"{col}{row + k}"].value for k in range(5)] == ["Event", "Date", "Club", "Scorer", None]
+    assert ws[f"{value_col}{row + 4}"].value is None
+    dvs = {str(dv.sqref): dv for dv in ws.data_validations.dataValidation}
+    club, scorer = dvs[f"{value_col}{row + 2}"], dvs[f"{value_col}{row + 3}"]
+    assert (scorer.type, scorer.operator, scorer.formula1, scorer.formula2) == ("textLength", "between", "0", "200")
+    assert (scorer.type, scorer.operator, scorer.formula1, scorer.formula2) == (
+        club.type, club.operator, club.formula1, club.formula2)
+    assert "results site" in scorer.prompt and "Scored by" in scorer.prompt
+    assert ws[f"{value_col}{row + 3}"].fill.fgColor.rgb == T.INPUT_FILL
 
 
 def test_pairs_sheet(books):

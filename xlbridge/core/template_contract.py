@@ -51,7 +51,8 @@ PLAYER_NUMBERS = "Numbers"
 #: players' national numbers in the optional PLAYER_NUMBERS column)
 TEAM_COLUMNS = ("Team", "Name", "Players")
 #: the event's details a member types (the pairs Travellers sheet's and the teams Matches sheet's parameters):
-#: the event's name, its date, the club
-EVENT_DETAILS = ("Event", "Date", "Club")
+#: the event's name, its date, the club, the scorer (the labels one under the other; a book made before the
+#: ``Scorer`` label has the first three only, and is still read)
+EVENT_DETAILS = ("Event", "Date", "Club", "Scorer")
 #: a match of the teams workbook as typed (the Matches sheet's first columns)
 MATCH_COLUMNS = ("Match", "Team A", "Team B", "Boards")

@@ -30,7 +30,7 @@ from .model import HOWELL, MITCHELL, TEAMS, Event, Participant, Result
 #: validation, 1 to 10,000); far inside the whole numbers an Excel cell (a double) holds exactly.
 MAX_BOARD = 10_000
 
-__all__ = ["check_result", "check_board", "check_traveller", "check_unweighted", "infer_movement", "mark_ties",
+__all__ = ["check_result", "check_board", "check_traveller", "infer_movement", "mark_ties",
            "format_number", "vulnerability_words"]
 
 
@@ -116,16 +116,6 @@ def check_traveller(number: int, rows: Sequence[Result], vulnerable: str, moveme
     checked = [check_result(r, vulnerable, loc) for r, loc in zip(rows, locs)]
     check_board(number, checked, locs if board_locs is None else board_locs, movement, kind)
     return checked
-
-
-def check_unweighted(event: Event, fmt: str, name: str | None = None) -> None:
-    """Refuse an event with a Law 12C1(c) weighted score (a row's ``outcomes``): ``fmt`` cannot carry it;
-    the message names ``name`` (the file the event was read from), the board and the row."""
-    for b in event.boards:
-        for r in b.results:
-            if r.outcomes:
-                raise FormatError(f"a weighted score (Law 12C1(c)) cannot be written to {fmt}", file=name,
-                                  element=f"board {b.number}, {r.ns} v {r.ew}")
 
 
 def infer_movement(boards_rows: Iterable[Iterable[Result]]) -> Movement:

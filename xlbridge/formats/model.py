@@ -160,7 +160,7 @@ class Board:
 
 @dataclass(frozen=True)
 class Event:
-    """A bridge event: name, date, site, kind (PAIRS/TEAMS), scoring, movement, participants, boards.
+    """A bridge event: name, date, site, kind (PAIRS/TEAMS), scoring, movement, participants, boards, scorer.
 
     Participants are kept sorted by direction then number.
     ``movement`` is ``MITCHELL`` (pairs keep their direction, one field per direction) or
@@ -181,6 +181,12 @@ class Event:
     #: a teams workbook's declared match lengths, ((team a, team b, boards), ...) with team a the lower
     #: number (its Matches sheet's Boards column): the VP scale's length, which PBN and USEBIO do not carry
     match_lengths: tuple[tuple[str, str, int], ...] = field(default=(), compare=False)
+    #: who scored the event (a workbook's ``Scorer`` parameter; the results site shows "Scored by ...");
+    #: None when the source names nobody (a book made before the parameter, PBN, USEBIO). Not compared, as
+    #: ``scale`` and ``match_lengths``: PBN and USEBIO do not carry it, so a workbook's event still equals
+    #: itself read back from its export. Last, so that an Event built with its fields in order (name, date,
+    #: site, kind, ...) is built as before
+    scorer: str | None = field(default=None, compare=False)
     _index: dict[tuple[str | None, str], Participant] = field(default_factory=dict, init=False, repr=False,
                                                               compare=False, hash=False)
 

@@ -12,10 +12,10 @@ found by their header names on the sheets ``Travellers`` (``Board``, ``NS``, ``E
   are joined with `` & `` (a name holding ``&`` in double quotes, so that it reads back whole:
   :func:`~xlbridge.formats.sheets.join_names`); the event's name and date go into the document properties.
 - :func:`read_pairs_workbook` reads such a workbook back into an event (inputs only: the scores
-  follow from them through the core, :func:`xlbridge.formats.score_event`). Rows the two file
-  formats cannot carry (a Law 12C1(c) weighted score, an arrow-switched row) are refused with a
-  line naming the cell; for publishing (``weighted=True``) a weighted score is read into the row's
-  ``outcomes`` instead, which :func:`~xlbridge.formats.score_event` matchpoints as the workbook does.
+  follow from them through the core, :func:`xlbridge.formats.score_event`). An arrow-switched
+  row is refused with a line naming the cell; a Law 12C1(c) weighted score is read into the row's
+  ``outcomes``, which :func:`~xlbridge.formats.score_event` matchpoints as the workbook does (and PBN and
+  USEBIO carry in a field of xlbridge's own: :mod:`xlbridge.formats.outcomes`).
 - Deals and opening leads, which the template has no place for, go into the extra sheets ``Deals``
   and ``Leads`` (:mod:`xlbridge.formats.sheets`). A workbook whose Travellers sheet has a ``Lead``
   column gets the leads there instead.
@@ -43,6 +43,7 @@ from ..core.template_contract import (PAIR_COLUMNS, PAIRS_SHEET, PLAYER_NUMBERS,
 from ..core.vocabulary import FILE_SCALE, Direction, Scale, Scoring, UnknownSpellingError
 from .checks import check_traveller
 from .errors import FormatError, check_players, display_name
+from .outcomes import workbook_outcomes
 from .model import (HOWELL, MITCHELL, PAIRS, TEAMS, Event, Participant, Result, natural_key, normalize_contract,
                     normalize_lead)
 from .sheets import (HEADER_ROW, VULNERABILITY, Getter, Where, Workbook, board_number, capacity, cell_number,
@@ -89,9 +90,17 @@ def fill_pairs_workbook(wb: Workbook, event: Event, *, name: str | None = None) 
     ws = get_sheet(wb, TRAVELLERS)
     cols = find_columns(ws, _T_COLUMNS, _T_OPTIONAL, sheet=TRAVELLERS)
     rows, columns = travellers_rows(event), _T_COLUMNS
+    results = [(b.number, r) for b in sorted(event.boards, key=lambda b: b.number) for r in b.results]
+    if any(r.outcomes for _, r in results):  # Law 12C1(c): the other outcomes and every weight
+        missing = [c for c in _WEIGHTED if c not in cols]
+        if missing:
+            raise FormatError(f"the sheet {TRAVELLERS!r} has no column {missing[0]!r} for a weighted score (a "
+                              f"workbook made before it): start from a current template", where=name)
+        rows = [row + (workbook_outcomes(r, b, name) if r.outcomes else
+                       [None] * len(_WEIGHTED)) for row, (b, r) in zip(rows, results)]
+        columns = _T_COLUMNS + _WEIGHTED
     if "Lead" in cols:  # a template with a Lead column: the leads stay on their rows
-        leads = [r.lead for b in sorted(event.boards, key=lambda b: b.number) for r in b.results]
-        rows, columns = [row + [lead] for row, lead in zip(rows, leads)], _T_COLUMNS + ("Lead",)
+        rows, columns = [row + [r.lead] for row, (_, r) in zip(rows, results)], columns + ("Lead",)
     fill_table(ws, cols, columns, rows, what="traveller rows", sheet=TRAVELLERS)
     movement = find_parameter(ws, "Movement")
     if movement is not None:
@@ -125,12 +134,11 @@ def fill_pairs_workbook(wb: Workbook, event: Event, *, name: str | None = None) 
     write_extra_sheets(wb, event, leads="Lead" not in cols)
 
 
-def read_pairs_workbook(path: str | os.PathLike[str], *, weighted: bool = False) -> Event:
+def read_pairs_workbook(path: str | os.PathLike[str]) -> Event:
     """Read the pairs workbook at ``path`` into an (unscored) :class:`Event`.
 
     Board vulnerabilities and dealers follow the standard cycle from the board number (as the
-    workbook scores them). Errors name the sheet and cell.  A Law 12C1(c) weighted score is
-    refused (PBN and USEBIO cannot carry it) unless ``weighted`` (publishing): then its outcomes
+    workbook scores them). Errors name the sheet and cell.  A Law 12C1(c) weighted score's outcomes
     (``Score NS`` of the row, ``Outcome 2 NS``, ``Outcome 3 NS`` with ``Weight 1..3``) go into the
     row's ``outcomes``.
     """
@@ -146,9 +154,6 @@ def read_pairs_workbook(path: str | os.PathLike[str], *, weighted: bool = False)
         for _r, get, where in table_rows(ws, _T_COLUMNS, _T_OPTIONAL, sheet=TRAVELLERS, name=name, keys=_T_COLUMNS):
             board, ns, ew = get("Board"), get("NS"), get("EW")
             weights = [col for col in _WEIGHTED if cell_text(get(col)) is not None]
-            if weights and not weighted:
-                raise FormatError("a weighted score (Law 12C1(c)) cannot be written to PBN or USEBIO:",
-                                  where=where(weights[0]), value=get(weights[0]))
             if cell_text(get("Arrow switch")) is not None:
                 raise FormatError("an arrow-switched row cannot be written to PBN or USEBIO or published yet:",
                                   where=where("Arrow switch"), value=get("Arrow switch"))
@@ -204,7 +209,7 @@ def read_pairs_workbook(path: str | os.PathLike[str], *, weighted: bool = False)
         for b in deals:
             boards.setdefault(b, [])
         participants = _participants(wb, mitchell, name)
-        title, date, club = event_header(wb, ws, name, TRAVELLERS)
+        title, date, club, scorer = event_header(wb, ws, name, TRAVELLERS)
         seen = {p.key for p in participants}
         extra = []
         for rows in boards.values():
@@ -214,7 +219,7 @@ def read_pairs_workbook(path: str | os.PathLike[str], *, weighted: bool = False)
                     if key not in seen:
                         seen.add(key)
                         extra.append(Participant(num, key[0]))
-        return Event(name=title, date=date, site=club, movement=MITCHELL if mitchell else HOWELL, scale=scale,
+        return Event(name=title, date=date, site=club, scorer=scorer, movement=MITCHELL if mitchell else HOWELL, scale=scale,
                      participants=tuple(participants) + tuple(extra), boards=event_boards(boards, deals))
     finally:
         wb.close()

@@ -31,7 +31,8 @@ Columns read (any order and width; unknown columns are ignored): ``PairId_NS``,
 ``PairId_EW``, ``Names_NS``, ``Names_EW``, ``Contract``, ``Declarer``, ``Result`` (tricks
 taken, or ``=``/``+1``/``-2`` relative to the contract), ``Score_NS``, ``Score_EW``,
 ``MP_NS``, ``MP_EW``, ``Percentage_NS``, ``Percentage_EW``, ``IMP_NS``, ``IMP_EW``, ``Lead``,
-``Table``, ``Round``; in a ``TotalScoreTable``: ``Rank``, ``PairId`` (or ``TeamId``),
+``Table``, ``Round``, ``Outcomes`` (xlbridge's: a Law 12C1(c) weighted score's outcomes,
+:mod:`xlbridge.formats.outcomes`); in a ``TotalScoreTable``: ``Rank``, ``PairId`` (or ``TeamId``),
 ``Direction`` (user-defined: ``NS``/``EW`` in a Mitchell), ``Names``, ``TeamName``,
 ``TotalScore``, ``TotalMP``, ``TotalIMP``, ``TotalPercentage``, ``NrBoards``.  See
 docs/formats.md for the full mapping.
@@ -56,6 +57,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
@@ -66,16 +68,18 @@ from .checks import MAX_BOARD, mark_ties, check_board, check_result, infer_movem
 from .errors import LIMITS, FormatError, Source, check_name, check_national_number, check_players, load_source
 from .model import (HOWELL, MITCHELL, PAIRS, TEAMS, Board, Event, Participant, Result, natural_key,
                     normalize_contract, normalize_deal, normalize_lead, normalize_seat)
+from .outcomes import read_outcomes, split_outcomes
 from .pbntext import (Cell, Lexer, blank, decode_pbn, pair_id, player_names, read_int, read_num, iter_games,
                       table_header, table_rows)
 from .pbnwrite import write_pbn
 
 __all__ = ["read_pbn", "write_pbn", "decode_pbn", "load_source", "SCORE_TABLE_COLUMNS", "TOTAL_SCORE_TABLE_COLUMNS"]
 
-#: ScoreTable columns read (PBN 2.1 section 5.9 plus Lead, Table, Round written by scoring programs).
+#: ScoreTable columns read (PBN 2.1 section 5.9 plus Lead, Table, Round written by scoring programs, and
+#: xlbridge's Outcomes: a Law 12C1(c) weighted score, :mod:`xlbridge.formats.outcomes`).
 SCORE_TABLE_COLUMNS = ("Rank", "PairId_NS", "PairId_EW", "Names_NS", "Names_EW", "Contract", "Declarer",
                        "Result", "Score_NS", "Score_EW", "IMP_NS", "IMP_EW", "MP_NS", "MP_EW", "Percentage_NS",
-                       "Percentage_EW", "Multiplicity", "Lead", "Table", "Round")
+                       "Percentage_EW", "Multiplicity", "Lead", "Table", "Round", "Outcomes")
 #: TotalScoreTable columns read (section 5.10 plus Direction, TeamId and TeamName).
 TOTAL_SCORE_TABLE_COLUMNS = ("Rank", "PairId", "TeamId", "Direction", "Names", "TeamName", "TotalScore",
                              "TotalMP", "TotalIMP", "TotalPercentage", "NrBoards")
@@ -288,7 +292,11 @@ def read_pbn(source: Source, *, name: str | None = None) -> Event:
                 raise lexer.err("ScoreTable header has no Contract or Score column:", hline, hval)
             for row, line in table_rows(cols, g["data"]["ScoreTable"], lexer, "ScoreTable"):
                 r, nn, ne = _score_row(row, line, lexer)
-                rows.append(check_result(r, vul, {"file": name, "line": line}))
+                r = check_result(r, vul, {"file": name, "line": line})
+                weighted = split_outcomes(row.get("Outcomes") or "-", {"file": name, "line": line})
+                if weighted:
+                    r = replace(r, outcomes=read_outcomes(weighted, r.score, vul, {"file": name, "line": line}))
+                rows.append(r)
                 locs.append({"file": name, "line": line})
                 for num, side, nm in ((r.ns, Direction.NS, nn), (r.ew, Direction.EW, ne)):
                     if nm:

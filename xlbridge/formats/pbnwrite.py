@@ -3,7 +3,8 @@
 Section 2.1 export format: ``% PBN 2.1`` and ``% EXPORT`` first, one game per board separated by an
 empty line, every tag of the mandatory set; section 5.2 tables with widths from the data, numbers
 right-aligned; section 5.9 ``ScoreTable`` (``^`` before an artificial score and the values that
-follow from it) and 5.10 ``TotalScoreTable`` (a ``Direction`` column in a Mitchell).  Plain ASCII
+follow from it; a Law 12C1(c) weighted score's outcomes in the user-defined column ``Outcomes``:
+:mod:`xlbridge.formats.outcomes`) and 5.10 ``TotalScoreTable`` (a ``Direction`` column in a Mitchell).  Plain ASCII
 when every character is ASCII, else UTF-8 with a byte-order mark (section 2.2).
 
 >>> from xlbridge.formats.model import Board, Event, Result
@@ -21,8 +22,9 @@ from typing import TypeAlias
 import xlbridge
 
 from ..core.vocabulary import Scoring, Seat
-from .checks import check_unweighted, format_number, infer_movement
+from .checks import format_number, infer_movement
 from .errors import FormatError
+from .outcomes import outcomes_text
 from .model import HOWELL, MITCHELL, SCORING_TYPES, TEAMS, Board, Event, Result, natural_key
 
 __all__ = ["write_pbn"]
@@ -65,7 +67,6 @@ def write_pbn(event: Event, *, name: str | None = None) -> bytes:
     ...
     xlbridge.formats.errors.FormatError: club.xlsx: the site (PBN tag Site) cannot be written to PBN as a tag value: '#' means the previous game's value there and '?' an unknown one: '#'
     """
-    check_unweighted(event, "PBN", name)
     mitchell = event.movement == MITCHELL
     teams = event.kind == TEAMS
     for p in event.participants:
@@ -99,6 +100,8 @@ def write_pbn(event: Event, *, name: str | None = None) -> bytes:
         cols.append(("Table", "R"))
     if has("round"):
         cols.append(("Round", "R"))
+    if any(r.outcomes for b in event.boards for r in b.results):  # user-defined (section 5.2): Law 12C1(c)
+        cols.append(("Outcomes", "L"))
     date = event.date.strftime("%Y.%m.%d") if event.date else "????.??.??"
     scoring = (Scoring(event.scoring) if event.scoring in SCORING_TYPES else Scoring.MP).to_pbn()
     lines = ["% PBN 2.1", "% EXPORT", "%Creator: xlbridge"]
@@ -141,6 +144,7 @@ def _score_cells(r: Result, cols: Sequence[Column]) -> list[str]:
          "Table": "-" if r.table is None else str(r.table), "Round": "-" if r.round is None else str(r.round)}
     if r.contract == "PASS":
         v["Contract"] = "Pass"
+    v["Outcomes"] = _quote(outcomes_text(r)) if r.outcomes else "-"
     if isinstance(r.score, int):
         if r.score >= 0:
             v["Score_NS"] = str(r.score)

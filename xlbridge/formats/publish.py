@@ -151,7 +151,8 @@ def _page(title: str, event: Event, body: str, *, home: bool = False, links: Ite
     up = ['<a href="../index.html">All events</a>'] if season else []  # (an event of a season's site)
     nav = ("<nav>" + " ".join(up) + "</nav>\n" if up else "") if home else (
         "<nav>" + " ".join([*up, '<a href="index.html">Results</a>', *links]) + "</nav>\n")
-    meta = " &middot; ".join(_e(x) for x in (event.site, event.date) if x)
+    meta = " &middot; ".join([_e(x) for x in (event.site, event.date) if x]
+                             + ([f"Scored by {_e(event.scorer)}"] if event.scorer else []))
     return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
             f'<title>{_e(title)}</title>\n<link rel="stylesheet" href="style.css">\n</head>\n<body>\n'

@@ -513,37 +513,44 @@ def write_properties(wb: Workbook, event: Event) -> None:
 
 
 def event_details_block(ws: Worksheet) -> dict[str, tuple[Any, str]] | None:
-    """The sheet's event details: ``{label: (value, its cell)}`` for ``Event``, ``Date`` and ``Club``, found as
-    a block (the three labels one under the other in the parameter rows, each value to its right, as the
-    templates lay them out), or None when the sheet has no such block.  A team or pair called ``Event``
-    in a table is not taken for it.
+    """The sheet's event details: ``{label: (value, its cell)}`` for ``Event``, ``Date``, ``Club`` and
+    ``Scorer``, found as a block (the labels one under the other in the parameter rows, each value to its
+    right, as the templates lay them out), or None when the sheet has no such block.  A book made before
+    the ``Scorer`` label has the first three only: its block has no ``Scorer`` key.  A team or pair called
+    ``Event`` in a table is not taken for it.
     """
     from openpyxl.utils.cell import get_column_letter
 
+    required = EVENT_DETAILS[:3]  # (Event, Date, Club: every book with the block has them)
     rows = dict(sparse_rows(ws, 1, PARAMETER_ROWS))
     for r, cells in rows.items():
         for c in sorted(cells):
             v = cells[c]
-            if not (isinstance(v, str) and v.strip() == EVENT_DETAILS[0]):
+            if not (isinstance(v, str) and v.strip() == required[0]):
                 continue
-            below = [rows.get(r + k, {}).get(c) for k in range(1, len(EVENT_DETAILS))]
-            if all(isinstance(b, str) and b.strip() == label for b, label in zip(below, EVENT_DETAILS[1:])):
+            labels = [rows.get(r + k, {}).get(c) for k in range(len(EVENT_DETAILS))]
+            found = [isinstance(b, str) and b.strip() == label for b, label in zip(labels, EVENT_DETAILS)]
+            if all(found[:len(required)]):
                 return {label: (rows.get(r + k, {}).get(c + 1), f"{get_column_letter(c + 1)}{r + k}")
-                        for k, label in enumerate(EVENT_DETAILS)}
+                        for k, label in enumerate(EVENT_DETAILS) if all(found[:k + 1])}
     return None
 
 
-def read_event_details(ws: Worksheet, where: str) -> tuple[str | None, _dt.date | None, str | None] | None:
-    """``(event name, date, club)`` typed in the sheet's event details (:func:`event_details_block`; None
-    for a blank one), or None when the sheet has no such block (a book made before it).  A date is a date
-    cell, or text as ``2026-11-26`` or ``26/11/2026``; anything else is refused naming its cell (``where``:
-    the file and sheet, ``club.xlsx, Travellers``); the name and club at most 200 characters.
+def read_event_details(ws: Worksheet, where: str) -> tuple[str | None, _dt.date | None, str | None, str | None] | None:
+    """``(event name, date, club, scorer)`` typed in the sheet's event details (:func:`event_details_block`;
+    None for a blank one, and the scorer None in a block without ``Scorer``), or None when the sheet has no
+    such block (a book made before it).  A date is a date cell, or text as ``2026-11-26`` or ``26/11/2026``;
+    anything else is refused naming its cell (``where``: the file and sheet, ``club.xlsx, Travellers``); the
+    name, club and scorer at most 200 characters.
     """
     block = event_details_block(ws)
     if block is None:
         return None
-    texts = {}
-    for label, what in (("Event", "event name"), ("Club", "club name")):
+    texts: dict[str, str | None] = {}
+    for label, what in (("Event", "event name"), ("Club", "club name"), ("Scorer", "scorer's name")):
+        if label not in block:
+            texts[label] = None
+            continue
         value, cell = block[label]
         texts[label] = None if isinstance(value, (_dt.date, _dt.time)) else cell_text(value)
         check_name(texts[label], what, where=f"{where}!{cell}")
@@ -564,35 +571,38 @@ def read_event_details(ws: Worksheet, where: str) -> tuple[str | None, _dt.date 
         shown = value.isoformat() if isinstance(value, (_dt.date, _dt.time)) else value
         raise FormatError("not a date (type it as a date, 2026-11-26 or 26/11/2026):", where=f"{where}!{cell}",
                           value=shown)
-    return texts["Event"], date, texts["Club"]
+    return texts["Event"], date, texts["Club"], texts["Scorer"]
 
 
-def event_header(wb: Workbook, ws: Worksheet, name: str, sheet: str) -> tuple[str | None, _dt.date | None, str | None]:
-    """``(event name, date, club)`` of a book: what a member typed in ``sheet``'s event details (a blank name
-    falls back to the document title a member types; a blank date or club is none, even where an older
-    document property says otherwise), or, in a book made before them, its document properties.
-    ``name``: the file's name for messages."""
+def event_header(wb: Workbook, ws: Worksheet, name: str,
+                 sheet: str) -> tuple[str | None, _dt.date | None, str | None, str | None]:
+    """``(event name, date, club, scorer)`` of a book: what a member typed in ``sheet``'s event details (a
+    blank name falls back to the document title a member types; a blank date, club or scorer is none, even
+    where an older document property says otherwise), or, in a book made before them, its document
+    properties (no club, no scorer).  ``name``: the file's name for messages."""
     details = read_event_details(ws, f"{name}, {sheet}")
     if details is None:  # a book made before the Event, Date and Club parameters: its document properties
         title, date = read_properties(wb)
-        return check_name(title, "event name", where=f"{name}, document property 'xlbridge event' (or title)"), date, None
-    title, date, club = details
+        return (check_name(title, "event name", where=f"{name}, document property 'xlbridge event' (or title)"), date,
+                None, None)
+    title, date, club, scorer = details
     if title is None:
         title = check_name(document_title(wb), "event name", where=f"{name}, document title")
-    return title, date, club
+    return title, date, club, scorer
 
 
 def write_event_details(ws: Worksheet, event: Event) -> bool:
-    """The event's name, date and club into the sheet's event details (:func:`event_details_block`); False
-    when it has none (a book made before them)."""
+    """The event's name, date, club and scorer into the sheet's event details (:func:`event_details_block`;
+    the scorer where the block has ``Scorer``); False when it has none (a book made before them)."""
     from openpyxl.utils.cell import coordinate_from_string, column_index_from_string
 
     block = event_details_block(ws)
     if block is None:
         return False
-    for label, value in zip(EVENT_DETAILS, (event.name, event.date, event.site)):
-        col, row = coordinate_from_string(block[label][1])
-        ws.cell(row=row, column=column_index_from_string(col)).value = value
+    for label, value in zip(EVENT_DETAILS, (event.name, event.date, event.site, event.scorer), strict=True):
+        if label in block:
+            col, row = coordinate_from_string(block[label][1])
+            ws.cell(row=row, column=column_index_from_string(col)).value = value
     return True
 
 

@@ -35,6 +35,7 @@ from ..core.vocabulary import Scoring
 from .checks import check_result, check_traveller
 from .errors import FormatError, check_name, check_players, display_name
 from .scoring import team_matches
+from .outcomes import workbook_outcomes
 from .model import HOWELL, TEAMS, Event, Participant, Result, natural_key, normalize_contract, normalize_seat
 from .sheets import (HEADER_ROW, VULNERABILITY, Getter, Where, Workbook, board_number, cell_number, cell_text,
                      check_standard_cycle, event_boards, fill_table, find_columns, get_sheet, id_text, join_names,
@@ -104,11 +105,24 @@ def fill_teams_workbook(wb: Workbook, event: Event, *, name: str | None = None) 
     matches = team_matches(event, name)
     ws = get_sheet(wb, BOARDS_SHEET)
     cols = find_columns(ws, _B_COLUMNS, _B_OPTIONAL, sheet=BOARDS_SHEET, where=name)
-    rows = []
+    rows: list[tuple[object, ...]] = []
+    weighted = any(r.outcomes for b in event.boards for r in b.results)
     for k, (a, c, boards) in enumerate(matches, start=1):
         for bno, (r1, r2) in boards.items():
-            rows.append((k, bno, _room_score(r1, bno, name), _room_score(r2, bno, name)))
-    fill_table(ws, cols, _B_COLUMNS, rows, what="match boards", sheet=BOARDS_SHEET, where=name)
+            row: tuple[object, ...] = (k, bno, _room_score(r1, bno, name), _room_score(r2, bno, name))
+            if r2 is not None and r2.outcomes:  # (the workbook weighs room 1's score against room 2's)
+                raise FormatError(f"board {bno}, team {r2.ns} v team {r2.ew}: a weighted score (Law 12C1(c)) in "
+                                  f"room 2; the teams workbook holds one in room 1 only (team {a} sitting N-S)",
+                                  where=name)
+            if weighted:  # Law 12C1(c): room 1's other outcomes and every weight
+                row += tuple(workbook_outcomes(r1, bno, name) if r1 is not None and r1.outcomes else
+                             [None] * len(_B_OPTIONAL))
+            rows.append(row)
+    if weighted and any(c not in cols for c in _B_OPTIONAL):
+        raise FormatError(f"the sheet {BOARDS_SHEET!r} has no columns for a weighted score (a workbook made before "
+                          f"them): start from a current template", where=name)
+    fill_table(ws, cols, _B_COLUMNS + _B_OPTIONAL if weighted else _B_COLUMNS, rows, what="match boards",
+               sheet=BOARDS_SHEET, where=name)
     ms = get_sheet(wb, MATCHES_SHEET)
     mcols = find_columns(ms, _M_COLUMNS, sheet=MATCHES_SHEET, where=name)
     fill_table(ms, mcols, _M_COLUMNS, [(k, _team_label(parts[a]), _team_label(parts[c]), len(boards))
@@ -154,7 +168,7 @@ def _text_format(ws: Any, col: int | None, rows: int) -> None:
             ws.cell(row=r, column=col).number_format = "@"
 
 
-def read_teams_workbook(path: str | os.PathLike[str], *, weighted: bool = False) -> Event:
+def read_teams_workbook(path: str | os.PathLike[str]) -> Event:
     """Read a teams workbook (teams.xlsx, filled by hand or by :func:`fill_teams_workbook`) into an
     (unscored) teams :class:`Event`: room 1 is team A sitting N-S against team B, room 2 the
     reverse.  Team numbers come from the ``Teams`` sheet when present (a blank ``Name`` there is a team
@@ -162,8 +176,7 @@ def read_teams_workbook(path: str | os.PathLike[str], *, weighted: bool = False)
     is the team's name), else 1, 2, ... in order of first appearance on the Matches sheet; contracts
     from ``Contracts``, deals and leads from ``Deals`` and ``Leads``.
 
-    A Law 12C1(c) weighted board (``Outcome 2``/``Outcome 3``, ``Weight 1..3``) cannot be written to
-    PBN or USEBIO and is refused naming its cell, unless ``weighted`` (publishing): then room 1's
+    A Law 12C1(c) weighted board (``Outcome 2``/``Outcome 3``, ``Weight 1..3``): room 1's
     outcomes (its N-S score at ``Weight 1``, ``Outcome 2`` and ``Outcome 3`` at ``Weight 2`` and ``3``,
     checked as the core's weighted score, :func:`~xlbridge.formats.sheets.read_outcomes`) go into the
     room-1 row's ``outcomes``; room 2 then needs a real N-S score, or none yet.
@@ -241,9 +254,6 @@ def read_teams_workbook(path: str | os.PathLike[str], *, weighted: bool = False)
         for _r, get, where in table_rows(get_sheet(wb, BOARDS_SHEET, name), _B_COLUMNS, _B_OPTIONAL,
                                          sheet=BOARDS_SHEET, name=name):
             weights = [col for col in _B_OPTIONAL if cell_text(get(col)) is not None]
-            if weights and not weighted:
-                raise FormatError("a weighted board (Law 12C1(c)) cannot be written to PBN or USEBIO:",
-                                  where=where(weights[0]), value=get(weights[0]))
             if weights and cell_text(get(_ROOM_1)) is None:
                 raise FormatError("a weighted board (Law 12C1(c)) needs room 1's N-S score, its first outcome",
                                   where=where(_ROOM_1))
@@ -301,8 +311,8 @@ def read_teams_workbook(path: str | os.PathLike[str], *, weighted: bool = False)
                               where=cell)
         for b in deals:
             boards.setdefault(b, [])
-        title, date, club = event_header(wb, get_sheet(wb, MATCHES_SHEET, name), name, MATCHES_SHEET)
-        event = Event(name=title, date=date, site=club, kind=TEAMS, scoring=Scoring.IMP, movement=HOWELL,
+        title, date, club, scorer = event_header(wb, get_sheet(wb, MATCHES_SHEET, name), name, MATCHES_SHEET)
+        event = Event(name=title, date=date, site=club, scorer=scorer, kind=TEAMS, scoring=Scoring.IMP, movement=HOWELL,
                       participants=tuple(teams.values()), boards=event_boards(boards, deals),
                       match_lengths=tuple((a, c, n) for (a, c), n in lengths.items()))
         for bd in event.boards:  # a room's score and a team meeting a board twice: at the room's cell

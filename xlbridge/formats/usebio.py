@@ -38,8 +38,9 @@ from typing import Any
 import xlbridge
 
 from ..core.vocabulary import Direction, Movement, Scoring, Seat, UnknownSpellingError
-from .checks import MAX_BOARD, check_board, check_result, check_unweighted, infer_movement
+from .checks import MAX_BOARD, check_board, check_result, infer_movement
 from .errors import LIMITS, FormatError, Source, check_name, check_national_number, check_players
+from .outcomes import outcome_pairs, read_outcomes
 from .model import (HOWELL, MITCHELL, PAIRS, SCORING_TYPES, TEAMS, Board, Event, Participant, Result, natural_key, normalize_contract,
                     normalize_deal, normalize_lead, normalize_seat, parse_number)
 
@@ -57,6 +58,8 @@ USEBIO_ELEMENTS = (
     # teams events
     "MATCH_SCORING_METHOD", "SESSION", "SESSION@SESSION_ID", "TEAM", "TEAM@TEAM_ID", "TEAM@TEAM_NAME", "MATCH",
     "ROUND_NUMBER", "OPPOSING_TEAM", "TEAM_SCORE", "OPPOSING_TEAM_SCORE", "IMPS",
+    # xlbridge's own: a Law 12C1(c) weighted score's outcomes (xlbridge.formats.outcomes)
+    "WEIGHTED_SCORE", "OUTCOME", "OUTCOME@SCORE", "OUTCOME@WEIGHT",
 )
 
 _VUL_OUT = {"None": "Love", "NS": "North-South", "EW": "East-West", "All": "All"}
@@ -312,7 +315,7 @@ def read_usebio(source: Source, *, name: str | None = None) -> Event:
             where = f"{bw}, TRAVELLER_LINE {j}"
             loc: dict[str, Any] = {"file": fname, "element": where}
             r = _read_line(rd, tl, where)
-            rows.append(check_result(r, vul, loc))
+            rows.append(_weighted(tl, check_result(r, vul, loc), vul, loc))
             locs.append(loc)
             if len(rows) > LIMITS["rows"]:
                 raise rd.err(f"too many rows (limit {LIMITS['rows']})", bw)
@@ -454,7 +457,8 @@ def _read_teams(rd: _Reader, root: ET.Element, ev: ET.Element, containers: list[
                     raise rd.err("DIRECTION must be NS or EW:", f"{where}, DIRECTION", typed) from None
                 ns, ew = (a, c) if side is Direction.NS else (c, a)
                 loc: dict[str, Any] = {"file": rd.name, "element": where}
-                rows.setdefault(bno, []).append(check_result(_read_line(rd, tl, where, seats=(ns, ew)), vul, loc))
+                r = check_result(_read_line(rd, tl, where, seats=(ns, ew)), vul, loc)
+                rows.setdefault(bno, []).append(_weighted(tl, r, vul, loc))
                 locs.setdefault(bno, []).append(loc)
                 if len(rows[bno]) > LIMITS["rows"]:
                     raise rd.err(f"too many rows (limit {LIMITS['rows']})", f"BOARD {bno}")
@@ -521,6 +525,17 @@ def _read_line(rd: _Reader, tl: ET.Element, where: str, seats: tuple[str, str] |
     return Result(ns, ew, contract, declarer, tricks, score, lead,
                   rd.number(tl, "NS_MATCH_POINTS", where), rd.number(tl, "EW_MATCH_POINTS", where), None, None,
                   _first(rd, tl, where, Direction.NS), _first(rd, tl, where, Direction.EW))
+
+
+def _weighted(tl: ET.Element, r: Result, vul: str, loc: dict[str, Any]) -> Result:
+    """``r`` with the outcomes of xlbridge's ``WEIGHTED_SCORE`` element (a Law 12C1(c) weighted score:
+    each ``OUTCOME``'s ``SCORE`` and ``WEIGHT``, :mod:`xlbridge.formats.outcomes`), when the line has one."""
+    ws = tl.find("WEIGHTED_SCORE")
+    if ws is None:
+        return r
+    where = {**loc, "element": f"{loc['element']}, WEIGHTED_SCORE"}
+    pairs = [(o.get("SCORE"), o.get("WEIGHT")) for o in ws.iterfind("OUTCOME")]
+    return replace(r, outcomes=read_outcomes(pairs, r.score, vul, where))
 
 
 def _first(rd: _Reader, tl: ET.Element, where: str, side: Direction) -> Fraction | None:
@@ -638,7 +653,6 @@ def write_usebio(event: Event, *, name: str | None = None, style: str = "EBU") -
     read from, as messages show it) starts every refusal, followed by the element (``PAIR NS 3,
     PLAYER 1, PLAYER_NAME``) or board.
     """
-    check_unweighted(event, "USEBIO", name)
     if style not in USEBIO_STYLES:
         raise FormatError(f"unknown USEBIO style (one of {', '.join(USEBIO_STYLES)}):", file=name, value=style)
     how = USEBIO_STYLES[style]
@@ -722,6 +736,7 @@ def write_usebio(event: Event, *, name: str | None = None, style: str = "EBU") -
             for tag, v in zip(points, (ns_v, ew_v)):
                 if v is not None:
                     _sub(tl, tag, _dec(v))
+            _write_outcomes(tl, r)
     _write_handset(root, event)
     return _xml_bytes(root, name)
 
@@ -744,6 +759,16 @@ def _write_line(tl: ET.Element, r: Result) -> None:
         _sub(tl, "TRICKS", r.tricks)
     if r.score is not None:
         _sub(tl, "SCORE", _score_out(r.score))
+
+
+def _write_outcomes(tl: ET.Element, r: Result) -> None:
+    """A Law 12C1(c) weighted score's outcomes at the end of its traveller line, in xlbridge's own element
+    (:mod:`xlbridge.formats.outcomes`): ``WEIGHTED_SCORE`` > ``OUTCOME`` with attributes ``SCORE`` (N-S)
+    and ``WEIGHT`` (``60%``, ``1/3``), the line's own score first."""
+    if r.outcomes:
+        ws = _sub(tl, "WEIGHTED_SCORE")
+        for score, weight in outcome_pairs(r):
+            ET.SubElement(ws, "OUTCOME", {"SCORE": str(score), "WEIGHT": weight})
 
 
 def _write_teams(ev: ET.Element, event: Event, how: UsebioStyle, name: str | None) -> None:
@@ -801,6 +826,7 @@ def _write_teams(ev: ET.Element, event: Event, how: UsebioStyle, name: str | Non
                 _sub(tl, "NS_PAIR_NUMBER", r.ns)
                 _sub(tl, "EW_PAIR_NUMBER", r.ew)
                 _write_line(tl, r)
+                _write_outcomes(tl, r)
 
 
 def _write_handset(root: ET.Element, event: Event) -> None:

@@ -35,14 +35,13 @@ def is_teams_workbook(wb: Workbook) -> bool:
     return BOARDS_SHEET in wb.sheetnames and MATCHES_SHEET in wb.sheetnames and TRAVELLERS not in wb.sheetnames
 
 
-def read_workbook(path: str | os.PathLike[str], *, weighted: bool = False) -> Event:
+def read_workbook(path: str | os.PathLike[str]) -> Event:
     """A pairs or teams workbook into an (unscored) event: :func:`read_teams_workbook` for a book laid
     out like teams.xlsx (sheets ``Boards`` and ``Matches``), :func:`read_pairs_workbook` otherwise.
-    ``weighted`` (for publishing, never for PBN or USEBIO) reads a Law 12C1(c) weighted score (a pairs
-    row's, a teams board's room 1) into its row's ``outcomes`` instead of refusing it."""
+    A Law 12C1(c) weighted score (a pairs row's, a teams board's room 1) goes into its row's ``outcomes``."""
     wb = open_workbook(path, read_only=True)
     try:
         teams = is_teams_workbook(wb)
     finally:
         wb.close()
-    return read_teams_workbook(path, weighted=weighted) if teams else read_pairs_workbook(path, weighted=weighted)
+    return read_teams_workbook(path) if teams else read_pairs_workbook(path)

@@ -71,7 +71,8 @@ def build() -> Workbook:
         "played with the arrows switched.",
         "Beside the travellers: Scale (EBU or ACBL), Expected results per board (blank: the most results on "
         "any board), Movement (Mitchell or Howell), Artificial scores (Fixed, or Session for the pair's own "
-        "percentage), and Event, Date and Club, which the results site and the federation's files show.",
+        "percentage), and Event, Date, Club and Scorer: the results site shows them, the federation's files the "
+        "first three.",
         "Sheet Pairs: each pair's number, direction (NS or EW; blank in a Howell), the players' names and, "
         "if wanted, their national numbers.",
         "What comes out: Score NS, MP NS and MP EW beside each result; sheet Ranking: each pair's total, "
@@ -121,7 +122,7 @@ def build() -> Workbook:
                   "(40 % or it if lower).")
     event_details(ws, "Q9")
     ws.column_dimensions["Q"].width = 24
-    input_table(ws, f"A{T_FIRST}:P{last}", "Q17", "results", legend_at="Q13")
+    input_table(ws, f"A{T_FIRST}:P{last}", "Q18", "results", legend_at="Q14")  # (below Scorer, Q12, and a blank row)
 
     ws = sheet(wb, PAIRS_SHEET, PAIRS_SHEET, "One row per pair: its number, direction (NS or EW in a Mitchell), the players' names "
                "and (optional) their national numbers.")

@@ -344,6 +344,11 @@ def empty_tables(wb: Workbook, example: str) -> None:
 MIN_PRINT_SCALE = 60
 
 
+#: Rows an array formula may fill beyond the sheet's typed cells that make it a table printed only as far as
+#: its rows in use (:data:`PRINT_NAME`, cut by ``xlbridge recalc``): the teams Standings (80 rows for 80 teams).
+TABLE_ROWS = 20
+
+
 def print_setup(wb: Workbook) -> None:
     """Page setup of every sheet, for a scorer printing the results for the club's notice board.
 
@@ -353,7 +358,8 @@ def print_setup(wb: Workbook) -> None:
     the column headers (row 4) repeated on every page, charts inside the printed area, the
     ``xlwings.conf`` sheet hidden (xlwings reads it all the same; it is nothing to print), and a footer with the file
     name (name the file after the event), the sheet and "Page n of N". A table sheet (more than 100
-    rows laid out) prints only its rows in use: the print area covers the rows holding something
+    rows laid out, or an array formula filling :data:`TABLE_ROWS` rows or more below the typed cells, and
+    no chart) prints only its rows in use: the print area covers the rows holding something
     when built, and the sheet-scoped name :data:`PRINT_NAME` declares the whole table so that
     ``xlbridge recalc`` cuts the print area after the last row in use.
     """
@@ -370,11 +376,13 @@ def print_setup(wb: Workbook) -> None:
             continue
         # an array formula's whole range prints (a table whose header row a formula writes, e.g. weeks)
         from openpyxl.utils.cell import range_boundaries
-        arrays = [range_boundaries(cell.value.ref)[2] for cell in ws._cells.values() if isinstance(cell.value, ArrayFormula)]
+        spans = [range_boundaries(cell.value.ref) for cell in ws._cells.values() if isinstance(cell.value, ArrayFormula)]
+        arrays, array_rows = [b[2] for b in spans], [b[3] for b in spans]
         charts = [_chart_extent(ws, ch) for ch in ws._charts]
         last_col = max([c for _, c in used] + [m.max_col for m in ws.merged_cells.ranges] + arrays
                        + [c for c, _ in charts])
-        last_row = max([r for r, _ in used] + [m.max_row for m in ws.merged_cells.ranges] + [r for _, r in charts])
+        last_row = max([r for r, _ in used] + [m.max_row for m in ws.merged_cells.ranges] + array_rows
+                       + [r for _, r in charts])
         # the printed width in pixels (a column of width w is 7 w + 5 px, the default width 8.43), and
         # the scale that fits it to the page: Excel and LibreOffice both honour an explicit scale
         # (LibreOffice 7.4 ignores "fit to one page wide, any number tall")
@@ -399,9 +407,10 @@ def print_setup(wb: Workbook) -> None:
             ws.print_title_rows = "4:4"
         col = get_column_letter(last_col)
         ws.print_area = f"A1:{col}{last_row}"  # (what is used, charts included)
-        if ws.max_row > 100:
+        table = max(array_rows, default=0) - max([r for r, _ in used] + [0]) >= TABLE_ROWS and not charts
+        if ws.max_row > 100 or table:  # (a table whose rows an array formula fills: every row it may fill)
             ws.defined_names[PRINT_NAME] = DefinedName(
-                PRINT_NAME, attr_text=f"{quote_sheetname(ws.title)}!$A$1:${col}${ws.max_row}")
+                PRINT_NAME, attr_text=f"{quote_sheetname(ws.title)}!$A$1:${col}${max(ws.max_row, last_row)}")
 
 
 def _chart_extent(ws: Worksheet, chart: Any) -> tuple[int, int]:
@@ -463,15 +472,16 @@ def param(ws: Worksheet, label_cell: str, value_cell: str, label: str, value: An
 
 
 def event_details(ws: Worksheet, first: str) -> None:
-    """The event's ``Event``, ``Date`` and ``Club`` parameters, labels from ``first`` down (values to their
-    right), blank: what a member types for the results site and the files sent to the federation
-    (:data:`xlbridge.core.template_contract.EVENT_DETAILS`)."""
+    """The event's ``Event``, ``Date``, ``Club`` and ``Scorer`` parameters, labels from ``first`` down (values
+    to their right), blank: what a member types for the results site and the files sent to the federation
+    (:data:`xlbridge.core.template_contract.EVENT_DETAILS`; four rows)."""
     col, row = coordinate_from_string(first)
     value_col = get_column_letter(column_index_from_string(col) + 1)
     prompts = ("The event's name (the results site's title; EVENT_DESCRIPTION in USEBIO)",
                "The session's date, e.g. 2026-11-26 (the results site; DATE in USEBIO)",
-               "The club or venue (the results site; CLUB_NAME in USEBIO, Site in PBN)")
-    for k, (label, prompt) in enumerate(zip(EVENT_DETAILS, prompts)):
+               "The club or venue (the results site; CLUB_NAME in USEBIO, Site in PBN)",
+               "Who scored the event (the results site: Scored by ...)")
+    for k, (label, prompt) in enumerate(zip(EVENT_DETAILS, prompts, strict=True)):
         date = k == 1
         param(ws, f"{col}{row + k}", f"{value_col}{row + k}", label, None, kind="date" if date else "textLength",
               prompt=prompt, number_format="yyyy-mm-dd" if date else None,
