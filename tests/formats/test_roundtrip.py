@@ -345,3 +345,18 @@ def test_too_long_a_scorer_is_refused_naming_its_cell(tmp_path):
         ws[_event_details_cells(ws)["Scorer"]] = "S" * 200
 
     assert read_pairs_workbook(_example_copy(tmp_path, at_the_limit)).scorer == "S" * 200
+
+
+@pytest.mark.parametrize("write, read", [(write_pbn, read_pbn), (write_usebio, read_usebio)], ids=["pbn", "usebio"])
+def test_the_scorer_goes_through_both_formats(write, read):
+    """Issue 40: the workbook's Scorer detail goes out and comes back (PBN: xlbridge's tag Scorer, PBN 2.1
+    section 4.9 letting a program add its own tags; USEBIO: EVENT > CONTACT > FULL_NAME, where the EBU's
+    own files name their scorer). ``Event.scorer`` is not compared by ==, so it is checked by name here."""
+    e = Event("Tuesday pairs", datetime.date(2026, 11, 26), "Riverside", movement=MITCHELL,
+              participants=(Participant("1", "NS", ("Ann", "Bob")), Participant("1", "EW", ("Cy", "Di"))),
+              boards=(Board(1, "N", "None", results=(Result("1", "1", "4S", "N", 10, 420),)),), scorer="Dee Scorer")
+    data = write(e)
+    assert (b'[Scorer "Dee Scorer"]' if write is write_pbn else b"<FULL_NAME>Dee Scorer</FULL_NAME>") in data
+    assert read(data).scorer == "Dee Scorer"
+    assert read(write(replace(e, scorer=None))).scorer is None
+    assert b"Scorer" not in write(replace(e, scorer=None)) and b"CONTACT" not in write(replace(e, scorer=None))

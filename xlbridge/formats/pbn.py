@@ -235,7 +235,7 @@ def read_pbn(source: Source, *, name: str | None = None) -> Event:
     except UnicodeDecodeError:
         raise FormatError("not a PBN file (bad UTF-8 after a byte-order mark)", file=name) from None
     lexer = Lexer(text, name)
-    ev: dict[str, str | None] = {"Event": None, "Site": None, "Date": None, "Scoring": None}
+    ev: dict[str, str | None] = {"Event": None, "Site": None, "Date": None, "Scoring": None, "Scorer": None}
     boards: list[Board] = []
     board_locs: list[list[dict[str, Any]]] = []
     totals: tuple[tuple[str, int], list[Cell]] | None = None
@@ -250,8 +250,9 @@ def read_pbn(source: Source, *, name: str | None = None) -> Event:
         for k in ev:
             if ev[k] is None and k in tags and tags[k][0].strip() not in ("", "?", "#"):
                 ev[k] = tags[k][0].strip()
-                if k in ("Event", "Site"):
-                    check_name(ev[k], "event name" if k == "Event" else "site", file=name, line=tags[k][1])
+                if k in ("Event", "Site", "Scorer"):
+                    check_name(ev[k], {"Event": "event name", "Site": "site", "Scorer": "scorer's name"}[k], file=name,
+                               line=tags[k][1])
         if "TotalScoreTable" in tags:
             if totals is not None:
                 raise lexer.err("a second TotalScoreTable:", tags["TotalScoreTable"][1], tags["TotalScoreTable"][0])
@@ -393,4 +394,5 @@ def read_pbn(source: Source, *, name: str | None = None) -> Event:
             scoring = Scoring.from_pbn(ev["Scoring"].split(";")[0])
         except UnknownSpellingError:
             pass  # (another scoring PBN names, such as Rubber or BAM: the kind's own)
-    return Event(ev["Event"], _date(ev["Date"]), ev["Site"], kind, scoring, movement, tuple(parts), tuple(boards))
+    return Event(ev["Event"], _date(ev["Date"]), ev["Site"], kind, scoring, movement, tuple(parts), tuple(boards),
+                 scorer=ev["Scorer"])

@@ -81,7 +81,8 @@ def write_pbn(event: Event, *, name: str | None = None) -> bytes:
                 raise FormatError("a national number cannot contain ';' in PBN:", file=name, element=who, value=n)
         _check_text(p.name, "a team name", name, who)
         _check_pair_number(p.number, name, who, teams)
-    for t, what in ((event.name, "the event name (PBN tag Event)"), (event.site, "the site (PBN tag Site)")):
+    for t, what in ((event.name, "the event name (PBN tag Event)"), (event.site, "the site (PBN tag Site)"),
+                    (event.scorer, "the scorer (xlbridge's PBN tag Scorer)")):
         _check_text(t, what, name)
         if t is not None and t.strip() in ("#", "?"):  # no escape gives them back as text
             raise FormatError(f"{what} cannot be written to PBN as a tag value: '#' means the previous game's "
@@ -109,6 +110,8 @@ def write_pbn(event: Event, *, name: str | None = None) -> bytes:
     for k, b in enumerate(boards):
         lines.append("")
         tags = [("Event", event.name or ""), ("Site", event.site or ""), ("Date", date)]
+        if event.scorer:  # (PBN 2.1 has no tag for the scorer; section 4.9: a program may add its own tags)
+            tags.append(("Scorer", event.scorer))
         if b is not None:
             tags += [("Board", str(b.number)), ("West", ""), ("North", ""), ("East", ""), ("South", ""),
                      ("Dealer", b.dealer or Seat.dealer(b.number)),

@@ -49,7 +49,7 @@ __all__ = ["read_usebio", "write_usebio", "USEBIO_ELEMENTS", "USEBIO_STYLES", "U
 #: Every element (and attribute, as ``ELEMENT@ATTR``) the writer writes; the reader reads the same set.
 USEBIO_ELEMENTS = (
     "USEBIO", "USEBIO@Version", "CLUB", "CLUB_NAME", "EVENT", "EVENT@EVENT_TYPE", "PROGRAM_NAME", "PROGRAM_VERSION",
-    "EVENT_DESCRIPTION", "DATE", "BOARD_SCORING_METHOD", "WINNER_TYPE", "PARTICIPANTS", "PAIR", "PAIR_NUMBER",
+    "EVENT_DESCRIPTION", "DATE", "CONTACT", "FULL_NAME", "BOARD_SCORING_METHOD", "WINNER_TYPE", "PARTICIPANTS", "PAIR", "PAIR_NUMBER",
     "DIRECTION", "PLACE", "PERCENTAGE", "TOTAL_SCORE", "BOARDS_PLAYED", "PLAYER", "PLAYER_NAME",
     "NATIONAL_ID_NUMBER", "BOARD", "BOARD_NUMBER", "VULNERABILITY", "HANDSET", "HAND", "SPADES", "HEARTS",
     "DIAMONDS", "CLUBS", "TRAVELLER_LINE", "NS_PAIR_NUMBER", "EW_PAIR_NUMBER", "CONTRACT", "PLAYED_BY", "LEAD",
@@ -478,14 +478,18 @@ def _read_teams(rd: _Reader, root: ET.Element, ev: ET.Element, containers: list[
 
 def _event_header(rd: _Reader, root: ET.Element, ev: ET.Element, kind: str, scoring: str, movement: str,
                   parts: list[Participant], boards: list[Board]) -> Event:
-    """The event with its name, date and club (``CLUB_NAME``) from the file."""
+    """The event with its name, date, club (``CLUB_NAME``) and scorer (``EVENT`` > ``CONTACT`` > ``FULL_NAME``, as
+    the EBU's scoring programs name the event's contact) from the file."""
     site = None
     club = root.find("CLUB")
     if club is not None:
         site = check_name(rd.text(club, "CLUB_NAME", "CLUB"), "club name", file=rd.name, element="CLUB, CLUB_NAME")
     check_name(rd.text(ev, "EVENT_DESCRIPTION", "EVENT"), "event name", file=rd.name, element="EVENT, EVENT_DESCRIPTION")
+    contact = ev.find("CONTACT")
+    scorer = None if contact is None else check_name(rd.text(contact, "FULL_NAME", "EVENT, CONTACT"), "scorer's name",
+                                                     file=rd.name, element="EVENT, CONTACT, FULL_NAME")
     return Event(rd.text(ev, "EVENT_DESCRIPTION", "EVENT"), _date(rd.text(ev, "DATE", "EVENT")), site, kind,
-                 scoring, movement, tuple(parts), tuple(boards))
+                 scoring, movement, tuple(parts), tuple(boards), scorer=scorer)
 
 
 def _read_line(rd: _Reader, tl: ET.Element, where: str, seats: tuple[str, str] | None = None) -> Result:
@@ -680,6 +684,8 @@ def write_usebio(event: Event, *, name: str | None = None, style: str = "EBU") -
         _sub(ev, "EVENT_DESCRIPTION", event.name)
     if event.date:
         _sub(ev, "DATE", f"{event.date.day:02d}/{event.date.month:02d}/{event.date.year:04d}")
+    if event.scorer:  # (the event's contact, as the EBU's own files carry their scorer)
+        _sub(_sub(ev, "CONTACT"), "FULL_NAME", event.scorer)
     if teams:
         _write_teams(ev, event, how, name)
         _write_handset(root, event)
