@@ -72,6 +72,7 @@ from .cells import ExcelErrorValue, cell_ref, column_letters, parse_ref, qualifi
 from .write.inserted import fill_inserted_rows
 from .write.xlsxpatch import copy_zip
 from .write.calcprops import drop_formulas, drop_part, set_calc_properties, set_print_areas
+from .write.charts import cut_chart_tables
 from .read.capacity import (
     PRINT_NAME,
     HEADER_NAME,
@@ -689,6 +690,8 @@ def _write_results(run: Run, summary: EngineSummary, patched: dict) -> RecalcRep
     if values_only:
         with zipfile.ZipFile(snapshot) as zf:
             replacements.update(_values_only_parts(zf, info, replacements))
+    with zipfile.ZipFile(snapshot) as zf:  # a chart table's names cut to its rows in use (write.charts)
+        replacements.update(cut_chart_tables(zf, list(info.sheets), replacements))
     errors += run.capacity_errors + findings.cut  # (set by meanwhile(), which runs before the engine's result is taken)
     backup = src + ".bak" if in_place else None
     bar.phase(f"saving {os.path.basename(dest)}")

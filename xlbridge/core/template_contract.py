@@ -24,7 +24,7 @@ Declared here once, below all three layers.
 
 from __future__ import annotations
 
-__all__ = ["CAPACITY_NAME", "HEADER_NAME", "PRINT_NAME", "RESULTS_NAME", "TRAVELLERS_SHEET", "PAIRS_SHEET", "RANKING_SHEET", "BOARDS_SHEET",
+__all__ = ["CAPACITY_NAME", "CHART_NAME", "HEADER_NAME", "PRINT_NAME", "RESULTS_NAME", "TRAVELLERS_SHEET", "PAIRS_SHEET", "RANKING_SHEET", "BOARDS_SHEET",
            "MATCHES_SHEET", "TEAMS_SHEET", "CONTRACTS_SHEET", "TRAVELLER_COLUMNS", "TRAVELLER_WEIGHTS",
            "PAIR_COLUMNS", "PLAYER_NUMBERS", "TEAM_COLUMNS", "EVENT_DETAILS", "MATCH_COLUMNS"]
 
@@ -32,6 +32,10 @@ CAPACITY_NAME = "XLBRIDGE_CAPACITY"
 HEADER_NAME = "XLBRIDGE_HEADER"
 PRINT_NAME = "XLBRIDGE_PRINT"
 RESULTS_NAME = "XLBRIDGE_RESULTS"
+#: a sheet-scoped name over a chart's table (its first row the series' names, its first column the categories),
+#: with ``_0`` (the categories) and ``_1``, ``_2``, ... (each series' values) beside it: the chart reads these
+#: names, and ``xlbridge recalc`` cuts them to the rows in use (xlbridge.batch.write.charts)
+CHART_NAME = "XLBRIDGE_CHART"
 
 #: the pairs workbook's sheets
 TRAVELLERS_SHEET, PAIRS_SHEET, RANKING_SHEET = "Travellers", "Pairs", "Ranking"

@@ -10,11 +10,14 @@ from openpyxl import Workbook
 from openpyxl.styles import Font
 from openpyxl.utils import get_column_letter
 
+from ..core.template_contract import CHART_NAME
 from .styling import (COMMON_LINES, array, bold, capacity, computed, conf_sheet, header_row, headers,
                       input_table, instructions, legend, mark_input, new_workbook, param, seq_column, seq_row,
                       sheet, table_head)
 
 __all__ = ["build"]
+
+
 
 
 # a small ledger: (week, north, south, east, west, N-S %, boards; blank boards: 1)
@@ -38,6 +41,11 @@ L_FIRST, L_ROWS = 5, 10_000
 P_ROWS = 400
 W_COLS = 52  # History and Chart: one season of weekly columns
 C_ROWS = 8  # Chart: players shown
+# The Chart sheet's table (a sheet-scoped name over it, header row included) and, suffixed ``_0`` to ``_8``, the
+# names the chart's series read: the weeks and each player's column (:data:`CHART_NAME`). ``xlbridge recalc``
+# (:mod:`xlbridge.batch.write.charts`) sets them to the weeks in use, so that no program plots the blank weeks
+# after them (LibreOffice and Excel plot a cached ``""`` as 0), and hides the legend entry of a column without
+# a player.
 
 
 def build() -> Workbook:
@@ -139,13 +147,17 @@ def build() -> Workbook:
     capacity(ws, f"{pick}5:{pick}{pl}", f"{note}4", "players")
     ws.merge_cells(f"{note}4:{note}8")
     legend(ws, f"{note}10")
-    _history_chart(ws, wl, C_ROWS, f"{pick}{pl + 2}")
+    _chart_names(ws, wl, C_ROWS)
+    _history_chart(ws, C_ROWS, f"{pick}{pl + 2}")
     ws.freeze_panes = "A5"
 
     ws = sheet(wb, "Example", "Seed 003's worked example: one board scored 42 % by N-S",
-           "North: the novice (rating 50, no history); South: intermediate rated 45 with about 1,000 boards; "
-           "East and West rated 45.")
-    headers(ws, 4, 1, ["", "North", "South", "East", "West"], widths=[34, 10, 10, 10, 10])
+               "North: the novice (rating 50, no history).")
+    # the note on two lines and column A as wide as its longest label, the legend under the table: the sheet
+    # prints on one page, nothing cut by the next column or the page's edge
+    ws["A3"] = "South: intermediate, rated 45 with about 1,000 boards; East and West rated 45."
+    ws["A3"].font = Font(italic=True)
+    headers(ws, 4, 1, ["", "North", "South", "East", "West"], widths=[52, 10, 10, 10, 10])
     ws["A5"] = "Rating"
     for j, v in enumerate((50, 45, 45, 45), start=2):
         ws.cell(row=5, column=j, value=v)
@@ -173,34 +185,58 @@ def build() -> Workbook:
     ws["A14"] = "Modified: pseudo-rating"
     array(ws, "B14:E14", "=B5:E5+B13:E13", "0.00")
     ws["A16"] = "Seed 003 prints: standard N 40.89, S 36.81, E/W 53.65; modified N 30.53, S 44.45, E/W 55.01."
-    legend(ws, "G4")
+    legend(ws, "A18")
 
     conf_sheet(wb)
     return wb
 
 
-def _history_chart(ws, last_row: int, players: int, anchor: str) -> None:
-    """A native line chart: one line per player column (names in row 4, columns B on), the weeks of
-    column A (rows 5 to ``last_row``) along the axis; blank cells are gaps."""
-    from openpyxl.chart import LineChart, Reference
-    from openpyxl.chart.marker import Marker
-    from openpyxl.chart.shapes import GraphicalProperties
+def _chart_names(ws, last_row: int, players: int) -> None:
+    """The Chart sheet's :data:`CHART_NAME` over its table (row 4: the players' names, column A: the weeks, rows 5
+    to ``last_row``) and the names the chart reads: ``_0`` the weeks, ``_1`` to ``_<players>`` each player's
+    column, all the table's rows here (``xlbridge recalc`` cuts them to the weeks in use)."""
+    from openpyxl.utils import quote_sheetname
+    from openpyxl.workbook.defined_name import DefinedName
 
+    sheet = quote_sheetname(ws.title)
+    last = get_column_letter(1 + players)
+    ws.defined_names[CHART_NAME] = DefinedName(CHART_NAME, attr_text=f"{sheet}!$A$4:${last}${last_row}")
+    for k in range(players + 1):
+        col = get_column_letter(1 + k)
+        ws.defined_names[f"{CHART_NAME}_{k}"] = DefinedName(f"{CHART_NAME}_{k}",
+                                                            attr_text=f"{sheet}!${col}$5:${col}${last_row}")
+
+
+def _history_chart(ws, players: int, anchor: str) -> None:
+    """A native line chart: one line per player column, its name in row 4 (columns B on), its ratings and the
+    weeks along the axis read through the names of :func:`_chart_names`; blank cells are gaps."""
+    from openpyxl.chart import LineChart
+    from openpyxl.chart.data_source import AxDataSource, NumDataSource, NumRef, StrRef
+    from openpyxl.chart.marker import Marker
+    from openpyxl.chart.series import Series, SeriesLabel
+    from openpyxl.chart.shapes import GraphicalProperties
+    from openpyxl.utils import quote_sheetname
+
+    sheet = quote_sheetname(ws.title)
     ch = LineChart()
     ch.title = "Lehman rating after each week"
     ch.y_axis.title = "Rating"
     ch.x_axis.title = "Week"
     ch.height, ch.width = 9, 13
-    ch.add_data(Reference(ws, min_col=2, max_col=1 + players, min_row=4, max_row=last_row), titles_from_data=True)
-    ch.set_categories(Reference(ws, min_col=1, min_row=5, max_row=last_row))
     palette = ["4472C4", "C00000", "70AD47", "ED7D31", "7030A0", "000000", "00B0F0", "BF9000"]
-    for k, s in enumerate(ch.series):
+    for k in range(1, players + 1):
+        s = Series(tx=SeriesLabel(strRef=StrRef(f"{sheet}!${get_column_letter(1 + k)}$4")),
+                   cat=AxDataSource(numRef=NumRef(f=f"{sheet}!{CHART_NAME}_0")),
+                   val=NumDataSource(numRef=NumRef(f=f"{sheet}!{CHART_NAME}_{k}")))
+        colour = palette[(k - 1) % len(palette)]
         s.smooth = False
         s.marker = Marker(symbol="circle", size=4)
-        s.marker.graphicalProperties = GraphicalProperties(solidFill=palette[k % len(palette)])
-        s.marker.graphicalProperties.line.solidFill = palette[k % len(palette)]
-        s.graphicalProperties.line.solidFill = palette[k % len(palette)]
+        s.marker.graphicalProperties = GraphicalProperties(solidFill=colour)
+        s.marker.graphicalProperties.line.solidFill = colour
+        s.graphicalProperties = GraphicalProperties()
+        s.graphicalProperties.line.solidFill = colour
         s.graphicalProperties.line.width = 19050
+        ch.series.append(s)
     ch.x_axis.delete = False
     ch.y_axis.delete = False
     ch.display_blanks = "gap"
