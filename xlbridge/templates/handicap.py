@@ -7,10 +7,14 @@
 from __future__ import annotations
 
 from openpyxl import Workbook
+from openpyxl.styles import Alignment
+from openpyxl.utils import get_column_letter
+from openpyxl.worksheet.pagebreak import Break
+from openpyxl.worksheet.worksheet import Worksheet
 
 from .mirror import headroom
 from .styling import (COMMON_LINES, align, array, bold, computed, conf_sheet, headers, input_table, instructions,
-                      legend, mark_input, new_workbook, param, seq_column, seq_row, sheet, table_head)
+                      legend, mark_input, new_workbook, param, seq_column, seq_row, sheet, style, table_head)
 
 __all__ = ["build"]
 
@@ -63,6 +67,7 @@ N_OUT = 40  # new teams listed
 R_FIRST, R_ROWS = 5, 1_000  # Results!A5:F1004: 1,000 matches
 F_FIRST, F_MAX_N = 5, 200  # Fairness!A5:A204: n = 1..200
 F_OBS = 20  # observed results rows
+F_PAGE = 40  # matches (rows of the band table) a printed page
 FAIRNESS_TAILS = (0.25, 0.10, 0.01)
 
 
@@ -88,7 +93,8 @@ def build() -> Workbook:
     last = table_head(ws, H_FIRST, H_ROWS, TABLE1,
         ["Division", "Team", "Average VPs", "Expected VP Diff", "Merged VP Diff",
          "Handicap IMPs", "Legacy Handicap IMPs"],
-        [10, 16, 10, 11, 11, 10, 12])
+        [10, 16, 10, 11, 11, 10, 15])
+    _heads(ws, 4, 1, "rlrrrrr")
     mark_input(ws, f"A{H_FIRST}:A{last}", kind="whole", operator="between", formula1="1", formula2="20",
            prompt="Division: 1 for the top division, 2, 3, ...")
     mark_input(ws, f"B{H_FIRST}:B{last}", kind="textLength", operator="between", formula1="1", formula2="60",
@@ -116,6 +122,9 @@ def build() -> Workbook:
     ws["I13"] = "Division summary (the seed's Range rows)"
     ws["I13"].font = bold()
     headers(ws, 14, 9, ["Division", "Teams", "Range of Average VPs"])
+    # one line: row 14 is also a row of the teams' table (two lines would open a gap in it), over its values
+    ws.column_dimensions["K"].width = 22
+    _heads(ws, 14, 9, "rrr")
     for k in range(1, 7):
         r = 14 + k
         ws.cell(row=r, column=9, value=k)
@@ -137,17 +146,20 @@ def build() -> Workbook:
     nl = table_head(ws, N_FIRST, N_ROWS, NEW_TEAM_MATCHES,
         ["Team", "Opponent", "VPs for", "VPs against"],
         [16, 16, 9, 9])
+    _heads(ws, 4, 1, "llrr")
     mark_input(ws, f"A{N_FIRST}:B{nl}", kind="textLength", operator="between", formula1="1", formula2="60",
            prompt="Team names exactly as on the Handicaps sheet (a new team is any team not listed there)")
     mark_input(ws, f"C{N_FIRST}:D{nl}", kind="decimal", operator="between", formula1="0", formula2="100",
            prompt="Victory points of the team (VPs for) and of its opponent (VPs against)")
     headers(ws, 4, 6, ["New team", "Handicap IMPs"], widths=[16, 10])
+    _heads(ws, 4, 6, "lr")
     ol = N_FIRST + N_OUT - 1
     hl = H_FIRST + H_ROWS - 1
     array(ws, f"F{N_FIRST}:G{ol}",
            f"=IFERROR(INDEX(FORML_NEWTEAMS(A{N_FIRST}:A{nl},B{N_FIRST}:B{nl},C{N_FIRST}:C{nl},D{N_FIRST}:D{nl},"
            f"Handicaps!B{H_FIRST}:B{hl},Handicaps!E{H_FIRST}:E{hl},Handicaps!J5),"
            f"{seq_column(N_OUT)},{seq_row(2)}),\"\")", "0")
+    align(ws, f"F{N_FIRST}:F{ol}", "left", 1)  # (the new team's name apart from the VPs against)
     input_table(ws, f"A{N_FIRST}:D{nl}", "I8", "new teams", legend_at="I4", freeze=False)
 
     # results of the season
@@ -158,7 +170,8 @@ def build() -> Workbook:
         ["Team A", "Team B", "IMPs A", "IMPs B", "Typed handicap A", "Typed handicap B",
          "Handicap A", "Handicap B", "Handicapped IMPs A", "Handicapped IMPs B", "Winner",
          "Higher-handicap team"],
-        [14, 14, 7, 7, 11, 11, 10, 10, 13, 13, 14, 16])
+        [14, 14, 8, 8, 12, 12, 12, 12, 13, 13, 14, 16])
+    _heads(ws, 4, 1, "llrrrrrrrrll")
     mark_input(ws, f"A{R_FIRST}:B{rl}", kind="textLength", operator="between", formula1="1", formula2="60",
                prompt="Team names exactly as on the Handicaps (or NewTeams) sheet")
     mark_input(ws, f"C{R_FIRST}:D{rl}", kind="decimal", operator="between", formula1="-1000", formula2="1000",
@@ -186,9 +199,21 @@ def build() -> Workbook:
            "Wins of the higher-handicap team in n matches between teams with different handicaps "
            "(draws excluded). Under fair handicaps: Binomial(n, 1/2).")
     fl = F_FIRST + F_MAX_N - 1
+    # Printed (issue 40): the band table (A:H) and the observed results with their chart (J:N) are two columns
+    # of pages (a manual column break after I): the bands on pages of 40 matches each, then one page of the
+    # legend, the observed results and the chart below them, whole; no page repeats a header over empty cells.
+    # The widths keep A:N within one landscape page at 62 % (print_setup scales to the total width, and repeats
+    # the first column only below 60 %: not here, where it would stand beside the observed results).
+    ws.merge_cells("A2:I2")  # (the note wraps within the bands' pages)
+    ws["A2"].alignment = Alignment(wrap_text=True, vertical="top")
+    ws.row_dimensions[2].height = 30
     ws["A3"] = "Tail excluded at each end:"
+    ws["A3"].alignment = Alignment(wrap_text=True, vertical="top")
+    ws.row_dimensions[3].height = 30
     headers(ws, 4, 1, ["Matches", "Low 25 %", "High 25 %", "Low 10 %", "High 10 %", "Low 1 %", "High 1 %",
-                        "Expected (n/2)"], widths=[9, 9, 9, 9, 9, 9, 9, 10])
+                        "Expected (n/2)"], widths=[12, 11, 11, 11, 11, 11, 11, 10])
+    _heads(ws, 4, 1, "rrrrrrrr")
+    ws.column_dimensions["I"].width = 2
     for j, t in enumerate(FAIRNESS_TAILS):
         ws.cell(row=3, column=2 + 2 * j, value=t)
         mark_input(ws, ws.cell(row=3, column=2 + 2 * j).coordinate, kind="decimal", operator="between",
@@ -198,15 +223,15 @@ def build() -> Workbook:
         ws.cell(row=F_FIRST + n - 1, column=1, value=n)
     mark_input(ws, f"A{F_FIRST}:A{fl}", kind="whole", operator="between", formula1="1", formula2="100000",
            prompt="Number of matches")
-    from openpyxl.utils import get_column_letter as _gcl
 
     for j in range(3):  # one FAIRNESS_BAND array call per band (a column of n -> n x 2)
-        c0, c1 = _gcl(2 + 2 * j), _gcl(3 + 2 * j)
+        c0, c1 = get_column_letter(2 + 2 * j), get_column_letter(3 + 2 * j)
         array(ws, f"{c0}{F_FIRST}:{c1}{fl}", f"=FAIRNESS_BAND(A{F_FIRST}:A{fl},{c0}$3)")
     array(ws, f"H{F_FIRST}:H{fl}", f"=A{F_FIRST}:A{fl}/2")
 
     headers(ws, 4, 10, ["Observed result", "Wins", "Matches", "P(X <= wins)", "P(X >= wins)"],
-             widths=[44, 8, 9, 11, 11])
+             widths=[40, 7, 9, 10, 10])
+    _heads(ws, 4, 10, "lrrrr")
     ol = F_FIRST + F_OBS - 1
     # the first row: this season, counted from the Results sheet (blank until a match is decided)
     ws.cell(row=F_FIRST, column=10, value="This season (sheet Results; draws and equal handicaps left out)")
@@ -223,9 +248,17 @@ def build() -> Workbook:
     array(ws, f"M{F_FIRST}:M{ol}", f"=FAIRNESS(K{F_FIRST}:K{ol},L{F_FIRST}:L{ol})", "0.0000")
     # the upper tail, P(X >= wins): small when the higher-handicap team wins too often (exact in the core)
     array(ws, f"N{F_FIRST}:N{ol}", f"=FAIRNESS(K{F_FIRST}:K{ol},L{F_FIRST}:L{ol},TRUE)", "0.0000")
-    legend(ws, f"J{ol + 2}")
+    # a long label wraps within its row (LibreOffice does not grow the rows of an .xlsx): two lines each
+    style(ws, f"J{F_FIRST}:J{ol}", None, alignment=Alignment(horizontal="left", indent=1, wrap_text=True))
+    for r in range(F_FIRST, ol + 1):
+        if len(str(ws.cell(row=r, column=10).value or "")) > 46:
+            ws.row_dimensions[r].height = 30
+    legend(ws, "J1")  # (above the observed results: the chart below them fills their page)
     _fairness_chart(ws, fl, ol)
     ws.freeze_panes = f"A{F_FIRST}"
+    for r in range(F_FIRST - 1 + F_PAGE, fl, F_PAGE):  # the bands: 40 matches a page, the last page full too
+        ws.row_breaks.append(Break(id=r))
+    ws.col_breaks.append(Break(id=9, max=1_048_575))  # the observed results and chart (J:N): a page of their own
 
     conf_sheet(wb)
     return wb
@@ -234,13 +267,23 @@ def build() -> Workbook:
 def _fairness_chart(ws, fl, ol):
     from openpyxl.chart import Reference, ScatterChart, Series
     from openpyxl.chart.marker import Marker
+    from openpyxl.drawing.spreadsheet_drawing import AnchorMarker, OneCellAnchor
+    from openpyxl.drawing.text import CharacterProperties, ParagraphProperties
+    from openpyxl.drawing.xdr import XDRPositiveSize2D
+    from openpyxl.utils.units import cm_to_EMU
 
     ch = ScatterChart()
     ch.title = "Wins of the higher-handicap team: bands under fair handicaps"
+    bold12 = CharacterProperties(sz=1200, b=True)  # (12 pt, not the default 18: room for the plot)
+    for para in ch.title.tx.rich.p:
+        para.pPr = ParagraphProperties(defRPr=bold12)
+        for run in para.r or []:
+            run.rPr = bold12
     ch.style = 13
     ch.x_axis.title = "Matches"
     ch.y_axis.title = "Wins"
-    ch.height, ch.width = 12, 20
+    # under the observed results (J26), within J:M and above row 44 (the first page break): one page, whole
+    ch.height, ch.width = 9.5, 15.5
     x = Reference(ws, min_col=1, min_row=F_FIRST, max_row=fl)
     colours = {2: "4472C4", 3: "4472C4", 4: "70AD47", 5: "70AD47", 6: "ED7D31", 7: "ED7D31", 8: "000000"}
     for col in range(2, 9):
@@ -262,4 +305,30 @@ def _fairness_chart(ws, fl, ol):
     ch.y_axis.scaling.min = 0
     ch.x_axis.delete = False
     ch.y_axis.delete = False
-    ws.add_chart(ch, "O4")
+    # a step right of J's left edge: the bands' pages end there, and LibreOffice prints the chart's border on both
+    ws.add_chart(ch, OneCellAnchor(_from=AnchorMarker(col=9, colOff=cm_to_EMU(0.2), row=ol + 1),
+                                   ext=XDRPositiveSize2D(cm_to_EMU(ch.width), cm_to_EMU(ch.height))))
+
+
+def _heads(ws: Worksheet, row: int, col: int, aligns: str) -> None:
+    """Align the header cells from (``row``, ``col``) rightwards as their columns' values, one letter each:
+    ``r`` right (numbers), ``l`` left one step in (text, as :func:`mark_input` aligns it), so that neighbouring
+    headers never read as one line ("IMPs A IMPs B Typed"); and make the row as tall as the most lines a header
+    wraps to, words whole, ``width - 2`` characters a line (a bold header is wider than the width's digits), so
+    that no line is cut or printed over the row below."""
+    lines = 1
+    for i, a in enumerate(aligns):
+        c = ws.cell(row=row, column=col + i)
+        c.alignment = Alignment(wrap_text=True, vertical="top", horizontal="left" if a == "l" else "right",
+                                indent=1 if a == "l" else 0)
+        letter = get_column_letter(col + i)
+        width = (ws.column_dimensions[letter].width if letter in ws.column_dimensions else None) or 8.43
+        room, n, used = int(width) - (3 if a == "l" else 2), 1, 0
+        for word in str(c.value or "").split():
+            if used and used + 1 + len(word) > room:
+                n, used = n + 1, len(word)
+            else:
+                used += len(word) + (1 if used else 0)
+        lines = max(lines, n)
+    if 15 * lines > (ws.row_dimensions[row].height or 15):
+        ws.row_dimensions[row].height = 15 * lines

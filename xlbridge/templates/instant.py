@@ -7,8 +7,11 @@
 from __future__ import annotations
 
 from openpyxl import Workbook
+from openpyxl.styles import Alignment
+from openpyxl.utils import get_column_letter
+from openpyxl.worksheet.worksheet import Worksheet
 
-from .styling import (COMMON_LINES, array, conf_sheet, headers, input_table, instructions, legend, mark_input,
+from .styling import (COMMON_LINES, align, array, conf_sheet, headers, input_table, instructions, legend, mark_input,
                       new_workbook, param, seq_column, seq_row, sheet, table_head)
 
 __all__ = ["build"]
@@ -27,7 +30,7 @@ R_FIRST, R_ROWS = 5, 10_000
 
 
 #: The Results sheet's headers and column widths.
-RESULT_COLUMNS = (["Board", "NS pair", "EW pair", "NS score", "Award NS %", "Award EW %"], [8, 8, 8, 10, 12, 12])
+RESULT_COLUMNS = (["Board", "NS pair", "EW pair", "NS score", "Award NS %", "Award EW %"], [8, 10, 10, 10, 13, 13])
 
 def build() -> Workbook:
     wb = new_workbook("Instant matchpoints: many boards scored from their award charts")
@@ -46,11 +49,15 @@ def build() -> Workbook:
     ws = sheet(wb, "Results", "Results scored from the award charts",
                "Example: hypothetical results of seven tables on seed 002's board 1 and a board 2.")
     rl = table_head(ws, R_FIRST, R_ROWS, RESULTS, *RESULT_COLUMNS)
+    _heads(ws, 4, 1, "rccrrr")
     mark_input(ws, f"A{R_FIRST}:A{rl}", kind="whole", operator="greaterThanOrEqual", formula1="1",
                prompt="The board number (it gives the board's chart and vulnerability)")
     mark_input(ws, f"B{R_FIRST}:B{rl}", prompt="The N-S pair (for your totals; not used by the award)")
     mark_input(ws, f"C{R_FIRST}:C{rl}", prompt="The E-W pair (for your totals; not used by the award)")
     mark_input(ws, f"D{R_FIRST}:D{rl}", prompt="The N-S score: a number (420, -50), A60/40 (artificial) or NP")
+    # printed apart: a pair (number or name) centred, every score right-aligned as a number (never "16A60/40")
+    align(ws, f"B{R_FIRST}:C{rl}", "center")
+    align(ws, f"D{R_FIRST}:D{rl}", "right")
     array(ws, f"E{R_FIRST}:F{rl}",
           f"=INSTANT_RESULTS(A{R_FIRST}:A{rl},D{R_FIRST}:D{rl},History!A{H_FIRST}:A{H_FIRST + H_ROWS - 1},"
           f"History!B{H_FIRST}:B{H_FIRST + H_ROWS - 1},History!C{H_FIRST}:C{H_FIRST + H_ROWS - 1})", "0")
@@ -60,7 +67,8 @@ def build() -> Workbook:
                "Example: seed 002's board 1 (played 180 times) and a board 2.")
     hl = table_head(ws, H_FIRST, H_ROWS, HISTORY,
         ["Board", "NS score", "Frequency"],
-        [8, 10, 10])
+        [8, 11, 12])
+    _heads(ws, 4, 1, "rrr")
     mark_input(ws, f"A{H_FIRST}:A{hl}", kind="whole", operator="greaterThanOrEqual", formula1="1",
                prompt="The board number")
     mark_input(ws, f"B{H_FIRST}:B{hl}", kind="whole", operator="between", formula1="-7600", formula2="7600",
@@ -71,7 +79,8 @@ def build() -> Workbook:
 
     ws = sheet(wb, "Chart", "Award chart of one board", "Type a board number in G5: its chart, from the History sheet.")
     cl = H_FIRST + C_ROWS - 1
-    headers(ws, 4, 1, ["Lowest NS", "Highest NS", "Award NS %", "Award EW %"], widths=[11, 11, 12, 12])
+    headers(ws, 4, 1, ["Lowest NS", "Highest NS", "Award NS %", "Award EW %"], widths=[13, 13, 14, 14])
+    _heads(ws, 4, 1, "rrrr")
     mine = f"History!$A${H_FIRST}:$A${hl}=$G$5"
     array(ws, f"A{H_FIRST}:C{cl}",
           f"=IFERROR(INDEX(INSTANT_MP(IF({mine},History!$B${H_FIRST}:$B${hl},\"\"),"
@@ -84,3 +93,26 @@ def build() -> Workbook:
 
     conf_sheet(wb)
     return wb
+
+
+def _heads(ws: Worksheet, row: int, col: int, aligns: str) -> None:
+    """Align the header cells from (``row``, ``col``) rightwards as their columns' values, one letter each:
+    ``r`` right (numbers), ``c`` centred (pairs), ``l`` left one step in (text), so that neighbouring headers never
+    read as one line; and make the row as tall as the most lines a header wraps to, words whole, ``width - 2``
+    characters a line (a bold header is wider than the width's digits), so that no line is cut."""
+    lines = 1
+    for i, a in enumerate(aligns):
+        c = ws.cell(row=row, column=col + i)
+        c.alignment = Alignment(wrap_text=True, vertical="top", horizontal={"r": "right", "c": "center"}.get(a, "left"),
+                                indent=1 if a == "l" else 0)
+        letter = get_column_letter(col + i)
+        width = (ws.column_dimensions[letter].width if letter in ws.column_dimensions else None) or 8.43
+        room, n, used = int(width) - (3 if a == "l" else 2), 1, 0
+        for word in str(c.value or "").split():
+            if used and used + 1 + len(word) > room:
+                n, used = n + 1, len(word)
+            else:
+                used += len(word) + (1 if used else 0)
+        lines = max(lines, n)
+    if 15 * lines > (ws.row_dimensions[row].height or 15):
+        ws.row_dimensions[row].height = 15 * lines
