@@ -9,6 +9,7 @@ the writing stage patches. Below every stage: imports only the core and :mod:`.g
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 import re
 import typing
 
@@ -146,7 +147,7 @@ class CellSpan(typing.NamedTuple):
 class SheetLayout:
     """The byte layout of a worksheet part as found by :func:`scan_sheet`."""
 
-    cells: dict  # (row, col) -> CellSpan
+    cells: Mapping  # (row, col) -> CellSpan (read.spans.CellSpans: compact arrays, or a dict)
     rows: dict  # row -> (qname, start, end, insert_at or None if empty element, attrs)
     sheetdata: tuple  # (qname, start, content_start or None if empty element, end_tag_start, end)
     formula_cells: dict  # (row, col) -> formula text as written

@@ -48,7 +48,8 @@ import threading
 from typing import Any
 
 from .sheetxml import SHARED_LATER, Half, SheetRead, prepare_reading, read_sheet, read_sheet_half
-from ..cells import CellSpan, SheetLayout, cell_ref
+from .spans import CellSpans
+from ..cells import SheetLayout, cell_ref
 from ..process import set_parent_death_signal
 
 __all__ = ["SPLIT_ABOVE", "SPLIT_AT", "SPLIT_AT_LATER", "Tail", "finish_halves", "forking", "read_sheet_halves", "sheet_start", "split_point",
@@ -203,7 +204,7 @@ def _merge(head: SheetRead, hx: dict, tail: SheetRead, tx: dict, data: bytes, sp
     sd = (hl.sheetdata[0], hl.sheetdata[1], first_child, tl.sheetdata[3], tl.sheetdata[4])
     if values and unusual is None and sd[3] is not None and data.find(b"xmlns", sd[1], sd[3]) >= 0:
         unusual = "a namespace declared (or the word xmlns written) inside the sheet data"
-    pairs: list[tuple[dict, dict]] = [(hl.cells, tl.cells), (hl.rows, tl.rows), (hl.formula_cells, tl.formula_cells),
+    pairs: list[tuple[Any, Any]] = [(hl.cells, tl.cells), (hl.rows, tl.rows), (hl.formula_cells, tl.formula_cells),
                                        (hl.row_cells, tl.row_cells), (head.array_refs, tail.array_refs),
                                        (head.special, tail.special)]
     for mine, theirs in pairs:
@@ -216,16 +217,15 @@ def _merge(head: SheetRead, hx: dict, tail: SheetRead, tx: dict, data: bytes, sp
 def _pack(got: SheetRead) -> tuple:
     """A tail reading as built-in values only (for :mod:`marshal`: a third of pickle's time here)."""
     lay = got.layout
-    return ({pos: tuple(span) for pos, span in lay.cells.items()}, lay.rows, lay.sheetdata, lay.formula_cells,
+    return (CellSpans.packed(lay.cells), lay.rows, lay.sheetdata, lay.formula_cells,
             lay.array_ranges, lay.prefix, lay.complete, lay.row_cells, got.columns, got.formulas, got.array_refs,
             got.special, got.unusual, got.cells)
 
 
 def _unpack(packed: tuple) -> SheetRead:
     spans, rows, sd, formula_cells, arrays, prefix, complete, row_cells = packed[:8]
-    make = CellSpan._make
-    layout = SheetLayout({pos: make(span) for pos, span in spans.items()}, rows, sd, formula_cells, arrays, prefix,
-                         complete, row_cells)
+    cells: Any = CellSpans.unpacked(spans)  # (a SheetLayout's cells, {(row, col): CellSpan}, kept compactly)
+    layout = SheetLayout(cells, rows, sd, formula_cells, arrays, prefix, complete, row_cells)
     return SheetRead(layout, *packed[8:])
 
 

@@ -44,9 +44,10 @@ from collections.abc import Callable
 from typing import Any, NamedTuple, NoReturn
 
 from ...core.errors import WorkbookError
-from ..cells import MAX_COL, MAX_ROW, CellSpan, SheetLayout, cell_ref, parse_range, parse_ref
+from ..cells import MAX_COL, MAX_ROW, SheetLayout, cell_ref, parse_range, parse_ref
 from ..guard.limits import clip
 from ..guard.xmlscan import defuse
+from .spans import CellSpans
 
 __all__ = ["SheetRead", "Half", "WHOLE", "prepare_reading", "read_sheet", "read_sheet_half", "scan_sheet", "column_number", "MAIN_NS",
            "SHARED_LATER"]
@@ -271,7 +272,7 @@ class _Reading:
         sheet, part, tail = self.sheet, self.part, self.half.tail
         self.label = f"sheet {clip(sheet)[1:-1]}" if sheet is not None else f"worksheet {clip(part, 80)[1:-1]}"
         self.parser = _new_parser(part)
-        self.cells: dict = {}
+        self.cells: Any = CellSpans()  # (a SheetLayout's cells: {(row, col): CellSpan}, kept compactly)
         self.rows: dict = {}
         self.formula_cells: dict = {}
         self.array_ranges: list = []
@@ -417,7 +418,7 @@ def _handlers(rd: _Reading) -> tuple[Callable[[str, dict], None], Callable[[str]
     c_attrs: dict = {}
     c_children: list = []
     c_t = c_v = c_f = c_is = _NOTHING
-    c_in_array = False
+    c_in_array = c_own = False  # c_own: its reference is written as its own position
     styles_ok: set = set()  # the style numbers (None: no style) checked already
     formula_texts: dict = {}  # each formula's text, once
     row_text = ""
@@ -425,7 +426,7 @@ def _handlers(rd: _Reading) -> tuple[Callable[[str, dict], None], Callable[[str]
 
     def start(name: str, attrs: dict) -> None:
         nonlocal depth, ev, in_cell, in_row, in_sd, cur_row, cur_col, row_text, ncells, collecting
-        nonlocal c_pos, c_attrs, c_t, c_children, c_v, c_f, c_is, c_in_array, q_row, q_c, q_prefix, q_kinds
+        nonlocal c_pos, c_attrs, c_t, c_children, c_v, c_f, c_is, c_in_array, c_own, q_row, q_c, q_prefix, q_kinds
         idx = parser.CurrentByteIndex
         ev += 1
         d = depth
@@ -459,7 +460,8 @@ def _handlers(rd: _Reading) -> tuple[Callable[[str, dict], None], Callable[[str]
             if r is not None:
                 digits = r.lstrip(_LETTERS)
                 cc = columns_of[r[: len(r) - len(digits)]]  # (a dict lookup; __missing__ reads new letters)
-                if not cc or digits != row_text:  # (else the row's own number, as the row wrote it: checked there)
+                c_own = bool(cc) and digits == row_text  # (else not the row's own number, as the row wrote it)
+                if not c_own:
                     cc = _cell_column(rd, r, cc, digits, cur_row)
                 if cc <= cur_col:
                     damaged(f"cell {r} comes after column {cur_col} of its row (cells out of order or repeated)")
@@ -527,7 +529,7 @@ def _handlers(rd: _Reading) -> tuple[Callable[[str, dict], None], Callable[[str]
                 if c_f is not None and c_pos not in formula_cells:
                     formula_cells[c_pos] = ""
                 if full or c_f is not None or c_in_array:
-                    cells[c_pos] = _cell_span(data, name, starts[3], idx, empty, c_attrs, c_children)
+                    cells.add(*c_pos, name, starts[3], *_span_ends(data, starts[3], idx, empty, c_children), c_attrs, c_own)
                 if values:
                     cell_value(c_pos, c_attrs, c_t, c_v, c_f, c_is, c_in_array)
             return
@@ -551,13 +553,22 @@ def _value_reader(rd: _Reading) -> Callable[..., None]:
     (its formula, its constant or a cell to compile alone), kept in the reading's containers."""
     data, shared_strings, note, declarations = rd.data, rd.shared_strings, rd.note, rd.declarations
     columns, formulas, special, later, later_unseen = rd.columns, rd.formulas, rd.special, rd.later, rd.later_unseen
+    # each formula as the engine reads it ("=" and its text), once per text: the texts are the reading's own
+    # (one per distinct text), and a table's column holds one text in every row (100 MiB at 100,000 rows)
+    engine_texts: dict[str | None, str] = {}
 
     def cell_value(pos: tuple, attrs: dict, c_t: str | None, v: str | None, fa: list | None,
                    inline: tuple | None, in_array: bool) -> None:
         value: Any
         if fa is not None:
             # (a formula without attributes, as most are, needs none of _formula_value's readings)
-            formulas[pos] = _formula_value(rd, fa[0], fa[1], pos, attrs) if fa[0] else "=" + (fa[1] or "")
+            if fa[0]:
+                formulas[pos] = _formula_value(rd, fa[0], fa[1], pos, attrs)
+                return
+            text = engine_texts.get(fa[1])
+            if text is None:
+                text = engine_texts[fa[1]] = "=" + (fa[1] or "")
+            formulas[pos] = text
             return
         t = c_t or "n"
         if t == "inlineStr":
@@ -660,11 +671,12 @@ def _span_end(data: bytes, s_idx: int, idx: int, empty: bool) -> int:
     return data.index(b">", idx) + 1
 
 
-def _cell_span(data: bytes, qname: str, s_idx: int, idx: int, empty: bool, attrs: dict, children: list) -> CellSpan:
-    """The :class:`CellSpan` of a ``<c>`` element (started at ``s_idx``, its end reported at ``idx``)."""
-    kids = tuple([(n if ":" not in n else n.rsplit(":", 1)[-1], s, _span_end(data, s, i, e))
-                  for n, s, i, e in children])
-    return CellSpan(qname, s_idx, _span_end(data, s_idx, idx, empty), tuple(attrs.items()), kids)
+def _span_ends(data: bytes, s_idx: int, idx: int, empty: bool, children: list) -> tuple[int, list]:
+    """The end offset of a ``<c>`` element (started at ``s_idx``, its end reported at ``idx``) and its
+    children as its span holds them, (local name, start, end), from what the reading noted of each (name,
+    start, where expat reported its end, whether it was empty)."""
+    kids = [(n if ":" not in n else n.rsplit(":", 1)[-1], s, _span_end(data, s, i, e)) for n, s, i, e in children]
+    return _span_end(data, s_idx, idx, empty), kids
 
 
 def _foreign(rd: _Reading, name: str, local: str, inside: str, what: str) -> bool:
