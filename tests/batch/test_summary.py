@@ -221,3 +221,42 @@ def test_print_areas_follow_the_parts_arrays_not_their_look_alikes(tmp_path):
     with zipfile.ZipFile(report.output) as z:
         areas = re.findall(r'_xlnm.Print_Area"[^>]*>([^<]*)<', z.read("xl/workbook.xml").decode())
     assert areas == ["'S0'!$A$1:$C$1", "'S1'!$A$1:$C$1", "'S2'!$A$1:$C$30", "'S3'!$A$1:$C$30"]
+
+
+def test_a_wide_table_prints_its_columns_in_use_and_a_sheet_with_a_drawing_all_of_them(tmp_path):
+    """Issue 40 (the Lehman History: 52 weeks across, 10 in use): a print area 30 columns wide or wider
+    (A1:AH40 here) is cut after its last column holding a constant or a non-blank result too. Sheet W: the
+    header's constants reach E4, the results (an array formula over B5:AH8, as the templates write them, reading
+    the sheet Data's B5:F8, and a formula in AJ6 giving "") are non-blank up to F: A1:F8. Sheet D: the same with a chart, which the
+    columns do not bound: its columns are kept (A1:AH8). Worked by hand from the rule."""
+    import re
+    import zipfile
+
+    from openpyxl.chart import BarChart, Reference
+    from openpyxl.workbook.defined_name import DefinedName
+    from openpyxl.worksheet.formula import ArrayFormula
+
+    wb = openpyxl.Workbook()
+    data = wb.active
+    data.title = "Data"
+    for r in range(5, 9):
+        for c in range(2, 7):
+            data.cell(r, c, r * c)
+    for title in ("W", "D"):
+        ws = wb.create_sheet(title)
+        ws["A1"] = "Title"
+        for c, label in enumerate(("Player", "1", "2", "3", "4"), start=1):
+            ws.cell(4, c, label)
+        ws["B5"] = ArrayFormula("B5:AH8", '=IF(Data!B5:AH8="","",Data!B5:AH8)')
+        ws["AJ6"] = '=""'
+        ws.print_area = "A1:AH40"
+        ws.defined_names["XLBRIDGE_PRINT"] = DefinedName("XLBRIDGE_PRINT", attr_text=f"'{title}'!$A$1:$AH$40")
+    chart = BarChart()
+    chart.add_data(Reference(wb["D"], min_col=2, min_row=5, max_row=8))
+    wb["D"].add_chart(chart, "C12")
+    wb.save(tmp_path / "wide.xlsx")
+    report = recalc_workbook(tmp_path / "wide.xlsx", tmp_path / "wide-out.xlsx")
+    assert report.ok, [str(e) for e in report.errors]
+    with zipfile.ZipFile(report.output) as z:
+        areas = re.findall(r'_xlnm.Print_Area"[^>]*>([^<]*)<', z.read("xl/workbook.xml").decode())
+    assert areas == ["'W'!$A$1:$F$8", "'D'!$A$1:$AH$8"]

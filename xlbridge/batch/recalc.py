@@ -83,7 +83,9 @@ from .read.capacity import (
     first_above,
     first_missing_result,
     first_overflow,
+    last_used_col,
     last_used_row,
+    WIDE_COLUMNS,
     meeting,
     sheet_rows,
 )
@@ -355,7 +357,7 @@ def _hidden_call_errors(call_errors: dict, shown: set, layouts: dict) -> list:
 
 
 def _before_values(zf, info) -> tuple:
-    """(capacity errors, {print area: last row}) of the sheets declaring ``XLBRIDGE_CAPACITY`` or
+    """(capacity errors, {print area: (array ranges, last row, last column or None)}) of the sheets declaring ``XLBRIDGE_CAPACITY`` or
     ``XLBRIDGE_PRINT``, found while the engine works: they need no value. One error per sheet holding data
     below its declared capacity (:mod:`xlbridge.batch.read.capacity`); for each print area, its last row holding
     a constant (or a merged note), which :func:`_print_areas` extends to the last non-blank result. Each
@@ -393,7 +395,10 @@ def _before_values(zf, info) -> tuple:
             # (an array's cells other than its first carry no formula in the part: found by a search of the
             # bytes, they are not taken for constants; _print_areas checks them against the engine's)
             guess = meeting(arrays, area)
-            constants[area] = (guess, last_used_row(rows, area, AreaResults(0, guess)))
+            last = last_used_row(rows, area, AreaResults(0, guess))
+            # a wide table (weeks across) is also cut after its last column in use: None keeps its columns
+            columns = last_used_col(rows, area, last, guess) if area[4] - area[2] + 1 >= WIDE_COLUMNS else None
+            constants[area] = (guess, last, columns)
         del rows
     return errors, constants
 
@@ -401,8 +406,9 @@ def _before_values(zf, info) -> tuple:
 def _print_areas(zf, info, constants: dict, results: dict) -> dict:
     """{localSheetId: print area} for the sheets declaring ``XLBRIDGE_PRINT``: the declared table cut
     after its last row holding a constant or a non-blank result, so a 10,000-row template prints the
-    rows in use, not hundreds of blank pages (``constants``: {area: (array ranges found in the part's
-    bytes, last row holding a constant)}, :func:`_before_values`; ``results``: {area: AreaResults},
+    rows in use, not hundreds of blank pages, and a table :data:`~xlbridge.batch.read.capacity.WIDE_COLUMNS`
+    wide or wider after its last column in use too (``constants``: {area: (array ranges found in the part's
+    bytes, last row holding a constant, last column holding one or None)}, :func:`_before_values`; ``results``: {area: AreaResults},
     :class:`xlbridge.batch.evaluate.splice.EngineSummary`). Where the engine's valued arrays are not those the
     bytes showed (a comment or CDATA holding an array formula's text, an array the engine gave no
     value), the part is read again and searched with the engine's."""
@@ -412,10 +418,12 @@ def _print_areas(zf, info, constants: dict, results: dict) -> dict:
     for area in capacity_areas(zf.read("xl/workbook.xml"), order, PRINT_NAME):
         sheet, r1, c1, _r2, c2 = area
         found = results.get(area) or AreaResults(0)
-        guess, last = constants.get(area, ((), r1))
+        guess, last, columns = constants.get(area, ((), r1, None))
         if guess != found.array_ranges or area not in constants:
-            last = last_used_row(sheet_rows(zf.read(parts[sheet])), area, found)
+            last, columns = last_used_row(sheet_rows(zf.read(parts[sheet])), area, found), None
         last = max(last, found.last_row)
+        if columns is not None:  # (a wide table: its columns in use, constants and non-blank results)
+            c2 = max(columns, found.last_col)
         # (quoted and lettered here as openpyxl does: openpyxl, 0.17 s to import, is not needed in this process)
         out[order.index(sheet)] = (f"{quote_sheet(sheet)}!${column_letters(c1)}${r1}:"
                                    f"${column_letters(c2)}${last}")

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from openpyxl import Workbook
 from openpyxl.styles import Font
-from openpyxl.utils import get_column_letter
+from openpyxl.utils import get_column_letter, quote_sheetname
+from openpyxl.workbook.defined_name import DefinedName
+from openpyxl.worksheet.pagebreak import Break
 
-from ..core.template_contract import CHART_NAME
-from .styling import (COMMON_LINES, array, bold, capacity, computed, conf_sheet, header_row, headers,
-                      input_table, instructions, legend, mark_input, new_workbook, param, seq_column, seq_row,
-                      sheet, table_head)
+from ..core.template_contract import CHART_NAME, PRINT_NAME
+from .styling import (COMMON_LINES, INPUT_FILL, chart_extent, array, bold, capacity, computed, conf_sheet,
+                      header_row, headers, input_table, instructions, legend, mark_input, new_workbook, param,
+                      seq_column, seq_row, sheet, style, table_head)
 
 __all__ = ["build"]
 
@@ -41,6 +43,11 @@ L_FIRST, L_ROWS = 5, 10_000
 P_ROWS = 400
 W_COLS = 52  # History and Chart: one season of weekly columns
 C_ROWS = 8  # Chart: players shown
+#: History: the width of a week's column (a rating "58.34" with room to spare; 52 weeks print on two A4 pages across
+#: at 60 %, the name column repeated on the second) and the columns over which its legend lies, top right of the
+#: first page (right of the caption; a legend right of the 52 weeks printed on a page of its own)
+W_WIDTH = 6
+H_LEGEND = (18, 24)  # columns R to X: weeks 17 to 23
 # The Chart sheet's table (a sheet-scoped name over it, header row included) and, suffixed ``_0`` to ``_8``, the
 # names the chart's series read: the weeks and each player's column (:data:`CHART_NAME`). ``xlbridge recalc``
 # (:mod:`xlbridge.batch.write.charts`) sets them to the weeks in use, so that no program plots the blank weeks
@@ -92,6 +99,13 @@ def build() -> Workbook:
           formula2="1", prompt="Share of the history count lost each week (OKBridge: 6.7 %)", number_format="0.0%")
     ws.column_dimensions["U"].width = 16
     input_table(ws, f"A{L_FIRST}:G{ll}", "U11", "results", legend_at="U7")
+    # narrow gaps between the tables: the input table and both ratings tables, each with its Player column, print
+    # on the first page (at 60 %); a page break after them, and the second page holds the parameter, legend and
+    # capacity note, a gap (T) from the repeated Week column (wider gaps split the modified table there, its Error
+    # bound beside the weeks, away from its players)
+    for gap in "HNT":
+        ws.column_dimensions[gap].width = 3
+    ws.col_breaks.append(Break(id=19, max=1_048_575))  # (after S)
 
     # the rating of every player after every week, and a chart of the players chosen
     ws = sheet(wb, "History", "Rating after each week", "One row per player (in name order), one column per week "
@@ -101,20 +115,29 @@ def build() -> Workbook:
     ws["B3"] = "Standard"
     mark_input(ws, "B3", kind="list", formula1='"Standard,Modified"',
                prompt="Standard Lehman, or the error-bound modification (seed 003)")
+    ws.merge_cells("B3:C3")  # ("Standard" and "Modified" inside the yellow cell: two week columns wide)
+    style(ws, "C3", INPUT_FILL)
     hl = 4 + P_ROWS
     last = get_column_letter(1 + W_COLS)
     history = f'LEHMAN_HISTORY({args},$B$3,Ledger!$V$5)'
     array(ws, f"A4:{last}{hl}", f'=IFERROR(INDEX({history},{seq_column(P_ROWS + 1)},{seq_row(W_COLS + 1)}),"")',
           "0.00")
     header_row(ws, f"A4:{last}4")
+    style(ws, f"B4:{last}4", None, "0")  # the weeks: 1, 2, ... (not 1.00)
     ws.column_dimensions["A"].width = 12
     for c in range(2, W_COLS + 2):
-        ws.column_dimensions[get_column_letter(c)].width = 7
-    # more weeks than columns: say so (the ledger is read whole; only this view is cut)
+        ws.column_dimensions[get_column_letter(c)].width = W_WIDTH
+    # more weeks than columns: say so (the ledger is read whole; only this view is cut); short enough to show
+    # whole left of the legend
     ws["D3"] = (f'=IF(IFERROR(INDEX({history},1,{W_COLS + 2}),"")="","","More than {W_COLS} weeks: only the '
-                f'first {W_COLS} are shown here. Start a new workbook for the next season.")')
+                f'first {W_COLS} are shown. Start a new workbook.")')
     ws["D3"].font = Font(bold=True, color="FFC00000")
-    legend(ws, f"{get_column_letter(W_COLS + 3)}4")
+    # the legend in rows 1 to 3 over week columns of the first page, each swatch across them
+    first, end = (get_column_letter(c) for c in H_LEGEND)
+    legend(ws, f"{first}1")
+    ws.column_dimensions[first].width = W_WIDTH  # (legend widens its column)
+    for r in (2, 3):
+        ws.merge_cells(f"{first}{r}:{end}{r}")
     ws.freeze_panes = "A5"
 
     ws = sheet(wb, "Chart", "Ratings week by week", "Type up to 8 player names in column K; the chart shows their ratings after "
@@ -142,13 +165,22 @@ def build() -> Workbook:
     ws[f"{pick}3"] = f'=IFERROR(IF(INDEX({chosen},1,1)="Player","",INDEX({chosen},1,1)),"")'
     ws[f"{pick}3"].font = Font(bold=True, color="FFC00000")
     # the capacity note and the legend in the next column, the chart under the names: the sheet prints one page
-    # wide at 60 % or more (further right, its second page across held only the repeated Week column)
+    # wide at 60 % or more (further right, its second page across held only the repeated Week column). The note
+    # starts below the header row 4, which every page repeats (a note in it printed cut on a second page)
     note = get_column_letter(C_ROWS + 4)
-    capacity(ws, f"{pick}5:{pick}{pl}", f"{note}4", "players")
-    ws.merge_cells(f"{note}4:{note}8")
-    legend(ws, f"{note}10")
+    capacity(ws, f"{pick}5:{pick}{pl}", f"{note}5", "players")
+    ws.merge_cells(f"{note}5:{note}9")
+    legend(ws, f"{note}11")
     _chart_names(ws, wl, C_ROWS)
-    _history_chart(ws, C_ROWS, f"{pick}{pl + 2}")
+    _history_chart(ws, C_ROWS, f"{pick}{pl + 3}")
+    # the weeks in use are printed, not the table's 52 rows (its blank rows printed a second page): the print area
+    # declared over the whole table, which `xlbridge recalc` cuts after the last row in use; the cells behind the
+    # chart merged, so that the cut keeps the chart whole (a merged range prints whole)
+    chart = ws._charts[-1]
+    right, bottom = chart_extent(ws, chart)
+    ws.merge_cells(f"{pick}{pl + 3}:{note}{bottom}")
+    ws.defined_names[PRINT_NAME] = DefinedName(
+        PRINT_NAME, attr_text=f"{quote_sheetname(ws.title)}!$A$1:${get_column_letter(right)}${max(wl, bottom)}")
     ws.freeze_panes = "A5"
 
     ws = sheet(wb, "Example", "Seed 003's worked example: one board scored 42 % by N-S",
@@ -195,9 +227,6 @@ def _chart_names(ws, last_row: int, players: int) -> None:
     """The Chart sheet's :data:`CHART_NAME` over its table (row 4: the players' names, column A: the weeks, rows 5
     to ``last_row``) and the names the chart reads: ``_0`` the weeks, ``_1`` to ``_<players>`` each player's
     column, all the table's rows here (``xlbridge recalc`` cuts them to the weeks in use)."""
-    from openpyxl.utils import quote_sheetname
-    from openpyxl.workbook.defined_name import DefinedName
-
     sheet = quote_sheetname(ws.title)
     last = get_column_letter(1 + players)
     ws.defined_names[CHART_NAME] = DefinedName(CHART_NAME, attr_text=f"{sheet}!$A$4:${last}${last_row}")
@@ -215,7 +244,6 @@ def _history_chart(ws, players: int, anchor: str) -> None:
     from openpyxl.chart.marker import Marker
     from openpyxl.chart.series import Series, SeriesLabel
     from openpyxl.chart.shapes import GraphicalProperties
-    from openpyxl.utils import quote_sheetname
 
     sheet = quote_sheetname(ws.title)
     ch = LineChart()

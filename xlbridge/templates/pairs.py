@@ -7,12 +7,13 @@
 from __future__ import annotations
 
 from openpyxl import Workbook
+from openpyxl.styles import Alignment
 
 from ..core.template_contract import (PAIR_COLUMNS, PAIRS_SHEET, PLAYER_NUMBERS, RANKING_SHEET, TRAVELLER_COLUMNS, TRAVELLER_WEIGHTS,
                                        TRAVELLERS_SHEET)
 
 from .styling import (COMMON_LINES, align, array, bold, computed, conf_sheet, event_details, fill_rows, headers, input_table,
-                      instructions, legend, mark_input, new_workbook, param, seq_column, seq_row, sheet,
+                      instructions, legend_across, mark_input, new_workbook, param, seq_column, seq_row, sheet,
                       table_head)
 
 __all__ = ["build"]
@@ -58,6 +59,17 @@ T_FIRST, T_ROWS = 5, 10_000
 R_FIRST, R_ROWS = 5, 400  # ranking rows: both fields of a Mitchell
 P_FIRST, P_ROWS = 5, 400  # Pairs sheet rows
 
+# Printed widths (LibreOffice, which prints these books, draws a column of width w as 7 w points and the headers in a
+# bold serif): each header fits its column with room to spare, or wraps at a space into lines as short (Typed /
+# Score, Outcome / 2 NS, Weight / 1, MP / NS), so neighbouring headers never read as one line; the whole sheet,
+# its parameters and legend included, fits one landscape A4 page at the scale print_setup works out.
+#: The Travellers sheet's column widths, A (Board) to P (Arrow switch).
+TRAVELLER_WIDTHS = [7, 6, 6, 9, 9, 7, 8, 7, 9.5, 9.5, 7.5, 7.5, 7.5, 6, 6, 8]
+#: The widths of the Travellers parameters' labels (Q) and values (R); the legend spans both.
+PARAM_WIDTHS = [24, 13]
+#: Four narrow columns holding a legend and a capacity note beside a table (one 38 wide would print alone on a page).
+NOTE_WIDTHS = [8.5, 8.5, 8.5, 8.5]
+
 
 def build() -> Workbook:
     wb = new_workbook("Pairs session: travellers, matchpoints, ranking")
@@ -84,7 +96,8 @@ def build() -> Workbook:
                              "artificial score and was not played at one table.")
     last = T_FIRST + T_ROWS - 1
     headers(ws, 4, 1, [*TRAVELLER_COLUMNS, "Score NS", *TRAVELLER_WEIGHTS, "MP NS", "MP EW", "Arrow switch"],
-             widths=[7, 6, 6, 9, 9, 7, 10, 9, 10, 10, 9, 9, 9, 8, 8, 8])
+             widths=TRAVELLER_WIDTHS)
+    ws.row_dimensions[4].height = 30  # (two lines: Outcome / 2 NS)
     fill_rows(ws, T_FIRST, [row[:7] for row in TRAVELLERS])
     fill_rows(ws, T_FIRST, [row[7:] for row in TRAVELLERS], first_col=9)  # Score NS (H) is computed
     rng = lambda c: f"{c}{T_FIRST}:{c}{last}"  # noqa: E731
@@ -121,14 +134,17 @@ def build() -> Workbook:
            prompt="Fixed: A60/40 counts 60 %. Session (EBU): 60 % or the session percentage if higher "
                   "(40 % or it if lower).")
     event_details(ws, "Q9")
-    ws.column_dimensions["Q"].width = 24
-    input_table(ws, f"A{T_FIRST}:P{last}", "Q18", "results", legend_at="Q14")  # (below Scorer, Q12, and a blank row)
+    for c in ("R9", "R11", "R12"):  # a long event, club or scorer's name shrinks into the printed column
+        ws[c].alignment = Alignment(horizontal="left", indent=1, shrink_to_fit=True)
+    legend_across(ws, "Q14", PARAM_WIDTHS)  # (below Scorer, Q12, and a blank row)
+    input_table(ws, f"A{T_FIRST}:P{last}", "Q18", "results", note_width=2)
 
     ws = sheet(wb, PAIRS_SHEET, PAIRS_SHEET, "One row per pair: its number, direction (NS or EW in a Mitchell), the players' names "
                "and (optional) their national numbers.")
     pl = table_head(ws, P_FIRST, P_ROWS, PAIRS,
         [*PAIR_COLUMNS, PLAYER_NUMBERS],
         [8, 10, 40, 24])
+    ws.column_dimensions["E"].width = 2  # (a narrow gap before the legend: the sheet fits its page)
     mark_input(ws, f"A{P_FIRST}:A{pl}", kind="whole", operator="greaterThanOrEqual", formula1="1",
            prompt="Pair number (any positive whole number)")
     mark_input(ws, f"B{P_FIRST}:B{pl}", kind="list", formula1='"NS,EW"',
@@ -137,11 +153,12 @@ def build() -> Workbook:
     mark_input(ws, f"D{P_FIRST}:D{pl}", prompt="Optional: the players' national (federation) numbers in the order "
                                               "of the names, e.g. 12345 & 67890; they go into USEBIO and PBN files",
                number_format="@")  # (text: 0555002 stays so)
-    input_table(ws, f"A{P_FIRST}:D{pl}", "F8", "pairs", legend_at="F4", note_width=1)
+    legend_across(ws, "F4", NOTE_WIDTHS)
+    input_table(ws, f"A{P_FIRST}:D{pl}", "F8", "pairs")
 
     ws = sheet(wb, RANKING_SHEET, RANKING_SHEET, "Exact totals: ties are decided on exact values and shown as ties (3=). A Mitchell "
                          "ranks the N-S field, then the E-W field.")
-    headers(ws, 4, 1, ["Direction", "Pair", "Names", "Total MP", "Percentage", "Rank"], widths=[10, 8, 36, 10, 11, 7])
+    headers(ws, 4, 1, ["Direction", "Pair", "Names", "Total MP", "Percentage", "Rank"], widths=[10, 8, 36, 10, 12.5, 7])
     rl = R_FIRST + R_ROWS - 1
     array(ws, f"A{R_FIRST}:F{rl}",
            f"=IFERROR(INDEX(PAIRS_STANDINGS(Travellers!A{T_FIRST}:A{last},Travellers!B{T_FIRST}:B{last},"
@@ -151,19 +168,25 @@ def build() -> Workbook:
     computed(ws, f"D{R_FIRST}:E{rl}", "0.00")  # Total MP, Percentage
     align(ws, f"C{R_FIRST}:C{rl}", "left", 1)  # (apart from the pair's number and the rank: printed, never "2C. Clark")
     align(ws, f"F{R_FIRST}:F{rl}", "center")
-    legend(ws, "H4")
+    ws.column_dimensions["G"].width = 2  # (a narrow gap before the legend)
+    legend_across(ws, "H4", NOTE_WIDTHS)
     ws.freeze_panes = f"A{R_FIRST}"
 
     ws = sheet(wb, "Neuberg", "The Neuberg formula (seed 001, Max Bavin, EBU)",
            "MP = ((M x E) + (E - A)) / A, with M the matchpoints among the A actual results and E the expected number.")
     ws["A3"] = "Section 4(c): 11 results expected, 10 obtained (top 20)"
     ws["A3"].font = bold()
-    headers(ws, 4, 1, ["Board", "NS score", "MP NS", "MP EW"], widths=[8, 10, 9, 9])
+    # (B to D wide enough for the section 7 labels, A28 and A29, beside their values in E; E and F wrap their
+    # headers after "Unfactored", G after "NEUBERG(M,")
+    widths = [8, 11, 9.5, 9.5, 12, 12, 13.5, 3, 16]
+    headers(ws, 4, 1, ["Board", "NS score", "MP NS", "MP EW"], widths=widths[:4])
     param(ws, "F4", "G4", "Expected results", 11, kind="whole", operator="between", formula1="1",
            formula2="1000", prompt="Expected number of results on this board")
     ws["F5"] = "Scale"
     ws["G5"] = "EBU"
     mark_input(ws, "G5", kind="list", formula1='"EBU,ACBL"', prompt="EBU (2/1) or ACBL (1/0.5)")
+    ws["F4"].alignment = Alignment(wrap_text=True, vertical="top")  # (Expected / results: two lines, whole)
+    ws.row_dimensions[4].height = 30
     c_first, c_last = 5, 5 + len(NEUBERG_C) - 1
     for i, s in enumerate(NEUBERG_C):
         ws.cell(row=c_first + i, column=1, value=1)
@@ -177,7 +200,8 @@ def build() -> Workbook:
         bold()
     eh = e_title + 1
     headers(ws, eh, 1, ["Board", "NS score", "MP NS", "MP EW", "Unfactored MP NS", "Unfactored MP EW",
-                         "NEUBERG(M, E, A)"])
+                         "NEUBERG(M, E, A)"], widths=widths[:7])  # (two lines each: Unfactored / MP NS)
+    ws.row_dimensions[eh].height = 30
     e_first, e_last = eh + 1, eh + len(NEUBERG_E)
     param(ws, f"I{eh}", f"J{eh}", "Expected results", 16, kind="whole", operator="between", formula1="1",
            formula2="1000", prompt="Expected number of results on this board")
@@ -192,7 +216,8 @@ def build() -> Workbook:
     array(ws, f"C{e_first}:D{e_last}", f'=MATCHPOINTS({be},{ae},J{eh},"EBU")', "0.0")
     array(ws, f"E{e_first}:F{e_last}", f'=MATCHPOINTS({be},{ae},J{e_first},"EBU")', "0.0")
     array(ws, f"G{e_first}:G{e_last}", f"=NEUBERG(E{e_first}:E{e_last},J{eh},J{e_first})", "0.0")
-    ws.column_dimensions["I"].width = 16
+    for k, letter in enumerate("HI", start=7):
+        ws.column_dimensions[letter].width = widths[k]
 
     s7 = e_last + 2
     ws.cell(row=s7, column=1, value="Section 7: a top on the one board with 11 results, top 100, 51 expected "
@@ -202,7 +227,7 @@ def build() -> Workbook:
     ws[f"A{s7 + 2}"] = "Session: (24 x 50 + board 26) / 25 (%)"
     ws[f"E{s7 + 2}"] = f"=(24*50+E{s7 + 1})/25"
     computed(ws, f"E{s7 + 1}:E{s7 + 2}", "0.00")
-    legend(ws, "K4")
+    legend_across(ws, "K4", NOTE_WIDTHS)
 
     conf_sheet(wb)
     return wb

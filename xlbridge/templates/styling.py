@@ -38,6 +38,7 @@ __all__ = [
     "PRINT_NAME",
     "MIN_PRINT_SCALE",
     "align",
+    "chart_extent",
     "capacity",
     "input_table",
     "sheet",
@@ -378,7 +379,7 @@ def print_setup(wb: Workbook) -> None:
         from openpyxl.utils.cell import range_boundaries
         spans = [range_boundaries(cell.value.ref) for cell in ws._cells.values() if isinstance(cell.value, ArrayFormula)]
         arrays, array_rows = [b[2] for b in spans], [b[3] for b in spans]
-        charts = [_chart_extent(ws, ch) for ch in ws._charts]
+        charts = [chart_extent(ws, ch) for ch in ws._charts]
         last_col = max([c for _, c in used] + [m.max_col for m in ws.merged_cells.ranges] + arrays
                        + [c for c, _ in charts])
         last_row = max([r for r, _ in used] + [m.max_row for m in ws.merged_cells.ranges] + array_rows
@@ -413,7 +414,7 @@ def print_setup(wb: Workbook) -> None:
                 PRINT_NAME, attr_text=f"{quote_sheetname(ws.title)}!$A$1:${col}${max(ws.max_row, last_row)}")
 
 
-def _chart_extent(ws: Worksheet, chart: Any) -> tuple[int, int]:
+def chart_extent(ws: Worksheet, chart: Any) -> tuple[int, int]:
     """The last column and row (1-based) a chart covers: its anchor cell plus its width and height (cm) at 96 px
     an inch, over the sheet's own column widths (9 px a width unit and 5, as LibreOffice lays them out:
     :func:`print_setup`) and default rows (20 px)."""
@@ -461,6 +462,44 @@ def legend(ws: Worksheet, cell: str) -> None:
     a.fill = fill(INPUT_FILL)
     b = ws.cell(row=row + 2, column=ci, value="Computed by xlbridge: do not type here")
     b.fill = fill(CALC_FILL)
+
+
+def legend_across(ws: Worksheet, cell: str, widths: Sequence[float]) -> None:
+    """The colour :func:`legend` at ``cell`` over ``len(widths)`` columns of these widths, each swatch merged across
+    them (its colour under the whole text): a legend beside parameters (a label and a value column), or over
+    narrow columns, which :func:`print_setup` measures as generously as LibreOffice prints them (one 38 wide it
+    measures short, and the sheet's last column may then print on a page of its own).
+
+    >>> ws = Workbook().active
+    >>> legend_across(ws, "E4", [8.5, 8.5, 8.5, 8.5])
+    >>> sorted(str(r) for r in ws.merged_cells.ranges), ws.column_dimensions["E"].width, ws["E6"].value[:8]
+    (['E5:H5', 'E6:H6'], 8.5, 'Computed')
+    """
+    legend(ws, cell)
+    col, row = coordinate_from_string(cell)
+    first = column_index_from_string(col)
+    for k, width in enumerate(widths):
+        ws.column_dimensions[get_column_letter(first + k)].width = width
+    last = get_column_letter(first + len(widths) - 1)
+    for r in (row + 1, row + 2):
+        ws.merge_cells(f"{col}{r}:{last}{r}")
+
+
+def wrap_across(ws: Worksheet, ref: str, lines: int) -> None:
+    """Merge ``ref`` (one row: a sheet's caption, a note), wrap its text and give its row ``lines`` lines, so a
+    text longer than the printed columns wraps inside them instead of running past the page's edge.
+
+    >>> ws = Workbook().active
+    >>> ws["A2"] = "a long caption"
+    >>> wrap_across(ws, "A2:F2", 2)
+    >>> str(ws.merged_cells), ws["A2"].alignment.wrap_text, ws.row_dimensions[2].height
+    ('A2:F2', True, 30.0)
+    """
+    ws.merge_cells(ref)
+    first = ref.split(":")[0]
+    c = ws[first]
+    c.alignment = Alignment(wrap_text=True, vertical="top")
+    ws.row_dimensions[c.row].height = 15 * lines
 
 
 def param(ws: Worksheet, label_cell: str, value_cell: str, label: str, value: Any, *, kind: str | None = None,

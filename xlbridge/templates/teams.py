@@ -7,13 +7,17 @@
 from __future__ import annotations
 
 from openpyxl import Workbook
+from openpyxl.styles import Alignment
+from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.formula import ArrayFormula
 
-from ..core.template_contract import BOARDS_SHEET, MATCH_COLUMNS, MATCHES_SHEET, PLAYER_NUMBERS, TEAM_COLUMNS, TEAMS_SHEET
+from ..core.template_contract import (BOARDS_SHEET, MATCH_COLUMNS, MATCHES_SHEET, PLAYER_NUMBERS, PRINT_NAME, TEAM_COLUMNS,
+                                       TEAMS_SHEET)
 from .mirror import headroom
 
 from .styling import (COMMON_LINES, align, array, computed, conf_sheet, event_details, headers, input_table, instructions,
-                      legend, mark_input, new_workbook, param, seq_column, seq_row, sheet, table_head)
+                      legend, legend_across, mark_input, new_workbook, param, seq_column, seq_row, sheet, table_head,
+                      wrap_across)
 
 __all__ = ["build"]
 
@@ -41,9 +45,16 @@ TEAM_LIST = [(1, "Team A"), (2, "Team B"), (3, "Team C"), (4, "Team D")]
 S_FIRST, S_ROWS = 5, 80  # Standings rows: the teams of 40 matches
 
 
+# Printed widths (LibreOffice, which prints these books, draws a column of width w as 7 w points and the headers in a
+# bold serif): each header fits its column with room to spare, or wraps at a space into shorter lines (Room 1 NS /
+# (team A NS), Outcome / 2, Weight / 1), so neighbouring headers never read as one line; each sheet, its legend and
+# notes included, fits one landscape A4 page wide at the scale print_setup works out.
 #: The Boards sheet's headers and column widths.
 BOARD_COLUMNS = (["Match", "Board", "Room 1 NS (team A NS)", "Outcome 2", "Outcome 3", "Weight 1", "Weight 2",
-                  "Weight 3", "Room 2 NS (team B NS)", "IMPs A", "IMPs B"], [7, 7, 12, 10, 10, 9, 9, 9, 12, 8, 8])
+                  "Weight 3", "Room 2 NS (team B NS)", "IMPs A", "IMPs B"],
+                 [7, 7, 12, 9.5, 9.5, 7.5, 7.5, 7.5, 12, 8.5, 8.5])
+#: Four narrow columns holding a legend and a capacity note beside a table (one 38 wide would print alone on a page).
+NOTE_WIDTHS = [8.5, 8.5, 8.5, 8.5]
 
 def build() -> Workbook:
     wb = new_workbook("Teams: IMPs and VPs with weighted boards")
@@ -81,12 +92,15 @@ def build() -> Workbook:
            f"=WEIGHTED_IMPS(C{B_FIRST}:E{last},F{B_FIRST}:H{last},I{B_FIRST}:I{last})", "0.0")
     array(ws, f"K{B_FIRST}:K{last}", f'=IF(ISNUMBER(J{B_FIRST}:J{last}),-J{B_FIRST}:J{last},J{B_FIRST}:J{last})',
           "0.0")
-    input_table(ws, f"A{B_FIRST}:I{last}", "M8", "board results", legend_at="M4")
+    ws.row_dimensions[4].height = 30  # (two lines: Outcome / 2)
+    ws.column_dimensions["L"].width = 2  # (a narrow gap before the legend)
+    legend_across(ws, "M4", NOTE_WIDTHS)
+    input_table(ws, f"A{B_FIRST}:I{last}", "M8", "board results")
 
     ws = sheet(wb, MATCHES_SHEET, MATCHES_SHEET, "IMP totals (weighted boards rounded once, at the end) and VPs (WBF 2013 20-VP scale).")
     ml = table_head(ws, M_FIRST, M_ROWS, TEAM_MATCHES,
         [*MATCH_COLUMNS, "IMPs A", "IMPs B", "VP A", "VP B"],
-        [7, 14, 14, 7, 8, 8, 8, 8])
+        [7, 14, 14, 8.5, 8.5, 8.5, 7, 7])
     mark_input(ws, f"A{M_FIRST}:A{ml}", kind="whole", operator="between", formula1="1", formula2="10000",
            prompt="Match number as on the Boards sheet")
     mark_input(ws, f"B{M_FIRST}:C{ml}", prompt="Team names", text=True)
@@ -104,21 +118,30 @@ def build() -> Workbook:
             array(ws, f"E{r}:H{r}", formula, "0.00")
         else:
             ws[f"E{r}"] = ArrayFormula(f"E{r}:H{r}", formula)
-    input_table(ws, f"A{M_FIRST}:D{ml}", "J8", "matches", legend_at="J4")
+    ws.column_dimensions["I"].width = 2  # (a narrow gap before the legend and the event's details)
+    legend_across(ws, "J4", [12, 24])  # (over the labels, J, and the values, K, of the event's details)
+    input_table(ws, f"A{M_FIRST}:D{ml}", "J8", "matches", note_width=2)
     event_details(ws, "J13")
-    ws.column_dimensions["J"].width = 12
-    ws.column_dimensions["K"].width = 24
+    for c in ("K13", "K15", "K16"):  # a long event, club or scorer's name shrinks into the printed column
+        ws[c].alignment = Alignment(horizontal="left", indent=1, shrink_to_fit=True)
+    # the matches in use are printed, not the 40 rows of the table (nor the rows of the hidden results' headroom,
+    # which print_setup counts): `xlbridge recalc` cuts the print area after the last row in use, the event's
+    # details at least
+    ws.defined_names[PRINT_NAME] = DefinedName(PRINT_NAME, attr_text=f"'{MATCHES_SHEET}'!$A$1:$K${ml}")
 
     ws = sheet(wb, TEAMS_SHEET, TEAMS_SHEET, "Optional: each team's number, its name as on the Matches sheet, its players and "
                "their national numbers (for the results site and the files sent to the federation).")
-    tl = table_head(ws, T_FIRST, T_ROWS, TEAM_LIST, [*TEAM_COLUMNS, PLAYER_NUMBERS], [7, 16, 50, 24])
+    tl = table_head(ws, T_FIRST, T_ROWS, TEAM_LIST, [*TEAM_COLUMNS, PLAYER_NUMBERS], [7, 16, 40, 24])
+    ws.column_dimensions["E"].width = 2  # (a narrow gap before the legend)
+    wrap_across(ws, "A2:I2", 2)  # (the caption, longer than the printed columns)
     mark_input(ws, f"A{T_FIRST}:A{tl}", kind="whole", operator="between", formula1="1", formula2="10000",
                prompt="Team number (any positive whole number)")
     mark_input(ws, f"B{T_FIRST}:B{tl}", prompt="The team's name exactly as on the Matches sheet", text=True)
     mark_input(ws, f"C{T_FIRST}:C{tl}", prompt="The players' names, e.g. Ann Smith & Bob Jones & Cy Lee & Di Ray")
     mark_input(ws, f"D{T_FIRST}:D{tl}", prompt="Optional: the players' national (federation) numbers in the order of "
                                               "the names, e.g. 12345 & 67890 & 13579 & 24680", number_format="@")
-    input_table(ws, f"A{T_FIRST}:D{tl}", "F8", "teams", legend_at="F4", note_width=1)
+    legend_across(ws, "F4", NOTE_WIDTHS)
+    input_table(ws, f"A{T_FIRST}:D{tl}", "F8", "teams")
 
     ws = sheet(wb, "Standings", "Standings", "Teams by VP total (exact; equal totals share the rank, 2=); the IMP difference "
                            "is shown for the competition's tie-break.")
@@ -140,8 +163,8 @@ def build() -> Workbook:
            formula1="-1000", formula2="1000", prompt="Team A's IMP margin without this board")
     param(ws, "A6", "C6", "Boards in the match", 7, kind="whole", operator="between", formula1="1",
            formula2="200", prompt="Match length (the VP scale depends on it)")
-    ws.column_dimensions["A"].width = 40
-    headers(ws, 8, 2, ["Outcome 1", "Outcome 2"])
+    ws.column_dimensions["A"].width = 46  # (its longest label, A15, whole beside its value)
+    headers(ws, 8, 2, ["Outcome 1", "Outcome 2"], widths=[10.5, 10.5])
     ws["A9"] = "N-S score of the outcome"
     ws["A10"] = "Weight"
     ws["B9"], ws["C9"] = 420, -50
@@ -167,7 +190,8 @@ def build() -> Workbook:
     ws["A19"] = "Board-a-match: weighted board result"
     ws["B19"] = "=SUMPRODUCT(B10:C10,SIGN(B9:C9-C4))"
     computed(ws, "B15:B19", "0.00")
-    legend(ws, "E4")
+    ws.column_dimensions["D"].width = 2  # (a narrow gap before the legend)
+    legend_across(ws, "E4", NOTE_WIDTHS)
 
     conf_sheet(wb)
     return wb

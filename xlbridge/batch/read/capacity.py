@@ -25,7 +25,12 @@ from .sheetxml import column_number, scan_sheet
 from ...core.template_contract import CAPACITY_NAME, HEADER_NAME, PRINT_NAME, RESULTS_NAME
 
 __all__ = ["AreaResults", "CAPACITY_NAME", "HEADER_NAME", "PRINT_NAME", "RESULTS_NAME", "SheetRows", "array_ranges_in", "capacity_areas",
-           "first_above", "first_overflow", "first_missing_result", "last_result_row", "missing_results", "last_used_row", "meeting", "sheet_rows"]
+           "first_above", "first_overflow", "first_missing_result", "last_result_row", "last_result_col", "missing_results", "last_used_row",
+           "last_used_col", "meeting", "sheet_rows", "WIDE_COLUMNS"]
+
+#: A print area this many columns wide or wider (the Lehman History's 52 weeks) is also cut after its last column
+#: in use (:func:`last_used_col`); a narrower one keeps its columns (no search of its constants column by column).
+WIDE_COLUMNS = 30
 
 
 _REF = re.compile(r"^(?:'((?:[^']|'')+)'|([^'!]+))!(\$?[A-Z]{1,3}\$?\d+:\$?[A-Z]{1,3}\$?\d+)$")
@@ -316,6 +321,7 @@ class AreaResults:
 
     last_row: int
     array_ranges: tuple = ()
+    last_col: int = 0
 
     @classmethod
     def of(cls, values: dict, area: tuple[str, int, int, int, int], array_ranges: Any = ()) -> AreaResults:
@@ -323,7 +329,8 @@ class AreaResults:
         included: :func:`last_result_row`) and the sheet's array ranges ((r1, c1, r2, c2), ...): those
         meeting ``area`` and valued (the engine values an array's cells all or none: its last tells)."""
         return cls(last_result_row(values, area),
-                   tuple(a for a in meeting(array_ranges, area) if (a[2], a[3]) in values))
+                   tuple(a for a in meeting(array_ranges, area) if (a[2], a[3]) in values),
+                   last_result_col(values, area) if area[4] - area[2] + 1 >= WIDE_COLUMNS else 0)
 
     def __contains__(self, pos: object) -> bool:
         """Whether the cell ``(row, column)`` lies in one of the array ranges."""
@@ -353,6 +360,55 @@ def last_result_row(values: dict, area: tuple[str, int, int, int, int]) -> int:
     _sheet, r1, c1, r2, c2 = area
     return max((r for (r, c), v in values.items() if v != "" and v is not None and r1 <= r <= r2 and c1 <= c <= c2),
                default=0)
+
+
+def last_result_col(values: dict, area: tuple[str, int, int, int, int]) -> int:
+    """The last column of ``area`` where ``values`` ({(row, column): computed value}) holds a non-blank
+    value (not None, not ""); 0 when none does.
+
+    >>> last_result_col({(2, 9): "", (7, 4): 4.5, (3, 60): 1}, ("S", 1, 1, 50, 30))
+    4
+    """
+    _sheet, r1, c1, r2, c2 = area
+    return max((c for (r, c), v in values.items() if v != "" and v is not None and r1 <= r <= r2 and c1 <= c <= c2),
+               default=0)
+
+
+def last_used_col(sheet: SheetRows, area: tuple[str, int, int, int, int], last_row: int, arrays: tuple) -> int | None:
+    """The last column of ``area`` holding a constant in its rows up to ``last_row`` (a merged note counts to its
+    last column; a cell of one of ``arrays`` ((r1, c1, r2, c2), ...) is a computed value, not a constant), at
+    least the area's first column; None when the part needs the parser or draws something (a chart, which the
+    columns alone do not bound): its columns are then kept.
+
+    >>> xml = b'<row r="2"><c r="B2"><v>1</v></c><c r="E2"><f>1</f><v>1</v></c></row><row r="9"><c r="H9"><v>2</v></c></row>'
+    >>> last_used_col(sheet_rows(xml), ("S", 1, 1, 50, 40), 5, ()), last_used_col(sheet_rows(xml), ("S", 1, 1, 50, 40), 9, ())
+    (2, 8)
+    >>> last_used_col(sheet_rows(xml), ("S", 1, 1, 50, 40), 9, ((9, 8, 9, 8),))
+    2
+    """
+    _sheet, r1, c1, r2, c2 = area
+    sheet_xml = sheet.xml
+    if _DRAWING.search(sheet_xml):
+        return None
+    last = c1
+    for m1, mc1, m2, mc2 in _merged_ranges(sheet_xml):
+        if r1 <= m1 <= last_row and mc1 <= c2:
+            last = max(last, min(mc2, c2))
+    try:
+        rows = _filled_cells(sheet, range(r1, min(last_row, r2) + 1), constants=True, columns=(c1, c2))
+        if rows is None:
+            return None
+        for row in rows:
+            for r, c, kinds in row:
+                if c > last and kinds & {"v", "is"} and "f" not in kinds and not any(
+                        a1 <= r <= a2 and b1 <= c <= b2 for a1, b1, a2, b2 in arrays):
+                    last = c
+    except _NeedsParser:
+        return None
+    return last
+
+
+_DRAWING = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?drawing\b")
 
 
 _TAG_SPAN = 4096  # bytes searched each side of an "array" for its <f ...> tag (Excel writes about 40)
