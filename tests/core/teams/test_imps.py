@@ -328,3 +328,12 @@ def test_cross_imp_totals_large_board_path(scores):
     expected = brute_cross(scores)
     assert totals[0].tolist() == expected and totals[1].tolist() == expected[::-1]
     assert counts.tolist() == [len(scores)] * 2
+
+
+def test_the_published_scale_is_law_78b_as_printed():
+    """``IMP_SCALE`` (public: the bands a workbook or a program may show) is the Law's table row for row, each
+    band's upper edge and IMPs included (``imps`` reads only the lower edges: a wrong IMP column would go
+    unseen there), then 4000 and more: 24. Found by breaking the table on purpose (issue 36)."""
+    from xlbridge.core.teams.imps import IMP_SCALE
+
+    assert IMP_SCALE == (*law_table(), (4000, None, 24))
