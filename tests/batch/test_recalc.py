@@ -244,28 +244,6 @@ def test_numpy_results_and_text_escaping(tmp_path):
     assert ws["B1"].value == '<b> & "'
 
 
-def test_cli_exit_codes_and_json(tmp_path, capsys):
-    from xlbridge.cli import main
-
-    wb = openpyxl.Workbook()
-    wb.active["A1"] = 2
-    wb.active["A2"] = "=A1*21"
-    wb.save(tmp_path / "ok.xlsx")
-    wb.active["A3"] = "=1/0"
-    wb.save(tmp_path / "bad.xlsx")
-    assert main(["recalc", str(tmp_path / "ok.xlsx"), "-o", str(tmp_path / "ok-out.xlsx"), "--json",
-                 "--no-progress"]) == 0
-    assert json.loads(capsys.readouterr().out)["formula_cells"] == 1
-    assert openpyxl.load_workbook(tmp_path / "ok-out.xlsx", data_only=True).active["A2"].value == 42
-    assert main(["recalc", str(tmp_path / "bad.xlsx"), "--no-progress"]) == 1
-    assert "Sheet!A3: #DIV/0!" in capsys.readouterr().out
-    assert (tmp_path / "bad-recalculated.xlsx").exists()
-    assert main(["recalc", str(tmp_path / "ok.xlsx"), "--in-place", "--no-progress"]) == 0
-    assert (tmp_path / "ok.xlsx.bak").exists()
-    assert main(["recalc", str(tmp_path / "missing.xlsx"), "--no-progress"]) == 2
-    assert "cannot read the file" in capsys.readouterr().err
-
-
 def test_python_m_xlbridge_refuses_with_one_line(tmp_path):
     (tmp_path / "junk.xlsx").write_bytes(b"hello")
     junk = subprocess.run([sys.executable, "-m", "xlbridge", "recalc", "junk.xlsx", "--no-progress"],

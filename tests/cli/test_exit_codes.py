@@ -1,7 +1,7 @@
 """``xlbridge recalc`` exit codes 2 and 3 and the ``--json`` summary of a failed run; the input stays unchanged.
 
 Exit codes (xlbridge/cli.py): 0 no error cell, 1 error cells, 2 refused or wrong command line, 3 the output
-cannot be written. 0 and 1 are in tests/batch/test_recalc.py::test_cli_exit_codes_and_json.
+cannot be written; 0 and 1 below (test_cli_exit_codes_and_json).
 """
 
 from __future__ import annotations
@@ -96,3 +96,23 @@ def test_a_write_failure_names_the_file_that_failed(book, capsys):
     err = capsys.readouterr().err
     assert err.strip() == f"xlbridge recalc: cannot write the output: Is a directory ({backup})"
     assert _sha(book) == before and sorted(p.name for p in book.parent.iterdir()) == sorted([book.name, backup.name])
+
+
+def test_cli_exit_codes_and_json(tmp_path, capsys):
+    wb = openpyxl.Workbook()
+    wb.active["A1"] = 2
+    wb.active["A2"] = "=A1*21"
+    wb.save(tmp_path / "ok.xlsx")
+    wb.active["A3"] = "=1/0"
+    wb.save(tmp_path / "bad.xlsx")
+    assert main(["recalc", str(tmp_path / "ok.xlsx"), "-o", str(tmp_path / "ok-out.xlsx"), "--json",
+                 "--no-progress"]) == 0
+    assert json.loads(capsys.readouterr().out)["formula_cells"] == 1
+    assert openpyxl.load_workbook(tmp_path / "ok-out.xlsx", data_only=True).active["A2"].value == 42
+    assert main(["recalc", str(tmp_path / "bad.xlsx"), "--no-progress"]) == 1
+    assert "Sheet!A3: #DIV/0!" in capsys.readouterr().out
+    assert (tmp_path / "bad-recalculated.xlsx").exists()
+    assert main(["recalc", str(tmp_path / "ok.xlsx"), "--in-place", "--no-progress"]) == 0
+    assert (tmp_path / "ok.xlsx.bak").exists()
+    assert main(["recalc", str(tmp_path / "missing.xlsx"), "--no-progress"]) == 2
+    assert "cannot read the file" in capsys.readouterr().err
