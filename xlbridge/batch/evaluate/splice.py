@@ -212,7 +212,7 @@ def summarize(values: dict, messages: EngineMessages, layouts: dict, warnings: l
     >>> got = summarize({"S": {(1, 1): ExcelErrorValue("#DIV/0!"), (1, 2): 2}}, EngineMessages(), {"S": scan_sheet(xml)}, [],
     ...                 [("S", 1, 1, 9, 2)])
     >>> got.values, got.layouts["S"].formula_cells, got.written, got.formula_cells, got.print_results
-    ({'S': {(1, 1): ExcelErrorValue(code='#DIV/0!', message='')}}, {(1, 1): '1/0'}, {'S': 2}, {'S': 2}, {('S', 1, 1, 9, 2): AreaResults(last_row=1, array_ranges=())})
+    ({'S': {(1, 1): ExcelErrorValue(code='#DIV/0!', message='')}}, {(1, 1): '1/0'}, {'S': 2}, {'S': 2}, {('S', 1, 1, 9, 2): AreaResults(last_row=1, array_ranges=(), last_col=0)})
     """
     from ..read.capacity import AreaResults
 
