@@ -100,10 +100,13 @@ def test_the_names_grow_back_when_more_is_typed(tmp_path):
     assert chart(grown) == ({"2"}, "gap")  # Cal's entry back; D (nothing, no name) hidden
 
 
-def test_an_empty_table_keeps_its_whole_rows_for_excel(tmp_path):
+def test_an_empty_table_reads_as_many_rows_as_weeks_for_excel(tmp_path):
+    """An empty template: each name reaches as many rows down as column A holds weeks (OFFSET over COUNT), so
+    that Excel plots the weeks as a member types them; LibreOffice draws an empty chart for such a name (seen
+    in a PDF of the shipped template: no line at 0, no "Column B".."Column I" in the legend)."""
     out = recalc(build(tmp_path / "b.xlsx", weeks=0, first=None), tmp_path / "o.xlsx")
-    whole = {k: f"'Chart'!${c}$5:${c}${4 + ROWS}" for k, c in enumerate("ABCD")}
-    assert names(out) == whole
+    weeks = f"'Chart'!$A$5:$A${4 + ROWS}"
+    assert names(out) == {k: f"OFFSET('Chart'!${c}$5,0,0,MAX(1,COUNT({weeks})),1)" for k, c in enumerate("ABCD")}
     assert chart(out) == (set(), "gap")  # no entry hidden (blank cells shown as gaps, as the template says)
 
 

@@ -49,9 +49,10 @@ def test_the_chart_reads_the_names_not_the_cells():
     assert series == [(f"'Chart'!${get_column_letter(1 + k)}$4", f"'Chart'!{lehman.CHART_NAME}_{k}")
                       for k in range(1, lehman.C_ROWS + 1)]
     assert lehman.CHART_NAME == charts.CHART_NAME  # (the template and recalc agree on the name)
-    # the empty template: the whole table (Excel with the add-in plots the weeks as a member types them)
-    assert _names(TEMPLATE) == {k: f"'Chart'!${get_column_letter(1 + k)}$5:${get_column_letter(1 + k)}${LAST}"
-                                for k in range(lehman.C_ROWS + 1)}
+    # the empty template: as many rows as column A holds weeks (Excel with the add-in plots the weeks as a member
+    # types them; LibreOffice draws an empty chart)
+    assert _names(TEMPLATE) == {k: f"OFFSET('Chart'!${get_column_letter(1 + k)}$5,0,0,MAX(1,COUNT('Chart'!$A$5:"
+                                   f"$A${LAST})),1)" for k in range(lehman.C_ROWS + 1)}
     assert deleted == set()
 
 
@@ -103,3 +104,16 @@ def test_example_sheet_text_fits_its_columns():
             beside = ws.cell(row=c.row, column=2).value is not None
             room = widths[0] if beside else sum(widths)
             assert len(c.value) * size <= room, (c.coordinate, c.value)
+
+
+def test_the_empty_template_s_names_are_what_recalc_writes_for_an_empty_table():
+    """The shipped empty template's chart names are the OFFSET text recalc gives an empty table
+    (:func:`xlbridge.batch.write.charts.dynamic_text`): the template and recalc agree, so a book stays the same
+    through any number of runs until a week is typed."""
+    from openpyxl import load_workbook
+
+    from xlbridge.batch.write.charts import dynamic_text
+
+    ws = load_workbook(ROOT / "workbooks" / "lehman.xlsx")["Chart"]
+    got = {k: ws.defined_names[f"{lehman.CHART_NAME}_{k}"].attr_text for k in range(lehman.C_ROWS + 1)}
+    assert got == {k: dynamic_text("'Chart'", 1, 1 + k, 5, 56) for k in range(lehman.C_ROWS + 1)}

@@ -226,14 +226,16 @@ def build() -> Workbook:
 def _chart_names(ws, last_row: int, players: int) -> None:
     """The Chart sheet's :data:`CHART_NAME` over its table (row 4: the players' names, column A: the weeks, rows 5
     to ``last_row``) and the names the chart reads: ``_0`` the weeks, ``_1`` to ``_<players>`` each player's
-    column, all the table's rows here (``xlbridge recalc`` cuts them to the weeks in use)."""
+    column, each as many rows down as column A holds weeks (``OFFSET``: Excel plots the weeks as a member types
+    them, LibreOffice draws an empty chart; ``xlbridge recalc`` sets them to the weeks in use, and writes this
+    same text back for an empty table: :func:`xlbridge.batch.write.charts.dynamic_text`)."""
     sheet = quote_sheetname(ws.title)
     last = get_column_letter(1 + players)
     ws.defined_names[CHART_NAME] = DefinedName(CHART_NAME, attr_text=f"{sheet}!$A$4:${last}${last_row}")
     for k in range(players + 1):
         col = get_column_letter(1 + k)
-        ws.defined_names[f"{CHART_NAME}_{k}"] = DefinedName(f"{CHART_NAME}_{k}",
-                                                            attr_text=f"{sheet}!${col}$5:${col}${last_row}")
+        text = f"OFFSET({sheet}!${col}$5,0,0,MAX(1,COUNT({sheet}!$A$5:$A${last_row})),1)"
+        ws.defined_names[f"{CHART_NAME}_{k}"] = DefinedName(f"{CHART_NAME}_{k}", attr_text=text)
 
 
 def _history_chart(ws, players: int, anchor: str) -> None:

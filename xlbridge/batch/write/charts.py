@@ -28,8 +28,10 @@ The contract, declared by the template (sheet-scoped defined names on the table'
   put back when the column is used again (an entry holding only ``idx`` and ``delete`` is taken for one of
   these); such a chart also shows blank cells as gaps (``c:dispBlanksAs``, which LibreOffice 7.4 writes back
   as ``zero`` when it saves the book);
-- nothing in the table at all (an empty template): every name over the table's whole rows, no entry
-  deleted, so that Excel with the add-in plots the rows as a member types them.
+- nothing in the table at all (an empty template): every name as many rows down as the table's first
+  column holds numbers (:func:`dynamic_text`, ``OFFSET``), no entry deleted, so that Excel with the add-in
+  plots the weeks as a member types them, and LibreOffice, which draws nothing for such a name, shows an
+  empty chart (not a line at 0 per slot, named "Column B".."Column I").
 
 Every program then plots the weeks in use and names only the players shown: LibreOffice (which keeps the
 names in the chart when it saves the book), Excel, viewers. The rows in use are the same for every column (a
@@ -60,7 +62,7 @@ from typing import Any
 from ...core.template_contract import CHART_NAME
 from ..cells import column_letters, parse_range, quote_sheet
 
-__all__ = ["CHART_NAME", "MAX_TABLE_CELLS", "MAX_CHARTS", "MAX_CHART_BYTES", "cut_chart_tables", "read_xml",
+__all__ = ["CHART_NAME", "MAX_TABLE_CELLS", "MAX_CHARTS", "MAX_CHART_BYTES", "cut_chart_tables", "dynamic_text", "read_xml",
            "table_names", "write_xml"]
 
 MAX_TABLE_CELLS = 100_000
@@ -97,6 +99,18 @@ def _cut_text(sheet_quoted: str, col: int, r1: int, r2: int) -> str:
 
 
 # --- reading: XML parts and cached values ------------------------------------------------------------
+
+
+def dynamic_text(sheet_quoted: str, first: int, col: int, r1: int, r2: int) -> str:
+    """A name over column ``col`` from row ``r1`` down as many rows as the table's first column (``first``, rows
+    ``r1`` to ``r2``) holds numbers, at least one: what an empty template's chart reads, so that Excel plots the
+    weeks as a member types them and LibreOffice, which draws nothing for such a name, no line at 0.
+
+    >>> dynamic_text("'Chart'", 1, 2, 5, 56)
+    "OFFSET('Chart'!$B$5,0,0,MAX(1,COUNT('Chart'!$A$5:$A$56)),1)"
+    """
+    weeks = f"{sheet_quoted}!${column_letters(first)}${r1}:${column_letters(first)}${r2}"
+    return f"OFFSET({sheet_quoted}!${column_letters(col)}${r1},0,0,MAX(1,COUNT({weeks})),1)"
 
 
 def read_xml(data: bytes) -> tuple[ET.Element, list[tuple[str, str]]]:
@@ -272,8 +286,8 @@ def _plan(sheet: str, box: tuple[int, int, int, int], cells: dict, blank_shared:
     texts: dict[int, str] = {}
     hidden: set[int] = set()
     used = [r for r in range(r1 + 1, r2 + 1) if any(shows(r, c) for c in range(c1, c2 + 1))]
-    if not used and not any(shows(r1, c) for c in range(c1 + 1, c2 + 1)):  # an empty template: the whole table
-        return {k: _cut_text(quoted, c1 + k, r1 + 1, r2) for k in range(c2 - c1 + 1)}, hidden
+    if not used and not any(shows(r1, c) for c in range(c1 + 1, c2 + 1)):  # an empty template: as many rows as
+        return {k: dynamic_text(quoted, c1, c1 + k, r1 + 1, r2) for k in range(c2 - c1 + 1)}, hidden  # weeks
     last = used[-1] if used else r1 + 1
     texts[0] = _cut_text(quoted, c1, r1 + 1, last)
     for k in range(1, c2 - c1 + 1):
