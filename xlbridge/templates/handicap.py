@@ -14,7 +14,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from .mirror import headroom
 from .styling import (COMMON_LINES, align, array, bold, computed, conf_sheet, headers, input_table, instructions,
-                      legend, mark_input, new_workbook, param, seq_column, seq_row, sheet, style, table_head)
+                      legend, legend_across, mark_input, new_workbook, param, seq_column, seq_row, sheet, style, table_head)
 
 __all__ = ["build"]
 
@@ -170,7 +170,7 @@ def build() -> Workbook:
         ["Team A", "Team B", "IMPs A", "IMPs B", "Typed handicap A", "Typed handicap B",
          "Handicap A", "Handicap B", "Handicapped IMPs A", "Handicapped IMPs B", "Winner",
          "Higher-handicap team"],
-        [14, 14, 8, 8, 12, 12, 12, 12, 13, 13, 14, 16])
+        [12, 12, 8, 8, 10, 10, 10, 10, 12, 12, 12, 16])  # (with the summary beside it: one page wide at 61 %)
     _heads(ws, 4, 1, "llrrrrrrrrll")
     mark_input(ws, f"A{R_FIRST}:B{rl}", kind="textLength", operator="between", formula1="1", formula2="60",
                prompt="Team names exactly as on the Handicaps (or NewTeams) sheet")
@@ -192,7 +192,10 @@ def build() -> Workbook:
         ws.cell(row=5 + k, column=14, value=label)
         ws.cell(row=5 + k, column=15, value=f'=COUNTIF($L${R_FIRST}:$L${rl},"{key}")')
     computed(ws, "O5:O8", "0")
-    input_table(ws, f"A{R_FIRST}:F{rl}", "N14", "matches", legend_at="N10", note_width=3)
+    # the summary, legend and note over N:O beside a narrow gap (M), so that the sheet prints one page wide
+    ws.column_dimensions["M"].width = 1
+    input_table(ws, f"A{R_FIRST}:F{rl}", "N14", "matches", note_width=2)
+    legend_across(ws, "N10", [26, 10])
 
     # fairness
     ws = sheet(wb, "Fairness", "Fairness of the handicaps: binomial bands and observed results",
