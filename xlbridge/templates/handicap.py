@@ -10,10 +10,9 @@ from openpyxl import Workbook
 from openpyxl.styles import Alignment
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.pagebreak import Break
-from openpyxl.worksheet.worksheet import Worksheet
 
 from .mirror import headroom
-from .styling import (COMMON_LINES, align, array, bold, computed, conf_sheet, headers, input_table, instructions,
+from .styling import (align_headers, COMMON_LINES, align, array, bold, computed, conf_sheet, headers, input_table, instructions,
                       legend, legend_across, mark_input, new_workbook, param, seq_column, seq_row, sheet, style, table_head)
 
 __all__ = ["build"]
@@ -94,7 +93,7 @@ def build() -> Workbook:
         ["Division", "Team", "Average VPs", "Expected VP Diff", "Merged VP Diff",
          "Handicap IMPs", "Legacy Handicap IMPs"],
         [10, 16, 10, 11, 11, 10, 15])
-    _heads(ws, 4, 1, "rlrrrrr")
+    align_headers(ws, 4, 1, "rlrrrrr")
     mark_input(ws, f"A{H_FIRST}:A{last}", kind="whole", operator="between", formula1="1", formula2="20",
            prompt="Division: 1 for the top division, 2, 3, ...")
     mark_input(ws, f"B{H_FIRST}:B{last}", kind="textLength", operator="between", formula1="1", formula2="60",
@@ -124,7 +123,7 @@ def build() -> Workbook:
     headers(ws, 14, 9, ["Division", "Teams", "Range of Average VPs"])
     # one line: row 14 is also a row of the teams' table (two lines would open a gap in it), over its values
     ws.column_dimensions["K"].width = 22
-    _heads(ws, 14, 9, "rrr")
+    align_headers(ws, 14, 9, "rrr")
     for k in range(1, 7):
         r = 14 + k
         ws.cell(row=r, column=9, value=k)
@@ -146,13 +145,13 @@ def build() -> Workbook:
     nl = table_head(ws, N_FIRST, N_ROWS, NEW_TEAM_MATCHES,
         ["Team", "Opponent", "VPs for", "VPs against"],
         [16, 16, 9, 9])
-    _heads(ws, 4, 1, "llrr")
+    align_headers(ws, 4, 1, "llrr")
     mark_input(ws, f"A{N_FIRST}:B{nl}", kind="textLength", operator="between", formula1="1", formula2="60",
            prompt="Team names exactly as on the Handicaps sheet (a new team is any team not listed there)")
     mark_input(ws, f"C{N_FIRST}:D{nl}", kind="decimal", operator="between", formula1="0", formula2="100",
            prompt="Victory points of the team (VPs for) and of its opponent (VPs against)")
     headers(ws, 4, 6, ["New team", "Handicap IMPs"], widths=[16, 10])
-    _heads(ws, 4, 6, "lr")
+    align_headers(ws, 4, 6, "lr")
     ol = N_FIRST + N_OUT - 1
     hl = H_FIRST + H_ROWS - 1
     array(ws, f"F{N_FIRST}:G{ol}",
@@ -171,7 +170,7 @@ def build() -> Workbook:
          "Handicap A", "Handicap B", "Handicapped IMPs A", "Handicapped IMPs B", "Winner",
          "Higher-handicap team"],
         [12, 12, 8, 8, 10, 10, 10, 10, 12, 12, 12, 16])  # (with the summary beside it: one page wide at 61 %)
-    _heads(ws, 4, 1, "llrrrrrrrrll")
+    align_headers(ws, 4, 1, "llrrrrrrrrll")
     mark_input(ws, f"A{R_FIRST}:B{rl}", kind="textLength", operator="between", formula1="1", formula2="60",
                prompt="Team names exactly as on the Handicaps (or NewTeams) sheet")
     mark_input(ws, f"C{R_FIRST}:D{rl}", kind="decimal", operator="between", formula1="-1000", formula2="1000",
@@ -215,7 +214,7 @@ def build() -> Workbook:
     ws.row_dimensions[3].height = 30
     headers(ws, 4, 1, ["Matches", "Low 25 %", "High 25 %", "Low 10 %", "High 10 %", "Low 1 %", "High 1 %",
                         "Expected (n/2)"], widths=[12, 11, 11, 11, 11, 11, 11, 10])
-    _heads(ws, 4, 1, "rrrrrrrr")
+    align_headers(ws, 4, 1, "rrrrrrrr")
     ws.column_dimensions["I"].width = 2
     for j, t in enumerate(FAIRNESS_TAILS):
         ws.cell(row=3, column=2 + 2 * j, value=t)
@@ -234,7 +233,7 @@ def build() -> Workbook:
 
     headers(ws, 4, 10, ["Observed result", "Wins", "Matches", "P(X <= wins)", "P(X >= wins)"],
              widths=[40, 7, 9, 10, 10])
-    _heads(ws, 4, 10, "lrrrr")
+    align_headers(ws, 4, 10, "lrrrr")
     ol = F_FIRST + F_OBS - 1
     # the first row: this season, counted from the Results sheet (blank until a match is decided)
     ws.cell(row=F_FIRST, column=10, value="This season (sheet Results; draws and equal handicaps left out)")
@@ -311,27 +310,3 @@ def _fairness_chart(ws, fl, ol):
     # a step right of J's left edge: the bands' pages end there, and LibreOffice prints the chart's border on both
     ws.add_chart(ch, OneCellAnchor(_from=AnchorMarker(col=9, colOff=cm_to_EMU(0.2), row=ol + 1),
                                    ext=XDRPositiveSize2D(cm_to_EMU(ch.width), cm_to_EMU(ch.height))))
-
-
-def _heads(ws: Worksheet, row: int, col: int, aligns: str) -> None:
-    """Align the header cells from (``row``, ``col``) rightwards as their columns' values, one letter each:
-    ``r`` right (numbers), ``l`` left one step in (text, as :func:`mark_input` aligns it), so that neighbouring
-    headers never read as one line ("IMPs A IMPs B Typed"); and make the row as tall as the most lines a header
-    wraps to, words whole, ``width - 2`` characters a line (a bold header is wider than the width's digits), so
-    that no line is cut or printed over the row below."""
-    lines = 1
-    for i, a in enumerate(aligns):
-        c = ws.cell(row=row, column=col + i)
-        c.alignment = Alignment(wrap_text=True, vertical="top", horizontal="left" if a == "l" else "right",
-                                indent=1 if a == "l" else 0)
-        letter = get_column_letter(col + i)
-        width = (ws.column_dimensions[letter].width if letter in ws.column_dimensions else None) or 8.43
-        room, n, used = int(width) - (3 if a == "l" else 2), 1, 0
-        for word in str(c.value or "").split():
-            if used and used + 1 + len(word) > room:
-                n, used = n + 1, len(word)
-            else:
-                used += len(word) + (1 if used else 0)
-        lines = max(lines, n)
-    if 15 * lines > (ws.row_dimensions[row].height or 15):
-        ws.row_dimensions[row].height = 15 * lines

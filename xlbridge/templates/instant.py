@@ -7,11 +7,8 @@
 from __future__ import annotations
 
 from openpyxl import Workbook
-from openpyxl.styles import Alignment
-from openpyxl.utils import get_column_letter
-from openpyxl.worksheet.worksheet import Worksheet
 
-from .styling import (COMMON_LINES, align, array, conf_sheet, headers, input_table, instructions, legend, mark_input,
+from .styling import (align_headers, COMMON_LINES, align, array, conf_sheet, headers, input_table, instructions, legend, mark_input,
                       new_workbook, param, seq_column, seq_row, sheet, table_head)
 
 __all__ = ["build"]
@@ -49,7 +46,7 @@ def build() -> Workbook:
     ws = sheet(wb, "Results", "Results scored from the award charts",
                "Example: hypothetical results of seven tables on seed 002's board 1 and a board 2.")
     rl = table_head(ws, R_FIRST, R_ROWS, RESULTS, *RESULT_COLUMNS)
-    _heads(ws, 4, 1, "rccrrr")
+    align_headers(ws, 4, 1, "rccrrr")
     mark_input(ws, f"A{R_FIRST}:A{rl}", kind="whole", operator="greaterThanOrEqual", formula1="1",
                prompt="The board number (it gives the board's chart and vulnerability)")
     mark_input(ws, f"B{R_FIRST}:B{rl}", prompt="The N-S pair (for your totals; not used by the award)")
@@ -68,7 +65,7 @@ def build() -> Workbook:
     hl = table_head(ws, H_FIRST, H_ROWS, HISTORY,
         ["Board", "NS score", "Frequency"],
         [8, 11, 12])
-    _heads(ws, 4, 1, "rrr")
+    align_headers(ws, 4, 1, "rrr")
     mark_input(ws, f"A{H_FIRST}:A{hl}", kind="whole", operator="greaterThanOrEqual", formula1="1",
                prompt="The board number")
     mark_input(ws, f"B{H_FIRST}:B{hl}", kind="whole", operator="between", formula1="-7600", formula2="7600",
@@ -80,7 +77,7 @@ def build() -> Workbook:
     ws = sheet(wb, "Chart", "Award chart of one board", "Type a board number in G5: its chart, from the History sheet.")
     cl = H_FIRST + C_ROWS - 1
     headers(ws, 4, 1, ["Lowest NS", "Highest NS", "Award NS %", "Award EW %"], widths=[13, 13, 14, 14])
-    _heads(ws, 4, 1, "rrrr")
+    align_headers(ws, 4, 1, "rrrr")
     mine = f"History!$A${H_FIRST}:$A${hl}=$G$5"
     array(ws, f"A{H_FIRST}:C{cl}",
           f"=IFERROR(INDEX(INSTANT_MP(IF({mine},History!$B${H_FIRST}:$B${hl},\"\"),"
@@ -93,26 +90,3 @@ def build() -> Workbook:
 
     conf_sheet(wb)
     return wb
-
-
-def _heads(ws: Worksheet, row: int, col: int, aligns: str) -> None:
-    """Align the header cells from (``row``, ``col``) rightwards as their columns' values, one letter each:
-    ``r`` right (numbers), ``c`` centred (pairs), ``l`` left one step in (text), so that neighbouring headers never
-    read as one line; and make the row as tall as the most lines a header wraps to, words whole, ``width - 2``
-    characters a line (a bold header is wider than the width's digits), so that no line is cut."""
-    lines = 1
-    for i, a in enumerate(aligns):
-        c = ws.cell(row=row, column=col + i)
-        c.alignment = Alignment(wrap_text=True, vertical="top", horizontal={"r": "right", "c": "center"}.get(a, "left"),
-                                indent=1 if a == "l" else 0)
-        letter = get_column_letter(col + i)
-        width = (ws.column_dimensions[letter].width if letter in ws.column_dimensions else None) or 8.43
-        room, n, used = int(width) - (3 if a == "l" else 2), 1, 0
-        for word in str(c.value or "").split():
-            if used and used + 1 + len(word) > room:
-                n, used = n + 1, len(word)
-            else:
-                used += len(word) + (1 if used else 0)
-        lines = max(lines, n)
-    if 15 * lines > (ws.row_dimensions[row].height or 15):
-        ws.row_dimensions[row].height = 15 * lines

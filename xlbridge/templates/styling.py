@@ -38,6 +38,7 @@ __all__ = [
     "PRINT_NAME",
     "MIN_PRINT_SCALE",
     "align",
+    "align_headers",
     "chart_extent",
     "capacity",
     "input_table",
@@ -462,6 +463,29 @@ def legend(ws: Worksheet, cell: str) -> None:
     a.fill = fill(INPUT_FILL)
     b = ws.cell(row=row + 2, column=ci, value="Computed by xlbridge: do not type here")
     b.fill = fill(CALC_FILL)
+
+
+def align_headers(ws: Worksheet, row: int, col: int, aligns: str) -> None:
+    """Align the header cells from (``row``, ``col``) rightwards as their columns' values, one letter each:
+    ``r`` right (numbers), ``c`` centred (pairs), ``l`` left one step in (text), so that neighbouring headers never
+    read as one line; and make the row as tall as the most lines a header wraps to, words whole, ``width - 2``
+    characters a line (a bold header is wider than the width's digits), so that no line is cut."""
+    lines = 1
+    for i, a in enumerate(aligns):
+        c = ws.cell(row=row, column=col + i)
+        c.alignment = Alignment(wrap_text=True, vertical="top", horizontal={"r": "right", "c": "center"}.get(a, "left"),
+                                indent=1 if a == "l" else 0)
+        letter = get_column_letter(col + i)
+        width = (ws.column_dimensions[letter].width if letter in ws.column_dimensions else None) or 8.43
+        room, n, used = int(width) - (3 if a == "l" else 2), 1, 0
+        for word in str(c.value or "").split():
+            if used and used + 1 + len(word) > room:
+                n, used = n + 1, len(word)
+            else:
+                used += len(word) + (1 if used else 0)
+        lines = max(lines, n)
+    if 15 * lines > (ws.row_dimensions[row].height or 15):
+        ws.row_dimensions[row].height = 15 * lines
 
 
 def legend_across(ws: Worksheet, cell: str, widths: Sequence[float]) -> None:
