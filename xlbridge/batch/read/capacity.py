@@ -369,9 +369,8 @@ def last_result_col(values: dict, area: tuple[str, int, int, int, int]) -> int:
     >>> last_result_col({(2, 9): "", (7, 4): 4.5, (3, 60): 1}, ("S", 1, 1, 50, 30))
     4
     """
-    _sheet, r1, c1, r2, c2 = area
-    return max((c for (r, c), v in values.items() if v != "" and v is not None and r1 <= r <= r2 and c1 <= c <= c2),
-               default=0)
+    sheet, r1, c1, r2, c2 = area  # (the same search as last_result_row's, rows and columns swapped)
+    return last_result_row({(c, r): v for (r, c), v in values.items()}, (sheet, c1, r1, c2, r2))
 
 
 def last_used_col(sheet: SheetRows, area: tuple[str, int, int, int, int], last_row: int, arrays: tuple) -> int | None:
