@@ -439,11 +439,17 @@ def test_capacity_declared_and_flagged(books):
     assert ws.defined_names["XLBRIDGE_RESULTS"].attr_text == "'Travellers'!$H$5:$H$10004,'Travellers'!$N$5:$O$10004"
 
 
-@pytest.mark.parametrize("name, sheet, first", [("pairs.xlsx", "Travellers", "Q9"), ("teams.xlsx", "Matches", "J13")])
+@pytest.mark.parametrize("name, sheet, first", [("pairs.xlsx", "Travellers", "Q9"), ("teams.xlsx", "Matches", "J13"),
+                                                ("handicap.xlsx", "Handicaps", "I27"), ("lehman.xlsx", "Ledger", "U16"),
+                                                ("instant.xlsx", "Results", "H13")])
 def test_event_details_with_the_scorer_under_the_club(books, name, sheet, first):
-    """The event details: Event, Date, Club and Scorer one under the other, each value to its right an input;
-    the Scorer text validated as the Club (at most 200 characters) with a prompt naming the results site; a
-    blank row below them (nothing else runs into the block)."""
+    """The event details, in every book (issue 40: "a place in each workbook"), beside its first table: Event, Date,
+    Club and Scorer one under the other, each value to its right an input, found by the readers' search
+    (``event_details_block``); the Scorer text validated as the Club (at most 200 characters) with a prompt naming
+    the results site; a long name shrinks into its cell; a date shows whole (a column at least 10 wide); a blank
+    row below them (nothing else runs into the block)."""
+    from xlbridge.formats.sheets import event_details_block
+
     ws = books[name][sheet]
     col, row = first[0], int(first[1:])
     value_col = chr(ord(col) + 1)
@@ -456,6 +462,10 @@ def test_event_details_with_the_scorer_under_the_club(books, name, sheet, first)
         club.type, club.operator, club.formula1, club.formula2)
     assert "results site" in scorer.prompt and "Scored by" in scorer.prompt
     assert ws[f"{value_col}{row + 3}"].fill.fgColor.rgb == T.INPUT_FILL
+    assert {label: cell for label, (_, cell) in event_details_block(ws).items()} == {
+        label: f"{value_col}{row + k}" for k, label in enumerate(["Event", "Date", "Club", "Scorer"])}
+    assert all(ws[f"{value_col}{row + k}"].alignment.shrink_to_fit for k in (0, 2, 3))
+    assert ws[f"{value_col}{row + 1}"].number_format == "yyyy-mm-dd" and ws.column_dimensions[value_col].width >= 10
 
 
 def test_pairs_sheet(books):

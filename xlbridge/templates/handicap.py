@@ -12,7 +12,7 @@ from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.pagebreak import Break
 
 from .mirror import headroom
-from .styling import (align_headers, COMMON_LINES, align, array, bold, computed, conf_sheet, headers, input_table, instructions,
+from .styling import (align_headers, COMMON_LINES, align, array, bold, computed, conf_sheet, event_details, headers, input_table, instructions,
                       legend, legend_across, mark_input, new_workbook, param, seq_column, seq_row, sheet, style, table_head)
 
 __all__ = ["build"]
@@ -77,7 +77,8 @@ def build() -> Workbook:
         "from last season's divisional averages, handicaps for new teams, the season's handicapped "
         "results and a check that the handicaps are fair.",
         "Sheet Handicaps, one row per team: Division (1 = top), Team, Average VPs; beside it the "
-        "parameters (IMPs per VP, overlap, legacy step). Out: each team's VP differences, handicap in IMPs "
+        "parameters (IMPs per VP, overlap, legacy step) and the league's Event, Date, Club and Scorer (for the "
+        "printouts). Out: each team's VP differences, handicap in IMPs "
         "and, for comparison, the legacy handicap; a summary of each division.",
         "Sheet NewTeams, one row per match a new team played: Team, Opponent, VPs for and against. Out: "
         "each new team's handicap.",
@@ -137,6 +138,7 @@ def build() -> Workbook:
     computed(ws, "J15:J20")
     computed(ws, "K15:K20", "0.0")
     input_table(ws, f"A{H_FIRST}:C{last}", "I22", "teams", note_width=3)
+    event_details(ws, "I27", width=12)  # (the league's name, season, club and scorer: on screen and on paper)
 
     # new teams
     ws = sheet(wb, "NewTeams", "Handicaps for new teams from this season's matches",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from openpyxl import Workbook
 
-from .styling import (align_headers, COMMON_LINES, align, array, conf_sheet, headers, input_table, instructions, legend, mark_input,
+from .styling import (align_headers, COMMON_LINES, align, array, conf_sheet, event_details, headers, input_table, instructions, legend, mark_input,
                       new_workbook, param, seq_column, seq_row, sheet, table_head)
 
 __all__ = ["build"]
@@ -37,7 +37,8 @@ def build() -> Workbook:
         "minus it).",
         "Sheet History, one row per past score: Board, N-S score and how often it was scored (Frequency).",
         "Sheet Results, one row per result: Board, N-S pair, E-W pair, N-S score (A60/40 for an adjusted "
-        "score, NP for not played). Out: Award NS % and Award EW % beside each result.",
+        "score, NP for not played). Out: Award NS % and Award EW % beside each result. Beside the table: the event's Event, Date, Club "
+        "and Scorer (for the printouts).",
         "Sheet Chart: type a board number in G5 to see and print that board's chart.",
         "This workbook does not rank the pairs (the N-S and E-W fields are ranked separately): add up a "
         "pair's awards with SUMIF (N-S pairs over Award NS %, E-W pairs over Award EW %).",
@@ -59,6 +60,7 @@ def build() -> Workbook:
           f"=INSTANT_RESULTS(A{R_FIRST}:A{rl},D{R_FIRST}:D{rl},History!A{H_FIRST}:A{H_FIRST + H_ROWS - 1},"
           f"History!B{H_FIRST}:B{H_FIRST + H_ROWS - 1},History!C{H_FIRST}:C{H_FIRST + H_ROWS - 1})", "0")
     input_table(ws, f"A{R_FIRST}:D{rl}", "H8", "results", legend_at="H4")
+    event_details(ws, "H13", width=12)  # (the event's name, date, club and scorer: on screen and on paper)
 
     ws = sheet(wb, "History", "Historical results of every board",
                "Example: seed 002's board 1 (played 180 times) and a board 2.")

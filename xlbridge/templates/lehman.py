@@ -13,7 +13,7 @@ from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.pagebreak import Break
 
 from ..core.template_contract import CHART_NAME, PRINT_NAME
-from .styling import (COMMON_LINES, INPUT_FILL, chart_extent, array, bold, capacity, computed, conf_sheet,
+from .styling import (COMMON_LINES, INPUT_FILL, chart_extent, array, bold, capacity, computed, conf_sheet, event_details,
                       header_row, headers, input_table, instructions, legend, mark_input, new_workbook, param,
                       seq_column, seq_row, sheet, style, table_head)
 
@@ -62,7 +62,7 @@ def build() -> Workbook:
         "error-bound (modified) formula side by side. A new player starts at 50.",
         "Sheet Ledger, one row per board or set of boards: Week, North, South, East, West, the N-S "
         "percentage and Boards (blank = 1 board). Out, beside it: every player's ratings after the last "
-        "week, boards of history and error bound; the weekly decay is a parameter.",
+        "week, boards of history and error bound; the weekly decay is a parameter; Event, Date, Club and Scorer say whose ledger it is.",
         "Sheet History: every player's rating after each week (Standard or Modified in B3). Sheet Chart: "
         "type up to 8 names in column K to see their ratings on a chart. Sheet Example: one board worked "
         "through.",
@@ -99,6 +99,7 @@ def build() -> Workbook:
           formula2="1", prompt="Share of the history count lost each week (OKBridge: 6.7 %)", number_format="0.0%")
     ws.column_dimensions["U"].width = 16
     input_table(ws, f"A{L_FIRST}:G{ll}", "U11", "results", legend_at="U7")
+    event_details(ws, "U16", width=12)  # (the ledger's name, its latest date, the club and the scorer)
     # narrow gaps between the tables: the input table and both ratings tables, each with its Player column, print
     # on the first page (at 60 %); a page break after them, and the second page holds the parameter, legend and
     # capacity note, a gap (T) from the repeated Week column (wider gaps split the modified table there, its Error

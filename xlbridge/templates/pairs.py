@@ -134,8 +134,6 @@ def build() -> Workbook:
            prompt="Fixed: A60/40 counts 60 %. Session (EBU): 60 % or the session percentage if higher "
                   "(40 % or it if lower).")
     event_details(ws, "Q9")
-    for c in ("R9", "R11", "R12"):  # a long event, club or scorer's name shrinks into the printed column
-        ws[c].alignment = Alignment(horizontal="left", indent=1, shrink_to_fit=True)
     legend_across(ws, "Q14", PARAM_WIDTHS)  # (below Scorer, Q12, and a blank row)
     input_table(ws, f"A{T_FIRST}:P{last}", "Q18", "results", note_width=2)
 

@@ -534,12 +534,22 @@ def param(ws: Worksheet, label_cell: str, value_cell: str, label: str, value: An
     mark_input(ws, value_cell, kind=kind, prompt=prompt, number_format=number_format, **dv)
 
 
-def event_details(ws: Worksheet, first: str) -> None:
+def event_details(ws: Worksheet, first: str, *, width: float | None = None) -> None:
     """The event's ``Event``, ``Date``, ``Club`` and ``Scorer`` parameters, labels from ``first`` down (values
-    to their right), blank: what a member types for the results site and the files sent to the federation
-    (:data:`xlbridge.core.template_contract.EVENT_DETAILS`; four rows)."""
+    to their right), blank: what a member types for the results site and the files sent to the federation, or,
+    in a league's, a ledger's or a chart's book, to say whose it is on screen and on paper
+    (:data:`xlbridge.core.template_contract.EVENT_DETAILS`; four rows).  A long name shrinks into its printed
+    cell; ``width``: the value column's width (None: as the sheet has it).
+
+    >>> ws = Workbook().active
+    >>> event_details(ws, "H13", width=24)
+    >>> [ws[f"H{r}"].value for r in range(13, 17)], ws.column_dimensions["I"].width
+    (['Event', 'Date', 'Club', 'Scorer'], 24.0)
+    """
     col, row = coordinate_from_string(first)
     value_col = get_column_letter(column_index_from_string(col) + 1)
+    if width is not None:
+        ws.column_dimensions[value_col].width = width
     prompts = ("The event's name (the results site's title; EVENT_DESCRIPTION in USEBIO)",
                "The session's date, e.g. 2026-11-26 (the results site; DATE in USEBIO)",
                "The club or venue (the results site; CLUB_NAME in USEBIO, Site in PBN)",
@@ -550,6 +560,8 @@ def event_details(ws: Worksheet, first: str) -> None:
               prompt=prompt, number_format="yyyy-mm-dd" if date else None,
               **({"operator": "greaterThan", "formula1": "1"} if date else
                  {"operator": "between", "formula1": "0", "formula2": "200"}))
+        if not date:  # (a long event, club or scorer's name shrinks into the printed column)
+            ws[f"{value_col}{row + k}"].alignment = Alignment(horizontal="left", indent=1, shrink_to_fit=True)
 
 
 def new_workbook(title: str) -> Workbook:

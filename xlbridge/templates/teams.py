@@ -7,7 +7,6 @@
 from __future__ import annotations
 
 from openpyxl import Workbook
-from openpyxl.styles import Alignment
 from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.formula import ArrayFormula
 
@@ -122,8 +121,6 @@ def build() -> Workbook:
     legend_across(ws, "J4", [12, 24])  # (over the labels, J, and the values, K, of the event's details)
     input_table(ws, f"A{M_FIRST}:D{ml}", "J8", "matches", note_width=2)
     event_details(ws, "J13")
-    for c in ("K13", "K15", "K16"):  # a long event, club or scorer's name shrinks into the printed column
-        ws[c].alignment = Alignment(horizontal="left", indent=1, shrink_to_fit=True)
     # the matches in use are printed, not the 40 rows of the table (nor the rows of the hidden results' headroom,
     # which print_setup counts): `xlbridge recalc` cuts the print area after the last row in use, the event's
     # details at least
