@@ -78,14 +78,17 @@ _CONSTANT_CELL = re.compile(rb"<" + _NAME + rb"c\b[^>]*>(?:(?!<" + _NAME + rb"f\
 
 
 def _rows(sheet_xml: bytes) -> list[tuple[int, int, int]] | None:
-    """[(row, start, stop)] of the ``<row>`` elements holding cells, from a search of the bytes.
+    """[(row, start, stop)] of the ``<row>`` elements holding cells, from a search of the bytes, in
+    ascending row order (as the format has them: the searches below stop at the first row they need).
 
     The part has been parsed and checked before this runs (well-formed, no DTD), so the tags found are
-    the elements; a part this cannot read plainly (CDATA sections, a row without its ``r`` number)
-    gives None and the caller scans it with the parser instead.
+    the elements; a part this cannot read plainly (CDATA sections, a row without its ``r`` number, rows
+    out of order or repeated) gives None and the caller scans it with the parser instead.
 
     >>> _rows(b'<sheetData><row r="2"><c r="B2"><v>1</v></c></row><row r="3"/></sheetData>')
     [(2, 22, 50)]
+    >>> _rows(b'<sheetData><row r="3"><c r="B3"><v>1</v></c></row><row r="2"><c r="B2"/></row></sheetData>') is None
+    True
     """
     if b"<![CDATA[" in sheet_xml:
         return None
@@ -98,6 +101,8 @@ def _rows(sheet_xml: bytes) -> list[tuple[int, int, int]] | None:
             return None
         if tag.group(1).endswith(b"/"):
             continue
+        if out and int(m.group(1)) <= out[-1][0]:
+            return None
         stop = tags[i + 1].start() if i + 1 < len(tags) else (end_data if end_data > tag.end() else len(sheet_xml))
         out.append((int(m.group(1)), tag.end(), stop))
     return out
@@ -218,7 +223,8 @@ def _first_filled(sheet_xml: bytes | SheetRows, rows: range, c1: int, c2: int, l
     sheet_xml = sheet.xml
     try:
         filled = _filled_cells(sheet, rows, columns=(c1, c2)) if sheet_xml else None
-        fast = None if filled is None else [(r, c) for row in filled for r, c, _k in row if c1 <= c <= c2]
+        # (rows in ascending order: the first row holding such a cell has the answer)
+        fast = None if filled is None else next(([(r, c) for r, c, _k in row] for row in filled if row), [])
     except _NeedsParser:
         fast = None
     if fast is not None:
