@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+import zipfile
 from pathlib import Path
 
 import openpyxl
@@ -142,3 +143,48 @@ def small_build(name: str, rows: int = 100) -> Path:
         build(folder)
         return folder / Path(name).name
     return ARTEFACTS.make(f"small_build {name} {rows}", build) / Path(name).name
+
+
+def with_numbers(src: Path, dst: Path, sheet: str, numbers: dict[str, float]) -> Path:
+    """A copy of workbook ``src`` at ``dst`` with ``numbers`` ({cell: number}, empty cells) typed in ``sheet``,
+    written into the sheet's XML with lxml rather than by an openpyxl load and save (seconds for a 10,000-row
+    template): every other part is copied unchanged."""
+    from lxml import etree
+    from openpyxl.utils.cell import coordinate_from_string
+
+    from server_helpers import rebuild
+
+    main = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
+    rel = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+    ns = {"m": main}
+    with zipfile.ZipFile(src) as z:
+        book = etree.fromstring(z.read("xl/workbook.xml"))
+        rid = book.find(f"m:sheets/m:sheet[@name='{sheet}']", ns).get(f"{{{rel}}}id")
+        rels = etree.fromstring(z.read("xl/_rels/workbook.xml.rels"))
+        target = next(r.get("Target") for r in rels if r.get("Id") == rid)
+        part = target.lstrip("/") if target.startswith("/") else "xl/" + target
+        root = etree.fromstring(z.read(part))
+    data = root.find("m:sheetData", ns)
+    rows = {int(r.get("r")): r for r in data.findall("m:row", ns)}
+    for ref, value in numbers.items():
+        row = coordinate_from_string(ref)[1]
+        if row not in rows:  # a new row, in order
+            new = etree.Element(f"{{{main}}}row", r=str(row))
+            later = [r for n, r in rows.items() if n > row]
+            if later:
+                later[0].addprevious(new)
+            else:
+                data.append(new)
+            rows = {int(r.get("r")): r for r in data.findall("m:row", ns)}
+        assert rows[row].find(f"m:c[@r='{ref}']", ns) is None, f"{sheet}!{ref} is not empty"
+        cell = etree.SubElement(rows[row], f"{{{main}}}c", r=ref)
+        etree.SubElement(cell, f"{{{main}}}v").text = repr(value)
+        rows[row][:] = sorted(rows[row].findall("m:c", ns), key=lambda c: _column(c.get("r")))  # (column order)
+    return rebuild(src, dst, replace={part: etree.tostring(root, xml_declaration=True, encoding="UTF-8",
+                                                             standalone=True)})
+
+
+def _column(ref: str) -> int:
+    from openpyxl.utils.cell import column_index_from_string, coordinate_from_string
+
+    return column_index_from_string(coordinate_from_string(ref)[0])

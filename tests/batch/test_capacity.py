@@ -7,7 +7,6 @@ first cell below it. Expected values are hand-made: the books are built here cel
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import openpyxl
@@ -17,6 +16,7 @@ from hypothesis import strategies as st
 
 from xlbridge.cli import main
 from xlbridge.templates.styling import capacity
+from recalc_helpers import with_numbers
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = Path(__file__).resolve().parents[2] / "workbooks" / "examples" / "pairs.xlsx"
@@ -64,13 +64,8 @@ def test_a_formatted_but_empty_cell_below_is_not_data(tmp_path, capsys):
 
 def test_pairs_template_row_10005_is_reported(tmp_path, capsys):
     """The pairs template reads Travellers rows 5 to 10,004; a traveller typed on row 10,005 is named."""
-    src = tmp_path / "pairs.xlsx"
-    shutil.copy(SRC, src)
-    wb = openpyxl.load_workbook(src)
-    ws = wb["Travellers"]
-    for c, v in zip("ABCG", (1, 7, 17, 420)):
-        ws[f"{c}10005"] = v
-    wb.save(src)
+    # (typed into the sheet's XML: an openpyxl load and save of the template takes seconds)
+    src = with_numbers(SRC, tmp_path / "pairs.xlsx", "Travellers", {"A10005": 1, "B10005": 7, "C10005": 17, "G10005": 420})
     assert main(["recalc", str(src), "-o", str(tmp_path / "out.xlsx"), "--no-progress"]) == 1
     out = capsys.readouterr().out
     assert "Travellers!A10005" in out and "rows 5 to 10,004" in out
@@ -107,15 +102,11 @@ def test_every_input_table_declares_its_capacity():
 def test_each_template_reports_a_row_below_its_capacity(tmp_path, capsys, name, sheet):
     from openpyxl.utils.cell import range_boundaries
 
-    src = tmp_path / name
-    shutil.copy(SRC.parent / name, src)
-    wb = openpyxl.load_workbook(src)
-    c1, _, _, r2 = range_boundaries(DECLARED[name][sheet])
-    wb[sheet].cell(row=r2 + 1, column=c1, value=1)
-    wb.save(src)
-    assert main(["recalc", str(src), "-o", str(tmp_path / "out.xlsx"), "--no-progress"]) == 1
     from openpyxl.utils import get_column_letter
 
+    c1, _, _, r2 = range_boundaries(DECLARED[name][sheet])
+    src = with_numbers(SRC.parent / name, tmp_path / name, sheet, {f"{get_column_letter(c1)}{r2 + 1}": 1})
+    assert main(["recalc", str(src), "-o", str(tmp_path / "out.xlsx"), "--no-progress"]) == 1
     assert f"{sheet}!{get_column_letter(c1)}{r2 + 1}" in capsys.readouterr().out  # the first cell below
 
 
