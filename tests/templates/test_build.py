@@ -599,3 +599,26 @@ def test_mirror_qualifies_whole_rows_and_columns_and_keeps_hidden_names_apart():
         q = quote_sheetname(ws.title)
         assert calc["B1"].value.text == f"=SUM({q}!A:A)+ROWS({q}!1:2)+{q}!A1:A2"
         assert ws["B2"].value == shows(f"{quote_sheetname(calc.title)}!B2")
+
+
+@pytest.mark.parametrize("name", ["examples/handicap.xlsx", "examples/pairs.xlsx"])  # a chart and a drawing; every kind of cell
+def test_both_canonical_forms_give_the_same_bytes(name):
+    """``canonical_xml`` writes libxml2's exclusive canonical form where lxml is installed and ElementTree's
+    C14N 2.0 elsewhere: the same bytes for every part of a template, so a build does not depend on lxml."""
+    import io
+    from xml.etree.ElementTree import canonicalize
+
+    pytest.importorskip("lxml")
+    from openpyxl.writer.excel import ExcelWriter
+
+    from xlbridge.templates.build import canonical_xml
+
+    raw = io.BytesIO()
+    with zipfile.ZipFile(raw, "w") as archive:
+        ExcelWriter(T.build_workbook(name), archive).write_data()
+    with zipfile.ZipFile(raw) as z:
+        parts = [n for n in z.namelist() if n.endswith((".xml", ".rels"))]
+        assert len(parts) > 20 and any("chart" in n for n in parts) == (name == "examples/handicap.xlsx")
+        for part in parts:
+            data = z.read(part)
+            assert canonical_xml(data) == canonicalize(data).encode("utf-8"), part
