@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import datetime as _dt
+import textwrap
 from collections.abc import Sequence
 from typing import Any
 
@@ -585,13 +586,16 @@ def instructions(wb: Workbook, heading: str, lines: Sequence[str]) -> None:
     ws = wb["Instructions"]
     ws["A1"] = heading
     ws["A1"].font = Font(bold=True, size=14)
-    ws.column_dimensions["A"].width = 110
+    # 104 wide: inside a landscape A4 page's margins at 100 % (LibreOffice prints a width unit as about 9.2 px;
+    # 110 ran 12 pt into the right margin)
+    ws.column_dimensions["A"].width = 104
     for i, line in enumerate(lines, start=3):
         c = ws.cell(row=i, column=1, value=line)
         c.alignment = Alignment(wrap_text=True, vertical="top")
-        # about 105 characters a line in the 110-wide column: a height for every wrapped line, so
-        # paragraphs never overlap (LibreOffice does not grow rows of an .xlsx to fit wrapped text)
-        ws.row_dimensions[i].height = 15 * (len(line) // 105 + 1)
+        # a height for every wrapped line, words whole, at 122 characters a line (LibreOffice fits 125 to 140 in
+        # the column, Excel, whose Calibri is narrower, more: never fewer lines than shown), so paragraphs never
+        # overlap (LibreOffice does not grow rows of an .xlsx to fit wrapped text), and a gap of 4 pt under each
+        ws.row_dimensions[i].height = 15 * len(textwrap.wrap(line, 122) or [""]) + 4
     # (no legend here: one printed page; the colours are said in words, and every sheet to type into has one)
 
 
