@@ -5,6 +5,7 @@ pytest-xdist workers): the shipped examples are recalculated by many test files,
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import shutil
@@ -188,3 +189,26 @@ def _column(ref: str) -> int:
     from openpyxl.utils.cell import column_index_from_string, coordinate_from_string
 
     return column_index_from_string(coordinate_from_string(ref)[0])
+
+
+def cells(path: Path, data_only: bool = False) -> dict[str, dict[tuple[int, int], object]]:
+    """{sheet: {(row, column): value}} of every cell of workbook ``path`` holding something (formulas as text or
+    ``ArrayFormula``, or with ``data_only`` the cached values), read with openpyxl's read-only reader (a third
+    of the time of a full load for the 10,000-row templates), the whole sheet whatever its stored dimension
+    says; once per process for the same bytes. Shared: do not change it."""
+    data = Path(path).read_bytes()
+    return _cells(hashlib.sha256(data).hexdigest(), str(path), data_only)
+
+
+@functools.lru_cache(maxsize=6)
+def _cells(_sha: str, path: str, data_only: bool) -> dict[str, dict[tuple[int, int], object]]:
+    wb = openpyxl.load_workbook(path, read_only=True, data_only=data_only)
+    try:
+        out = {}
+        for ws in wb.worksheets:
+            ws.reset_dimensions()
+            out[ws.title] = {(c.row, c.column): c.value for row in ws.iter_rows() for c in row
+                             if c.value is not None and getattr(c, "row", None) is not None}
+        return out
+    finally:
+        wb.close()

@@ -10,10 +10,12 @@
 
 import re
 import shutil
+import types
 from pathlib import Path
 
 import openpyxl
 import pytest
+from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.formula import ArrayFormula
 
 from xlbridge.batch.cells import parse_range
@@ -80,6 +82,30 @@ def read_arg(wb, sheet, arg):
     return grid[0][0] if (r1, c1) == (r2, c2) else grid
 
 
+class _Cell:
+    def __init__(self, sheet: dict, pos: tuple[int, int]):
+        self._sheet, self._pos = sheet, pos
+
+    @property
+    def value(self):
+        return self._sheet.get(self._pos)
+
+    @value.setter
+    def value(self, v):
+        self._sheet[self._pos] = v
+
+
+class _Book:
+    """{sheet: {(row, column): value}} (``recalc_helpers.cells``) read as openpyxl's ``wb[sheet].cell(r, c).value``."""
+
+    def __init__(self, sheets: dict):
+        self._sheets = sheets
+
+    def __getitem__(self, title: str):
+        sheet = self._sheets[title]
+        return types.SimpleNamespace(cell=lambda r, c: _Cell(sheet, (r, c)))
+
+
 def as_grid(res):
     if hasattr(res, "tolist"):
         res = res.tolist()
@@ -110,69 +136,72 @@ def _book(name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_recalc_template_has_no_error_and_keeps_formulas(name):
+    """Every cell of the recalculated copy holds what the example holds (every formula and array formula as it
+    was, every constant, nothing added), but the cells of an array range other than its anchor, which now hold
+    the cached values."""
+    from recalc_helpers import cells
+
     src, output = _book(name)  # (recalculated: no cell errs)
-    with_formulas = openpyxl.load_workbook(output)
-    original = openpyxl.load_workbook(src)
-    for ws in original:
+    with_formulas, original = cells(output), cells(src)
+    assert list(with_formulas) == list(original)
+    for title, sheet in original.items():
         inside = set()  # cells of array ranges other than the anchor now hold cached values
-        for row in ws.iter_rows():
-            for c in row:
-                if isinstance(c.value, ArrayFormula):
-                    r1, c1, r2, c2 = parse_range(c.value.ref)
-                    inside |= {(r, k) for r in range(r1, r2 + 1) for k in range(c1, c2 + 1)} - {(c.row, c.column)}
-        for row in ws.iter_rows():
-            for c in row:
-                v = c.value
-                w = with_formulas[ws.title][c.coordinate].value
-                if isinstance(v, ArrayFormula):
-                    assert isinstance(w, ArrayFormula) and (w.ref, w.text) == (v.ref, v.text)
-                elif (c.row, c.column) not in inside:
-                    assert w == v, (ws.title, c.coordinate)
+        for (r0, k0), v in sheet.items():
+            if isinstance(v, ArrayFormula):
+                r1, c1, r2, c2 = parse_range(v.ref)
+                inside |= {(r, k) for r in range(r1, r2 + 1) for k in range(c1, c2 + 1)} - {(r0, k0)}
+        out = with_formulas[title]
+        for pos in (sheet.keys() | out.keys()) - inside:
+            v, w = sheet.get(pos), out.get(pos)
+            if isinstance(v, ArrayFormula):
+                assert isinstance(w, ArrayFormula) and (w.ref, w.text) == (v.ref, v.text), (title, pos)
+            else:
+                assert w == v, (title, pos)
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_every_xlbridge_call_matches_a_direct_call(name):
+    from recalc_helpers import cells
+
     src, output = _book(name)
-    formulas = openpyxl.load_workbook(src)
-    values = openpyxl.load_workbook(output, data_only=True)
-    for ws in formulas:  # a hidden '(calc)' array's values are kept where they show, in view: read there
-        if ws.title.endswith(CALC_SUFFIX):
-            for row in ws.iter_rows():
-                for c in row:
-                    if isinstance(c.value, ArrayFormula):
-                        r1, c1, r2, c2 = parse_range(c.value.ref)
-                        for r in range(r1, r2 + 1):
-                            for k in range(c1, c2 + 1):
-                                values[ws.title].cell(r, k).value = values[ws.title[: -len(CALC_SUFFIX)]].cell(r, k).value
+    formulas = cells(src)  # (read-only readings, shared: the values are copied before they change)
+    values = _Book({title: dict(sheet) for title, sheet in cells(output, data_only=True).items()})
+    for title, sheet in formulas.items():  # a hidden '(calc)' array's values are kept where they show, in view: read there
+        if title.endswith(CALC_SUFFIX):
+            for v in sheet.values():
+                if isinstance(v, ArrayFormula):
+                    r1, c1, r2, c2 = parse_range(v.ref)
+                    for r in range(r1, r2 + 1):
+                        for k in range(c1, c2 + 1):
+                            values[title].cell(r, k).value = values[title[: -len(CALC_SUFFIX)]].cell(r, k).value
     checked = tables = 0
-    for ws in formulas:
-        for row in ws.iter_rows():
-            for c in row:
-                v = c.value
-                text, ref = (v.text, v.ref) if isinstance(v, ArrayFormula) else (v, c.coordinate)
-                if not isinstance(text, str):
-                    continue
-                m = WRAPPED.match(text) or CALL.match(text)  # (CALL would take a wrapped table for an IFERROR call)
-                wrapped = m is not None and m.re is WRAPPED
-                if m is None or m.group(1) not in udfs.EXCEL_FUNCTIONS:
-                    continue
-                args = [read_arg(values, ws.title, a) for a in split_args(m.group(2))]
-                if any(a is NotImplemented for a in args):
-                    continue
-                tables += wrapped
-                got = as_grid(udfs.EXCEL_FUNCTIONS[m.group(1)](*args))
-                r1, c1, r2, c2 = parse_range(ref)
-                for i in range(r2 - r1 + 1):
-                    for j in range(c2 - c1 + 1):
-                        ii = 0 if len(got) == 1 else i
-                        jj = 0 if len(got[0]) == 1 else j
-                        inside = ii < len(got) and jj < len(got[ii])
-                        want = got[ii][jj] if inside else "#N/A"
-                        if wrapped and (not inside or str(want).startswith("#")):
-                            want = ""
-                        cell = values[ws.title].cell(r1 + i, c1 + j).value
-                        assert norm(cell) == norm(want), (ws.title, r1 + i, c1 + j, text[:60])
-                        checked += 1
+    for title, sheet in formulas.items():
+        ws = values[title]
+        for (row, col), v in sorted(sheet.items()):
+            text, ref = (v.text, v.ref) if isinstance(v, ArrayFormula) else (v, f"{get_column_letter(col)}{row}")
+            if not isinstance(text, str):
+                continue
+            m = WRAPPED.match(text) or CALL.match(text)  # (CALL would take a wrapped table for an IFERROR call)
+            wrapped = m is not None and m.re is WRAPPED
+            if m is None or m.group(1) not in udfs.EXCEL_FUNCTIONS:
+                continue
+            args = [read_arg(values, title, a) for a in split_args(m.group(2))]
+            if any(a is NotImplemented for a in args):
+                continue
+            tables += wrapped
+            got = as_grid(udfs.EXCEL_FUNCTIONS[m.group(1)](*args))
+            r1, c1, r2, c2 = parse_range(ref)
+            for i in range(r2 - r1 + 1):
+                for j in range(c2 - c1 + 1):
+                    ii = 0 if len(got) == 1 else i
+                    jj = 0 if len(got[0]) == 1 else j
+                    inside = ii < len(got) and jj < len(got[ii])
+                    want = got[ii][jj] if inside else "#N/A"
+                    if wrapped and (not inside or str(want).startswith("#")):
+                        want = ""
+                    cell = ws.cell(r1 + i, c1 + j).value
+                    assert norm(cell) == norm(want), (title, r1 + i, c1 + j, text[:60])
+                    checked += 1
     assert checked > 0 and tables >= WRAPPED_TABLES[name]
 
 
