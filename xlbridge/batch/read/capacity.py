@@ -231,8 +231,9 @@ def _first_filled(sheet_xml: bytes | SheetRows, rows: range, c1: int, c2: int, l
         found = fast
     else:
         layout = scan_sheet(sheet_xml) if layout is None else layout  # (``layout``: that scan, made already)
-        found = [(r, c) for (r, c), span in layout.cells.items()
-                 if r in rows and c1 <= c <= c2 and any(local in ("v", "is", "f") for local, _s, _e in span.children)]
+        cells = layout.cells  # (the positions first: a cell's span is made only for those within the area)
+        found = [(r, c) for (r, c) in cells if r in rows and c1 <= c <= c2
+                 and any(local in ("v", "is", "f") for local, _s, _e in cells[(r, c)].children)]
     return min(found) if found else None
 
 
@@ -486,9 +487,10 @@ def last_used_row(sheet_xml: bytes | SheetRows, area: tuple[str, int, int, int, 
     except _NeedsParser:
         rows = None
     if rows is None:
-        for (r, c), span in (scan_sheet(sheet_xml) if layout is None else layout).cells.items():
-            kinds = frozenset(local for local, _s, _e in span.children)
-            if r1 <= r <= r2 and r > last and constant(r, c, kinds):
+        cells = (scan_sheet(sheet_xml) if layout is None else layout).cells
+        for (r, c) in cells:  # (the positions first: a cell's span is made only for those within the area)
+            if r1 <= r <= r2 and r > last and c1 <= c <= c2 and constant(
+                    r, c, frozenset(local for local, _s, _e in cells[(r, c)].children)):
                 last = r
     return max(last, values.last_row if isinstance(values, AreaResults) else last_result_row(values, area))
 
