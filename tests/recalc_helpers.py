@@ -114,6 +114,24 @@ LONG_TABLES = {"pairs": ["T_ROWS"], "teams": ["B_ROWS"], "handicap": ["R_ROWS"],
                "lehman": ["L_ROWS"]}
 
 
+def small_workbook(name: str, rows: int):
+    """The openpyxl workbook of template ``name`` built with each long input table :data:`LONG_TABLES` ``rows``
+    rows long (:func:`small_build` saves it and caches its values)."""
+    import importlib
+
+    from xlbridge import templates
+
+    mod = importlib.import_module(f"xlbridge.templates.{Path(name).stem}")
+    saved = {const: getattr(mod, const) for const in LONG_TABLES.get(Path(name).stem, [])}
+    try:
+        for const in saved:
+            setattr(mod, const, rows)
+        return templates.build_workbook(name)
+    finally:
+        for const, value in saved.items():
+            setattr(mod, const, value)
+
+
 def small_build(name: str, rows: int = 100) -> Path:
     """The template ``name`` (e.g. ``"examples/pairs.xlsx"``) built by the same builders with each long input
     table :data:`LONG_TABLES` ``rows`` rows long instead of thousands, its values cached as ``xlbridge
@@ -121,20 +139,10 @@ def small_build(name: str, rows: int = 100) -> Path:
     smaller scale: for the tests of what a template computes, which a recalculation of 10,000 rows of
     headroom only slows down (the shipped files themselves are checked against the full build byte for
     byte, tests/templates/test_build.py). Shared: copy before changing."""
-    import importlib
-
-    from xlbridge import cli, templates
+    from xlbridge import cli
 
     def build(folder: Path) -> None:
-        mod = importlib.import_module(f"xlbridge.templates.{Path(name).stem}")
-        saved = {const: getattr(mod, const) for const in LONG_TABLES.get(Path(name).stem, [])}
-        try:
-            for const in saved:
-                setattr(mod, const, rows)
-            templates.build_workbook(name).save(folder / Path(name).name)
-        finally:
-            for const, value in saved.items():
-                setattr(mod, const, value)
+        small_workbook(name, rows).save(folder / Path(name).name)
         cli._cache_values(folder / Path(name).name)
 
     if ARTEFACTS is None:

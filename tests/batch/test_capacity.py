@@ -7,6 +7,7 @@ first cell below it. Expected values are hand-made: the books are built here cel
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import openpyxl
@@ -140,6 +141,18 @@ def test_the_byte_search_covers_every_example_and_an_empty_template():
             assert sum(len(cap.array_ranges_in(z.read(p))) for p in _sheet_parts(name)) >= 2, name
 
 
+@functools.lru_cache(maxsize=2)
+def _parsed(book: str, part: str):
+    """(the part's bytes, the parser's reading of them): both halves of a part's test read it once."""
+    import zipfile
+
+    from xlbridge.batch.read.sheetxml import scan_sheet
+
+    with zipfile.ZipFile(book) as z:
+        xml = z.read(part)
+    return xml, scan_sheet(xml)
+
+
 @pytest.mark.parametrize("half", [0, 1])
 @pytest.mark.parametrize("name, part", SHIPPED_PARTS)
 def test_the_byte_search_of_rows_agrees_with_the_parser_on_every_shipped_sheet(name, part, half):
@@ -148,49 +161,43 @@ def test_the_byte_search_of_rows_agrees_with_the_parser_on_every_shipped_sheet(n
     for areas and computed values drawn at random (the parser is the independent reading). One test a
     sheet part and half of its six areas."""
     import random
-    import zipfile
 
     from xlbridge.batch.read import capacity as cap
-    from xlbridge.batch.read.sheetxml import scan_sheet
 
     rnd = random.Random(f"7 {name} {part} {half}")
-    books = [str(ROOT / "workbooks" / name)]
+    book = str(ROOT / "workbooks" / name)
     fast_rows = cap._rows
     checked = arrays = 0
     try:
-        for book in books:
-            with zipfile.ZipFile(book) as z:
-                for part in [part]:
-                    xml = z.read(part)
-                    layout = scan_sheet(xml)  # the parser's reading, once per sheet
-                    assert cap.array_ranges_in(xml) == layout.array_ranges, (book, part)
-                    arrays += len(layout.array_ranges)
-                    formulas = sorted(layout.formula_cells) or [(1, 1)]
-                    once = cap.sheet_rows(xml)  # (the rows found once, as recalc shares them between both)
-                    byte_arrays = cap.array_ranges_in(xml)
-                    for _ in range(AREAS // 2):
-                        r1 = rnd.randint(1, 40)
-                        area = ("S", r1, rnd.randint(1, 5), rnd.choice([r1 + 5, r1 + 200, 10_004]), rnd.randint(5, 30))
-                        values = {k: rnd.choice([None, "", 1]) for k in rnd.sample(formulas, min(5, len(formulas)))}
-                        cap._rows = fast_rows
-                        fast = (cap.first_overflow(xml, area), cap.last_used_row(xml, area, values))
-                        assert (cap.first_overflow(once, area), cap.last_used_row(once, area, values)) == fast
-                        cap._rows = lambda _xml: None
-                        slow = (cap.first_overflow(xml, area, layout), cap.last_used_row(xml, area, values, layout))
-                        assert fast == slow, (book, part, area)
-                        # as recalc splits it (the constants' row found before the values, by the part's bytes;
-                        # the last non-blank result's row from the engine's process), and as cap.AreaResults
-                        # gives it: the row the values of every formula and array cell give, as the engine has them
-                        cap._rows = fast_rows
-                        every = {pos: rnd.choice([None, "", 1, "x"]) for pos in layout.formula_cells}
-                        every.update({(r, c): rnd.choice([None, "", 2]) for r1_, c1_, r2_, c2_ in layout.array_ranges
-                                      for r in range(r1_, r2_ + 1) for c in range(c1_, c2_ + 1)})
-                        whole = cap.last_used_row(once, area, every)
-                        split = max(cap.last_used_row(once, area, cap.AreaResults(0, byte_arrays)),
-                                    cap.last_result_row(every, area))
-                        results = cap.AreaResults.of(every, area, layout.array_ranges)
-                        assert split == cap.last_used_row(once, area, results) == whole, (book, part, area)
-                        checked += 1
+        xml, layout = _parsed(book, part)  # the parser's reading, once per sheet (and process)
+        assert cap.array_ranges_in(xml) == layout.array_ranges, (book, part)
+        arrays += len(layout.array_ranges)
+        formulas = sorted(layout.formula_cells) or [(1, 1)]
+        once = cap.sheet_rows(xml)  # (the rows found once, as recalc shares them between both)
+        byte_arrays = cap.array_ranges_in(xml)
+        for _ in range(AREAS // 2):
+            r1 = rnd.randint(1, 40)
+            area = ("S", r1, rnd.randint(1, 5), rnd.choice([r1 + 5, r1 + 200, 10_004]), rnd.randint(5, 30))
+            values = {k: rnd.choice([None, "", 1]) for k in rnd.sample(formulas, min(5, len(formulas)))}
+            cap._rows = fast_rows
+            fast = (cap.first_overflow(xml, area), cap.last_used_row(xml, area, values))
+            assert (cap.first_overflow(once, area), cap.last_used_row(once, area, values)) == fast
+            cap._rows = lambda _xml: None
+            slow = (cap.first_overflow(xml, area, layout), cap.last_used_row(xml, area, values, layout))
+            assert fast == slow, (book, part, area)
+            # as recalc splits it (the constants' row found before the values, by the part's bytes;
+            # the last non-blank result's row from the engine's process), and as cap.AreaResults
+            # gives it: the row the values of every formula and array cell give, as the engine has them
+            cap._rows = fast_rows
+            every = {pos: rnd.choice([None, "", 1, "x"]) for pos in layout.formula_cells}
+            every.update({(r, c): rnd.choice([None, "", 2]) for r1_, c1_, r2_, c2_ in layout.array_ranges
+                          for r in range(r1_, r2_ + 1) for c in range(c1_, c2_ + 1)})
+            whole = cap.last_used_row(once, area, every)
+            split = max(cap.last_used_row(once, area, cap.AreaResults(0, byte_arrays)),
+                        cap.last_result_row(every, area))
+            results = cap.AreaResults.of(every, area, layout.array_ranges)
+            assert split == cap.last_used_row(once, area, results) == whole, (book, part, area)
+            checked += 1
     finally:
         cap._rows = fast_rows
 

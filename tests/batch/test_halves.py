@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 import zipfile
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -22,6 +23,8 @@ from hypothesis import strategies as st
 from xlbridge.batch.read import halves
 from xlbridge.batch.read.sheetxml import SHARED_LATER, Half, read_sheet, read_sheet_half
 from xlbridge.core.errors import WorkbookError
+
+ROOT = Path(__file__).resolve().parents[2]
 
 NS = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
 SHARED = ["alpha", "beta", "gamma"]
@@ -285,12 +288,10 @@ def test_small_parts_and_layout_readings_are_read_whole(monkeypatch):
 
 def test_a_recalculation_reading_its_travellers_in_halves_writes_the_same_book(tmp_path, monkeypatch):
     """End to end, in the engine's sandboxed process (whose file guard refuses any other fork)."""
-    from xlbridge.templates import build_workbook
-
     import mmap
 
     book = tmp_path / "pairs.xlsx"
-    build_workbook("pairs.xlsx").save(book)
+    shutil.copyfile(ROOT / "workbooks" / "pairs.xlsx", book)  # (the template as shipped: a fresh build, values cached)
     merges = mmap.mmap(-1, 8)  # (shared with the forked engine process: it counts the merges there)
     real_merge = halves._merge
 
@@ -312,12 +313,10 @@ def test_a_book_given_one_core_reads_its_parts_whole(tmp_path, monkeypatch):
     reading. Same output as with two cores, where it does both and the halves are merged."""
     from xlbridge.batch import recalc
     from xlbridge.batch.recalc import recalc_workbook
-    from xlbridge.templates import build_workbook
-
     import mmap
 
     book = tmp_path / "pairs.xlsx"
-    build_workbook("pairs.xlsx").save(book)
+    shutil.copyfile(ROOT / "workbooks" / "pairs.xlsx", book)  # (the template as shipped: a fresh build, values cached)
     counts = mmap.mmap(-1, 8)  # (shared with the forked engine process: tails started, halves merged there)
     real_start, real_merge, real_run = halves.start_tail, halves._merge, recalc.run_engine
 

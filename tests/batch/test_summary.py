@@ -29,10 +29,11 @@ ROOT = Path(__file__).resolve().parents[2]
 def _formula_cells(path) -> dict:
     """{sheet: number of formula cells}, counted by openpyxl (a formula's text, or an array formula's
     first cell): the independent count."""
-    wb = openpyxl.load_workbook(path)
-    return {ws.title: n for ws in wb.worksheets
-            if (n := sum(1 for row in ws.iter_rows() for c in row
-                         if isinstance(c.value, ArrayFormula) or (isinstance(c.value, str) and c.value.startswith("="))))}
+    from recalc_helpers import cells
+
+    return {title: n for title, sheet in cells(path).items()  # (openpyxl's read-only reader, once a process)
+            if (n := sum(1 for v in sheet.values()
+                         if isinstance(v, ArrayFormula) or (isinstance(v, str) and v.startswith("="))))}
 
 
 def _engine(path: Path, tmp_path: Path, isolate: bool):
