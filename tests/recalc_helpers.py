@@ -154,10 +154,12 @@ def small_build(name: str, rows: int = 100) -> Path:
     return ARTEFACTS.make(f"small_build {name} {rows}", build) / Path(name).name
 
 
-def with_numbers(src: Path, dst: Path, sheet: str, numbers: dict[str, float]) -> Path:
-    """A copy of workbook ``src`` at ``dst`` with ``numbers`` ({cell: number}, empty cells) typed in ``sheet``,
-    written into the sheet's XML with lxml rather than by an openpyxl load and save (seconds for a 10,000-row
-    template): every other part is copied unchanged."""
+def typed(src: Path, dst: Path, sheets: dict[str, dict[str, object]]) -> Path:
+    """A copy of workbook ``src`` at ``dst`` with ``sheets`` ({sheet: {cell: value}}) typed in: a number, a text
+    (an inline string) or None (emptied; a cell keeps its style, as when a member types over it), written into the
+    sheets' XML with lxml rather than by an openpyxl load and save (seconds for a 10,000-row template): every
+    other part is copied unchanged, and the formulas' cached values stay as they were (xlbridge reads the typed
+    cells; ``xlbridge recalc`` computes the rest)."""
     from lxml import etree
     from openpyxl.utils.cell import coordinate_from_string
 
@@ -166,31 +168,41 @@ def with_numbers(src: Path, dst: Path, sheet: str, numbers: dict[str, float]) ->
     main = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
     rel = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
     ns = {"m": main}
+    replace = {}
     with zipfile.ZipFile(src) as z:
         book = etree.fromstring(z.read("xl/workbook.xml"))
-        rid = book.find(f"m:sheets/m:sheet[@name='{sheet}']", ns).get(f"{{{rel}}}id")
-        rels = etree.fromstring(z.read("xl/_rels/workbook.xml.rels"))
-        target = next(r.get("Target") for r in rels if r.get("Id") == rid)
-        part = target.lstrip("/") if target.startswith("/") else "xl/" + target
-        root = etree.fromstring(z.read(part))
-    data = root.find("m:sheetData", ns)
-    rows = {int(r.get("r")): r for r in data.findall("m:row", ns)}
-    for ref, value in numbers.items():
-        row = coordinate_from_string(ref)[1]
-        if row not in rows:  # a new row, in order
-            new = etree.Element(f"{{{main}}}row", r=str(row))
-            later = [r for n, r in rows.items() if n > row]
-            if later:
-                later[0].addprevious(new)
-            else:
-                data.append(new)
+        rels = {r.get("Id"): r.get("Target") for r in etree.fromstring(z.read("xl/_rels/workbook.xml.rels"))}
+        for sheet, values in sheets.items():
+            target = rels[book.find(f"m:sheets/m:sheet[@name='{sheet}']", ns).get(f"{{{rel}}}id")]
+            part = target.lstrip("/") if target.startswith("/") else "xl/" + target
+            root = etree.fromstring(z.read(part))
+            data = root.find("m:sheetData", ns)
             rows = {int(r.get("r")): r for r in data.findall("m:row", ns)}
-        assert rows[row].find(f"m:c[@r='{ref}']", ns) is None, f"{sheet}!{ref} is not empty"
-        cell = etree.SubElement(rows[row], f"{{{main}}}c", r=ref)
-        etree.SubElement(cell, f"{{{main}}}v").text = repr(value)
-        rows[row][:] = sorted(rows[row].findall("m:c", ns), key=lambda c: _column(c.get("r")))  # (column order)
-    return rebuild(src, dst, replace={part: etree.tostring(root, xml_declaration=True, encoding="UTF-8",
-                                                             standalone=True)})
+            for ref, value in values.items():
+                row = coordinate_from_string(ref)[1]
+                if row not in rows:  # a new row, in order
+                    new = etree.Element(f"{{{main}}}row", r=str(row))
+                    later = [r for n, r in rows.items() if n > row]
+                    if later:
+                        later[0].addprevious(new)
+                    else:
+                        data.append(new)
+                    rows[row] = new
+                    rows = dict(sorted(rows.items()))
+                cell = rows[row].find(f"m:c[@r='{ref}']", ns)
+                if cell is None:
+                    cell = etree.SubElement(rows[row], f"{{{main}}}c", r=ref)
+                    rows[row][:] = sorted(rows[row].findall("m:c", ns), key=lambda c: _column(c.get("r")))
+                cell[:] = []
+                cell.attrib.pop("t", None)
+                if isinstance(value, str):
+                    cell.set("t", "inlineStr")
+                    text = etree.SubElement(etree.SubElement(cell, f"{{{main}}}is"), f"{{{main}}}t")
+                    text.text = value
+                elif value is not None:
+                    etree.SubElement(cell, f"{{{main}}}v").text = repr(value)
+            replace[part] = etree.tostring(root, xml_declaration=True, encoding="UTF-8", standalone=True)
+    return rebuild(src, dst, replace=replace)
 
 
 def _column(ref: str) -> int:

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from xlbridge.cli import main
 from xlbridge.templates.styling import capacity
-from recalc_helpers import with_numbers
+from recalc_helpers import typed
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = Path(__file__).resolve().parents[2] / "workbooks" / "examples" / "pairs.xlsx"
@@ -66,7 +66,7 @@ def test_a_formatted_but_empty_cell_below_is_not_data(tmp_path, capsys):
 def test_pairs_template_row_10005_is_reported(tmp_path, capsys):
     """The pairs template reads Travellers rows 5 to 10,004; a traveller typed on row 10,005 is named."""
     # (typed into the sheet's XML: an openpyxl load and save of the template takes seconds)
-    src = with_numbers(SRC, tmp_path / "pairs.xlsx", "Travellers", {"A10005": 1, "B10005": 7, "C10005": 17, "G10005": 420})
+    src = typed(SRC, tmp_path / "pairs.xlsx", {"Travellers": {"A10005": 1, "B10005": 7, "C10005": 17, "G10005": 420}})
     assert main(["recalc", str(src), "-o", str(tmp_path / "out.xlsx"), "--no-progress"]) == 1
     out = capsys.readouterr().out
     assert "Travellers!A10005" in out and "rows 5 to 10,004" in out
@@ -106,7 +106,7 @@ def test_each_template_reports_a_row_below_its_capacity(tmp_path, capsys, name, 
     from openpyxl.utils import get_column_letter
 
     c1, _, _, r2 = range_boundaries(DECLARED[name][sheet])
-    src = with_numbers(SRC.parent / name, tmp_path / name, sheet, {f"{get_column_letter(c1)}{r2 + 1}": 1})
+    src = typed(SRC.parent / name, tmp_path / name, {sheet: {f"{get_column_letter(c1)}{r2 + 1}": 1}})
     assert main(["recalc", str(src), "-o", str(tmp_path / "out.xlsx"), "--no-progress"]) == 1
     assert f"{sheet}!{get_column_letter(c1)}{r2 + 1}" in capsys.readouterr().out  # the first cell below
 

@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 from formats_samples import (DEAL_1, MITCHELL_PBN, MITCHELL_ROWS, MITCHELL_TOTALS, MITCHELL_USEBIO, NAMES,
                              endplay_score_rows)
+from recalc_helpers import cells, typed
 from xlbridge import formats
 from xlbridge.cli import main
 from xlbridge.formats.model import HOWELL, MITCHELL, Board, Event, Participant, Result
@@ -360,11 +361,10 @@ def test_publish_shows_a_weighted_score_of_the_workbook(tmp_path, scale, shown):
     40 % of -50 on board 1, N-S 1 v E-W 11) is shown, matchpointed as seed 004 does and on the workbook's
     own scale (its Scale parameter, issue 40): 2.9 of 5 on the example's 1/0.5 (ACBL) scale, 5.8 of 10
     on the 2/1 (EBU) scale; 58 % either way."""
-    wb = openpyxl.load_workbook(ROOT / "workbooks" / "examples" / "pairs.xlsx")
-    assert wb["Travellers"]["Q5"].value == "Scale" and wb["Travellers"]["R5"].value == "ACBL"
-    if scale is not None:
-        wb["Travellers"]["R5"] = scale
-    wb.save(tmp_path / "pairs.xlsx")
+    src = ROOT / "workbooks" / "examples" / "pairs.xlsx"
+    travellers = cells(src)["Travellers"]
+    assert travellers[(5, 17)] == "Scale" and travellers[(5, 18)] == "ACBL"  # (Q5, R5)
+    typed(src, tmp_path / "pairs.xlsx", {"Travellers": {} if scale is None else {"R5": scale}})
     proc = _run("publish", "pairs.xlsx", "-o", "site", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     board = (tmp_path / "site" / "board-1.html").read_text(encoding="utf-8")
@@ -374,9 +374,8 @@ def test_publish_shows_a_weighted_score_of_the_workbook(tmp_path, scale, shown):
 
 def test_publish_refuses_weights_not_totalling_100_percent_naming_the_cell(tmp_path):
     """Law 12C1(c): the weights of a weighted score total 100 %; 60 % + 30 % does not."""
-    wb = openpyxl.load_workbook(ROOT / "workbooks" / "examples" / "pairs.xlsx")
-    wb["Travellers"]["L5"] = 0.3  # Weight 2 of the example's weighted row
-    wb.save(tmp_path / "w.xlsx")
+    typed(ROOT / "workbooks" / "examples" / "pairs.xlsx", tmp_path / "w.xlsx",
+          {"Travellers": {"L5": 0.3}})  # Weight 2 of the example's weighted row
     proc = _run("publish", "w.xlsx", "-o", "site", cwd=tmp_path)
     assert proc.returncode == 2 and not (tmp_path / "site").exists()
     assert proc.stderr.strip() == ("xlbridge publish: w.xlsx, Travellers!K5: a weighted score (Law 12C1(c)): "

@@ -34,6 +34,7 @@ import html5lib
 import openpyxl
 import pytest
 from server_helpers import run_main
+from recalc_helpers import typed
 
 from xlbridge.cli import main
 
@@ -55,16 +56,16 @@ BOARDS += [(2, b, 110, None, None, None, None, None, -100) if b == 4 else
 MATCHES = [(1, "Lions", "Tigers", 7), (2, "Bears", "Wolves", 7)]
 
 
-def _book(path: Path, boards=BOARDS) -> Path:
-    wb = openpyxl.load_workbook(ROOT / "workbooks" / "teams.xlsx")
-    for r, row in enumerate(boards, start=5):
-        for c, v in enumerate(row, start=1):
-            wb["Boards"].cell(r, c, v)
-    for r, row in enumerate(MATCHES, start=5):
-        for c, v in enumerate(row, start=1):
-            wb["Matches"].cell(r, c, v)
-    wb.save(path)
-    return path
+def _book(path: Path, boards=BOARDS, matches=None) -> Path:
+    """The shipped teams template with ``boards`` and ``matches`` (None: :data:`MATCHES`) typed in (into its XML: an openpyxl load
+    and save of the 5,000-row template takes seconds)."""
+    from openpyxl.utils import get_column_letter
+
+    def rows(table):
+        return {f"{get_column_letter(c)}{r}": v for r, row in enumerate(table, start=5)
+                for c, v in enumerate(row, start=1) if v is not None}
+
+    return typed(ROOT / "workbooks" / "teams.xlsx", path, {"Boards": rows(boards), "Matches": rows(MATCHES if matches is None else matches)})
 
 
 def _parse(path: Path):
@@ -243,10 +244,7 @@ def test_a_match_longer_than_the_vp_scale_is_refused_at_its_cell(tmp_path):
     from xlbridge.formats.errors import FormatError
     from xlbridge.formats.workbook import read_workbook
 
-    path = _book(tmp_path / "long.xlsx")
-    wb = openpyxl.load_workbook(path)
-    wb["Matches"]["D5"] = 1001
-    wb.save(path)
+    path = _book(tmp_path / "long.xlsx", matches=[(1, "Lions", "Tigers", 1001)] + MATCHES[1:])  # (D5: 1,001)
     with pytest.raises(FormatError) as exc:
         read_workbook(path)
     assert str(exc.value) == ("long.xlsx, Matches!D5: number of boards must be a whole number from 1 to 1,000, "
@@ -259,13 +257,8 @@ def test_two_matches_of_the_same_teams_beyond_the_vp_scale_are_refused(tmp_path)
     from xlbridge.formats.errors import FormatError
     from xlbridge.formats.workbook import read_workbook
 
-    path = _book(tmp_path / "twice.xlsx")
-    wb = openpyxl.load_workbook(path)
-    ws = wb["Matches"]
-    ws["D5"] = 600
-    for c, v in enumerate((3, "Tigers", "Lions", 500), start=1):
-        ws.cell(7, c, v)
-    wb.save(path)
+    path = _book(tmp_path / "twice.xlsx",  # (D5: 600; row 7: a third match, Tigers v Lions, 500 boards)
+                 matches=[(1, "Lions", "Tigers", 600)] + MATCHES[1:] + [(3, "Tigers", "Lions", 500)])
     with pytest.raises(FormatError) as exc:
         read_workbook(path)
     assert str(exc.value) == ("twice.xlsx, Matches!D7: the matches of these two teams come to 1,100 boards, more "
