@@ -11,7 +11,8 @@ import shutil
 from pathlib import Path
 
 import openpyxl
-from recalc_helpers import canonical_dump, recalc_copy
+from recalc_helpers import canonical_dump, cells, recalc_copy
+from recalc_helpers import typed as type_into
 import pytest
 from openpyxl.worksheet.formula import ArrayFormula
 
@@ -51,16 +52,15 @@ def done(example_recalculated):
 
 def _core(src):
     """The core's answer for the Travellers inputs: (rows, scores, session, standings, names)."""
-    wb = openpyxl.load_workbook(src)
-    ws = wb["Travellers"]
-    scale = ws["R5"].value
-    expected = ws["R6"].value
-    movement = ws["R7"].value.lower()
-    artificial = ws["R8"].value.lower()
+    book = cells(src)  # (read-only, once a process: the full template's 10,000 rows)
+    ws = book["Travellers"]
+    scale = ws.get((5, 18))  # R5 ..
+    expected = ws.get((6, 18))
+    movement = ws[(7, 18)].lower()
+    artificial = ws[(8, 18)].lower()  # .. R8
     rows, boards, ns, ew, scores, outcomes, arrows = [], [], [], [], [], [], []
-    for r, v in enumerate(ws.iter_rows(min_row=ROWS[0], max_row=ROWS[-1], max_col=16, values_only=True),
-                          start=ROWS[0]):
-        v = list(v) + [None] * (16 - len(v))
+    for r in ROWS:
+        v = [ws.get((r, c)) for c in range(1, 17)]
         board, n, e, contract, declarer, tricks, typed = v[:7]
         o2, o3, w1, w2, w3 = v[8:13]  # column H is the Score NS formula, N:O the matchpoints
         if all(x is None for x in v[:7] + v[8:13]):
@@ -79,7 +79,9 @@ def _core(src):
     session = weighted_session(outcomes, boards, expected=expected, scale=scale)
     standings = pairs_ranking(session, ns, ew, movement=movement, arrows=arrows, artificial=artificial)
     names = {}
-    for p, d, name in wb["Pairs"].iter_rows(min_row=5, max_col=3, values_only=True):
+    pairs = book["Pairs"]
+    for r in range(5, 1 + max((r for r, _c in pairs), default=4)):
+        p, d, name = (pairs.get((r, c)) for c in (1, 2, 3))
         if p is not None:
             names[(d, p) if movement == "mitchell" else p] = name
     return rows, scores, session, standings, names
@@ -155,18 +157,17 @@ def test_seed_001_neuberg_sheet(done):
 def test_formulas_styles_and_validations_kept(done):
     src, out, _ = done
     assert canonical_dump(out) == canonical_dump(src)
-    wb = openpyxl.load_workbook(out)
-    ws = wb["Travellers (calc)"]  # the array formula, on its hidden sheet; the cell in view shows it
-    assert isinstance(ws["N5"].value, ArrayFormula) and ws["N5"].value.ref == "N5:O10104"  # 100 rows of headroom
-    assert wb["Travellers"]["O10004"].value == shows_row("'Travellers (calc)'!$O$5:$O$10104", "$A$5:$A$10004")
+    book = cells(out)  # (read-only, once a process)
+    n5 = book["Travellers (calc)"][(5, 14)]  # the array formula, on its hidden sheet; the cell in view shows it
+    assert isinstance(n5, ArrayFormula) and n5.ref == "N5:O10104"  # 100 rows of headroom
+    assert book["Travellers"][(10004, 15)] == shows_row("'Travellers (calc)'!$O$5:$O$10104", "$A$5:$A$10004")
 
 
 def test_new_travellers_and_scale(tmp_path):
     """New travellers typed in with openpyxl (a new board, a weighted score, an artificial score,
     rows after a gap) and the EBU scale: recalc gives the core's new values, ties shown as ties."""
     src = tmp_path / "pairs.xlsx"
-    wb = openpyxl.load_workbook(SRC)
-    ws = wb["Travellers"]
+    cells_typed = {"R5": "EBU"}
     new = [  # board 4 (All vulnerable): NS 1..6 against EW 11..16
         (30, 4, 1, 14, "4H", "S", 10, None, None, None, None, None),
         (31, 4, 2, 15, "4H", "S", 9, None, None, None, None, None),
@@ -176,11 +177,10 @@ def test_new_travellers_and_scale(tmp_path):
         (10004, 4, 6, 13, "3NT", "N", 9, None, None, None, None, None),  # the last row
     ]
     for r, board, n, e, contract, decl, tricks, typed, o2, w1, w2, w3 in new:
-        for c, v in zip((1, 2, 3, 4, 5, 6, 7, 9, 11, 12, 13), (board, n, e, contract, decl, tricks, typed, o2, w1,
-                                                                w2, w3)):
-            ws.cell(row=r, column=c, value=v)
-    ws["R5"] = "EBU"
-    wb.save(src)
+        for c, v in zip("ABCDEFGIKLM", (board, n, e, contract, decl, tricks, typed, o2, w1, w2, w3)):
+            if v is not None:
+                cells_typed[f"{c}{r}"] = v
+    type_into(SRC, src, {"Travellers": cells_typed})  # (into the sheet's XML: an openpyxl save takes seconds)
     _, vals = _recalc(src, tmp_path)
     rows, ranking = _check(src, vals)
     assert len(rows) == 24
