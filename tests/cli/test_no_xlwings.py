@@ -17,8 +17,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import openpyxl
 import pytest
+from recalc_helpers import cells
 
 recalc = pytest.importorskip("xlbridge.batch.recalc", reason="needs the [batch] extra")
 
@@ -65,9 +65,8 @@ def _sha(path: Path) -> str:
 
 
 def _values(path: Path) -> dict:
-    wb = openpyxl.load_workbook(path, data_only=True)
-    return {(ws.title, c.coordinate): c.value for ws in wb.worksheets for row in ws.iter_rows() for c in row
-            if c.value is not None}
+    """{(sheet, (row, column)): value} of every cell holding a value (read-only, once a process)."""
+    return {(title, pos): v for title, sheet in cells(path, data_only=True).items() for pos, v in sheet.items()}
 
 
 @pytest.fixture(scope="module")
@@ -100,21 +99,20 @@ def test_recalc_without_xlwings_writes_the_same_values(runs):
     got, want = _values(out), _values(Path(reference.output))
     assert got == want
     # the formulas are still there
-    formulas = openpyxl.load_workbook(out)["Ranking (calc)"]
-    assert any(type(c.value).__name__ == "ArrayFormula" for row in formulas.iter_rows() for c in row)
+    assert any(type(v).__name__ == "ArrayFormula" for v in cells(out)["Ranking (calc)"].values())
 
 
 def test_seed_004_figures_without_xlwings(runs):
     """Seed 004's scoresheets (ERRATA: pair A 2.75) in the no-xlwings output."""
     _, _, out, proc, _ = runs
     assert proc.returncode == 0, proc.stderr
-    ws = openpyxl.load_workbook(out, data_only=True)["Travellers"]
-    header = [c.value for c in ws[4]]
+    ws = cells(out, data_only=True)["Travellers"]  # (read-only, once a process)
+    header = [ws.get((4, c)) for c in range(1, 16)]
     assert header[:6] + header[7:8] == ["Board", "NS", "EW", "Contract", "Declarer", "Tricks", "Score NS"]
     assert header[13:15] == ["MP NS", "MP EW"]
     mp = {}
     for r in range(5, 1005):
-        b, v = ws.cell(row=r, column=1).value, ws.cell(row=r, column=14).value
+        b, v = ws.get((r, 1)), ws.get((r, 14))
         if b is not None and v not in (None, ""):
             mp.setdefault(b, []).append(round(v, 2))
     # board 1: 60 % 420 / 40 % -50 (2.9), then 420 4.7, 400 2.9, 400 2.9, 170 1.4, -50 0.2
