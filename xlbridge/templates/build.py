@@ -35,7 +35,7 @@ from xml.etree.ElementTree import canonicalize
 try:  # (optional: libxml2's canonical form in C, about 7 times faster than ElementTree's in Python)
     from lxml import etree as _lxml
 except ImportError:  # pragma: no cover - lxml is a [test] dependency
-    _lxml = None  # type: ignore[assignment]
+    _lxml = None
 
 from openpyxl import Workbook, load_workbook
 from openpyxl.utils.cell import range_boundaries

@@ -94,7 +94,7 @@ def _rows(sheet_xml: bytes) -> list[tuple[int, int, int]] | None:
         return None
     end_data = sheet_xml.rfind(b"sheetData>")
     tags = list(_ROW_TAG.finditer(sheet_xml))
-    out = []
+    out: list[tuple[int, int, int]] = []
     for i, tag in enumerate(tags):
         m = _R_ATTR.search(tag.group(1))
         if m is None or not m.group(1).isdigit():
