@@ -13,6 +13,7 @@ from pathlib import Path
 
 import openpyxl
 import pytest
+from recalc_helpers import cells
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(not (shutil.which("soffice") and shutil.which("pdftotext") and shutil.which("pdftoppm")),
@@ -85,15 +86,15 @@ def test_no_page_holds_only_what_every_page_repeats(examples_printed, name):
     """Issue 40: no blank or empty pages. A page whose text, without its footer, is only what a printed sheet
     repeats on every page (its title rows 1 to 4, the first column), the colour legend and a word or two is a
     page a member would throw away: a table's empty right half, a legend pushed onto a page of its own."""
-    wb = openpyxl.load_workbook(ROOT / "workbooks" / "examples" / name, data_only=True)
+    book = cells(ROOT / "workbooks" / "examples" / name, data_only=True)  # (read-only, once a process)
     for i, text in enumerate(examples_printed[name], start=1):
         lines = text.rstrip().splitlines()
-        sheet = next(ws for ws in wb.worksheets if f" {ws.title} " in f" {lines[-1]} ")
-        if sheet.title == "Instructions":
+        title = next(t for t in book if f" {t} " in f" {lines[-1]} ")
+        if title == "Instructions":
             continue
-        repeated = {str(c.value) for row in sheet.iter_rows(min_row=1, max_row=4) for c in row if c.value is not None}
-        repeated |= {str(c.value) for (c,) in sheet.iter_rows(min_col=1, max_col=1) if c.value is not None}
+        # the title rows 1 to 4 and the first column
+        repeated = {str(v) for (r, c), v in book[title].items() if r <= 4 or c == 1}
         repeated |= {"Legend", "Input: type or paste here", "Computed by xlbridge: do not type here"}
         words = {w for v in repeated for w in v.split()}
         rest = [w for line in lines[:-1] for w in line.split() if w not in words]
-        assert len(rest) >= 3, (name, i, sheet.title, rest)
+        assert len(rest) >= 3, (name, i, title, rest)
