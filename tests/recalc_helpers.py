@@ -154,6 +154,21 @@ def small_build(name: str, rows: int = 100) -> Path:
     return ARTEFACTS.make(f"small_build {name} {rows}", build) / Path(name).name
 
 
+MAIN_NS = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
+
+
+def sheet_parts(path: Path) -> dict[str, str]:
+    """{sheet name: its part in the zip} of workbook ``path`` (xl/workbook.xml and its relationships)."""
+    from lxml import etree
+
+    rel = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+    with zipfile.ZipFile(path) as z:
+        book = etree.fromstring(z.read("xl/workbook.xml"))
+        rels = {r.get("Id"): r.get("Target") for r in etree.fromstring(z.read("xl/_rels/workbook.xml.rels"))}
+    targets = {s.get("name"): rels[s.get(f"{{{rel}}}id")] for s in book.iterfind(f"{{{MAIN_NS}}}sheets/{{{MAIN_NS}}}sheet")}
+    return {name: t.lstrip("/") if t.startswith("/") else "xl/" + t for name, t in targets.items()}
+
+
 def typed(src: Path, dst: Path, sheets: dict[str, dict[str, object]]) -> Path:
     """A copy of workbook ``src`` at ``dst`` with ``sheets`` ({sheet: {cell: value}}) typed in: a number, a text
     (an inline string) or None (emptied; a cell keeps its style, as when a member types over it), written into the
@@ -165,16 +180,13 @@ def typed(src: Path, dst: Path, sheets: dict[str, dict[str, object]]) -> Path:
 
     from server_helpers import rebuild
 
-    main = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
-    rel = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+    main = MAIN_NS
     ns = {"m": main}
     replace = {}
+    parts = sheet_parts(src)
     with zipfile.ZipFile(src) as z:
-        book = etree.fromstring(z.read("xl/workbook.xml"))
-        rels = {r.get("Id"): r.get("Target") for r in etree.fromstring(z.read("xl/_rels/workbook.xml.rels"))}
         for sheet, values in sheets.items():
-            target = rels[book.find(f"m:sheets/m:sheet[@name='{sheet}']", ns).get(f"{{{rel}}}id")]
-            part = target.lstrip("/") if target.startswith("/") else "xl/" + target
+            part = parts[sheet]
             root = etree.fromstring(z.read(part))
             data = root.find("m:sheetData", ns)
             rows = {int(r.get("r")): r for r in data.findall("m:row", ns)}
