@@ -244,3 +244,15 @@ def _cells(_sha: str, path: str, data_only: bool) -> dict[str, dict[tuple[int, i
         return out
     finally:
         wb.close()
+
+
+def loaded(path: Path, data_only: bool = False):
+    """Workbook ``path`` loaded whole by openpyxl (styles, page set-up, charts: what the read-only reader leaves
+    out), once per process for the same bytes: for tests that only read it. Shared: do not change it."""
+    data = Path(path).read_bytes()
+    return _loaded(hashlib.sha256(data).hexdigest(), str(path), data_only)
+
+
+@functools.lru_cache(maxsize=12)
+def _loaded(_sha: str, path: str, data_only: bool):
+    return openpyxl.load_workbook(path, data_only=data_only)

@@ -19,7 +19,7 @@ import openpyxl
 import pytest
 from openpyxl.utils.cell import get_column_letter, quote_sheetname, range_boundaries
 from openpyxl.worksheet.formula import ArrayFormula
-from recalc_helpers import fresh_build, recalculated, small_workbook
+from recalc_helpers import fresh_build, loaded, recalculated, small_workbook
 
 from xlbridge import templates as T
 from xlbridge.templates.mirror import CALC_SUFFIX, calc_sheet_name, headroom, shows, shows_row
@@ -38,7 +38,7 @@ XLBRIDGE_FUNCTIONS = {
 
 @pytest.fixture(scope="module")
 def books():
-    return {n: openpyxl.load_workbook(WORKBOOKS / "examples" / n) for n in NAMES}
+    return {n: loaded(WORKBOOKS / "examples" / n) for n in NAMES}  # (once a process, shared: read only)
 
 
 def _text(v):

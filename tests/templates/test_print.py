@@ -13,7 +13,7 @@ from pathlib import Path
 
 import openpyxl
 import pytest
-from recalc_helpers import cells
+from recalc_helpers import cells, loaded
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(not (shutil.which("soffice") and shutil.which("pdftotext") and shutil.which("pdftoppm")),
@@ -49,7 +49,7 @@ def test_pairs_ranking_page_shows_the_names_and_percentages(examples_printed):
 
 
 def test_template_page_setup():
-    wb = openpyxl.load_workbook(ROOT / "workbooks" / "examples" / "pairs.xlsx")
+    wb = loaded(ROOT / "workbooks" / "examples" / "pairs.xlsx")  # (once a process, shared: read only)
     ws = wb["Travellers"]
     assert ws.page_setup.orientation == "landscape" and int(ws.page_setup.paperSize) == 9  # A4
     assert 10 <= int(ws.page_setup.scale) <= 100
@@ -66,7 +66,7 @@ def test_every_visible_sheet_prints_at_60_percent_or_more_and_the_helper_sheet_n
     from openpyxl.utils.cell import range_boundaries
 
     for name in NAMES:
-        wb = openpyxl.load_workbook(ROOT / "workbooks" / (folder + name))
+        wb = loaded(ROOT / "workbooks" / (folder + name))  # (once a process, shared: read only)
         assert wb["xlwings.conf"].sheet_state == "hidden"
         for ws in wb.worksheets:
             if ws.sheet_state != "visible":
