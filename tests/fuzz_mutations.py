@@ -169,9 +169,20 @@ def lean(template: bytes) -> bytes:
 def _sources(lean_templates: bool) -> tuple:
     if not lean_templates:
         return tuple((p.name, p.read_bytes()) for p in TEMPLATES)
-    from recalc_helpers import small_build
+    import recalc_helpers
 
-    return tuple((p.name, lean(small_build(p.name, rows=LEAN_ROWS - 4).read_bytes())) for p in TEMPLATES)
+    def leaned(p: Path) -> bytes:
+        return lean(recalc_helpers.small_build(p.name, rows=LEAN_ROWS - 4).read_bytes())
+
+    if recalc_helpers.ARTEFACTS is None:
+        return tuple((p.name, leaned(p)) for p in TEMPLATES)
+
+    def build(folder: Path) -> None:
+        for p in TEMPLATES:
+            (folder / p.name).write_bytes(leaned(p))
+
+    folder = recalc_helpers.ARTEFACTS.make(f"lean templates {LEAN_ROWS}", build)  # (once a run, for every worker)
+    return tuple((p.name, (folder / p.name).read_bytes()) for p in TEMPLATES)
 
 
 def cases(seed: int, count: int, *, lean_templates: bool = False, first: int = 0):
