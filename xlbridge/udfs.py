@@ -2,7 +2,7 @@
 
 A thin facade: every function is declared once in :mod:`xlbridge.excel.functions` (the TABLE)
 and generated here by :mod:`xlbridge.excel.runtime` with the catalogue's signature (see
-``docs/functions.md`` and ``../shared/UDFS.md``), decorated with the active xlwings runtime
+``docs/functions.md``), decorated with the active xlwings runtime
 (category ``xlbridge``). Without xlwings, or where its decorators cannot load, they are plain
 Python functions.
 

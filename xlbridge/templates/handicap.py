@@ -138,7 +138,7 @@ def build() -> Workbook:
     computed(ws, "J15:J20")
     computed(ws, "K15:K20", "0.0")
     input_table(ws, f"A{H_FIRST}:C{last}", "I22", "teams", note_width=3)
-    event_details(ws, "I27", width=12)  # (the league's name, season, club and scorer: on screen and on paper)
+    event_details(ws, "I27", width=12, published=False)  # (the league's name, season, club and scorer: on screen and on paper)
 
     # new teams
     ws = sheet(wb, "NewTeams", "Handicaps for new teams from this season's matches",

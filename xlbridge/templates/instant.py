@@ -60,7 +60,7 @@ def build() -> Workbook:
           f"=INSTANT_RESULTS(A{R_FIRST}:A{rl},D{R_FIRST}:D{rl},History!A{H_FIRST}:A{H_FIRST + H_ROWS - 1},"
           f"History!B{H_FIRST}:B{H_FIRST + H_ROWS - 1},History!C{H_FIRST}:C{H_FIRST + H_ROWS - 1})", "0")
     input_table(ws, f"A{R_FIRST}:D{rl}", "H8", "results", legend_at="H4")
-    event_details(ws, "H13", width=12)  # (the event's name, date, club and scorer: on screen and on paper)
+    event_details(ws, "H13", width=12, published=False)  # (the event's name, date, club and scorer: on screen and on paper)
 
     ws = sheet(wb, "History", "Historical results of every board",
                "Example: seed 002's board 1 (played 180 times) and a board 2.")

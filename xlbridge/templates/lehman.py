@@ -99,7 +99,7 @@ def build() -> Workbook:
           formula2="1", prompt="Share of the history count lost each week (OKBridge: 6.7 %)", number_format="0.0%")
     ws.column_dimensions["U"].width = 16
     input_table(ws, f"A{L_FIRST}:G{ll}", "U11", "results", legend_at="U7")
-    event_details(ws, "U16", width=12)  # (the ledger's name, its latest date, the club and the scorer)
+    event_details(ws, "U16", width=12, published=False)  # (the ledger's name, its latest date, the club and the scorer)
     # narrow gaps between the tables: the input table and both ratings tables, each with its Player column, print
     # on the first page (at 60 %); a page break after them, and the second page holds the parameter, legend and
     # capacity note, a gap (T) from the repeated Week column (wider gaps split the modified table there, its Error

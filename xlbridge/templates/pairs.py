@@ -83,8 +83,8 @@ def build() -> Workbook:
         "played with the arrows switched.",
         "Beside the travellers: Scale (EBU or ACBL), Expected results per board (blank: the most results on "
         "any board), Movement (Mitchell or Howell), Artificial scores (Fixed, or Session for the pair's own "
-        "percentage), and Event, Date, Club and Scorer: the results site shows them, the federation's files the "
-        "first three.",
+        "percentage), and Event, Date, Club and Scorer: the results site and the files for the federation "
+        "(PBN, USEBIO) carry them.",
         "Sheet Pairs: each pair's number, direction (NS or EW; blank in a Howell), the players' names and, "
         "if wanted, their national numbers.",
         "What comes out: Score NS, MP NS and MP EW beside each result; sheet Ranking: each pair's total, "

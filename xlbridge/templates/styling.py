@@ -535,12 +535,13 @@ def param(ws: Worksheet, label_cell: str, value_cell: str, label: str, value: An
     mark_input(ws, value_cell, kind=kind, prompt=prompt, number_format=number_format, **dv)
 
 
-def event_details(ws: Worksheet, first: str, *, width: float | None = None) -> None:
+def event_details(ws: Worksheet, first: str, *, width: float | None = None, published: bool = True) -> None:
     """The event's ``Event``, ``Date``, ``Club`` and ``Scorer`` parameters, labels from ``first`` down (values
     to their right), blank: what a member types for the results site and the files sent to the federation, or,
     in a league's, a ledger's or a chart's book, to say whose it is on screen and on paper
     (:data:`xlbridge.core.template_contract.EVENT_DETAILS`; four rows).  A long name shrinks into its printed
-    cell; ``width``: the value column's width (None: as the sheet has it).
+    cell; ``width``: the value column's width (None: as the sheet has it); ``published``: False in a book that
+    ``xlbridge publish`` and ``export`` do not take (the prompts then speak of the printouts only).
 
     >>> ws = Workbook().active
     >>> event_details(ws, "H13", width=24)
@@ -554,7 +555,11 @@ def event_details(ws: Worksheet, first: str, *, width: float | None = None) -> N
     prompts = ("The event's name (the results site's title; EVENT_DESCRIPTION in USEBIO)",
                "The session's date, e.g. 2026-11-26 (the results site; DATE in USEBIO)",
                "The club or venue (the results site; CLUB_NAME in USEBIO, Site in PBN)",
-               "Who scored the event (the results site: Scored by ...)")
+               "Who scored the event (the results site: Scored by ...)") if published else (
+               "The name of the league, ledger or event (shown on the printouts)",
+               "A date, e.g. 2026-11-26 (shown on the printouts)",
+               "The club or venue (shown on the printouts)",
+               "Who keeps this workbook (shown on the printouts)")
     for k, (label, prompt) in enumerate(zip(EVENT_DETAILS, prompts, strict=True)):
         date = k == 1
         param(ws, f"{col}{row + k}", f"{value_col}{row + k}", label, None, kind="date" if date else "textLength",

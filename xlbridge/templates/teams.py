@@ -65,8 +65,8 @@ def build() -> Workbook:
         "A= or A-. A weighted board (Law 12C1(c)): the other room-1 outcomes in Outcome 2 and 3, the "
         "weights in Weight 1 to 3.",
         "Sheet Matches, one row per match: the match number, the two teams' names and the number of "
-        "boards; beside it Event, Date, Club and Scorer: the results site shows them, the federation's files "
-        "the first three. "
+        "boards; beside it Event, Date, Club and Scorer: the results site and the files for the federation "
+        "(PBN, USEBIO) carry them. "
         "Sheet Teams (optional): each team's number, its name as on Matches, its players and their "
         "national numbers.",
         "What comes out: IMPs A and B beside each board (a board with one room only says 'incomplete', "
