@@ -154,19 +154,13 @@ def small_build(name: str, rows: int = 100) -> Path:
     return ARTEFACTS.make(f"small_build {name} {rows}", build) / Path(name).name
 
 
-MAIN_NS = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
-
-
 def sheet_parts(path: Path) -> dict[str, str]:
-    """{sheet name: its part in the zip} of workbook ``path`` (xl/workbook.xml and its relationships)."""
-    from lxml import etree
+    """{sheet name: its worksheet part in the zip} of workbook ``path`` (the package's own reading of
+    xl/workbook.xml and its relationships)."""
+    from xlbridge.batch.read.bookparts import workbook_sheet_parts
 
-    rel = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
     with zipfile.ZipFile(path) as z:
-        book = etree.fromstring(z.read("xl/workbook.xml"))
-        rels = {r.get("Id"): r.get("Target") for r in etree.fromstring(z.read("xl/_rels/workbook.xml.rels"))}
-    targets = {s.get("name"): rels[s.get(f"{{{rel}}}id")] for s in book.iterfind(f"{{{MAIN_NS}}}sheets/{{{MAIN_NS}}}sheet")}
-    return {name: t.lstrip("/") if t.startswith("/") else "xl/" + t for name, t in targets.items()}
+        return dict(workbook_sheet_parts(z))
 
 
 def typed(src: Path, dst: Path, sheets: dict[str, dict[str, object]]) -> Path:
@@ -180,7 +174,8 @@ def typed(src: Path, dst: Path, sheets: dict[str, dict[str, object]]) -> Path:
 
     from server_helpers import rebuild
 
-    main = MAIN_NS
+    from xlbridge.batch.read.sheetxml import MAIN_NS as main
+
     ns = {"m": main}
     replace = {}
     parts = sheet_parts(src)

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from xlbridge.cli import main
 from xlbridge.templates.styling import capacity
-from recalc_helpers import MAIN_NS, sheet_parts, typed
+from recalc_helpers import sheet_parts, typed
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = Path(__file__).resolve().parents[2] / "workbooks" / "examples" / "pairs.xlsx"
@@ -88,6 +88,8 @@ def test_every_input_table_declares_its_capacity():
     import zipfile
 
     from lxml import etree
+
+    from xlbridge.batch.read.sheetxml import MAIN_NS
 
     for name, sheets in DECLARED.items():
         path = SRC.parent / name

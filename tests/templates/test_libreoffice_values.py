@@ -18,7 +18,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 from openpyxl.utils import get_column_letter
-from recalc_helpers import recalculated
+from recalc_helpers import cells, recalculated
 
 from xlbridge.templates.mirror import CALC_SUFFIX
 
@@ -52,37 +52,29 @@ def _same(cached, shown: str) -> bool:
     return shown == str(cached)
 
 
-def _cells(ws) -> dict[tuple[int, int], object]:
-    """{(row, column): value} of a read-only sheet's cells holding something (the whole sheet, whatever its
-    stored dimension says)."""
-    ws.reset_dimensions()
-    return {(c.row, c.column): c.value for row in ws.iter_rows() for c in row
-            if c.value is not None and getattr(c, "row", None) is not None}
-
-
 def _check(book: Path, libreoffice) -> int:
     shown = _libreoffice_sheets(book, libreoffice)
-    # (read-only loads: a third of the time of full ones for the 10,000-row sheets)
-    formulas = openpyxl.load_workbook(book, read_only=True)
-    cached = openpyxl.load_workbook(book, read_only=True, data_only=True)
+    # (read-only readings: a third of the time of full loads for the 10,000-row sheets)
+    formulas, cached = cells(book), cells(book, data_only=True)
+    book_states = openpyxl.load_workbook(book, read_only=True)
+    states = {ws.title: ws.sheet_state for ws in book_states.worksheets}
+    book_states.close()
     checked = 0
-    for ws in formulas.worksheets:
-        if ws.sheet_state != "visible":  # the hidden sheets: the '(calc)' ones and xlwings.conf (nothing to print)
-            assert ws.title.endswith(CALC_SUFFIX) or ws.title == "xlwings.conf", ws.title
+    for title, sheet in formulas.items():
+        if states[title] != "visible":  # the hidden sheets: the '(calc)' ones and xlwings.conf (nothing to print)
+            assert title.endswith(CALC_SUFFIX) or title == "xlwings.conf", title
             continue
-        rows = shown[ws.title]
-        if ws.title != "Instructions":
-            assert not any("#NAME?" in v or "Err:" in v for row in rows for v in row), (book.name, ws.title)
-        values = _cells(cached[ws.title])
-        for (r, col), formula in _cells(ws).items():
+        rows = shown[title]
+        if title != "Instructions":
+            assert not any("#NAME?" in v or "Err:" in v for row in rows for v in row), (book.name, title)
+        values = cached[title]
+        for (r, col), formula in sheet.items():
             if not (isinstance(formula, str) and formula.startswith("=")):
                 continue
             want = values.get((r, col))
             got = rows[r - 1][col - 1] if r <= len(rows) and col <= len(rows[r - 1]) else ""
-            assert _same(want, got), (book.name, ws.title, f"{get_column_letter(col)}{r}", want, got)
+            assert _same(want, got), (book.name, title, f"{get_column_letter(col)}{r}", want, got)
             checked += 1
-    formulas.close()
-    cached.close()
     return checked
 
 
