@@ -9,6 +9,7 @@ built under a file lock in the run's shared temporary folder, and the other work
 from __future__ import annotations
 
 import fcntl
+import gc
 import hashlib
 import os
 import shutil
@@ -44,6 +45,41 @@ def pytest_configure(config):
     import compileall
 
     compileall.compile_dir(str(ROOT / "xlbridge"), quiet=2)
+    _young_collections_only()
+
+
+# CPython's garbage collector, in a test process (each xdist worker): a worker holds a large heap for the whole
+# run (the workbooks read once per process, recalc_helpers' caches) and CPython walks all of it in every full
+# collection, about one for each 100 young ones: 0.3 to 2 s each, a sixth of the CPU time of the template
+# tests. A worker makes no automatic full collection (as xlbridge's own engine process,
+# xlbridge.batch.evaluate.child._young_collections_only); garbage in reference cycles is still collected while
+# young, and what reached the old generation is collected after a test that left the process 1 GiB larger than
+# at the last full collection (so that a run does not grow without bound). What a test checks is the same: the
+# collector decides when cyclic garbage is freed, never whether a value is right.
+FULL_COLLECTION_AFTER = 1 << 30  # bytes of growth of the resident set
+_collected_at = [0]
+
+
+def _young_collections_only() -> None:
+    young, middle, _full = gc.get_threshold()
+    gc.set_threshold(young, middle, 1 << 30)
+
+
+def _resident() -> int:
+    try:
+        with open("/proc/self/statm") as fh:
+            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):  # (no /proc, as on macOS: the peak, in bytes there)
+        import resource
+
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item, nextitem):
+    if _resident() > _collected_at[0] + FULL_COLLECTION_AFTER:
+        gc.collect()
+        _collected_at[0] = _resident()
 
 
 class RunArtefacts:
