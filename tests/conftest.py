@@ -75,6 +75,17 @@ def _resident() -> int:
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session, exitstatus):
+    """The workbooks kept for the whole run are let go before pytest's last full collections (it collects
+    five times at the end, looking for exceptions raised in finalizers): they then walk a small heap."""
+    import fuzz_mutations
+    import recalc_helpers
+
+    for cached in (recalc_helpers._cells, recalc_helpers._loaded, fuzz_mutations._sources):
+        cached.cache_clear()
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_runtest_teardown(item, nextitem):
     if _resident() > _collected_at[0] + FULL_COLLECTION_AFTER:

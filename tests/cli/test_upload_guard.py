@@ -11,6 +11,7 @@ vulnerability (Law 77: 1NT= 90, 2H= 110, ... whatever the vulnerability).
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import signal
 import subprocess
@@ -133,19 +134,29 @@ def test_the_limits_are_checked_like_recalcs(tmp_path):
         assert proc.returncode == 2 and len(err.splitlines()) == 1 and "Traceback" not in err, err
 
 
+def _sigkill_references(events: Path, run_artefacts) -> tuple[dict[str, dict[str, str]], float]:
+    """The old and the new event published whole ({page: sha256} of each site), and how long the new one's
+    publish takes from start-up: once a run, for both halves of the test below."""
+
+    def build(folder: Path) -> None:
+        refs = {}
+        for which in ("old", "new"):
+            assert _start("publish", events / f"{which}.pbn", "-o", f"ref-{which}", cwd=folder).wait(120) == 0
+            refs[which] = _site(folder / f"ref-{which}")
+        start = time.monotonic()
+        assert _start("publish", events / "new.pbn", "-o", "timing", cwd=folder).wait(120) == 0
+        (folder / "refs.json").write_text(json.dumps({"refs": refs, "full": time.monotonic() - start}))
+
+    got = json.loads((run_artefacts.make("sigkill references", build) / "refs.json").read_text())
+    return got["refs"], got["full"]
+
+
 @pytest.mark.parametrize("half", [0, 1])
-def test_sigkill_at_many_points_leaves_the_old_site_or_the_new_one_whole(events, tmp_path, half):
+def test_sigkill_at_many_points_leaves_the_old_site_or_the_new_one_whole(events, tmp_path, half, run_artefacts):
     """SIGKILL at ten moments of a publish (from start-up to the switch; five a test): after each, the folder
     serves exactly the old site or exactly the new one; a later run removes what the killed ones left."""
-    refs = {}
-    for which in ("old", "new"):
-        assert _start("publish", events / f"{which}.pbn", "-o", f"ref-{which}", cwd=tmp_path).wait(120) == 0
-        refs[which] = _site(tmp_path / f"ref-{which}")
+    refs, full = _sigkill_references(events, run_artefacts)
     assert _start("publish", events / "old.pbn", "-o", "site", cwd=tmp_path).wait(60) == 0
-    start = time.monotonic()
-    done = _start("publish", events / "new.pbn", "-o", "timing", cwd=tmp_path)
-    assert done.wait(120) == 0
-    full = time.monotonic() - start
     seen = set()
     for k in range(5 * half, 5 * half + 5):
         proc = _start("publish", events / "new.pbn", "-o", "site", cwd=tmp_path)
