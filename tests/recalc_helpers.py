@@ -5,6 +5,7 @@ pytest-xdist workers): the shipped examples are recalculated by many test files,
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import gc
 import hashlib
@@ -125,16 +126,31 @@ LONG_TABLES = {"pairs": ["T_ROWS"], "teams": ["B_ROWS"], "handicap": ["R_ROWS"],
 def small_workbook(name: str, rows: int):
     """The openpyxl workbook of template ``name`` built with each long input table :data:`LONG_TABLES` ``rows``
     rows long (:func:`small_build` saves it and caches its values)."""
-    import importlib
-
     from xlbridge import templates
+
+    with _tables_cut(name, rows):
+        return templates.build_workbook(name)
+
+
+def small_bytes(name: str, rows: int) -> bytes:
+    """What ``xlbridge.templates.build_bytes(name)`` gives (canonical parts, fixed times) with each long input
+    table :data:`LONG_TABLES` ``rows`` rows long; not cached."""
+    from xlbridge.templates import build_bytes
+
+    with _tables_cut(name, rows):
+        return build_bytes.__wrapped__(name)
+
+
+@contextlib.contextmanager
+def _tables_cut(name: str, rows: int):
+    import importlib
 
     mod = importlib.import_module(f"xlbridge.templates.{Path(name).stem}")
     saved = {const: getattr(mod, const) for const in LONG_TABLES.get(Path(name).stem, [])}
     try:
         for const in saved:
             setattr(mod, const, rows)
-        return templates.build_workbook(name)
+        yield
     finally:
         for const, value in saved.items():
             setattr(mod, const, value)
