@@ -46,6 +46,29 @@ def pytest_configure(config):
 
     compileall.compile_dir(str(ROOT / "xlbridge"), quiet=2)
     _young_collections_only()
+    if OFFICE_VARIABLE not in os.environ:  # the run's process (xdist's controller, or the only one with -n0)
+        import tempfile
+
+        os.environ[OFFICE_VARIABLE] = tempfile.mkdtemp(prefix="xlbridge-office-")  # (the workers inherit it)
+        config.stash[_office_owner] = os.environ[OFFICE_VARIABLE]
+
+
+def pytest_unconfigure(config):
+    """The run's process ends the run's LibreOffice (tests/office.py) and removes its folder."""
+    folder = config.stash.get(_office_owner, None)
+    if folder is None:
+        return
+    import office
+
+    office.stop(Path(folder) / "office.sock")
+    shutil.rmtree(folder, ignore_errors=True)
+    os.environ.pop(OFFICE_VARIABLE, None)
+
+
+# One LibreOffice for the run (tests/office.py): its socket and profile in a folder the run's process makes and
+# removes at the end; started by the first worker that asks (the ``office`` fixture).
+OFFICE_VARIABLE = "XLBRIDGE_TEST_OFFICE"
+_office_owner = pytest.StashKey[str]()
 
 
 # CPython's garbage collector, in a test process (each xdist worker): a worker holds a large heap for the whole
@@ -159,9 +182,29 @@ def _sha(path: Path) -> str:
 
 
 @pytest.fixture(scope="session")
-def libreoffice(run_artefacts):
+def office(run_artefacts):
+    """The run's LibreOffice (:class:`office.Office`: ``convert``, ``edit``), started by whichever worker asks
+    first; None where python3-uno is missing (the ``libreoffice`` and ``printed`` fixtures then start
+    ``soffice`` for each conversion)."""
+    import office as office_module
+
+    if not office_module.available():
+        return None
+
+    folder = Path(os.environ[OFFICE_VARIABLE])
+    address = folder / "office.sock"
+    with run_artefacts.lock("office-start"):
+        if not address.exists():
+            watch = os.getppid() if os.environ.get("PYTEST_XDIST_WORKER") else os.getpid()
+            office_module.start(address, folder / "profile", watch)
+    return office_module.Office(address)
+
+
+@pytest.fixture(scope="session")
+def libreoffice(run_artefacts, office):
     """``libreoffice(book, fmt, recalc=False)`` -> the folder holding ``book`` converted by LibreOffice
-    headless (``soffice --convert-to fmt``), made once per run, content, format and mode; one LibreOffice
+    headless (what ``soffice --convert-to fmt`` writes), made once per run, content, format and mode: by the
+    run's LibreOffice (the ``office`` fixture), or where python3-uno is missing by ``soffice --convert-to``, one
     at a time, the conversions sharing a user profile per mode (started once: the later starts are fast).
     ``recalc=True``: LibreOffice recalculates every formula on load (its 'always recalculate' setting for
     .xlsx files) instead of showing the values stored in the file."""
@@ -175,6 +218,9 @@ def libreoffice(run_artefacts):
         def build(folder: Path) -> None:
             (folder / "in").mkdir()
             shutil.copy(book, folder / "in" / book.name)
+            if office is not None:
+                office.convert(folder / "in" / book.name, folder, fmt, recalc=recalc)
+                return
             with run_artefacts.lock("libreoffice"):
                 if recalc and not (profile / "user" / "registrymodifications.xcu").exists():
                     (profile / "user").mkdir(parents=True, exist_ok=True)
@@ -189,7 +235,7 @@ def libreoffice(run_artefacts):
 
 
 @pytest.fixture(scope="session")
-def printed(run_artefacts):
+def printed(run_artefacts, office):
     """``printed(book)`` -> the text of each page of ``book`` as a member receives it: the values-only
     copy (``xlbridge recalc --values-only``) printed to PDF by LibreOffice (docs/print_pictures.py), made
     once per run and content; returns (pdf path, [page text, ...])."""
@@ -206,8 +252,11 @@ def printed(run_artefacts):
         book = Path(book)
 
         def build(folder: Path) -> None:
-            with run_artefacts.lock("libreoffice"):
-                pdf = pictures.print_pdf(book, folder, profile=profile)
+            if office is not None:
+                pdf = pictures.print_pdf(book, folder, convert=office.convert)
+            else:
+                with run_artefacts.lock("libreoffice"):
+                    pdf = pictures.print_pdf(book, folder, profile=profile)
             (folder / "pdf-name").write_text(pdf.name)
 
         folder = run_artefacts.make(f"printed {_sha(book)} {book.name}", build)

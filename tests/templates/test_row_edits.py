@@ -1,7 +1,7 @@
 """A member's row edits in a real spreadsheet program keep every result beside its own row (issue 38).
 
-LibreOffice, driven through its UNO bridge (``uno_edits.py``, run by Debian's /usr/bin/python3 with
-python3-uno), makes the edits a committee makes to each input table of the five filled examples:
+LibreOffice, driven through its UNO bridge (the run's LibreOffice, tests/office.py, run by Debian's
+/usr/bin/python3 with python3-uno), makes the edits a committee makes to each input table of the five filled examples:
 delete a row, insert a row and type a result into it (its result cells left empty, as both programs
 insert it; in one table copied from the row above, as a member may do), and sort the table by another column; whole rows, except where the sheet's parameters or summary
 share the table's rows (handicap Results, the Lehman Ledger: the table's cells, shifted up or down). ``xlbridge recalc`` then recalculates each edited book.
@@ -14,7 +14,7 @@ LibreOffice inserts an empty row (no formulas, Excel alike): ``xlbridge recalc``
 table's other rows into its result cells and computes them, with a warning naming the row (:data:`UNCOPIED`);
 a result cell a member typed a value into keeps the value and is named.
 
-Each template's edits are made by one soffice and recalculated once per run (the ``edited`` fixture), in
+Each template's edits are made and recalculated once per run (the ``edited`` fixture), in
 whichever worker asks first. The books are the examples built by xlbridge.templates with their
 long tables cut to 100 rows (:data:`SMALL_ROWS`, ``recalc_helpers.small_build``: the same builders,
 formulas and layout, the row counts smaller, values cached as shipped), so that recalculating them takes seconds; tests/templates/test_build.py checks
@@ -25,13 +25,12 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from pathlib import Path
 
 import openpyxl
 import pytest
+from office import available as office_available
 
-HELPER = Path(__file__).with_name("uno_edits.py")
 #: the rows of each long table of the test books (``recalc_helpers.small_build``)
 SMALL_ROWS = 100
 
@@ -46,13 +45,7 @@ def _small_examples_of(names: list[str], d: Path) -> Path:
     return d
 
 
-def _uno_available() -> bool:
-    if shutil.which("soffice") is None or not Path("/usr/bin/python3").exists():
-        return False
-    return subprocess.run(["/usr/bin/python3", "-c", "import uno"], capture_output=True).returncode == 0
-
-
-pytestmark = pytest.mark.skipif(not _uno_available(), reason="LibreOffice with python3-uno is not installed")
+pytestmark = pytest.mark.skipif(not office_available(), reason="LibreOffice with python3-uno is not installed")
 
 
 def _sort_key(v):
@@ -175,7 +168,7 @@ def _errors(report) -> list[list]:
                                                                           for w in report.warnings]
 
 
-def _build_edited(key: str, folder: Path) -> None:
+def _build_edited(key: str, folder: Path, office) -> None:
     """Into ``folder``: ``got.xlsx`` (the small example ``key`` edited by LibreOffice, then recalculated),
     ``exp.xlsx`` (the same rows typed in Python, recalculated) and ``errors.json`` (both reports' errors); for
     "uncopied", :data:`UNCOPIED` edited and recalculated (``got.xlsx``, ``errors.json``)."""
@@ -203,10 +196,8 @@ def _build_edited(key: str, folder: Path) -> None:
                     if c not in case["computed"]:
                         ws.cell(case["first"] + i, _col(c)).value = v
         wb.save(folder / "want.xlsx")
-    (folder / "jobs.json").write_text(json.dumps(jobs))
-    done = subprocess.run(["/usr/bin/python3", str(HELPER), str(folder / "jobs.json")], capture_output=True, text=True,
-                          timeout=600)
-    assert done.returncode == 0, done.stdout + done.stderr
+    for job in jobs:
+        office.edit(job["in"], job["out"], job["edits"])
     errors = {"got": _errors(recalc_workbook(str(folder / "lo.xlsx"), str(folder / "got.xlsx"), isolate=False))}
     if key != "uncopied":
         errors["want"] = _errors(recalc_workbook(str(folder / "want.xlsx"), str(folder / "exp.xlsx"), isolate=False))
@@ -214,14 +205,14 @@ def _build_edited(key: str, folder: Path) -> None:
 
 
 @pytest.fixture(scope="session")
-def edited(run_artefacts):
+def edited(run_artefacts, office):
     """``edited(name)`` -> (LibreOffice-edited book recalculated, expected book recalculated, the errors of
     both reports as [sheet, cell, code, message]); ``edited("uncopied")`` -> (the errors of the recalculation
-    of :data:`UNCOPIED`, its book). Each made once per run, in whichever worker asks first (one soffice each),
-    so that the workers share the templates."""
+    of :data:`UNCOPIED`, its book). Each made once per run, in whichever worker asks first (by the run's
+    LibreOffice, the ``office`` fixture), so that the workers share the templates."""
 
     def get(key: str):
-        folder = run_artefacts.make(f"row-edits {key}", lambda f: _build_edited(key, f))
+        folder = run_artefacts.make(f"row-edits {key}", lambda f: _build_edited(key, f, office))
         errors = json.loads((folder / "errors.json").read_text())
         if key == "uncopied":
             return errors["got"], folder / "got.xlsx"
