@@ -263,6 +263,8 @@ def test_building_results_leaves_the_garbage_collector_as_it_was():
     try:
         frozen = gc.get_freeze_count()
         xr.column_rows(np.arange(3))
-        assert gc.get_freeze_count() == frozen > 0
+        # neither unfrozen (0) nor frozen again (more): a frozen object freed meanwhile by its reference count
+        # leaves the permanent generation, so the count may be a little lower
+        assert 0 < gc.get_freeze_count() <= frozen
     finally:
         gc.unfreeze()
