@@ -32,18 +32,24 @@ RECALC_ALWAYS = """<?xml version="1.0" encoding="UTF-8"?>
 ARTEFACTS = None
 
 
-def _recalc_into(src: Path, out: Path) -> None:
+def recalc_here(src, out, **options):
+    """``xlbridge.batch.recalc.recalc_workbook(src, out, isolate=False, **options)``: the recalculation in this
+    process (no engine process forked). The engine's run collects its garbage once, in a full collection
+    (xlbridge.batch.evaluate.splice): in a test process that would walk every workbook the process holds for
+    the run; they are frozen meanwhile and left out, as they are from the engine's own process when xlbridge
+    forks it (xlbridge.batch.evaluate.child.ChildProcess)."""
     from xlbridge.batch import recalc
 
-    before = hashlib.sha256(src.read_bytes()).hexdigest()
-    # the engine's run collects its garbage once, in a full collection (xlbridge.batch.evaluate.splice): in a
-    # test process that walks every workbook the process holds; frozen, they are left out, as they are from
-    # the engine's own process when xlbridge forks it (xlbridge.batch.evaluate.child.ChildProcess)
     gc.freeze()
     try:
-        report = recalc.recalc_workbook(src, out, isolate=False)
+        return recalc.recalc_workbook(src, out, isolate=False, **options)
     finally:
         gc.unfreeze()
+
+
+def _recalc_into(src: Path, out: Path) -> None:
+    before = hashlib.sha256(src.read_bytes()).hexdigest()
+    report = recalc_here(src, out)
     assert hashlib.sha256(src.read_bytes()).hexdigest() == before  # input untouched
     assert report.errors == (), [str(e) for e in report.errors]
 

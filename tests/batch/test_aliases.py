@@ -14,13 +14,13 @@ import os
 
 import openpyxl
 import pytest
+from recalc_helpers import recalc_here
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from openpyxl.worksheet.formula import ArrayFormula
 
 from test_engine_paths import _both, assert_paths_agree, constants
 from xlbridge.batch.read.aliases import alias_of, alias_runs, alias_value, find_shown
-from xlbridge.batch.recalc import recalc_workbook
 from xlbridge.batch.cells import ExcelErrorValue, cell_ref
 from xlbridge.templates.mirror import shows
 
@@ -119,7 +119,7 @@ def test_an_error_is_reported_once_where_it_shows(tmp_path):
     for r in (1, 2):
         ws[f"B{r}"] = shows(f"'Scores (calc)'!B{r}")
     wb.save(tmp_path / "in.xlsx")
-    report = recalc_workbook(tmp_path / "in.xlsx", tmp_path / "out.xlsx", isolate=False)
+    report = recalc_here(tmp_path / "in.xlsx", tmp_path / "out.xlsx")
     assert [(e.sheet, e.cell, e.code) for e in report.errors] == [("Scores", "B2", "#VALUE!")]
     assert "lots" in report.errors[0].message  # the reason of the hidden array's cell
     out = openpyxl.load_workbook(tmp_path / "out.xlsx", data_only=True)["Scores"]
@@ -289,7 +289,7 @@ def _scores(tmp_path, name, build):
     ws.title = "V"
     build(wb, ws)
     wb.save(tmp_path / name)
-    report = recalc_workbook(tmp_path / name, tmp_path / ("out-" + name), isolate=False)
+    report = recalc_here(tmp_path / name, tmp_path / ("out-" + name))
     return report, openpyxl.load_workbook(tmp_path / ("out-" + name), data_only=True)
 
 

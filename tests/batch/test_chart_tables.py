@@ -14,12 +14,12 @@ import xml.etree.ElementTree as ET
 
 import openpyxl
 import pytest
+from recalc_helpers import recalc_here
 from openpyxl.chart import LineChart
 from openpyxl.chart.data_source import AxDataSource, NumDataSource, NumRef, StrRef
 from openpyxl.chart.series import Series, SeriesLabel
 from openpyxl.workbook.defined_name import DefinedName
 
-from xlbridge.batch.recalc import recalc_workbook
 from xlbridge.batch.write.charts import CHART_NAME, MAX_TABLE_CELLS, cut_chart_tables, read_xml, write_xml
 
 C = "{http://schemas.openxmlformats.org/drawingml/2006/chart}"
@@ -58,7 +58,7 @@ def build(path, weeks, first="Ann", second=None, third=None, last_row=4 + ROWS):
 
 
 def recalc(src, out):
-    report = recalc_workbook(src, out, isolate=False)
+    report = recalc_here(src, out)
     assert report.errors == ()
     return out
 
@@ -112,7 +112,7 @@ def test_an_empty_table_reads_as_many_rows_as_weeks_for_excel(tmp_path):
 
 def test_the_values_only_copy_is_cut_too(tmp_path):
     out = tmp_path / "v.xlsx"
-    report = recalc_workbook(build(tmp_path / "b.xlsx", weeks=2), out, isolate=False, values_only=True)
+    report = recalc_here(build(tmp_path / "b.xlsx", weeks=2), out, values_only=True)
     assert report.errors == ()
     assert names(out)[0] == "'Chart'!$A$5:$A$6" and chart(out)[0] == {"1", "2"}
 

@@ -18,8 +18,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from recalc_helpers import small_build
-from xlbridge.batch.recalc import recalc_workbook
+from recalc_helpers import recalc_here, small_build
 from xlbridge.batch.write.inserted import position_free
 
 PART = "xl/worksheets/sheet2.xml"  # Travellers (checked below)
@@ -37,7 +36,7 @@ def book(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def untouched(book, tmp_path_factory) -> dict:
     out = tmp_path_factory.mktemp("untouched") / "out.xlsx"
-    report = recalc_workbook(book, out, isolate=False)
+    report = recalc_here(book, out)
     assert report.ok and not report.warnings
     ws = openpyxl.load_workbook(out, data_only=True)["Travellers"]
     return {f"{c}{r}": ws[f"{c}{r}"].value for c in "HNO" for r in range(5, 23)}
@@ -67,7 +66,7 @@ def _empty(xml: str, ref: str) -> str:
 
 def test_an_inserted_row_is_given_its_formulas_and_computed(book, untouched, tmp_path):
     path = _edited(book, tmp_path, lambda x: _empty(_empty(_empty(x, "H7"), "N7"), "O7"))
-    report = recalc_workbook(path, tmp_path / "out.xlsx", isolate=False)
+    report = recalc_here(path, tmp_path / "out.xlsx")
     assert report.ok, report.errors
     (warning,) = report.warnings
     assert warning.startswith("Travellers!H7: the result cells of row 7 (inserted into the table) had no formulas")
@@ -87,7 +86,7 @@ def test_a_value_typed_into_a_result_cell_is_kept_and_named(book, untouched, tmp
         typed = f'<c r="H7"{m.group(1) or ""}><v>{untouched["H7"]}</v></c>'
         return _empty(_empty(x[:m.start()] + typed + x[m.end():], "N7"), "O7")
 
-    report = recalc_workbook(_edited(book, tmp_path, change), tmp_path / "out.xlsx", isolate=False)
+    report = recalc_here(_edited(book, tmp_path, change), tmp_path / "out.xlsx")
     assert [(e.sheet, e.cell, e.code) for e in report.errors] == [("Travellers", "H7", "layout")]
     assert "Travellers!N7: the result cells of row 7" in report.warnings[0]
     ws = openpyxl.load_workbook(tmp_path / "out.xlsx")["Travellers"]
@@ -104,7 +103,7 @@ def test_excel_shared_formulas_give_their_text(book, untouched, tmp_path):
             x = x[:m.start()] + f'<c r="H{r}"{m.group(1) or ""}>{f}</c>' + x[m.end():]
         return _empty(x, "H20")
 
-    report = recalc_workbook(_edited(book, tmp_path, change), tmp_path / "out.xlsx", isolate=False)
+    report = recalc_here(_edited(book, tmp_path, change), tmp_path / "out.xlsx")
     assert report.ok and report.warnings[0].startswith("Travellers!H20: ")
     values = openpyxl.load_workbook(tmp_path / "out.xlsx", data_only=True)["Travellers"]
     assert {k: values[k].value for k in untouched} == untouched
@@ -119,7 +118,7 @@ def test_a_formula_naming_its_own_row_is_not_copied(book, tmp_path):
             x = x[:m.start()] + f"<c r=\"H{r}\"{m.group(1) or ''}><f>'Travellers (calc)'!H{r}</f></c>" + x[m.end():]
         return _empty(x, "H7")
 
-    report = recalc_workbook(_edited(book, tmp_path, change), tmp_path / "out.xlsx", isolate=False)
+    report = recalc_here(_edited(book, tmp_path, change), tmp_path / "out.xlsx")
     assert not report.warnings
     assert [(e.cell, e.code) for e in report.errors] == [("H7", "layout")]
     assert "copy the result cells of another row" in report.errors[0].message
@@ -145,7 +144,7 @@ def test_a_formula_typed_over_one_row_is_not_taken_for_the_tables(book, untouche
         x = x[:m.start()] + f'<c r="H6"{m.group(1) or ""}><f>{untouched["H6"]}</f></c>' + x[m.end():]
         return _empty(_empty(_empty(x, "H7"), "N7"), "O7")
 
-    report = recalc_workbook(_edited(book, tmp_path, change), tmp_path / "out.xlsx", isolate=False)
+    report = recalc_here(_edited(book, tmp_path, change), tmp_path / "out.xlsx")
     formulas = openpyxl.load_workbook(tmp_path / "out.xlsx")["Travellers"]
     assert formulas["H7"].value == formulas["H8"].value and "ROW()" in formulas["H7"].value
     values = openpyxl.load_workbook(tmp_path / "out.xlsx", data_only=True)["Travellers"]
@@ -162,7 +161,7 @@ def test_a_row_whose_inputs_are_formulas_is_given_its_results_too(book, untouche
             x = x[:m.start()] + f'<c r="{col}7"{m.group(1) or ""}><f>{inputs[f"{col}7"].value}+0</f></c>' + x[m.end():]
         return _empty(_empty(_empty(x, "H7"), "N7"), "O7")
 
-    report = recalc_workbook(_edited(book, tmp_path, change), tmp_path / "out.xlsx", isolate=False)
+    report = recalc_here(_edited(book, tmp_path, change), tmp_path / "out.xlsx")
     assert report.ok and report.warnings and report.warnings[0].startswith("Travellers!H7: ")
     values = openpyxl.load_workbook(tmp_path / "out.xlsx", data_only=True)["Travellers"]
     assert {k: values[k].value for k in untouched} == untouched
@@ -173,5 +172,5 @@ def test_past_the_bound_nothing_is_filled_and_the_first_row_is_named(book, tmp_p
 
     monkeypatch.setattr(inserted, "MAX_FILLED_ROWS", 1)  # (1,000 rows: the work stays small whatever the upload)
     path = _edited(book, tmp_path, lambda x: _empty(_empty(x, "H7"), "H9"))
-    report = recalc_workbook(path, tmp_path / "out.xlsx", isolate=False)
+    report = recalc_here(path, tmp_path / "out.xlsx")
     assert not report.warnings and [(e.cell, e.code) for e in report.errors] == [("H7", "layout")]

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import openpyxl
 import pytest
+from recalc_helpers import recalc_here
 from openpyxl.worksheet.formula import ArrayFormula
 
 from xlbridge.batch.evaluate.child import EngineJob, run_engine
@@ -158,13 +159,12 @@ def test_recalculated_sheets_larger_than_the_memory_limit_are_refused(tmp_path):
             ws.cell(row=r, column=1, value="=Src!$A$1")
     wb.save(tmp_path / "big.xlsx")
     with pytest.raises(WorkbookLimitError) as exc:
-        recalc_workbook(tmp_path / "big.xlsx", tmp_path / "out.xlsx", limits=SafetyLimits(max_memory=8 << 20),
-                        isolate=False)
+        recalc_here(tmp_path / "big.xlsx", tmp_path / "out.xlsx", limits=SafetyLimits(max_memory=8 << 20))
     text = str(exc.value)
     assert text.startswith("big.xlsx: refused: memory limit of 8 MiB reached while writing sheet S2 ("), text
     assert "\n" not in text and not (tmp_path / "out.xlsx").exists()
-    report = recalc_workbook(tmp_path / "big.xlsx", tmp_path / "out.xlsx", limits=SafetyLimits(max_memory=16 << 20),
-                             isolate=False)  # (13 MB: within 16 MiB)
+    report = recalc_here(tmp_path / "big.xlsx", tmp_path / "out.xlsx",
+                         limits=SafetyLimits(max_memory=16 << 20))  # (13 MB: within 16 MiB)
     assert report.ok and report.formula_cells == 400
 
 

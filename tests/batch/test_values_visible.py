@@ -20,10 +20,10 @@ from pathlib import Path
 
 import openpyxl
 import pytest
+from recalc_helpers import recalc_here
 from openpyxl.worksheet.formula import ArrayFormula
 
 from xlbridge.batch.write.calcprops import CURRENT_CALC_ID, drop_formulas, drop_part, set_calc_properties
-from xlbridge.batch.recalc import recalc_workbook
 
 ROOT = Path(__file__).resolve().parents[2]
 SOFFICE = shutil.which("soffice") or shutil.which("libreoffice")
@@ -59,7 +59,7 @@ def test_recalculated_copy_says_its_values_are_current(tmp_path):
     src = _book(tmp_path / "club.xlsx")
     assert _calcpr(src).get("fullCalcOnLoad") == "1"  # what the input says
     out = tmp_path / "out.xlsx"
-    recalc_workbook(src, out, isolate=False)
+    recalc_here(src, out)
     props = _calcpr(out)
     assert props.get("calcId") == CURRENT_CALC_ID == "191029"
     assert "fullCalcOnLoad" not in props
@@ -73,7 +73,7 @@ def test_recalculated_copy_says_its_values_are_current(tmp_path):
 def test_pandas_and_openpyxl_read_the_values(tmp_path):
     pd = pytest.importorskip("pandas")
     out = tmp_path / "out.xlsx"
-    recalc_workbook(_book(tmp_path / "club.xlsx"), out, isolate=False)
+    recalc_here(_book(tmp_path / "club.xlsx"), out)
     frame = pd.read_excel(out, sheet_name="Scores", header=None)
     assert frame.iloc[0, 1:5].tolist() == [9, 420, 600, 9]  # IMPS(420), 4S=, A1+A2, array IMPS(420)
     assert frame.iloc[1, [1, 2, 4]].tolist() == [5, 600, 5]  # IMPS(180), 3NT= vulnerable, array IMPS(180)
@@ -83,7 +83,7 @@ def test_values_only_copy_has_no_formulas(tmp_path):
     src = _book(tmp_path / "club.xlsx")
     digest = hashlib.sha256(src.read_bytes()).hexdigest()
     out = tmp_path / "mail.xlsx"
-    report = recalc_workbook(src, out, isolate=False, values_only=True)
+    report = recalc_here(src, out, values_only=True)
     assert report.ok
     assert hashlib.sha256(src.read_bytes()).hexdigest() == digest
     with zipfile.ZipFile(out) as zf:
@@ -109,7 +109,7 @@ def test_values_only_copy_drops_the_missing_formula_warning_and_keeps_other_form
     ws.conditional_formatting.add("G1", FormulaRule(formula=["COUNTA($A$3:$E$1048576)>0"], fill=red))
     wb.save(src)
     out = tmp_path / "mail.xlsx"
-    assert recalc_workbook(src, out, isolate=False, values_only=True).ok
+    assert recalc_here(src, out, values_only=True).ok
     with zipfile.ZipFile(out) as zf:
         sheet = zf.read("xl/worksheets/sheet1.xml")
     assert b"ISFORMULA" not in sheet and b"COUNTA($A$3:$E$1048576)" in sheet
@@ -146,7 +146,7 @@ def test_values_only_drops_the_calculation_chain(tmp_path):
             zout.writestr(info, data)
         zout.writestr("xl/calcChain.xml", f'<calcChain xmlns="{NS}"><c r="B1" i="1"/></calcChain>')
     out = tmp_path / "mail.xlsx"
-    recalc_workbook(chained, out, isolate=False, values_only=True)
+    recalc_here(chained, out, values_only=True)
     with zipfile.ZipFile(out) as zf:
         assert "xl/calcChain.xml" not in zf.namelist()
         assert b"calcChain" not in zf.read("xl/_rels/workbook.xml.rels")
@@ -211,7 +211,7 @@ def test_libreoffice_shows_the_cached_values(tmp_path, libreoffice):
     before = _libreoffice_csv(src, libreoffice)
     assert before[0][1] == "#NAME?"  # the input forces a recalculation: LibreOffice knows no IMPS
     out = tmp_path / "out.xlsx"
-    recalc_workbook(src, out, isolate=False)
+    recalc_here(src, out)
     rows = _libreoffice_csv(out, libreoffice)
     assert rows[0][1:4] == ["9", "420", "600"] and rows[1][1:3] == ["5", "600"]
     # LibreOffice never takes an array formula's cached values from an .xlsx (its importer rebuilds
@@ -222,6 +222,6 @@ def test_libreoffice_shows_the_cached_values(tmp_path, libreoffice):
 @needs_lo
 def test_libreoffice_shows_every_value_of_the_values_only_copy(tmp_path, libreoffice):
     out = tmp_path / "mail.xlsx"
-    recalc_workbook(_book(tmp_path / "club.xlsx"), out, isolate=False, values_only=True)
+    recalc_here(_book(tmp_path / "club.xlsx"), out, values_only=True)
     rows = _libreoffice_csv(out, libreoffice)
     assert [r[:5] for r in rows[:2]] == [["420", "9", "420", "600", "9"], ["180", "5", "600", "", "5"]]

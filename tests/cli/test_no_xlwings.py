@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from recalc_helpers import cells
+from recalc_helpers import cells, recalc_here
 
 recalc = pytest.importorskip("xlbridge.batch.recalc", reason="needs the [batch] extra")
 
@@ -77,7 +77,7 @@ def runs(tmp_path_factory):
     before = _sha(src)
     out = tmp / "pairs-recalculated.xlsx"
     proc = run_blocking(["xlwings"], "recalc", str(src), "-o", str(out), "--json", cwd=tmp)
-    reference = recalc.recalc_workbook(src, tmp / "reference.xlsx", isolate=False)
+    reference = recalc_here(src, tmp / "reference.xlsx")
     return src, before, out, proc, reference
 
 

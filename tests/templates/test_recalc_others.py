@@ -12,7 +12,7 @@ import shutil
 from pathlib import Path
 
 import openpyxl
-from recalc_helpers import canonical_dump, recalc_copy
+from recalc_helpers import canonical_dump, recalc_copy, recalc_here
 import pytest
 
 recalc = pytest.importorskip("xlbridge.batch.recalc", reason="needs xlbridge.batch.recalc (the headless recalc engine)")
@@ -56,8 +56,6 @@ def test_a_board_with_one_room_only_is_shown_not_dropped(tmp_path):
     """Match 2 of the example (3 boards) gets a fourth board with room 1's score only: the board shows
     'incomplete', match 2 has no result but a message naming the board's row, and the run exits 1;
     match 1 keeps its result (9 - 4.4 = 4.6 IMPs, rounded once to 5: 12.18 / 7.82 VPs, seed 004's figure)."""
-    from xlbridge.batch.recalc import recalc_workbook
-
     src = tmp_path / "teams.xlsx"
     wb = openpyxl.load_workbook(BOOKS / "teams.xlsx")
     ws = wb["Boards"]
@@ -65,7 +63,7 @@ def test_a_board_with_one_room_only_is_shown_not_dropped(tmp_path):
     for c, v in zip("ABC", (2, 4, 420)):
         ws[f"{c}{last + 1}"] = v
     wb.save(src)
-    report = recalc_workbook(str(src), str(tmp_path / "out.xlsx"), isolate=False)
+    report = recalc_here(str(src), str(tmp_path / "out.xlsx"))
     out = openpyxl.load_workbook(tmp_path / "out.xlsx", data_only=True)
     assert (out["Boards"][f"J{last + 1}"].value, out["Boards"][f"K{last + 1}"].value) == ("incomplete", "incomplete")
     m = out["Matches"]

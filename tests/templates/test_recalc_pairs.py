@@ -11,7 +11,7 @@ import shutil
 from pathlib import Path
 
 import openpyxl
-from recalc_helpers import canonical_dump, cells, recalc_copy
+from recalc_helpers import canonical_dump, cells, recalc_copy, recalc_here
 from recalc_helpers import typed as type_into
 import pytest
 from openpyxl.worksheet.formula import ArrayFormula
@@ -226,7 +226,7 @@ def test_an_impossible_score_is_reported_not_hidden(tmp_path):
     ws["G8"] = 410  # board 1, 4th row: typed 400 -> 410
     wb.save(src)
     out = tmp_path / "out.xlsx"
-    report = recalc.recalc_workbook(src, out, isolate=False)
+    report = recalc_here(src, out)
     vals = openpyxl.load_workbook(out, data_only=True)
     t = vals["Travellers"]
     assert t["H8"].value == 410

@@ -72,7 +72,7 @@ def brute_force(rows, mitchell=False):
 @settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(session=sessions())
 def test_random_travellers_match_brute_force(tmp_path, session, movement):
-    from recalc_helpers import small_build
+    from recalc_helpers import recalc_here, small_build
 
     wb = openpyxl.load_workbook(small_build("examples/pairs.xlsx", rows=ROWS))
     ws = wb["Travellers"]
@@ -87,7 +87,7 @@ def test_random_travellers_match_brute_force(tmp_path, session, movement):
     src = tmp_path / "pairs.xlsx"
     wb.save(src)
     out = tmp_path / "out.xlsx"
-    report = recalc.recalc_workbook(src, out, isolate=False)
+    report = recalc_here(src, out)
     assert report.errors == ()
     vals = openpyxl.load_workbook(out, data_only=True, read_only=True)
     t = vals["Travellers"]

@@ -172,7 +172,7 @@ def _build_edited(key: str, folder: Path, office) -> None:
     """Into ``folder``: ``got.xlsx`` (the small example ``key`` edited by LibreOffice, then recalculated),
     ``exp.xlsx`` (the same rows typed in Python, recalculated) and ``errors.json`` (both reports' errors); for
     "uncopied", :data:`UNCOPIED` edited and recalculated (``got.xlsx``, ``errors.json``)."""
-    from xlbridge.batch.recalc import recalc_workbook
+    from recalc_helpers import recalc_here
 
     examples = _small_examples_of([UNCOPIED[0] if key == "uncopied" else key], folder / "small")
     if key == "uncopied":
@@ -198,9 +198,9 @@ def _build_edited(key: str, folder: Path, office) -> None:
         wb.save(folder / "want.xlsx")
     for job in jobs:
         office.edit(job["in"], job["out"], job["edits"])
-    errors = {"got": _errors(recalc_workbook(str(folder / "lo.xlsx"), str(folder / "got.xlsx"), isolate=False))}
+    errors = {"got": _errors(recalc_here(str(folder / "lo.xlsx"), str(folder / "got.xlsx")))}
     if key != "uncopied":
-        errors["want"] = _errors(recalc_workbook(str(folder / "want.xlsx"), str(folder / "exp.xlsx"), isolate=False))
+        errors["want"] = _errors(recalc_here(str(folder / "want.xlsx"), str(folder / "exp.xlsx")))
     (folder / "errors.json").write_text(json.dumps(errors))
 
 
