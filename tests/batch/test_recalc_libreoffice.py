@@ -29,6 +29,28 @@ def libreoffice_recalc(libreoffice, src):
     return libreoffice(src, "xlsx", recalc=True) / (Path(src).stem + ".xlsx")
 
 
+def test_libreoffice_recalculates_what_it_is_asked_to(tmp_path, libreoffice):
+    """The comparisons below mean something only if LibreOffice computes the formulas itself: a formula whose
+    stored value is stale (``=A1*21`` stored as 7) shows 42 when LibreOffice recalculates on load, and the
+    stored 7 when it shows the file's values (the ``libreoffice`` fixture's two modes)."""
+    import zipfile
+
+    wb = openpyxl.Workbook()
+    wb.active["A1"], wb.active["A2"] = 2, "=A1*21"
+    wb.save(tmp_path / "made.xlsx")
+    with zipfile.ZipFile(tmp_path / "made.xlsx") as zin, zipfile.ZipFile(tmp_path / "stale.xlsx", "w") as zout:
+        for info in zin.infolist():
+            data = zin.read(info)
+            if info.filename == "xl/worksheets/sheet1.xml":
+                assert data.count(b"<f>A1*21</f><v></v>") == 1, data  # (openpyxl stores no value)
+                data = data.replace(b"<f>A1*21</f><v></v>", b"<f>A1*21</f><v>7</v>")
+            zout.writestr(info, data)
+    shown = openpyxl.load_workbook(libreoffice(tmp_path / "stale.xlsx", "xlsx") / "stale.xlsx", data_only=True)
+    assert shown.active["A2"].value == 7
+    assert openpyxl.load_workbook(libreoffice_recalc(libreoffice, tmp_path / "stale.xlsx"),
+                                  data_only=True).active["A2"].value == 42
+
+
 def build_pairs(path, rows=60, boards=6, seed=7):
     rnd = random.Random(seed)
     wb = openpyxl.Workbook()
