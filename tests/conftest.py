@@ -45,6 +45,8 @@ def pytest_configure(config):
     import compileall
 
     compileall.compile_dir(str(ROOT / "xlbridge"), quiet=2)
+    from xlbridge.batch.evaluate.child import _young_collections_only  # (the engine process's own setting)
+
     _young_collections_only()
     if OFFICE_VARIABLE not in os.environ:  # the run's process (xdist's controller, or the only one with -n0)
         import tempfile
@@ -81,11 +83,6 @@ _office_owner = pytest.StashKey[str]()
 # collector decides when cyclic garbage is freed, never whether a value is right.
 FULL_COLLECTION_AFTER = 1 << 30  # bytes of growth of the resident set
 _collected_at = [0]
-
-
-def _young_collections_only() -> None:
-    young, middle, _full = gc.get_threshold()
-    gc.set_threshold(young, middle, 1 << 30)
 
 
 def _resident() -> int:
