@@ -42,6 +42,8 @@ from types import FrameType
 from typing import TYPE_CHECKING
 from typing import Any, NoReturn
 
+from .batch.frames import with_room
+
 if TYPE_CHECKING:
     import os
 
@@ -675,6 +677,7 @@ def _publish_season(args: argparse.Namespace, prog: str) -> int:
     return EXIT_OK
 
 
+@with_room
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``xlbridge`` command with ``argv`` (default: ``sys.argv[1:]``); return the exit code."""
     args = build_parser().parse_args(argv)

@@ -12,7 +12,8 @@ once); it runs four stages, each a package saying what comes in and what goes ou
 
 Below them: :mod:`~xlbridge.batch.cells` (cell references, error values, sheet layouts),
 :mod:`~xlbridge.batch.formulas_seam` (the one module reaching into ``formulas``),
-:mod:`~xlbridge.batch.process` and :mod:`~xlbridge.batch.cores`. It imports the core and the Excel
+:mod:`~xlbridge.batch.process`, :mod:`~xlbridge.batch.cores` and :mod:`~xlbridge.batch.frames` (the
+engine's long runs of calls kept from mapping memory on each call). It imports the core and the Excel
 layer (the functions' registry, never xlwings); the command line (:mod:`xlbridge.cli`) imports it.
 Nothing here is loaded by ``import xlbridge``.
 

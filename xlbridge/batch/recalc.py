@@ -92,6 +92,7 @@ from .read.capacity import (
 from .evaluate.child import AFTER_READING, EngineJob, run_engine
 from .read import halves
 from .cores import book_cores
+from .frames import with_room
 from .evaluate.engine import before_sandbox
 from .evaluate.splice import EngineSummary, hidden_sheets, reported_at
 from .guard.links import LINK_NOT_FOLLOWED, names_other_book
@@ -271,6 +272,7 @@ def _check_destination(dest: str, name: str) -> None:
         raise WorkbookError(f"refused: the output {clip(dest, 80)} exists and is {kind}", where=name)
 
 
+@with_room
 def recalc_workbook(book: str | os.PathLike, output: str | os.PathLike | None = None, *, in_place: bool = False,
                     functions: dict | None = None,
                     progress: bool = False, limits: SafetyLimits | None = None,

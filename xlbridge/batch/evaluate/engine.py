@@ -36,6 +36,7 @@ from ...core.errors import WorkbookLimitError
 from ..read.aliases import alias_value, find_shown
 from ..read.bookparts import read_external_links
 from ..cells import ExcelErrorValue, cell_ref, parse_range
+from ..frames import with_room
 from ..guard.limits import clip, one_line
 from ..guard.links import (
     BOOK_OF_NODE,
@@ -583,6 +584,7 @@ def recalc_values(path: str, targets: dict, functions: dict | None = None, *, pr
     return values, messages
 
 
+@with_room
 def evaluate_workbook(path: str, sheets: Any, *, cell_formats: int | None = None, functions: dict | None = None,
                       external_links: Any = (), max_formula_cells: int | None = None,
                       streamed: bool = True, halves: bool = False) -> tuple:
