@@ -5,26 +5,39 @@ call that needs a fresh chunk of CPython's frame stack maps one and touches it (
 and a return that empties it unmaps it, so the next call faults again. The probe walks its
 loop through 600 stack depths, past several 16 KiB chunk ends; at each depth it makes 200 calls
 of a function whose frame is 200 slots. Without room, at some depth each of those calls crosses a
-chunk's end; with room, none does.
+chunk's end; with room, none does. Each probe runs in a thread of its own, whose frame stack starts
+empty, so that what it sees is the function's doing and not the test runner's (tests/conftest.py runs
+every test with room).
 """
 
 from __future__ import annotations
 
 import resource
 import sys
+import threading
 import types
 
 import openpyxl
 import pytest
 
-from xlbridge.batch.frames import ROOM_SLOTS, with_room
+from xlbridge.batch.frames import with_room
 
 CALLS = 200
 DEPTHS = 600
 
 
 def _faults() -> int:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    return resource.getrusage(getattr(resource, "RUSAGE_THREAD", resource.RUSAGE_SELF)).ru_minflt
+
+
+def in_a_new_thread(fn):
+    """``fn()`` in a thread of its own (its frame stack starts empty); its result."""
+    got = []
+    thread = threading.Thread(target=lambda: got.append(fn()))
+    thread.start()
+    thread.join()
+    assert len(got) == 1, "the probe failed in its thread"
+    return got[0]
 
 
 def _leaf_body() -> None:
@@ -57,17 +70,17 @@ needs_chunks = pytest.mark.skipif(sys.implementation.name != "cpython" or sys.ve
 @needs_chunks
 def test_without_room_some_depth_maps_a_chunk_on_every_call():
     # the probe's control: it does see the mapping it looks for
-    assert worst_depth() >= CALLS
+    assert in_a_new_thread(worst_depth) >= CALLS
 
 
 def test_with_room_no_depth_maps_a_chunk_per_call():
-    assert with_room(worst_depth)() < CALLS // 10
+    assert in_a_new_thread(with_room(worst_depth)) < CALLS // 10
 
 
 def test_nested_calls_with_room_each_have_room():
-    # a frame of ROOM_SLOTS does not fit in what an outer one leaves: it gets a chunk of its own
-    assert with_room(with_room(worst_depth))() < CALLS // 10
-    assert ROOM_SLOTS > (1 << 21) // 8 - ROOM_SLOTS - 1000
+    # a frame of ROOM_SLOTS does not fit in what an outer one leaves: it gets a chunk of its own (with 64,537
+    # slots, the inner frame fitted in the outer's chunk and left the calls below it 8 KiB: this failed)
+    assert in_a_new_thread(with_room(with_room(worst_depth))) < CALLS // 10
 
 
 def test_the_engine_evaluates_with_room(tmp_path):
@@ -82,6 +95,7 @@ def test_the_engine_evaluates_with_room(tmp_path):
     path = tmp_path / "probe.xlsx"
     wb.save(path)
     info = check_workbook(str(path))
-    values, _, _ = evaluate_workbook(str(path), info.sheets, functions={"PROBE": lambda x: worst_depth()})
+    values, _, _ = in_a_new_thread(
+        lambda: evaluate_workbook(str(path), info.sheets, functions={"PROBE": lambda x: worst_depth()}))
     assert isinstance(values["S"][(1, 1)], int)
     assert values["S"][(1, 1)] < CALLS // 10
