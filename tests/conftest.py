@@ -106,21 +106,6 @@ def pytest_sessionfinish(session, exitstatus):
         cached.cache_clear()
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_runtest_protocol(item, nextitem):
-    """pytest's own protocol of a test (setup, call, teardown: ``_pytest.runner``), run with room on CPython's
-    frame stack, as the command runs (xlbridge.batch.frames): what a test does in this process then takes
-    the same time whatever depth pytest and xdist call it at."""
-    from _pytest.runner import runtestprotocol
-
-    from xlbridge.batch.frames import with_room
-
-    item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
-    with_room(runtestprotocol)(item, nextitem=nextitem)
-    item.ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
-    return True
-
-
 @pytest.hookimpl(trylast=True)
 def pytest_runtest_teardown(item, nextitem):
     if _resident() > _collected_at[0] + FULL_COLLECTION_AFTER:

@@ -6,8 +6,8 @@ and a return that empties it unmaps it, so the next call faults again. The probe
 loop through 600 stack depths, past several 16 KiB chunk ends; at each depth it makes 200 calls
 of a function whose frame is 200 slots. Without room, at some depth each of those calls crosses a
 chunk's end; with room, none does. Each probe runs in a thread of its own, whose frame stack starts
-empty, so that what it sees is the function's doing and not the test runner's (tests/conftest.py runs
-every test with room).
+empty, so that what it sees is the function's doing and not the test runner's (whose depth differs
+between pytest and pytest-xdist).
 """
 
 from __future__ import annotations
