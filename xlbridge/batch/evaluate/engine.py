@@ -75,8 +75,9 @@ class EngineMessages:
     - ``cut_rows``: {(SHEET, anchor ref): message}: results longer than their array range;
     - ``shown``: {(SHEET, (row, col)): (TARGET SHEET, (row, col))}: the cells that only show an array's cell;
     - ``clipped_calls``: {(sheet, (row, col)): whole text}: calls' messages clipped to Excel's limit in the copy;
-    - ``engine_path``: "ranges" (constants as range blocks from the streamed sheets) or "cells" (openpyxl
-      read the book; one node per cell).
+    - ``engine_path``: "ranges" (constants as range blocks from the streamed sheets), "cells" (openpyxl
+      read the book; one node per cell) or "mixed" (openpyxl read the cells of the sheets the streamed
+      pass could not vouch for, the others as "ranges").
 
     >>> m = EngineMessages()
     >>> m.note("IMPS", "board 2: 7 scores"); m.by_function
@@ -592,11 +593,12 @@ def evaluate_workbook(path: str, sheets: Any, *, cell_formats: int | None = None
 
     ``sheets``: ((sheet name, worksheet part), ...) as :func:`xlbridge.batch.guard.safety.check_workbook`
     found them. Each worksheet part is read once, streamed (:func:`xlbridge.batch.read.sheetxml.read_sheet`):
-    the layout the results are spliced into, the formula cells and the constants by column. When
-    that pass vouches for every part, the engine gets the workbook without its cells (openpyxl reads
-    the rest, which also checks it) and the constants as range blocks (:mod:`xlbridge.batch.read.bookdata`);
-    otherwise (something openpyxl may read differently) the engine reads ``path`` itself, one node
-    per cell, as it always did. ``values`` and ``messages`` are those of :func:`recalc_values`;
+    the layout the results are spliced into, the formula cells and the constants by column. The
+    engine gets the workbook without the cells of the parts that pass vouches for (openpyxl reads the
+    rest, which also checks it) and their constants as range blocks (:mod:`xlbridge.batch.read.bookdata`);
+    the cells of a part it cannot vouch for (something openpyxl may read differently) are read by
+    openpyxl, one node per cell, as they always were; so are all of them when openpyxl names the sheets
+    otherwise. ``values`` and ``messages`` are those of :func:`recalc_values`;
     ``layouts`` is {sheet name: SheetLayout} of the sheets holding formulas; ``streamed=False`` takes
     the stock path whatever the reading found (for comparisons); ``halves``: a large part is read in two
     halves at once, the second by a forked process (:mod:`xlbridge.batch.read.halves`: the engine's own
@@ -652,11 +654,12 @@ def evaluate_workbook(path: str, sheets: Any, *, cell_formats: int | None = None
     targets = {sheet: {"cells": sorted(got.layout.formula_cells), "arrays": list(got.layout.array_ranges)}
                for sheet, (_, got) in reads.items() if got.layout.formula_cells or got.layout.array_ranges}
     book, by_sheet = None, None
-    if streamed and all(got.unusual is None for _, got in reads.values()):
+    vouched = {sheet: (part, got) for sheet, (part, got) in reads.items() if got.unusual is None}
+    if streamed and vouched:  # openpyxl reads the cells of the sheets this pass could not vouch for (only)
         record_phase("loading")
-        book = load_engine_workbook(book_without_cells(path, cut_parts))
+        book = load_engine_workbook(book_without_cells(path, {part: cut_parts[part] for part, _ in vouched.values()}))
         if [ws.title for ws in book.worksheets] == [sheet for sheet, _ in sheets]:
-            by_sheet = {sheet: got for sheet, (_, got) in reads.items()}
+            by_sheet = {sheet: got for sheet, (_, got) in vouched.items()}
         else:  # openpyxl names the sheets otherwise: let it read the whole book
             book = None
     layouts = {sheet: got.layout for sheet, (_, got) in reads.items() if sheet in targets}
@@ -668,10 +671,11 @@ def evaluate_workbook(path: str, sheets: Any, *, cell_formats: int | None = None
             if (up, pos) in shown:
                 got.formulas[pos] = ""
                 got.layout.formula_cells[pos] = ""
-    if by_sheet is None:
-        reads.clear()
+    taken = "cells" if by_sheet is None else "ranges" if len(by_sheet) == len(reads) else "mixed"
+    for sheet in [sheet for sheet in reads if by_sheet is None or sheet not in by_sheet]:
+        del reads[sheet]  # (openpyxl reads its cells: its streamed values are not needed)
     values, messages = recalc_values(path, targets, functions, links=links, book=book,
                                      sheets=by_sheet, shown=shown)
-    messages.engine_path = "cells" if by_sheet is None else "ranges"
+    messages.engine_path = taken
     messages.shown = {key: (alias[1], alias[2]) for key, alias in shown.items()}
     return values, messages, layouts

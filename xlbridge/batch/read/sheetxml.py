@@ -18,8 +18,8 @@ refused) once over a worksheet part and returns, in a :class:`SheetRead`:
 - ``unusual``: the reason, if any, why this pass cannot vouch that openpyxl reads the part the same
   way (an element outside the spreadsheet namespace, a namespace declared inside the data, a
   repeated or nested value element, a data-table formula, a value openpyxl would refuse, ...). The
-  caller then lets openpyxl itself read the workbook (the engine's stock path), which refuses or
-  reads it as it always did.
+  caller then lets openpyxl itself read that part's cells (the engine's stock path), which refuses or
+  reads them as it always did.
 
 The structural checks (rows and cells in order, references inside the sheet, style numbers that
 name a format) raise :class:`~xlbridge.core.errors.WorkbookError` in one line, naming the sheet
