@@ -4,14 +4,16 @@ Every file of ``hostile_corpus.py`` (fixed seed) is given to ``python -m xlbridg
 or ``publish`` in a process of its own, as a server would run it, with ``--timeout 10 --max-memory
 1024``: each must end with exit 2 and exactly one line on stderr naming the file (no traceback), or
 with exit 0, within 10 s of wall time and 1 GiB (the issue's bound on this machine; the peak
-resident memory of the run is measured with ``wait4``: an upper bound, since a child starts with the
-peak of the pytest process it was forked from), leaving no temporary file beside its output
-or in its private temporary folder.
+resident memory of the run is measured with ``wait4`` by a small launcher process the command is forked
+from: Linux keeps in a process's peak the size of the process it was forked from, across ``exec``, and a
+test process may have grown past 1 GiB), leaving no temporary file beside its output or in its private
+temporary folder.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -36,29 +38,47 @@ def corpus(run_artefacts):
                               lambda out: hostile_corpus.build(out, books=books))
 
 
+#: ``python -S -c LAUNCHER PEAK_FILE COMMAND...``: runs COMMAND as its child, writes that child's peak resident size
+#: (KiB, from ``wait4``) to PEAK_FILE and exits with its exit code. The child is forked from this launcher (a few MiB),
+#: so its peak is its own, not that of the test process the launcher was started from.
+LAUNCHER = """
+import os, sys
+pid = os.fork()
+if pid == 0:
+    try:
+        os.execv(sys.argv[2], sys.argv[2:])
+    finally:
+        os._exit(127)
+_, status, usage = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as fh:
+    fh.write(str(usage.ru_maxrss))
+sys.exit(os.waitstatus_to_exitcode(status) % 256)
+"""
+
+
 def _run(args, cwd, tmpdir):
     """Run the command in its own process; return (exit code, stdout, stderr, seconds, peak MiB)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmpdir)}
+    peak_file = tmpdir / "peak"
+    command = [sys.executable, "-m", "xlbridge", *args, "--timeout", "10", "--max-memory", "1024"]
     start = time.monotonic()
     with open(tmpdir / "stdout", "w+b") as out, open(tmpdir / "stderr", "w+b") as err:
-        proc = subprocess.Popen([sys.executable, "-m", "xlbridge", *args, "--timeout", "10", "--max-memory", "1024"],
-                                cwd=cwd, env=env, stdout=out, stderr=err)
-        while True:  # wait4: the run's own peak resident size
-            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.monotonic() - start > 60:
-                proc.kill()
-                pytest.fail(f"{args}: still running after 60 s")
-            time.sleep(0.02)
-        proc.returncode = os.waitstatus_to_exitcode(status)
+        proc = subprocess.Popen([sys.executable, "-S", "-c", LAUNCHER, str(peak_file), *command],
+                                cwd=cwd, env=env, stdout=out, stderr=err, start_new_session=True)
+        try:
+            proc.wait(60)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            pytest.fail(f"{args}: still running after 60 s")
         seconds = time.monotonic() - start
         out.seek(0)
         err.seek(0)
         stdout, stderr = out.read().decode("utf-8", "replace"), err.read().decode("utf-8", "replace")
-    os.unlink(tmpdir / "stdout")
-    os.unlink(tmpdir / "stderr")
-    return proc.returncode, stdout, stderr, seconds, usage.ru_maxrss / 1024
+    peak = int(peak_file.read_text())
+    for name in ("stdout", "stderr", "peak"):
+        os.unlink(tmpdir / name)
+    return proc.returncode, stdout, stderr, seconds, peak / 1024
 
 
 def _command(case, src, work):
