@@ -330,6 +330,8 @@ def test_long_ranges_over_blank_cells_worked_by_hand(tmp_path):
     ('<c r="a1"><v>1</v></c>', "not written plainly"),
     ('<c r="A1"><f t="dataTable" ref="A1:A2" dt2D="0" dtr="0" r1="B1"/></c>', "a data-table formula"),
     ('<c r="A1"><x:v xmlns:x="urn:other">1</x:v></c>', "outside the spreadsheet namespace"),
+    ('<c r="A1"><v>1</v><row r="five"/></c>', "element 'row' in a cell"),  # (bench_fuzz.py, seed 2, case 396)
+    ('<c r="A1"><v>1</v><extLst/></c>', "element 'extLst' in a cell"),
 ])
 def test_what_the_streamed_reading_cannot_vouch_for_goes_to_openpyxl(xml_cell, why):
     from xlbridge.batch.read.sheetxml import read_sheet
@@ -530,3 +532,33 @@ def test_an_inline_string_reads_as_openpyxl_reads_it(snippet):
     else:
         assert got.unusual is None
         assert got.columns.get(1, ([], []))[1] == [expected]
+
+
+def test_a_row_inside_a_cell_is_refused_as_openpyxl_refuses_it(tmp_path, capsys):
+    """``<row r="five"/>`` inside a cell (benchmarks/bench_fuzz.py, seed 2, cases 396 and 943): the streamed reading
+    used to vouch for the sheet and the engine's openpyxl never saw its rows, so the run ended with exit 0 and an
+    output openpyxl cannot open. openpyxl, the independent reader, refuses the book: so does recalc, in one line,
+    writing nothing."""
+    import zipfile
+
+    from xlbridge.cli import main
+
+    wb, ws = _one_two_three()
+    ws["B1"] = "=SUM(A1:A3)"
+    path, out = tmp_path / "nested.xlsx", tmp_path / "out.xlsx"
+    wb.save(path)
+    part = dict(check_workbook(str(path)).sheets)["S1"]
+    with zipfile.ZipFile(path) as zf:
+        members = [(info, zf.read(info)) for info in zf.infolist()]
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        for info, data in members:
+            if info.filename == part:
+                assert data.count(b"<v>3</v></c>") == 1
+                data = data.replace(b"<v>3</v></c>", b'<v>3</v><row r="five"/></c>')
+            zf.writestr(info, data)
+    with pytest.raises(ValueError):
+        openpyxl.load_workbook(path)
+    assert main(["recalc", str(path), "-o", str(out), "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "damaged workbook" in err[0] and "nested.xlsx" in err[0], err
+    assert not out.exists()

@@ -689,11 +689,14 @@ def _foreign(rd: _Reading, name: str, local: str, inside: str, what: str) -> boo
 
 
 def _child_kind(rd: _Reading, name: str) -> str:
-    """The local name of a cell's child element outside the sheet data's namespace (noted if it is a
-    value, a formula or an inline string)."""
+    """The local name of a cell's child element other than the sheet data's own value, formula and inline
+    string (noted: outside the spreadsheet namespace, or any other element; openpyxl reads a ``<row>``
+    wherever it stands, so one inside a cell is read as a row, or makes it refuse the workbook)."""
     local = name.rsplit(":", 1)[-1]
     if local in ("f", "v", "is"):
         rd.note(f"element {clip(name, 20)} outside the spreadsheet namespace in a cell")
+    else:
+        rd.note(f"element {clip(name, 20)} in a cell")
     return local
 
 
