@@ -224,8 +224,8 @@ def test_the_batch_layer_is_four_stages():
         doc = ast.get_docstring(ast.parse(MODULES[f"xlbridge.batch.{stage}"].read_text(encoding="utf-8")))
         assert doc and "In:" in doc and "Out:" in doc, stage
     graph = _graph()
-    assert not any(t.startswith(("xlbridge.batch.read", "xlbridge.batch.write", "xlbridge.batch.evaluate"))
-                   for t in graph["xlbridge.batch.cells"])
+    # cells imports no stage at all, the guard included (the guard imports cells: issue 51's circle)
+    assert not any(t.startswith("xlbridge.batch.") for t in graph["xlbridge.batch.cells"])
     assert not any(t.startswith("xlbridge.batch.write") for m in MODULES if m.startswith("xlbridge.batch.read")
                    for t in graph[m])
 

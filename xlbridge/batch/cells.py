@@ -3,7 +3,8 @@
 In: A1 references and ranges as a workbook writes them (``"B3"``, ``"$AA$10"``, ``"K2:L1001"``).
 Out: 1-based (row, column) numbers, letters back, quoted sheet names, :class:`ExcelErrorValue`, and
 the :class:`SheetLayout` (byte offsets of a worksheet part's cells) that the reading stage finds and
-the writing stage patches. Below every stage: imports only the core and :mod:`.guard.limits`' ``clip``.
+the writing stage patches. Below every stage: imports only the core (its ``clip`` of a value in a message), so
+every stage, the guard included, may import it.
 """
 
 from __future__ import annotations
@@ -13,8 +14,7 @@ from collections.abc import Mapping
 import re
 import typing
 
-from ..core.errors import WorkbookError
-from .guard.limits import clip
+from ..core.errors import WorkbookError, clip
 
 __all__ = [
     "EXCEL_ERROR_CODES",
