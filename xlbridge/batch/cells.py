@@ -14,6 +14,7 @@ from collections.abc import Mapping
 import re
 import typing
 
+from ..core.sheet import EXCEL_MAX_COLUMNS, EXCEL_MAX_ROWS
 from ..core.errors import WorkbookError, clip
 
 __all__ = [
@@ -48,7 +49,7 @@ class ExcelErrorValue:
 
 
 _REF_RE = re.compile(r"^\$?([A-Za-z]{1,3})\$?([0-9]{1,7})$")
-MAX_ROW, MAX_COL = 1_048_576, 16_384  # Excel's sheet: rows 1..1048576, columns A..XFD
+MAX_ROW, MAX_COL = EXCEL_MAX_ROWS, EXCEL_MAX_COLUMNS  # Excel's sheet: rows 1..1048576, columns A..XFD (core.sheet)
 
 
 def parse_ref(ref: str) -> tuple[int, int]:

@@ -25,6 +25,7 @@ from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.formula import ArrayFormula
 from openpyxl.worksheet.worksheet import Worksheet
 
+from ..core.sheet import EXCEL_MAX_ROWS
 from ..core.template_contract import CAPACITY_NAME, EVENT_DETAILS, HEADER_NAME, PRINT_NAME
 
 __all__ = [
@@ -283,7 +284,7 @@ def capacity(ws: Worksheet, ref: str, cell: str, what: str) -> None:
     ws[cell] = (f"Capacity: rows {r1:,} to {r2:,} ({r2 - r1 + 1:,} {what}). Anything below row {r2:,} is NOT "
                 f"read: if this turns red, move those rows to a new workbook.")
     ws[cell].alignment = Alignment(wrap_text=True, vertical="top")
-    below = f"${first}${r2 + 1}:${last}$1048576"
+    below = f"${first}${r2 + 1}:${last}${EXCEL_MAX_ROWS}"
     ws.conditional_formatting.add(cell, FormulaRule(formula=[f"COUNTA({below})>0"], stopIfTrue=True,
                                                     fill=fill("FFFF0000"), font=Font(bold=True, color="FFFFFFFF")))
     # the header row (:data:`HEADER_NAME`): rows inserted directly below it move the table's ranges down and

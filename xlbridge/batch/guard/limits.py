@@ -17,6 +17,7 @@ import re
 import typing
 
 from ...core.errors import CONTROL_CHARACTERS, WorkbookError, clip
+from ...core.sheet import EXCEL_MAX_COLUMNS, EXCEL_MAX_ROWS, EXCEL_MAX_TEXT  # (Excel's bounds: declared once)
 
 __all__ = [
     "DEFAULT_LIMITS",
@@ -35,12 +36,6 @@ __all__ = [
 
 _MiB = 1 << 20
 
-
-EXCEL_MAX_TEXT = 32_767  # characters in one cell (Excel specifications and limits)
-
-EXCEL_MAX_ROWS = 1_048_576
-
-EXCEL_MAX_COLUMNS = 16_384
 
 TEMP_PREFIX = "xlbridge-recalc-"
 

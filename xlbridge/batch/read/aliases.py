@@ -40,6 +40,7 @@ import bisect
 import re
 from typing import Any
 
+from ...core.sheet import EXCEL_MAX_ROWS
 from ..cells import ExcelErrorValue, cell_ref, parse_range, parse_ref, quote_sheet
 
 __all__ = ["alias_of", "alias_runs", "alias_value", "find_shown", "AliasIndex"]
@@ -167,7 +168,7 @@ def find_shown(formulas: dict, arrays: dict) -> dict:
             seen = last.get(pos[1])
             if seen is not None:
                 row = seen[2][2][0] + pos[0] - seen[0]
-                if 0 < row <= 1048576 and len(text) <= (1000 if len(seen[1]) == 1 else 400) and text == str(row).join(seen[1]):
+                if 0 < row <= EXCEL_MAX_ROWS and len(text) <= (1000 if len(seen[1]) == 1 else 400) and text == str(row).join(seen[1]):
                     alias = (seen[2][0], seen[2][1], (row, seen[2][2][1]))
                     pieces = seen[1]
             if alias is None:

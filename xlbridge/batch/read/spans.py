@@ -29,6 +29,7 @@ from array import array
 from collections.abc import Callable, ItemsView, Iterator, Mapping, MutableMapping, ValuesView
 from typing import Any
 
+from ...core.sheet import EXCEL_MAX_COLUMNS
 from ..cells import CellSpan, column_letters
 
 __all__ = ["CellSpans"]
@@ -42,7 +43,7 @@ class _Letters(dict):
 
     def __missing__(self, col: int) -> str:
         letters = column_letters(col)
-        if len(self) < 16384:
+        if len(self) < EXCEL_MAX_COLUMNS:  # (every column of a sheet at most)
             self[col] = letters
         return letters
 

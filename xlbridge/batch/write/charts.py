@@ -59,6 +59,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from typing import Any
 
+from ...core.sheet import EXCEL_MAX_ROWS
 from ...core.template_contract import CHART_NAME
 from ..cells import column_letters, parse_range, quote_sheet
 
@@ -297,7 +298,7 @@ def _plan(sheet: str, box: tuple[int, int, int, int], cells: dict, blank_shared:
             continue
         if not shows(r1, c):
             hidden.add(k)
-        if r2 < 1_048_576 and cells.get((r2 + 1, c), ("empty", None))[0] == "empty":  # (else left as it is)
+        if r2 < EXCEL_MAX_ROWS and cells.get((r2 + 1, c), ("empty", None))[0] == "empty":  # (else left as it is)
             texts[k] = _cut_text(quoted, c, r2 + 1, r2 + 1)
     return texts, hidden
 
