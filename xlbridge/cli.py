@@ -125,7 +125,15 @@ def _jobs(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """Return the argument parser of the ``xlbridge`` command."""
+    """Return the argument parser of the ``xlbridge`` command.
+
+    The limits' defaults in the help texts are the guard's own (:class:`xlbridge.batch.guard.limits.SafetyLimits`),
+    never restated here.
+    """
+    from .batch.guard.limits import DEFAULT_LIMITS as limits
+
+    seconds = f"default {limits.max_seconds:g}; more than 0, at most {MAX_TIMEOUT:g}"
+    mib = f"default {limits.max_memory >> 20}; 1 to {MAX_MEMORY_MIB}"
     p = _Parser(prog="xlbridge", description="Exact contract-bridge scoring for Excel.")
     sub = p.add_subparsers(dest="command", required=True)
     r = sub.add_parser("recalc", help="recalculate every formula of a workbook headlessly",
@@ -149,11 +157,12 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--no-progress", action="store_true", help="no progress output on stderr")
     r.add_argument("--timeout", type=_seconds, metavar="SECONDS",
                    help="wall-clock limit of the file checks and, separately, of the formula engine "
-                        "(default 600; more than 0, at most 86400)")
+                        f"({seconds})")
     r.add_argument("--max-memory", type=_mib, metavar="MIB",
-                   help="address-space limit of the formula engine in MiB (default 4096; 1 to 1048576)")
+                   help=f"address-space limit of the formula engine in MiB ({mib})")
     r.add_argument("--max-cells", type=_cells, metavar="N",
-                   help="most cells (<c> elements) the workbook may hold over all sheets (default 1000000)")
+                   help=f"most cells (<c> elements) the workbook may hold over all sheets "
+                        f"(default {limits.max_cells}; 1 to {MAX_CELLS})")
     i = sub.add_parser("import", help="a PBN or USEBIO results file into a new pairs (or teams) workbook",
                        description="Read a PBN 2.1 or USEBIO 1.2 file (chosen by its content) and write a pairs "
                                    "workbook (the pairs.xlsx template) holding its travellers, pairs, names, "
@@ -189,9 +198,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "python -m pip install \"xlbridge[dds]\")")
     for cmd in (i, e, w):  # the guard of every command reading an upload: recalc's limits and defaults
         cmd.add_argument("--timeout", type=_seconds, metavar="SECONDS",
-                         help="wall-clock limit of the whole command (default 600; more than 0, at most 86400)")
+                         help=f"wall-clock limit of the whole command ({seconds})")
         cmd.add_argument("--max-memory", type=_mib, metavar="MIB",
-                         help="address-space limit of the command's process in MiB (default 4096; 1 to 1048576)")
+                         help=f"address-space limit of the command's process in MiB ({mib})")
     t = sub.add_parser("templates", help="build (or check) the bundled template workbooks")
     t.add_argument("--out", metavar="DIR", default="workbooks", help="folder (default: workbooks)")
     t.add_argument("--check", action="store_true", help="check the files in DIR instead of writing them")
