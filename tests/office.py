@@ -44,7 +44,7 @@ from pathlib import Path
 
 #: ``soffice --convert-to`` formats the tests use: (the export filter, the file name's extension)
 FILTERS = {"xlsx": ("Calc MS Excel 2007 XML", "xlsx"), "pdf": ("calc_pdf_Export", "pdf"),
-           "csv": ("Text - txt - csv (StarCalc)", "csv")}
+           "csv": ("Text - txt - csv (StarCalc)", "csv"), "ods": ("calc8", "ods"), "xls": ("MS Excel 97", "xls")}
 #: the filter of a book a member saves in LibreOffice as Excel 2007-365 (.xlsx)
 EDITED_FILTER = "Calc Office Open XML"
 

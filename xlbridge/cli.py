@@ -513,8 +513,12 @@ def _read_event(path: str, prog: str) -> Any:
     if fd is None:
         raise FormatError("the file changed while it was being opened", file=name)
     with os.fdopen(fd, "rb") as fh:
-        head = fh.read(4)
-    if head == b"PK\x03\x04":  # a pairs or a teams workbook: checked and read from a private copy, as recalc does
+        head = fh.read(8)
+    from .batch.guard.files import CFB_SIGNATURE
+
+    # a pairs or a teams workbook (or a .xls, refused saying how to save it as .xlsx): checked and read from a
+    # private copy, as recalc does
+    if head[:4] == b"PK\x03\x04" or head == CFB_SIGNATURE:
         from .batch.guard.safety import private_tempdir, snapshot_file
 
         try:

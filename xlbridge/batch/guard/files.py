@@ -31,11 +31,68 @@ from .limits import STALE_SECONDS, TEMP_PREFIX, refuse
 
 __all__ = [
     "BookLock",
+    "CFB_SIGNATURE",
+    "SAVE_AS_XLSX",
+    "not_a_workbook",
+    "ole2_refusal",
     "private_tempdir",
     "remove_stale_leftovers",
     "umask_mode",
     "write_atomic",
 ]
+
+
+# --------------------------------------------------------------------------------------------------
+# another kind of file than a workbook: what a member does about it
+
+#: What a member does to turn another spreadsheet file into a workbook xlbridge reads: LibreOffice's and Excel's
+#: own words (the file type each lists under File > Save As).
+SAVE_AS_XLSX = ('save it as .xlsx: in LibreOffice File > Save As, file type "Excel 2007-365 (.xlsx)"; '
+                'in Excel File > Save As, "Excel Workbook (*.xlsx)"')
+
+#: The first bytes of an OLE2 compound file (MS-CFB 2.2): an Excel 97-2003 workbook (.xls), or an .xlsx
+#: encrypted with a password to open (MS-OFFCRYPTO), which Office stores in the same container.
+CFB_SIGNATURE = bytes.fromhex("D0CF11E0A1B11AE1")
+
+#: OpenDocument packages (ODF 1.2 part 3, 3.3: the ``mimetype`` member) a member may give instead of a workbook
+_OPENDOCUMENT = {
+    "application/vnd.oasis.opendocument.spreadsheet": "an OpenDocument spreadsheet (.ods)",
+    "application/vnd.oasis.opendocument.spreadsheet-template": "an OpenDocument spreadsheet template (.ots)",
+}
+
+
+def ole2_refusal() -> str:
+    """The refusal of an OLE2 file (:data:`CFB_SIGNATURE`): a .xls, or a workbook with a password to open.
+
+    >>> print(ole2_refusal())  # doctest: +NORMALIZE_WHITESPACE
+    refused: an Excel 97-2003 workbook (.xls) or a workbook with a password to open (an OLE2 file); remove any
+    password and save it as .xlsx: in LibreOffice File > Save As, file type "Excel 2007-365 (.xlsx)"; in Excel
+    File > Save As, "Excel Workbook (*.xlsx)"
+    """
+    return ("refused: an Excel 97-2003 workbook (.xls) or a workbook with a password to open (an OLE2 file); "
+            f"remove any password and {SAVE_AS_XLSX}")
+
+
+def not_a_workbook(names: frozenset[str] | set[str], mimetype: bytes | None) -> str:
+    """The refusal of a zip file that is no workbook (no ``xl/workbook.xml``), saying what it is where it can
+    tell: an OpenDocument file by its ``mimetype`` member (its first bytes, ``mimetype``; None without one), a
+    Word document by its main part; ``names``: the members' names in lower case.
+
+    >>> print(not_a_workbook({"mimetype", "content.xml"}, b"application/vnd.oasis.opendocument.spreadsheet"))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    not an Excel workbook: an OpenDocument spreadsheet (.ods); save it as .xlsx: in LibreOffice File > Save As,
+    file type "Excel 2007-365 (.xlsx)"; in Excel File > Save As, "Excel Workbook (*.xlsx)"
+    >>> not_a_workbook({"word/document.xml", "[content_types].xml"}, None)
+    'not an Excel workbook: a Word document (.docx)'
+    >>> not_a_workbook({"a.txt"}, None)
+    'not an Excel workbook (a zip file without [Content_Types].xml and xl/workbook.xml)'
+    """
+    kind = _OPENDOCUMENT.get((mimetype or b"").decode("ascii", "replace").strip())
+    if kind is not None:
+        return f"not an Excel workbook: {kind}; {SAVE_AS_XLSX}"
+    if "word/document.xml" in names:
+        return "not an Excel workbook: a Word document (.docx)"
+    return "not an Excel workbook (a zip file without [Content_Types].xml and xl/workbook.xml)"
 
 
 # --------------------------------------------------------------------------------------------------

@@ -52,7 +52,10 @@ from ...core.errors import WorkbookLimitError, WorkbookError
 from ...core.files import file_kind, open_regular
 
 from .files import (
+    CFB_SIGNATURE,
     BookLock,
+    not_a_workbook,
+    ole2_refusal,
     private_tempdir,
     remove_stale_leftovers,
     umask_mode,
@@ -98,7 +101,6 @@ __all__ = [
 ]
 
 
-_CFB_SIGNATURE = bytes.fromhex("D0CF11E0A1B11AE1")
 
 _ZIP_SIGNATURES = (b"PK\x03\x04", b"PK\x05\x06")  # local file header; empty archive
 
@@ -339,9 +341,8 @@ def _check_stream(fh, limits: SafetyLimits, name: str | None, split: bool = Fals
         refuse(f"refused: file is {size} bytes, more than the limit of {limits.max_file_size}", name, WorkbookLimitError)
     fh.seek(0)
     head = fh.read(8)
-    if head == _CFB_SIGNATURE:
-        refuse("refused: this is an OLE2/CFB file, i.e. a password-protected (encrypted) workbook or a "
-                "legacy .xls; remove the password or save it as .xlsx in Excel first", name)
+    if head == CFB_SIGNATURE:  # (a .xls, or an .xlsx with a password to open: how to save it as .xlsx)
+        refuse(ole2_refusal(), name)
     if size == 0:
         refuse("not an Excel workbook (the file is empty)", name)
     if head[:4] not in _ZIP_SIGNATURES:
@@ -396,8 +397,11 @@ def _check_stream(fh, limits: SafetyLimits, name: str | None, split: bool = Fals
         if "xl/workbook.bin" in lower:
             refuse("refused: a binary workbook (.xlsb) is not supported; save it as .xlsx in Excel", name)
         if "[content_types].xml" not in lower or "xl/workbook.xml" not in lower:
-            refuse("not an Excel workbook (a zip file without [Content_Types].xml and xl/workbook.xml; "
-                    "a .docx, .ods or plain archive?)", name)
+            mimetype = None  # (an OpenDocument file says what it is in its first member: ODF 1.2 part 3, 3.3)
+            if "mimetype" in names and zf.getinfo("mimetype").file_size <= 100:
+                with zf.open("mimetype") as member:
+                    mimetype = member.read(100)
+            refuse(not_a_workbook(lower, mimetype), name)
         totals = Totals()
         sheet_names: dict = {}
         first = [i for i in infos if i.filename in ("xl/workbook.xml", "xl/_rels/workbook.xml.rels")]
