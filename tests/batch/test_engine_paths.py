@@ -304,7 +304,7 @@ def test_a_union_range_and_the_cell_set_reading_give_the_stock_values(tmp_path, 
     streamed_assemble = cls.assemble
 
     def as_if_a_cell_had_two_rectangles(self, compact=1):
-        self.__dict__["_xlbridge_cell_sets"] = True
+        self.xlbridge.cell_sets = True
         return streamed_assemble(self, compact)
 
     monkeypatch.setattr(cls, "assemble", as_if_a_cell_had_two_rectangles)
@@ -464,10 +464,10 @@ def test_a_reference_left_in_an_array_result_is_written_as_its_cells_value():
     from xlbridge.batch.evaluate.engine import _value_out, engine_modules
     from xlbridge.batch.cells import ExcelErrorValue
 
-    _, _, _, _, _, Ranges, _, XlError = engine_modules()
+    names = engine_modules()
 
     def out(ref, cells):
-        return _value_out(Ranges().push(ref, np.array(cells, object)), sh, np, XlError)
+        return _value_out(names.Ranges().push(ref, np.array(cells, object)), names, np)
 
     assert out("A1", [[5]]) == 5 and out("A1", [["x"]]) == "x" and out("A1", [[sh.EMPTY]]) == 0
     assert out("A1:A2", [[1], [2]]) == ExcelErrorValue("#VALUE!")

@@ -1,21 +1,36 @@
 """The one place xlbridge reaches into the `formulas` engine (and schedula, its graph) below their surface.
 
 In: nothing (formulas itself is imported inside :func:`internals` only: it takes about half a second
-and the parent of an isolated run never needs it). Out: :func:`internals`, every name of ``formulas`` and
-``schedula`` the batch layer uses, private ones included, each read once from the module of formulas
-1.3 that defines it; and the three changes xlbridge makes to ``formulas`` itself:
+and the parent of an isolated run never needs it). Out, for the rest of the batch layer:
 
-- :func:`quote_sheet_ids`: sheet names holding an apostrophe get ids formulas' own parser reads back
-  (``formulas.tokens.operand._build_sheet_id`` replaced, once per process);
-- :func:`use_registry`: ``formulas.get_functions()`` returns xlbridge's lazily loading registry
-  (:mod:`xlbridge.batch.evaluate.registry`);
-- :func:`engine_patched`: during one evaluation, ``xlreader.load_workbook`` opens one file only,
-  ``MemoryError`` escapes formulas' built-in functions (``functions.BaseError``) and the compile
-  progress bar (``formulas.excel.tqdm``) goes where xlbridge says; undone on exit.
+- :func:`engine_names`: the public names of ``formulas`` and ``schedula`` the layer uses (classes it
+  subclasses or tests for, the ``EMPTY`` and ``SELF`` tokens, the graph helpers), as one frozen record;
+- a named function for every internal xlbridge relies on, so that no other module names one:
+  :func:`column_name`, :func:`cell_indices`, :func:`range_shape`, :func:`assemble_values` (private
+  functions of ``formulas.cell`` and ``formulas.tokens.operand``), :func:`compile_text` and
+  :func:`update_references` (private methods of ``ExcelModel``), :func:`run_in_one_pass` (a compiled
+  cell's function given another class), :func:`evaluated_node` (the frame of schedula's that evaluates
+  a cell), :func:`shared_strings` (formulas' workbook reader), :func:`function_package` and
+  :func:`function_registry` (formulas' function table), :func:`stock_load_workbook` (formulas' reader
+  of a workbook as it was before :func:`engine_patched`);
+- the three changes xlbridge makes to ``formulas`` itself:
 
-No other module of :mod:`xlbridge.batch` imports ``formulas`` or ``schedula``
-(tests/batch/test_formulas_seam.py checks it, and pins what this module and the model's subclasses of
-formulas' classes rely on), so an upgrade of formulas breaks in one known place.
+  - :func:`quote_sheet_ids`: sheet names holding an apostrophe get ids formulas' own parser reads back
+    (``formulas.tokens.operand._build_sheet_id`` replaced, once per process);
+  - :func:`use_registry`: ``formulas.get_functions()`` returns xlbridge's lazily loading registry
+    (:mod:`xlbridge.batch.evaluate.registry`);
+  - :func:`engine_patched`: during one evaluation, ``xlreader.load_workbook`` opens one file only,
+    ``MemoryError`` escapes formulas' built-in functions (``functions.BaseError``) and the compile
+    progress bar (``formulas.excel.tqdm``) goes where xlbridge says; undone on exit.
+
+No other module of :mod:`xlbridge.batch` imports ``formulas`` or ``schedula``, calls :func:`internals`,
+names a private attribute of theirs, writes an object's ``__dict__`` or ``__class__`` (tests/batch/
+test_formulas_seam.py checks every module with ``ast``, and pins what this module and the model's
+subclasses of formulas' classes rely on), so an upgrade of formulas breaks in one known place.
+
+>>> base = {"r1": 2, "n1": 1, "r2": 4, "n2": 3}  # A2:C4
+>>> column_name(28), range_shape(base), cell_indices(base, 3, 2)  # (B3: the array's second row and column)
+('AB', (3, 3), (slice(1, 2, None), slice(1, 2, None)))
 """
 
 from __future__ import annotations
@@ -27,14 +42,20 @@ import types
 from collections.abc import Callable, Iterator
 from typing import Any
 
-__all__ = ["FormulasInternals", "internals", "quote_sheet_ids", "use_registry", "engine_patched",
-           "EVALUATING_FRAME", "FORMULAS_SERIES"]
+__all__ = ["EngineNames", "engine_names", "column_name", "cell_indices", "range_shape", "assemble_values",
+           "compile_text", "update_references", "run_in_one_pass", "evaluated_node", "shared_strings",
+           "function_package", "function_registry", "stock_load_workbook", "quote_sheet_ids", "use_registry",
+           "engine_patched", "DISPATCH_KEYWORDS", "FORMULAS_SERIES"]
 
 #: The formulas release series whose internals this module names (``formulas.__version__`` starts so).
 FORMULAS_SERIES = "1.3."
 
+#: The keywords schedula gives every call of a sub-dispatcher (``schedula.utils.asy._process_funcs``),
+#: besides the call's own arguments.
+DISPATCH_KEYWORDS = frozenset({"_stopper", "_executor", "_sol_name", "_verbose"})
+
 #: schedula's method evaluating one node of the graph: a frame of it on the stack says which cell's
-#: formula is being evaluated (its local ``node_attr["outputs"]``), read by the engine's messages.
+#: formula is being evaluated (its local ``node_attr["outputs"]``), read by :func:`evaluated_node`.
 EVALUATING_FRAME = "_set_function_node_output"
 
 
@@ -162,3 +183,146 @@ def engine_patched(guard_load: Callable[[Callable[..., Any]], Callable[..., Any]
         xlreader.load_workbook = original_load
         with contextlib.suppress(AttributeError):
             del xlreader._xlbridge_original_load
+
+
+# --------------------------------------------------------------------------------------------------
+# what the rest of the batch layer uses: public names, and a named function for each internal
+
+
+@dataclasses.dataclass(frozen=True)
+class EngineNames:
+    """The public names of ``formulas`` (1.3) and ``schedula`` that the batch layer uses.
+
+    - classes it subclasses: ``ExcelModel``, ``CellWrapper``, ``RangesAssembler``; classes it makes or
+      tests for: ``Cell``, ``Ref``, ``Ranges``, ``InvRangesAssembler``, ``Array``, ``XlError``,
+      ``Token``; ``Error`` (its ``errors`` table of Excel's error values);
+    - ``wrap_func`` (an engine function from a Python one);
+    - schedula's ``EMPTY`` (a blank cell's value) and ``SELF`` tokens, ``get_nested_dicts``,
+      ``await_result``, ``inf``;
+    - ``BOOK`` and ``SHEETS``, the keys of a book's data in a model's ``books``.
+    """
+
+    ExcelModel: Any
+    Cell: Any
+    CellWrapper: Any
+    Ref: Any
+    Ranges: Any
+    RangesAssembler: Any
+    InvRangesAssembler: Any
+    Array: Any
+    Error: Any
+    XlError: Any
+    Token: Any
+    wrap_func: Callable[..., Any]
+    EMPTY: Any
+    SELF: Any
+    get_nested_dicts: Callable[..., Any]
+    await_result: Callable[..., Any]
+    inf: Any
+    BOOK: str
+    SHEETS: str
+
+
+@functools.lru_cache(maxsize=None)
+def engine_names() -> EngineNames:
+    """The public names the batch layer uses (:class:`EngineNames`), formulas imported once."""
+    got = internals()
+    sh = got.sh
+    return EngineNames(
+        ExcelModel=got.formulas.ExcelModel, Cell=got.Cell, CellWrapper=got.CellWrapper, Ref=got.Ref,
+        Ranges=got.Ranges, RangesAssembler=got.RangesAssembler, InvRangesAssembler=got.InvRangesAssembler,
+        Array=got.Array, Error=got.Error, XlError=got.XlError, Token=sh.Token, wrap_func=got.wrap_func,
+        EMPTY=sh.EMPTY, SELF=sh.SELF, get_nested_dicts=sh.get_nested_dicts, await_result=sh.await_result,
+        inf=sh.inf, BOOK=got.BOOK, SHEETS=got.SHEETS)
+
+
+def column_name(column: int) -> str:
+    """A column's letters as formulas names its cell nodes (``formulas.tokens.operand._index2col``):
+    1 is A, 28 is AB."""
+    return internals().index2col(column)
+
+
+def cell_indices(base: dict, row: int, column: int) -> Any:
+    """Where cell (``row``, ``column``) sits in the array of range ``base`` (a range of formulas'
+    ``Ranges.ranges``: ``r1``, ``n1``, ``r2``, ``n2``), as formulas' private ``_get_indices_intersection``
+    gives it for a one-cell range."""
+    return internals().get_indices_intersection(base, {"r1": row, "r2": row, "n1": column, "n2": column})
+
+
+def range_shape(base: dict) -> tuple:
+    """(rows, columns) of the array of range ``base`` (formulas' private ``formulas.cell._shape``)."""
+    return internals().shape(**base)
+
+
+def assemble_values(base: dict, values: Any, out: Any) -> None:
+    """Copy a node's ``values`` (formulas' ``Ranges.values``) into ``out``, the array of range ``base``,
+    where they overlap (formulas' private ``formulas.cell._assemble_values``)."""
+    internals().assemble_values(base, values, out)
+
+
+def compile_text(model: Any, ref: str, formula: str, context: dict, references: Any) -> Any:
+    """Compile ``formula`` (such as ``"=#NAME?"``) as the cell ``ref`` of the sheet of ``context``, as
+    ``ExcelModel.compile_cell`` compiles a cell's text (its private static ``_compile_cell``,
+    the formula checked)."""
+    return model._compile_cell(ref, formula, context, True, references)
+
+
+def update_references(model: Any, nodes: set, refs: dict) -> None:
+    """Record defined names compiled into ``nodes`` and ``refs`` in ``model``, as its own
+    ``add_references`` does after compiling them (``ExcelModel._update_refs``)."""
+    model._update_refs(nodes, refs)
+
+
+def run_in_one_pass(cell: Any, cls: type) -> bool:
+    """Make a compiled cell's function an instance of ``cls`` (a subclass of ``CellWrapper`` whose
+    ``__call__`` evaluates a whole run at once) when it is formulas' plain ``CellWrapper``; whether it did."""
+    if type(cell.func) is not internals().CellWrapper:
+        return False
+    cell.func.__class__ = cls
+    return True
+
+
+def evaluated_node(frame: Any) -> str | None:
+    """The node a frame of schedula's evaluates, when it is the frame evaluating one function node
+    (``Solution._set_function_node_output``, its local ``node_attr["outputs"]``'s first name, such as
+    ``'[workbook.xlsx]SHEET'!A1``); otherwise None."""
+    if frame.f_code.co_name != EVALUATING_FRAME:
+        return None
+    attr = frame.f_locals.get("node_attr")
+    outputs = attr.get("outputs") if isinstance(attr, dict) else None
+    return outputs[0] if outputs and isinstance(outputs[0], str) else None
+
+
+def shared_strings(path: str) -> list[str]:
+    """The shared-string table of the workbook at ``path`` as formulas' workbook reader (``XlReader``,
+    ``read_manifest`` then ``read_strings``) reads it: the part the content types name, ``_xHHHH_``
+    escapes decoded."""
+    reader = internals().XlReader(path, read_only=True, keep_links=False)
+    try:
+        reader.read_manifest()
+        reader.read_strings()
+        return list(reader.shared_strings)
+    finally:
+        reader.archive.close()
+
+
+def function_package() -> types.ModuleType:
+    """formulas' package of functions, ``formulas.functions``: its ``SUBMODULES`` (relative names of the
+    modules defining functions, in formulas' order), ``FUNCTIONS`` (its own table), ``not_implemented``
+    and ``get_functions`` (the stock registry)."""
+    package: types.ModuleType = internals().functions
+    return package
+
+
+def function_registry() -> Any:
+    """The function registry formulas uses now (``formulas.get_functions()``, after :func:`use_registry`
+    xlbridge's)."""
+    return internals().formulas.get_functions()
+
+
+def stock_load_workbook() -> Callable[..., Any]:
+    """formulas' reader of a workbook file (``xlreader.load_workbook``) as it is outside
+    :func:`engine_patched`: inside it, the stock reader the guarded one stands in front of."""
+    xlreader = internals().xlreader
+    load: Callable[..., Any] = getattr(xlreader, "_xlbridge_original_load", xlreader.load_workbook)
+    return load

@@ -46,7 +46,7 @@ from ..guard.links import (
     split_node,
     unfollowed_cells,
 )
-from ..formulas_seam import EVALUATING_FRAME, engine_patched, internals
+from ..formulas_seam import EngineNames, engine_names, engine_patched, evaluated_node, function_registry
 from .model import compiling_cell, is_memory_error, load_engine_workbook, model_class, record_phase
 
 __all__ = [
@@ -127,23 +127,22 @@ def before_sandbox() -> None:
 
 
 @functools.lru_cache(maxsize=None)
-def engine_modules():
-    """Import the formula engine once per process (forked children inherit it).
+def engine_modules() -> EngineNames:
+    """Import the formula engine once per process (forked children inherit it); the names of it the
+    engine uses (:func:`xlbridge.batch.formulas_seam.engine_names`).
 
     Its function registry is :class:`xlbridge.batch.evaluate.registry.LazyFunctions`: a function module is
     imported when the book uses one of its functions (SciPy only when a function calls it).
     """
-    import numpy as np
-
     from .registry import install
 
-    got = internals()
+    got = engine_names()
     install()
     import openpyxl  # noqa: F401  (what the engine's child uses)
     import openpyxl.formula.translate  # noqa: F401  (shared formulas, read in the child)
 
     before_sandbox()  # (no-op when it ran before the sandbox, as it must in a sandboxed process)
-    return got.formulas, np, got.sh, got.Array, got.wrap_func, got.Ranges, got.Error, got.XlError
+    return got
 
 
 def message_of(exc: BaseException) -> str:
@@ -161,14 +160,17 @@ def _adapt_function(name: str, fn, messages: EngineMessages):
     wrapper itself never raises, except ``MemoryError`` (the run is then refused with the memory
     limit named, not shown as a bare ``#VALUE!``) and what is not an ``Exception`` (the time limit).
     """
-    formulas, np, sh, Array, wrap_func, Ranges, Error, XlError = engine_modules()
+    import numpy as np
+
+    got = engine_modules()
+    Array, wrap_func, Ranges, Error, XlError = got.Array, got.wrap_func, got.Ranges, got.Error, got.XlError
 
     note = messages.note
 
     def cell_in(v):
         if isinstance(v, XlError):
             return str(v)  # "#N/A": xlwings' err_to_str=True, which the xlbridge functions declare
-        if v is sh.EMPTY or v is None:
+        if v is got.EMPTY or v is None:
             return None
         if isinstance(v, (bool, np.bool_)):
             return bool(v)
@@ -176,7 +178,7 @@ def _adapt_function(name: str, fn, messages: EngineMessages):
             return float(v)
         return v
 
-    plain_in, empty = frozenset((float, str)), sh.EMPTY
+    plain_in, empty = frozenset((float, str)), got.EMPTY
     numbers_in, empty_in = frozenset((int, float)), frozenset((type(empty),))
 
     def column_in(col: list) -> list:
@@ -319,7 +321,7 @@ def _engine_guards(path: str, messages: EngineMessages, functions: dict, progres
 
     import tqdm
 
-    registry = internals().formulas.get_functions()
+    registry = function_registry()
     saved = {}
     for name, fn in (functions or {}).items():
         for key in (name.upper(), "_XLUDF." + name.upper()):
@@ -386,13 +388,11 @@ def engine_location(exc: BaseException | None) -> tuple | None:
 
 
 def _node_cell(frame) -> tuple | None:
-    """(SHEET, ref) of the cell a ``_set_function_node_output`` frame of schedula evaluates, else None."""
-    if frame.f_code.co_name != EVALUATING_FRAME:
-        return None
-    attr = frame.f_locals.get("node_attr")
-    outputs = attr.get("outputs") if isinstance(attr, dict) else None
-    if outputs and isinstance(outputs[0], str) and BOOK_OF_NODE.match(outputs[0]) and "!" in outputs[0]:
-        return split_node(outputs[0])
+    """(SHEET, ref) of the cell a frame of schedula evaluates (:func:`xlbridge.batch.formulas_seam.evaluated_node`),
+    else None."""
+    node = evaluated_node(frame)
+    if node is not None and BOOK_OF_NODE.match(node) and "!" in node:
+        return split_node(node)
     return None
 
 
@@ -453,11 +453,11 @@ class EngineStopped(Exception):
 _PLAIN_OUT = frozenset((float, int, str))  # the exact types _value_out returns unchanged
 
 
-def _value_out(v, sh, np, XlError):
+def _value_out(v, names: EngineNames, np):
     """Convert one engine value to a plain Python value for writing (None = blank)."""
-    if v is sh.EMPTY:
+    if v is names.EMPTY:
         return None
-    if isinstance(v, XlError):
+    if isinstance(v, names.XlError):
         return ExcelErrorValue(str(v))
     if isinstance(v, (bool, np.bool_)):
         return bool(v)
@@ -465,11 +465,11 @@ def _value_out(v, sh, np, XlError):
         return v.item()
     if isinstance(v, (str, int, float)):
         return v
-    if isinstance(v, internals().Ranges):  # a reference inside an array result ({=INDEX(A1:B3,{1;2;3},2)}): its cell's value,
+    if isinstance(v, names.Ranges):  # a reference inside an array result ({=INDEX(A1:B3,{1;2;3},2)}): its cell's value,
         cell = np.asarray(v.value, object)  # 0 for a blank one, as Excel shows it; a whole range is #VALUE!
         if cell.size != 1:
             return ExcelErrorValue("#VALUE!")
-        one = _value_out(cell.flat[0], sh, np, XlError)
+        one = _value_out(cell.flat[0], names, np)
         return 0 if one is None else one
     try:
         return float(v) if hasattr(v, "__float__") else str(v)
@@ -492,16 +492,17 @@ def recalc_values(path: str, targets: dict, functions: dict | None = None, *, pr
     cell (:func:`xlbridge.batch.read.aliases.find_shown`), valued after the engine on the streamed path. Runs in the calling process, with no memory or time
     limit: use :func:`recalc_workbook`. Raises :class:`EngineStopped` when memory runs out.
     """
-    formulas, np, sh, Array, wrap_func, Ranges, Error, XlError = engine_modules()
+    import numpy as np
+
+    names = engine_modules()
 
     messages = EngineMessages()
     record_phase("loading")
     with _engine_guards(path, messages, functions or {}, progress):
         model = model_class()()
-        defuse_external_links(model, path, links, book=book, sheets=sheets)
+        state = defuse_external_links(model, path, links, book=book, sheets=sheets)
         if sheets:
-            model.__dict__["_xlbridge_shown"] = shown or {}
-        state = model.__dict__["_xlbridge_links"]
+            model.xlbridge.shown = shown or {}
         try:
             model.loads(path)
             record_phase("linking")
@@ -528,7 +529,7 @@ def recalc_values(path: str, targets: dict, functions: dict | None = None, *, pr
             continue
         by_ref[split_node(key)] = val
     values: dict = {}
-    aliases = getattr(model.__dict__.get("_xlbridge_aliases"), "cells", {})
+    aliases = model.xlbridge.aliases.cells
     for sheet, tg in targets.items():
         got: dict = {}
         up = sheet.upper()
@@ -546,7 +547,7 @@ def recalc_values(path: str, targets: dict, functions: dict | None = None, *, pr
                 plain = _PLAIN_OUT  # (an exact float, int or str is written as it is; see _value_out)
                 for i, row in enumerate(arr.tolist(), start=r1):
                     for j, v in enumerate(row, start=c1):
-                        got[(i, j)] = v if type(v) in plain else _value_out(v, sh, np, XlError)
+                        got[(i, j)] = v if type(v) in plain else _value_out(v, names, np)
                 continue
             for i in range(r2 - r1 + 1):
                 for j in range(c2 - c1 + 1):
@@ -555,7 +556,7 @@ def recalc_values(path: str, targets: dict, functions: dict | None = None, *, pr
                     ii = 0 if arr.shape[0] == 1 else i
                     jj = 0 if arr.shape[1] == 1 else j
                     if ii < arr.shape[0] and jj < arr.shape[1]:
-                        v = _value_out(arr[ii, jj], sh, np, XlError)
+                        v = _value_out(arr[ii, jj], names, np)
                     else:
                         v = ExcelErrorValue("#N/A")
                     got[(r1 + i, c1 + j)] = v
@@ -568,8 +569,8 @@ def recalc_values(path: str, targets: dict, functions: dict | None = None, *, pr
                 got[(r, c)] = ExcelErrorValue("#N/A", "the formula engine gave no value")
                 continue
             arr = np.asarray(arr, object)
-            v = arr.flat[0] if arr.size else sh.EMPTY
-            v = _value_out(v, sh, np, XlError)
+            v = arr.flat[0] if arr.size else names.EMPTY
+            v = _value_out(v, names, np)
             got[(r, c)] = 0 if v is None else v  # a formula giving a blank cell shows 0 in Excel
         values[sheet] = got
     # the cells that only show an array's cell, valued from it (xlbridge.batch.read.aliases)

@@ -11,6 +11,7 @@ is doing for a limit message naming where it stopped.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 import os
@@ -18,7 +19,19 @@ from typing import Any
 
 from ...core.errors import WorkbookError
 from ..cells import cell_ref, parse_range, parse_ref
-from ..formulas_seam import internals, quote_sheet_ids
+from ..formulas_seam import (
+    DISPATCH_KEYWORDS,
+    assemble_values,
+    cell_indices,
+    column_name,
+    compile_text,
+    engine_names,
+    quote_sheet_ids,
+    range_shape,
+    run_in_one_pass,
+    stock_load_workbook,
+    update_references,
+)
 from ..guard.limits import clip
 from ..read.aliases import AliasIndex, alias_runs
 from ..guard.links import (
@@ -26,6 +39,7 @@ from ..guard.links import (
     DDE_NOT_FOLLOWED,
     ExternalLinkRefused,
     LINK_NOT_FOLLOWED,
+    LinkState,
     cached_workbook,
     names_other_book,
     quote_other_books,
@@ -33,6 +47,7 @@ from ..guard.links import (
 )
 
 __all__ = [
+    "ModelState",
     "PHASE_SIZE",
     "set_phase_sink",
     "compiling_cell",
@@ -124,7 +139,7 @@ class _BlankCells:
 
     def present(self, solution: Any) -> Any:
         """(node name, column, row) of each blank cell that has a value in ``solution`` after all."""
-        index2col = internals().index2col
+        index2col = column_name
         prefix = self.prefix
         for n, r in self:
             key = f"{prefix}{index2col(n)}{r}"
@@ -147,8 +162,8 @@ def guarded_run_class():
 
     import numpy as np
 
-    got = internals()
-    sh, Array, Error, XlError = got.sh, got.Array, got.Error, got.XlError
+    got = engine_names()
+    Array, Error, XlError, empty = got.Array, got.Error, got.XlError, got.EMPTY
     CellWrapper: Any = got.CellWrapper
 
     errors = frozenset(Error.errors.values())  # (the engine's error values are tokens: equal only to themselves)
@@ -166,7 +181,7 @@ def guarded_run_class():
                     return None
             elif t in plain:
                 pass
-            elif x is sh.EMPTY:
+            elif x is empty:
                 x = 0
             elif t is XlError and x in errors:
                 x = "" if x == name else x
@@ -177,9 +192,9 @@ def guarded_run_class():
         got[:] = out
         return got.reshape(value.shape).view(Array)
 
-    # what schedula gives every sub-dispatcher call (schedula.utils.asy._process_funcs): the run's one
-    # pass has no use for them; any other keyword sends the run to the stock evaluation
-    dispatch_keywords = frozenset({"_stopper", "_executor", "_sol_name", "_verbose"})
+    # what schedula gives every sub-dispatcher call: the run's one pass has no use for them; any other
+    # keyword sends the run to the stock evaluation
+    dispatch_keywords = DISPATCH_KEYWORDS
 
     class GuardedRun(CellWrapper):  # type: ignore[misc]  # formulas is untyped
         def __call__(self, *args, **kwargs):
@@ -215,11 +230,9 @@ def _lean_assembler_class():
     docstring says how), for :func:`model_class`."""
     import numpy as np
 
-    got = internals()
-    sh, InvRangesAssembler, Ranges = got.sh, got.InvRangesAssembler, got.Ranges
+    got = engine_names()
+    InvRangesAssembler, Ranges, SELF, EMPTY, inf = got.InvRangesAssembler, got.Ranges, got.SELF, got.EMPTY, got.inf
     RangesAssembler: Any = got.RangesAssembler
-    _assemble_values, _get_indices_intersection, _shape = got.assemble_values, got.get_indices_intersection, got.shape
-    _index2col = got.index2col
 
     class _LeanAssembler(RangesAssembler):  # type: ignore[misc]  # formulas is untyped
         """formulas' ``RangesAssembler`` keeping the blank cells of its range as (column, row) pairs.
@@ -241,8 +254,8 @@ def _lean_assembler_class():
                 # ``missing`` stays what formulas' inverse assembler (InvRangesAssembler, run only when
                 # a range is given as an input or solved in a cycle, never by xlbridge recalc) walks:
                 # the blank cells, as their compact record when there are many
-                if isinstance(self.inputs.get(sh.SELF), _BlankCells):
-                    self.missing = self.inputs[sh.SELF]
+                if isinstance(self.inputs.get(SELF), _BlankCells):
+                    self.missing = self.inputs[SELF]
 
         def _add(self, dsp):
             if len(self.missing) <= (self.compact or 1):
@@ -270,40 +283,39 @@ def _lean_assembler_class():
                     r, n = parse_ref(key[len(prefix):])
                 except WorkbookError:  # (a range, a name: no single cell)
                     continue
-                if is_missing(n, r) and f"{prefix}{_index2col(n)}{r}" == key:
+                if is_missing(n, r) and f"{prefix}{column_name(n)}{r}" == key:
                     provided[(n, r)] = key
             for (n, r), key in sorted(provided.items()):
-                self.inputs[key] = _get_indices_intersection(base, {"r1": r, "r2": r, "n1": n, "n2": n})
+                self.inputs[key] = cell_indices(base, r, n)
             return provided
 
         def _add_blank(self, dsp, blank: _BlankCells) -> None:
             """The assembler's node, its blank cells read as one input (see :meth:`__call__`)."""
-            if sh.SELF not in dsp.default_values:
-                dsp.add_data(sh.SELF, sh.inf(2, 0))
-            self.inputs[sh.SELF] = blank
+            if SELF not in dsp.default_values:
+                dsp.add_data(SELF, inf(2, 0))
+            self.inputs[SELF] = blank
             if list(self.inputs) != [self.output]:
                 dsp.add_function(None, self, self.inputs or None, [self.output])
                 if len(self.outputs) >= 1:
-                    dsp.add_function(None, InvRangesAssembler(self), [self.output, sh.SELF], self.outputs)
+                    dsp.add_function(None, InvRangesAssembler(self), [self.output, SELF], self.outputs)
                     dsp.nodes[self.output]["inv-data"] = set(self.outputs)
 
         def __call__(self, *cells):
-            blanks = self.inputs.get(sh.SELF)
+            blanks = self.inputs.get(SELF)
             if not isinstance(blanks, _BlankCells):
                 return super().__call__(*cells)
             base = self.range.ranges[0]
-            out = np.empty(_shape(**base), object)
-            out[:] = sh.EMPTY
+            out = np.empty(range_shape(base), object)
+            out[:] = EMPTY
             sol = cells[-1].solution
             for key, n, r in blanks.present(sol):
                 v = sol[key]
-                out[_get_indices_intersection(base, {"r1": r, "r2": r, "n1": n, "n2": n})] = (
-                    v.value if isinstance(v, Ranges) else v)
+                out[cell_indices(base, r, n)] = v.value if isinstance(v, Ranges) else v
             for c, ind in zip(cells[:-1], self.inputs.values()):
                 if ind:
                     out[ind[0], ind[1]] = c.value
                 else:
-                    _assemble_values(base, c.values, out)
+                    assemble_values(base, c.values, out)
             return out
 
     return _LeanAssembler
@@ -317,7 +329,7 @@ def _box_assembler_class():
 
     import numpy as np
 
-    got = internals()
+    got = engine_names()
     Ranges, RangesAssembler = got.Ranges, got.RangesAssembler
     _LeanAssembler: Any = _lean_assembler_class()
 
@@ -398,20 +410,27 @@ def model_class():
     - ``add_book`` is the defused one described in :func:`defuse_external_links`.
     - ``compile_cell`` turns a formula the engine cannot read into an error of that cell only
       (``#NAME?``; ``#REF!`` for a DDE link such as ``=cmd|'/c calc'!A0``) instead of failing the run.
+    - what xlbridge keeps of a run is one typed attribute, ``xlbridge`` (a :class:`ModelState`), set by
+      ``defuse`` (from :func:`xlbridge.batch.guard.links.defuse_external_links`).
     """
-    got = internals()
+    got = engine_names()
     Ref, BOOK = got.Ref, got.BOOK
-    ExcelModel: Any = got.formulas.ExcelModel
+    ExcelModel: Any = got.ExcelModel
 
     quote_sheet_ids()
-    guarded_run_class()  # (the engine's classes made now, as the model's: formulas' internals read once, here)
+    guarded_run_class()  # (the engine's classes made now, as the model's: formulas' names read once, here)
     _box_assembler_class()
 
     class XlbridgeExcelModel(ExcelModel):  # type: ignore[misc]  # formulas is untyped
         basedir: str | None
+        xlbridge: ModelState | None = None  # (made at its first use: :func:`_state`)
+
+        def defuse(self, links: LinkState) -> None:
+            """Open no file but ``links.path``, and serve linked books from their cached copies only."""
+            _state(self).links = links
 
         def add_book(self, book=None, context=None, data_only=False):
-            state = self.__dict__.get("_xlbridge_links")
+            state = _state(self).links
             if state is None:
                 raise ExternalLinkRefused("the model was not defused (defuse_external_links)")
             ctx = (context or {}).copy()
@@ -435,14 +454,14 @@ def model_class():
             try:
                 worksheet, ctx = super().add_sheet(worksheet, context)
             except Exception:
-                state = self.__dict__.get("_xlbridge_links")
+                state = _state(self).links
                 if state is not None and context.get("excel") != state.main:  # a sheet the cached copy lacks
                     state.refused.add(f"{context.get('excel')}!{worksheet}")
                 raise
             return _sparse_view(self, worksheet), ctx
 
         def push(self, worksheet, context):
-            state = self.__dict__.get("_xlbridge_links")
+            state = _state(self).links
             raw = worksheet._ws if isinstance(worksheet, _SparseSheet) else worksheet
             if (state is not None and state.sheets and context.get("excel") == state.main
                     and getattr(raw, "title", "").upper() in state.sheets):
@@ -456,25 +475,19 @@ def model_class():
             _compile_read_aliases(self)
             return super().finish(*args, **kwargs)
 
-        def _assemble_ranges(self, cells, nodes=None, compact=1):
-            """formulas' own ``_assemble_ranges``, or on the streamed path :func:`_assemble_rectangles`."""
-            state = self.__dict__.get("_xlbridge_links")
-            if state is None or not state.sheets or self.__dict__.get("_xlbridge_cell_sets"):
-                return super()._assemble_ranges(cells, nodes=nodes, compact=compact)  # (formulas' own)
-            _assemble_rectangles(self, cells, nodes, compact)
-
         def assemble(self, compact=1):
             """formulas' ``assemble`` with each cell node's cells as a rectangle (row1, column1, row2,
-            column2) rather than a set of (column, row) pairs (see :func:`_box_assembler_class`), on the
-            streamed path; a node of several rectangles keeps the stock reading of the whole model."""
-            state = self.__dict__.get("_xlbridge_links")
-            if state is None or not state.sheets or self.__dict__.get("_xlbridge_cell_sets"):
+            column2) rather than a set of (column, row) pairs (see :func:`_box_assembler_class`), and its
+            range nodes assembled by :func:`_assemble_rectangles`, on the streamed path; a node of several
+            rectangles keeps the stock reading of the whole model (``ModelState.cell_sets``)."""
+            state = _state(self)
+            if state.links is None or not state.links.sheets or state.cell_sets:
                 return super().assemble(compact=compact)
             cells = _cell_rectangles(self)
             if cells is None:  # (not met in a workbook: formulas' own reading, cell sets and all)
-                self.__dict__["_xlbridge_cell_sets"] = True
+                state.cell_sets = True
                 return super().assemble(compact=compact)
-            self._assemble_ranges(cells, compact=compact)
+            _assemble_rectangles(self, cells, None, compact)
             return self
 
         def compile_cell(self, cell, context, references, formula_references):
@@ -508,10 +521,38 @@ def model_class():
                 nodes.update(ref.add(self.dsp, context=context))
                 refs[ref.output] = None
                 self.cells[ref.output] = ref
-            self._update_refs(nodes, refs)
+            update_references(self, nodes, refs)
             return refs
 
     return XlbridgeExcelModel
+
+
+@dataclasses.dataclass
+class ModelState:
+    """What xlbridge keeps on a model of :func:`model_class` (its attribute ``xlbridge``) for one run.
+
+    ``links``: the one file it may open and the cached linked books (None until ``defuse``: such a model
+    opens nothing); ``shown``: the cells that only show an array's cell, {(SHEET, (row, col)): alias}
+    (:func:`xlbridge.batch.read.aliases.find_shown`); ``aliases``: those met on the streamed sheets,
+    valued after the engine unless a formula reads them; ``alias_ctx``: {SHEET: the compile context of a
+    sheet holding some}; ``sparse_views``: {id(worksheet): (its :class:`_SparseSheet`, the worksheet)};
+    ``cell_sets``: formulas' own ``assemble`` for this model (a cell node of several rectangles).
+    """
+
+    links: LinkState | None = None
+    shown: dict = dataclasses.field(default_factory=dict)
+    aliases: AliasIndex = dataclasses.field(default_factory=AliasIndex)
+    alias_ctx: dict = dataclasses.field(default_factory=dict)
+    sparse_views: dict = dataclasses.field(default_factory=dict)
+    cell_sets: bool = False
+
+
+def _state(model: Any) -> ModelState:
+    """The :class:`ModelState` of a model of :func:`model_class`, made at its first use."""
+    state = model.xlbridge
+    if state is None:
+        state = model.xlbridge = ModelState()
+    return state
 
 
 # --------------------------------------------------------------------------------------------------
@@ -521,29 +562,29 @@ def model_class():
 def _open_book(model: Any, state: Any, book: Any, ctx: dict, data_only: bool) -> tuple[str, dict]:
     """(the engine's key of a book, its data) for ``add_book`` of the model: the workbook itself (the one
     file the model opens), or a linked book's cached copy; any other book refused."""
-    got = internals()
-    sh, BOOK, SHEETS = got.sh, got.BOOK, got.SHEETS
+    got = engine_names()
+    get_nested_dicts, BOOK, SHEETS = got.get_nested_dicts, got.BOOK, got.SHEETS
     directory, filename = ctx.get("directory") or "", ctx.get("filename") or ""
     if model.basedir is None:  # the workbook itself: the one file this model opens
         if os.path.realpath(os.path.join(directory, filename)) != state.path:
             raise ExternalLinkRefused(LINK_NOT_FOLLOWED)
         model.basedir = os.path.dirname(state.path)
         state.main = key = filename.upper()
-        data = sh.get_nested_dicts(model.books, key)
+        data = get_nested_dicts(model.books, key)
         data[BOOK] = load_engine_workbook(state.path, data_only) if state.book is None else state.book
         data["external_links"] = dict(state.link_names)
         for sheet, read in state.sheets.items():  # the array formulas, as openpyxl would list them
-            sh.get_nested_dicts(model.books, key, SHEETS, sheet)["formula_references"] = dict(read.array_refs)
+            get_nested_dicts(model.books, key, SHEETS, sheet)["formula_references"] = dict(read.array_refs)
     elif directory in ("", ".") and filename.upper() == state.main:
         key = state.main
-        data = sh.get_nested_dicts(model.books, key)
+        data = get_nested_dicts(model.books, key)
     else:
         link = state.by_name.get(filename.upper()) if directory in ("", ".") else None
         if link is None:
             state.refused.add(book if isinstance(book, str) else filename)
             raise ExternalLinkRefused(LINK_NOT_FOLLOWED)
         key = filename.upper()
-        data = sh.get_nested_dicts(model.books, key)
+        data = get_nested_dicts(model.books, key)
         if BOOK not in data:
             data[BOOK] = cached_workbook(link)
             data["external_links"] = {}
@@ -554,7 +595,7 @@ def _sparse_view(model: Any, worksheet: Any) -> _SparseSheet:
     """The :class:`_SparseSheet` of a worksheet, one per sheet, kept alive with it (``complete`` caches
     max_row per sheet object)."""
     raw = worksheet._ws if isinstance(worksheet, _SparseSheet) else worksheet
-    views = model.__dict__.setdefault("_xlbridge_sparse_views", {})
+    views = _state(model).sparse_views
     view = views.get(id(raw))
     if view is None or view[1] is not raw:
         view = views[id(raw)] = (_SparseSheet(raw), raw)
@@ -573,7 +614,7 @@ def _begin_sheet(model: Any, worksheet: Any, context: dict) -> tuple:
 def _push_present(model: Any, worksheet: Any, context: dict, raw: Any) -> Any:
     """Add a sheet read by openpyxl (``raw``): its cells that hold a value, array formulas' cached values
     left out."""
-    sh = internals().sh
+    await_result = engine_names().await_result
     worksheet, ctx, references, formula_references, formula_ranges = _begin_sheet(model, worksheet, context)
     for pos in _array_cells(raw):  # (the engine's own copy of the book: nothing else reads it)
         if getattr(raw._cells[pos], "data_type", None) != "f":
@@ -582,7 +623,7 @@ def _push_present(model: Any, worksheet: Any, context: dict, raw: Any) -> Any:
              for _, c in sorted(worksheet._cells.items())
              if hasattr(c, "value") and c.value is not None]
     for cell in cells:
-        model.add_cell(sh.await_result(cell), ctx, formula_ranges)
+        model.add_cell(await_result(cell), ctx, formula_ranges)
     return model
 
 
@@ -590,11 +631,10 @@ def _push_streamed(model: Any, worksheet: Any, context: dict, read: Any) -> Any:
     """Add a streamed sheet: formula and special cells one by one, constants as column blocks."""
     from ..read.bookdata import CellView, constant_blocks
 
-    sh = internals().sh
+    got, state = engine_names(), _state(model)
     worksheet, ctx, references, formula_references, formula_ranges = _begin_sheet(model, worksheet, context)
     title = str(getattr(worksheet, "title", "")).upper()
-    aliases = model.__dict__.setdefault("_xlbridge_aliases", AliasIndex())
-    shown = model.__dict__.get("_xlbridge_shown", {})
+    aliases, shown = state.aliases, state.shown
     singles = []
     for pos, text in read.formulas.items():
         alias = shown.get((title, pos))
@@ -603,20 +643,20 @@ def _push_streamed(model: Any, worksheet: Any, context: dict, read: Any) -> Any:
             continue
         singles.append((pos, CellView(cell_ref(*pos), text, "f")))
     if title in aliases.cells:
-        model.__dict__.setdefault("_xlbridge_alias_ctx", {})[title] = (
+        state.alias_ctx[title] = (
             read, ctx, references, formula_references, formula_ranges)
     singles += [(pos, CellView(cell_ref(*pos), v, t)) for pos, (v, t) in read.special.items()]
     singles.sort(key=lambda x: x[0])
     cells = [model.compile_cell(view, ctx, references, formula_references) for _, view in singles]
     for cell in cells:
-        model.add_cell(sh.await_result(cell), ctx, formula_ranges)
+        model.add_cell(got.await_result(cell), ctx, formula_ranges)
     barriers: dict = {}
     for (r, c) in [*read.formulas, *read.special]:
         barriers.setdefault(c, []).append((r, r))
     for r1, c1, r2, c2 in read.layout.array_ranges:
         for c in range(c1, c2 + 1):
             barriers.setdefault(c, []).append((r1, r2))
-    for block in constant_blocks(read.columns, barriers, empty=sh.EMPTY):
+    for block in constant_blocks(read.columns, barriers, empty=got.EMPTY):
         ref = f"{cell_ref(block.first_row, block.column)}:{cell_ref(block.last_row, block.column)}"
         model.add_cell(_block_cell(ref, block.values, ctx), ctx, formula_ranges)
     return model
@@ -627,12 +667,10 @@ def _compile_read_aliases(model: Any) -> None:
     evaluates reads: any range node of this workbook covering one."""
     from ..read.bookdata import CellView
 
-    aliases = model.__dict__.get("_xlbridge_aliases")
-    state = model.__dict__.get("_xlbridge_links")
-    if aliases is None or state is None or not aliases.cells:
+    aliases, state, alias_ctx = _state(model).aliases, _state(model).links, _state(model).alias_ctx
+    if state is None or not aliases.cells:
         return
-    got = internals()
-    sh, CellWrapper = got.sh, got.CellWrapper
+    await_result = engine_names().await_result
     seen: set = set()
     while True:
         found = []
@@ -648,14 +686,14 @@ def _compile_read_aliases(model: Any) -> None:
         if not found:
             return
         for sheet, first, last, formula in alias_runs(found):
-            _, ctx, references, formula_references, formula_ranges = model._xlbridge_alias_ctx[sheet]
+            _, ctx, references, formula_references, formula_ranges = alias_ctx[sheet]
             anchor = cell_ref(*first)
             if first != last:  # a run of a column: one array formula over it, one node
                 formula_references = {**formula_references, anchor: f"{anchor}:{cell_ref(*last)}"}
-            cell = sh.await_result(
+            cell = await_result(
                 model.compile_cell(CellView(anchor, formula, "f"), ctx, references, formula_references))
-            if first != last and formula.startswith("=IFERROR(") and type(cell.func) is CellWrapper:
-                cell.func.__class__ = guarded_run_class()  # the same formula, one pass over the run
+            if first != last and formula.startswith("=IFERROR("):
+                run_in_one_pass(cell, guarded_run_class())  # the same formula, one pass over the run
             model.add_cell(cell, ctx, formula_ranges)
 
 
@@ -666,12 +704,12 @@ def _assemble_rectangles(model: Any, cells: dict, nodes: Any, compact: int) -> N
     ``_LeanAssembler`` given each rectangle's cell pairs.
     """
     _LeanAssembler, _BoxAssembler = _lean_assembler_class(), _box_assembler_class()
-    sh = internals().sh
-    get, dsp = sh.get_nested_dicts, model.dsp
+    got = engine_names()
+    get, dsp, Token = got.get_nested_dicts, model.dsp, got.Token
     pred = dsp.dmap.pred
     if nodes is None:
         nodes = {k for k in dsp.data_nodes if k not in dsp.default_values}
-    it = (k for k in nodes if not pred[k] and not isinstance(k, sh.Token))
+    it = (k for k in nodes if not pred[k] and not isinstance(k, Token))
     ranges = []
     for n_id in it:  # (``cells``: rectangles, from ``assemble`` below)
         try:
@@ -703,8 +741,8 @@ def _cell_rectangles(model: Any) -> dict | None:
     """The model's cell nodes as rectangles (row1, column1, row2, column2), for ``assemble``:
     {"cell": {sheet: {(column, row): node}}, "range": {sheet: [(node, rectangle)]}}; None if a node
     has several rectangles."""
-    got = internals()
-    get, Ref = got.sh.get_nested_dicts, got.Ref
+    got = engine_names()
+    get, Ref = got.get_nested_dicts, got.Ref
     cells: dict = {}
     found = []
     for c in model.cells.values():
@@ -731,13 +769,13 @@ def _error_cell(model: Any, cell: Any, context: dict, references: Any, formula_r
     value = cell.value if isinstance(cell.value, str) else getattr(cell.value, "text", "")
     value = value if isinstance(value, str) else ""
     dde, link = "|" in value, names_other_book(value)
-    state = model.__dict__.get("_xlbridge_links")
+    state = _state(model).links
     if state is not None:
         state.cell_messages[(str(context.get("sheet", "")).upper(), cell.coordinate)] = (
             DDE_NOT_FOLLOWED if dde else LINK_NOT_FOLLOWED if link else
             f"formula not understood by the formula engine: {clip(value, 60)}")
     crd = formula_references.get(cell.coordinate, cell.coordinate)
-    return model._compile_cell(crd, "=#REF!" if dde or link else "=#NAME?", context, True, references)
+    return compile_text(model, crd, "=#REF!" if dde or link else "=#NAME?", context, references)
 
 
 def _defined_name(Ref: Any, n: Any, context: Any) -> Any:
@@ -758,7 +796,7 @@ def _defined_name(Ref: Any, n: Any, context: Any) -> Any:
 
 def _block_cell(ref: str, values, context):
     """An engine cell holding a block of constants (the value of a range, as a column)."""
-    return internals().Cell(ref, values, context=context, check_formula=False)
+    return engine_names().Cell(ref, values, context=context, check_formula=False)
 
 
 def _array_cells(worksheet: Any) -> set:
@@ -795,8 +833,7 @@ def _array_cells(worksheet: Any) -> set:
 
 def load_engine_workbook(path: Any, data_only: bool = False) -> Any:
     """The engine's reader (openpyxl) on the one allowed file: also the check that openpyxl can read the book."""
-    xlreader = internals().xlreader
-    load = getattr(xlreader, "_xlbridge_original_load", xlreader.load_workbook)
+    load = stock_load_workbook()
     # keep_links=True: openpyxl reads the externalLink parts of the package (never the linked files), so
     # a damaged one is found here; what it reads is not used (links come from defuse_external_links)
     return load(path, data_only=data_only, keep_links=True)

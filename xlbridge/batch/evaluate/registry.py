@@ -194,9 +194,9 @@ class LazyFunctions(collections.defaultdict):
 
     def __init__(self, package: types.ModuleType | None = None) -> None:
         if package is None:
-            from ..formulas_seam import internals
+            from ..formulas_seam import function_package
 
-            package = internals().functions
+            package = function_package()
         pkg: types.ModuleType = package
         self._package = pkg
         super().__init__(lambda: pkg.not_implemented)
@@ -275,9 +275,9 @@ def _index_of_values(stock: dict) -> dict:
     wrong number where LibreOffice spreads whole rows.
     """
     import numpy as np
-    from ..formulas_seam import internals
+    from ..formulas_seam import engine_names
 
-    Ranges, Error = internals().Ranges, internals().Error
+    Ranges, Error = engine_names().Ranges, engine_names().Error
 
     function = stock["function"]
 
@@ -330,9 +330,9 @@ CORRECTIONS: dict[str, Callable[[dict], dict]] = {"INDEX": _index_of_values}
 
 def index_of_installed() -> dict[str, list[str]]:
     """{module: sorted names} of the installed formulas (imports every function module, SciPy deferred)."""
-    from ..formulas_seam import internals
+    from ..formulas_seam import function_package
 
-    ff = internals().functions
+    ff = function_package()
 
     out = {}
     for name in ff.SUBMODULES:
@@ -351,9 +351,9 @@ def install() -> LazyFunctions:
     left to save. Returns the registry in use.
     """
     global _REGISTRY
-    from ..formulas_seam import internals, use_registry
+    from ..formulas_seam import function_package, use_registry
 
-    ff = internals().functions
+    ff = function_package()
     stock = ff.get_functions
     cache_info = getattr(stock, "cache_info", None)
     if _REGISTRY is None and cache_info is not None and cache_info().currsize:

@@ -80,8 +80,10 @@ def _link_file_names(links, main: str) -> dict:
     return out
 
 
-def defuse_external_links(model: Any, path: str, links: Any = (), *, book: Any = None, sheets: dict | None = None) -> None:
-    """Make ``model`` (a model of :func:`model_class`) unable to open any file but ``path``.
+def defuse_external_links(model: Any, path: str, links: Any = (), *, book: Any = None,
+                          sheets: dict | None = None) -> LinkState:
+    """Make ``model`` (a model of :func:`xlbridge.batch.evaluate.model.model_class`) unable to open any
+    file but ``path``; the :class:`LinkState` it is given (through its own ``defuse``), returned.
 
     formulas 1.3 loads another workbook whenever a cell, a defined name or an ``INDIRECT("...")`` text
     names one (``[secret.xlsx]S!A1``, ``'/srv/club/[secret.xlsx]S'!A1``, ``[1]S!A1`` through the
@@ -104,7 +106,8 @@ def defuse_external_links(model: Any, path: str, links: Any = (), *, book: Any =
     for link in state.links:
         state.link_names[str(link.index)] = ("", names[link.index])
         state.by_name[names[link.index].upper()] = link
-    model.__dict__["_xlbridge_links"] = state
+    model.defuse(state)
+    return state
 
 
 def cached_workbook(link: Any) -> Any:

@@ -147,12 +147,6 @@ def read_shared_strings(path: str) -> list[str]:
     The part is the one the package's content types name (openpyxl's manifest), read with formulas'
     own string-table reader (``_xHHHH_`` escapes decoded).
     """
-    from ..formulas_seam import internals
+    from ..formulas_seam import shared_strings
 
-    reader = internals().XlReader(path, read_only=True, keep_links=False)
-    try:
-        reader.read_manifest()
-        reader.read_strings()
-        return list(reader.shared_strings)
-    finally:
-        reader.archive.close()
+    return shared_strings(path)
