@@ -201,6 +201,9 @@ def build_parser() -> argparse.ArgumentParser:
                          help=f"wall-clock limit of the whole command ({seconds})")
         cmd.add_argument("--max-memory", type=_mib, metavar="MIB",
                          help=f"address-space limit of the command's process in MiB ({mib})")
+    from .serve.command import add_parser as add_serve  # the club's server (its own package; the [serve] extra)
+
+    add_serve(sub, _seconds, _mib)
     t = sub.add_parser("templates", help="build (or check) the bundled template workbooks")
     t.add_argument("--out", metavar="DIR", default="workbooks", help="folder (default: workbooks)")
     t.add_argument("--check", action="store_true", help="check the files in DIR instead of writing them")
@@ -703,6 +706,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.book = args.books[0]
             return _recalc(args)
         return _recalc_many(args)
+    if args.command == "serve":
+        from .serve.command import run as serve
+
+        return serve(args)
     return _templates(args)
 
 

@@ -21,7 +21,8 @@ import pytest
 PKG = Path(__file__).resolve().parents[2] / "xlbridge"
 
 #: Third-party packages that only some layers may use.
-OPTIONAL = {"xlwings", "openpyxl", "formulas", "matplotlib", "pandas", "defusedxml", "tqdm", "schedula", "scipy"}
+OPTIONAL = {"xlwings", "openpyxl", "formulas", "matplotlib", "pandas", "defusedxml", "tqdm", "schedula", "scipy",
+            "starlette", "uvicorn", "python_multipart", "multipart", "argon2"}
 
 #: layer (the first part of a module's path under xlbridge/) -> (xlbridge layers it may import,
 #: optional packages it may import at module level, optional packages it may import inside functions)
@@ -36,9 +37,23 @@ LAYERS = {
     # package (layer None) or directly; reading and writing workbooks inside functions only
     "formats": ({None, "core", "formats"}, set(), {"openpyxl", "defusedxml"}),
     # the one command composes every layer but the xlwings facade; heavy packages inside functions
-    "cli": ({None, "core", "excel", "batch", "templates", "formats", "analysis", "cli"}, set(),
+    "cli": ({None, "core", "excel", "batch", "templates", "formats", "analysis", "cli", "serve"}, set(),
             {"openpyxl", "formulas", "defusedxml", "tqdm"}),
+    # the club's server (xlbridge serve): runs the command (cli) in processes of its own, the batch layer's
+    # guard, the file formats, the core; the Excel functions for Office.js from the facade xlwings loads
+    # (xlbridge.udfs) and xlwings' server code, inside functions; only the command line imports it
+    "serve": ({None, "core", "batch", "formats", "cli", "serve", "udfs"}, set(),
+              {"xlwings", "starlette", "uvicorn", "python_multipart", "argon2"}),
 }
+
+
+def test_nothing_but_the_command_imports_the_server():
+    for module, path in MODULES.items():
+        if _layer(module) in ("serve", "cli"):
+            continue
+        for target, name, _top in _imports(module, path):
+            assert not target.startswith("xlbridge.serve") and not (target == "xlbridge" and name == "serve"), \
+                f"{module} imports the server"
 
 
 def _modules():
@@ -92,8 +107,9 @@ def test_every_module_is_seen():
     assert all(_layer(m) in LAYERS for m in MODULES if m.startswith(("xlbridge.core", "xlbridge.excel",
                                                                       "xlbridge.analysis", "xlbridge.templates",
                                                                       "xlbridge.batch", "xlbridge.formats",
-                                                                      "xlbridge.cli")))
+                                                                      "xlbridge.cli", "xlbridge.serve")))
     assert "xlbridge.cli" in MODULES and "xlbridge.formats.pbn" in MODULES
+    assert "xlbridge.serve.app" in MODULES and _layer("xlbridge.serve.app") == "serve"
 
 
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if _layer(m) in LAYERS))
