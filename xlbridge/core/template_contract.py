@@ -26,7 +26,7 @@ from __future__ import annotations
 
 __all__ = ["CAPACITY_NAME", "CHART_NAME", "HEADER_NAME", "PRINT_NAME", "RESULTS_NAME", "TRAVELLERS_SHEET", "PAIRS_SHEET", "RANKING_SHEET", "BOARDS_SHEET",
            "MATCHES_SHEET", "TEAMS_SHEET", "CONTRACTS_SHEET", "TRAVELLER_COLUMNS", "TRAVELLER_WEIGHTS",
-           "PAIR_COLUMNS", "PLAYER_NUMBERS", "TEAM_COLUMNS", "EVENT_DETAILS", "MATCH_COLUMNS"]
+           "PAIR_COLUMNS", "PLAYER_NUMBERS", "PRIVATE", "PRIVATE_PLAYERS", "TEAM_COLUMNS", "EVENT_DETAILS", "MATCH_COLUMNS"]
 
 CAPACITY_NAME = "XLBRIDGE_CAPACITY"
 HEADER_NAME = "XLBRIDGE_HEADER"
@@ -51,6 +51,11 @@ PAIR_COLUMNS = ("Pair", "Direction", "Names")
 #: the Pairs (and Teams) sheet's column of the players' national numbers, ``&``-separated in the order of the
 #: names (optional: a workbook made before it has none)
 PLAYER_NUMBERS = "Numbers"
+#: the Pairs (and Teams) sheet's column saying a pair (team) is private (``yes`` or blank, optional): the results
+#: site shows it by number only, never its players' names (a player may ask for results without their name)
+PRIVATE = "Private"
+#: the Lehman ledger's parameter naming the players (``&``-separated) whose names the results site leaves out
+PRIVATE_PLAYERS = "Private players"
 #: the teams workbook's Teams sheet: each team's number, name (as on the Matches sheet) and players (its
 #: players' national numbers in the optional PLAYER_NUMBERS column)
 TEAM_COLUMNS = ("Team", "Name", "Players")

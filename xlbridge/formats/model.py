@@ -80,6 +80,9 @@ class Participant:
     #: each player's national (federation) number, in the order of ``names``; ``""`` where unknown;
     #: ``()`` when none is known.  Text: EBU, ABF, ACBL or any federation's numbering.
     ids: tuple[str, ...] = ()
+    #: the workbook's ``Private`` column says ``yes``: the results site shows the pair (team) by number only,
+    #: never its name or players (PBN and USEBIO carry no such mark: an imported pair is not private)
+    private: bool = False
 
     @property
     def key(self) -> tuple[str | None, str]:

@@ -38,12 +38,13 @@ from typing import Any
 import xlbridge
 
 from ..core.entries import parse_entry
-from ..core.template_contract import (PAIR_COLUMNS, PAIRS_SHEET, PLAYER_NUMBERS, TRAVELLER_COLUMNS, TRAVELLER_WEIGHTS,
+from ..core.template_contract import (PAIR_COLUMNS, PAIRS_SHEET, PLAYER_NUMBERS, PRIVATE, TRAVELLER_COLUMNS, TRAVELLER_WEIGHTS,
                                       TRAVELLERS_SHEET)
 from ..core.vocabulary import FILE_SCALE, Direction, Scale, Scoring, UnknownSpellingError
 from .checks import check_traveller
 from .errors import FormatError, check_players, display_name
 from .outcomes import workbook_outcomes
+from .privacy import private_flag
 from .model import (HOWELL, MITCHELL, PAIRS, TEAMS, Event, Participant, Result, natural_key, normalize_contract,
                     normalize_lead)
 from .sheets import (HEADER_ROW, VULNERABILITY, Getter, Where, Workbook, board_number, capacity, cell_number,
@@ -252,7 +253,7 @@ def _participants(wb: Workbook, mitchell: bool, name: str) -> list[Participant]:
     if PAIRS_SHEET not in wb.sheetnames:
         return []
     ps = wb[PAIRS_SHEET]
-    cols = find_columns(ps, _P_COLUMNS, (PLAYER_NUMBERS,), sheet=PAIRS_SHEET, where=name)
+    cols = find_columns(ps, _P_COLUMNS, (PLAYER_NUMBERS, PRIVATE), sheet=PAIRS_SHEET, where=name)
     out, seen = [], set()
     for r, row in sparse_rows(ps, HEADER_ROW + 1):  # (only the rows and cells the file holds)
         def get(col: str, row: dict[int, Any] = row) -> Any:
@@ -275,6 +276,7 @@ def _participants(wb: Workbook, mitchell: bool, name: str) -> list[Participant]:
         players = check_players(split_names(names), where=f"{name}, {PAIRS_SHEET} row {r}")
         ids = player_numbers(cell_text(get(PLAYER_NUMBERS)) if PLAYER_NUMBERS in cols else None, len(players),
                              f"{name}, {PAIRS_SHEET}!{get_column_letter(cols.get(PLAYER_NUMBERS, 1))}{r}")
-        out.append(Participant(number, direction, players, ids=ids))
+        private = PRIVATE in cols and private_flag(get(PRIVATE), f"{name}, {PAIRS_SHEET}!{get_column_letter(cols[PRIVATE])}{r}")
+        out.append(Participant(number, direction, players, ids=ids, private=private))
     out.sort(key=lambda p: (p.direction or "", natural_key(p.number)))
     return out

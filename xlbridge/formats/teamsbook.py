@@ -29,7 +29,7 @@ from typing import Any
 import xlbridge
 
 from ..core.entries import parse_entry
-from ..core.template_contract import (BOARDS_SHEET, CONTRACTS_SHEET, MATCH_COLUMNS, MATCHES_SHEET, PLAYER_NUMBERS,
+from ..core.template_contract import (BOARDS_SHEET, CONTRACTS_SHEET, MATCH_COLUMNS, MATCHES_SHEET, PLAYER_NUMBERS, PRIVATE,
                                       TEAM_COLUMNS, TEAMS_SHEET)
 from ..core.vocabulary import Scoring
 from .checks import check_result, check_traveller
@@ -37,6 +37,7 @@ from .errors import FormatError, check_name, check_players, display_name
 from .scoring import team_matches
 from .outcomes import workbook_outcomes
 from .model import HOWELL, TEAMS, Event, Participant, Result, natural_key, normalize_contract, normalize_seat
+from .privacy import private_flag
 from .sheets import (HEADER_ROW, VULNERABILITY, Getter, Where, Workbook, board_number, cell_number, cell_text,
                      check_standard_cycle, event_boards, fill_table, find_columns, get_sheet, id_text, join_names,
                      open_workbook, player_numbers, event_header, read_extra_sheets, read_outcomes,
@@ -188,7 +189,7 @@ def read_teams_workbook(path: str | os.PathLike[str]) -> Event:
         teams: dict[str, Participant] = {}
         listed = False  # once the Teams sheet lists a team, every team of the Matches sheet must be listed
         if TEAMS_SHEET in wb.sheetnames:
-            for _r, get, where in table_rows(wb[TEAMS_SHEET], _TEAM_COLUMNS, (PLAYER_NUMBERS,), sheet=TEAMS_SHEET,
+            for _r, get, where in table_rows(wb[TEAMS_SHEET], _TEAM_COLUMNS, (PLAYER_NUMBERS, PRIVATE), sheet=TEAMS_SHEET,
                                              name=name, keys=_TEAM_COLUMNS):
                 listed = True
                 num, given = id_text(get("Team"), where("Team"), "team number"), cell_text(get("Name"))
@@ -206,7 +207,8 @@ def read_teams_workbook(path: str | os.PathLike[str]) -> Event:
                 squad = check_players(split_names(players), where=where("Players"))
                 typed = cell_text(get(PLAYER_NUMBERS))  # (None where the sheet has no Numbers column)
                 ids = () if typed is None else player_numbers(typed, len(squad), where(PLAYER_NUMBERS))
-                teams[num] = Participant(num, None, squad, given, ids=ids)
+                private = private_flag(get(PRIVATE), where(PRIVATE)) if get(PRIVATE) is not None else False
+                teams[num] = Participant(num, None, squad, given, ids=ids, private=private)
                 number_of[called] = num
         matches: dict[int, tuple[str, str]] = {}
         lengths: dict[tuple[str, str], int] = {}  # (team a, team b) in number order -> the declared boards

@@ -12,7 +12,7 @@ from openpyxl.utils import get_column_letter, quote_sheetname
 from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.pagebreak import Break
 
-from ..core.template_contract import CHART_NAME, PRINT_NAME
+from ..core.template_contract import CHART_NAME, PRINT_NAME, PRIVATE_PLAYERS
 from .styling import (COMMON_LINES, INPUT_FILL, chart_extent, array, bold, capacity, computed, conf_sheet, event_details,
                       header_row, headers, input_table, instructions, legend, mark_input, new_workbook, param,
                       seq_column, seq_row, sheet, style, table_head)
@@ -100,6 +100,9 @@ def build() -> Workbook:
     ws.column_dimensions["U"].width = 16
     input_table(ws, f"A{L_FIRST}:G{ll}", "U11", "results", legend_at="U7")
     event_details(ws, "U16", width=12, published=False)  # (the ledger's name, its latest date, the club and the scorer)
+    param(ws, "U21", "V21", PRIVATE_PLAYERS, None, kind="textLength", operator="between", formula1="0",
+          formula2="2000", prompt="Optional: players whose names the results site (xlbridge publish) leaves out, "
+                                  "as in the ledger, e.g. Ann & Bob")
     # narrow gaps between the tables: the input table and both ratings tables, each with its Player column, print
     # on the first page (at 60 %); a page break after them, and the second page holds the parameter, legend and
     # capacity note, a gap (T) from the repeated Week column (wider gaps split the modified table there, its Error

@@ -9,7 +9,7 @@ from __future__ import annotations
 from openpyxl import Workbook
 from openpyxl.styles import Alignment
 
-from ..core.template_contract import (PAIR_COLUMNS, PAIRS_SHEET, PLAYER_NUMBERS, RANKING_SHEET, TRAVELLER_COLUMNS, TRAVELLER_WEIGHTS,
+from ..core.template_contract import (PAIR_COLUMNS, PAIRS_SHEET, PLAYER_NUMBERS, PRIVATE, RANKING_SHEET, TRAVELLER_COLUMNS, TRAVELLER_WEIGHTS,
                                        TRAVELLERS_SHEET)
 
 from .styling import (COMMON_LINES, align, array, bold, computed, conf_sheet, event_details, fill_rows, headers, input_table,
@@ -138,11 +138,11 @@ def build() -> Workbook:
     input_table(ws, f"A{T_FIRST}:P{last}", "Q18", "results", note_width=2)
 
     ws = sheet(wb, PAIRS_SHEET, PAIRS_SHEET, "One row per pair: its number, direction (NS or EW in a Mitchell), the players' names "
-               "and (optional) their national numbers.")
+               "and (optional) their national numbers; Private: yes for a pair shown on the results site by number only.")
     pl = table_head(ws, P_FIRST, P_ROWS, PAIRS,
-        [*PAIR_COLUMNS, PLAYER_NUMBERS],
-        [8, 10, 40, 24])
-    ws.column_dimensions["E"].width = 2  # (a narrow gap before the legend: the sheet fits its page)
+        [*PAIR_COLUMNS, PLAYER_NUMBERS, PRIVATE],
+        [8, 10, 40, 24, 8])
+    ws.column_dimensions["F"].width = 2  # (a narrow gap before the legend: the sheet fits its page)
     mark_input(ws, f"A{P_FIRST}:A{pl}", kind="whole", operator="greaterThanOrEqual", formula1="1",
            prompt="Pair number (any positive whole number)")
     mark_input(ws, f"B{P_FIRST}:B{pl}", kind="list", formula1='"NS,EW"',
@@ -151,8 +151,11 @@ def build() -> Workbook:
     mark_input(ws, f"D{P_FIRST}:D{pl}", prompt="Optional: the players' national (federation) numbers in the order "
                                               "of the names, e.g. 12345 & 67890; they go into USEBIO and PBN files",
                number_format="@")  # (text: 0555002 stays so)
-    legend_across(ws, "F4", NOTE_WIDTHS)
-    input_table(ws, f"A{P_FIRST}:D{pl}", "F8", "pairs")
+    mark_input(ws, f"E{P_FIRST}:E{pl}", kind="list", formula1='"yes"',
+               prompt="Optional: yes to keep the players' names off the results site (the pair is shown by its "
+                      "number only); blank: names shown")
+    legend_across(ws, "G4", NOTE_WIDTHS)
+    input_table(ws, f"A{P_FIRST}:E{pl}", "G8", "pairs")
 
     ws = sheet(wb, RANKING_SHEET, RANKING_SHEET, "Exact totals: ties are decided on exact values and shown as ties (3=). A Mitchell "
                          "ranks the N-S field, then the E-W field.")

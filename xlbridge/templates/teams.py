@@ -10,7 +10,7 @@ from openpyxl import Workbook
 from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.formula import ArrayFormula
 
-from ..core.template_contract import (BOARDS_SHEET, MATCH_COLUMNS, MATCHES_SHEET, PLAYER_NUMBERS, PRINT_NAME, TEAM_COLUMNS,
+from ..core.template_contract import (BOARDS_SHEET, MATCH_COLUMNS, MATCHES_SHEET, PLAYER_NUMBERS, PRIVATE, PRINT_NAME, TEAM_COLUMNS,
                                        TEAMS_SHEET)
 from .mirror import headroom
 
@@ -128,8 +128,8 @@ def build() -> Workbook:
 
     ws = sheet(wb, TEAMS_SHEET, TEAMS_SHEET, "Optional: each team's number, its name as on the Matches sheet, its players and "
                "their national numbers (for the results site and the files sent to the federation).")
-    tl = table_head(ws, T_FIRST, T_ROWS, TEAM_LIST, [*TEAM_COLUMNS, PLAYER_NUMBERS], [7, 16, 40, 24])
-    ws.column_dimensions["E"].width = 2  # (a narrow gap before the legend)
+    tl = table_head(ws, T_FIRST, T_ROWS, TEAM_LIST, [*TEAM_COLUMNS, PLAYER_NUMBERS, PRIVATE], [7, 16, 40, 24, 8])
+    ws.column_dimensions["F"].width = 2  # (a narrow gap before the legend)
     wrap_across(ws, "A2:I2", 2)  # (the caption, longer than the printed columns)
     mark_input(ws, f"A{T_FIRST}:A{tl}", kind="whole", operator="between", formula1="1", formula2="10000",
                prompt="Team number (any positive whole number)")
@@ -137,8 +137,11 @@ def build() -> Workbook:
     mark_input(ws, f"C{T_FIRST}:C{tl}", prompt="The players' names, e.g. Ann Smith & Bob Jones & Cy Lee & Di Ray")
     mark_input(ws, f"D{T_FIRST}:D{tl}", prompt="Optional: the players' national (federation) numbers in the order of "
                                               "the names, e.g. 12345 & 67890 & 13579 & 24680", number_format="@")
-    legend_across(ws, "F4", NOTE_WIDTHS)
-    input_table(ws, f"A{T_FIRST}:D{tl}", "F8", "teams")
+    mark_input(ws, f"E{T_FIRST}:E{tl}", kind="list", formula1='"yes"',
+               prompt="Optional: yes to keep the team's name and players off the results site (the team is shown "
+                      "by its number only); blank: names shown")
+    legend_across(ws, "G4", NOTE_WIDTHS)
+    input_table(ws, f"A{T_FIRST}:E{tl}", "G8", "teams")
 
     ws = sheet(wb, "Standings", "Standings", "Teams by VP total (exact; equal totals share the rank, 2=); the IMP difference "
                            "is shown for the competition's tie-break.")
