@@ -335,7 +335,7 @@ def test_a_book_given_one_core_reads_its_parts_whole(tmp_path, monkeypatch):
     waits = []
 
     def recording_run(job, *args, **kwargs):
-        waits.append((job.after_reading, job.halves))
+        waits.append(job.halves)
         return real_run(job, *args, **kwargs)
 
     monkeypatch.setattr(halves, "start_tail", counting_start)
@@ -353,7 +353,7 @@ def test_a_book_given_one_core_reads_its_parts_whole(tmp_path, monkeypatch):
             outs[n] = {name: zf.read(name) for name in zf.namelist()}
         seen[n] = (counts[0], counts[1])
     assert seen["1"] == (0, 0) and min(seen["2"]) > 0
-    assert waits == [(0.0, False), (recalc.AFTER_READING, True)] and recalc.AFTER_READING > 0
+    assert waits == [False, True]
     assert outs["1"] == outs["2"]
 
 
@@ -444,50 +444,11 @@ def test_the_engine_process_still_refuses_any_other_fork(tmp_path):
     assert not halves.forking()
 
 
-def test_the_parents_scan_waits_for_the_reading_within_its_bound():
-    """child._while_reading returns when the engine's process is past its reading, when it sent
-    something, and at the deadline at the latest (a refusal of the scan comes at most that late)."""
-    import multiprocessing
-    import time
-
-    from xlbridge.batch.evaluate.child import _while_reading
-    from xlbridge.batch.evaluate.model import PHASE_SIZE
-
-    recv, send = multiprocessing.Pipe(duplex=False)
-    sink = bytearray(PHASE_SIZE)
-
-    def phase(text: str) -> None:
-        sink[:PHASE_SIZE] = text.encode().ljust(PHASE_SIZE, b"\0")
-
-    def waited(deadline_in: float) -> float:
-        t = time.monotonic()
-        _while_reading(recv, sink, t + deadline_in, None)
-        return time.monotonic() - t
-
-    for reading in ("", "loading", "starting", "reading\x1fTravellers"):  # ("starting": importing the engine)
-        phase(reading)
-        assert 0.25 <= waited(0.3) < 10.0
-    for past in ("compiling\x1fTravellers", "linking", "evaluating", "collecting"):
-        phase(past)
-        assert waited(30.0) < 10.0  # (at once: well before the deadline)
-    phase("reading\x1fTravellers")
-    send.send(("refused", None))
-    assert waited(30.0) < 10.0
-    recv.recv()
-    # "loading" after a "reading": the sheets are read (the book without cells is loading)
-    import threading
-
-    phase("reading\x1fTravellers")
-    threading.Timer(0.2, phase, args=("loading",)).start()
-    assert 0.15 <= waited(30.0) < 10.0
-
-
 def test_a_large_sheet_over_the_cell_limit_is_refused_by_the_scan(tmp_path, monkeypatch):
-    """With a part read in two halves the scan runs after the reading: its refusal still wins."""
+    """With a part read in two halves: the guard's scan refuses it before the engine reads anything."""
     monkeypatch.setenv("XLBRIDGE_BOOK_CORES", "2")  # (two cores for this book, whatever the machine has)
     import openpyxl
 
-    from xlbridge.batch import recalc
     from xlbridge.batch.recalc import recalc_workbook
     from xlbridge.batch.guard.safety import SafetyLimits
 
@@ -497,8 +458,7 @@ def test_a_large_sheet_over_the_cell_limit_is_refused_by_the_scan(tmp_path, monk
         wb.active.cell(r, 1, r)
         wb.active.cell(r, 2, f"=A{r}*2")
     wb.save(tmp_path / "big.xlsx")
-    monkeypatch.setattr(halves, "SPLIT_ABOVE", 1 << 10)  # (the sheet is ~14 KB: read in halves, scan waits)
-    monkeypatch.setattr(recalc, "AFTER_READING", 30.0)
+    monkeypatch.setattr(halves, "SPLIT_ABOVE", 1 << 10)  # (the sheet is ~14 KB: read in halves)
     with pytest.raises(WorkbookError) as exc:
         recalc_workbook(str(tmp_path / "big.xlsx"), functions={}, limits=SafetyLimits(max_cells=700))
     assert str(exc.value) == "big.xlsx: refused: more than 700 cells, the limit (reached in sheet Scores)"

@@ -291,22 +291,11 @@ def test_checks_themselves_time_bounded(good):
     check_workbook(good, limits=SafetyLimits(max_seconds=600))
 
 
-# --- the worksheet parts, scanned while the engine reads them (check_workbook_first) ---------------
+# --- the worksheet parts: scanned last, by the guard, before anything else reads the book -------------
 
 def _worksheet_part(path):
     with zipfile.ZipFile(path) as z:
         return next(n for n in z.namelist() if n.startswith("xl/worksheets/sheet"))
-
-
-def test_split_check_finds_what_the_one_pass_check_finds(good):
-    """The two halves together give the one-pass WorkbookInfo; the first counts no worksheet cell."""
-    from xlbridge.batch.guard.safety import check_workbook_first
-
-    whole = check_workbook(good)
-    first, scan = check_workbook_first(good)
-    assert (first.sheets, first.cell_formats, first.members) == (whole.sheets, whole.cell_formats, whole.members)
-    assert first.cells == 0 and first.rows == 0  # (the good book: 2 cells in 2 rows, all in its worksheet)
-    assert scan() == whole and (whole.cells, whole.rows) == (2, 2)
 
 
 @pytest.mark.parametrize("isolate", [True, False])
@@ -338,22 +327,6 @@ def test_cell_limit_of_a_worksheet_refuses_though_the_engine_succeeds(tmp_path, 
     assert sorted(os.listdir(tmp_path)) == ["big.xlsx"]
     recalc_workbook(str(tmp_path / "big.xlsx"), functions={}, limits=SafetyLimits(max_cells=50), isolate=isolate)
     assert openpyxl.load_workbook(tmp_path / "big-recalculated.xlsx", data_only=True)["Scores"]["B25"].value == 50
-
-
-def test_what_runs_meanwhile_wins_and_stops_the_child():
-    """ChildProcess.run calls ``meanwhile`` once the child has started; what it raises ends the run."""
-    from xlbridge.batch.evaluate.child import ChildProcess
-
-    calls = []
-    assert ChildProcess(lambda: 6 * 7, max_memory=16 << 30, max_seconds=60).run(
-        meanwhile=lambda: calls.append(1))[:2] == ("ok", 42) and calls == [1]
-
-    def refuse_now():
-        raise WorkbookError("refused by the scan")
-
-    with pytest.raises(WorkbookError, match="refused by the scan"):
-        ChildProcess(lambda: __import__("time").sleep(60), max_memory=16 << 30, max_seconds=120).run(
-            meanwhile=refuse_now)
 
 
 def _with_sheet(good, path, sheet_xml):
@@ -393,22 +366,17 @@ def test_package_records_in_a_worksheet_part_are_checked(good, tmp_path, isolate
     assert sorted(os.listdir(tmp_path)) == ["types.xlsx"]
 
 
-def test_sheet_records_in_a_worksheet_part_refused_by_the_split_check(good, tmp_path):
-    """A "worksheet" whose root is a <workbook> listing a valid sheet: the one-pass check adds it to its
-    list (as it always did; the engine then finds no sheet data); the split check, whose first half
-    the engine already has, refuses it in one line, and recalc with it."""
-    from xlbridge.batch.guard.safety import check_workbook_first
-
+def test_sheet_records_in_a_worksheet_part_refused_by_the_check(good, tmp_path):
+    """A "worksheet" whose root is a <workbook> listing a valid sheet: refused in one line by the check (the
+    sheets are known before the worksheets are scanned), and by recalc with it."""
     book = (b'<workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://'
             b'schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="Other" '
             b'sheetId="7" r:id="rId1"/></sheets></workbook>')
     bad, part = _with_sheet(good, tmp_path / "wb.xlsx", book)
-    assert len(check_workbook(bad).sheets) == 2
-    _first, scan = check_workbook_first(bad)
     expected = (f"wb.xlsx: damaged workbook: worksheet part {part} holds the workbook's own records (sheets or "
                 f"links to other workbooks)")
     with pytest.raises(WorkbookError) as exc:
-        scan()
+        check_workbook(bad, name="wb.xlsx")
     assert str(exc.value) == expected
     with pytest.raises(WorkbookError) as exc:
         recalc_workbook(str(bad), functions={})

@@ -59,38 +59,22 @@ from .guard.safety import (
     SafetyLimits,
     WorkbookInfo,
     check_regular_file,
-    check_workbook_first,
     clip,
     one_line,
     private_tempdir,
     remove_stale_leftovers,
     scrub_paths,
-    snapshot_file,
     write_atomic,
 )
+from .guard.gate import CheckedBook, check_upload
 from .cells import ExcelErrorValue, cell_ref, column_letters, parse_ref, qualified, quote_sheet
 from .write.inserted import fill_inserted_rows
 from .write.xlsxpatch import copy_zip
 from .write.calcprops import drop_formulas, drop_part, set_calc_properties, set_print_areas
 from .write.charts import cut_chart_tables
-from .read.capacity import (
-    PRINT_NAME,
-    HEADER_NAME,
-    RESULTS_NAME,
-    AreaResults,
-    array_ranges_in,
-    capacity_areas,
-    first_above,
-    first_missing_result,
-    first_overflow,
-    last_used_col,
-    last_used_row,
-    WIDE_COLUMNS,
-    meeting,
-    sheet_rows,
-)
-from .evaluate.child import AFTER_READING, EngineJob, run_engine
-from .read import halves
+from .read.book import BookRead, read_book, unfilled_rows
+from .read.capacity import AreaResults, last_used_row
+from .evaluate.child import EngineJob, run_engine
 from .cores import book_cores
 from .frames import with_room
 from .evaluate.engine import before_sandbox
@@ -358,71 +342,23 @@ def _hidden_call_errors(call_errors: dict, shown: set, layouts: dict) -> list:
     return out
 
 
-def _before_values(zf, info) -> tuple:
-    """(capacity errors, {print area: (array ranges, last row, last column or None)}) of the sheets declaring ``XLBRIDGE_CAPACITY`` or
-    ``XLBRIDGE_PRINT``, found while the engine works: they need no value. One error per sheet holding data
-    below its declared capacity (:mod:`xlbridge.batch.read.capacity`); for each print area, its last row holding
-    a constant (or a merged note), which :func:`_print_areas` extends to the last non-blank result. Each
-    part is read once, and not kept."""
-    parts = dict(info.sheets)
-    order = [sheet for sheet, _ in info.sheets]
-    workbook = zf.read("xl/workbook.xml")
-    capacity = capacity_areas(workbook, order)
-    printed = capacity_areas(workbook, order, PRINT_NAME)
-    shown = capacity_areas(workbook, order, RESULTS_NAME)
-    headers = {area[0]: area[1] for area in capacity_areas(workbook, order, HEADER_NAME)}
-    errors, constants = [], {}
-    for sheet in dict.fromkeys(area[0] for area in capacity + printed):
-        rows = sheet_rows(zf.read(parts[sheet]))
-        for area in (a for a in capacity if a[0] == sheet):
-            header = headers.get(sheet)
-            checks = (  # (code, the first cell found, the message with its row as {r})
-                ("capacity", first_overflow(rows, area),
-                 f"row {{r:,}} is below this sheet's capacity (rows {area[1]:,} to {area[3]:,}) and was not read; "
-                 f"move those rows to a new workbook"),
-                ("layout", None if header is None else first_above(rows, area, header),
-                 f"row {{r:,}} is between the table's header (row {header or 0:,}) and its first row ({area[1]:,}), "
-                 f"where rows inserted directly below the header go, and is not read; insert rows below the "
-                 f"table's first row (then sort), or move this row there"),
-                ("layout", first_missing_result(rows, area, [b for b in shown if b[0] == sheet]),
-                 "row {r:,} has no formula in this result cell (a value typed over it, in a row inserted into the table "
-                 "or not); copy the result "
-                 "cells of another row of the table into it, until then its results are not shown and the results "
-                 "read from this column leave it out"),
-            )
-            errors += [RecalcCellError(sheet, cell_ref(*hit), code, text.format(r=hit[0]))
-                       for code, hit, text in checks if hit is not None]
-        arrays = array_ranges_in(rows.xml) if any(a[0] == sheet for a in printed) else ()
-        for area in (a for a in printed if a[0] == sheet):
-            # (an array's cells other than its first carry no formula in the part: found by a search of the
-            # bytes, they are not taken for constants; _print_areas checks them against the engine's)
-            guess = meeting(arrays, area)
-            last = last_used_row(rows, area, AreaResults(0, guess))
-            # a wide table (weeks across) is also cut after its last column in use: None keeps its columns
-            columns = last_used_col(rows, area, last, guess) if area[4] - area[2] + 1 >= WIDE_COLUMNS else None
-            constants[area] = (guess, last, columns)
-        del rows
-    return errors, constants
-
-
-def _print_areas(zf, info, constants: dict, results: dict) -> dict:
-    """{localSheetId: print area} for the sheets declaring ``XLBRIDGE_PRINT``: the declared table cut
-    after its last row holding a constant or a non-blank result, so a 10,000-row template prints the
-    rows in use, not hundreds of blank pages, and a table :data:`~xlbridge.batch.read.capacity.WIDE_COLUMNS`
-    wide or wider after its last column in use too (``constants``: {area: (array ranges found in the part's
-    bytes, last row holding a constant, last column holding one or None)}, :func:`_before_values`; ``results``: {area: AreaResults},
-    :class:`xlbridge.batch.evaluate.splice.EngineSummary`). Where the engine's valued arrays are not those the
-    bytes showed (a comment or CDATA holding an array formula's text, an array the engine gave no
-    value), the part is read again and searched with the engine's."""
-    order = [sheet for sheet, _ in info.sheets]
-    parts = dict(info.sheets)
+def _print_areas(read: BookRead, results: dict) -> dict:
+    """{localSheetId: print area} for the sheets declaring ``XLBRIDGE_PRINT``: the declared table (clipped by the
+    gate to what its sheet holds) cut after its last row holding a constant or a non-blank result, so a
+    10,000-row template prints the rows in use, not hundreds of blank pages, and a table
+    :data:`~xlbridge.batch.read.capacity.WIDE_COLUMNS` wide or wider after its last column in use too (the
+    constants: the read stage's :attr:`~xlbridge.batch.read.book.BookRead.print_constants`; ``results``: {area:
+    AreaResults}, :class:`xlbridge.batch.evaluate.splice.EngineSummary`). Where the engine's valued arrays are not
+    those the bytes showed (a comment or CDATA holding an array formula's text, an array the engine gave no
+    value), the part the read stage read is searched again with the engine's."""
+    order = [sheet for sheet, _ in read.book.sheets]
     out = {}
-    for area in capacity_areas(zf.read("xl/workbook.xml"), order, PRINT_NAME):
+    for area in read.book.areas.printed:
         sheet, r1, c1, _r2, c2 = area
         found = results.get(area) or AreaResults(0)
-        guess, last, columns = constants.get(area, ((), r1, None))
-        if guess != found.array_ranges or area not in constants:
-            last, columns = last_used_row(sheet_rows(zf.read(parts[sheet])), area, found), None
+        guess, last, columns = read.print_constants.get(area, ((), r1, None))
+        if guess != found.array_ranges or area not in read.print_constants:
+            last, columns = last_used_row(read.part_rows(sheet), area, found), None
         last = max(last, found.last_row)
         if columns is not None:  # (a wide table: its columns in use, constants and non-blank results)
             c2 = max(columns, found.last_col)
@@ -432,11 +368,11 @@ def _print_areas(zf, info, constants: dict, results: dict) -> dict:
     return out
 
 
-def _workbook_part(zf, info, constants: dict, results: dict) -> bytes:
+def _workbook_part(zf, read: BookRead, results: dict) -> bytes:
     """The workbook part with current calculation properties (and print areas cut to the rows in use:
     :func:`_print_areas`)."""
     workbook = set_calc_properties(zf.read("xl/workbook.xml"))
-    return set_print_areas(workbook, _print_areas(zf, info, constants, results))
+    return set_print_areas(workbook, _print_areas(read, results))
 
 
 def _values_only_parts(zf, info, replacements: dict) -> dict:
@@ -452,6 +388,12 @@ def _values_only_parts(zf, info, replacements: dict) -> dict:
                                 _CALC_CHAIN)
         out["xl/_rels/workbook.xml.rels"] = rels
         out["[Content_Types].xml"] = types
+    # the members' handout: the results first and open, the scorer's sheets, prompts and notes left out
+    from .write.calcprops import handout_parts
+
+    book = replacements.get("xl/workbook.xml")
+    book = (book() if callable(book) else book) or zf.read("xl/workbook.xml")
+    out.update(handout_parts(book, list(info.sheets), lambda part: out[part]))
     return out
 
 
@@ -471,31 +413,37 @@ class Asked:
 
 @dataclasses.dataclass
 class Run:
-    """The state of one run of :func:`recalc_workbook`, stage by stage.
+    """The state of one run of :func:`recalc_workbook`, passed from stage to stage.
 
-    Made once the guard has passed the file: ``snapshot`` (the private copy everything after reads),
-    ``source_stat`` (the input's status when copied: an in-place run keeps its mode), ``info`` (the checked
-    package: :class:`~xlbridge.batch.guard.limits.WorkbookInfo`), ``ext`` (the suffix the engine reads) and
-    ``private`` ({private path: what the user may see}). Then filled while the engine works, in this process:
-    ``capacity_errors`` and ``print_constants`` (:func:`_before_values`: no value needed), and ``findings``
-    (:func:`_report` of the engine's summary, made while the engine's process still patches the sheets).
+    Made once the guard has passed the file (stage 1, :func:`~xlbridge.batch.guard.gate.check_upload`):
+    ``checked`` (the :class:`~xlbridge.batch.guard.gate.CheckedBook`: the private copy, what the scan learnt, the
+    declared areas clipped), ``source_stat`` (the input's status when copied: an in-place run keeps its mode),
+    ``ext`` (the suffix the engine reads) and ``private`` ({private path: what the user may see}). Then, stage by
+    stage: ``read`` (stage 2, :func:`~xlbridge.batch.read.book.read_book`), ``book`` (the book the engine reads and
+    the copy is made of: the checked one, or its copy with the formulas of the rows inserted into a table),
+    ``filled`` (the warnings of that filling), ``layout_errors`` (the read stage's mistakes, and the result cells
+    still without a formula) and ``findings`` (:func:`_report` of the engine's summary, made while the engine's
+    process still patches the sheets: stage 3, :func:`_evaluate`).
     """
 
     asked: Asked
     tmp: str
     bar: _Progress
     start: float
-    snapshot: str
+    checked: CheckedBook
     ext: str
     source_stat: os.stat_result
-    info: WorkbookInfo
     private: dict
-    base: str = ""  # the book the engine reads and the copy is made of: ``snapshot``, or its copy with the
-    # formulas of the rows inserted into a table (:mod:`xlbridge.batch.write.inserted`)
-    filled: list = dataclasses.field(default_factory=list)  # the warnings of that filling
-    capacity_errors: list = dataclasses.field(default_factory=list)
-    print_constants: dict = dataclasses.field(default_factory=dict)
+    read: BookRead | None = None
+    book: CheckedBook | None = None
+    filled: list = dataclasses.field(default_factory=list)
+    layout_errors: list = dataclasses.field(default_factory=list)
     findings: Findings | None = None
+    parts_file: Any = None  # the file the engine's process wrote the patched parts into (stage 3 to 4)
+
+    @property
+    def info(self) -> WorkbookInfo:
+        return self.checked.info
 
 
 @dataclasses.dataclass(frozen=True)
@@ -512,40 +460,25 @@ class Findings:
 
 
 def _recalc_locked(asked: Asked, tmp: str, bar: _Progress, start: float) -> RecalcReport:
-    """Guard (the private copy, the package's checks), then :func:`_recalc_checked`."""
+    """The four stages, once each and in order: guard (:func:`~xlbridge.batch.guard.gate.check_upload`: the private
+    copy scanned whole before anything reads a part or a name of it), read (:func:`~xlbridge.batch.read.book.read_book`),
+    evaluate (:func:`_evaluate`) and write (:func:`_write_results`), the run's state passed between them."""
     bar.phase("checking the file")
     ext = os.path.splitext(asked.src)[1].lower()
     ext = ext if ext in _ENGINE_SUFFIXES else ".xlsx"
-    snapshot = os.path.join(tmp, "upload" + ext)
-    source_stat = snapshot_file(asked.src, snapshot, limits=asked.limits, name=asked.name)
-    # the worksheet parts are scanned while the sandboxed engine reads them (check_workbook_first)
-    info, scan_sheets = check_workbook_first(snapshot, limits=asked.limits, name=asked.name)
-    run = Run(asked, tmp, bar, start, snapshot, ext, source_stat, info, {tmp: "", snapshot: asked.name}, snapshot)
-    scanned: list = []
-
-    def scan_once() -> None:  # (the worksheets' scan: before the rows are filled when some are, else meanwhile)
-        if not scanned:
-            scanned.append(scan_sheets())
-
-    try:
-        _fill_inserted_rows(run, scan_once)
-        return _recalc_checked(run, scan_once)
-    finally:
-        scan_sheets.close()
+    checked, source_stat = check_upload(asked.src, os.path.join(tmp, "upload" + ext), limits=asked.limits,
+                                        name=asked.name)
+    run = Run(asked, tmp, bar, start, checked, ext, source_stat, {tmp: "", checked.path: asked.name})
+    run.read = read_book(checked)
+    summary, patched = _evaluate(run)
+    return _write_results(run, summary, patched)
 
 
-def _fill_inserted_rows(run: Run, scan: Any) -> None:
-    """The result formulas of the rows a member inserted into a table, written into a copy of the snapshot
-    that the engine then reads and the output is made of (:mod:`xlbridge.batch.write.inserted`; ``scan``: the
-    guard's scan of the worksheets, run before any of them is parsed here)."""
-    import zipfile
-
-    with zipfile.ZipFile(run.snapshot) as zf:
-        replacements, run.filled = fill_inserted_rows(zf, list(run.info.sheets), scan)
-    if replacements:
-        run.base = os.path.join(run.tmp, "filled" + run.ext)
-        run.private[run.base] = run.asked.name
-        copy_zip(run.snapshot, run.base, replacements)
+def _layout_errors(read: BookRead, written: dict) -> list:
+    """The read stage's layout mistakes and the result cells still without a formula once the inserted rows were
+    given theirs, as report lines."""
+    return [RecalcCellError(sheet, cell_ref(*hit), code, text)
+            for sheet, hit, code, text in read.mistakes + unfilled_rows(read, written)]
 
 
 def _report(run: Run, summary: EngineSummary) -> Findings:
@@ -554,7 +487,8 @@ def _report(run: Run, summary: EngineSummary) -> Findings:
     part with current calculation properties and print areas, and the results cut at their range."""
     import zipfile
 
-    snapshot, info, private, bar = run.base, run.info, run.private, run.bar
+    assert run.book is not None and run.read is not None
+    snapshot, info, private, bar = run.book.path, run.info, run.private, run.bar
     values, messages, layouts, warnings = summary.values, summary.messages, summary.layouts, summary.warnings
     parts = {sheet: part for sheet, part in info.sheets if sheet in layouts}
     errors, written = [], 0
@@ -604,7 +538,7 @@ def _report(run: Run, summary: EngineSummary) -> Findings:
             written += summary.written.get(sheet, 0)
         errors = [e for e in errors if (e.sheet.upper(), parse_ref(e.cell)) not in shown_errors]
         errors += _hidden_call_errors(messages.limit_calls, shown_calls, layouts)
-        workbook_part = _workbook_part(zf, info, run.print_constants, summary.print_results)
+        workbook_part = _workbook_part(zf, run.read, summary.print_results)
     cut = []
     real = {sheet.upper(): sheet for sheet in layouts}
     in_view = {target: where for where, target in shown.items()}
@@ -615,12 +549,24 @@ def _report(run: Run, summary: EngineSummary) -> Findings:
     return Findings(errors, written, warnings, workbook_part, cut)
 
 
-def _recalc_checked(run: Run, scan_sheets: Any) -> RecalcReport:
-    """Read and evaluate (in the engine's process) while this one scans the sheets and reads what needs no
-    value; then :func:`_write_results`."""
+def _evaluate(run: Run) -> tuple:
+    """Stage 3: the rows inserted into a table given their result formulas (in a copy of the checked book:
+    :mod:`xlbridge.batch.write.inserted`, from what the read stage found), then every formula evaluated in the
+    engine's process, which patches the sheet parts into a file of this run while this process makes the
+    report's findings (:func:`_report`). (The engine's summary, {part: a function reading its patched bytes}.)"""
     import zipfile
 
-    asked, bar, info, snapshot, tmp = run.asked, run.bar, run.info, run.base, run.tmp
+    asked, bar, tmp = run.asked, run.bar, run.tmp
+    assert run.read is not None
+    replacements, run.filled, written = fill_inserted_rows(run.read)
+    run.layout_errors = _layout_errors(run.read, written)
+    run.book = run.checked
+    if replacements:
+        base = os.path.join(tmp, "filled" + run.ext)
+        run.private[base] = asked.name
+        copy_zip(run.checked.path, base, replacements)
+        run.book = run.checked.replaced(base)
+    info, snapshot = run.info, run.book.path
     functions = xlbridge_excel_functions() if asked.functions is None else asked.functions
     sheet_names = {sheet.upper(): sheet for sheet, _ in info.sheets}
     # the engine runs even without formulas: its reading of the workbook (openpyxl, and the streamed reading
@@ -636,27 +582,24 @@ def _recalc_checked(run: Run, scan_sheets: Any) -> RecalcReport:
     shutil.copyfile(snapshot, engine_copy)  # (bytes as checked: member by member would inflate and deflate it all)
     bar.phase("reading and evaluating the formulas")
 
-    def meanwhile() -> None:  # in this process while the engine works: the worksheet scan, then what needs no value
-        scan_sheets()
-        with zipfile.ZipFile(snapshot) as zf:
-            run.capacity_errors, run.print_constants = _before_values(zf, info)
-
     def report(summary: EngineSummary) -> None:  # the errors and the workbook part, while the engine patches the sheets
         # (run_engine calls it on both paths, before it returns)
         run.findings = _report(run, summary)
 
-    two_cores = book_cores() >= 2  # (a large part is then read in two halves: the scan lets them have both)
-    with zipfile.ZipFile(snapshot) as zf:
-        large = two_cores and any(zf.getinfo(part).file_size >= halves.SPLIT_ABOVE for _, part in info.sheets)
+    two_cores = book_cores() >= 2  # (a large part is then read in two halves, on both cores)
     # the engine's process writes the patched sheet parts into this file (splice.evaluate_and_splice): a
     # large part is then never sent through the pipe, nor held whole by either process
-    with open(os.path.join(tmp, "patched-parts"), "xb+", buffering=0) as parts_file:
+    parts_file = open(os.path.join(tmp, "patched-parts"), "xb+", buffering=0)
+    try:
         job = EngineJob(engine_copy, info, functions, asked.limits, asked.name, sheet_names, run.private,
-                        isolate=asked.isolate, after_reading=AFTER_READING if large else 0.0, out=parts_file.fileno(),
-                        halves=two_cores)
-        summary, patched = run_engine(job, tick=bar.tick, meanwhile=meanwhile, early=report)
-        return _write_results(run, summary, {part: _part_reader(parts_file.fileno(), place, asked.name)
-                                             for part, place in patched.items()})
+                        isolate=asked.isolate, out=parts_file.fileno(), halves=two_cores,
+                        print_areas=run.checked.areas.printed)
+        summary, patched = run_engine(job, tick=bar.tick, early=report)
+    except BaseException:
+        parts_file.close()
+        raise
+    run.parts_file = parts_file  # (closed by _write_results)
+    return summary, {part: _part_reader(parts_file.fileno(), place, asked.name) for part, place in patched.items()}
 
 
 def _part_reader(fd: int, place: Any, name: str):
@@ -685,12 +628,21 @@ def _part_reader(fd: int, place: Any, name: str):
 
 
 def _write_results(run: Run, summary: EngineSummary, patched: dict) -> RecalcReport:
-    """The copy written atomically (and the backup of an in-place run): each patched part from the engine's
-    file, the workbook part of :attr:`Run.findings`; the report."""
+    """Stage 4: the copy written atomically (and the backup of an in-place run): each patched part from the
+    engine's file, the workbook part of :attr:`Run.findings`; the report."""
+    try:
+        return _write_copy(run, summary, patched)
+    finally:
+        if run.parts_file is not None:
+            run.parts_file.close()
+
+
+def _write_copy(run: Run, summary: EngineSummary, patched: dict) -> RecalcReport:
     import zipfile
 
     src, dest, in_place, values_only = run.asked.src, run.asked.dest, run.asked.in_place, run.asked.values_only
-    bar, snapshot, info = run.bar, run.base, run.info
+    assert run.book is not None
+    bar, snapshot, info = run.bar, run.book.path, run.info
     assert run.findings is not None  # (run_engine calls report() on every path before it returns)
     findings = run.findings
     errors, written, warnings = list(findings.errors), findings.written, run.filled + list(findings.warnings)
@@ -702,7 +654,7 @@ def _write_results(run: Run, summary: EngineSummary, patched: dict) -> RecalcRep
             replacements.update(_values_only_parts(zf, info, replacements))
     with zipfile.ZipFile(snapshot) as zf:  # a chart table's names cut to its rows in use (write.charts)
         replacements.update(cut_chart_tables(zf, list(info.sheets), replacements))
-    errors += run.capacity_errors + findings.cut  # (set by meanwhile(), which runs before the engine's result is taken)
+    errors += run.layout_errors + findings.cut
     backup = src + ".bak" if in_place else None
     bar.phase(f"saving {os.path.basename(dest)}")
     keep = None
@@ -721,7 +673,7 @@ def _write_results(run: Run, summary: EngineSummary, patched: dict) -> RecalcRep
 
     def write_backup():
         def copy(fh):
-            with open(run.snapshot, "rb") as raw:  # (the book as it was: not ``run.base``)
+            with open(run.checked.path, "rb") as raw:  # (the book as it was: not its filled copy)
                 while chunk := raw.read(1 << 20):
                     fh.write(chunk)
         assert backup is not None  # (called for --in-place only, which names the backup)

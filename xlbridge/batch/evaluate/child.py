@@ -57,10 +57,6 @@ _BLOCKED_EVENTS = frozenset({
     "glob.glob",
 })
 
-#: with a worksheet part large enough to be read in two halves, the parent's own scan of the parts waits
-#: at most this long (seconds) for the engine's process to have read them (``ChildProcess.run``)
-AFTER_READING = 1.5
-
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 
 
@@ -193,28 +189,6 @@ def _child_main(child: ChildProcess, conn, death_r, death_w, sink, parent_pid, e
         conn.close()
 
 
-def _while_reading(recv: Any, sink: Any, deadline: float, tick: Callable[[], Any] | None) -> None:
-    """Wait while the child reads the workbook's sheets (its phases "loading" and "starting", the engine's
-    import, then "reading"; until it
-    sends something, or the deadline), so that ``meanwhile`` runs while it evaluates: a large worksheet part
-    is read on both cores (:mod:`xlbridge.batch.read.halves`), and this process's scan of the same parts
-    took one of them (10,000 traveller rows: the two halves 0.85 s alone, 1.05 s beside the scan).
-    The deadline (:data:`AFTER_READING` from now) bounds how much later a refusal of the scan comes."""
-    polls = 0
-    seen = False  # (the phase after the reading is "loading" again: the book without its cells)
-    while time.monotonic() < deadline:
-        kind = bytes(sink[:16]).split(b"\x1f", 1)[0].split(b"\0", 1)[0]
-        if kind == b"reading":
-            seen = True
-        elif seen or kind not in (b"", b"loading", b"starting"):
-            return
-        if recv.poll(0.005):
-            return
-        polls += 1
-        if tick is not None and polls % 50 == 0:
-            tick()
-
-
 def _young_collections_only() -> None:
     """Keep CPython's garbage collector to its young generations in this short-lived process.
 
@@ -245,7 +219,7 @@ class ChildProcess:
     - may read only the files in ``readable`` and the Python installation: an audit hook refuses
       other files, writes, folder listings, sockets, URLs and new processes.
 
-    :meth:`run` calls ``meanwhile()`` (if given) in the parent once the child has started, then waits.
+    :meth:`run` waits for the child (nothing else of the run happens meanwhile: each stage once, in order).
     With ``early``, the child runs ``job(early=send)``: each ``send(part)`` of the job reaches
     ``early(part)`` in the parent while the job goes on (the time limit's timer is paused while a part
     is sent, so that a part always arrives whole). :meth:`run` returns ``(status, payload, phase)``: ("ok", job's result), ("memory" or "time",
@@ -264,8 +238,8 @@ class ChildProcess:
         self.job, self.max_memory, self.max_seconds = job, max_memory, max_seconds
         self.workdir, self.readable, self.grace = workdir, tuple(readable), grace
 
-    def run(self, tick: Callable[[], Any] | None = None, meanwhile: Callable[[], Any] | None = None,
-            early: Callable[[Any], Any] | None = None, after_reading: float = 0.0) -> tuple[str, Any, tuple[str, str]]:
+    def run(self, tick: Callable[[], Any] | None = None,
+            early: Callable[[Any], Any] | None = None) -> tuple[str, Any, tuple[str, str]]:
         import gc
         import mmap
         import multiprocessing as mp
@@ -290,10 +264,6 @@ class ChildProcess:
             os.close(death_r)
             death_r = None
             deadline = time.monotonic() + self.max_seconds + self.grace
-            if meanwhile is not None:
-                if after_reading > 0:
-                    _while_reading(recv, sink, min(deadline, time.monotonic() + after_reading), tick)
-                meanwhile()  # in this process while the child works (an exception kills the child)
             status, payload = "time", None
             while True:
                 if recv.poll(min(0.25, max(deadline - time.monotonic(), 0))):
@@ -357,10 +327,9 @@ class EngineJob:
     - ``name``: the book as messages name it; ``sheets``: {SHEET: sheet name}; ``private``: {private path:
       what the user may see}, for scrubbing the engine's own texts;
     - ``isolate``: in a :class:`ChildProcess` (else in this process, unbounded: tests only);
-      ``after_reading``: how long the parent's own scan may wait for the child to have read the sheets
-      (:func:`_while_reading`); ``out``: a descriptor of a file open for writing, inherited by the child,
+      ``out``: a descriptor of a file open for writing, inherited by the child,
       into which the patched parts are written; ``halves``: the child reads a large worksheet part in two
-      halves (:mod:`xlbridge.batch.read.halves`).
+      halves (:mod:`xlbridge.batch.read.halves`); ``print_areas``: the printable tables as the gate clipped them.
     """
 
     engine_copy: str
@@ -371,30 +340,28 @@ class EngineJob:
     sheets: dict
     private: dict
     isolate: bool = True
-    after_reading: float = 0.0
     out: int | None = None
     halves: bool = True
+    print_areas: tuple | None = None  # the gate's printable tables, clipped (None: read from the workbook part)
 
 
-def run_engine(job: EngineJob, tick: Callable[[], Any] | None = None, meanwhile: Callable[[], Any] | None = None,
+def run_engine(job: EngineJob, tick: Callable[[], Any] | None = None,
                early: Callable[[Any], Any] | None = None) -> Any:
     """:func:`xlbridge.batch.evaluate.splice.evaluate_and_splice` of ``job`` in a :class:`ChildProcess` (or in
     this process without ``job.isolate``): (:class:`xlbridge.batch.evaluate.splice.EngineSummary`, {part:
     patched bytes, or (start, length) in the file ``job.out``}).
 
-    ``meanwhile()`` runs in this process while the child works (first, without ``isolate``); what it
-    raises wins over the child's result. ``early(summary)`` is called with the evaluation's summary
+    ``early(summary)`` is called with the evaluation's summary
     while the child still patches the parts (after the whole run without ``isolate``). ``tick()``: called
     while waiting (the progress bar). Refuses the workbook at a limit, and when the child finds it damaged.
     """
     info, limits, name, sheets = job.info, job.limits, job.name, job.sheets
     work = functools.partial(evaluate_and_splice, job.engine_copy, info.sheets, cell_formats=info.cell_formats,
                              functions=job.functions, external_links=info.external_links,
-                             max_formula_cells=limits.max_formula_cells, out=job.out, max_output=limits.max_memory)
+                             max_formula_cells=limits.max_formula_cells, out=job.out, max_output=limits.max_memory,
+                             print_areas=job.print_areas)
     first: list = []
     if not job.isolate:
-        if meanwhile is not None:
-            meanwhile()
         try:
             summary, patched = work()
             if early is not None:
@@ -410,8 +377,7 @@ def run_engine(job: EngineJob, tick: Callable[[], Any] | None = None, meanwhile:
 
         status, payload, phase = ChildProcess(
             functools.partial(work, halves=job.halves), max_memory=limits.max_memory, max_seconds=limits.max_seconds,
-            workdir=os.path.dirname(job.engine_copy), readable=(job.engine_copy,)).run(tick, meanwhile, take_first,
-                                                                                        job.after_reading)
+            workdir=os.path.dirname(job.engine_copy), readable=(job.engine_copy,)).run(tick, take_first)
     if status == "ok":
         if first:  # (the child sent the summary first, then only the parts)
             return first[0], payload[1]

@@ -264,7 +264,7 @@ def _write_pieces(out: int, pieces: list) -> tuple[int, int]:
 
 
 def evaluate_and_splice(path: str, sheets: Any, early: Any = None, out: int | None = None,
-                        max_output: int | None = None, **kwargs: Any) -> tuple:
+                        max_output: int | None = None, print_areas: Any = None, **kwargs: Any) -> tuple:
     """(:class:`EngineSummary`, {part: patched bytes}) of the workbook at ``path``.
 
     ``sheets`` and ``kwargs`` as for :func:`xlbridge.batch.evaluate.engine.evaluate_workbook`; the values are
@@ -274,7 +274,8 @@ def evaluate_and_splice(path: str, sheets: Any, early: Any = None, out: int | No
     (start, length) for it instead of its bytes: a large part is then never held whole, nor sent.
     ``max_output``: the most bytes the patched parts may hold together (the memory limit: when they were
     all held in the engine's process, its address-space limit bounded them; a file is bounded by this);
-    past it the workbook is refused, naming the sheet.
+    past it the workbook is refused, naming the sheet. ``print_areas``: the printable tables
+    ((sheet, r1, c1, r2, c2), ...) as the gate clipped them (None: as the workbook part declares them).
     """
     from ...core.errors import WorkbookLimitError
     from ..guard.limits import clip
@@ -292,8 +293,9 @@ def evaluate_and_splice(path: str, sheets: Any, early: Any = None, out: int | No
     with zipfile.ZipFile(path) as zf:
         workbook = zf.read("xl/workbook.xml")
         warnings = settle_values(values, messages, layouts, hidden_sheets(workbook))
-        summary = summarize(values, messages, layouts, warnings,
-                            capacity_areas(workbook, [sheet for sheet, _ in sheets], PRINT_NAME))
+        if print_areas is None:
+            print_areas = capacity_areas(workbook, [sheet for sheet, _ in sheets], PRINT_NAME)
+        summary = summarize(values, messages, layouts, warnings, list(print_areas))
         if early is not None:  # the parent reports from it while the parts are patched here
             early(summary)
         # the summary holds what the report needs of the messages: their shown cells (300,000 at 100,000

@@ -190,3 +190,10 @@ class WorkbookInfo:
     shared_strings: int = 0
     styles: int = 0
     cell_formats: int | None = None
+    #: ((worksheet part, last row, last column), ...): the largest row and column any row or cell of the part
+    #: names (the whole sheet where an address is not plain); the gate clips the upload's ranges to it
+    extents: tuple[tuple[str, int, int], ...] = ()
+    #: ((table part, table name, its ref, its declared columns), ...) of the Excel tables
+    tables: tuple[tuple[str, str, str, int], ...] = ()
+    #: ((rels part, ((Id, Type, Target, TargetMode), ...)), ...): the package's relationships as scanned
+    rels: tuple = ()

@@ -45,7 +45,6 @@ import re
 import time
 import urllib.parse
 import zipfile
-from collections.abc import Callable
 from typing import Any
 
 from ...core.errors import WorkbookLimitError, WorkbookError
@@ -80,8 +79,6 @@ __all__ = [
     "SafetyLimits",
     "WorkbookInfo",
     "check_workbook",
-    "check_workbook_first",
-    "SheetScan",
     "DEFAULT_LIMITS",
     "EXCEL_MAX_TEXT",
     "EXCEL_MAX_ROWS",
@@ -246,74 +243,6 @@ def check_workbook(source: Any, *, limits: SafetyLimits | None = None, name: str
     return _check_stream(source, limits, name)
 
 
-class SheetScan:
-    """The worksheet parts of a workbook :func:`check_workbook_first` left for later.
-
-    Calling it scans them exactly as :func:`check_workbook` does (same counts, limits and messages)
-    and returns the complete :class:`WorkbookInfo`; :meth:`close` releases the file (calling does).
-    """
-
-    def __init__(self, fh: Any, finish: Callable[[], WorkbookInfo], name: str | None, holding: list) -> None:
-        self._fh, self._finish, self._name, self._holding = fh, finish, name, holding
-
-    def __call__(self) -> WorkbookInfo:
-        try:
-            info = self._finish()
-            if self._holding:
-                # (the one-pass check would take them into its lists; the engine already has the first half's)
-                refuse(f"damaged workbook: worksheet part {clip(self._holding[0], 80)[1:-1]} holds the "
-                       f"workbook's own records (sheets or links to other workbooks)", self._name)
-            return info
-        except OSError as exc:
-            refuse(f"cannot read the file ({exc.strerror or type(exc).__name__})", self._name)
-        finally:
-            self.close()
-
-    def close(self) -> None:
-        self._fh.close()
-
-
-def check_workbook_first(path: str | os.PathLike, *, limits: SafetyLimits | None = None,
-                         name: str | None = None) -> tuple[WorkbookInfo, SheetScan]:
-    """:func:`check_workbook` in two halves: everything but the worksheet parts now, those later.
-
-    Returns the :class:`WorkbookInfo` of the first half (its ``cells`` and ``rows`` count no
-    worksheet yet) and the :class:`SheetScan` that scans the worksheet parts (the parts
-    ``xl/workbook.xml`` names as worksheets; styles, shared strings, relationships and content types
-    are always in the first half, so ``sheets``, ``external_links`` and ``cell_formats`` are final).
-    :func:`xlbridge.batch.recalc.recalc_workbook` scans the worksheets while the sandboxed engine
-    reads them (the engine's own reader refuses DTDs and entities too); a refusal of the scan wins
-    over anything the engine found, and nothing is written before the scan has passed. The order
-    of the checks is that of :func:`check_workbook`, which runs both halves in turn.
-
-    >>> import os, tempfile, zipfile
-    >>> folder = tempfile.mkdtemp()
-    >>> book = os.path.join(folder, "b.xlsx")
-    >>> with zipfile.ZipFile(book, "w") as z:
-    ...     z.writestr("[Content_Types].xml", "<Types/>")
-    ...     z.writestr("xl/workbook.xml", '<workbook xmlns:r="r"><sheets><sheet name="S" sheetId="1" r:id="rId1"/>'
-    ...                                   '</sheets></workbook>')
-    ...     z.writestr("xl/_rels/workbook.xml.rels", '<Relationships><Relationship Id="rId1" '
-    ...                'Type="http://x/worksheet" Target="worksheets/sheet1.xml"/></Relationships>')
-    ...     z.writestr("xl/worksheets/sheet1.xml", '<worksheet><sheetData><row r="1"><c r="A1"/></row>'
-    ...                                            '</sheetData></worksheet>')
-    >>> first, scan = check_workbook_first(book)
-    >>> first.sheets, first.cells, scan().cells
-    ((('S', 'xl/worksheets/sheet1.xml'),), 0, 1)
-    """
-    limits = DEFAULT_LIMITS if limits is None else limits
-    fh, name = _open_sized(path, limits, name)
-    try:
-        first, finish, holding = _check_stream(fh, limits, name, split=True)
-        return first, SheetScan(fh, finish, name, holding)
-    except OSError as exc:
-        fh.close()
-        refuse(f"cannot read the file ({exc.strerror or type(exc).__name__})", name)
-    except BaseException:
-        fh.close()
-        raise
-
-
 def _open_sized(path, limits: SafetyLimits, name: str | None) -> tuple[Any, str]:
     """The regular file at ``path`` opened for reading, and the name messages give it; refused over the size limit."""
     name = name if name is not None else os.path.basename(os.fspath(path))
@@ -329,12 +258,10 @@ def _open_sized(path, limits: SafetyLimits, name: str | None) -> tuple[Any, str]
     return fh, name
 
 
-def _check_stream(fh, limits: SafetyLimits, name: str | None, split: bool = False) -> Any:
-    """The checks of :func:`check_workbook`: its :class:`WorkbookInfo`; with ``split``, the info before
-    the worksheet parts, the function that scans those (the zip stays open for it; the caller closes
-    ``fh``) and the list it fills with the worksheet parts that held sheet or link records."""
-    started = time.monotonic()
-    deadline = started + limits.max_seconds
+def _check_stream(fh, limits: SafetyLimits, name: str | None) -> WorkbookInfo:
+    """The checks of :func:`check_workbook`: its :class:`WorkbookInfo` (the worksheet parts scanned last, once
+    the workbook's records are known: a worksheet part adding sheet or link records is refused)."""
+    deadline = time.monotonic() + limits.max_seconds
     fh.seek(0, os.SEEK_END)
     size = fh.tell()
     if size > limits.max_file_size:
@@ -352,7 +279,6 @@ def _check_stream(fh, limits: SafetyLimits, name: str | None, split: bool = Fals
         zf = zipfile.ZipFile(fh)
     except (zipfile.BadZipFile, EOFError, OSError, ValueError, NotImplementedError) as exc:
         refuse(f"damaged workbook: truncated or corrupt zip file ({exc})", name)
-    keep_open = False
     try:
         infos = zf.infolist()
         if len(infos) > limits.max_members:
@@ -411,7 +337,7 @@ def _check_stream(fh, limits: SafetyLimits, name: str | None, split: bool = Fals
             if index == len(first):  # the workbook and its relationships are read: sheets can be named
                 sheet_names = _sheet_part_names(totals)
             if info.filename in sheet_names and info.filename not in _FIRST_HALF and not info.filename.endswith(".rels"):
-                later.append(info)  # a worksheet: scanned last (and, in two halves, while the engine reads it)
+                later.append(info)  # a worksheet: scanned last, its sheet named
             else:
                 _scan_member(zf, info, sheet_names, totals, limits, name, deadline)
         sheets, links = _check_package(set(names), totals, name)
@@ -421,35 +347,22 @@ def _check_stream(fh, limits: SafetyLimits, name: str | None, split: bool = Fals
             return WorkbookInfo(members=tuple(names), has_vba=has_vba, total_uncompressed=total, sheets=sheets,
                                 external_links=links, cells=totals.cells, rows=totals.rows,
                                 shared_strings=totals.shared_strings, styles=totals.styles,
-                                cell_formats=totals.cell_formats if "xl/styles.xml" in names else None)
+                                cell_formats=totals.cell_formats if "xl/styles.xml" in names else None,
+                                extents=tuple((part, *extent) for part, extent in totals.extents.items()),
+                                tables=tuple(tuple(t) for t in totals.tables),
+                                rels=tuple((part, tuple(rels)) for part, rels in totals.rels.items()))
 
-        spent = time.monotonic() - started  # (the worksheet half gets what is left of the time limit)
-
-        holding: list = []  # worksheet parts that added sheet or link records (the split check refuses them)
-
-        def finish() -> WorkbookInfo:
-            until = time.monotonic() + limits.max_seconds - spent
-            try:
-                for info in later:
-                    records = (len(totals.sheets), len(totals.ext_refs))
-                    _scan_member(zf, info, sheet_names, totals, limits, name, until)
-                    if (len(totals.sheets), len(totals.ext_refs)) != records:
-                        holding.append(info.filename)
-            finally:
-                zf.close()
-            if not later:
-                return info_now(sheets, links)
-            # a "worksheet" part may hold package records (a <workbook> or <Types> root): checked again with
-            # them, as the one-pass check always did
-            return info_now(*_check_package(set(names), totals, name))
-
-        if not split:
-            return finish()
-        keep_open = True
-        return info_now(sheets, links), finish, holding
+        for info in later:  # the worksheets, last
+            records = (len(totals.sheets), len(totals.ext_refs))
+            _scan_member(zf, info, sheet_names, totals, limits, name, deadline)
+            if (len(totals.sheets), len(totals.ext_refs)) != records:
+                refuse(f"damaged workbook: worksheet part {clip(info.filename, 80)[1:-1]} holds the workbook's own "
+                       f"records (sheets or links to other workbooks)", name)
+        if later:  # a "worksheet" part may hold package records (a <workbook> or <Types> root): checked with them
+            sheets, links = _check_package(set(names), totals, name)
+        return info_now(sheets, links)
     finally:
-        if not keep_open:
-            zf.close()
+        zf.close()
 
 
 def _scan_member(zf, info, sheet_names: dict, totals: Totals, limits: SafetyLimits, name: str | None,
@@ -465,7 +378,9 @@ def _scan_member(zf, info, sheet_names: dict, totals: Totals, limits: SafetyLimi
             stream = io.BufferedReader(
                 BoundedReader(raw, info.file_size, part, name, deadline, limits.max_seconds), 1 << 16)
             if part.lower().endswith(_XML_SUFFIXES):
-                scan_xml(stream, part, name, counting_handler(part, where, totals, limits, name))
+                handler = counting_handler(part, where, totals, limits, name)
+                scan_xml(stream, part, name, handler)
+                handler.finish()
             else:
                 while stream.read(1 << 16):
                     pass

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...core.errors import WorkbookError, WorkbookLimitError
-from .limits import EXCEL_MAX_COLUMNS, EXCEL_MAX_TEXT, SafetyLimits, clip, refuse
+from .limits import EXCEL_MAX_COLUMNS, EXCEL_MAX_ROWS, EXCEL_MAX_TEXT, SafetyLimits, clip, refuse
 
 __all__ = [
     "BoundedReader",
@@ -51,6 +51,10 @@ class Totals:
         self.sheets: list = []  # (name, r:id) from workbook.xml
         self.ext_refs: list = []  # r:id of <externalReference>, in order
         self.overrides: list = []  # (PartName, ContentType) from [Content_Types].xml
+        #: worksheet part -> (last row, last column) any of its rows or cells names: what the sheet holds, to which
+        #: the ranges the upload declares (defined names, tables, print areas) are clipped (:mod:`.gate`)
+        self.extents: dict = {}
+        self.tables: list = []  # (table part, name, ref, declared columns) of the table parts
 
 
 def _local(name: str) -> str:
@@ -91,9 +95,15 @@ def counting_handler(part: str, where: str, totals: Totals, limits: SafetyLimits
     text: int | None = None  # characters of the cell text (<is>) or shared string (<si>) being read
     in_t = False  # inside a <t> of that text (not of a phonetic run <rPh>)
     phonetic = False
+    # the sheet's extent: the largest column letters and row digits its cells name, compared as (length, text)
+    # (a few hundred ns a cell: no number is made until the part ends, :func:`finish`)
+    wide, wide_len, deep, deep_len = "", 0, "", 0
+    row_at = 0  # the number of the row being read (a row without ``r`` follows the one before)
+    odd = False  # a row or cell whose address is missing or not a plain address: the extent is the whole sheet
 
     def start(tag, attrs):
         nonlocal kind, sheet, depth, formula, cell, cell_xfs, text, in_t, phonetic
+        nonlocal wide, wide_len, deep, deep_len, row_at, odd
         depth += 1
         if depth > _MAX_XML_DEPTH:
             refuse(f"refused: XML part {clip(part, 80)} nests elements more than {_MAX_XML_DEPTH} deep", name,
@@ -105,6 +115,12 @@ def counting_handler(part: str, where: str, totals: Totals, limits: SafetyLimits
                 cell = attrs.get("r", "?")
                 if totals.cells > limits.max_cells:
                     over("cells", limits.max_cells)
+                digits = cell.lstrip(_LETTERS)
+                letters = cell[:len(cell) - len(digits)]
+                if len(letters) > wide_len or (len(letters) == wide_len and letters > wide):
+                    wide, wide_len = letters, len(letters)
+                if len(digits) > deep_len or (len(digits) == deep_len and digits > deep):
+                    deep, deep_len = digits, len(digits)
                 return
             if local == "v":
                 return
@@ -118,6 +134,16 @@ def counting_handler(part: str, where: str, totals: Totals, limits: SafetyLimits
                 totals.rows += 1
                 if totals.rows > limits.max_rows:
                     over("rows", limits.max_rows)
+                r = attrs.get("r")
+                if r is None:
+                    row_at += 1
+                elif r.isascii() and r.isdigit() and len(r) < 9:
+                    row_at = int(r)
+                else:
+                    odd = True
+                deep_row = str(row_at)
+                if len(deep_row) > deep_len or (len(deep_row) == deep_len and deep_row > deep):
+                    deep, deep_len = deep_row, len(deep_row)
             elif local == "f":
                 formula = 0
             elif local == "is":
@@ -132,6 +158,11 @@ def counting_handler(part: str, where: str, totals: Totals, limits: SafetyLimits
             sheet = local in ("worksheet", "macrosheet", "dialogsheet")
             if sheet:
                 return
+            if local == "table":  # an Excel table: its range and columns, checked by the gate (:mod:`.gate`)
+                totals.tables.append([part, attrs.get("displayName") or attrs.get("name") or "?",
+                                      attrs.get("ref") or "", 0])
+        if kind == "table" and local == "tableColumn" and totals.tables and totals.tables[-1][0] == part:
+            totals.tables[-1][3] += 1
         if kind == "sst" and local == "si":
             text = 0
             totals.shared_strings += 1
@@ -204,7 +235,36 @@ def counting_handler(part: str, where: str, totals: Totals, limits: SafetyLimits
                 refuse(f"refused: {where}, {at}: a formula longer than {limits.max_formula_length:,} "
                         f"characters, the limit", name, WorkbookLimitError)
 
-    return types.SimpleNamespace(start=start, end=end, chars=chars)
+    def finish():
+        """At the part's end: a worksheet's extent into ``totals.extents`` (a cell without a plain address, or
+        a column past XFD, makes it the whole sheet: nothing is clipped that could hold a cell)."""
+        if not sheet:
+            return
+        col = _column(wide) if wide else 0
+        row = int(deep) if deep.isascii() and deep.isdigit() and len(deep) < 9 else None
+        if odd or col is None or row is None:
+            totals.extents[part] = (EXCEL_MAX_ROWS, EXCEL_MAX_COLUMNS)
+        else:
+            totals.extents[part] = (min(row, EXCEL_MAX_ROWS), col)
+
+    return types.SimpleNamespace(start=start, end=end, chars=chars, finish=finish)
+
+
+_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _column(letters: str) -> int | None:
+    """The column number of plain column letters (``A`` 1 ... ``XFD`` 16,384); None for anything else.
+
+    >>> _column("A"), _column("XFD"), _column("XFE"), _column("$A"), _column("a")
+    (1, 16384, None, None, None)
+    """
+    if not (1 <= len(letters) <= 3) or letters.strip(_LETTERS):
+        return None
+    n = 0
+    for ch in letters:
+        n = n * 26 + ord(ch) - 64
+    return n if n <= EXCEL_MAX_COLUMNS else None
 
 
 def _merged_cells(ref: str | None, where: str, name: str | None) -> int:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..cells import column_letters, parse_range
+from ..guard.gate import declared_areas
 from .sheetxml import column_number, scan_sheet
 from ...core.template_contract import CAPACITY_NAME, HEADER_NAME, PRINT_NAME, RESULTS_NAME
 
@@ -33,34 +34,9 @@ __all__ = ["AreaResults", "CAPACITY_NAME", "HEADER_NAME", "PRINT_NAME", "RESULTS
 WIDE_COLUMNS = 30
 
 
-_REF = re.compile(r"^(?:'((?:[^']|'')+)'|([^'!]+))!(\$?[A-Z]{1,3}\$?\d+:\$?[A-Z]{1,3}\$?\d+)$")
-
-
-def capacity_areas(workbook_xml: bytes, sheets: list[str], name: str = CAPACITY_NAME
-                   ) -> list[tuple[str, int, int, int, int]]:
-    """[(sheet, first row, first column, last row, last column)] of the ``XLBRIDGE_CAPACITY`` names
-    (or of the names called ``name``).
-
-    ``sheets``: the sheet names in workbook order (``localSheetId`` indexes them). A name whose
-    reference is not a plain range on a sheet of the book is ignored.
-    """
-    from defusedxml import ElementTree as DET
-
-    root = DET.fromstring(workbook_xml, forbid_dtd=True)
-    out = []
-    for el in root.iter():
-        if el.tag.rpartition("}")[2] != "definedName" or (el.get("name") or "").upper() != name:
-            continue
-        for part in ((el.text or "").strip().split(",") if name == RESULTS_NAME else [(el.text or "").strip()]):
-            m = _REF.match(part)
-            if m is None:
-                continue
-            sheet = m.group(1).replace("''", "'") if m.group(1) is not None else m.group(2)
-            if sheet not in sheets:
-                continue
-            r1, c1, r2, c2 = parse_range(m.group(3).replace("$", ""))
-            out.append((sheet, r1, c1, r2, c2))
-    return out
+#: the template contract's areas as declared, read from the workbook part (the gate's reading:
+#: :func:`xlbridge.batch.guard.gate.declared_areas`; a checked book holds them clipped to its sheets)
+capacity_areas = declared_areas
 
 
 _NAME = rb"(?:[A-Za-z_][\w.-]*:)?"
@@ -93,18 +69,25 @@ def _rows(sheet_xml: bytes) -> list[tuple[int, int, int]] | None:
     if b"<![CDATA[" in sheet_xml:
         return None
     end_data = sheet_xml.rfind(b"sheetData>")
-    tags = list(_ROW_TAG.finditer(sheet_xml))
     out: list[tuple[int, int, int]] = []
-    for i, tag in enumerate(tags):
+    # (one tag at a time, the one before kept until the next is found: no list of a match per tag, whatever
+    # number of empty ``<row/>`` the part holds)
+    before = None
+    for tag in _ROW_TAG.finditer(sheet_xml):
         m = _R_ATTR.search(tag.group(1))
         if m is None or not m.group(1).isdigit():
             return None
+        if before is not None:
+            out.append((before[0], before[1], tag.start()))
+            before = None
         if tag.group(1).endswith(b"/"):
             continue
-        if out and int(m.group(1)) <= out[-1][0]:
+        r = int(m.group(1))
+        if out and r <= out[-1][0]:
             return None
-        stop = tags[i + 1].start() if i + 1 < len(tags) else (end_data if end_data > tag.end() else len(sheet_xml))
-        out.append((int(m.group(1)), tag.end(), stop))
+        before = (r, tag.end())
+    if before is not None:
+        out.append((before[0], before[1], end_data if end_data > before[1] else len(sheet_xml)))
     return out
 
 

@@ -28,7 +28,7 @@ from typing import Any
 
 from ..cells import cell_ref, qualified
 from ..guard.limits import one_line
-from ..read.capacity import RESULTS_NAME, capacity_areas, missing_results, sheet_rows
+from ..read.book import MAX_FILLED_ROWS
 from ..read.sheetxml import scan_sheet
 from .xlsxpatch import Formula, patch_sheet
 
@@ -38,10 +38,9 @@ __all__ = ["fill_inserted_rows", "position_free", "MAX_MODEL_ROWS", "MAX_FILLED_
 #: formula's later cell): a bound on the work, whatever the file
 MAX_MODEL_ROWS = 50
 
-#: at most this many rows of a sheet given their formulas, and at most this many bytes of them (or of the
-#: rows read for the formula) parsed at once: beyond either, nothing is filled on that sheet and ``recalc``
+#: at most :data:`MAX_FILLED_ROWS` rows of a sheet given their formulas, and at most this many bytes of them (or of
+#: the rows read for the formula) parsed at once: beyond either, nothing is filled on that sheet and ``recalc``
 #: names its first row lacking them, as without this step (the work stays small whatever the upload)
-MAX_FILLED_ROWS = 1_000
 MAX_PARSED_BYTES = 4 << 20
 
 _STRING = re.compile(r'"(?:[^"]|"")*"')
@@ -129,29 +128,21 @@ def _empty(layout: Any, r: int, c: int) -> bool:
     return span is None or not span.children
 
 
-def fill_inserted_rows(zf: Any, sheets: list, before_parsing: Any = None) -> tuple[dict, list]:
-    """({part: its bytes with the formulas written}, [one warning per sheet]) for the workbook in zip ``zf``
-    (``sheets``: [(sheet, part)] in the workbook's order); ({}, []) when no row lacks its result formulas.
-    ``before_parsing()`` is called once, before the first part is parsed (``recalc``: the guard's scan of the
-    worksheets, which must pass first). Bounded: :data:`MAX_FILLED_ROWS`, :data:`MAX_PARSED_BYTES`."""
-    scanned = False
-    workbook = zf.read("xl/workbook.xml")
-    order = [sheet for sheet, _ in sheets]
-    parts = dict(sheets)
-    shown = capacity_areas(workbook, order, RESULTS_NAME)
+def fill_inserted_rows(read: Any) -> tuple[dict, list, dict]:
+    """({part: its bytes with the formulas written}, [one warning per sheet], {sheet: {(row, column) written}}) for
+    the book the read stage read (``read``: :class:`xlbridge.batch.read.book.BookRead`: its parts' rows and the
+    result cells it found missing, at most :data:`MAX_FILLED_ROWS` rows' worth a sheet); ({}, [], {}) when no
+    row lacks its result formulas. Nothing here reads the upload again: the parts are the read stage's.
+    Bounded: :data:`MAX_FILLED_ROWS`, :data:`MAX_PARSED_BYTES`."""
+    parts = dict(read.book.sheets)
     replacements: dict = {}
     warnings: list = []
-    for area in capacity_areas(workbook, order):
-        sheet = area[0]
-        blocks = [b for b in shown if b[0] == sheet]
-        if not blocks or parts.get(sheet) is None:
+    written: dict = {}
+    for sheet, missing in read.missing.items():
+        rows = read.rows[sheet]
+        if not missing or rows.rows is None or parts.get(sheet) is None:
             continue
-        data = zf.read(parts[sheet])
-        rows = sheet_rows(data)
-        per_row = sum(b[4] - b[2] + 1 for b in blocks)
-        missing = missing_results(rows, area, blocks, limit=(MAX_FILLED_ROWS + 1) * per_row)  # (found up to a bound)
-        if not missing or rows.rows is None:
-            continue
+        data = rows.xml
         spans = _bounds(data, rows.rows)
         head, tail = data[:spans[0][1]], data[spans[-1][2]:]
         by_row = {r: (begin, end) for r, begin, end in spans}
@@ -161,9 +152,9 @@ def fill_inserted_rows(zf: Any, sheets: list, before_parsing: Any = None) -> tup
         if len(wanted) > MAX_FILLED_ROWS or len(head) + len(tail) + sum(
                 by_row[r][1] - by_row[r][0] for r in wanted) > MAX_PARSED_BYTES:
             continue
-        if not scanned and before_parsing is not None:
-            before_parsing()
-        scanned = True
+        area = next((a for a in read.book.areas.capacity if a[0] == sheet and a[1] <= min(wanted) <= a[3]), None)
+        if area is None:
+            continue
         others = [s for s in spans if s[0] not in wanted and area[1] <= s[0] <= area[3]]
         model = _model_formulas(data, head, tail, others, min(wanted), {c for _r, c in missing}, sheet)
         rows_wanted = [(r, *by_row[r]) for r in sorted(wanted)]
@@ -185,6 +176,7 @@ def fill_inserted_rows(zf: Any, sheets: list, before_parsing: Any = None) -> tup
             pos, at = end, nxt
         pieces.append(data[pos:])
         replacements[parts[sheet]] = b"".join(pieces)
+        written[sheet] = set(cells)
         filled = sorted({r for r, _c in cells})
         first = min(c for r, c in cells if r == filled[0])
         shown_rows = ", ".join(f"{r:,}" for r in filled[:10]) + (f" and {len(filled) - 10:,} more" if len(filled) > 10 else "")
@@ -192,4 +184,4 @@ def fill_inserted_rows(zf: Any, sheets: list, before_parsing: Any = None) -> tup
             f"{qualified(sheet, cell_ref(filled[0], first))}: the result cells of row{'s' if len(filled) > 1 else ''} "
             f"{shown_rows} (inserted into the table) had no formulas; given the formulas of the table's other rows "
             f"and computed", 400))
-    return replacements, warnings
+    return replacements, warnings, written
