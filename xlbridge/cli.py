@@ -37,7 +37,7 @@ import json
 import math
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import FrameType
 from typing import TYPE_CHECKING
 from typing import Any, NoReturn
@@ -565,7 +565,7 @@ def _files(args: argparse.Namespace) -> int:
         try:
             try:
                 with upload_limits(limits, shown, prog):
-                    return _files_guarded(args, prog, source)
+                    return _noting_removed(prog, source, lambda: _files_guarded(args, prog, source))
             except _Interrupted as exc:
                 name = signal.Signals(exc.signum).name
                 print(f"{prog}: {shown}: interrupted by {name}; {_written(exc)}", file=sys.stderr)
@@ -579,6 +579,19 @@ def _files(args: argparse.Namespace) -> int:
                 signal.signal(sig, handler)
     except _Interrupted as exc:  # a second signal while the command was saying how it ended: no traceback
         return 128 + exc.signum
+
+
+def _noting_removed(prog: str, source: str, run: Callable[[], int]) -> int:
+    """``run()``, and when it succeeds one warning line if the input's text held control, bidi or zero-width
+    characters, which every reader removes (:mod:`xlbridge.core.text`), naming the file and the first place."""
+    from .core.text import noting_removed
+
+    with noting_removed() as removed:
+        code = run()
+    said = removed.warning()
+    if code == EXIT_OK and said is not None:  # (the file of the first removal: one of a season's several)
+        _say(prog, f"{removed.file or _name(source)}: warning: {said}")
+    return code
 
 
 def _say(prog: str, message: str) -> None:

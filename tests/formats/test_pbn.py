@@ -179,7 +179,7 @@ def test_duplicate_row_and_pair_meeting_a_board_twice():
     (b"   \n\n", "empty file"),
     (bytes(range(256)) * 4, "binary"),
     (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "binary"),
-    (b"hello world\n", "data outside any tag"),
+    (b"hello world\n", "not a PBN file: its first line that is not a comment is not a tag"),
     ((HEAD + "1 2 4S N 10\n").encode(), "truncated ScoreTable row"),
     ((HEAD[:-3] + "\n").encode(), "unterminated string"),
     (b'[Board "1"]\n[ScoreTable "PairId_NS;PairId_EW;Score NS"]\n1 2 420\n', "cannot read ScoreTable header"),

@@ -1,8 +1,9 @@
 """The PBN lexer's one-regex-per-token scan (``xlbridge.formats.pbntext.Lexer.tokens``) against a plain
 character-by-character reading of PBN 2.1 sections 3.1-3.3 written here: tags ``[Name "value"]``,
 strings with the escapes ``\\"`` and ``\\\\`` only, ``;`` comments to the end of the line, ``{...}``
-comments over lines, data items up to white space or one of ``[]{};"``.  Both must give the same
-tokens, or both refuse (the refusal's words come from the same helpers)."""
+comments over lines, data items up to white space or one of ``[]{};"``, each line first taken by the rule of
+every reader (``xlbridge.core.text.clean_text``).  Both must give the same tokens, or both refuse (the refusal's
+words come from the same helpers)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from xlbridge.core.text import clean_text
 from xlbridge.formats.errors import FormatError
 from xlbridge.formats.pbntext import Lexer
 
@@ -20,7 +22,7 @@ def _reference(text: str) -> list[tuple]:
     out: list[tuple] = []
     in_brace = False
     for lineno, line in enumerate(text.split("\n"), start=1):
-        line = line.rstrip("\r")
+        line = clean_text(line.rstrip("\r"))  # (the one rule of every reader: controls removed, tabs made spaces)
         if not in_brace:
             if line.startswith("%"):
                 continue

@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import re
 
+from .text import REMOVED_CHARACTERS
+
 __all__ = [
     "XlbridgeError",
     "InputError",
@@ -46,10 +48,12 @@ __all__ = [
 ]
 
 #: What a message never shows as it is (one line, nothing a terminal obeys): the control characters (C0, DEL
-#: and C1), the Unicode line and paragraph separators, and the lone surrogates by which Python stands for a
-#: file name's bytes that are not UTF-8 (``os.fsdecode``); the command line escapes them, a report line
-#: turns them into spaces (``xlbridge.batch.guard.limits.one_line``).
-CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+#: and C1), the Unicode line and paragraph separators, the lone surrogates by which Python stands for a
+#: file name's bytes that are not UTF-8 (``os.fsdecode``), and the bidi and zero-width characters every reader
+#: removes from a file's text (``xlbridge.core.text.REMOVED_CHARACTERS``: a file named ``evil\u202excod.xlsx``
+#: would show reversed); the command line escapes them, a report line turns them into spaces
+#: (``xlbridge.batch.guard.limits.one_line``).
+CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]|" + REMOVED_CHARACTERS.pattern)
 
 #: The longest ``repr`` of a value shown whole in a message; longer ones are clipped.
 SHOWN_CHARACTERS = 40

@@ -1,5 +1,10 @@
 """What kind of file a path names, and opening a regular file for reading without ever waiting on it.
 
+A path that is a symbolic link is not read: :func:`regular_stat` names it ``a symbolic link`` (``os.lstat``)
+and :func:`open_regular` opens with ``O_NOFOLLOW``, so a link swapped in after the check is not followed
+either. A server given an upload's path reads that file, never the one a link in the upload's folder points
+to (``/etc/passwd``); the user gives the file itself.
+
 Also the two steps of putting a finished output in place that must not be split by a signal
 (:func:`signals_held`, :func:`exchange`). Shared by the layers that read files a user names: the batch layer (workbooks,
 :func:`xlbridge.batch.guard.safety.open_regular_file`) and the file formats (PBN, USEBIO:
@@ -11,6 +16,11 @@ only; nothing here raises a message of its own.
 >>> import os
 >>> file_kind(os.stat("/").st_mode), file_kind(os.stat(__file__).st_mode)
 ('a folder', None)
+>>> import tempfile
+>>> link = os.path.join(tempfile.mkdtemp(), "club.pbn")
+>>> os.symlink(__file__, link)
+>>> regular_stat(link)[1], regular_stat(__file__)[1]
+('a symbolic link', None)
 """
 
 from __future__ import annotations
@@ -22,7 +32,7 @@ import signal
 import stat
 from collections.abc import Callable, Iterator
 
-__all__ = ["file_kind", "open_regular", "signals_held", "exchange", "lock_file", "WRITTEN"]
+__all__ = ["file_kind", "regular_stat", "open_regular", "signals_held", "exchange", "lock_file", "WRITTEN"]
 
 #: The attribute a writer sets on an exception (a signal turned into one, a time limit) that reached it
 #: *after* its output was put in place: the path written, so that the command says so instead of
@@ -116,14 +126,16 @@ def exchange(a: str, b: str) -> bool:
 
 def file_kind(mode: int) -> str | None:
     """What a file of ``mode`` (an ``os.stat`` result's ``st_mode``) is, for a message, when it is not
-    a regular file (``"a folder"``, ``"a FIFO (named pipe)"``, ``"a device"``, ``"a socket"``,
-    ``"a special file"``); None for a regular file.
+    a regular file (``"a symbolic link"`` for an ``os.lstat`` result, ``"a folder"``, ``"a FIFO (named pipe)"``,
+    ``"a device"``, ``"a socket"``, ``"a special file"``); None for a regular file.
 
     >>> file_kind(stat.S_IFIFO | 0o600), file_kind(stat.S_IFCHR), file_kind(stat.S_IFREG | 0o644)
     ('a FIFO (named pipe)', 'a device', None)
     """
     if stat.S_ISREG(mode):
         return None
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
     if stat.S_ISDIR(mode):
         return "a folder"
     if stat.S_ISFIFO(mode):
@@ -135,14 +147,24 @@ def file_kind(mode: int) -> str | None:
     return "a special file"
 
 
+def regular_stat(path: str | os.PathLike[str]) -> tuple[os.stat_result, str | None]:
+    """``os.lstat`` of ``path`` (a symbolic link is not followed) and what it is when it is not a regular
+    file (:func:`file_kind`: ``"a symbolic link"``, ``"a folder"``, ...), None for a regular file: the one
+    check of every command's input (the batch layer's and the file formats' refusals say it in their words).
+    An ``OSError`` (the file missing, a folder on the way not searchable) is the caller's to report.
+    """
+    st = os.lstat(path)
+    return st, file_kind(st.st_mode)
+
+
 def open_regular(path: str | os.PathLike[str], st: os.stat_result) -> int | None:
-    """Open ``path``, which ``os.stat`` found to be the regular file ``st``, for reading; return the
+    """Open ``path``, which :func:`regular_stat` found to be the regular file ``st``, for reading; return the
     descriptor (blocking, as a caller expects), or None when the open file is not that same regular
-    file any more (the descriptor is then closed).
+    file any more (the descriptor is then closed; a symbolic link put there meanwhile is not followed).
 
     The open is non-blocking (``O_NONBLOCK``): a FIFO swapped in for the file after the ``stat``
-    cannot make it wait; ``fstat`` of the descriptor then checks device and inode.  An ``OSError``
-    of ``open`` (permissions, the file gone) is the caller's to report.
+    cannot make it wait; ``O_NOFOLLOW``: nor can a symbolic link; ``fstat`` of the descriptor then checks
+    device and inode.  An ``OSError`` of ``open`` (permissions, the file gone) is the caller's to report.
 
     >>> fd = open_regular(__file__, os.stat(__file__))
     >>> len(os.read(fd, 10)), os.close(fd)
@@ -150,8 +172,14 @@ def open_regular(path: str | os.PathLike[str], st: os.stat_result) -> int | None
     >>> open_regular(__file__, os.stat("/")) is None
     True
     """
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
-    fd = os.open(path, flags)
+    flags = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+             | getattr(os, "O_NOFOLLOW", 0))
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:  # a symbolic link swapped in since the check
+            return None
+        raise
     try:
         fst = os.fstat(fd)
         same = stat.S_ISREG(fst.st_mode) and (fst.st_dev, fst.st_ino) == (st.st_dev, st.st_ino)

@@ -22,7 +22,7 @@ from typing import TypeAlias
 import xlbridge
 
 from ..core.errors import clip
-from ..core.files import file_kind, open_regular
+from ..core.files import open_regular, regular_stat
 
 __all__ = ["FormatError", "LIMITS", "clip", "display_name", "check_regular_file", "load_source", "Source",
            "check_name", "check_players", "check_national_number"]
@@ -149,9 +149,9 @@ def check_national_number(text: str, *, file: str | None = None, line: int | Non
 
 
 def check_regular_file(path: str | os.PathLike[str]) -> os.stat_result:
-    """``os.stat`` of ``path`` (a symlink followed), refusing anything but a regular file: a FIFO, a
-    device or a folder is named for what it is (:func:`xlbridge.core.files.file_kind`) instead of
-    being read, which would wait for a writer or never end.
+    """``os.lstat`` of ``path``, refusing anything but a regular file (:func:`xlbridge.core.files.regular_stat`):
+    a FIFO, a device or a folder is named for what it is instead of being read, which would wait for a writer
+    or never end, and a symbolic link is refused, not followed (give the file itself).
 
     >>> check_regular_file("/dev/null")
     Traceback (most recent call last):
@@ -160,10 +160,9 @@ def check_regular_file(path: str | os.PathLike[str]) -> os.stat_result:
     """
     name = display_name(path)
     try:
-        st = os.stat(path)
+        st, kind = regular_stat(path)
     except OSError:
         raise FormatError("cannot open the file", file=name) from None
-    kind = file_kind(st.st_mode)
     if kind is not None:
         raise FormatError(f"this is {kind}, not a regular file", file=name)
     return st

@@ -50,7 +50,7 @@ from .model import (HOWELL, MITCHELL, PAIRS, TEAMS, Event, Participant, Result, 
 from .sheets import (HEADER_ROW, VULNERABILITY, Getter, Where, Workbook, board_number, capacity, cell_number,
                      cell_text, check_standard_cycle, id_text, event_boards, fill_table, find_columns, find_parameter,
                      get_sheet, join_names, open_workbook, parameter_entry, parameter_value, read_extra_sheets, read_outcomes,
-                     player_numbers, event_header, sparse_rows, split_names, table_rows,
+                     player_numbers, event_header, put_value, sparse_rows, split_names, table_rows,
                      write_event_details, write_extra_sheets, write_properties)
 
 __all__ = ["fill_pairs_workbook", "read_pairs_workbook", "travellers_rows", "TRAVELLERS", "PAIRS_SHEET"]
@@ -120,13 +120,12 @@ def fill_pairs_workbook(wb: Workbook, event: Event, *, name: str | None = None) 
                           f"{HEADER_ROW + 1:,} to {plast:,})", where=name)
     for i, p in enumerate(event.participants):
         r = HEADER_ROW + 1 + i
-        ps.cell(row=r, column=pcols["Pair"], value=cell_number(p.number))
-        ps.cell(row=r, column=pcols["Direction"],
-                value=str(p.direction) if event.movement == MITCHELL and p.direction else None)
+        put_value(ps, r, pcols["Pair"], cell_number(p.number))  # (text as text cells: never a formula)
+        put_value(ps, r, pcols["Direction"], str(p.direction) if event.movement == MITCHELL and p.direction else None)
         names = join_names(p.names) if p.names else (p.name or None)
-        ps.cell(row=r, column=pcols["Names"], value=names)
+        put_value(ps, r, pcols["Names"], names)
         if PLAYER_NUMBERS in pcols and p.ids:
-            ps.cell(row=r, column=pcols[PLAYER_NUMBERS], value=" & ".join(p.player_ids())).number_format = "@"
+            put_value(ps, r, pcols[PLAYER_NUMBERS], " & ".join(p.player_ids())).number_format = "@"
         elif p.ids:  # (a workbook made before the column: the numbers cannot be kept)
             raise FormatError(f"the sheet {PAIRS_SHEET!r} has no column {PLAYER_NUMBERS!r} for the players' national "
                               f"numbers (a workbook made before it): start from a current template", where=name)

@@ -26,6 +26,7 @@ from collections.abc import Iterator, Sequence
 from fractions import Fraction
 from typing import Any, TypeAlias, TypedDict
 
+from ..core.text import INVISIBLE_CHARACTERS, clean_text
 from .errors import LIMITS, FormatError
 from .model import parse_number
 
@@ -93,7 +94,16 @@ class Lexer:
         self._last: Token = ()
 
     def err(self, message: str, line: int | None, value: object = None) -> FormatError:
+        """The error at ``line``, showing ``value``; before the file's first tag (it has not shown itself to be
+        a PBN file: a password file, say) it is ``not a PBN file: ...`` and shows nothing of the file."""
+        if not self._last:
+            return FormatError(f"not a PBN file: {message.rstrip(': ')}", file=self.name, line=line)
         return FormatError(message, file=self.name, line=line, value=value)
+
+    def not_a_tag(self, line: int) -> FormatError:
+        """Data where the file's first tag should be: the file is not PBN, and nothing of it is shown."""
+        return FormatError("not a PBN file: its first line that is not a comment is not a tag ([Name \"value\"])",
+                           file=self.name, line=line)
 
     def lines(self) -> Iterator[str]:
         """The text's lines, one at a time (never a list of them all), each checked against the line limit."""
@@ -113,11 +123,16 @@ class Lexer:
             start = stop + 1
 
     def tokens(self) -> Iterator[Token]:
+        """The tokens, each line's text first taken by the rule of :func:`xlbridge.core.text.clean_text`
+        (control, bidi and zero-width characters removed and noted at the line; tabs made spaces)."""
         in_brace = False
+        dirty = INVISIBLE_CHARACTERS.search(self.text) is not None
         for lineno, line in enumerate(self.lines(), start=1):
             line = line.rstrip("\r")
             if "\x00" in line:
-                raise self.err("not a PBN file (binary data):", lineno, line)
+                raise self.err("not a PBN file (binary data)", lineno)
+            if dirty:
+                line = clean_text(line, f"line {lineno}", self.name)
             if not in_brace:
                 if line.startswith("%"):
                     if len(self.directives) < 100:  # (the first ones say the version and format; no more kept)
@@ -255,6 +270,8 @@ def iter_games(lexer: Lexer) -> Iterator[Game]:
             current = name
             continue
         if game is None or current is None:
+            if not count:  # (before the first tag: not a PBN file, and nothing of it is shown)
+                raise lexer.not_a_tag(tok[3])
             raise lexer.err("data outside any tag or section:", tok[3], tok[1])
         cells += 1
         if cells > LIMITS["cells"]:

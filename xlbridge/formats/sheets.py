@@ -28,6 +28,7 @@ from typing import Any, TypeAlias
 import xlbridge
 
 from ..core.template_contract import CAPACITY_NAME, EVENT_DETAILS
+from ..core.text import INVISIBLE_CHARACTERS, clean_text
 from ..core.vocabulary import Seat
 from .checks import MAX_BOARD, vulnerability_words
 from .errors import FormatError, check_name, check_national_number, display_name
@@ -38,7 +39,7 @@ __all__ = ["HEADER_ROW", "DEALS_SHEET", "LEADS_SHEET", "VULNERABILITY", "standar
            "find_parameter", "capacity", "get_sheet",
            "fill_table", "table_rows", "table_sheet", "write_extra_sheets", "read_extra_sheets",
            "write_properties", "read_properties", "read_event_details", "write_event_details", "event_details_block", "document_title", "event_header", "open_workbook", "event_boards", "read_outcomes", "Workbook",
-           "Worksheet", "Getter", "Where", "sparse_rows", "parameter_value", "PARAMETER_ROWS"]
+           "Worksheet", "Getter", "Where", "sparse_rows", "parameter_value", "PARAMETER_ROWS", "put_value"]
 
 #: An openpyxl workbook and worksheet (openpyxl ships no type information).
 Workbook: TypeAlias = Any
@@ -103,6 +104,38 @@ def id_text(v: object, where: str, what: str = "pair number") -> str | None:
     if t is not None and len(t) > MAX_ID:
         raise FormatError(f"{what} longer than {MAX_ID} characters:", where=where, value=t)
     return t
+
+
+#: What makes a typed text something else in a spreadsheet program: a formula (``=``, and ``+``, ``-``, ``@``
+#: as Excel and LibreOffice take them when typed), or an error value (``#N/A``).
+_NOT_TEXT_WHEN_TYPED = ("=", "+", "-", "@")
+_ERROR_VALUES = frozenset(("#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A"))
+
+
+def put_value(ws: Worksheet, row: int, column: int, value: object) -> Any:
+    """Write ``value`` into the cell at ``row``, ``column`` of ``ws`` and return the cell: the one way the
+    workbook mappings write a cell from a file. A text is written as a **text cell, never a formula or an
+    error value**, whatever it starts with (openpyxl would take ``=HYPERLINK(...)`` for a formula and
+    ``#N/A`` for an error), with its control and invisible characters removed (:func:`xlbridge.core.text.clean_text`);
+    one that a spreadsheet program would take for a formula when a member edits it (``=``, ``+``, ``-``,
+    ``@``) gets the cell style's quote prefix, so that it stays text then too (Excel shows ``'=1+1``).
+
+    >>> import openpyxl
+    >>> ws = openpyxl.Workbook().active
+    >>> c = put_value(ws, 5, 3, '=HYPERLINK("http://x","y")')
+    >>> c.value, c.data_type, c.quotePrefix, put_value(ws, 6, 3, "#N/A").data_type, put_value(ws, 7, 3, 7).data_type
+    ('=HYPERLINK("http://x","y")', 's', True, 's', 'n')
+    """
+    cell = ws.cell(row=row, column=column)
+    if isinstance(value, str):
+        value = clean_text(value)
+        cell.value = value
+        cell.data_type = "s"
+        if value.startswith(_NOT_TEXT_WHEN_TYPED) or value in _ERROR_VALUES:
+            cell.quotePrefix = True
+    else:
+        cell.value = value
+    return cell
 
 
 def cell_text(v: object) -> str | None:
@@ -225,7 +258,7 @@ def sparse_rows(ws: Worksheet, min_row: int = 1, max_row: int | None = None) -> 
         rows: dict[int, dict[int, Any]] = {}
         for (r, c), cell in getattr(ws, "_cells", {}).items():
             if cell.value is not None and r >= min_row and (max_row is None or r <= max_row):
-                rows.setdefault(r, {})[c] = cell.value
+                rows.setdefault(r, {})[c] = _clean_cell(ws, r, c, cell.value)
         yield from sorted(rows.items())
         return
     from openpyxl.worksheet._reader import WorkSheetParser
@@ -239,9 +272,23 @@ def sparse_rows(ws: Worksheet, min_row: int = 1, max_row: int | None = None) -> 
                 continue
             if max_row is not None and idx > max_row:
                 break
-            cells = {c["column"]: c["value"] for c in row if c["value"] is not None}
+            cells = {c["column"]: _clean_cell(ws, idx, c["column"], c["value"]) for c in row if c["value"] is not None}
             if cells:
                 yield idx, cells
+
+
+def _clean_cell(ws: Worksheet, row: int, column: int, value: Any) -> Any:
+    """A cell's value as the readers take it: a text by the rule of :func:`xlbridge.core.text.clean_text`
+    (a removal noted at the cell, ``Pairs!C5``), anything else as it is."""
+    if not isinstance(value, str) or INVISIBLE_CHARACTERS.search(value) is None:
+        return value
+    import os
+
+    from openpyxl.utils.cell import get_column_letter
+
+    path = getattr(getattr(ws.parent, "_archive", None), "filename", None)  # (a workbook read from a file: its
+    file = os.path.basename(path) if isinstance(path, str) else None       # name, for the warning)
+    return clean_text(value, f"{ws.title}!{get_column_letter(column)}{row}", file)
 
 
 def parameter_value(ws: Worksheet, label: str) -> tuple[bool, Any]:
@@ -322,7 +369,7 @@ def fill_table(ws: Worksheet, cols: Mapping[str, int], columns: Sequence[str], r
     for i, row in enumerate(rows, start=HEADER_ROW + 1):
         for col, v in zip(columns, row):
             if v is not None:
-                ws.cell(row=i, column=cols[col], value=v)
+                put_value(ws, i, cols[col], v)
 
 
 def table_rows(ws: Worksheet, columns: tuple[str, ...], optional: tuple[str, ...] = (), *, sheet: str, name: str,
@@ -371,7 +418,7 @@ def table_sheet(wb: Workbook, title: str, note: str, headers: Sequence[str], row
     for i, row in enumerate(rows, start=HEADER_ROW + 1):
         for j, v in enumerate(row, start=1):
             if v is not None:
-                ws.cell(row=i, column=j, value=v)
+                put_value(ws, i, j, v)
     ws.freeze_panes = f"A{HEADER_ROW + 1}"
 
 
@@ -602,7 +649,7 @@ def write_event_details(ws: Worksheet, event: Event) -> bool:
     for label, value in zip(EVENT_DETAILS, (event.name, event.date, event.site, event.scorer), strict=True):
         if label in block:
             col, row = coordinate_from_string(block[label][1])
-            ws.cell(row=row, column=column_index_from_string(col)).value = value
+            put_value(ws, row, column_index_from_string(col), value)
     return True
 
 
@@ -610,7 +657,8 @@ def read_properties(wb: Workbook) -> tuple[str | None, _dt.date | None]:
     """The event's name and date written by :func:`write_properties` (None for either when absent;
     a date that is not ISO 8601 is ignored); without the name property, the document's title (File >
     Properties > Title, which a member can type in Excel and LibreOffice)."""
-    props = {p.name: p.value for p in wb.custom_doc_props}
+    props = {p.name: clean_text(p.value, f"document property {p.name!r}") if isinstance(p.value, str) else p.value
+             for p in wb.custom_doc_props}
     date = None
     if props.get(_DATE_PROPERTY):
         try:
@@ -623,7 +671,7 @@ def read_properties(wb: Workbook) -> tuple[str | None, _dt.date | None]:
 def document_title(wb: Workbook) -> str | None:
     """The document's title (File > Properties > Title, which a member can type in Excel and LibreOffice),
     stripped; None when blank."""
-    title = wb.properties.title if isinstance(wb.properties.title, str) else None
+    title = clean_text(wb.properties.title, "document title") if isinstance(wb.properties.title, str) else None
     return title.strip() if title and title.strip() else None
 
 

@@ -37,6 +37,7 @@ from typing import Any
 
 import xlbridge
 
+from ..core.text import INVISIBLE_CHARACTERS, clean_text
 from ..core.vocabulary import Direction, Movement, Scoring, Seat, UnknownSpellingError
 from .checks import MAX_BOARD, check_board, check_result, infer_movement
 from .errors import LIMITS, FormatError, Source, check_name, check_national_number, check_players
@@ -137,6 +138,43 @@ class _Feed:
         return piece
 
 
+#: The C0 controls XML 1.0 cannot hold, raw (a byte of an ASCII-compatible encoding) or as a character
+#: reference (``&#7;``, ``&#x1B;``): an XML parser refuses the file, so they are taken out before it reads it,
+#: by the rule of every reader (:func:`xlbridge.core.text.clean_text`).
+_XML_CONTROLS = re.compile(rb"[\x01-\x08\x0b\x0c\x0e-\x1f]|&#(?:0*(?:[1-8]|1[1-2]|1[4-9]|2[0-9]|3[01])"
+                           rb"|[xX]0*(?:[1-8]|[bBcCeEfF]|1[0-9a-fA-F]));")
+
+
+def _without_controls(data: bytes, name: str | None = None) -> bytes:
+    """``data`` without the controls XML cannot hold (:data:`_XML_CONTROLS`; a vertical tab or form feed made a
+    space), each removal noted at its line; a file in UTF-16 or UTF-32 (a byte-order mark, or NUL bytes) is
+    left as it is.
+
+    >>> _without_controls(b"<N>C.\\x07Glover &#27;[31m</N>")
+    b'<N>C.Glover [31m</N>'
+    """
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in data or _XML_CONTROLS.search(data) is None:
+        return data
+
+    def one(m: re.Match[bytes]) -> bytes:
+        raw = m.group()
+        code = raw[0] if len(raw) == 1 else int(raw[3:-1], 16) if raw[2:3] in b"xX" else int(raw[2:-1])
+        line = data.count(b"\n", 0, m.start()) + 1
+        return clean_text(chr(code), f"line {line}", name).encode("ascii")
+
+    return _XML_CONTROLS.sub(one, data)
+
+
+def _clean_element(el: ET.Element, path: list[str], name: str) -> None:
+    """The text and attributes of ``el`` by the rule of every reader (:func:`xlbridge.core.text.clean_text`): a
+    removal noted at the element (``element EVENT > PARTICIPANTS > PAIR > PLAYER > PLAYER_NAME``)."""
+    if el.text is not None and INVISIBLE_CHARACTERS.search(el.text) is not None:
+        el.text = clean_text(el.text, "element " + " > ".join(path), name)
+    for k, v in el.attrib.items():
+        if INVISIBLE_CHARACTERS.search(v) is not None:
+            el.set(k, clean_text(v, "element " + " > ".join(path) + f"@{k}", name))
+
+
 def _parse_xml(data: bytes, name: str) -> ET.Element:
     try:
         from defusedxml import DefusedXmlException
@@ -146,16 +184,20 @@ def _parse_xml(data: bytes, name: str) -> ET.Element:
 
     root: ET.Element | None = None
     depth = count = 0
-    feed = _Feed(data, name)
+    path: list[str] = []  # (the open elements below the root: where a removal is noted)
+    feed = _Feed(_without_controls(data, name), name)
     try:  # the tree is built as the file is parsed, and counted and measured while it is (not after)
         for event, el in iterparse(feed, events=("start", "end"), forbid_dtd=False, forbid_entities=True,
                                    forbid_external=True):
             feed.mark = feed.pos
             if event == "end":
+                _clean_element(el, path[1:] or path, name)
                 depth -= 1
+                del path[-1:]
                 continue
             if root is None:
                 root = el
+            path.append(str(el.tag)[:40])
             depth += 1
             count += 1
             if depth > LIMITS["depth"]:
@@ -210,7 +252,7 @@ def read_usebio(source: Source, *, name: str | None = None) -> Event:
     root = _parse_xml(data, fname)
     rd = _Reader(fname)
     if root.tag != "USEBIO":
-        raise rd.err("not a USEBIO file: the root element is", None, root.tag)
+        raise rd.err("not a USEBIO file: its root element is not USEBIO", None)  # (nothing of the file shown)
     version = (root.get("Version") or "").strip()
     if not re.fullmatch(r"1\.\d+", version):
         raise rd.err("unsupported USEBIO version:", "USEBIO", version)

@@ -15,9 +15,10 @@ followed), every sheet listed in the workbook present, sheet names valid.
 The other guards of a run live here too, each a small function of its own so that they survive a
 change of formula engine:
 
-- :func:`open_regular_file` / :func:`snapshot_file`: a FIFO, device, folder or a symlink to one is
-  refused at once (``os.stat`` first, then ``open`` with ``O_NONBLOCK`` and ``fstat`` of the open
-  file); the run then works on a private snapshot, so the file cannot change under it.
+- :func:`open_regular_file` / :func:`snapshot_file`: a FIFO, device, folder or symbolic link is
+  refused at once (``os.lstat`` first, then ``open`` with ``O_NONBLOCK | O_NOFOLLOW`` and ``fstat`` of the
+  open file: :func:`xlbridge.core.files.regular_stat`, :func:`~xlbridge.core.files.open_regular`); the run
+  then works on a private snapshot, so the file cannot change under it.
 - the limits and messages (:mod:`xlbridge.batch.guard.limits`), the XML scan (:mod:`xlbridge.batch.guard.xmlscan`) and
   the files of a run: temporary folders, leftovers, locks, atomic writes (:mod:`xlbridge.batch.guard.files`),
   whose public names are importable from here too.
@@ -33,7 +34,7 @@ bounded by :func:`xlbridge.batch.recalc.recalc_workbook`, which runs it in a chi
 ...     check_workbook(buf, name="notes.xlsx")
 ... except WorkbookError as err:
 ...     print(err)
-notes.xlsx: not an Excel workbook (not a zip file; it starts with b'just som')
+notes.xlsx: not an Excel workbook (not a zip file)
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ import zipfile
 from typing import Any
 
 from ...core.errors import WorkbookLimitError, WorkbookError
-from ...core.files import file_kind, open_regular
+from ...core.files import open_regular, regular_stat
 
 from .files import (
     CFB_SIGNATURE,
@@ -119,22 +120,21 @@ _BAD_SHEET_NAME = re.compile(r"[\[\]:*?/\\\x00-\x1f]")
 
 
 def _stat_regular(path, name: str | None) -> os.stat_result:
-    """``os.stat`` of ``path`` (a symlink followed), refusing anything but a regular file (the core's
-    :func:`~xlbridge.core.files.file_kind` says what it is instead)."""
+    """``os.lstat`` of ``path``, refusing anything but a regular file, a symbolic link included (the core's
+    :func:`~xlbridge.core.files.regular_stat` says what it is instead)."""
     path = os.fspath(path)
     name = os.path.basename(path) if name is None else name
     try:
-        st = os.stat(path)
+        st, kind = regular_stat(path)
     except OSError as exc:
         refuse(f"cannot read the file ({exc.strerror or type(exc).__name__})", name)
-    kind = file_kind(st.st_mode)
     if kind is not None:
         refuse(f"refused: this is {kind}, not a workbook file", name)
     return st
 
 
 def check_regular_file(path: str | os.PathLike, name: str | None = None) -> None:
-    """Refuse ``path`` at once unless it is a regular file (or a symlink to one); nothing is opened.
+    """Refuse ``path`` at once unless it is a regular file (not a symbolic link); nothing is opened.
 
     >>> try:
     ...     check_regular_file("/", "root.xlsx")
@@ -148,9 +148,9 @@ def check_regular_file(path: str | os.PathLike, name: str | None = None) -> None
 def open_regular_file(path: str | os.PathLike, name: str | None = None) -> int:
     """Open ``path`` for reading and return the descriptor; refuse anything but a regular file, at once.
 
-    ``os.stat`` first (a symlink is followed: a link to a regular file is fine, one to a FIFO, device
-    or folder is refused), then ``open`` with ``O_NONBLOCK`` (a FIFO swapped in meanwhile cannot block)
-    and ``fstat`` of the open descriptor (it must be that same regular file).
+    ``os.lstat`` first (a symbolic link is refused, never followed: a server reads the upload, not what a
+    link points to), then ``open`` with ``O_NONBLOCK | O_NOFOLLOW`` (a FIFO or a link swapped in meanwhile
+    cannot block or be followed) and ``fstat`` of the open descriptor (it must be that same regular file).
 
     >>> try:
     ...     open_regular_file("/dev/null", "null.xlsx")
@@ -273,7 +273,7 @@ def _check_stream(fh, limits: SafetyLimits, name: str | None) -> WorkbookInfo:
     if size == 0:
         refuse("not an Excel workbook (the file is empty)", name)
     if head[:4] not in _ZIP_SIGNATURES:
-        refuse(f"not an Excel workbook (not a zip file; it starts with {head!r})", name)
+        refuse("not an Excel workbook (not a zip file)", name)  # (never the file's bytes: it is not a workbook)
     fh.seek(0)
     try:
         zf = zipfile.ZipFile(fh)
