@@ -61,7 +61,7 @@ EVALUATING_FRAME = "_set_function_node_output"
 
 @dataclasses.dataclass(frozen=True)
 class FormulasInternals:
-    """The names of ``formulas`` (1.3) and ``schedula`` that the batch layer uses, by their home module.
+    """The names of ``formulas`` (1.3) and ``schedula`` that this module uses, by their home module.
 
     - ``formulas``: ``ExcelModel``, ``get_functions``; ``sh``: schedula (``EMPTY``, ``SELF``,
       ``get_nested_dicts``, ``await_result``, ``inf``, ``Token``, ``Solution``);
@@ -101,7 +101,8 @@ class FormulasInternals:
 
 @functools.lru_cache(maxsize=None)
 def internals() -> FormulasInternals:
-    """Import formulas and schedula once; every name the batch layer uses of them."""
+    """Import formulas and schedula once; every name of theirs this module uses (for this module and its
+    tests only: the rest of the batch layer uses :func:`engine_names` and the named functions below)."""
     import formulas
     import formulas.excel as excel
     import formulas.functions as functions

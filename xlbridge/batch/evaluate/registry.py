@@ -35,6 +35,8 @@ import types
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from ..formulas_seam import engine_names, function_package, use_registry
+
 __all__ = ["CORRECTIONS", "REASON_SINKS", "LazyFunctions", "install", "index_of_installed", "MODULE_NAMES", "SCIPY_NAMES"]
 
 #: The names formulas' statistics module imports from SciPy: ``from scipy import stats, linalg`` and
@@ -194,8 +196,6 @@ class LazyFunctions(collections.defaultdict):
 
     def __init__(self, package: types.ModuleType | None = None) -> None:
         if package is None:
-            from ..formulas_seam import function_package
-
             package = function_package()
         pkg: types.ModuleType = package
         self._package = pkg
@@ -275,7 +275,6 @@ def _index_of_values(stock: dict) -> dict:
     wrong number where LibreOffice spreads whole rows.
     """
     import numpy as np
-    from ..formulas_seam import engine_names
 
     Ranges, Error = engine_names().Ranges, engine_names().Error
 
@@ -330,8 +329,6 @@ CORRECTIONS: dict[str, Callable[[dict], dict]] = {"INDEX": _index_of_values}
 
 def index_of_installed() -> dict[str, list[str]]:
     """{module: sorted names} of the installed formulas (imports every function module, SciPy deferred)."""
-    from ..formulas_seam import function_package
-
     ff = function_package()
 
     out = {}
@@ -351,8 +348,6 @@ def install() -> LazyFunctions:
     left to save. Returns the registry in use.
     """
     global _REGISTRY
-    from ..formulas_seam import function_package, use_registry
-
     ff = function_package()
     stock = ff.get_functions
     cache_info = getattr(stock, "cache_info", None)

@@ -33,6 +33,8 @@ import zipfile
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from ..formulas_seam import shared_strings
+
 __all__ = ["CellView", "Block", "GAP", "constant_blocks", "book_without_cells", "read_shared_strings", "without_rows"]
 
 #: Blank rows after which a column's run of constants is cut into a new block.
@@ -147,6 +149,4 @@ def read_shared_strings(path: str) -> list[str]:
     The part is the one the package's content types name (openpyxl's manifest), read with formulas'
     own string-table reader (``_xHHHH_`` escapes decoded).
     """
-    from ..formulas_seam import shared_strings
-
     return shared_strings(path)
