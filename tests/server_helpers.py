@@ -175,3 +175,40 @@ def run_main(*argv, cwd):
     with contextlib.chdir(cwd), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = main([str(a) for a in argv])
     return types.SimpleNamespace(returncode=code, stdout=out.getvalue(), stderr=err.getvalue())
+
+
+#: ``python -S -c LAUNCHER PEAK_FILE COMMAND...``: runs COMMAND as its child, writes that child's peak resident size
+#: (KiB, from ``wait4``) to PEAK_FILE and exits with its exit code. The child is forked from this launcher (a few
+#: MiB), so its peak is its own, not that of the test process the launcher was started from (Linux keeps in a
+#: process's peak the size of the process it was forked from, across ``exec``).
+PEAK_LAUNCHER = """
+import os, sys
+pid = os.fork()
+if pid == 0:
+    try:
+        os.execv(sys.argv[2], sys.argv[2:])
+    finally:
+        os._exit(127)
+_, status, usage = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as fh:
+    fh.write(str(usage.ru_maxrss))
+sys.exit(os.waitstatus_to_exitcode(status) % 256)
+"""
+
+
+def measured_cli(*args, cwd, tmpdir, timeout=120):
+    """Run ``python -m xlbridge ARGS`` in a process of its own (from :data:`PEAK_LAUNCHER`); return (exit code,
+    stdout, stderr, wall seconds, peak resident MiB of the command's process)."""
+    import time
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmpdir)}
+    peak_file = Path(tmpdir) / "peak"
+    command = [sys.executable, "-m", "xlbridge", *map(str, args)]
+    start = time.monotonic()
+    proc = subprocess.run([sys.executable, "-S", "-c", PEAK_LAUNCHER, str(peak_file), *command], cwd=cwd, env=env,
+                          capture_output=True, timeout=timeout, start_new_session=True)
+    seconds = time.monotonic() - start
+    peak = int(peak_file.read_text())
+    peak_file.unlink()
+    return (proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace"),
+            seconds, peak / 1024)

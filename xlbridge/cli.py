@@ -300,8 +300,15 @@ def _recalc(args: argparse.Namespace) -> int:
             if args.max_cells is not None:
                 limits = dataclasses.replace(limits, max_cells=args.max_cells)
             progress = not args.no_progress and sys.stderr.isatty()
-            report = recalc_workbook(args.book, args.output, in_place=args.in_place, progress=progress,
-                                     limits=limits, values_only=args.values_only)
+            from .batch.guard.uploads import TimeLimitReached, refusal_line, upload_limits
+
+            try:  # the limits hold for the whole command: this process too, not only the engine's
+                with upload_limits(limits, _printable(_name(args.book)), "xlbridge recalc"):
+                    report = recalc_workbook(args.book, args.output, in_place=args.in_place, progress=progress,
+                                             limits=limits, values_only=args.values_only)
+            except (TimeLimitReached, MemoryError) as exc:
+                after = f" ({_written(exc)})" if _written(exc) != _NOTHING_WRITTEN else ""
+                return fail(EXIT_REFUSED, "refused", f"{_name(args.book)}: {refusal_line(exc, limits)}{after}")
         except _Interrupted as exc:
             name = signal.Signals(exc.signum).name
             return fail(128 + exc.signum, "refused", f"{_name(args.book)}: interrupted by {name}; {_written(exc)}")

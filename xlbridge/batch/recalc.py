@@ -593,7 +593,11 @@ def _evaluate(run: Run) -> tuple:
     try:
         job = EngineJob(engine_copy, info, functions, asked.limits, asked.name, sheet_names, run.private,
                         isolate=asked.isolate, out=parts_file.fileno(), halves=two_cores,
-                        print_areas=run.checked.areas.printed)
+                        print_areas=run.checked.areas.printed,
+                        # (the command's time limit holds for the whole run: the engine gets what is left of it,
+                        # less a moment to say where it stopped before the command's own alarm)
+                        seconds=max(asked.limits.max_seconds - (time.perf_counter() - run.start)
+                                    - min(0.5, asked.limits.max_seconds / 10), 0.01))
         summary, patched = run_engine(job, tick=bar.tick, early=report)
     except BaseException:
         parts_file.close()

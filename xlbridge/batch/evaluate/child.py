@@ -342,7 +342,8 @@ class EngineJob:
     isolate: bool = True
     out: int | None = None
     halves: bool = True
-    print_areas: tuple | None = None  # the gate's printable tables, clipped (None: read from the workbook part)
+    print_areas: tuple | None = None  # the gate's printable tables (None: read from the workbook part)
+    seconds: float | None = None  # the time the engine may take: what is left of the command's (None: the limit)
 
 
 def run_engine(job: EngineJob, tick: Callable[[], Any] | None = None,
@@ -376,7 +377,8 @@ def run_engine(job: EngineJob, tick: Callable[[], Any] | None = None,
                 early(part)
 
         status, payload, phase = ChildProcess(
-            functools.partial(work, halves=job.halves), max_memory=limits.max_memory, max_seconds=limits.max_seconds,
+            functools.partial(work, halves=job.halves), max_memory=limits.max_memory,
+            max_seconds=limits.max_seconds if job.seconds is None else job.seconds,
             workdir=os.path.dirname(job.engine_copy), readable=(job.engine_copy,)).run(tick, take_first)
     if status == "ok":
         if first:  # (the child sent the summary first, then only the parts)

@@ -209,8 +209,8 @@ def _check_tables(info: WorkbookInfo, name: str) -> None:
             if c2 - c1 + 1 != columns:
                 refuse(f"damaged workbook: {shown}: its range {clip(ref, 40)[1:-1]} is {c2 - c1 + 1:,} columns wide "
                        f"but it declares {columns:,} columns", name)
-            for other, (o1, oc1, o2, oc2) in boxes:
+            for other, other_ref, (o1, oc1, o2, oc2) in boxes:
                 if r1 <= o2 and o1 <= r2 and c1 <= oc2 and oc1 <= c2:
-                    refuse(f"damaged workbook: {shown} overlaps table {clip(other, 40)[1:-1]} "
-                           f"({clip(ref, 40)[1:-1]})", name)
-            boxes.append((table, (r1, c1, r2, c2)))
+                    refuse(f"damaged workbook: {shown} ({clip(ref, 40)[1:-1]}) overlaps table "
+                           f"{clip(other, 40)[1:-1]} ({clip(other_ref, 40)[1:-1]})", name)
+            boxes.append((table, ref, (r1, c1, r2, c2)))
