@@ -24,7 +24,7 @@ Declared here once, below all three layers.
 
 from __future__ import annotations
 
-__all__ = ["CAPACITY_NAME", "CHART_NAME", "HEADER_NAME", "PRINT_NAME", "RESULTS_NAME", "TRAVELLERS_SHEET", "PAIRS_SHEET", "RANKING_SHEET", "BOARDS_SHEET",
+__all__ = ["CAPACITY_NAME", "CHART_NAME", "HANDOUT_NAME", "SCORER_NOTES_NAME", "HEADER_NAME", "PRINT_NAME", "RESULTS_NAME", "TRAVELLERS_SHEET", "PAIRS_SHEET", "RANKING_SHEET", "BOARDS_SHEET",
            "MATCHES_SHEET", "TEAMS_SHEET", "CONTRACTS_SHEET", "TRAVELLER_COLUMNS", "TRAVELLER_WEIGHTS",
            "PAIR_COLUMNS", "PLAYER_NUMBERS", "PRIVATE", "PRIVATE_PLAYERS", "TEAM_COLUMNS", "EVENT_DETAILS", "MATCH_COLUMNS"]
 
@@ -36,6 +36,13 @@ RESULTS_NAME = "XLBRIDGE_RESULTS"
 #: with ``_0`` (the categories) and ``_1``, ``_2``, ... (each series' values) beside it: the chart reads these
 #: names, and ``xlbridge recalc`` cuts them to the rows in use (xlbridge.batch.write.charts)
 CHART_NAME = "XLBRIDGE_CHART"
+#: a sheet-scoped defined name on each sheet of the members' handout (``xlbridge recalc --values-only``), its
+#: text the sheet's place there (``1``: the results, first and open); the sheets without it (the Instructions, the
+#: worked examples) are hidden in the handout, which prints as such
+HANDOUT_NAME = "XLBRIDGE_HANDOUT"
+#: a sheet-scoped defined name over the cells of a sheet meant for the scorer (the colour legend, the capacity
+#: note), one block per note: left out of the members' handout
+SCORER_NOTES_NAME = "XLBRIDGE_NOTES"
 
 #: the pairs workbook's sheets
 TRAVELLERS_SHEET, PAIRS_SHEET, RANKING_SHEET = "Travellers", "Pairs", "Ranking"

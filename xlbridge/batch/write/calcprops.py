@@ -12,6 +12,9 @@ on load. 191029 is the engine of Excel 2019 and Microsoft 365 (what Excel itself
   (``fullCalcOnLoad`` dropped, ``calcId`` set to :data:`CURRENT_CALC_ID`, every other attribute
   kept; the element is inserted at its schema position when missing). Excel with the add-in still
   recalculates a cell when one of its inputs changes (the calculation mode is left as it was).
+- :func:`handout_order` and :func:`handout_sheet` make the values-only copy the members' handout (the template
+  contract's :data:`~xlbridge.core.template_contract.HANDOUT_NAME`): the results sheet first and open, the
+  scorer's sheets hidden, no input prompts, legends or notes on the sheets kept.
 - :func:`drop_formulas` removes the ``<f>`` children of a worksheet part (``--values-only``: a copy
   with values only, for mailing results to members); :func:`drop_part` removes a part (the
   calculation chain, which would otherwise name cells that no longer hold formulas) from the
@@ -31,11 +34,14 @@ from __future__ import annotations
 import posixpath
 import re
 import xml.parsers.expat
+from collections.abc import Sequence
 
 from ...core.errors import WorkbookError
+from ...core.template_contract import HANDOUT_NAME, SCORER_NOTES_NAME
 from ..guard.xmlscan import defuse
 
-__all__ = ["CURRENT_CALC_ID", "set_calc_properties", "set_print_areas", "drop_formulas", "drop_part"]
+__all__ = ["CURRENT_CALC_ID", "set_calc_properties", "set_print_areas", "drop_formulas", "drop_part", "sheet_names",
+           "handout_order", "handout_sheet", "handout_parts"]
 
 CURRENT_CALC_ID = "191029"
 
@@ -213,3 +219,150 @@ def drop_part(rels: bytes, content_types: bytes, part: str) -> tuple[bytes, byte
     rels = cut(rels, "Relationship", "Target", same)
     content_types = cut(content_types, "Override", "PartName", lambda p: p.lstrip("/") == part)
     return rels, content_types
+
+
+def _element_text(data: bytes, scan: _Scan, k: int) -> str:
+    """The text inside element ``k`` of ``scan`` (no child elements), entities resolved."""
+    _d, _n, _a, _s, end, empty = scan.found[k]
+    if empty:
+        return ""
+    close = data.rindex(b"<", end, scan.ends[k])
+    text = data[end:close].decode("utf-8")
+    return (text.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"').replace("&apos;", "'")
+            .replace("&amp;", "&"))
+
+
+def sheet_names(data: bytes, name: str) -> dict[int, str]:
+    """{localSheetId: text} of the sheet-scoped defined names ``name`` (matched whatever the case, as Excel
+    matches names) of ``xl/workbook.xml``.
+
+    >>> sheet_names(b'<workbook><definedNames><definedName name="X" localSheetId="2">1</definedName>'
+    ...             b'<definedName name="X">7</definedName></definedNames></workbook>', "x")
+    {2: '1'}
+    """
+    scan = _Scan(data, lambda depth, local: depth == 3 and local == "definedName")
+    out = {}
+    for k, (_d, _n, attrs, _s, _e, _m) in enumerate(scan.found):
+        a = dict(attrs)
+        local = a.get("localSheetId", "")
+        if a.get("name", "").upper() == name.upper() and local.isdigit():
+            out[int(local)] = _element_text(data, scan, k)
+    return out
+
+
+def _set_attrs(tag: list[tuple[str, str]], name: str, changes: dict[str, str | None], empty: bool) -> bytes:
+    """A start tag ``name`` from the attributes ``tag`` (a list of pairs) with ``changes`` applied (None: removed)."""
+    kept = [(a, v) for a, v in tag if a not in changes]
+    kept += [(a, v) for a, v in changes.items() if v is not None]
+    return (f"<{name}" + "".join(f' {a}="{_attr(v)}"' for a, v in kept) + ("/>" if empty else ">")).encode("utf-8")
+
+
+def handout_order(data: bytes, places: dict[int, int]) -> tuple[bytes, list[int]]:
+    """``xl/workbook.xml`` as the members' handout: the sheets of ``places`` ({sheet index: place}) first, in
+    the order of their places, the others after them hidden; the first sheet open (``activeTab``), every
+    sheet-scoped name's ``localSheetId`` following its sheet. Returns the part and the new order (the old
+    index of each sheet, in its new place).
+
+    >>> xml = (b'<workbook><bookViews><workbookView activeTab="0"/></bookViews><sheets><sheet name="I" sheetId="1"/>'
+    ...        b'<sheet name="T" sheetId="2"/><sheet name="R" sheetId="3"/></sheets><definedNames>'
+    ...        b'<definedName name="P" localSheetId="2">R!A1</definedName></definedNames></workbook>')
+    >>> part, order = handout_order(xml, {2: 1, 1: 2})
+    >>> order
+    [2, 1, 0]
+    >>> print(part.decode())
+    <workbook><bookViews><workbookView activeTab="0" firstSheet="0"/></bookViews><sheets><sheet name="R" sheetId="3"/><sheet name="T" sheetId="2"/><sheet name="I" sheetId="1" state="hidden"/></sheets><definedNames><definedName name="P" localSheetId="0">R!A1</definedName></definedNames></workbook>
+    """
+    scan = _Scan(data, lambda depth, local: (depth == 3 and local in ("sheet", "definedName", "workbookView")))
+    sheets = [k for k, f in enumerate(scan.found) if f[1].rpartition(":")[2] == "sheet"]
+    order = sorted((i for i in places if i < len(sheets)), key=lambda i: (places[i], i))
+    order += [i for i in range(len(sheets)) if i not in order]
+    new_index = {old: new for new, old in enumerate(order)}
+    edits: list[tuple[int, int, bytes]] = []
+    texts = []
+    for i in order:  # each <sheet> element whole, in its new place; hidden when not in the handout
+        _d, name, attrs, s, e, empty = scan.found[sheets[i]]
+        element = _set_attrs(attrs, name, {} if i in places else {"state": "hidden"}, empty) + \
+            data[e:scan.ends[sheets[i]]]
+        texts.append(element)
+    if sheets:
+        first, last = scan.found[sheets[0]][3], scan.ends[sheets[-1]]
+        edits.append((first, last, b"".join(texts)))
+    for k, (_d, name, attrs, s, e, empty) in enumerate(scan.found):
+        local = name.rpartition(":")[2]
+        a = dict(attrs)
+        if local == "definedName" and a.get("localSheetId", "").isdigit() and int(a["localSheetId"]) in new_index:
+            edits.append((s, e, _set_attrs(attrs, name, {"localSheetId": str(new_index[int(a["localSheetId"])])},
+                                           empty)))
+        elif local == "workbookView":
+            edits.append((s, e, _set_attrs(attrs, name, {"activeTab": "0", "firstSheet": "0"}, empty)))
+    for begin, stop, text in sorted(edits, reverse=True):
+        data = data[:begin] + text + data[stop:]
+    return data, order
+
+
+def _in(ref: str, boxes: list[tuple[int, int, int, int]]) -> bool:
+    m = re.fullmatch(r"([A-Z]{1,3})([0-9]+)", ref)
+    if m is None:
+        return False
+    col = 0
+    for ch in m.group(1):
+        col = col * 26 + ord(ch) - 64
+    row = int(m.group(2))
+    return any(r1 <= row <= r2 and c1 <= col <= c2 for r1, c1, r2, c2 in boxes)
+
+
+def handout_sheet(data: bytes, *, selected: bool, drop: Sequence[tuple[int, int, int, int]] = ()) -> bytes:
+    """A worksheet part of the members' handout: its tab selected or not (``tabSelected``), without its data
+    validations (the prompts of cells to type into: nothing is typed into a handout), and without the cells
+    of the boxes ``drop`` ([(r1, c1, r2, c2)]: the template's legends and notes for the scorer).
+
+    >>> xml = (b'<worksheet><sheetViews><sheetView tabSelected="1" workbookViewId="0"/></sheetViews><sheetData>'
+    ...        b'<row r="1"><c r="A1"><v>1</v></c><c r="B1" t="s"><v>0</v></c></row></sheetData>'
+    ...        b'<dataValidations count="1"><dataValidation sqref="A1"/></dataValidations></worksheet>')
+    >>> print(handout_sheet(xml, selected=False, drop=[(1, 2, 3, 2)]).decode())
+    <worksheet><sheetViews><sheetView workbookViewId="0"/></sheetViews><sheetData><row r="1"><c r="A1"><v>1</v></c></row></sheetData></worksheet>
+    """
+    scan = _Scan(data, lambda depth, local: (depth == 3 and local == "sheetView")
+                 or (depth == 2 and local == "dataValidations") or (bool(drop) and depth == 4 and local == "c"))
+    edits: list[tuple[int, int, bytes]] = []
+    for k, (_d, name, attrs, s, e, empty) in enumerate(scan.found):
+        local = name.rpartition(":")[2]
+        if local == "sheetView":
+            edits.append((s, e, _set_attrs(attrs, name, {"tabSelected": "1" if selected else None}, empty)))
+        elif local == "dataValidations" or _in(dict(attrs).get("r", ""), list(drop)):
+            edits.append((s, scan.ends[k], b""))
+    for begin, stop, text in sorted(edits, reverse=True):
+        data = data[:begin] + text + data[stop:]
+    return data
+
+
+def handout_parts(workbook: bytes, sheets: list[tuple[str, str]], read) -> dict[str, bytes]:
+    """{part: bytes} making a values-only copy the members' handout, {} for a book that declares none (no
+    sheet-scoped :data:`~xlbridge.core.template_contract.HANDOUT_NAME`): ``workbook`` is ``xl/workbook.xml``,
+    ``sheets`` [(sheet, part)] in the book's order, ``read(part)`` a sheet part's bytes (formulas already
+    dropped). The sheets of the handout in their places, the first open and selected, the others hidden
+    (:func:`handout_order`); on each sheet no prompt, and no cell of its
+    :data:`~xlbridge.core.template_contract.SCORER_NOTES_NAME` (:func:`handout_sheet`)."""
+    from ..cells import parse_range
+
+    places = {}
+    for i, text in sheet_names(workbook, HANDOUT_NAME).items():
+        try:
+            places[i] = float(text.lstrip("="))
+        except ValueError:
+            continue
+    places = {i: p for i, p in places.items() if i < len(sheets)}
+    if not places:
+        return {}
+    notes: dict[int, list[tuple[int, int, int, int]]] = {}
+    for i, text in sheet_names(workbook, SCORER_NOTES_NAME).items():
+        for block in text.lstrip("=").split(","):
+            try:
+                notes.setdefault(i, []).append(parse_range(block.rpartition("!")[2].replace("$", "")))
+            except WorkbookError:
+                continue
+    part, order = handout_order(workbook, places)  # type: ignore[arg-type]
+    out = {"xl/workbook.xml": part}
+    for i, (_sheet, name) in enumerate(sheets):
+        out[name] = handout_sheet(read(name), selected=i == order[0], drop=notes.get(i, []) if i in places else [])
+    return out
