@@ -304,8 +304,8 @@ def test_the_rule_finds_a_planted_reach(kind):
 def test_the_rule_lets_xlbridge_own_names_and_the_seam_pass():
     own = ("class Spans:\n    __slots__ = ('_keys',)\n    def __init__(self):\n        self._keys = []\n"
            "    def first(self):\n        return self._keys[0]\n")
-    seam_calls = ("from ..formulas_seam import column_name, compile_text, engine_names\n"
-                  "def f(model, ctx, refs):\n    return compile_text(model, 'A1', '=#NAME?', ctx, refs), column_name(3)\n")
+    seam_calls = ("from ..formulas_seam import column_namer, compile_text, engine_names\n"
+                  "def f(model, ctx, refs):\n    return compile_text(model, 'A1', '=#NAME?', ctx, refs), column_namer()(3)\n")
     assert seam_violations(own, "read/spans.py") == [] and seam_violations(seam_calls, "evaluate/model.py") == []
     # openpyxl's Cell._value is let through where it is openpyxl's (links' cached books), nowhere else
     text = "def f(cell, v):\n    cell._value = v\n"

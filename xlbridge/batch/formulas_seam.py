@@ -6,7 +6,7 @@ and the parent of an isolated run never needs it). Out, for the rest of the batc
 - :func:`engine_names`: the public names of ``formulas`` and ``schedula`` the layer uses (classes it
   subclasses or tests for, the ``EMPTY`` and ``SELF`` tokens, the graph helpers), as one frozen record;
 - a named function for every internal xlbridge relies on, so that no other module names one:
-  :func:`column_name`, :func:`cell_indices`, :func:`range_shape`, :func:`assemble_values` (private
+  :func:`column_namer`, :func:`cell_indices`, :func:`range_shape`, :func:`assemble_values` (private
   functions of ``formulas.cell`` and ``formulas.tokens.operand``), :func:`compile_text` and
   :func:`update_references` (private methods of ``ExcelModel``), :func:`run_in_one_pass` (a compiled
   cell's function given another class), :func:`evaluated_node` (the frame of schedula's that evaluates
@@ -29,7 +29,7 @@ test_formulas_seam.py checks every module with ``ast``, and pins what this modul
 subclasses of formulas' classes rely on), so an upgrade of formulas breaks in one known place.
 
 >>> base = {"r1": 2, "n1": 1, "r2": 4, "n2": 3}  # A2:C4
->>> column_name(28), range_shape(base), cell_indices(base, 3, 2)  # (B3: the array's second row and column)
+>>> column_namer()(28), range_shape(base), cell_indices(base, 3, 2)  # (B3: the array's second row and column)
 ('AB', (3, 3), (slice(1, 2, None), slice(1, 2, None)))
 """
 
@@ -42,7 +42,7 @@ import types
 from collections.abc import Callable, Iterator
 from typing import Any
 
-__all__ = ["EngineNames", "engine_names", "column_name", "cell_indices", "range_shape", "assemble_values",
+__all__ = ["EngineNames", "engine_names", "column_namer", "cell_indices", "range_shape", "assemble_values",
            "compile_text", "update_references", "run_in_one_pass", "evaluated_node", "shared_strings",
            "function_package", "function_registry", "stock_load_workbook", "quote_sheet_ids", "use_registry",
            "engine_patched", "DISPATCH_KEYWORDS", "FORMULAS_SERIES"]
@@ -237,10 +237,11 @@ def engine_names() -> EngineNames:
         inf=sh.inf, BOOK=got.BOOK, SHEETS=got.SHEETS)
 
 
-def column_name(column: int) -> str:
-    """A column's letters as formulas names its cell nodes (``formulas.tokens.operand._index2col``):
-    1 is A, 28 is AB."""
-    return internals().index2col(column)
+def column_namer() -> Callable[[int], str]:
+    """formulas' own function giving a column's letters as it names its cell nodes
+    (``formulas.tokens.operand._index2col``: 1 is A, 28 is AB), itself: the model calls it for every blank
+    cell of a range (134,000 times for the pairs template), where a wrapper would cost 30 ms."""
+    return internals().index2col
 
 
 def cell_indices(base: dict, row: int, column: int) -> Any:

@@ -23,7 +23,7 @@ from ..formulas_seam import (
     DISPATCH_KEYWORDS,
     assemble_values,
     cell_indices,
-    column_name,
+    column_namer,
     compile_text,
     engine_names,
     quote_sheet_ids,
@@ -139,7 +139,7 @@ class _BlankCells:
 
     def present(self, solution: Any) -> Any:
         """(node name, column, row) of each blank cell that has a value in ``solution`` after all."""
-        index2col = column_name
+        index2col = column_namer()
         prefix = self.prefix
         for n, r in self:
             key = f"{prefix}{index2col(n)}{r}"
@@ -274,7 +274,7 @@ def _lean_assembler_class():
             """{(column, row): node} of the missing cells (``is_missing(column, row)``) that a value node
             provides after all, made inputs (the stock ``add`` formats every missing cell's name to look
             it up): found from the few single-cell nodes of this sheet, each confirmed by that format."""
-            base, prefix = self.range.ranges[0], self._prefix()
+            base, prefix, index2col = self.range.ranges[0], self._prefix(), column_namer()
             provided = {}
             for key in dsp.default_values:
                 if not isinstance(key, str) or not key.startswith(prefix):
@@ -283,7 +283,7 @@ def _lean_assembler_class():
                     r, n = parse_ref(key[len(prefix):])
                 except WorkbookError:  # (a range, a name: no single cell)
                     continue
-                if is_missing(n, r) and f"{prefix}{column_name(n)}{r}" == key:
+                if is_missing(n, r) and f"{prefix}{index2col(n)}{r}" == key:
                     provided[(n, r)] = key
             for (n, r), key in sorted(provided.items()):
                 self.inputs[key] = cell_indices(base, r, n)
