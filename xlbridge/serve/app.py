@@ -248,8 +248,7 @@ def create_app(settings: ServeSettings) -> Any:
         login_name = form.get("login", "")[:64]
         club = accounts.check_password(store, login_name, form.get("password", "")[:1024])
         if club is None:
-            resp = HTMLResponse(pages.login_page(pre or "", "Wrong login or password."), status_code=401)
-            return resp
+            return HTMLResponse(pages.login_page(pre or "", "Wrong login or password."))  # the form again
         cookie = accounts.start_session(store, login_name)
         done = RedirectResponse("/admin", status_code=303)
         done.set_cookie(SESSION_COOKIE, cookie, httponly=True, samesite="strict", secure=secure(request),
@@ -395,6 +394,7 @@ def create_app(settings: ServeSettings) -> Any:
         Route("/clubs/{club}/", site),
         Route("/clubs/{club}/{path:path}", site),
         Route("/static/{name}", static),
+        Route("/favicon.ico", lambda r: Response(officejs.icon_png(32), media_type="image/png")),
         Route("/xlwings/custom-functions-meta", fn_meta),
         Route("/xlwings/custom-functions-meta.json", fn_meta),
         Route("/xlwings/custom-functions-code", fn_code),
