@@ -7,8 +7,8 @@ vulnerability cycle; R. Pavlicek, rpbridge.net 8q43 (204 distinct positive score
 420
 >>> bridge_score("3NTX", "E", 8, "EW")
 200
->>> vulnerability(4)
-Vulnerability(ns=True, ew=True)
+>>> vulnerability(4), vulnerability("Love").ns
+('All', False)
 >>> 410 in legal_scores("None")
 False
 
@@ -35,7 +35,7 @@ import numpy.typing as npt
 from .entries import MAX_SCORE_READ, parse_entry, too_large
 from .errors import ContractError, ImpossibleScoreError, InputError, shown
 from .numbers import plain
-from .vocabulary import Direction, Seat, UnknownSpellingError
+from .vocabulary import Direction, Seat, UnknownSpellingError, Vulnerability
 
 __all__ = [
     "STRAINS",
@@ -59,8 +59,9 @@ __all__ = [
 
 #: Every bridge score is a multiple of 10 between -SCORE_LIMIT and +SCORE_LIMIT (7NTXX down 13 vulnerable).
 SCORE_LIMIT = 7600
-#: The rows of :func:`legal_table`: index 0-3 is a board's vulnerability by its PBN name ...
-VULNERABILITY_NAMES = ("None", "NS", "EW", "All")
+#: The rows of :func:`legal_table`: index 0-3 is a board's vulnerability by its PBN name (the members of
+#: :class:`~xlbridge.core.vocabulary.Vulnerability`, in order) ...
+VULNERABILITY_NAMES = tuple(v.value for v in Vulnerability)
 #: ... and row 4 is "legal at some vulnerability" (a traveller without board numbers).
 ANY_VULNERABILITY = 4
 
@@ -154,53 +155,12 @@ class Contract:
         return contract_score(self, tricks, vulnerable)
 
 
-@dataclass(frozen=True)
-class Vulnerability:
-    """Which sides are vulnerable on a board.
-
-    >>> Vulnerability.parse("Both")
-    Vulnerability(ns=True, ew=True)
-    >>> Vulnerability.parse(2).name
-    'NS'
-    """
-
-    ns: bool
-    ew: bool
-
-    @property
-    def name(self) -> str:
-        """PBN name: None, NS, EW or All."""
-        return {(False, False): "None", (True, False): "NS", (False, True): "EW", (True, True): "All"}[
-            (self.ns, self.ew)
-        ]
-
-    def side(self, declarer: str) -> bool:
-        """Whether the side of ``declarer`` (N, E, S, W) is vulnerable.
-
-        >>> vulnerability(2).side("S"), vulnerability(2).side("W")
-        (True, False)
-        """
-        return self.ns if _side(declarer) is Direction.NS else self.ew
-
-    @classmethod
-    def parse(cls, value: object) -> Vulnerability:
-        """Read a PBN name (None, NS, EW, All; also Both, Love, -, Nil, Neither) or a board number."""
-        return vulnerability(value)
-
-
-_CYCLE = ("None", "NS", "EW", "All", "NS", "EW", "All", "None", "EW", "All", "None", "NS", "All", "None", "NS", "EW")
-_CYCLE_INDEX = np.array([VULNERABILITY_NAMES.index(v) for v in _CYCLE], dtype=np.int8)
-_VUL_NAMES = {
-    "NONE": (False, False), "LOVE": (False, False), "-": (False, False), "NIL": (False, False),
-    "NEITHER": (False, False),
-    "NS": (True, False), "N-S": (True, False), "N/S": (True, False),
-    "EW": (False, True), "E-W": (False, True), "E/W": (False, True),
-    "ALL": (True, True), "BOTH": (True, True),
-}
+_CYCLE_INDEX = np.array([Vulnerability.of_board(b).row for b in range(1, 17)], dtype=np.int8)
 
 
 def vulnerability(value: object) -> Vulnerability:
-    """Vulnerability from a PBN name or a board number (standard 16-board cycle).
+    """Vulnerability from any of its spellings (:class:`~xlbridge.core.vocabulary.Vulnerability`: a PBN name,
+    ``Love``, ``Both``, ``North-South``, ...) or a board number (standard 16-board cycle).
 
     Board numbers follow the cycle None, NS, EW, All, NS, EW, All, None, EW, All, None,
     NS, All, None, NS, EW and repeat every 16 boards.
@@ -219,14 +179,14 @@ def vulnerability(value: object) -> Vulnerability:
     if isinstance(value, int):
         if value < 1:
             raise ContractError(f"board number must be 1 or more, got {shown(value)}")
-        return vulnerability(_CYCLE[(value - 1) % 16])
+        return Vulnerability.of_board(value)
     if isinstance(value, str):
-        key = value.strip().upper()
-        if key.isdigit():
-            return vulnerability(int(key))
-        if key in _VUL_NAMES:
-            ns, ew = _VUL_NAMES[key]
-            return Vulnerability(ns, ew)
+        if value.strip().isdigit():
+            return vulnerability(int(value.strip()))
+        try:
+            return Vulnerability.parse(value)  # (every spelling: the core's vocabulary)
+        except UnknownSpellingError:
+            pass
     raise ContractError(f"vulnerability must be None/NS/EW/All or a board number, got {shown(value)}")
 
 

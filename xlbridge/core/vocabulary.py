@@ -1,5 +1,5 @@
-"""The words of a bridge event, each with its spellings: the seat, the direction (N-S, E-W), the movement,
-the matchpoint scale and the board scoring.
+"""The words of a bridge event, each with its spellings: the seat, the direction (N-S, E-W), a board's
+vulnerability, the movement, the matchpoint scale and the board scoring.
 
 Each word is a ``str`` enum (:class:`enum.StrEnum`) whose members are the canonical text the rest of
 xlbridge already compares with (``Movement.MITCHELL == "MITCHELL"``, ``Direction.NS == "NS"``); ``str()``,
@@ -21,6 +21,8 @@ A text that spells no member raises :class:`UnknownSpellingError` (an
 ('South', 'E', ('E', 'W'))
 >>> Scoring.from_usebio("CROSS_IMPS").to_pbn(), Scale.parse("1/0.5").points
 ('Cross-IMP', (1, Fraction(1, 2)))
+>>> Vulnerability.from_usebio("North-South"), Vulnerability.NONE.to_usebio(), Vulnerability.of_board(4)
+('NS', 'Love', 'All')
 >>> Movement.from_usebio("3")
 Traceback (most recent call last):
 ...
@@ -38,7 +40,7 @@ from typing import TypeVar
 from .errors import InputError, shown
 from .rounding import named_option
 
-__all__ = ["UnknownSpellingError", "Seat", "Direction", "Movement", "Scale", "Scoring", "FILE_SCALE"]
+__all__ = ["UnknownSpellingError", "Seat", "Direction", "Vulnerability", "Movement", "Scale", "Scoring", "FILE_SCALE"]
 
 
 class UnknownSpellingError(InputError):
@@ -233,6 +235,117 @@ _DIRECTIONS_READ: Mapping[str, Direction] = MappingProxyType(
     {t: d for d in Direction for t in (d.value, d.label, d.label.replace("-", "/"), d.value[0])})
 _USEBIO_DIRECTIONS: Mapping[str, Direction] = MappingProxyType(
     {t: d for d in Direction for t in (d.value, d.label, d.value[0])})
+
+
+# ---------------------------------------------------------------------------------- vulnerabilities
+
+class Vulnerability(_Word):
+    """A board's vulnerability: which sides are vulnerable (``NONE``, ``NS``, ``EW``, ``ALL``).
+
+    A member is its PBN 2.1 name (section 3.4.10, the ``Vulnerable`` tag: ``None``, ``NS``, ``EW``, ``All``),
+    and so is its :attr:`name` (a member's name is its text, as for every word here). PBN also spells
+    ``Love`` and ``-`` for None and ``Both`` for All; USEBIO 1.2 writes ``Love``, ``North-South``,
+    ``East-West``, ``All`` (a ``BOARD``'s ``VULNERABILITY``). A workbook's cell, a PBN tag and a USEBIO
+    element take any of these spellings (and ``N-S``, ``N/S``, ``Nil``, ``Neither``, ``Game All``), in any
+    case. A board's number gives its vulnerability by the standard 16-board cycle (:meth:`of_board`).
+
+    >>> Vulnerability.parse(" both "), Vulnerability.ALL.name, Vulnerability.NS.ns, Vulnerability.NS.ew
+    ('All', 'All', True, False)
+    >>> [Vulnerability.of_board(b) for b in (1, 2, 3, 4, 16, 17)], Vulnerability.sides(False, True)
+    (['None', 'NS', 'EW', 'All', 'EW', 'None'], 'EW')
+    >>> Vulnerability.parse("Red")
+    Traceback (most recent call last):
+    ...
+    xlbridge.core.vocabulary.UnknownSpellingError: unknown vulnerability 'Red' (expected None, NS, EW or All)
+    """
+
+    NONE = "None"
+    NS = "NS"
+    EW = "EW"
+    ALL = "All"
+
+    def __hash__(self) -> int:  # (as its text, like every word: ``{"None": 1}[Vulnerability.NONE]``)
+        return str.__hash__(self)
+
+    @property
+    def name(self) -> str:
+        """``"None"``: the PBN name (the member's value)."""
+        return self.value
+
+    @property
+    def ns(self) -> bool:
+        """Whether North-South are vulnerable."""
+        return self in (Vulnerability.NS, Vulnerability.ALL)
+
+    @property
+    def ew(self) -> bool:
+        """Whether East-West are vulnerable."""
+        return self in (Vulnerability.EW, Vulnerability.ALL)
+
+    @property
+    def row(self) -> int:
+        """0 None, 1 NS, 2 EW, 3 All: the order of the members (the rows of the core's table of legal scores)."""
+        return _VULNERABILITY_ORDER.index(self)
+
+    def side(self, declarer: object) -> bool:
+        """Whether the side of ``declarer`` (a seat's letter or word) is vulnerable.
+
+        >>> Vulnerability.NS.side("S"), Vulnerability.NS.side("West")
+        (True, False)
+        """
+        return self.ns if Seat.parse(declarer, "declarer").side is Direction.NS else self.ew
+
+    @classmethod
+    def sides(cls, ns: bool, ew: bool) -> Vulnerability:
+        """The vulnerability with N-S vulnerable when ``ns`` and E-W when ``ew``."""
+        return _VULNERABILITY_ORDER[(1 if ns else 0) + (2 if ew else 0)]
+
+    @classmethod
+    def of_board(cls, board: int) -> Vulnerability:
+        """The vulnerability of board ``board`` (1, 2, 3, ...): None, NS, EW, All, NS, EW, All, None, EW, All,
+        None, NS, All, None, NS, EW, repeating every 16 boards (the standard cycle, as board wallets print it)."""
+        return _CYCLE16[(board - 1) % 16]
+
+    @classmethod
+    def parse(cls, value: object) -> Vulnerability:
+        """The vulnerability any of its spellings names (case-insensitive, spaces around ignored)."""
+        if isinstance(value, Vulnerability):
+            return value
+        return _read(_VULNERABILITIES_READ, value, "vulnerability", "None, NS, EW or All")
+
+    @classmethod
+    def from_pbn(cls, value: object) -> Vulnerability:
+        """A PBN ``Vulnerable`` tag's value (``None``, ``Love``, ``-``, ``NS``, ``EW``, ``All``, ``Both``)."""
+        return _read(_VULNERABILITIES_READ, value, "PBN Vulnerable", "None, NS, EW or All")
+
+    def to_pbn(self) -> str:
+        """The ``Vulnerable`` tag's value as xlbridge writes it: the PBN name."""
+        return self.value
+
+    @classmethod
+    def from_usebio(cls, value: object) -> Vulnerability:
+        """A USEBIO ``VULNERABILITY`` (``Love``, ``North-South``, ``East-West``, ``All``; the PBN names too)."""
+        return _read(_VULNERABILITIES_READ, value, "USEBIO VULNERABILITY", "Love, North-South, East-West or All")
+
+    def to_usebio(self) -> str:
+        """The ``VULNERABILITY`` as xlbridge writes it (and the EBU's files have it)."""
+        return _USEBIO_VULNERABILITIES[self]
+
+
+_VULNERABILITY_ORDER: tuple[Vulnerability, ...] = tuple(Vulnerability)
+_CYCLE16: tuple[Vulnerability, ...] = tuple(Vulnerability(v) for v in (
+    "None", "NS", "EW", "All", "NS", "EW", "All", "None", "EW", "All", "None", "NS", "All", "None", "NS", "EW"))
+_USEBIO_VULNERABILITIES: Mapping[Vulnerability, str] = MappingProxyType({
+    Vulnerability.NONE: "Love", Vulnerability.NS: "North-South", Vulnerability.EW: "East-West",
+    Vulnerability.ALL: "All"})
+#: every spelling of each vulnerability, its PBN name first
+_VULNERABILITY_SPELLINGS: Mapping[Vulnerability, tuple[str, ...]] = MappingProxyType({
+    Vulnerability.NONE: ("None", "Love", "-", "Nil", "Neither"),
+    Vulnerability.NS: ("NS", "N-S", "N/S", "North-South"),
+    Vulnerability.EW: ("EW", "E-W", "E/W", "East-West"),
+    Vulnerability.ALL: ("All", "Both", "Game All")})
+_VULNERABILITIES_READ: Mapping[str, Vulnerability] = MappingProxyType(
+    {t.upper(): v for v, ts in _VULNERABILITY_SPELLINGS.items() for t in ts})
 
 
 # --------------------------------------------------------------------------------------- movements

@@ -38,7 +38,7 @@ from typing import Any
 import xlbridge
 
 from ..core.text import INVISIBLE_CHARACTERS, clean_text
-from ..core.vocabulary import Direction, Movement, Scoring, Seat, UnknownSpellingError
+from ..core.vocabulary import Direction, Movement, Scoring, Seat, UnknownSpellingError, Vulnerability
 from .checks import MAX_BOARD, check_board, check_result, infer_movement
 from .errors import LIMITS, FormatError, Source, check_name, check_national_number, check_players
 from .outcomes import outcome_pairs, read_outcomes
@@ -63,9 +63,6 @@ USEBIO_ELEMENTS = (
     "WEIGHTED_SCORE", "OUTCOME", "OUTCOME@SCORE", "OUTCOME@WEIGHT",
 )
 
-_VUL_OUT = {"None": "Love", "NS": "North-South", "EW": "East-West", "All": "All"}
-_VUL_IN = {"LOVE": "None", "NONE": "None", "NORTH-SOUTH": "NS", "NS": "NS", "N-S": "NS", "EAST-WEST": "EW",
-           "EW": "EW", "E-W": "EW", "ALL": "All", "BOTH": "All", "GAME ALL": "All"}
 #: Pairs event types, with the scoring each implies when the file has no BOARD_SCORING_METHOD.
 _PAIR_EVENTS = {"PAIRS": Scoring.MP, "MP_PAIRS": Scoring.MP, "IMP_PAIRS": Scoring.IMP, "BUTLER_PAIRS": Scoring.BUTLER,
                 "CROSS_IMP_PAIRS": Scoring.CROSS_IMP, "CROSS_IMP": Scoring.CROSS_IMP, "CROSS_IMPS": Scoring.CROSS_IMP}
@@ -345,9 +342,10 @@ def read_usebio(source: Source, *, name: str | None = None) -> Event:
         seen.add(bno)
         bw = f"BOARD {bno}"
         v = rd.text(b, "VULNERABILITY", bw)
-        vul = _VUL_IN.get(v.upper()) if v else xlbridge.vulnerability(bno).name
-        if vul is None:
-            raise rd.err("cannot read VULNERABILITY:", f"{bw}, VULNERABILITY", v)
+        try:  # (its spellings: the core's vocabulary)
+            vul = Vulnerability.from_usebio(v).name if v else Vulnerability.of_board(bno).name
+        except UnknownSpellingError:
+            raise rd.err("cannot read VULNERABILITY:", f"{bw}, VULNERABILITY", v) from None
         deal = _read_hands(rd, b, bw)
         if deal is None and bno in handset:
             deal = _read_hands(rd, handset[bno], f"HANDSET, BOARD {bno}")
@@ -772,7 +770,7 @@ def write_usebio(event: Event, *, name: str | None = None, style: str = "EBU") -
             continue
         be = _sub(ev, "BOARD")
         _sub(be, "BOARD_NUMBER", b.number)
-        _sub(be, "VULNERABILITY", _VUL_OUT[b.vulnerable or xlbridge.vulnerability(b.number).name])
+        _sub(be, "VULNERABILITY", xlbridge.vulnerability(b.vulnerable or b.number).to_usebio())
         for r in b.results:
             if r.score is xlbridge.NOT_PLAYED:  # (no line: every reader wants numbers on each line)
                 continue

@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..contract import SCORE_LIMIT, Vulnerability, check_score, legal_table, vulnerability, vulnerability_index
+from ..contract import SCORE_LIMIT, Vulnerability, check_score, legal_table, vulnerability
 from ..entries import Artificial, NotPlayed, parse_entry
 from ..errors import ImpossibleScoreError, InputError, LimitError, shown
 from ..numbers import whole
@@ -282,7 +282,7 @@ def legal_array(vul: Vulnerability) -> npt.NDArray[np.int64]:
 
 @lru_cache(maxsize=4)
 def _legal_mask(ns: bool, ew: bool) -> npt.NDArray[np.bool_]:
-    mask: npt.NDArray[np.bool_] = legal_table()[vulnerability_index(Vulnerability(ns, ew))]
+    mask: npt.NDArray[np.bool_] = legal_table()[Vulnerability.sides(ns, ew).row]
     return mask
 
 

@@ -45,7 +45,7 @@ def _vulnerabilities(boards: Cells) -> Cells:
     is: the core then says why, at its own cell.
 
     >>> _vulnerabilities([[1.0], [2.0], ["x"]])
-    [[Vulnerability(ns=False, ew=False)], [Vulnerability(ns=True, ew=False)], ['x']]
+    [['None'], ['NS'], ['x']]
     """
     seen: dict[tuple[type, Any], Any] = {}
 
