@@ -191,8 +191,8 @@ def _own_names(cls: ast.ClassDef) -> set:
 def seam_violations(source: str, where: str = "x.py") -> list:
     """Where a module other than the seam reaches formulas' or schedula's internals, as "line: what":
 
-    - an import of ``formulas`` or ``schedula`` (inside a function too; ``importlib.import_module`` or
-      ``__import__`` of either by name);
+    - an import of ``formulas`` or ``schedula`` (inside a function too), and any ``importlib.import_module``
+      or ``__import__`` but of a module named in the text, not theirs (a name computed or relative could be);
     - a name of the seam that is not in its ``__all__`` (``internals``, ``FormulasInternals``,
       ``EVALUATING_FRAME``: the engine's modules wholesale, the name of a private frame);
     - a private name of formulas or schedula (:func:`private_names`) as an attribute, except inside a
@@ -230,9 +230,10 @@ def seam_violations(source: str, where: str = "x.py") -> list:
         elif isinstance(node, ast.Call):
             name = ast.unparse(node.func)
             first = node.args[0] if node.args else None
-            if (name.endswith("import_module") or name == "__import__") and isinstance(first, ast.Constant) \
-                    and str(first.value).split(".")[0] in ENGINES:
-                found.append(f"{line}: {name}({first.value!r})")
+            if (name.endswith("import_module") or name == "__import__") and not (
+                    isinstance(first, ast.Constant) and isinstance(first.value, str)
+                    and first.value.split(".")[0] not in ENGINES + ("",)):  # (a relative name: of a package given)
+                found.append(f"{line}: {name}({ast.unparse(first) if first else ''})")
             if name == "vars":
                 found.append(f"{line}: vars()")
         elif isinstance(node, ast.Attribute):
@@ -293,6 +294,8 @@ PLANTED = {
     "import": "import formulas.excel\n",
     "import in a function": "def f():\n    from schedula.utils.sol import Solution\n",
     "import by name": 'import importlib\nm = importlib.import_module("formulas.functions.stat")\n',
+    "import by a computed name": 'import importlib\ndef f(name, ff):\n    return importlib.import_module(name, ff.__name__)\n',
+    "import by a relative name": 'import importlib\ndef f(ff):\n    return importlib.import_module(".stat", ff.__name__)\n',
 }
 
 

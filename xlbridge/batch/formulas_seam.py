@@ -10,8 +10,9 @@ and the parent of an isolated run never needs it). Out, for the rest of the batc
   functions of ``formulas.cell`` and ``formulas.tokens.operand``), :func:`compile_text` and
   :func:`update_references` (private methods of ``ExcelModel``), :func:`run_in_one_pass` (a compiled
   cell's function given another class), :func:`evaluated_node` (the frame of schedula's that evaluates
-  a cell), :func:`shared_strings` (formulas' workbook reader), :func:`function_package` and
-  :func:`function_registry` (formulas' function table), :func:`stock_load_workbook` (formulas' reader
+  a cell), :func:`shared_strings` (formulas' workbook reader), :func:`function_package`,
+  :func:`function_registry` and :func:`import_function_module` (formulas' function table and its
+  modules, the statistics one with SciPy deferred), :func:`stock_load_workbook` (formulas' reader
   of a workbook as it was before :func:`engine_patched`);
 - the three changes xlbridge makes to ``formulas`` itself:
 
@@ -38,14 +39,17 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import importlib
+import importlib.util
+import sys
 import types
 from collections.abc import Callable, Iterator
 from typing import Any
 
 __all__ = ["EngineNames", "engine_names", "column_namer", "cell_indices", "range_shape", "assemble_values",
            "compile_text", "update_references", "run_in_one_pass", "evaluated_node", "shared_strings",
-           "function_package", "function_registry", "stock_load_workbook", "quote_sheet_ids", "use_registry",
-           "engine_patched", "DISPATCH_KEYWORDS", "FORMULAS_SERIES"]
+           "function_package", "function_registry", "import_function_module", "stock_load_workbook", "quote_sheet_ids", "use_registry",
+           "engine_patched", "DISPATCH_KEYWORDS", "FORMULAS_SERIES", "SCIPY_NAMES"]
 
 #: The formulas release series whose internals this module names (``formulas.__version__`` starts so).
 FORMULAS_SERIES = "1.3."
@@ -328,3 +332,59 @@ def stock_load_workbook() -> Callable[..., Any]:
     xlreader = internals().xlreader
     load: Callable[..., Any] = getattr(xlreader, "_xlbridge_original_load", xlreader.load_workbook)
     return load
+
+
+#: The names formulas' statistics module imports from SciPy: ``from scipy import stats, linalg`` and
+#: ``from scipy.interpolate import interp1d``.
+SCIPY_NAMES = (("scipy", "stats"), ("scipy", "linalg"), ("scipy.interpolate", "interp1d"))
+_STATISTICS = ".stat"
+
+
+def import_function_module(name: str, package: str) -> types.ModuleType:
+    """One of formulas' function modules by its name in ``SUBMODULES`` (``".logic"``), relative to
+    ``package`` (``formulas.functions``); the statistics module with its SciPy names deferred (SciPy
+    imported the first time a function calls it: ``COUNT`` never needs it)."""
+    if name == _STATISTICS:
+        return _import_stat_without_scipy(package)
+    return importlib.import_module(name, package)
+
+
+class _DeferredModule:
+    """Stands for ``scipy.stats`` (or ``scipy.linalg``): the real module is imported at its first attribute."""
+
+    def __init__(self, name: str):
+        self._name = name
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(importlib.import_module(self._name), attr)
+
+    def __repr__(self) -> str:
+        return f"<deferred module {self._name}>"
+
+
+def _deferred_function(module: str, name: str) -> Callable[..., Any]:
+    """Stands for ``scipy.interpolate.interp1d``: imported at the first call."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return getattr(importlib.import_module(module), name)(*args, **kwargs)
+
+    call.__name__ = call.__qualname__ = name
+    return call
+
+
+def _import_stat_without_scipy(package: str) -> types.ModuleType:
+    """Import formulas' statistics module with its SciPy names deferred (SciPy itself not imported)."""
+    full = importlib.util.resolve_name(_STATISTICS, package)
+    if full in sys.modules or "scipy" in sys.modules:  # already there, or SciPy loaded anyway: nothing to save
+        return importlib.import_module(full)
+    stubs = {"scipy": types.ModuleType("scipy"), "scipy.interpolate": types.ModuleType("scipy.interpolate")}
+    for module, name in SCIPY_NAMES:
+        real = f"{module}.{name}"
+        setattr(stubs[module], name, _DeferredModule(real) if module == "scipy" else _deferred_function(module, name))
+    sys.modules.update(stubs)
+    try:
+        return importlib.import_module(full)
+    finally:
+        for name, stub in stubs.items():
+            if sys.modules.get(name) is stub:
+                del sys.modules[name]

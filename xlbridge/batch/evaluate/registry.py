@@ -7,7 +7,8 @@ formula it parses, and its statistics module imports ``scipy.stats``, ``scipy.li
 registry, which behaves as the stock one (a ``defaultdict`` answering ``not_implemented`` for an
 unknown name) but imports a module only when a name it defines is asked for (:data:`MODULE_NAMES`;
 a name it does not list makes the remaining modules load in formulas' own order until one has it),
-and imports the statistics module with SciPy deferred:
+and imports the statistics module with SciPy deferred
+(:func:`xlbridge.batch.formulas_seam.import_function_module`):
 its three SciPy names become stand-ins that import SciPy the first time a function calls them
 (every use of SciPy in that module is inside a function body). ``COUNT`` or ``RANK`` therefore
 never load SciPy; ``NORM.S.INV`` does, when it runs.
@@ -28,21 +29,14 @@ names set on the registry (the xlbridge functions) are never overridden by a mod
 from __future__ import annotations
 
 import collections
-import importlib
-import importlib.util
-import sys
 import types
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ..formulas_seam import engine_names, function_package, use_registry
+from ..formulas_seam import SCIPY_NAMES, engine_names, function_package, import_function_module, use_registry
 
 __all__ = ["CORRECTIONS", "REASON_SINKS", "LazyFunctions", "install", "index_of_installed", "MODULE_NAMES", "SCIPY_NAMES"]
 
-#: The names formulas' statistics module imports from SciPy: ``from scipy import stats, linalg`` and
-#: ``from scipy.interpolate import interp1d``.
-SCIPY_NAMES = (("scipy", "stats"), ("scipy", "linalg"), ("scipy.interpolate", "interp1d"))
-_STAT = ".stat"
 
 #: Which of formulas' function modules defines each name (formulas 1.3.4; regenerate with
 #: :func:`index_of_installed` and ``tests/batch/test_registry.py`` when it changes). A name missing
@@ -146,47 +140,6 @@ MODULE_NAMES: dict[str, str] = {
 _MODULE_OF = {name: module for module, names in MODULE_NAMES.items() for name in names.split()}
 
 
-class _DeferredModule:
-    """Stands for ``scipy.stats`` (or ``scipy.linalg``): the real module is imported at its first attribute."""
-
-    def __init__(self, name: str):
-        self._name = name
-
-    def __getattr__(self, attr: str) -> Any:
-        return getattr(importlib.import_module(self._name), attr)
-
-    def __repr__(self) -> str:
-        return f"<deferred module {self._name}>"
-
-
-def _deferred_function(module: str, name: str) -> Callable[..., Any]:
-    """Stands for ``scipy.interpolate.interp1d``: imported at the first call."""
-
-    def call(*args: Any, **kwargs: Any) -> Any:
-        return getattr(importlib.import_module(module), name)(*args, **kwargs)
-
-    call.__name__ = call.__qualname__ = name
-    return call
-
-
-def _import_stat_without_scipy(package: str) -> types.ModuleType:
-    """Import formulas' statistics module with its SciPy names deferred (SciPy itself not imported)."""
-    full = importlib.util.resolve_name(_STAT, package)
-    if full in sys.modules or "scipy" in sys.modules:  # already there, or SciPy loaded anyway: nothing to save
-        return importlib.import_module(full)
-    stubs = {"scipy": types.ModuleType("scipy"), "scipy.interpolate": types.ModuleType("scipy.interpolate")}
-    for module, name in SCIPY_NAMES:
-        real = f"{module}.{name}"
-        setattr(stubs[module], name, _DeferredModule(real) if module == "scipy" else _deferred_function(module, name))
-    sys.modules.update(stubs)
-    try:
-        return importlib.import_module(full)
-    finally:
-        for name, stub in stubs.items():
-            if sys.modules.get(name) is stub:
-                del sys.modules[name]
-
-
 class LazyFunctions(collections.defaultdict):
     """formulas' function registry ({EXCEL NAME: function}), loading function modules on demand.
 
@@ -214,8 +167,7 @@ class LazyFunctions(collections.defaultdict):
         if name in self._pending:
             self._pending.remove(name)
         order = list(self._package.SUBMODULES).index(name)
-        pkg = self._package.__name__
-        module = _import_stat_without_scipy(pkg) if name == _STAT else importlib.import_module(name, pkg)
+        module = import_function_module(name, self._package.__name__)
         for key, fn in module.FUNCTIONS.items():
             if self._origin.get(key, order - 1) < order and self._origin.get(key) != -1:
                 super().__setitem__(key, CORRECTIONS[key](fn) if key in CORRECTIONS else fn)
@@ -333,7 +285,7 @@ def index_of_installed() -> dict[str, list[str]]:
 
     out = {}
     for name in ff.SUBMODULES:
-        module = _import_stat_without_scipy(ff.__name__) if name == _STAT else importlib.import_module(name, ff.__name__)
+        module = import_function_module(name, ff.__name__)
         out[name] = sorted(module.FUNCTIONS)
     return out
 
