@@ -204,7 +204,8 @@ Public Sub RegisterXlbridgeFunctions()
         ArgumentDescriptions:=Array( _
             "IMPs of team A on each board (negative when B gained)", _
             "Number of boards in the match (VP scale)", _
-            "Optional: ""nearest"" rounds the IMP margin once before the VP look-up; blank keeps it exact")
+            "Optional: ""nearest"" rounds the IMP margin once before the VP look-up; blank keeps it exact", _
+            "VP scale (optional; default ""WBF2013"": the WBF 2013 20-VP scale)")
     Application.MacroOptions Macro:="MP_PERCENT", _
         Description:="Matchpoints as a percentage of the top for a board of that many results.", _
         Category:="xlbridge", _
@@ -264,11 +265,12 @@ Public Sub RegisterXlbridgeFunctions()
             "VP A and VP B of each match (n x 2)", _
             "IMPs A and IMPs B of each match (n x 2; optional)")
     Application.MacroOptions Macro:="VP", _
-        Description:="VPs for an IMP margin on the WBF 2013 continuous 20-VP scale (published table).", _
+        Description:="VPs for an IMP margin on a VP scale (default: the WBF 2013 continuous 20-VP scale, published table).", _
         Category:="xlbridge", _
         ArgumentDescriptions:=Array( _
             "IMP margin of the side (negative if it lost; a cell or a range)", _
-            "Number of boards in the match (1 to 1,000)")
+            "Number of boards in the match (1 to 1,000)", _
+            "VP scale (optional; default ""WBF2013"": the WBF 2013 20-VP scale)")
     Application.MacroOptions Macro:="WEIGHTED_IMPS", _
         Description:="IMPs of a weighted result against the other room: each outcome IMPed, then weighted.", _
         Category:="xlbridge", _

@@ -300,13 +300,13 @@ failed:
     MATCHPOINTS = Err.Description
 End Function
 
-Function MATCH_RESULT(board_imps, boards, Optional rounding)
+Function MATCH_RESULT(board_imps, boards, Optional rounding, Optional scale)
     #If App = "Microsoft Excel" Then
         If TypeOf Application.Caller Is Range Then On Error GoTo failed
-        MATCH_RESULT = XLPy.CallUDF("xlbridge.udfs", "MATCH_RESULT", Array(board_imps, boards, rounding), ThisWorkbook, Application.Caller)
+        MATCH_RESULT = XLPy.CallUDF("xlbridge.udfs", "MATCH_RESULT", Array(board_imps, boards, rounding, scale), ThisWorkbook, Application.Caller)
         Exit Function
     #Else
-        MATCH_RESULT = XLPy.CallUDF("xlbridge.udfs", "MATCH_RESULT", Array(board_imps, boards, rounding))
+        MATCH_RESULT = XLPy.CallUDF("xlbridge.udfs", "MATCH_RESULT", Array(board_imps, boards, rounding, scale))
         Exit Function
     #End If
 failed:
@@ -391,13 +391,13 @@ failed:
     TEAM_STANDINGS = Err.Description
 End Function
 
-Function VP(margin, boards)
+Function VP(margin, boards, Optional scale)
     #If App = "Microsoft Excel" Then
         If TypeOf Application.Caller Is Range Then On Error GoTo failed
-        VP = XLPy.CallUDF("xlbridge.udfs", "VP", Array(margin, boards), ThisWorkbook, Application.Caller)
+        VP = XLPy.CallUDF("xlbridge.udfs", "VP", Array(margin, boards, scale), ThisWorkbook, Application.Caller)
         Exit Function
     #Else
-        VP = XLPy.CallUDF("xlbridge.udfs", "VP", Array(margin, boards))
+        VP = XLPy.CallUDF("xlbridge.udfs", "VP", Array(margin, boards, scale))
         Exit Function
     #End If
 failed:

@@ -80,7 +80,8 @@ from .core.teams.butler import (
     BUTLER_TRIMS, BUTLER_ROUNDINGS, butler_trim_count, butler_datum, butler_datums, Butler, butler,
 )
 from .core.teams.vp import (
-    vp, VP_FRACTION_RULES, MAX_BOARDS, vp_table, vp_formula, vp_blitz, vp_pair,
+    vp, VP_FRACTION_RULES, MAX_BOARDS, vp_table, vp_formula, vp_blitz, vp_pair, VPScale, VP_SCALES,
+    DEFAULT_VP_SCALE, register_vp_scale, vp_scale,
 )
 from .core.teams.teams import (
     IMP_ROUNDINGS, BAM_SCALES, DEFAULT_MAX_COMBINATIONS, round_imps, outcome_imps, weighted_imps,
@@ -138,7 +139,8 @@ __all__ = [
     "ARTIFICIAL_IMPS", "imps_array", "artificial_imps", "CrossImps", "cross_imps", "cross_imp_totals",
     "BUTLER_TRIMS", "BUTLER_ROUNDINGS", "butler_trim_count", "butler_datum", "butler_datums", "Butler",
     "butler", "vp", "VP_FRACTION_RULES", "MAX_BOARDS", "vp_table", "vp_formula", "vp_blitz", "vp_pair",
-    "IMP_ROUNDINGS", "BAM_SCALES", "DEFAULT_MAX_COMBINATIONS", "round_imps", "outcome_imps", "weighted_imps",
+    "VPScale", "VP_SCALES", "DEFAULT_VP_SCALE", "register_vp_scale", "vp_scale", "IMP_ROUNDINGS",
+    "BAM_SCALES", "DEFAULT_MAX_COMBINATIONS", "round_imps", "outcome_imps", "weighted_imps",
     "artificial_board_imps", "weighted_vp", "board_a_match", "weighted_cross_imps", "weighted_butler",
     "MatchResult", "match_result", "INSTANT_ROUNDING", "INSTANT_SMOOTHING", "MAX_CHART_RESULTS", "ChartRow",
     "InstantChart", "instant_chart", "instant_award", "InstantRankedPair", "InstantRanking",

@@ -29,7 +29,8 @@ EXTENSIONS = {
     "PAIRS_RANKING": ["boards", "ns_pairs", "ew_pairs", "scores", "[weights]", "[expected]", "[scale]"],
     "PAIRS_STANDINGS": ["boards", "ns_pairs", "ew_pairs", "scores", "[weights]", "[expected]", "[scale]",
                         "[movement]", "[arrows]", "[pairs]", "[artificial]"],
-    "MATCH_RESULT": ["board_imps", "boards", "[rounding]"],
+    "MATCH_RESULT": ["board_imps", "boards", "[rounding]", "[scale]"],
+    "VP": ["margin", "boards", "[scale]"],  # (the VP scale by name: xlbridge.core.teams.vp.VP_SCALES)
     "TEAM_STANDINGS": ["team_a", "team_b", "vps", "[imps]"],
     "LEHMAN_LEDGER": ["weeks", "north", "south", "east", "west", "ns_pct", "[formula]", "[decay]"],
     "LEHMAN_SEASON": ["weeks", "north", "south", "east", "west", "ns_pct", "[boards]", "[formula]", "[decay]"],
@@ -709,8 +710,8 @@ def test_a_wrong_argument_count_is_one_excel_message_not_a_python_one(tmp_path):
     from xlbridge.excel.cells import CallError
     from xlbridge.udfs import EXCEL_FUNCTIONS as X
 
-    assert X["VP"](5) == CallError("VP: needs 2 arguments (margin, boards), got 1")
-    assert X["VP"](5, 7, 1) == CallError("VP: needs 2 arguments (margin, boards), got 3")
+    assert X["VP"](5) == CallError("VP: needs 2 to 3 arguments (margin, boards, [scale]), got 1")
+    assert X["VP"](5, 7, None, 1) == CallError("VP: needs 2 to 3 arguments (margin, boards, [scale]), got 4")
     assert X["MATCHPOINTS"]() == CallError(
         "MATCHPOINTS: needs 1 to 4 arguments (scores, [boards], [expected], [scale]), got 0")
     assert X["NEUBERG"](14, 16, 8) == 29 and X["VP"](margin=5, boards=7) == X["VP"](5, 7)
@@ -728,7 +729,7 @@ def test_a_wrong_argument_count_is_one_excel_message_not_a_python_one(tmp_path):
     wb.save(tmp_path / "a.xlsx")
     out = recalc_workbook(str(tmp_path / "a.xlsx")).output
     ws = openpyxl.load_workbook(out, data_only=True).active
-    assert ws["A1"].value == "VP: needs 2 arguments (margin, boards), got 1"
+    assert ws["A1"].value == "VP: needs 2 to 3 arguments (margin, boards, [scale]), got 1"
     assert ws["A2"].value == 12.18  # WBF 2013 table, 5 IMPs over 7 boards
 
 

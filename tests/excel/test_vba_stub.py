@@ -41,7 +41,7 @@ def test_stub_has_one_wrapper_and_one_registration_per_function(generated):
     sigs = dict(wrappers)
     assert sigs["MATCHPOINTS"] == "scores, Optional boards, Optional expected, Optional scale"
     assert sigs["BRIDGE_SCORE"] == "contract, declarer, tricks, vulnerable"
-    assert 'XLPy.CallUDF("xlbridge.udfs", "VP", Array(margin, boards), ThisWorkbook, Application.Caller)' in udfs_bas
+    assert 'XLPy.CallUDF("xlbridge.udfs", "VP", Array(margin, boards, scale), ThisWorkbook, Application.Caller)' in udfs_bas
     registered = re.findall(r'Application\.MacroOptions Macro:="(\w+)"', register_bas)
     assert sorted(registered) == sorted(udfs.EXCEL_FUNCTIONS)
     assert register_bas.count('Category:="xlbridge"') == len(udfs.EXCEL_FUNCTIONS)

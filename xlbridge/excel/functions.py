@@ -51,7 +51,7 @@ from ..core.teams import butler as butler_core
 from ..core.teams import imps as imps_core
 from ..core.teams import standings as team_standings_core
 from ..core.teams import teams as teams_core
-from ..core.teams.vp import MAX_BOARDS, vp
+from ..core.teams.vp import DEFAULT_VP_SCALE, MAX_BOARDS, vp, vp_scale
 from ..core.vocabulary import Movement, Scale
 from .adapters import handicaps as ah
 from .adapters import instant as ai
@@ -158,6 +158,9 @@ _BOARDS = _opt("boards", "column",
                "Board numbers parallel to the scores (optional; rows are grouped by board; vulnerability by board)")
 _SCALE = _opt("scale", "text", 'Matchpoint scale: "EBU" (2 per score beaten, 1 per tie; default) or "ACBL" (1 and 1/2)',
               Scale.EBU.value)
+#: the VP scale by name (xlbridge.core.teams.vp.VP_SCALES: one registry, read by every layer)
+_VP_SCALE = _opt("scale", "text", f'VP scale (optional; default "{DEFAULT_VP_SCALE}": the {vp_scale().label} '
+                                  "20-VP scale)")
 _EXPECTED = _opt("expected", "whole",
                  "Expected number of results per board for Neuberg (optional; default: the most rows with a score "
                  "on any board)", minimum=1, maximum=neuberg_core.MAX_RESULTS)
@@ -288,10 +291,11 @@ FUNCTIONS: tuple[ExcelFunction, ...] = (
     ExcelFunction(
         "VP", at.vp, (vp,),
         (_arg("margin", "cells", "IMP margin of the side (negative if it lost; a cell or a range)"),
-         _arg("boards", "cells", f"Number of boards in the match (1 to {MAX_BOARDS:,})")),
-        "VPs for an IMP margin on the WBF 2013 continuous 20-VP scale (published table).",
-        "VPs of the side with that IMP margin on the WBF 2013 continuous 20-point scale (the published, "
-        "concavity-corrected table): `VP(5, 7)` = 12.18.", TEAMS),
+         _arg("boards", "cells", f"Number of boards in the match (1 to {MAX_BOARDS:,})"),
+         _VP_SCALE),
+        f"VPs for an IMP margin on a VP scale (default: the {vp_scale().title}).",
+        f"VPs of the side with that IMP margin on the VP scale named (default: the {vp_scale().title}, "
+        "concavity-corrected): `VP(5, 7)` = 12.18.", TEAMS),
     ExcelFunction(
         "WEIGHTED_IMPS", at.weighted_imps, (teams_core.weighted_imps,),
         (_arg("scores", "range", "The possible N-S outcomes of the weighted result (a row; n x k for n results)"),
@@ -305,7 +309,8 @@ FUNCTIONS: tuple[ExcelFunction, ...] = (
         (_arg("board_imps", "column", "IMPs of team A on each board (negative when B gained)"),
          _arg("boards", "whole", "Number of boards in the match (VP scale)", minimum=1, maximum=MAX_BOARDS),
          _opt("rounding", "text", 'Optional: "nearest" rounds the IMP margin once before the VP look-up; blank '
-                                  "keeps it exact")),
+                                  "keeps it exact"),
+         _VP_SCALE),
         "Match result (1 x 4): IMPs A, IMPs B, VP A, VP B.",
         "1 x 4: IMPs A, IMPs B, VP A, VP B of a match from its board IMPs (template extension).", TEAMS),
     ExcelFunction(

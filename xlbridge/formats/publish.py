@@ -484,7 +484,7 @@ def publish(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | str = 
             f'<p class="result">IMPs {_n(res.imps_a)} &ndash; {_n(res.imps_b)}, margin rounded once to the nearest '
             f'IMP: {_e(_team_name(parts, a))} {"+" if res.margin > 0 else ""}{_n(res.margin)}; '
             f'VPs {_e(_team_name(parts, a))} {_n(res.vp_a)} &ndash; '
-            f'{_e(_team_name(parts, bteam))} {_n(res.vp_b)} (WBF 2013 scale, {res.boards} boards)</p>\n')
+            f'{_e(_team_name(parts, bteam))} {_n(res.vp_b)} ({xlbridge.vp_scale().label} scale, {res.boards} boards)</p>\n')
         pages.put(match_files[(a, bteam)], page(
             f"{title}: {_team_name(parts, a)} v {_team_name(parts, bteam)}", event,
             "<h2>Match scorecard</h2>\n" + _table(head, rows, numeric={0, 3, 6, 7, 8}) + outcome))

@@ -223,12 +223,12 @@ def _score_teams(event: Event, boards: Sequence[Board]) -> Event:
         if p.number in by_team else p for p in scored.participants))
 
 
-def match_results(event: Event) -> dict[tuple[str, str], xlbridge.MatchResult]:
+def match_results(event: Event, *, scale: object = None) -> dict[tuple[str, str], xlbridge.MatchResult]:
     """Each match of a scored teams event (:func:`score_event`), keyed ``(team a, team b)`` with team a
     the lower number, in order of team numbers: :func:`xlbridge.match_result` over the IMPs of team a
     on the boards scored at both tables (a weighted board at its exact weighted IMPs), the margin
-    rounded once to the nearest IMP before the VP look-up on the WBF 2013 scale for the match's length,
-    as MATCH_RESULT on the teams workbook's Matches sheet (``"nearest"``). The length is the Matches
+    rounded once to the nearest IMP before the VP look-up on the VP scale ``scale`` (a name of
+    :data:`xlbridge.VP_SCALES`; default the WBF 2013 scale) for the match's length, as MATCH_RESULT on the teams workbook's Matches sheet (``"nearest"``). The length is the Matches
     sheet's Boards (``event.match_lengths``) where the event came from a teams workbook, so a board still
     waiting for a room's score leaves the scale where the workbook has it; otherwise the boards scored.
 
@@ -257,7 +257,7 @@ def match_results(event: Event) -> dict[tuple[str, str], xlbridge.MatchResult]:
             a, c = sorted((r.ns, r.ew), key=natural_key)
             if r.ns == a and r.imp_ns is not None:  # each board once: the row where team a sits N-S
                 imps.setdefault((a, c), []).append(r.imp_ns)
-    return {k: xlbridge.match_result(v, lengths.get(k), rounding="nearest")
+    return {k: xlbridge.match_result(v, lengths.get(k), rounding="nearest", scale=scale)
             for k, v in sorted(imps.items(), key=lambda kv: (natural_key(kv[0][0]), natural_key(kv[0][1])))}
 
 

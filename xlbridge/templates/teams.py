@@ -10,6 +10,7 @@ from openpyxl import Workbook
 from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.formula import ArrayFormula
 
+from ..core.teams.vp import vp_scale
 from ..core.template_contract import (BOARDS_SHEET, MATCH_COLUMNS, MATCHES_SHEET, PLAYER_NUMBERS, PRIVATE, PRINT_NAME, TEAM_COLUMNS,
                                        TEAMS_SHEET)
 from .mirror import headroom
@@ -96,7 +97,8 @@ def build() -> Workbook:
     legend_across(ws, "M4", NOTE_WIDTHS)
     input_table(ws, f"A{B_FIRST}:I{last}", "M8", "board results")
 
-    ws = sheet(wb, MATCHES_SHEET, MATCHES_SHEET, "IMP totals (weighted boards rounded once, at the end) and VPs (WBF 2013 20-VP scale).")
+    ws = sheet(wb, MATCHES_SHEET, MATCHES_SHEET, f"IMP totals (weighted boards rounded once, at the end) and VPs "
+                                                 f"({vp_scale().label} 20-VP scale).")
     ml = table_head(ws, M_FIRST, M_ROWS, TEAM_MATCHES,
         [*MATCH_COLUMNS, "IMPs A", "IMPs B", "VP A", "VP B"],
         [7, 14, 14, 8.5, 8.5, 8.5, 7, 7])

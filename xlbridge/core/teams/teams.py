@@ -41,7 +41,7 @@ from ..pairs.weighted import parse_weight
 from ..rounding import named_option, round_fraction, rounding_rule
 from .butler import Butler, butler_datums
 from .imps import CrossImps, artificial_imps, expected_results, imps, imps_array
-from .vp import MAX_BOARDS, vp
+from .vp import vp, vp_scale
 
 __all__ = [
     "IMP_ROUNDINGS",
@@ -279,12 +279,13 @@ def _combinations(boards: Sequence[Sequence[Any]], limit: int) -> int:
 
 
 def weighted_vp(margin: object, weighted: Any, boards: object, *, level: str = "imp", rounding: str | None = None,
-                offender: object = None,
-                fraction: str = "interpolate", max_combinations: int = DEFAULT_MAX_COMBINATIONS) -> Fraction:
+                offender: object = None, fraction: str = "interpolate",
+                max_combinations: int = DEFAULT_MAX_COMBINATIONS, scale: object = None) -> Fraction:
     """VPs of a Swiss / round-robin match that has weighted boards (seed 004).
 
     ``margin`` is the IMP margin on the other boards; ``weighted`` lists the weighted boards,
-    each as ``(imps, weight)`` outcomes (:func:`outcome_imps`); ``boards`` is the match length.
+    each as ``(imps, weight)`` outcomes (:func:`outcome_imps`); ``boards`` is the match length; ``scale``
+    the VP scale (:func:`xlbridge.core.teams.vp.vp_scale`: default the WBF 2013 scale).
 
     - ``level="imp"`` (the regulation way): add the expected IMPs of the weighted boards to the
       margin, round the total once by ``rounding`` (:func:`round_imps`; ``None`` keeps it exact
@@ -298,14 +299,15 @@ def weighted_vp(margin: object, weighted: Any, boards: object, *, level: str = "
     >>> float(weighted_vp(8, [[(1, 0.6), (-10, 0.4)]], 7))   # exact IMP level: VP(4.6)
     12.016
     """
-    n = _boards_arg(boards)
+    vps = vp_scale(scale)
+    n = _boards_arg(boards, vps.max_boards)
     m0 = exact(margin, "IMPs", where="margin")
     wb = _imp_boards(weighted)
     level = named_option(level, _LEVELS, "weighting level")
     if level == "imp":
         extra = sum((i * w for b in wb for i, w in b), Fraction(0))
         total = round_imps(m0 + extra, rounding, offender=offender)
-        return vp(total, n, fraction=fraction)
+        return vp(total, n, fraction=fraction, scale=vps)
     # The VPs of a combination depend only on its IMP total, so the combinations are folded into
     # the exact distribution of that total, board by board (a convolution): as exact as
     # enumerating, with at most (distinct totals x outcomes) steps per board.
@@ -323,12 +325,12 @@ def weighted_vp(margin: object, weighted: Any, boards: object, *, level: str = "
     total = Fraction(0)
     for s, p in dist.items():
         m = m0 + s if rounding is None else round_imps(m0 + s, rounding, offender=offender)
-        total += p * vp(m, n, fraction=fraction)
+        total += p * vp(m, n, fraction=fraction, scale=vps)
     return total
 
 
-def _boards_arg(boards: object) -> int:
-    return whole(boards, "number of boards", minimum=1, maximum=MAX_BOARDS)
+def _boards_arg(boards: object, longest: int) -> int:
+    return whole(boards, "number of boards", minimum=1, maximum=longest)
 
 
 # --------------------------------------------------------------------------- match result
@@ -340,7 +342,7 @@ class MatchResult:
     ``imps_a`` / ``imps_b``: the IMPs won by each team (weighted boards at their expected value);
     ``margin``: ``imps_a - imps_b`` after the rounding rule (at ``level="imp"`` what goes into the
     VP scale; at ``level="vp"`` every combination of outcomes is converted instead, and
-    ``margin`` is only reported); ``vp_a + vp_b == 20``.
+    ``margin`` is only reported); ``vp_a + vp_b`` is the VP scale's total (20).
 
     >>> r = match_result([5, -2, 3], boards=8)
     >>> r.imps_a, r.imps_b, r.margin, float(r.vp_a), float(r.vp_b), r.boards
@@ -356,14 +358,14 @@ class MatchResult:
 
 
 def match_result(board_imps: Iterable[Any], boards: object = None, *, level: str = "imp", rounding: str | None = None,
-                 offender: object = None,
-                 fraction: str = "interpolate", max_combinations: int = DEFAULT_MAX_COMBINATIONS) -> MatchResult:
+                 offender: object = None, fraction: str = "interpolate",
+                 max_combinations: int = DEFAULT_MAX_COMBINATIONS, scale: object = None) -> MatchResult:
     """Score a match from its per-board IMPs (for team A; negative = team B won the board).
 
     A board is a number (a plain or already weighted result), a list of ``(imps, weight)``
     outcomes (a weighted board), or blank (``None``: not played, not counted).  ``boards`` is the
-    match length for the VP scale (default: the number of entries).  ``level``, ``rounding`` and
-    ``fraction`` as in :func:`weighted_vp`; the rounding applies once, to the final total.
+    match length for the VP scale (default: the number of entries).  ``level``, ``rounding``,
+    ``fraction`` and ``scale`` as in :func:`weighted_vp`; the rounding applies once, to the final total.
 
     >>> r = match_result([3, 0, 5, -2, [(1, 0.6), (-10, 0.4)], 2, 0])   # seed 004's 8 + weighted
     >>> r.imps_a, r.imps_b, float(r.vp_a), float(r.vp_b)
@@ -373,7 +375,8 @@ def match_result(board_imps: Iterable[Any], boards: object = None, *, level: str
     (Fraction(5, 1), 12.18)
     """
     items = list(board_imps)
-    n = len(items) if boards is None else _boards_arg(boards)
+    vps = vp_scale(scale)
+    n = len(items) if boards is None else _boards_arg(boards, vps.max_boards)
     if n < 1:
         raise InputError("a match needs at least one board")
     plain, weighted = [], []
@@ -390,11 +393,11 @@ def match_result(board_imps: Iterable[Any], boards: object = None, *, level: str
     margin = round_imps(imps_a - imps_b, rounding, offender=offender)
     level = named_option(level, _LEVELS, "weighting level")
     if level == "imp" or not weighted:
-        va = vp(margin, n, fraction=fraction)
+        va = vp(margin, n, fraction=fraction, scale=vps)
     else:
         va = weighted_vp(sum(plain, Fraction(0)), weighted, n, level=level, rounding=rounding, offender=offender,
-                         fraction=fraction, max_combinations=max_combinations)
-    return MatchResult(imps_a, imps_b, margin, va, 20 - va, n)
+                         fraction=fraction, max_combinations=max_combinations, scale=vps)
+    return MatchResult(imps_a, imps_b, margin, va, vps.total - va, n)
 
 
 # --------------------------------------------------------------------------- pairs-style: cross-IMPs, Butler

@@ -84,13 +84,14 @@ def butler_datum(scores: Cells, trim: str | None, rounding: str | None) -> Any:
     return xl.to_cell(core_butler_datum(s, **given(trim=trim, rounding=rounding)))
 
 
-def vp(margin: Cells, boards: Cells) -> Any:
-    """VPs on the WBF 2013 20-VP scale (published table), element-wise over ``margin``.
+def vp(margin: Cells, boards: Cells, scale: str | None = None) -> Any:
+    """VPs on the VP scale ``scale`` (a registered name; blank: the WBF 2013 20-VP scale, published table),
+    element-wise over ``margin``.
 
-    >>> vp(5, 7)
-    12.18
+    >>> vp(5, 7), vp(5, 7, "WBF 2013")
+    (12.18, 12.18)
     """
-    return elementwise(lambda margin, boards: core_vp(xl.as_number(margin, "margin"), boards),
+    return elementwise(lambda margin, boards: core_vp(xl.as_number(margin, "margin"), boards, scale=scale),
                        {"margin": margin, "boards": boards}, blank_if=("margin",))
 
 
@@ -136,11 +137,13 @@ def weighted_imps(scores: Cells, weights: Cells, other: Cells) -> Any:
     return out[0][0] if len(out) == 1 and not is_listlike(other) else out
 
 
-def match_result(board_imps: Cells, boards: int | None, rounding: str | None) -> list[list[Any]]:
+def match_result(board_imps: Cells, boards: int | None, rounding: str | None,
+                 scale: str | None = None) -> list[list[Any]]:
     """1 x 4: IMPs A, IMPs B, VP A, VP B of a match from its board IMPs (xlbridge.core.teams.teams).
 
     ``rounding`` (optional) rounds the final IMP margin once before the VP look-up, as the
-    regulations do for weighted boards ("nearest"); blank keeps it exact.
+    regulations do for weighted boards ("nearest"); blank keeps it exact. ``scale`` (optional) names the VP
+    scale (blank: the WBF 2013 scale).
 
     Seed 004: margin 10 - 5 = 5 IMPs over 7 boards is 12.18 VP on the WBF 2013 scale.
 
@@ -161,7 +164,7 @@ def match_result(board_imps: Cells, boards: int | None, rounding: str | None) ->
                              where=f"row {i + 1}")
     vals = [None if xl.is_blank(v) else xl.as_number(v, "board_imps", where=f"row {i + 1}")
             for i, v in enumerate(cells)]
-    res = core_match_result(vals, boards, rounding=rounding)
+    res = core_match_result(vals, boards, rounding=rounding, scale=scale)
     return [[xl.to_cell(v) for v in (res.imps_a, res.imps_b, res.vp_a, res.vp_b)]]
 
 
