@@ -8,7 +8,7 @@ from pathlib import Path
 
 TESTS = Path(__file__).resolve().parents[1]
 #: the package's layers (xlbridge/<layer>), plus ``package`` for the checks of the whole package
-FOLDERS = {"core", "excel", "batch", "templates", "formats", "analysis", "cli", "package"}
+FOLDERS = {"core", "excel", "batch", "templates", "formats", "analysis", "cli", "serve", "package"}
 
 
 def test_no_test_file_at_the_top_of_tests():

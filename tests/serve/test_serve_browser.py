@@ -10,7 +10,7 @@ import re
 import httpx
 import pytest
 
-from conftest import PAIRS, PASSWORDS
+from serve_helpers import PAIRS, PASSWORDS, served  # noqa: F401  (the fixture)
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

@@ -16,7 +16,7 @@ import httpx
 import openpyxl
 import pytest
 
-from conftest import PAIRS, Server, make_clubs, upload, wait_job
+from serve_helpers import PAIRS, Server, make_clubs, upload, wait_job
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "formats"))
 

@@ -20,6 +20,7 @@ from openpyxl.worksheet.formula import ArrayFormula
 from xlbridge.excel.functions import FUNCTIONS
 
 from recalc_helpers import recalc_here
+from serve_helpers import served  # noqa: F401  (the fixture)
 
 
 def col(*values):

@@ -14,7 +14,7 @@ import httpx
 import openpyxl
 import pytest
 
-from conftest import PAIRS, SESSION_PBN, upload, wait_job
+from serve_helpers import PAIRS, SESSION_PBN, upload, wait_job, served  # noqa: F401  (the fixture)
 from recalc_helpers import recalculated
 
 

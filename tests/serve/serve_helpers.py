@@ -1,4 +1,5 @@
-"""A real ``xlbridge serve`` on a free port, for the tests of this folder (one per module where it can be).
+"""A real ``xlbridge serve`` on a free port, for the tests of this folder (one per module where it can be:
+the ``served`` fixture, imported by the test modules).
 
 :class:`Server` starts ``python -m xlbridge serve --data DIR --port P`` in a process group of its own,
 waits until ``/healthz`` answers, and stops it (or kills it, for the crash tests). Clubs ``hearts`` and
