@@ -79,12 +79,17 @@ VALID_USEBIO_TEAMS = """<?xml version="1.0" encoding="UTF-8"?>
 @dataclasses.dataclass(frozen=True)
 class Case:
     """One hostile file: ``name`` in the corpus folder, the ``command`` (``import``, ``export``,
-    ``publish``) and what must happen: ``exit`` 2 with ``says`` in the one line, or 0."""
+    ``publish``, ``recalc``) and what must happen: ``exit`` 2 with ``says`` in the one line, or 0 (with
+    ``says`` in its one warning line when given, else no line on stderr), within ``seconds`` of wall time
+    (the command's ``--timeout``)."""
 
     name: str
     command: str
     exit: int
     says: str = ""
+    #: the wall-time bound: 10 s (the issue's), 30 s for an import done in full (it builds the 10,000-row
+    #: pairs template: 2.5 s of CPU on an idle machine, 11 s of wall time with the two cores shared seven ways)
+    seconds: int = 10
 
 
 CASES = [
@@ -121,7 +126,39 @@ CASES = [
     Case("pairs-long-pair-number.xlsx", "export", 2, "Travellers!B5: pair number longer than 20 characters"),
     Case("colliding-ids.pbn", "publish", 0),
     Case("imp-pairs.pbn", "publish", 2, "imp-pairs.pbn: cannot score pairs event at 'IMP'"),
+    # issue 51: text from a file stays text (every text field formula-like: no <f> in the book), control, bidi
+    # and zero-width characters removed with one warning naming the place (never on a page), a symbolic link
+    # refused by every command, and a file of another kind described, never quoted (PASSWD is never shown)
+    Case("formula-text.pbn", "import", 0, seconds=30),
+    Case("formula-text.xml", "import", 0, seconds=30),
+    Case("formula-text-publish.pbn", "publish", 0),
+    Case("control-chars.pbn", "import", 0, "control-chars.pbn: warning: removed 9 control, bidi or zero-width "
+                                           "characters (U+0007, U+001B, U+200B, U+202E, U+2066, U+2069) from "
+                                           "its text, first at line 2", seconds=30),
+    Case("control-chars-publish.pbn", "publish", 0, "first at line 2"),
+    Case("control-chars.xml", "import", 0, "control-chars.xml: warning: removed 5 control, bidi or zero-width "
+                                           "characters (U+0007, U+001B, U+200B, U+202E, U+FEFF) from its text, "
+                                           "first at line 3", seconds=30),
+    Case("control-chars-publish.xml", "publish", 0, "first at line 3"),
+    Case("link.pbn", "import", 2, "link.pbn: this is a symbolic link, not a regular file"),
+    Case("link-publish.pbn", "publish", 2, "link-publish.pbn: this is a symbolic link, not a regular file"),
+    Case("link-export.xlsx", "export", 2, "link-export.xlsx: this is a symbolic link, not a regular file"),
+    Case("link-recalc.xlsx", "recalc", 2, "link-recalc.xlsx: refused: this is a symbolic link, not a workbook file"),
+    Case("passwd.pbn", "publish", 2, "passwd.pbn, line 1: not a PBN file: its first line that is not a comment is "
+                                     "not a tag"),
+    Case("passwd.xml", "import", 2, "passwd.xml, line 1: not a PBN file: its first line that is not a comment is "
+                                    "not a tag"),
+    Case("passwd.xlsx", "recalc", 2, "passwd.xlsx: not an Excel workbook (not a zip file)"),
+    Case("passwd-export.xlsx", "export", 2, "passwd-export.xlsx, line 1: not a PBN file"),
+    Case("html.xml", "publish", 2, "html.xml: not a USEBIO file: its root element is not USEBIO"),
+    Case("ini.pbn", "import", 2, "ini.pbn, line 1: not a PBN file: cannot read tag pair"),
 ]
+
+#: What a password file holds: a file of another kind that no message may quote (issue 51: ``publish pw.pbn``
+#: with pw.pbn a link to /etc/passwd printed its first line).
+PASSWD = "root:x:0:0:root:/root:/bin/bash"
+#: The formula-like values of the text fields (issue 51), one per field: a live link in Excel were it a formula.
+FORMULAS = tuple(f'{p}HYPERLINK("http://x.invalid/","{k}")' for k, p in enumerate(("=", "+", "-", "@", "\t=", "=")))
 
 #: Seeded mutations of :data:`VALID_PBN`, a valid USEBIO pairs file and :data:`VALID_USEBIO_TEAMS`: each is
 #: read (imported) and must give exit 0 or exit 2 with one line.
@@ -150,6 +187,40 @@ def _colliding_ids(pairs: int) -> str:
         out += [f"{ids[k]} {ids[(k + 1) % pairs]} {420 if k % 2 else 400}\n"
                 for k in range(b * per_board, (b + 1) * per_board)]
     return "".join(out)
+
+
+def _issue_51() -> dict[str, bytes]:
+    """The files of issue 51's cases: formula-like text in every text field, control characters, files of another
+    kind (a password file, an HTML page, an INI file). The symbolic links are made by :func:`build`."""
+    f = tuple(t.replace("\\", "\\\\").replace('"', '\\"') for t in FORMULAS)  # (as PBN strings)
+    pbn = (f'% PBN 2.1\n[Event "{f[0]}"]\n[Site "{f[1]}"]\n[Scorer "{f[2]}"]\n[Board "1"]\n[Vulnerable "None"]\n'
+           '[ScoreTable "PairId_NS;PairId_EW;Contract;Declarer;Result;Score_NS;Names_NS;Names_EW"]\n'
+           f'"=1+1" "=1+1" 4S N 10 420 "{f[3]};Ann" "{f[4]};Bob"\n"+2" "+2" 4S N 11 450 "#N/A;Cy" "{f[5]};Di"\n')
+    xml = ('<?xml version="1.0" encoding="UTF-8"?>\n<USEBIO Version="1.2"><CLUB><CLUB_NAME>{1}</CLUB_NAME></CLUB>\n'
+           '<EVENT EVENT_TYPE="PAIRS"><EVENT_DESCRIPTION>{0}</EVENT_DESCRIPTION><CONTACT><FULL_NAME>{2}</FULL_NAME>'
+           '</CONTACT>\n<WINNER_TYPE>2</WINNER_TYPE><PARTICIPANTS><PAIR><PAIR_NUMBER>=1</PAIR_NUMBER><DIRECTION>NS'
+           '</DIRECTION>\n<PLAYER><PLAYER_NAME>{3}</PLAYER_NAME></PLAYER><PLAYER><PLAYER_NAME>{4}</PLAYER_NAME></PLAYER>'
+           '</PAIR></PARTICIPANTS>\n<BOARD><BOARD_NUMBER>1</BOARD_NUMBER>\n<TRAVELLER_LINE><NS_PAIR_NUMBER>=1'
+           '</NS_PAIR_NUMBER><EW_PAIR_NUMBER>@2</EW_PAIR_NUMBER><SCORE>420</SCORE></TRAVELLER_LINE>\n<TRAVELLER_LINE>'
+           '<NS_PAIR_NUMBER>-3</NS_PAIR_NUMBER><EW_PAIR_NUMBER>+4</EW_PAIR_NUMBER><SCORE>400</SCORE></TRAVELLER_LINE>\n'
+           '</BOARD></EVENT></USEBIO>\n')
+    import html
+
+    controls_pbn = ('% PBN 2.1\n[Event "Club\x1b[31m night\u202e"]\n[Board "1"]\n[Vulnerable "None"]\n'
+                    '[ScoreTable "PairId_NS;PairId_EW;Contract;Declarer;Result;Score_NS;Names_NS;Names_EW"]\n'
+                    '1 1 4S N 10 420 "C.\x07Glover;A\u2066B\u2069" "X\u200b;Y"\n'
+                    '2 2 4S N 11 450 "P\u202eQ;R\x1b" "S;T\x07"\n')
+    controls_xml = xml.format("Club &#27;[31m night", "Village\u202e", "Scorer", "C.\x07Glover\u200b", "\ufeffAnn")
+    passwd = (PASSWD + "\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n").encode()
+    return {
+        "formula-text.pbn": pbn.encode(), "formula-text-publish.pbn": pbn.encode(),
+        "formula-text.xml": xml.format(*(html.escape(t) for t in FORMULAS[:5])).encode(),
+        "control-chars.pbn": controls_pbn.encode(), "control-chars-publish.pbn": controls_pbn.encode(),
+        "control-chars.xml": controls_xml.encode(), "control-chars-publish.xml": controls_xml.encode(),
+        "passwd.pbn": passwd, "passwd.xml": passwd, "passwd.xlsx": passwd, "passwd-export.xlsx": passwd,
+        "html.xml": b"<html><body>" + PASSWD.encode() + b"</body></html>\n",
+        "ini.pbn": b"[" + PASSWD.encode() + b"\n",
+    }
 
 
 def _mutate(text: bytes, rnd: random.Random) -> bytes:
@@ -308,6 +379,7 @@ def build(out: Path | str, seed: int = SEED, books: dict | None = None) -> list[
                               b'1 2 420\n2 1 400\n')
     files["colliding-ids.pbn"] = _colliding_ids(1_500).encode()
     files["not-a-workbook.xlsx"] = b"PK\x03\x04" + bytes(rnd.randrange(256) for _ in range(2048))
+    files.update(_issue_51())
     for k in range(MUTANTS):  # a third each: PBN, USEBIO pairs, USEBIO teams
         if k % 3 == 1:
             files[f"mutant-{k:02d}.xml"] = _mutate(VALID_USEBIO.format(name="Club").encode(), rnd)
@@ -319,6 +391,8 @@ def build(out: Path | str, seed: int = SEED, books: dict | None = None) -> list[
     for fname, data in files.items():
         (out / fname).write_bytes(data)
         written.append(out / fname)
+    for link in ("link.pbn", "link-publish.pbn", "link-export.xlsx", "link-recalc.xlsx"):  # (to a file of the corpus)
+        (out / link).symlink_to("passwd.pbn")
     _workbooks(out, rnd, books)
     return sorted(written, key=lambda p: (p.name.startswith("mutant-"), p.name)) + [
         out / c.name for c in CASES if c.name.endswith(".xlsx") and c.name != "not-a-workbook.xlsx"] + sorted(

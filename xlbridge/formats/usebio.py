@@ -164,12 +164,15 @@ def _without_controls(data: bytes, name: str | None = None) -> bytes:
 
 def _clean_element(el: ET.Element, path: list[str], name: str) -> None:
     """The text and attributes of ``el`` by the rule of every reader (:func:`xlbridge.core.text.clean_text`): a
-    removal noted at the element (``element EVENT > PARTICIPANTS > PAIR > PLAYER > PLAYER_NAME``)."""
-    if el.text is not None and INVISIBLE_CHARACTERS.search(el.text) is not None:
-        el.text = clean_text(el.text, "element " + " > ".join(path), name)
-    for k, v in el.attrib.items():
-        if INVISIBLE_CHARACTERS.search(v) is not None:
-            el.set(k, clean_text(v, "element " + " > ".join(path) + f"@{k}", name))
+    removal noted at the element (``element EVENT > PARTICIPANTS > PAIR > PLAYER > PLAYER_NAME``; ``path``: the
+    open elements, the root first)."""
+    text = el.text
+    if text is not None and text.strip() and INVISIBLE_CHARACTERS.search(text) is not None:
+        el.text = clean_text(text, "element " + " > ".join(path[1:] or path), name)
+    if el.attrib:
+        for k, v in el.attrib.items():
+            if INVISIBLE_CHARACTERS.search(v) is not None:
+                el.set(k, clean_text(v, "element " + " > ".join(path[1:] or path) + f"@{k}", name))
 
 
 def _parse_xml(data: bytes, name: str) -> ET.Element:
@@ -188,7 +191,7 @@ def _parse_xml(data: bytes, name: str) -> ET.Element:
                                    forbid_external=True):
             feed.mark = feed.pos
             if event == "end":
-                _clean_element(el, path[1:] or path, name)
+                _clean_element(el, path, name)
                 depth -= 1
                 del path[-1:]
                 continue
