@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...core.errors import WorkbookError, WorkbookLimitError
+from ..cells import parse_range
 from .limits import EXCEL_MAX_COLUMNS, EXCEL_MAX_ROWS, EXCEL_MAX_TEXT, SafetyLimits, clip, refuse
 
 __all__ = [
@@ -98,12 +99,12 @@ def counting_handler(part: str, where: str, totals: Totals, limits: SafetyLimits
     # the sheet's extent: the largest column letters and row digits its cells name, compared as (length, text)
     # (a few hundred ns a cell: no number is made until the part ends, :func:`finish`)
     wide, wide_len, deep, deep_len = "", 0, "", 0
-    row_at = 0  # the number of the row being read (a row without ``r`` follows the one before)
+    row_at = row_most = 0  # the number of the row being read, and the largest
     odd = False  # a row or cell whose address is missing or not a plain address: the extent is the whole sheet
 
     def start(tag, attrs):
         nonlocal kind, sheet, depth, formula, cell, cell_xfs, text, in_t, phonetic
-        nonlocal wide, wide_len, deep, deep_len, row_at, odd
+        nonlocal wide, wide_len, deep, deep_len, row_at, row_most, odd
         depth += 1
         if depth > _MAX_XML_DEPTH:
             refuse(f"refused: XML part {clip(part, 80)} nests elements more than {_MAX_XML_DEPTH} deep", name,
@@ -134,16 +135,10 @@ def counting_handler(part: str, where: str, totals: Totals, limits: SafetyLimits
                 totals.rows += 1
                 if totals.rows > limits.max_rows:
                     over("rows", limits.max_rows)
-                r = attrs.get("r")
-                if r is None:
-                    row_at += 1
-                elif r.isascii() and r.isdigit() and len(r) < 9:
-                    row_at = int(r)
-                else:
-                    odd = True
-                deep_row = str(row_at)
-                if len(deep_row) > deep_len or (len(deep_row) == deep_len and deep_row > deep):
-                    deep, deep_len = deep_row, len(deep_row)
+                r = attrs.get("r")  # (a row without its number follows the one before)
+                row_at = row_at + 1 if r is None else int(r) if r.isascii() and r.isdigit() and len(r) < 9 else -1
+                odd = odd or row_at < 0
+                row_most = max(row_most, row_at)
             elif local == "f":
                 formula = 0
             elif local == "is":
@@ -158,11 +153,6 @@ def counting_handler(part: str, where: str, totals: Totals, limits: SafetyLimits
             sheet = local in ("worksheet", "macrosheet", "dialogsheet")
             if sheet:
                 return
-            if local == "table":  # an Excel table: its range and columns, checked by the gate (:mod:`.gate`)
-                totals.tables.append([part, attrs.get("displayName") or attrs.get("name") or "?",
-                                      attrs.get("ref") or "", 0])
-        if kind == "table" and local == "tableColumn" and totals.tables and totals.tables[-1][0] == part:
-            totals.tables[-1][3] += 1
         if kind == "sst" and local == "si":
             text = 0
             totals.shared_strings += 1
@@ -180,27 +170,14 @@ def counting_handler(part: str, where: str, totals: Totals, limits: SafetyLimits
                     over("style records", limits.max_styles)
         elif kind == "externalLink" and local == "cell":
             more_cells(1, "the cached cells of links to other workbooks")
-        elif kind == "workbook":
-            if local == "definedName":
-                totals.names += 1
-                formula = 0
-                cell = "defined name " + clip(attrs.get("name", "?"), 40)
-                if totals.names > limits.max_defined_names:
-                    over("defined names", limits.max_defined_names)
-            elif local == "sheet":
-                sheet_id = attrs.get("sheetId")
-                if sheet_id is not None and not (sheet_id.isascii() and sheet_id.isdigit()
-                                                 and 1 <= int(sheet_id) < 2 ** 31):
-                    refuse(f"damaged workbook: sheet {clip(attrs.get('name', '?'), 40)[1:-1]}: sheet id "
-                            f"{clip(sheet_id)} is not a whole number from 1 to 2,147,483,647", name)
-                totals.sheets.append((attrs.get("name"), _rel_id(attrs)))
-            elif local == "externalReference":
-                totals.ext_refs.append(_rel_id(attrs))
-        elif kind == "Relationships" and local == "Relationship":
-            totals.rels.setdefault(part, []).append(
-                (attrs.get("Id"), attrs.get("Type", ""), attrs.get("Target"), attrs.get("TargetMode")))
-        elif kind == "Types" and local == "Override":
-            totals.overrides.append((attrs.get("PartName", ""), attrs.get("ContentType", "")))
+        elif kind == "workbook" and local == "definedName":
+            totals.names += 1
+            formula = 0
+            cell = "defined name " + clip(attrs.get("name", "?"), 40)
+            if totals.names > limits.max_defined_names:
+                over("defined names", limits.max_defined_names)
+        else:
+            _package_record(kind, local, attrs, part, totals, name)
 
     def end(tag):
         nonlocal depth, formula, cell_xfs, text, in_t, phonetic
@@ -236,18 +213,51 @@ def counting_handler(part: str, where: str, totals: Totals, limits: SafetyLimits
                         f"characters, the limit", name, WorkbookLimitError)
 
     def finish():
-        """At the part's end: a worksheet's extent into ``totals.extents`` (a cell without a plain address, or
-        a column past XFD, makes it the whole sheet: nothing is clipped that could hold a cell)."""
-        if not sheet:
-            return
-        col = _column(wide) if wide else 0
-        row = int(deep) if deep.isascii() and deep.isdigit() and len(deep) < 9 else None
-        if odd or col is None or row is None:
-            totals.extents[part] = (EXCEL_MAX_ROWS, EXCEL_MAX_COLUMNS)
-        else:
-            totals.extents[part] = (min(row, EXCEL_MAX_ROWS), col)
+        """At the part's end: a worksheet's extent into ``totals.extents`` (:func:`_extent`)."""
+        if sheet:
+            last_row, last_col = _extent(wide, deep, odd)
+            totals.extents[part] = (max(last_row, min(row_most, EXCEL_MAX_ROWS)), last_col)
 
     return types.SimpleNamespace(start=start, end=end, chars=chars, finish=finish)
+
+
+def _package_record(kind: str | None, local: str, attrs: dict, part: str, totals: Totals, name: str | None) -> None:
+    """What the package checks and the gate need of a part that is no worksheet: the workbook's sheets and links,
+    relationships, content types' overrides, an Excel table's range and columns (checked by :mod:`.gate`)."""
+    if kind == "workbook":
+        if local == "sheet":
+            sheet_id = attrs.get("sheetId")
+            if sheet_id is not None and not (sheet_id.isascii() and sheet_id.isdigit() and 1 <= int(sheet_id) < 2 ** 31):
+                refuse(f"damaged workbook: sheet {clip(attrs.get('name', '?'), 40)[1:-1]}: sheet id "
+                       f"{clip(sheet_id)} is not a whole number from 1 to 2,147,483,647", name)
+            totals.sheets.append((attrs.get("name"), _rel_id(attrs)))
+        elif local == "externalReference":
+            totals.ext_refs.append(_rel_id(attrs))
+    elif kind == "Relationships" and local == "Relationship":
+        totals.rels.setdefault(part, []).append(
+            (attrs.get("Id"), attrs.get("Type", ""), attrs.get("Target"), attrs.get("TargetMode")))
+    elif kind == "Types" and local == "Override":
+        totals.overrides.append((attrs.get("PartName", ""), attrs.get("ContentType", "")))
+    elif kind == "table":
+        if local == "table" and not (totals.tables and totals.tables[-1][0] == part):  # (the root)
+            totals.tables.append([part, attrs.get("displayName") or attrs.get("name") or "?", attrs.get("ref") or "", 0])
+        elif local == "tableColumn" and totals.tables and totals.tables[-1][0] == part:
+            totals.tables[-1][3] += 1
+
+
+def _extent(wide: str, deep: str, odd: bool) -> tuple[int, int]:
+    """(last row, last column) of a worksheet from the largest column letters and row digits its cells name; a
+    cell without a plain address, or a column past XFD, makes it the whole sheet (nothing is clipped that could
+    hold a cell).
+
+    >>> _extent("AB", "120", False), _extent("", "", False), _extent("AB", "12", True), _extent("$A", "1", False)
+    ((120, 28), (0, 0), (1048576, 16384), (1048576, 16384))
+    """
+    col = _column(wide) if wide else 0
+    row = (int(deep) if deep.isascii() and deep.isdigit() and len(deep) < 9 else None) if deep else 0
+    if odd or col is None or row is None:
+        return EXCEL_MAX_ROWS, EXCEL_MAX_COLUMNS
+    return min(row, EXCEL_MAX_ROWS), col
 
 
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -273,8 +283,6 @@ def _merged_cells(ref: str | None, where: str, name: str | None) -> int:
     >>> _merged_cells("A1:C2", "sheet S", None), _merged_cells("A2:XFD1048576", "sheet S", None)
     (6, 17179852800)
     """
-    from ..cells import parse_range
-
     try:
         r1, c1, r2, c2 = parse_range(ref or "")
     except (WorkbookError, ValueError):
