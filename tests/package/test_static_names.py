@@ -47,7 +47,7 @@ def test_mypy_sees_the_public_api_of_a_user_script(tmp_path):
     revealed = [ln.split("Revealed type is ", 1)[1].strip('"') for ln in lines if "Revealed type is" in ln]
     neuberg_type = "def (mp: object, expected: object, actual: object, scale: str =) -> fractions.Fraction"
     assert revealed[:4] == [neuberg_type, "int", neuberg_type,
-                            "def (margin: object, boards: object, *, fraction: str =) -> fractions.Fraction"]
+                            "def (margin: object, boards: object, *, fraction: str =, scale: object =) -> fractions.Fraction"]
     assert revealed[4].startswith("def (")  # an Excel function: a callable, not Any
     assert all(t != "Any" for t in revealed)
 

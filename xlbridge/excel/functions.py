@@ -26,7 +26,7 @@ Argument kinds (how a cell becomes what the adapter gets; a blank optional cell 
 >>> [f.name for f in FUNCTIONS][:3]
 ['BRIDGE_SCORE', 'SCORE_OR_TYPED', 'MATCHPOINTS']
 >>> BY_NAME["VP"].signature()
-'VP(margin, boards)'
+'VP(margin, boards, [scale])'
 """
 
 from __future__ import annotations

@@ -137,7 +137,7 @@ def arity_error(decl: ExcelFunction, given: int) -> CallError | None:
 
     >>> from .functions import BY_NAME
     >>> arity_error(BY_NAME["VP"], 1)
-    CallError('VP: needs 2 arguments (margin, boards), got 1')
+    CallError('VP: needs 2 to 3 arguments (margin, boards, [scale]), got 1')
     >>> arity_error(BY_NAME["MATCHPOINTS"], 5)
     CallError('MATCHPOINTS: needs 1 to 4 arguments (scores, [boards], [expected], [scale]), got 5')
     >>> arity_error(BY_NAME["VP"], 2) is None
