@@ -301,7 +301,8 @@ def recalc_workbook(book: str | os.PathLike, output: str | os.PathLike | None = 
     remove_stale_leftovers([dest_dir])
     bar = _Progress(progress, name)
     try:
-        with BookLock(dest, timeout=limits.max_seconds, name=name), private_tempdir() as tmp:
+        with BookLock(dest, timeout=limits.max_seconds, name=name, wait=limits.max_seconds - _say_where(limits)), \
+                private_tempdir() as tmp:
             asked = Asked(src, dest, name, in_place, values_only, functions, limits, isolate)
             return _recalc_locked(asked, tmp, bar, start)
     except WorkbookError as exc:
@@ -313,6 +314,13 @@ def recalc_workbook(book: str | os.PathLike, output: str | os.PathLike | None = 
 
 
 _CALC_CHAIN = "xl/calcChain.xml"
+
+
+def _say_where(limits: SafetyLimits) -> float:
+    """The moment a bounded wait inside the run stops before the command's own alarm at ``--timeout`` (the
+    guard's :func:`~xlbridge.batch.guard.uploads.upload_limits`), so that its refusal, which says where the run
+    was, is the one given."""
+    return min(0.5, limits.max_seconds / 10)
 
 
 def _hidden_call_errors(call_errors: dict, shown: set, layouts: dict) -> list:
@@ -597,7 +605,7 @@ def _evaluate(run: Run) -> tuple:
                         # (the command's time limit holds for the whole run: the engine gets what is left of it,
                         # less a moment to say where it stopped before the command's own alarm)
                         seconds=max(asked.limits.max_seconds - (time.perf_counter() - run.start)
-                                    - min(0.5, asked.limits.max_seconds / 10), 0.01))
+                                    - _say_where(asked.limits), 0.01))
         summary, patched = run_engine(job, tick=bar.tick, early=report)
     except BaseException:
         parts_file.close()

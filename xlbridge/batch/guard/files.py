@@ -203,11 +203,14 @@ class BookLock:
     >>> os.rmdir(d)
     """
 
-    def __init__(self, path: str | os.PathLike, timeout: float = 600.0, name: str | None = None) -> None:
+    def __init__(self, path: str | os.PathLike, timeout: float = 600.0, name: str | None = None,
+                 wait: float | None = None) -> None:
         path = os.fspath(path)
         folder, base = os.path.split(os.path.abspath(path))
         self.lock_path = os.path.join(folder, f".{base}{_LOCK_SUFFIX}")
         self.timeout = timeout
+        self.wait = timeout if wait is None else wait  # (waited: less than the limit the message names, so that
+        # the refusal comes before the command's own alarm at that limit)
         self.name = name if name is not None else base
         self._fd: int | None = None
 
@@ -216,7 +219,7 @@ class BookLock:
             import fcntl
         except ImportError:  # pragma: no cover - Windows
             return self
-        deadline = time.monotonic() + self.timeout
+        deadline = time.monotonic() + self.wait
 
         def take(fd: int) -> None:  # (trying, until the deadline)
             while True:
