@@ -26,7 +26,7 @@ from collections.abc import Iterator, Sequence
 from fractions import Fraction
 from typing import Any, TypeAlias, TypedDict
 
-from ..core.text import INVISIBLE_CHARACTERS, clean_text
+from ..core.text import INVISIBLE_CHARACTERS, REMOVED_CHARACTERS, SPACE_CHARACTERS, clean_text
 from .errors import LIMITS, FormatError
 from .model import parse_number
 
@@ -124,14 +124,16 @@ class Lexer:
 
     def tokens(self) -> Iterator[Token]:
         """The tokens, each line's text first taken by the rule of :func:`xlbridge.core.text.clean_text`
-        (control, bidi and zero-width characters removed and noted at the line; tabs made spaces)."""
+        (control, bidi and zero-width characters removed and noted at the line; tabs made spaces: outside a
+        string a tab already separates items as a space does, so a line without a string is left as it is)."""
         in_brace = False
         dirty = INVISIBLE_CHARACTERS.search(self.text) is not None
         for lineno, line in enumerate(self.lines(), start=1):
             line = line.rstrip("\r")
             if "\x00" in line:
                 raise self.err("not a PBN file (binary data)", lineno)
-            if dirty:
+            if dirty and (REMOVED_CHARACTERS.search(line) is not None or (
+                    '"' in line and SPACE_CHARACTERS.search(line) is not None)):  # (a tab outside a string: a space)
                 line = clean_text(line, f"line {lineno}", self.name)
             if not in_brace:
                 if line.startswith("%"):
