@@ -222,3 +222,68 @@ def test_a_name_with_control_characters_is_escaped_in_every_message(tmp_path):
         assert code == 2, stderr
         assert len(stderr.splitlines()) == 1 and "\x1b" not in stderr, stderr
         assert "\\x1b[31m.pbn" in stderr, stderr  # the escape shown escaped (the line break: a space or \\n)
+
+
+# --------------------------------------------------------------------------------------------------
+# Other spreadsheet files (issue 52): an OpenDocument file is known by its ``mimetype`` member (read at most 100
+# bytes, after the zip's sizes and ratios are checked) and an OLE2 file (.xls) by its signature; hostile ones are
+# refused in one line like any other upload, by every command that reads a workbook.
+
+
+def _other_spreadsheets(folder: Path) -> dict[str, str]:
+    """{file name: what its one line says}: hostile variants of an .ods and a .xls, written into ``folder``."""
+    import struct
+    import zipfile
+
+    ods = "application/vnd.oasis.opendocument.spreadsheet"
+    made = {}
+
+    def zipped(name, members, says):
+        with zipfile.ZipFile(folder / name, "w") as z:
+            for member, data, method in members:
+                z.writestr(zipfile.ZipInfo(member), data, compress_type=method)
+        made[name] = says
+
+    # a mimetype member that is a zip bomb (2 MiB of zeros, compressed 1,000 times): refused before it is read
+    zipped("bomb-mimetype.ods", [("mimetype", b"\0" * (2 << 20), zipfile.ZIP_DEFLATED)], "zip bomb?")
+    # a mimetype longer than any OpenDocument type (not read): a zip file that is no workbook
+    zipped("long-mimetype.ods", [("mimetype", (ods + " " * 200).encode(), zipfile.ZIP_STORED),
+                                 ("content.xml", b"<office:document-content/>", zipfile.ZIP_DEFLATED)],
+           "not an Excel workbook (a zip file without")
+    # a mimetype whose central directory says 47 bytes but whose stream holds 1 MiB: at most 100 bytes are read
+    lie = folder / "lying-mimetype.ods"
+    zipped(lie.name, [("mimetype", (ods + "x" * (1 << 20)).encode(), zipfile.ZIP_DEFLATED)], "not an Excel workbook")
+    data = bytearray(lie.read_bytes())
+    central = data.rfind(b"PK\x01\x02")
+    struct.pack_into("<I", data, central + 24, len(ods))  # the declared uncompressed size
+    struct.pack_into("<I", data, 22, len(ods))  # (and the local header's)
+    lie.write_bytes(bytes(data))
+    # an OLE2 file cut after its signature
+    (folder / "cut.xls").write_bytes(bytes.fromhex("D0CF11E0A1B11AE1") + b"\0" * 504)
+    made["cut.xls"] = 'File > Save As, file type "Excel 2007-365 (.xlsx)"'
+    return made
+
+
+@pytest.fixture(scope="module")
+def other_spreadsheets(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("other-spreadsheets")
+    return folder, _other_spreadsheets(folder)
+
+
+@pytest.mark.parametrize("command", ["recalc", "export", "publish"])
+@pytest.mark.parametrize("name", ["bomb-mimetype.ods", "long-mimetype.ods", "lying-mimetype.ods", "cut.xls"])
+def test_each_hostile_other_spreadsheet_is_refused_in_one_line(other_spreadsheets, name, command, tmp_path):
+    folder, says = other_spreadsheets
+    work, tmpdir = tmp_path / "work", tmp_path / "tmp"
+    work.mkdir()
+    tmpdir.mkdir()
+    out = work / ("site" if command == "publish" else "out.xlsx" if command == "recalc" else "out.pbn")
+    args = [command, str(folder / name), "-o", str(out)] + (["--format", "pbn"] if command == "export" else []) + (
+        ["--no-progress"] if command == "recalc" else [])
+    code, stdout, stderr, seconds, peak = _run(args, work, tmpdir)
+    lines = stderr.splitlines()
+    assert code == 2 and len(lines) == 1, (code, stderr[-2000:])
+    assert lines[0].startswith(f"xlbridge {command}: {name}: ") and says[name] in lines[0], lines
+    assert "Traceback" not in stderr and not os.path.lexists(out)
+    assert seconds < 10 and peak < 1024, (seconds, peak)
+    _check_clean(work, tmpdir)

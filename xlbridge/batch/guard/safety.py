@@ -46,6 +46,7 @@ import re
 import time
 import urllib.parse
 import zipfile
+import zlib
 from typing import Any
 
 from ...core.errors import WorkbookLimitError, WorkbookError
@@ -325,8 +326,11 @@ def _check_stream(fh, limits: SafetyLimits, name: str | None) -> WorkbookInfo:
         if "[content_types].xml" not in lower or "xl/workbook.xml" not in lower:
             mimetype = None  # (an OpenDocument file says what it is in its first member: ODF 1.2 part 3, 3.3)
             if "mimetype" in names and zf.getinfo("mimetype").file_size <= 100:
-                with zf.open("mimetype") as member:
-                    mimetype = member.read(100)
+                try:
+                    with zf.open("mimetype") as member:
+                        mimetype = member.read(100)
+                except (zipfile.BadZipFile, EOFError, OSError, ValueError, zlib.error):
+                    mimetype = None  # (damaged: said as a zip file that is no workbook)
             refuse(not_a_workbook(lower, mimetype), name)
         totals = Totals()
         sheet_names: dict = {}
