@@ -325,7 +325,12 @@ def create_app(settings: ServeSettings) -> Any:
         kind = mimetypes.guess_type(real)[0] or "application/octet-stream"
         if kind.startswith("text/"):
             kind += "; charset=utf-8"
-        return FileResponse(real, media_type=kind, headers={"Cache-Control": "no-cache"})
+        try:  # read now: a publish switching the site next removes the old folder (pages are small)
+            with open(real, "rb") as fh:
+                content = fh.read()
+        except OSError:
+            return HTMLResponse(pages.message_page("Not found", "No such page."), status_code=404)
+        return Response(content, media_type=kind, headers={"Cache-Control": "no-cache"})
 
     # ------------------------------------------------------------------ static files and the add-in
     async def static(request: Request) -> Response:
