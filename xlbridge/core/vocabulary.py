@@ -256,7 +256,7 @@ class Vulnerability(_Word):
     >>> Vulnerability.parse("Red")
     Traceback (most recent call last):
     ...
-    xlbridge.core.vocabulary.UnknownSpellingError: unknown vulnerability 'Red' (expected None, NS, EW or All)
+    xlbridge.core.vocabulary.UnknownSpellingError: unknown vulnerability 'Red' (expected None, NS, EW, All or a board number)
     """
 
     NONE = "None"
@@ -308,10 +308,19 @@ class Vulnerability(_Word):
 
     @classmethod
     def parse(cls, value: object) -> Vulnerability:
-        """The vulnerability any of its spellings names (case-insensitive, spaces around ignored)."""
+        """The vulnerability any of its spellings names (case-insensitive, spaces around ignored), or a board's
+        number gives (1 or more: :meth:`of_board`).
+
+        >>> Vulnerability.parse("n/s"), Vulnerability.parse(2), Vulnerability.parse(" 4 ")
+        ('NS', 'NS', 'All')
+        """
         if isinstance(value, Vulnerability):
             return value
-        return _read(_VULNERABILITIES_READ, value, "vulnerability", "None, NS, EW or All")
+        if type(value) is int and value >= 1:
+            return cls.of_board(value)
+        if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit() and int(value) >= 1:
+            return cls.of_board(int(value))
+        return _read(_VULNERABILITIES_READ, value, "vulnerability", "None, NS, EW, All or a board number")
 
     @classmethod
     def from_pbn(cls, value: object) -> Vulnerability:
