@@ -298,8 +298,8 @@ def _check_stream(fh, limits: SafetyLimits, name: str | None) -> WorkbookInfo:
         for n in names:  # OPC part names (ECMA-376 Part 2, 6.2.2): no empty, "." or ".." segment, no "\\"
             segments = n.rstrip("/").split("/")
             if not n or "\\" in n or ":" in segments[0] or any(s in ("", ".", "..") for s in segments):
-                refuse(f"damaged workbook: zip member name {clip(n, 80)} is not a part name of a workbook "
-                       f"(an absolute path or a '..' would let unzipping write outside its folder)", name)
+                refuse("damaged workbook: a zip member's name is not a part name of a workbook (an absolute path "
+                       "or a '..' would let unzipping write outside its folder)", name)  # (never quoted: not a workbook)
         total = 0
         for info in infos:
             part = clip(info.filename, 80)[1:-1]
