@@ -152,6 +152,8 @@ CASES = [
     Case("passwd-export.xlsx", "export", 2, "passwd-export.xlsx, line 1: not a PBN file"),
     Case("html.xml", "publish", 2, "html.xml: not a USEBIO file: its root element is not USEBIO"),
     Case("ini.pbn", "import", 2, "ini.pbn, line 1: not a PBN file: cannot read tag pair"),
+    Case("zip-names.xlsx", "recalc", 2, "zip-names.xlsx: damaged workbook: a zip member's name is not a part name"),
+    Case("zip-names-publish.xlsx", "publish", 2, "damaged workbook: a zip member's name is not a part name"),
 ]
 
 #: What a password file holds: a file of another kind that no message may quote (issue 51: ``publish pw.pbn``
@@ -212,6 +214,13 @@ def _issue_51() -> dict[str, bytes]:
                     '2 2 4S N 11 450 "P\u202eQ;R\x1b" "S;T\x07"\n')
     controls_xml = xml.format("Club &#27;[31m night", "Village\u202e", "Scorer", "C.\x07Glover\u200b", "\ufeffAnn")
     passwd = (PASSWD + "\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n").encode()
+    import io
+    import zipfile
+
+    buf = io.BytesIO()  # a zip that is no workbook, a member named like a password file's line
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("[Content_Types].xml", "<Types/>")
+        z.writestr(PASSWD, "x")
     return {
         "formula-text.pbn": pbn.encode(), "formula-text-publish.pbn": pbn.encode(),
         "formula-text.xml": xml.format(*(html.escape(t) for t in FORMULAS[:5])).encode(),
@@ -220,6 +229,7 @@ def _issue_51() -> dict[str, bytes]:
         "passwd.pbn": passwd, "passwd.xml": passwd, "passwd.xlsx": passwd, "passwd-export.xlsx": passwd,
         "html.xml": b"<html><body>" + PASSWD.encode() + b"</body></html>\n",
         "ini.pbn": b"[" + PASSWD.encode() + b"\n",
+        "zip-names.xlsx": buf.getvalue(), "zip-names-publish.xlsx": buf.getvalue(),
     }
 
 
