@@ -197,3 +197,19 @@ def test_hostile_uploads_refused_the_server_serving(tmp_path, corpus, half):
         assert server.alive() and list((tmp_path / "tmp").iterdir()) == []
     finally:
         server.stop()
+
+
+def test_an_orderly_stop_puts_the_running_job_back(tmp_path):
+    tokens = make_clubs(tmp_path)
+    server = Server(tmp_path, "--jobs", "1").start()
+    try:
+        with httpx.Client(base_url=server.url, timeout=60) as client:
+            job = upload(client, "hearts", tokens["hearts"], PAIRS).json()["job"]
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and not steps_of(tmp_path / "clubs"):
+                time.sleep(0.05)
+    finally:
+        server.stop()  # SIGTERM: uvicorn's orderly stop, the steps killed
+    assert steps_of(tmp_path / "clubs") == []
+    with sqlite3.connect(tmp_path / "xlbridge.sqlite3") as db:
+        assert db.execute("SELECT state, attempts FROM jobs WHERE id = ?", (job,)).fetchone() == ("queued", 0)

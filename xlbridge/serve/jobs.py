@@ -181,6 +181,12 @@ class JobStore:
         with self.store.connect() as db:
             db.execute("UPDATE jobs SET site_at = ? WHERE id = ? AND site_at IS NULL", (now(), job))
 
+    def requeue(self, job: int) -> None:
+        """A running job stopped by the server's own orderly stop: queued again, that start not counted."""
+        with self.store.connect() as db:
+            db.execute("UPDATE jobs SET state = 'queued', attempts = MAX(attempts - 1, 0) "
+                       "WHERE id = ? AND state = 'running'", (job,))
+
     def recover(self) -> tuple[int, int]:
         """After a crash or restart: jobs left ``running`` are queued again, or fail after
         :data:`MAX_ATTEMPTS` starts. Returns (queued again, failed)."""
@@ -388,7 +394,8 @@ class LocalQueue:
             self._wake.set()  # another worker may take the next one
             try:
                 await run_job(self.store, job.id, self.limits)
-            except asyncio.CancelledError:
+            except asyncio.CancelledError:  # the server stops (SIGTERM): the job waits for the next start, uncounted
+                self.jobs.requeue(job.id)
                 raise
             except Exception as exc:  # a bug of the server: the job ends with a line, the worker goes on
                 self.jobs.finish(job.id, "failed", f"internal error of the server ({type(exc).__name__})")
