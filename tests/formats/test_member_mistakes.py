@@ -91,7 +91,9 @@ class Case:
 
     ``typed``: {cell: value} typed into the Travellers sheet over the base session (None empties a cell);
     ``named``: the input cells of which every command names one, the same one (empty: no mistake);
-    ``totals``: {pair: (matchpoints, most possible)} worked by hand; ``howell``: the movement typed as Howell."""
+    ``totals``: {pair: (matchpoints, most possible)} worked by hand; ``howell``: the movement typed as Howell;
+    ``leads``: rows of a Leads sheet (board, N-S, E-W, lead), as ``xlbridge import`` writes one, whose cells
+    are named as ``Leads!D5``."""
 
     id: str
     typed: dict = field(default_factory=dict)
@@ -99,6 +101,7 @@ class Case:
     totals: dict = field(default_factory=lambda: dict(BASE))
     howell: bool = False
     xfail: str | None = None
+    leads: tuple = ()
 
 
 def _row11(board=3, ns=1, ew=11, contract=None, declarer=None, tricks=None, score=None, **more) -> dict:
@@ -170,6 +173,10 @@ PAIRS_CASES = [
          _row11(score=420, I11=-50, K11=0.6, L11=0.6), named=("K11", "L11"), xfail=SEAMS),
     Case("weighted score, outcome without a weight", _row11(score=420, I11=-50), named=("K11", "L11"),
          xfail=SEAMS),
+    # ----- the Leads sheet of an imported book
+    Case("a lead on its traveller row", leads=((1, 1, 11, "SK"),)),
+    # board 3, 1 v 11 has no traveller row: a lead without a contract
+    Case("lead without contract", leads=((3, 1, 11, "SK"),), named=("Leads!D5", "Leads!A5"), xfail=SEAMS),
 ]
 
 
@@ -200,7 +207,20 @@ def _pairs_book(template: Path, case: Case, dst: Path) -> Path:
         pairs[f"A{5 + i}"] = p
         pairs[f"B{5 + i}"] = None if case.howell else ("NS" if p in NS_PAIRS else "EW")
         pairs[f"C{5 + i}"] = f"Player {p}a & Player {p}b"
-    return typed(template, dst, {"Travellers": trav, "Pairs": pairs})
+    book = typed(template, dst, {"Travellers": trav, "Pairs": pairs})
+    if case.leads:  # the Leads sheet as an imported book has it: its headers on row 4, a row a lead below
+        import openpyxl
+
+        wb = openpyxl.load_workbook(book)
+        ws = wb.create_sheet("Leads")
+        ws["A1"] = "Leads"
+        for c, head in enumerate(("Board", "NS", "EW", "Lead"), start=1):
+            ws.cell(4, c, head)
+        for r, row in enumerate(case.leads, start=5):
+            for c, value in enumerate(row, start=1):
+                ws.cell(r, c, value)
+        wb.save(book)
+    return book
 
 
 # ------------------------------------------------------------------------------------ what commands say
@@ -208,12 +228,12 @@ def _pairs_book(template: Path, case: Case, dst: Path) -> Path:
 
 def _named_cells(sheet: str, inputs: str):
     """The function giving the ``sheet`` input cells (columns ``inputs``, rows 5 on; another column only where a
-    case typed over it) that a command's messages name."""
-    pattern = re.compile(rf"\b{sheet}!\$?([A-Z]{{1,3}})\$?([0-9]+)\b")
+    case typed over it) that a command's messages name, and any cell of a Leads sheet (as ``Leads!D5``)."""
+    pattern = re.compile(rf"\b({sheet}|Leads)!\$?([A-Z]{{1,3}})\$?([0-9]+)\b")
 
     def named(text: str, typed_over: tuple[str, ...] = ()) -> set[str]:
-        return {f"{col}{row}" for col, row in pattern.findall(text)
-                if int(row) >= 5 and (col in inputs or f"{col}{row}" in typed_over)}
+        return {f"{col}{row}" if where == sheet else f"{where}!{col}{row}" for where, col, row in pattern.findall(text)
+                if int(row) >= 5 and (where != sheet or col in inputs or f"{col}{row}" in typed_over)}
 
     return named
 

@@ -217,6 +217,10 @@ def test_bad_calls_are_answered_not_crashed(served):
         assert client.post("/xlwings/custom-functions-call", json={"func_name": "OS_SYSTEM", "args": []}).status_code == 404
         assert client.post("/xlwings/custom-functions-call", json={"func_name": "__class__", "args": []}).status_code == 404
         assert client.post("/xlwings/custom-functions-call", json=[1, 2]).status_code == 400
+        deep = b'{"func_name": "IMPS", "args": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+        assert client.post("/xlwings/custom-functions-call", content=deep).status_code == 400
+        odd = body("IMPS", ([[{"type": "Entity", "properties": {}}]],))
+        assert client.post("/xlwings/custom-functions-call", json=odd).status_code == 400   # no range holds it
         # a call that cannot run is one short text, as in the workbook
         r = client.post("/xlwings/custom-functions-call", json=body("MATCHPOINTS", (col(420, 400), None, None, [["X"]])))
         assert r.status_code == 200 and r.json()["result"][0][0].startswith("MATCHPOINTS: unknown matchpoint scale")

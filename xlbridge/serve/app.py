@@ -363,12 +363,16 @@ def create_app(settings: ServeSettings) -> Any:
         try:
             data = json.loads(bytes(body))
             return JSONResponse(await officejs.call(data))
-        except LookupError as exc:
+        except officejs.UnknownFunction as exc:
             return JSONResponse({"detail": str(exc)}, status_code=404)
+        except RecursionError:  # arrays nested past any range's two levels
+            return JSONResponse({"detail": "not a custom function call: nested too deeply"}, status_code=400)
         except ValueError as exc:  # not JSON, not a call
             return JSONResponse({"detail": f"not a custom function call: {str(exc)[:200]}"}, status_code=400)
         except RuntimeError as exc:
             return JSONResponse({"detail": str(exc)}, status_code=503)
+        except Exception as exc:  # arguments no range holds (objects, ...): xlwings' conversion refused them
+            return JSONResponse({"detail": f"not a custom function call ({type(exc).__name__})"}, status_code=400)
 
     async def fn_manifest(request: Request) -> Response:
         base = str(request.base_url).rstrip("/")

@@ -29,7 +29,7 @@ import zlib
 from html import escape
 from typing import Any
 
-__all__ = ["load", "meta", "code", "call", "manifest", "taskpane_html", "icon_png", "LICENCE_NOTICE",
+__all__ = ["UnknownFunction", "load", "meta", "code", "call", "manifest", "taskpane_html", "icon_png", "LICENCE_NOTICE",
            "OFFICE_JS", "OFFICE_FRAME_ANCESTORS"]
 
 #: Microsoft's Office.js library: an Office add-in loads it from Microsoft's CDN (the task pane only)
@@ -42,6 +42,10 @@ LICENCE_NOTICE = ("the Excel functions (Office.js) are served with xlwings' serv
                   "and needs an xlwings licence key (docs/excel.md)")
 
 _STATE: dict[str, Any] = {}
+
+
+class UnknownFunction(LookupError):
+    """A call naming no function of xlbridge (404)."""
 
 
 def load() -> tuple[Any, str | None]:
@@ -176,8 +180,8 @@ MAX_CALL_BYTES = 32 * 1024 * 1024
 
 async def call(data: Any) -> dict[str, Any]:
     """``custom-functions-call``: run one call as xlwings Server does, in a worker thread (a big call does
-    not stop the server); returns ``{"result": ...}``. A call naming no function of xlbridge is a
-    :class:`LookupError`; a body that is not a call, a :class:`ValueError`."""
+    not stop the server); returns ``{"result": ...}``. A call naming no function of xlbridge is an
+    :class:`UnknownFunction`; a body that is not a call, a :class:`ValueError`."""
     module, why = load()
     if why:
         raise RuntimeError(why)
@@ -186,7 +190,7 @@ async def call(data: Any) -> dict[str, Any]:
         raise ValueError("not a custom function call: func_name and args are needed")
     name = data["func_name"]
     if name not in _names(module):
-        raise LookupError(f"no xlbridge function named {name[:60]!r}")
+        raise UnknownFunction(f"no xlbridge function named {name[:60]!r}")
     data = {**data, "client": "Office.js", "version": data.get("version") or "", "runtime": str(
         data.get("runtime") or "1.4")}
     try:
