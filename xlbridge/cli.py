@@ -187,12 +187,14 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Write the ranking per field with names, every board's traveller and every "
                                    "pair's scorecard as plain HTML pages with one stylesheet. Several sources: "
                                    "one site for the season, each event in a folder of its own and an index of "
-                                   "the events by date, newest first.")
+                                   "the events by date, newest first; a Lehman ratings workbook (lehman.xlsx) or "
+                                   "a handicap league (handicap.xlsx), recalculated, adds a page of its own. "
+                                   "National numbers are never published; a pair or team marked Private is shown "
+                                   "by its number only.")
     w.add_argument("source", metavar="SOURCE", nargs="+",
-                   help="a pairs or teams workbook (.xlsx), a .pbn or a USEBIO .xml file; several for a season")
+                   help="a pairs, teams, Lehman or handicap workbook (.xlsx), a .pbn or a USEBIO .xml file; several "
+                        "for a season")
     w.add_argument("-o", "--output", metavar="DIR", required=True, help="the folder to write the pages into")
-    w.add_argument("--numbers", action="store_true",
-                   help="show each player's national number after the name in the rankings (off by default)")
     w.add_argument("--dds", action="store_true",
                    help="add each dealt board's double-dummy table and par score (needs the dds extra: "
                         "python -m pip install \"xlbridge[dds]\")")
@@ -503,8 +505,10 @@ def _same_file(a: str, b: str) -> bool:
         return os.path.realpath(a) == os.path.realpath(b)
 
 
-def _read_event(path: str, prog: str) -> Any:
-    """The event of a workbook (.xlsx/.xlsm: checked like an upload first) or a PBN/USEBIO file."""
+def _read_event(path: str, prog: str, books: bool = False) -> Any:
+    """The event of a workbook (.xlsx/.xlsm: checked like an upload first) or a PBN/USEBIO file; ``books``: a
+    Lehman ratings or handicap league workbook is read too (:func:`xlbridge.formats.seasonbooks.read_season_book`,
+    through the same guard), for publish."""
     import os
     from pathlib import Path
 
@@ -536,6 +540,12 @@ def _read_event(path: str, prog: str) -> Any:
                 copy = os.path.join(tmp, name)  # (the same name: what the reader's messages say)
                 snapshot_file(path, copy, name=name)
                 check_workbook(copy, name=name)
+                if books:
+                    from .formats.seasonbooks import read_season_book
+
+                    book = read_season_book(copy)
+                    if book is not None:
+                        return book
                 return read_workbook(copy)
         except OSError as exc:  # (the temporary folder: not the output's fault, which _files would say)
             raise FormatError(f"cannot read the file through a private copy ({exc.strerror or type(exc).__name__})",
@@ -643,14 +653,14 @@ def _files_guarded(args: argparse.Namespace, prog: str, source: str) -> int:
 
             # the site shows a workbook's matchpoints on its own scale (its Scale parameter); PBN and USEBIO
             # carry them on the 2/1 (EBU, WBF) scale, whatever the source
-            if args.command == "publish" and len(args.source) > 1:
-                return _publish_season(args, prog)
-            event = formats.score_event(_read_event(source, prog),
-                                        scale=None if args.command == "publish" else "EBU")
+            first = _read_event(source, prog, books=args.command == "publish")
+            if args.command == "publish" and (len(args.source) > 1 or not isinstance(first, formats.Event)):
+                return _publish_season(args, prog, first)  # (a season, or a ratings or league book alone)
+            event = formats.score_event(first, scale=None if args.command == "publish" else "EBU")
             if args.command == "publish":
                 from .formats.site import publish_site
 
-                site = publish_site(event, args.output, dds=bool(args.dds), numbers=bool(args.numbers), source=source,
+                site = publish_site(event, args.output, dds=bool(args.dds), source=source,
                                     input_bytes=os.stat(source).st_size, scored=True)
                 print(_printable(f"{args.output}: {site.files} files (open index.html)"))
                 return EXIT_OK
@@ -685,31 +695,38 @@ def _files_guarded(args: argparse.Namespace, prog: str, source: str) -> int:
     return EXIT_OK
 
 
-def _publish_season(args: argparse.Namespace, prog: str) -> int:
+def _publish_season(args: argparse.Namespace, prog: str, first: Any = None) -> int:
     """``xlbridge publish A B C -o DIR``: every source read and scored (a refusal names its file), then one
-    site for them all (:func:`xlbridge.formats.site.publish_season_site`)."""
+    site for them all (:func:`xlbridge.formats.site.publish_season_site`), a Lehman ratings or handicap league
+    workbook a page of its own; ``first``: the first source, read already."""
     import os
 
     from . import formats
     from .core.errors import XlbridgeError
     from .formats.site import publish_season_site
 
-    events, names = [], []
-    for source in args.source:
+    events, names, books = [], [], []
+    for k, source in enumerate(args.source):
         if os.path.exists(args.output) and _same_file(source, args.output):  # (named: not always the first)
             _say(prog, f"{_name(source)}: the output would overwrite the input; give another -o")
             return EXIT_REFUSED
         try:
-            events.append(formats.score_event(_read_event(source, prog), scale=None))
+            read = first if k == 0 and first is not None else _read_event(source, prog, books=True)
+            if isinstance(read, formats.Event):
+                events.append(formats.score_event(read, scale=None))
+            else:
+                books.append(read)
         except XlbridgeError as exc:  # (named here: the caller names the first source)
             text = str(exc)
             _say(prog, text if exc.where is not None or text.startswith(_name(source)) else f"{_name(source)}: {text}")
             return EXIT_REFUSED
-        names.append(_name(source))
-    site = publish_season_site(events, args.output, dds=bool(args.dds), numbers=bool(args.numbers),
+        if isinstance(read, formats.Event):
+            names.append(_name(source))
+    site = publish_season_site(events, args.output, dds=bool(args.dds), books=books,
                                sources=args.source, input_bytes=sum(os.stat(s).st_size for s in args.source),
                                names=names, scored=True)
-    print(_printable(f"{args.output}: {len(events)} events, {site.files} files (open index.html)"))
+    pages = f", {len(books)} ratings or league page{'s' if len(books) != 1 else ''}" if books else ""
+    print(_printable(f"{args.output}: {len(events)} events{pages}, {site.files} files (open index.html)"))
     return EXIT_OK
 
 

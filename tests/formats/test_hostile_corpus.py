@@ -287,3 +287,71 @@ def test_each_hostile_other_spreadsheet_is_refused_in_one_line(other_spreadsheet
     assert "Traceback" not in stderr and not os.path.lexists(out)
     assert seconds < 10 and peak < 1024, (seconds, peak)
     _check_clean(work, tmpdir)
+
+
+# ---- issue 53: the season's books (a Lehman ratings ledger, a handicap league) read by publish -------------------
+# Each is a copy of the shipped example recalculated (the ``season_books`` fixture), one part or cell made hostile,
+# published by the command in a process of its own under the same bounds as every case above.
+
+#: (file, what is done to it, exit, the one line says)
+SEASON_CASES = [
+    ("lehman-xfd5.xlsx", "a value typed at Ledger!XFD5", 0, ""),
+    ("handicap-last-row.xlsx", "a team typed at Results!A1048576, below the table", 0, ""),
+    ("lehman-long-player.xlsx", "a 32,000-character player's name", 2, "Ledger!I6: player's name longer than 200"),
+    ("handicap-error.xlsx", "a handicap cell showing #VALUE!", 2, "Handicaps!F6: the handicap shows an error"),
+    ("lehman-bare.xlsx", "every cached value of the ratings tables gone", 2, "results were never calculated"),
+    ("lehman-laughs.xlsx", "an entity bomb in the styles part", 2, "entit"),
+]
+
+
+@pytest.fixture(scope="module")
+def season_corpus(season_books, tmp_path_factory):
+    import re
+    import zipfile
+
+    from recalc_helpers import sheet_parts, typed
+    from server_helpers import rebuild
+
+    out = tmp_path_factory.mktemp("season-corpus")
+    lehman, handicap = season_books["lehman"], season_books["handicap"]
+    typed(lehman, out / "lehman-xfd5.xlsx", {"Ledger": {"XFD5": 1}})
+    typed(handicap, out / "handicap-last-row.xlsx", {"Results": {"A1048576": "Zed", "B1048576": "Yak"}})
+    typed(lehman, out / "lehman-long-player.xlsx", {"Ledger": {"I6": "N" * 32_000}})
+    typed(handicap, out / "handicap-error.xlsx", {"Handicaps": {"F6": "#VALUE!"}})
+    part = sheet_parts(lehman)["Ledger"]
+    with zipfile.ZipFile(lehman) as z:
+        xml = z.read(part).decode()
+        names = z.namelist()
+    bare = re.sub(r'(<c r="[I-S]\d+"[^>]*>(?:<f[^>]*/>|<f[^>]*>[^<]*</f>)?)<v>[^<]*</v>', r"\1", xml)
+    rebuild(lehman, out / "lehman-bare.xlsx", replace={part: bare.encode()})
+    styles = next(n for n in names if n.endswith("styles.xml"))
+    with zipfile.ZipFile(lehman) as z:
+        body = z.read(styles)
+    body = body.split(b"?>", 1)[1] if body.startswith(b"<?xml") else body
+    laughs = (b'<?xml version="1.0"?>\n<!DOCTYPE styleSheet [<!ENTITY a "aaaaaaaaaa">'
+              + b"".join(b'<!ENTITY %c "&%c;&%c;&%c;&%c;&%c;&%c;&%c;&%c;&%c;&%c;">'
+                         % ((ord("a") + k + 1,) + (ord("a") + k,) * 10) for k in range(9)) + b"]>" + body)
+    rebuild(lehman, out / "lehman-laughs.xlsx", replace={styles: laughs})
+    return out
+
+
+@pytest.mark.parametrize("name,what,code,says", SEASON_CASES, ids=[c[0] for c in SEASON_CASES])
+def test_each_hostile_season_book_is_refused_in_one_line_or_published_within_the_limits(season_corpus, name, what,
+                                                                                       code, says, tmp_path):
+    work, tmpdir = tmp_path / "work", tmp_path / "tmp"
+    work.mkdir()
+    tmpdir.mkdir()
+    out = work / "site"
+    got, stdout, stderr, seconds, peak = _run(["publish", str(season_corpus / name), "-o", str(out)], work, tmpdir)
+    lines = stderr.splitlines()
+    assert got == code, (what, got, stderr[-2000:])
+    assert seconds < 10 and peak < 1024, (seconds, peak)
+    assert "Traceback" not in stderr
+    if code == 2:
+        assert len(lines) == 1 and lines[0].startswith(f"xlbridge publish: {name}"), lines
+        assert says in lines[0], lines
+        assert not os.path.lexists(out)
+    else:
+        assert lines == [] and (out / "index.html").exists(), lines
+        assert len(list(out.glob("*.html"))) == 2  # the index and the book's page
+    _check_clean(work, tmpdir)

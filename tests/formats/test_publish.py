@@ -17,6 +17,14 @@ def _parse_strict(text: str):
     return html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(text)
 
 
+def _table(doc, k: int = 0) -> list[dict[str, str]]:
+    """The body rows of the page's ``k``-th table (the hand diagram not counted), each {header: cell text}."""
+    table = [t for t in doc.iter("table") if t.get("class") != "deal"][k]
+    heads = ["".join(th.itertext()).strip() for th in table.find("thead").iter("th")]
+    return [dict(zip(heads, ("".join(td.itertext()).strip() for td in tr.findall("td"))))
+            for tr in table.find("tbody").findall("tr")]
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     out = tmp_path_factory.mktemp("site")
@@ -63,11 +71,11 @@ def test_rankings_per_field_with_places_names_percentages(site):
     doc = _parse_strict(pages["index.html"])
     heads = [h.text for h in doc.iter("h2")]
     assert heads[:2] == ["North-South", "East-West"]
-    tables = doc.findall(".//table")
-    ns_rows = [["".join(td.itertext()) for td in tr.findall("td")] for tr in tables[0].find("tbody")]
-    # hand-worked (tests/formats_samples.py): N-S 2 8.5/12 = 70.83 %, N-S 3 6.4 = 53.33 %, N-S 1 3.5 = 29.17 %
-    assert [(r[0], r[1], r[3], r[4], r[5]) for r in ns_rows] == [
-        ("1", "NS 2", "8.50", "12", "70.83"), ("2", "NS 3", "6.40", "12", "53.33"), ("3", "NS 1", "3.50", "12", "29.17")]
+    # hand-worked (tests/formats_samples.py): N-S 2 8.5/12 = 70.83 %, N-S 3 6.4 = 53.33 %, N-S 1 3.5 = 29.17 %;
+    # the maximum, 12 for every pair, said once above the table (issue 53: a column the same on every row)
+    assert [(r["Place"], r["Pair"], r["Total"], r["%"]) for r in _table(doc)] == [
+        ("1", "NS 2", "8.50", "70.83"), ("2", "NS 3", "6.40", "53.33"), ("3", "NS 1", "3.50", "29.17")]
+    assert "Max" not in _table(doc)[0] and "Maximum 12 matchpoints for each pair" in pages["index.html"]
 
 
 def test_traveller_hand_diagram_and_double_dummy(site):
@@ -75,11 +83,11 @@ def test_traveller_hand_diagram_and_double_dummy(site):
     b1 = pages["board-1.html"]
     assert "&spades; AKQJ" in b1 and "&clubs; J76432" in b1 and "10987" in b1  # T shown as 10
     doc = _parse_strict(b1)
-    trav = doc.findall(".//table")[-1]
-    rows = [["".join(td.itertext()) for td in tr.findall("td")] for tr in trav.find("tbody")]
-    assert [(r[0], r[1], r[4], r[6], r[8], r[9], r[10]) for r in rows] == [
-        ("NS 1", "EW 1", "10", "420", "2", "2", "50.00"), ("NS 2", "EW 2", "11", "450", "4", "0", "100.00"),
-        ("NS 3", "EW 3", "9", "400", "0", "4", "0.00")]
+    rows = _table(doc, -1)
+    assert [(r["N-S"], r["E-W"], r["Tricks"], r["N-S +"], r["N-S score"], r["MP N-S"], r["MP E-W"], r["% N-S"])
+            for r in rows] == [
+        ("NS 1", "EW 1", "10", "420", "420", "2", "2", "50.00"), ("NS 2", "EW 2", "11", "450", "450", "4", "0", "100.00"),
+        ("NS 3", "EW 3", "9", "400", "400", "0", "4", "0.00")]
     import endplay  # noqa: F401  (the dds extra is installed with the test extra)
     # North holds every ace, king and queen and South the next spades: 13 tricks in no-trumps and spades
     assert "Double dummy" in b1 and "7NT" in b1
@@ -89,10 +97,12 @@ def test_traveller_hand_diagram_and_double_dummy(site):
 def test_personal_scorecard(site):
     _, pages = site
     doc = _parse_strict(pages["pair-EW-3.html"])
-    rows = [["".join(td.itertext()) for td in tr.findall("td")] for tr in doc.find(".//tbody")]
-    # E-W 3: board 1 v N-S 3 (-400 for E-W, 4 MP), board 2 v N-S 1 (+110, 3.5), board 3 v N-S 2 (+90, 3)
-    assert [(r[0], r[1], r[2], r[6], r[7]) for r in rows] == [
-        ("1", "EW", "NS 3", "-400", "4"), ("2", "EW", "NS 1", "110", "3.50"), ("3", "EW", "NS 2", "90", "3")]
+    # E-W 3: board 1 v N-S 3 (-400 for E-W, 4 MP), board 2 v N-S 1 (+110, 3.5), board 3 v N-S 2 (+90, 3); no Dir
+    # column (E-W on every row: the page is E-W 3's)
+    rows = _table(doc)
+    assert [(r["Board"], r["Versus"], r["Score"], r["MP"]) for r in rows] == [
+        ("1", "NS 3", "-400", "4"), ("2", "NS 1", "110", "3.50"), ("3", "NS 2", "90", "3")]
+    assert "Dir" not in rows[0]
 
 
 def test_stylesheet_is_printable(site):
@@ -157,7 +167,10 @@ def test_a_weighted_score_is_published_with_its_outcomes_and_seed_004_matchpoint
     assert [r.mp_ns for r in score_event(e).boards[0].results] == [F(29, 5), F(47, 5), F(29, 5), F(29, 5), F(14, 5),
                                                                    F(2, 5)]
     board = {p.name: p for p in publish(e, tmp_path, dds=False)}["board-1.html"].read_text(encoding="utf-8")
-    assert "420 (60 %), -50 (40 %)" in board and "58.00" in board and "94.00" in board
+    assert "420 (60 %), -50 (40 %)" in " ".join("".join(_parse_strict(board).itertext()).split())
+    assert "58.00" in board and "94.00" in board
+    # on at most two lines: each outcome never split (issue 53; tests/formats/test_publish_browser.py measures it)
+    assert '<span class="o">420 (60 %),</span> <span class="o">-50 (40 %)</span>' in board
     # PBN and USEBIO carry the row as its own score with the weighted matchpoints, and the outcomes in
     # xlbridge's own field (docs/formats.md), so that reading the file back scores the board the same
     pbn = write_pbn(score_event(e)).decode().replace("\r\n", "\n")
@@ -206,18 +219,21 @@ def test_traveller_links_carry_the_pair_s_names(site):
     assert links == {"Cy Fox &amp; Di Ode": "NS 3"}
 
 
-def test_national_numbers_are_shown_only_when_asked(tmp_path):
-    """Issue 41: the players' national numbers are off by default; with numbers=True each follows its name."""
+def test_national_numbers_are_never_shown(tmp_path):
+    """Issue 53 (41 showed them when asked): the players' national numbers never appear on the site; the command
+    has no --numbers any more."""
+    from xlbridge.cli import build_parser
     from xlbridge.formats import Participant
 
     e = Event(name="Club", participants=(Participant("1", None, ("Ann Lee", "Bob Roe"), ids=("12345", "")),
-                                         Participant("2", None, ("Cy Fox", "Di Ode"))),
+                                         Participant("2", None, ("Cy Fox", "Di Ode"), ids=("67890", "24680"))),
               boards=(Board(1, results=(Result("1", "2", "3NT", "S", 9, 400),)),))
-    publish(e, tmp_path / "off")
-    assert "12345" not in (tmp_path / "off" / "index.html").read_text(encoding="utf-8")
-    publish(e, tmp_path / "on", numbers=True)
-    page = (tmp_path / "on" / "index.html").read_text(encoding="utf-8")
-    assert "Ann Lee (12345) &amp; Bob Roe" in page and "Cy Fox &amp; Di Ode" in page
+    paths = publish(e, tmp_path / "site", dds=False)
+    texts = [p.read_text(encoding="utf-8") for p in paths]
+    assert any("Ann Lee &amp; Bob Roe" in t for t in texts)
+    assert not [t for t in texts for n in ("12345", "67890", "24680") if n in t]
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["publish", "x.pbn", "-o", "site", "--numbers"])
 
 
 def test_every_page_of_an_event_with_a_scorer_says_who_scored_it(tmp_path):

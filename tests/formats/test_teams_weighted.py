@@ -78,6 +78,21 @@ def _rows(doc, k: int = 0) -> list[list[str]]:
     return [["".join(td.itertext()).strip() for td in tr.findall("td")] for tr in body.findall("tr")]
 
 
+def _heads(doc, k: int = 0) -> list[str]:
+    """The headers of the page's ``k``-th table."""
+    return ["".join(th.itertext()).strip() for th in doc.findall(".//thead")[k].iter("th")]
+
+
+def _dicts(doc, k: int = 0) -> list[dict[str, str]]:
+    """The body rows of the page's ``k``-th table, each a {header: cell text} (a header twice: the later one
+    as ``header 2``)."""
+    heads, seen = [], set()
+    for h in _heads(doc, k):
+        heads.append(h if h not in seen else f"{h} 2")
+        seen.add(h)
+    return [dict(zip(heads, row)) for row in _rows(doc, k)]
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     d = tmp_path_factory.mktemp("weighted-teams")
@@ -87,52 +102,57 @@ def site(tmp_path_factory):
 
 
 def test_the_weighted_board_s_traveller_shows_each_outcome_and_the_exact_weighted_imps(site):
-    rows = _rows(_parse(site / "site" / "board-1.html"))
-    # N-S, E-W (each team by its name, issue 40), contract, by, tricks, lead, N-S +, N-S -, IMPs N-S, IMPs E-W
-    got = {(r[0], r[1]): (r[6], r[7], r[8], r[9]) for r in rows}
-    assert got[("Lions", "Tigers")] == (WEIGHTED_TEXT, "", "11.60", "-11.60")  # 0.5 x 13 + 0.3 x 11 + 0.2 x 9
-    assert got[("Tigers", "Lions")] == ("", "420", "-11.60", "11.60")
-    assert got[("Bears", "Wolves")][2:] == ("0", "0")
+    doc = _parse(site / "site" / "board-1.html")
+    # N-S, E-W (each team by its name, issue 40), N-S +, N-S -, the score in one column (a phone's), IMPs N-S,
+    # IMPs E-W: no Contract, By, Tricks or Lead column (the teams workbook has none of them)
+    assert _heads(doc) == ["N-S", "E-W", "N-S +", "N-S \u2212", "N-S score", "IMPs N-S", "IMPs E-W"]
+    got = {(r["N-S"], r["E-W"]): (r["N-S +"], r["N-S \u2212"], r["N-S score"], r["IMPs N-S"], r["IMPs E-W"])
+           for r in _dicts(doc)}
+    # 0.5 x 13 + 0.3 x 11 + 0.2 x 9
+    assert got[("Lions", "Tigers")] == (WEIGHTED_TEXT, "", WEIGHTED_TEXT, "11.60", "-11.60")
+    assert got[("Tigers", "Lions")] == ("", "420", "-420", "-11.60", "11.60")
+    assert got[("Bears", "Wolves")][3:] == ("0", "0")
 
 
 def test_the_match_scorecard_totals_exactly_and_rounds_the_margin_once(site):
     doc = _parse(site / "site" / "match-1-2.html")
     rows = _rows(doc)
     # each table named by the team sitting N-S there (the workbook's room 1 is team A's: Lions, team 1)
-    assert ["".join(th.itertext()).strip() for th in doc.findall(".//thead//th")] == [
-        "Board", "Contract (Lions N-S)", "By", "N-S", "Contract (Tigers N-S)", "By", "N-S", "Lions", "Tigers"]
+    # (no Contract or By columns: the teams workbook has no contracts)
+    assert _heads(doc) == ["Board", "Score (Lions N-S)", "Score (Tigers N-S)", "IMPs Lions", "IMPs Tigers"]
     assert [r[0] for r in rows] == ["1", "2", "3", "4", "5", "6", "7", "Total"]
-    assert (rows[0][3], rows[0][6], rows[0][7], rows[0][8]) == (WEIGHTED_TEXT, "-420", "11.60", "")
-    assert (rows[1][7:], rows[2][7:]) == (["", "1"], ["", "2"])
-    assert rows[-1][7:] == ["11.60", "3"]
+    assert rows[0] == ["1", WEIGHTED_TEXT, "-420", "11.60", ""]
+    assert (rows[1][3:], rows[2][3:]) == (["", "1"], ["", "2"])
+    assert rows[-1][3:] == ["11.60", "3"]
     result = " ".join("".join(p.itertext()).split()) if (p := doc.find(".//p[@class='result']")) is not None else ""
     assert result == ("IMPs 11.60 \u2013 3, margin rounded once to the nearest IMP: Lions +9; VPs Lions 13.65 "
                       "\u2013 Tigers 6.35 (WBF 2013 scale, 7 boards)")
 
 
 def test_the_standings_are_by_vps_of_the_rounded_margins(site):
-    rows = _rows(_parse(site / "site" / "index.html"))
-    # Place, Team, Names, VPs, IMPs
-    assert [(r[0], r[2], r[3], r[4]) for r in rows] == [
-        ("1", "Lions", "13.65", "8.60"), ("2", "Bears", "12.18", "5"), ("3", "Wolves", "7.82", "-5"),
-        ("4", "Tigers", "6.35", "-8.60")]
+    doc = _parse(site / "site" / "index.html")
+    # Place, Team, VPs, IMPs (no Players column: no team's players are typed; the team's name not repeated)
+    assert _heads(doc) == ["Place", "Team", "VPs", "IMPs"]
+    assert _rows(doc) == [["1", "Lions", "13.65", "8.60"], ["2", "Bears", "12.18", "5"], ["3", "Wolves", "7.82", "-5"],
+                          ["4", "Tigers", "6.35", "-8.60"]]
 
 
 def test_the_team_s_scorecard_shows_each_board_once_from_its_side(site):
     """Issue 40: each board of the team's match is one row (both rooms), its IMPs once and from the team's side,
     so that the column adds up to the match's IMPs (Tigers: 3 - 11.6 = -8.6); the opponents by name."""
     doc = _parse(site / "site" / "pair-2.html")  # Tigers
-    assert ["".join(th.itertext()).strip() for th in doc.findall(".//thead//th")] == [
-        "Board", "Versus", "Contract (our N-S)", "By", "N-S", "Contract (their N-S)", "By", "N-S", "IMPs"]
+    assert _heads(doc) == ["Board", "Versus", "Score (our N-S)", "Score (their N-S)", "IMPs"]
     rows = _rows(doc)
     assert [r[0] for r in rows] == ["1", "2", "3", "4", "5", "6", "7", "Total"]
     assert {r[1] for r in rows[:-1]} == {"Lions"}
     # board 1: Tigers N-S score -420 in their room; Lions N-S hold the weighted score in the other
-    assert (rows[0][4], rows[0][7], rows[0][8]) == ("-420", WEIGHTED_TEXT, "-11.60")
-    assert (rows[1][8], rows[2][8]) == ("1", "2")
-    assert rows[-1][8] == "-8.60"
-    summary = "".join(doc.find(".//p").itertext())
+    assert (rows[0][2], rows[0][3], rows[0][4]) == ("-420", WEIGHTED_TEXT, "-11.60")
+    assert (rows[1][4], rows[2][4]) == ("1", "2")
+    assert rows[-1][4] == "-8.60"
+    summary = " ".join("".join(doc.find(".//main/p").itertext()).split())
     assert not summary.startswith(("\u00b7", " ")), summary  # no stray separator before the first item
+    # issue 53: each figure says what it is (the total in IMPs, the VPs, the place by VPs)
+    assert summary == "total -8.60 IMPs \u00b7 6.35 VPs \u00b7 place 4 by VPs", summary
 
 
 def test_every_page_is_valid_html5(site):
@@ -210,12 +230,11 @@ def test_the_shipped_teams_example_publishes_with_its_weighted_board(tmp_path):
     proc = _run("publish", str(ROOT / "workbooks" / "examples" / "teams.xlsx"), "-o", "site", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     rows = _rows(_parse(tmp_path / "site" / "index.html"))
-    assert [(r[0], r[2], r[3], r[4]) for r in rows] == [
-        ("1", "Team D", "13.71", "6"), ("2", "Team A", "12.18", "4.60"), ("3", "Team B", "7.82", "-4.60"),
-        ("4", "Team C", "6.29", "-6")]
+    assert rows == [["1", "Team D", "13.71", "6"], ["2", "Team A", "12.18", "4.60"], ["3", "Team B", "7.82", "-4.60"],
+                    ["4", "Team C", "6.29", "-6"]]
     doc = _parse(tmp_path / "site" / "match-1-2.html")
     first = _rows(doc)[0]
-    assert (first[3], first[6], first[7], first[8]) == ("420 (60 %), -50 (40 %)", "400", "", "3.40")
+    assert first[1:] == ["420 (60 %), -50 (40 %)", "400", "", "3.40"]
     result = " ".join("".join(doc.find(".//p[@class='result']").itertext()).split())
     assert "Team A +5; VPs Team A 12.18 \u2013 Team B 7.82 (WBF 2013 scale, 7 boards)" in result
 
@@ -276,12 +295,12 @@ def test_the_match_scorecard_names_each_table_by_the_team_sitting_n_s(tmp_path, 
     assert main(["publish", str(book), "-o", str(tmp_path / "site")]) == 0
     pages = {p.name: _parse(p) for p in (tmp_path / "site").glob("match-*.html")}
     (doc,) = [d for d in pages.values() if "Tigers" in "".join(d.find(".//thead").itertext())]
-    head = ["".join(th.itertext()).strip() for th in doc.findall(".//thead//th")]
+    head = _heads(doc)
     rows = {r[0]: r for r in _rows(doc)}
-    first, second = head[7], head[8]
-    assert head == ["Board", f"Contract ({first} N-S)", "By", "N-S", f"Contract ({second} N-S)", "By", "N-S",
-                    first, second] and {first, second} == {"Tigers", "Lions"}
-    tigers_ns = rows["2"][3] if first == "Tigers" else rows["2"][6]
-    lions_ns = rows["2"][6] if first == "Tigers" else rows["2"][3]
+    first, second = head[3].removeprefix("IMPs "), head[4].removeprefix("IMPs ")
+    assert head == ["Board", f"Score ({first} N-S)", f"Score ({second} N-S)", f"IMPs {first}", f"IMPs {second}"]
+    assert {first, second} == {"Tigers", "Lions"}
+    tigers_ns = rows["2"][1] if first == "Tigers" else rows["2"][2]
+    lions_ns = rows["2"][2] if first == "Tigers" else rows["2"][1]
     assert (tigers_ns, lions_ns) == ("630", "600")
-    assert rows["Total"][7:] == (["1", "0"] if first == "Tigers" else ["0", "1"])
+    assert rows["Total"][3:] == (["1", "0"] if first == "Tigers" else ["0", "1"])

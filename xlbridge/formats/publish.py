@@ -37,7 +37,7 @@ import functools
 import html
 import os
 import re
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from pathlib import Path
 from typing import TypeVar
@@ -47,7 +47,11 @@ import xlbridge
 from ..core.vocabulary import Direction, Scoring, Seat
 from .errors import FormatError
 from .model import TEAMS, Board, Event, Participant, Result, natural_key
+from .pagekit import Column
+from .pagekit import page_html as _page
+from .pagekit import table_html as _table
 from .scoring import match_results, score_event, team_matches
+from .seasonbooks import League, Ratings
 
 _K = TypeVar("_K")
 
@@ -56,23 +60,44 @@ __all__ = ["publish", "publish_season", "season_order", "STYLESHEET", "dd_analys
 STYLESHEET = """\
 body { font-family: Georgia, "Times New Roman", serif; margin: 1.5em auto; max-width: 60em;
        padding: 0 1em; color: #222; background: #fff; line-height: 1.35; }
-h1 { font-size: 1.6em; margin-bottom: .1em; }
+h1 { font-size: 1.6em; margin-bottom: .1em; overflow-wrap: anywhere; }
 h2 { font-size: 1.25em; margin-top: 1.4em; border-bottom: 1px solid #bbb; }
 p.meta { color: #555; margin-top: 0; }
 nav { margin: .6em 0 1em; font-size: .95em; }
-nav a { margin-right: .8em; }
+nav a { margin-right: .8em; display: inline-block; }
+.t { overflow-x: auto; }
 table { border-collapse: collapse; margin: .5em 0 1em; }
 th, td { border: 1px solid #ccc; padding: .2em .55em; text-align: left; }
 th { background: #eef2f6; }
 td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
+td.id, td.n, td.c { white-space: nowrap; }
+td.names { overflow-wrap: break-word; }
 tr:nth-child(even) td { background: #f8f9fb; }
 a { color: #1a4f8b; }
-.red { color: #c0392b; }
+.red { color: #b52e20; }
+.o { white-space: nowrap; }
+.nc, .ns { display: none; }
 table.deal { border: none; }
 table.deal td { border: none; background: none !important; vertical-align: top; padding: .2em 1em; }
 table.deal td.mid { text-align: center; color: #555; }
 .hand { white-space: nowrap; }
 ul.links { columns: 4; padding-left: 1.2em; }
+figure { margin: .5em 0 1em; }
+svg { max-width: 100%; height: auto; }
+svg.spark { vertical-align: middle; }
+ul.key { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: .2em 1em; }
+.sw { display: inline-block; width: 1.4em; height: .35em; vertical-align: middle; margin-right: .3em; }
+@media (max-width: 40em) {
+  body { margin: .6em auto; padding: 0 .5em; }
+  h1 { font-size: 1.3em; }
+  table { font-size: .88em; }
+  th, td { padding: .15em .3em; }
+  .wc { display: none; }
+  td.nc, th.nc { display: table-cell; }
+  .ns { display: inline; }
+  table.deal td { padding: .1em .25em; }
+  ul.links { columns: 3; }
+}
 @media print {
   body { max-width: none; margin: 0; font-size: 10pt; }
   nav, ul.links { display: none; }
@@ -146,30 +171,6 @@ def _unique_files(names: Mapping[_K, str]) -> dict[_K, str]:
     return out
 
 
-def _page(title: str, event: Event, body: str, *, home: bool = False, links: Iterable[str] = (),
-          season: bool = False) -> str:
-    up = ['<a href="../index.html">All events</a>'] if season else []  # (an event of a season's site)
-    nav = ("<nav>" + " ".join(up) + "</nav>\n" if up else "") if home else (
-        "<nav>" + " ".join([*up, '<a href="index.html">Results</a>', *links]) + "</nav>\n")
-    meta = " &middot; ".join([_e(x) for x in (event.site, event.date) if x]
-                             + ([f"Scored by {_e(event.scorer)}"] if event.scorer else []))
-    return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-            f'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-            f'<title>{_e(title)}</title>\n<link rel="stylesheet" href="style.css">\n</head>\n<body>\n'
-            f'<h1>{_e(title)}</h1>\n' + (f'<p class="meta">{meta}</p>\n' if meta else "") + nav + body +
-            '</body>\n</html>\n')
-
-
-def _table(head: Sequence[str], rows: Iterable[Sequence[str]], numeric: Collection[int] = ()) -> str:
-    th = "".join(f'<th{" class=n" if i in numeric else ""}>{h}</th>' for i, h in enumerate(head))
-    out = [f"<table>\n<thead><tr>{th}</tr></thead>\n<tbody>"]
-    for r in rows:
-        out.append("<tr>" + "".join(f'<td{" class=n" if i in numeric else ""}>{c}</td>' for i, c in enumerate(r))
-                   + "</tr>")
-    out.append("</tbody>\n</table>\n")
-    return "\n".join(out)
-
-
 def _contract_html(c: str | None) -> str:
     if not c:
         return ""
@@ -192,23 +193,56 @@ def _weighted_text(r: Result, sign: int = 1) -> str:
     >>> _weighted_text(Result("1", "2", score=420, outcomes=((420, Fraction(3, 5)), (-50, Fraction(2, 5)))))
     '420 (60 %), -50 (40 %)'
     """
-    return ", ".join(f"{sign * s} ({xlbridge.format_display(w * 100, 'EBU', 2).removesuffix('.00')} %)"
-                     for s, w in r.outcomes)
+    return ", ".join(_outcome_texts(r, sign))
 
 
-def _room_score(r: Result) -> object:
-    """A room's N-S score on a match scorecard: a weighted score (Law 12C1(c)) with each outcome and its weight."""
-    return _weighted_text(r) if r.outcomes else r.score
+def _outcome_texts(r: Result, sign: int = 1) -> list[str]:
+    return [f"{sign * s} ({xlbridge.format_display(w * 100, 'EBU', 2).removesuffix('.00')} %)" for s, w in r.outcomes]
+
+
+def _weighted_html(r: Result, sign: int = 1) -> str:
+    """A weighted score on at most two lines: its outcomes in two groups, each never split (``.o``), the text
+    :func:`_weighted_text`'s.
+
+    >>> _weighted_html(Result("1", "2", score=420, outcomes=((420, Fraction(3, 5)), (-50, Fraction(2, 5)))))
+    '<span class="o">420 (60 %),</span> <span class="o">-50 (40 %)</span>'
+    """
+    texts = _outcome_texts(r, sign)
+    half = (len(texts) + 1) // 2
+    groups = [g for g in (", ".join(texts[:half]), ", ".join(texts[half:])) if g]
+    return " ".join(f'<span class="o">{_e(g)}{"," if k + 1 < len(groups) else ""}</span>' for k, g in enumerate(groups))
+
+
+def _room_score(r: Result) -> str:
+    """A room's N-S score on a match scorecard (HTML): a weighted score (Law 12C1(c)) with each outcome and its
+    weight, on at most two lines."""
+    return _weighted_html(r) if r.outcomes else _e(r.score)
 
 
 def _score_text(r: Result) -> tuple[str, str]:
     if r.outcomes:  # weighted (Law 12C1(c)): every outcome, in the N-S + column
-        return (_e(_weighted_text(r)), "")
+        return (_weighted_html(r), "")
     if isinstance(r.score, int):
         return (str(r.score), "") if r.score >= 0 else ("", str(-r.score))
     if r.score is None:
         return ("", "")
     return (_e(r.score), "")
+
+
+def _signed_score(r: Result, sign: int = 1) -> str:
+    """The score for the side of ``sign`` (N-S 1, E-W -1) in one column (HTML): a phone's traveller and a
+    scorecard."""
+    if r.outcomes:
+        return _weighted_html(r, sign)
+    if isinstance(r.score, int):
+        return str(sign * r.score)
+    return _e(r.score)
+
+
+def _contract_cell(r: Result) -> str:
+    """The contract, and on a phone (the By and Tricks columns left out there) its declarer and tricks after it."""
+    extra = " ".join(x for x in (_e(r.declarer), _e(r.tricks)) if x)
+    return _contract_html(r.contract) + (f'<span class="ns"> {extra}</span>' if extra else "")
 
 
 def _hand_html(hand: str) -> str:
@@ -296,7 +330,7 @@ class _Pages:
 
 def publish(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | str = "auto",
             max_bytes: int = MAX_SITE_BYTES, max_pages: int = MAX_PAGES, why: str = "",
-            name: str | None = None, scored: bool = False, numbers: bool = False, season: bool = False,
+            name: str | None = None, scored: bool = False, season: bool = False,
             spent: tuple[int, int] = (0, 0)) -> list[Path]:
     """Write the results site of ``event`` into ``out_dir`` (created if needed); return the paths.
 
@@ -307,8 +341,8 @@ def publish(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | str = 
     written so far: :func:`xlbridge.formats.site.publish_site` builds in a folder of its own and
     publishes all or nothing.  The work is linear in the rows: each row is indexed by pair and board
     once.  ``scored=True`` says that ``event`` is what :func:`~xlbridge.formats.score_event` returned,
-    which is then not done again.  ``numbers=True`` shows each player's national number after the name in
-    the rankings (off by default: a club may not want them public).  ``season=True``: the event is one of a
+    which is then not done again.  National numbers are never shown; a pair (team) marked private
+    (:attr:`~xlbridge.formats.model.Participant.private`) is shown by its number only.  ``season=True``: the event is one of a
     season's site (:func:`publish_season`), each page links to its index, one folder up; ``spent``: the pages
     and bytes the season's site has already, counted against the same bounds.
     """
@@ -340,7 +374,7 @@ def publish(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | str = 
         label = (p.label if p else (f"{key[0]} {key[1]}" if key[0] else key[1]))
         if teams:
             label = _team_name(parts, key[1])
-        hover = " & ".join(p.names) if p else ""
+        hover = " & ".join(p.names) if p and not p.private else ""  # (a private pair: its number only)
         hover = hover if len(hover) <= 120 else hover[:119] + "…"  # (on every link to the pair: kept short)
         names = f' title="{_e(hover)}"' if hover else ""
         return f'<a href="{pair_files[key]}"{names}>{_e(label)}</a>'
@@ -354,16 +388,17 @@ def publish(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | str = 
         body.append(f"<h2>{heading}</h2>\n")
         pct = any(p.percentage is not None for p in members)
         vps = teams and any(p.vps is not None for p in members)  # teams place by VPs (score_event)
-        head = ["Place", "Team" if teams else "Pair", "Names"] + (["VPs"] if vps else []) + [
-            "IMPs" if teams or not pct else "Total"]
-        if pct:
-            head += ["Max", "%"]
+        unit = "IMPs" if teams or not pct else "Total"
+        cols = [Column("Place", num=True), Column("Team" if teams else "Pair", cls="id"),
+                Column("Players" if teams else "Names", cls="names", drop="empty")]
+        cols += [Column("VPs", num=True)] if vps else []
+        cols += [Column(unit, num=True)]
+        if pct:  # (the maximum, the same for every pair of a field that played every board, said once above)
+            cols += [Column("Max", num=True, drop="same"), Column("%", num=True)]
         rows = []
         for p in members:
-            ids = p.player_ids() if numbers else ()
-            names = " &amp; ".join(_e(n) + (f" ({_e(ids[k])})" if k < len(ids) and ids[k] else "")
-                                   for k, n in enumerate(p.names))
-            if p.name:
+            names = "" if p.private else " &amp; ".join(_e(n) for n in p.names)
+            if p.name and not teams and not p.private:
                 names = f"<b>{_e(p.name)}</b>" + (f": {names}" if names else "")
             row = ["" if p.place is None else xlbridge.format_rank(p.place, p.tied), link(p.key), names]
             row += [_n(p.vps)] if vps else []
@@ -371,7 +406,13 @@ def publish(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | str = 
             if pct:
                 row += [_n(p.maximum), _pct(p.percentage)]
             rows.append(row)
-        body.append(_table(head, rows, numeric={0, 3, 4, 5, 6}))
+        maxima = {p.maximum for p in members if pct}
+        if pct and len(maxima) == 1 and None not in maxima:
+            body.append(f"<p>Maximum {_n(maxima.pop())} {'IMPs' if teams else 'matchpoints'} for each pair; "
+                        f"% is the pair's share of it.</p>\n")
+        if teams and vps:
+            body.append("<p>Teams are placed by Victory Points (VPs); IMPs are the total of their matches.</p>\n")
+        body.append(_table(cols, rows))
     body.append("<h2>Boards</h2>\n<ul class=\"links\">" + "".join(
         f'<li><a href="board-{b.number}.html">Board {b.number}</a></li>' for b in event.boards) + "</ul>\n")
     if matches:
@@ -395,16 +436,20 @@ def publish(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | str = 
         if dds and b.deal:
             body.append(_dd_html(b))
         imp = teams or event.scoring != Scoring.MP
-        head = ["N-S", "E-W", "Contract", "By", "Tricks", "Lead", "N-S +", "N-S &minus;"]
-        head += ["IMPs N-S", "IMPs E-W"] if imp else ["MP N-S", "MP E-W", "% N-S"]
+        cols = [Column("N-S", cls="id"), Column("E-W", cls="id"), Column("Contract", cls="c", drop="empty"),
+                Column("By", view="wide", drop="empty"), Column("Tricks", num=True, view="wide", drop="empty"),
+                Column("Lead", view="wide", drop="empty"), Column("N-S +", num=True, view="wide"),
+                Column("N-S &minus;", num=True, view="wide"), Column("N-S score", num=True, view="narrow")]
+        cols += [Column("IMPs N-S", num=True), Column("IMPs E-W", num=True)] if imp else [
+            Column("MP N-S", num=True), Column("MP E-W", num=True), Column("% N-S", num=True)]
         rows = []
         for r in b.results:
             plus, minus = _score_text(r)
-            row = [link(event.pair_key(r, Direction.NS)), link(event.pair_key(r, Direction.EW)), _contract_html(r.contract),
-                   _e(r.declarer), _e(r.tricks), _lead_html(r.lead), plus, minus]
+            row = [link(event.pair_key(r, Direction.NS)), link(event.pair_key(r, Direction.EW)), _contract_cell(r),
+                   _e(r.declarer), _e(r.tricks), _lead_html(r.lead), plus, minus, _signed_score(r)]
             row += [_n(r.imp_ns), _n(r.imp_ew)] if imp else [_n(r.mp_ns), _n(r.mp_ew), _pct(r.pct_ns)]
             rows.append(row)
-        body.append("<h2>Traveller</h2>\n" + _table(head, rows, numeric={4, 6, 7, 8, 9, 10}))
+        body.append("<h2>Traveller</h2>\n" + _table(cols, rows))
         pages.put(f"board-{b.number}.html", page(f"{title}: board {b.number}", event, "".join(body), links=nav))
 
     # ---- personal scorecards: every row indexed by pair once (linear in the rows, not pairs x rows)
@@ -423,44 +468,47 @@ def publish(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | str = 
                 v = None if ia is None else sign * ia
                 team_imps[us] = team_imps.get(us, Fraction(0)) + (v or 0)
                 team_rows.setdefault(us, []).append([
-                    f'<a href="board-{bno}.html">{bno}</a>', link((None, them)), _contract_html(ours.contract),
-                    _e(ours.declarer), _e(_room_score(ours)), _contract_html(theirs.contract), _e(theirs.declarer),
-                    _e(_room_score(theirs)), _n(v)])
+                    _board_link(bno), link((None, them)), _contract_cell(ours),
+                    _e(ours.declarer), _room_score(ours), _contract_cell(theirs), _e(theirs.declarer),
+                    _room_score(theirs), _n(v)])
     for p in event.participants:
+        imp = teams or event.scoring != Scoring.MP
+        unit = "IMPs" if imp else "MP"
         summary = "<p>" + " &middot; ".join(x for x in (
-            _e(" & ".join(p.names)), f"total {_n(p.total)}" if p.total is not None else "",
+            "" if p.private else _e(" & ".join(p.names)),
+            f"total {_n(p.total)} {unit}" if p.total is not None else "",
+            f"{_n(p.vps)} VPs" if teams and p.vps is not None else "",
             f"{_pct(p.percentage)} %" if p.percentage is not None else "",
-            f"place {xlbridge.format_rank(p.place, p.tied)}" if p.place else "") if x) + "</p>\n"
-        label = ("Team " if teams else "Pair ") + p.label + (f": {p.name}" if p.name else "")
+            (f"place {xlbridge.format_rank(p.place, p.tied)}" + (" by VPs" if teams and p.vps is not None else ""))
+            if p.place else "") if x) + "</p>\n"
+        label = ("Team " if teams else "Pair ") + p.label + (f": {p.name}" if p.name and not p.private else "")
         if teams:
-            head = ["Board", "Versus", "Contract (our N-S)", "By", "N-S", "Contract (their N-S)", "By", "N-S",
-                    "IMPs"]
+            cols = [Column("Board", num=True), Column("Versus"), Column("Contract (our N-S)", cls="c", drop="empty"),
+                    Column("By", view="wide", drop="empty"), Column("Score (our N-S)", num=True),
+                    Column("Contract (their N-S)", cls="c", drop="empty"), Column("By", view="wide", drop="empty"),
+                    Column("Score (their N-S)", num=True), Column("IMPs", num=True)]
             rows = team_rows.get(p.number, []) + [["Total", "", "", "", "", "", "", "",
                                                     _n(team_imps.get(p.number, Fraction(0)))]]
             pages.put(pair_files[p.key], page(f"{title}: {label}", event, summary + "<h2>Scorecard</h2>\n"
-                                               + _table(head, rows, numeric={0, 4, 7, 8})))
+                                               + _table(cols, rows)))
             continue
         rows = []
-        tot = Fraction(0)
         for b, r, side, other in played.get(p.key, ()):
             mp = r.mp_ns if side == Direction.NS else r.mp_ew
             share = r.pct_ns if side == Direction.NS else r.pct_ew
             im = r.imp_ns if side == Direction.NS else r.imp_ew
-            val = im if (teams or event.scoring != Scoring.MP) else mp
-            sc: object = r.score if not isinstance(r.score, int) else (r.score if side == Direction.NS else -r.score)
-            if r.outcomes:
-                sc = _weighted_text(r, 1 if side == Direction.NS else -1)
-            tot += val or 0
-            rows.append([f'<a href="board-{b.number}.html">{b.number}</a>', side,
-                         link(event.pair_key(r, other)), _contract_html(r.contract), _e(r.declarer),
-                         _e(r.tricks), _e(sc), _n(val), _pct(share)])
-        imp = event.scoring != Scoring.MP
-        head = ["Board", "Dir", "Versus", "Contract", "By", "Tricks", "Score", "IMPs" if imp else "MP"] + (
-            [] if imp else ["%"])
+            val = im if imp else mp
+            rows.append([_board_link(b.number), side, link(event.pair_key(r, other)), _contract_cell(r),
+                         _e(r.declarer), _e(r.tricks), _signed_score(r, 1 if side == Direction.NS else -1), _n(val),
+                         _pct(share)])
+        cols = [Column("Board", num=True), Column("Dir", drop="same" if p.direction else ""), Column("Versus", cls="id"),
+                Column("Contract", cls="c", drop="empty"), Column("By", view="wide", drop="empty"),
+                Column("Tricks", num=True, view="wide", drop="empty"), Column("Score", num=True), Column(unit, num=True),
+                Column("%", num=True)]
         if imp:
-            rows = [row[:-1] for row in rows]
+            cols, rows = cols[:-1], [row[:-1] for row in rows]
         pages.put(pair_files[p.key], page(
-            f"{title}: {label}", event, summary + "<h2>Scorecard</h2>\n" + _table(head, rows, numeric={0, 5, 6, 7, 8})))
+            f"{title}: {label}", event, summary + "<h2>Scorecard</h2>\n" + _table(cols, rows)))
 
     # ---- team matches
     results = match_results(event) if teams else {}
@@ -470,25 +518,31 @@ def publish(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | str = 
             ia = r1.imp_ns if r1.ns == a else r1.imp_ew
             ta += max(ia or 0, 0)
             tb += max(-(ia or 0), 0)
-            rows.append([f'<a href="board-{bno}.html">{bno}</a>', _contract_html(r1.contract), _e(r1.declarer),
-                         _e(_room_score(r1)), _contract_html(r2.contract), _e(r2.declarer), _e(_room_score(r2)),
-                         _n(ia) if ia and ia > 0 else "", _n(-ia) if ia and ia < 0 else ""])
+            rows.append([_board_link(bno), _contract_cell(r1), _e(r1.declarer), _room_score(r1), _contract_cell(r2),
+                         _e(r2.declarer), _room_score(r2), _n(ia) if ia and ia > 0 else "",
+                         _n(-ia) if ia and ia < 0 else ""])
         # (each table named by the team sitting N-S there: PBN and USEBIO do not say which room is "1", and a
         # workbook's room 1 is its team A's, which need not be the lower number the columns are ordered by)
-        head = ["Board", f"Contract ({_e(_team_name(parts, a))} N-S)", "By", "N-S",
-                f"Contract ({_e(_team_name(parts, bteam))} N-S)", "By", "N-S", _e(_team_name(parts, a)),
-                _e(_team_name(parts, bteam))]
+        na, nb = _e(_team_name(parts, a)), _e(_team_name(parts, bteam))
+        cols = [Column("Board", num=True), Column(f"Contract ({na} N-S)", cls="c", drop="empty"),
+                Column("By", view="wide", drop="empty"), Column(f"Score ({na} N-S)", num=True),
+                Column(f"Contract ({nb} N-S)", cls="c", drop="empty"), Column("By", view="wide", drop="empty"),
+                Column(f"Score ({nb} N-S)", num=True), Column(f"IMPs {na}", num=True), Column(f"IMPs {nb}", num=True)]
         rows.append(["Total", "", "", "", "", "", "", _n(ta), _n(tb)])
         res = results.get((a, bteam))
         outcome = "" if res is None else (
             f'<p class="result">IMPs {_n(res.imps_a)} &ndash; {_n(res.imps_b)}, margin rounded once to the nearest '
-            f'IMP: {_e(_team_name(parts, a))} {"+" if res.margin > 0 else ""}{_n(res.margin)}; '
-            f'VPs {_e(_team_name(parts, a))} {_n(res.vp_a)} &ndash; '
-            f'{_e(_team_name(parts, bteam))} {_n(res.vp_b)} ({xlbridge.vp_scale().label} scale, {res.boards} boards)</p>\n')
+            f'IMP: {na} {"+" if res.margin > 0 else ""}{_n(res.margin)}; '
+            f'VPs {na} {_n(res.vp_a)} &ndash; {nb} {_n(res.vp_b)} ({xlbridge.vp_scale().label} scale, {res.boards} boards)</p>\n')
         pages.put(match_files[(a, bteam)], page(
             f"{title}: {_team_name(parts, a)} v {_team_name(parts, bteam)}", event,
-            "<h2>Match scorecard</h2>\n" + _table(head, rows, numeric={0, 3, 6, 7, 8}) + outcome))
+            "<h2>Match scorecard</h2>\n" + _table(cols, rows) + outcome))
     return pages.written
+
+
+def _board_link(number: int) -> str:
+    """A board's number linking to its page, named in full for a screen reader (``Board 3``)."""
+    return f'<a href="board-{number}.html" aria-label="Board {number}">{number}</a>'
 
 
 def season_order(events: Sequence[Event]) -> list[int]:
@@ -514,12 +568,17 @@ def _event_folders(events: Sequence[Event], order: Sequence[int]) -> dict[int, s
 
 def publish_season(events: Sequence[Event], out_dir: str | os.PathLike[str], *, dds: bool | str = "auto",
                    max_bytes: int = MAX_SITE_BYTES, max_pages: int = MAX_PAGES, why: str = "",
-                   names: Sequence[str | None] | None = None, scored: bool = False, numbers: bool = False) -> list[Path]:
+                   names: Sequence[str | None] | None = None, scored: bool = False,
+                   books: Sequence[Ratings | League] = ()) -> list[Path]:
     """Write a season's results site into ``out_dir``: each event's site (:func:`publish`) in a folder of its
-    own, and ``index.html`` listing the events by date, newest first (:func:`season_order`), with their club;
-    each event's pages link back to it. The bounds (``max_pages``, ``max_bytes``) are the whole site's;
-    ``names``: each event's input name, which a refusal names. Return the paths written.
+    own, a page for each of the season's ``books`` (a Lehman ratings ledger: ``ratings.html``, a handicap league:
+    ``league.html``; :mod:`~xlbridge.formats.seasonpages`), and ``index.html`` listing them, the events by date,
+    newest first (:func:`season_order`), with their club; each event's pages link back to it. The bounds
+    (``max_pages``, ``max_bytes``) are the whole site's; ``names``: each event's input name, which a refusal
+    names. Return the paths written.
     """
+    from .seasonpages import book_title, league_page, ratings_page
+
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     order = season_order(events)
@@ -529,12 +588,16 @@ def publish_season(events: Sequence[Event], out_dir: str | os.PathLike[str], *, 
     for k in order:
         name = names[k] if names is not None else None
         paths = publish(events[k], out / folders[k], dds=dds, max_bytes=max_bytes, max_pages=max_pages, why=why,
-                        name=name, scored=scored, numbers=numbers, season=True, spent=(len(written), used))
+                        name=name, scored=scored, season=True, spent=(len(written), used))
         used += sum(p.stat().st_size for p in paths)
         written += paths
     pages = _Pages(out, max_pages, max_bytes, why, None, (len(written), used))
     pages.put("style.css", STYLESHEET)
-    clubs = {e.site for e in events}
+    book_files = _unique_files({k: f"{'ratings' if isinstance(b, Ratings) else 'league'}.html"
+                                for k, b in enumerate(books)})
+    for k, b in enumerate(books):
+        pages.put(book_files[k], ratings_page(b) if isinstance(b, Ratings) else league_page(b))
+    clubs = {e.site for e in events} | {b.club for b in books}
     club = clubs.pop() if len(clubs) == 1 else None
     rows = []
     for k in order:
@@ -545,14 +608,23 @@ def publish_season(events: Sequence[Event], out_dir: str | os.PathLike[str], *, 
     head = ["Date", "Event", "Kind"] + ([] if club is not None else ["Club"])
     title = f"{club}: results" if club else "Results"
     index = Event(name=title)
-    pages.put("index.html", _page(title, index, f"<h2>Events, newest first</h2>\n" + _table(head, rows)
-                                  + f"<p>{len(events):,} events.</p>\n", home=True))
+    body = []
+    if books:
+        body.append("<h2>Ratings and league</h2>\n<ul>" + "".join(
+            f'<li><a href="{book_files[k]}">{_e(book_title(b))}</a>: '
+            f'{"the players&#x27; Lehman ratings" if isinstance(b, Ratings) else "the league&#x27;s handicaps and results"}'
+            + (f" ({_e(b.date.isoformat())})" if b.date else "") + "</li>" for k, b in enumerate(books)) + "</ul>\n")
+    if events:
+        body.append("<h2>Events, newest first</h2>\n" + _table(head, rows)
+                    + f"<p>{len(events):,} event{'s' if len(events) != 1 else ''}.</p>\n")
+    pages.put("index.html", _page(title, index, "".join(body), home=True))
     return written + pages.written
 
 
 def _team_name(parts: Mapping[tuple[str | None, str], Participant], number: str) -> str:
+    """A team's name, or ``Team <number>`` for a team without one or marked private."""
     p = parts.get((None, number))
-    return p.name if p and p.name else f"Team {number}"
+    return p.name if p and p.name and not p.private else f"Team {number}"
 
 
 def _match_file(a: str, b: str) -> str:

@@ -21,7 +21,7 @@ published (the exception carries ``DIR`` as :data:`~xlbridge.core.files.WRITTEN`
 was written; the old folder is removed by the next run). SIGKILL at any moment leaves ``DIR`` naming one
 whole site, and the next run removes the rest.  ``DIR`` may also be missing, an empty folder, or a folder
 holding only what an earlier xlbridge wrote there (``index.html``, ``style.css``, ``board-*.html``,
-``pair-*.html``, ``match-*.html``): such a folder is swapped with the link in one step (Linux
+``pair-*.html``, ``match-*.html``, ``ratings.html``, ``league.html``): such a folder is swapped with the link in one step (Linux
 ``renameat2(RENAME_EXCHANGE)``, :func:`~xlbridge.core.files.exchange`) and then moved into
 ``.DIR.xlbridge-site/``, once; where the system cannot swap, it is moved aside first and ``DIR`` is missing
 for the instant between the two renames.  Anything else at ``DIR`` (a
@@ -58,6 +58,7 @@ from ..core.files import WRITTEN, exchange, lock_file, signals_held
 from .errors import FormatError, display_name
 from .model import Event
 from .publish import MAX_SITE_BYTES, publish, publish_season
+from .seasonbooks import League, Ratings
 
 __all__ = ["Site", "publish_site", "publish_season_site", "site_byte_limit", "store_path", "SITE_BASE_BYTES", "SITE_BYTES_PER_INPUT_BYTE"]
 
@@ -66,7 +67,8 @@ __all__ = ["Site", "publish_site", "publish_season_site", "site_byte_limit", "st
 SITE_BASE_BYTES = 4 << 20
 SITE_BYTES_PER_INPUT_BYTE = 256
 
-_PAGE_NAME = re.compile(r"(index|board-[0-9]+(-[0-9]+)?|pair-[A-Za-z0-9_-]+|match-[A-Za-z0-9_-]+)\.html|style\.css")
+_PAGE_NAME = re.compile(r"(index|board-[0-9]+(-[0-9]+)?|pair-[A-Za-z0-9_-]+|match-[A-Za-z0-9_-]+|(ratings|league)(-[0-9]+)?)"
+                        r"\.html|style\.css")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -155,19 +157,18 @@ def _lock_store(store: str, shown: str) -> int:
 
 def publish_site(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | str = False,
                  source: str | os.PathLike[str] | None = None, input_bytes: int | None = None,
-                 name: str | None = None, scored: bool = False, numbers: bool = False) -> Site:
+                 name: str | None = None, scored: bool = False) -> Site:
     """Publish ``event`` at ``out_dir`` atomically (see the module's text); return the :class:`Site`.
 
     ``source``: the input file, which must not lie inside the site (a new site replaces the whole
     folder); ``input_bytes``: its size, which bounds the site's bytes (:func:`site_byte_limit`);
     ``name``: the input's name for messages (default: ``source``'s base name); ``scored``: ``event`` is
-    already scored, ``numbers``: show the players' national numbers (:func:`~xlbridge.formats.publish.publish`).
+    already scored (:func:`~xlbridge.formats.publish.publish`).
     """
     shown = name if name is not None else (display_name(source) if source is not None else None)
 
     def write(folder: str, max_bytes: int, why: str) -> list[Path]:
-        return publish(event, folder, dds=dds, max_bytes=max_bytes, name=shown, scored=scored, numbers=numbers,
-                       why=why)
+        return publish(event, folder, dds=dds, max_bytes=max_bytes, name=shown, scored=scored, why=why)
 
     return _publish(out_dir, write, [] if source is None else [source], input_bytes, shown)
 
@@ -175,15 +176,16 @@ def publish_site(event: Event, out_dir: str | os.PathLike[str], *, dds: bool | s
 def publish_season_site(events: Sequence[Event], out_dir: str | os.PathLike[str], *, dds: bool | str = False,
                         sources: Sequence[str | os.PathLike[str]] = (), input_bytes: int | None = None,
                         names: Sequence[str | None] | None = None, scored: bool = False,
-                        numbers: bool = False) -> Site:
+                        books: Sequence[Ratings | League] = ()) -> Site:
     """Publish a season's site at ``out_dir`` atomically, as :func:`publish_site` publishes one event's: each
     event in a folder of its own and an index of the events by date, newest first
     (:func:`~xlbridge.formats.publish.publish_season`). ``sources``: the input files, none of which may lie
     inside the site; ``input_bytes``: their sizes together, which bound the site's bytes; ``names``: each
-    event's input name, for messages."""
+    event's input name, for messages; ``books``: the season's Lehman ratings and handicap league
+    (:mod:`~xlbridge.formats.seasonbooks`), a page each."""
     def write(folder: str, max_bytes: int, why: str) -> list[Path]:
         return publish_season(events, folder, dds=dds, max_bytes=max_bytes, names=names, scored=scored,
-                              numbers=numbers, why=why)
+                              books=books, why=why)
 
     return _publish(out_dir, write, list(sources), input_bytes, None)
 
