@@ -191,3 +191,20 @@ def test_every_page_has_a_language_headings_in_order_and_headers_with_scope(site
                 assert not name.strip().isdigit(), (path, name)
             seen += 1
     assert seen > 100
+
+
+@pytest.mark.parametrize("site", ["session", "teams", "season"])
+def test_every_page_of_the_three_sites_fits_a_phone(sites, pages, site):
+    """The issue's goal, on every page (not one of each kind): at 390 px no page is wider than the window and
+    every cell of its tables lies inside it."""
+    page = pages[390]
+    checked = 0
+    for path in sorted(sites[site].rglob("*.html")):
+        _open(page, path)
+        got = page.evaluate(MEASURE)
+        assert got["document"] <= 390, (path.name, got["document"])
+        for table in got["tables"]:
+            for cell in table["cells"]:
+                assert 0 <= cell["left"] and cell["right"] <= 390.5, (path.name, table["heads"], cell)
+        checked += 1
+    assert checked >= {"session": 50, "teams": 10, "season": 60}[site], checked
