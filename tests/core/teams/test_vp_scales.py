@@ -98,3 +98,19 @@ def test_a_table_that_falls_is_refused_when_used():
             xlbridge.vp(1, 7, scale="Falling")
     finally:
         del vp_module._SCALES[bad.name]
+
+
+def test_a_scale_registered_once_is_usable_in_a_recalculated_workbook(straight, tmp_path):
+    """A workbook's formulas name the scale; ``xlbridge recalc`` (the batch layer) computes them with it."""
+    import openpyxl
+
+    from recalc_helpers import cells, recalc_here
+
+    wb = openpyxl.Workbook()
+    wb.active["A1"] = '=VP(5,7,"Straight")'
+    wb.active["A2"] = "=VP(-5,7)"
+    wb.save(tmp_path / "vp.xlsx")
+    report = recalc_here(tmp_path / "vp.xlsx", tmp_path / "out.xlsx")
+    assert report.errors == ()
+    got = cells(tmp_path / "out.xlsx", data_only=True)["Sheet"]
+    assert got[(1, 1)] == pytest.approx(13.57) and got[(2, 1)] == pytest.approx(7.82)  # 20 - 12.18 (seed 004)
