@@ -77,6 +77,7 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=None, help="the server's --jobs (default: its own, the cores)")
     opts = ap.parse_args()
     cores = len(os.sched_getaffinity(0))
+    load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "data"
         clubs = [f"club-{k}" for k in range(8)]
@@ -136,7 +137,7 @@ def main() -> None:
         finally:
             proc.terminate()
             proc.wait(30)
-    print(f"machine: {cores} usable cores; load average before: {os.getloadavg()[0]:.1f}\n")
+    print(f"machine: {cores} usable cores; load average before: {load:.1f}, after: {os.getloadavg()[0]:.1f}\n")
     print("| one upload of the pairs example | state | upload to site switched | upload to job done |")
     print("|---|---|---|---|")
     for club, state, site, done in rows:

@@ -11,9 +11,9 @@ guard's limits (``--timeout``, ``--max-memory``), so a hostile upload costs one 
 nothing in the server; the steps of a job:
 
 1. a PBN or USEBIO file: ``xlbridge import FILE -o BOOK.xlsx`` (a workbook upload is the book);
-2. at once, side by side: ``xlbridge recalc BOOK -o BOOK-recalculated.xlsx`` and the club's season site
-   published again with the book in it (``xlbridge publish`` of every book of the club, the link
-   switched whole; one publish of a club at a time);
+2. at once, side by side: ``xlbridge recalc BOOK -o BOOK-recalculated.xlsx`` (niceness 5: it yields to the
+   publish) and the club's season site published again with the book in it (``xlbridge publish`` of every
+   book of the club, the link switched whole; one publish of a club at a time);
 3. ``xlbridge recalc BOOK --values-only -o BOOK-values.xlsx``: the members' copy.
 
 A refused recalculation fails the job (and the site is published again without the book when it
@@ -241,11 +241,14 @@ class StepResult:
         return f"xlbridge {what}: ended with exit code {self.code}"
 
 
-async def _step(args: list[str], cwd: Path, limits: JobLimits) -> StepResult:
-    """``xlbridge ARGS --timeout T --max-memory M`` in its own process (killed with the server), in ``cwd``."""
+async def _step(args: list[str], cwd: Path, limits: JobLimits, nice: int = 0) -> StepResult:
+    """``xlbridge ARGS --timeout T --max-memory M`` in its own process (killed with the server), in ``cwd``, at
+    niceness ``nice``."""
+    from .worker import NICE_ENV
+
     cmd = [sys.executable, "-m", "xlbridge.serve.worker", *args,
            "--timeout", f"{limits.timeout:g}", "--max-memory", str(limits.max_memory_mib)]
-    env = {**os.environ, "XLBRIDGE_JOBS_PARENT": str(os.getpid()), "XLBRIDGE_BOOK_CORES": "1"}
+    env = {**os.environ, "XLBRIDGE_JOBS_PARENT": str(os.getpid()), "XLBRIDGE_BOOK_CORES": "1", NICE_ENV: str(nice)}
     proc = await asyncio.create_subprocess_exec(*cmd, cwd=cwd, env=env, stdin=asyncio.subprocess.DEVNULL,
                                                 stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
                                                 start_new_session=True)
@@ -314,7 +317,8 @@ async def run_job(store: Storage, job_id: int, limits: JobLimits) -> tuple[str, 
             return end("failed", imported.line("import"))
     stem, suffix = os.path.splitext(book)
     recalculated, values = f"{stem}-recalculated{suffix}", f"{stem}-values{suffix}"
-    recalc = asyncio.ensure_future(_step(["recalc", book, "-o", recalculated, "--no-progress"], folder, limits))
+    recalc = asyncio.ensure_future(_step(["recalc", book, "-o", recalculated, "--no-progress"], folder, limits,
+                                         nice=5))
     try:
         published = await publish_club(store, jobs, job.club, limits, add=(book, job.id))
     except BaseException:
@@ -329,7 +333,7 @@ async def run_job(store: Storage, job_id: int, limits: JobLimits) -> tuple[str, 
         if published is not None and published.code == 0:  # the site showed a book recalc refuses: out again
             await publish_club(store, jobs, job.club, limits, drop=book)
         return end("failed", done.line("recalc"))
-    vals = await _step(["recalc", book, "--values-only", "-o", values, "--no-progress"], folder, limits)
+    vals = await _step(["recalc", book, "--values-only", "-o", values, "--no-progress"], folder, limits, nice=5)
     on_site = published is not None and published.code == 0
     jobs.set_book(job.club, book, job.id, published=on_site)
     summary = done.line("recalc")

@@ -8,9 +8,14 @@ bounds it, its one-line messages are the job's messages.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
 
-__all__ = ["main"]
+__all__ = ["main", "NICE_ENV"]
+
+#: the environment variable giving a step's niceness (``os.nice``): the recalculations run at 5, the publish at 0
+NICE_ENV = "XLBRIDGE_STEP_NICE"
 
 
 def main(argv: list[str]) -> int:
@@ -19,6 +24,10 @@ def main(argv: list[str]) -> int:
     from ..cli import main as xlbridge
 
     die_with_parent()
+    nice = os.environ.get(NICE_ENV, "")
+    if nice.isdigit():  # the recalculations yield to the site's publish, which a club waits for
+        with contextlib.suppress(OSError):
+            os.nice(int(nice))
     return xlbridge(argv)
 
 
