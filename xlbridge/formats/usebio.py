@@ -168,11 +168,16 @@ def _clean_element(el: ET.Element, path: list[str], name: str) -> None:
     open elements, the root first)."""
     text = el.text
     if text is not None and text.strip() and INVISIBLE_CHARACTERS.search(text) is not None:
-        el.text = clean_text(text, "element " + " > ".join(path[1:] or path), name)
+        el.text = clean_text(text, _element_path(path), name)
     if el.attrib:
         for k, v in el.attrib.items():
             if INVISIBLE_CHARACTERS.search(v) is not None:
-                el.set(k, clean_text(v, "element " + " > ".join(path[1:] or path) + f"@{k}", name))
+                el.set(k, clean_text(v, _element_path(path) + f"@{k}", name))
+
+
+def _element_path(path: list[str]) -> str:
+    """``element EVENT > PARTICIPANTS > PAIR``: the open elements below the root (each name clipped)."""
+    return "element " + " > ".join(str(tag)[:40] for tag in (path[1:] or path))
 
 
 def _parse_xml(data: bytes, name: str) -> ET.Element:
@@ -191,13 +196,14 @@ def _parse_xml(data: bytes, name: str) -> ET.Element:
                                    forbid_external=True):
             feed.mark = feed.pos
             if event == "end":
-                _clean_element(el, path, name)
+                if el.text is not None or el.attrib:  # (most elements of a flood have neither)
+                    _clean_element(el, path, name)
                 depth -= 1
-                del path[-1:]
+                path.pop()
                 continue
             if root is None:
                 root = el
-            path.append(str(el.tag)[:40])
+            path.append(el.tag)
             depth += 1
             count += 1
             if depth > LIMITS["depth"]:
