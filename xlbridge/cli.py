@@ -513,7 +513,6 @@ def _read_event(path: str, prog: str, books: bool = False) -> Any:
     from pathlib import Path
 
     from . import formats
-    from .batch.guard.safety import check_workbook
     from .core.files import open_regular
     from .formats.errors import FormatError, check_regular_file
     from .formats.workbook import read_workbook
@@ -533,13 +532,13 @@ def _read_event(path: str, prog: str, books: bool = False) -> Any:
     # a pairs or a teams workbook (or a .xls, refused saying how to save it as .xlsx): checked and read from a
     # private copy, as recalc does
     if head[:4] == b"PK\x03\x04" or head == CFB_SIGNATURE:
-        from .batch.guard.safety import private_tempdir, snapshot_file
+        from .batch.guard.gate import check_upload
+        from .batch.guard.safety import private_tempdir
 
         try:
             with private_tempdir() as tmp:
                 copy = os.path.join(tmp, name)  # (the same name: what the reader's messages say)
-                snapshot_file(path, copy, name=name)
-                check_workbook(copy, name=name)
+                check_upload(path, copy, name=name)  # (the gate, as recalc's: scanned whole before any reading)
                 if books:
                     from .formats.seasonbooks import read_season_book
 
