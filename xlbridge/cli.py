@@ -656,6 +656,8 @@ def _files_guarded(args: argparse.Namespace, prog: str, source: str) -> int:
             if args.command == "publish" and (len(args.source) > 1 or not isinstance(first, formats.Event)):
                 return _publish_season(args, prog, first)  # (a season, or a ratings or league book alone)
             event = formats.score_event(first, scale=None if args.command == "publish" else "EBU")
+            for note in event.notes:  # (a value typed over a result cell, not used: one line each)
+                _say(prog, f"{_name(source)}: warning: {note}")
             if args.command == "publish":
                 from .formats.site import publish_site
 

@@ -96,7 +96,7 @@ def _arrays(ws):
             if table is None or not (r1 == r2 and table[0] <= r1 <= table[2] + table[3]
                                      or (r1, r2) == (table[0], table[2] + table[3])):
                 out[c.value.ref] = text
-                for cells in ws[c.value.ref]:
+                for cells in (ws[c.value.ref] if ":" in c.value.ref else [ws[c.value.ref]]):  # (a one-cell array)
                     for cell in (cells if isinstance(cells, tuple) else [cells]):
                         assert cell.value == shows(f"{quote_sheetname(name)}!{cell.coordinate}"), cell.coordinate
                 continue
@@ -278,7 +278,7 @@ def test_inputs_are_marked(books, name):
                     for c in row:
                         assert c.fill.fgColor.rgb == T.INPUT_FILL, f"{ws.title}!{c.coordinate}"
         for ref in _arrays(ws):
-            cells = ws[ref] if ":" in ref else [[ws[ref]]]
+            cells = ws[ref] if ":" in ref else [(ws[ref],)]
             for row in cells:
                 for c in (row if isinstance(row, tuple) else [row]):
                     assert c.fill.fgColor.rgb == T.CALC_FILL, f"{ws.title}!{c.coordinate}"
@@ -290,13 +290,17 @@ def test_inputs_are_marked(books, name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_formulas_call_xlbridge_functions_once_each(books, name):
-    """Every array formula that calls an xlbridge function calls exactly one, once."""
+    """Every array formula that calls an xlbridge function calls exactly one, once; besides it, the pairs
+    matchpoints and ranking read the rows' scores from their inputs (SCORE_OR_TYPED: a value typed over a
+    Score NS cell is never read, issue 52)."""
     import re
 
     seen = set()
     for ws in books[name].worksheets:
         for ref, text in _arrays(ws).items():
             calls = [f for f in re.findall(r"([A-Z_]+)\(", text) if f in XLBRIDGE_FUNCTIONS]
+            if len(calls) == 2 and calls[0] in ("WEIGHTED_MP", "PAIRS_STANDINGS") and calls[1] == "SCORE_OR_TYPED":
+                calls = calls[:1]
             assert len(calls) <= 1, (ws.title, ref, text)
             seen.update(calls)
     assert seen, name
@@ -372,7 +376,12 @@ def test_travellers_layout(books):
     assert head[-3:] == ["MP NS", "MP EW", "Arrow switch"]
     arrays = _arrays(ws)
     assert arrays["H5:H10004"] == "=SCORE_OR_TYPED(D5:D10004,E5:E10004,F5:F10004,A5:A10004,G5:G10004)"
-    assert arrays["N5:O10004"] == "=WEIGHTED_MP(H5:J10004,K5:M10004,A5:A10004,$R$6,$R$5)"
+    # issue 52: the matchpoints read each row's score from its inputs (never a value typed over Score NS), the
+    # other outcomes from I:J
+    scores = ("TRANSPOSE(SCORE_OR_TYPED(TRANSPOSE(D5:D10004),TRANSPOSE(E5:E10004),TRANSPOSE(F5:F10004),"
+              "TRANSPOSE(A5:A10004),TRANSPOSE(G5:G10004)))")
+    assert arrays["N5:O10004"] == (f'=WEIGHTED_MP(IF({{1,0,0}},{scores},IF(H5:J10004="","",H5:J10004)),'
+                                   f'K5:M10004,A5:A10004,$R$6,$R$5)')
     assert (ws["Q7"].value, ws["R7"].value, ws["Q8"].value, ws["R8"].value) == (
         "Movement", "Mitchell", "Artificial scores", "Fixed")
     # seed 004's scoresheet: 60 % of 420 / 40 % of -50 against 420, 400, 400, 170, -50 (board 3: typed)
@@ -386,8 +395,10 @@ def test_ranking_layout(books):
     ws = books["pairs.xlsx"]["Ranking"]
     assert [ws.cell(row=4, column=c).value for c in range(1, 7)] == [
         "Direction", "Pair", "Names", "Total MP", "Percentage", "Rank"]
-    (ref, text), = _arrays(ws).items()
-    assert ref == "A5:F404"  # 400 pairs: both fields of a Mitchell
+    arrays = _arrays(ws)
+    assert sorted(arrays) == ["A3", "A5:F404"]  # the line naming a row left out, and 400 pairs: both fields of a Mitchell
+    assert arrays["A3"].startswith('=IFERROR(IF(SUM(IF(ISERROR(Travellers!H5:H10004),1,')
+    ref, text = "A5:F404", arrays["A5:F404"]
     assert "PAIRS_STANDINGS(Travellers!A5:A10004,Travellers!B5:B10004,Travellers!C5:C10004," in text
     assert "Travellers!R7,Travellers!P5:P10004,Pairs!A5:C404,Travellers!R8)" in text
     assert text.startswith("=IFERROR(INDEX(PAIRS_STANDINGS(") and T.seq_column(400) in text
@@ -434,7 +445,11 @@ def test_capacity_declared_and_flagged(books):
     assert ws.defined_names["XLBRIDGE_CAPACITY"].attr_text == "'Travellers'!$A$5:$P$10004"
     assert "rows 5 to 10,004" in ws["Q18"].value  # (below the parameters, the event details and the legend)
     rules = {str(cf.sqref): cf.rules for cf in ws.conditional_formatting}
-    assert sorted(rules) == ["A4:P4", "H5:H10004", "N5:O10004", "Q18"]
+    assert sorted(rules) == ["A4:P4", "A5:A10004", "B5:B10004", "C5:C10004", "D5:D10004", "E5:E10004", "F5:F10004",
+                             "H5:H10004", "N5:O10004", "Q18"]
+    # issue 52: a half-filled row turns red at the input to put right (core.travellerrow's rules, Excel's words)
+    assert rules["F5:F10004"][0].formula == ['AND($D5<>"",UPPER(TRIM($D5))<>"PASS",$F5="")']
+    assert rules["D5:D10004"][0].formula == ['AND($D5="",$G5="",COUNTA($A5:$C5,$E5:$F5)>0)']
     assert rules["Q18"][0].formula == ["COUNTA($A$10005:$P$1048576)>0"]
     # rows inserted directly below the header move the table down: the header turns red, recalc names them
     assert ws.defined_names["XLBRIDGE_HEADER"].attr_text == "'Travellers'!$A$4:$P$4"

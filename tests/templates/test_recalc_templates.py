@@ -64,7 +64,20 @@ def excel_value(v):
     return float(v)
 
 
+#: the pairs matchpoints' and ranking's outcomes (templates.pairs.scored_outcomes): each row's score from its inputs
+#: (SCORE_OR_TYPED of five columns, turned across and back), then the other outcomes of a block of three columns
+SCORED = re.compile(r'^IF\(\{1,0,0\},TRANSPOSE\(SCORE_OR_TYPED\((.*)\)\),IF\(([^=]*)="","",\2\)\)$')
+
+
 def read_arg(wb, sheet, arg):
+    scored = SCORED.match(arg)
+    if scored:  # (issue 52: a value typed over Score NS is never read; the score comes from the inputs)
+        columns = [read_arg(wb, sheet, a[len("TRANSPOSE("):-1]) for a in split_args(scored.group(1))]
+        block = read_arg(wb, sheet, scored.group(2))
+        if NotImplemented in columns or block is NotImplemented:
+            return NotImplemented
+        score = as_grid(udfs.EXCEL_FUNCTIONS["SCORE_OR_TYPED"](*columns))
+        return [[excel_value(score[i][0])] + list(row[1:]) for i, row in enumerate(block)]
     if arg.upper() in ("TRUE", "FALSE"):
         return arg.upper() == "TRUE"
     if arg.startswith('"'):

@@ -24,8 +24,12 @@ Declared here once, below all three layers.
 
 from __future__ import annotations
 
+from .vocabulary import Movement, Scale
+
 __all__ = ["CAPACITY_NAME", "CHART_NAME", "HANDOUT_NAME", "SCORER_NOTES_NAME", "HEADER_NAME", "PRINT_NAME", "RESULTS_NAME", "TRAVELLERS_SHEET", "PAIRS_SHEET", "RANKING_SHEET", "BOARDS_SHEET",
-           "MATCHES_SHEET", "TEAMS_SHEET", "CONTRACTS_SHEET", "TRAVELLER_COLUMNS", "TRAVELLER_WEIGHTS",
+           "MATCHES_SHEET", "TEAMS_SHEET", "CONTRACTS_SHEET", "TRAVELLER_COLUMNS", "SCORE_COLUMN", "ARROW_COLUMN",
+           "SCALE_LABEL", "MOVEMENT_LABEL", "SCALE_CHOICES", "MOVEMENT_CHOICES", "choices_list", "choices_words",
+           "TRAVELLER_WEIGHTS",
            "PAIR_COLUMNS", "PLAYER_NUMBERS", "PRIVATE", "PRIVATE_PLAYERS", "TEAM_COLUMNS", "EVENT_DETAILS", "MATCH_COLUMNS"]
 
 CAPACITY_NAME = "XLBRIDGE_CAPACITY"
@@ -51,6 +55,36 @@ BOARDS_SHEET, MATCHES_SHEET, TEAMS_SHEET, CONTRACTS_SHEET = "Boards", "Matches",
 
 #: a traveller row as typed (the Travellers sheet's first columns)
 TRAVELLER_COLUMNS = ("Board", "NS", "EW", "Contract", "Declarer", "Tricks", "Typed Score")
+#: the pairs Travellers sheet's result column beside a row's inputs (its N-S score, from the inputs): a value typed
+#: over it is never read as the row's result, by the workbook's formulas or the formats (issue 52)
+SCORE_COLUMN = "Score NS"
+#: the pairs Travellers sheet's optional column marking a row played with the arrows switched (``Y``)
+ARROW_COLUMN = "Arrow switch"
+#: the labels of the pairs Travellers sheet's parameters the formats read (the value is in the cell beside each)
+SCALE_LABEL, MOVEMENT_LABEL = "Scale", "Movement"
+#: the choices of those parameters as a data validation lists them, and as a message says them
+SCALE_CHOICES = tuple(s.value for s in Scale)
+MOVEMENT_CHOICES = (Movement.MITCHELL.label, Movement.HOWELL.label)
+
+
+def choices_list(choices: tuple[str, ...]) -> str:
+    """A data validation's list of ``choices`` (its formula1): ``'"EBU,ACBL"'``.
+
+    >>> choices_list(SCALE_CHOICES), choices_list(MOVEMENT_CHOICES)
+    ('"EBU,ACBL"', '"Mitchell,Howell"')
+    """
+    return '"' + ",".join(choices) + '"'
+
+
+def choices_words(choices: tuple[str, ...]) -> str:
+    """``choices`` as a message says them: ``'EBU or ACBL'``.
+
+    >>> choices_words(SCALE_CHOICES)
+    'EBU or ACBL'
+    """
+    return ", ".join(choices[:-1]) + " or " + choices[-1] if len(choices) > 1 else "".join(choices)
+
+
 #: a weighted score's other outcomes and the weights of all three (Law 12C1(c))
 TRAVELLER_WEIGHTS = ("Outcome 2 NS", "Outcome 3 NS", "Weight 1", "Weight 2", "Weight 3")
 #: the Pairs sheet

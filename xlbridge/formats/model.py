@@ -190,6 +190,10 @@ class Event:
     #: itself read back from its export. Last, so that an Event built with its fields in order (name, date,
     #: site, kind, ...) is built as before
     scorer: str | None = field(default=None, compare=False)
+    #: what the reader of the source noticed and took no result from, one line each naming the cell (a value typed
+    #: over a workbook's result cell: not used, the results come from the row's inputs); the commands say them as
+    #: warnings. Not compared, as ``scorer``
+    notes: tuple[str, ...] = field(default=(), compare=False)
     _index: dict[tuple[str | None, str], Participant] = field(default_factory=dict, init=False, repr=False,
                                                               compare=False, hash=False)
 

@@ -38,7 +38,9 @@ from typing import Any
 import xlbridge
 
 from ..core.entries import parse_entry
-from ..core.template_contract import (PAIR_COLUMNS, PAIRS_SHEET, PLAYER_NUMBERS, PRIVATE, TRAVELLER_COLUMNS, TRAVELLER_WEIGHTS,
+from ..core.travellerrow import row_mistake
+from ..core.template_contract import (ARROW_COLUMN, MOVEMENT_LABEL, SCALE_CHOICES, SCALE_LABEL, SCORE_COLUMN,
+                                      choices_words, PAIR_COLUMNS, PAIRS_SHEET, PLAYER_NUMBERS, PRIVATE, TRAVELLER_COLUMNS, TRAVELLER_WEIGHTS,
                                       TRAVELLERS_SHEET)
 from ..core.vocabulary import FILE_SCALE, Direction, Scale, Scoring, UnknownSpellingError
 from .checks import check_traveller
@@ -57,7 +59,8 @@ __all__ = ["fill_pairs_workbook", "read_pairs_workbook", "travellers_rows", "TRA
 
 TRAVELLERS = TRAVELLERS_SHEET
 _T_COLUMNS: tuple[str, ...] = TRAVELLER_COLUMNS
-_T_OPTIONAL = (*TRAVELLER_WEIGHTS, "Arrow switch", "Lead")
+_T_OPTIONAL = (*TRAVELLER_WEIGHTS, ARROW_COLUMN, "Lead")
+_T_READ = (*_T_OPTIONAL, SCORE_COLUMN)  # (read, never written: the Score NS formulas stay)
 _P_COLUMNS = PAIR_COLUMNS
 _WEIGHTED = TRAVELLER_WEIGHTS
 
@@ -103,10 +106,10 @@ def fill_pairs_workbook(wb: Workbook, event: Event, *, name: str | None = None) 
     if "Lead" in cols:  # a template with a Lead column: the leads stay on their rows
         rows, columns = [row + [r.lead] for row, (_, r) in zip(rows, results)], columns + ("Lead",)
     fill_table(ws, cols, columns, rows, what="traveller rows", sheet=TRAVELLERS)
-    movement = find_parameter(ws, "Movement")
+    movement = find_parameter(ws, MOVEMENT_LABEL)
     if movement is not None:
         movement.value = (MITCHELL if event.movement == MITCHELL else HOWELL).label
-    scale = find_parameter(ws, "Scale")  # the workbook shows the matchpoints the file carries: PBN and USEBIO
+    scale = find_parameter(ws, SCALE_LABEL)  # the workbook shows the matchpoints the file carries: PBN and USEBIO
     if scale is not None:                # state them on the 2/1 (EBU) scale
         scale.value = str(event.scale or FILE_SCALE)
     ps = get_sheet(wb, PAIRS_SHEET)
@@ -146,17 +149,22 @@ def read_pairs_workbook(path: str | os.PathLike[str]) -> Event:
     wb = open_workbook(path, data_only=True, read_only=True)  # streamed: only the cells the file holds are read
     try:
         ws = get_sheet(wb, TRAVELLERS, name)
-        found, movement = parameter_value(ws, "Movement")
+        found, movement = parameter_value(ws, MOVEMENT_LABEL)
         mitchell = not found or str(movement or "").strip().lower() != HOWELL.option
         scale = _scale(ws, name)
         boards: dict[int, list[Result]] = {}
         cells: dict[int, list[tuple[dict[str, Any], dict[str, Any]]]] = {}  # each row's result cell and NS cell
-        for _r, get, where in table_rows(ws, _T_COLUMNS, _T_OPTIONAL, sheet=TRAVELLERS, name=name, keys=_T_COLUMNS):
+        columns = find_columns(ws, _T_COLUMNS, _T_READ, sheet=TRAVELLERS, where=name)
+        typed_over: list[tuple[int, int, str, Any, Any]] = []  # Score NS cells showing another score than the inputs
+        for _r, get, where in table_rows(ws, _T_COLUMNS, _T_READ, sheet=TRAVELLERS, name=name, keys=_T_COLUMNS):
             board, ns, ew = get("Board"), get("NS"), get("EW")
             weights = [col for col in _WEIGHTED if cell_text(get(col)) is not None]
-            if cell_text(get("Arrow switch")) is not None:
+            if cell_text(get(ARROW_COLUMN)) is not None:
                 raise FormatError("an arrow-switched row cannot be written to PBN or USEBIO or published yet:",
-                                  where=where("Arrow switch"), value=get("Arrow switch"))
+                                  where=where(ARROW_COLUMN), value=get(ARROW_COLUMN))
+            mistake = row_mistake(board, ns, ew, get("Contract"), get("Declarer"), get("Tricks"), get("Typed Score"))
+            if mistake is not None:  # (the row's verdict, read as the workbook's SCORE_OR_TYPED reads it)
+                raise FormatError(mistake.words, where=where(mistake.column))
             b = board_number(board, where("Board"))
             ns, ew = id_text(ns, where("NS")), id_text(ew, where("EW"))
             if ns is None or ew is None:
@@ -187,6 +195,8 @@ def read_pairs_workbook(path: str | os.PathLike[str]) -> Event:
             lead = cell_text(get("Lead"))
             if lead is not None:
                 result = replace(result, lead=normalize_lead(lead, element=where("Lead")))
+            if SCORE_COLUMN in columns and _shown_apart(get(SCORE_COLUMN), result.score):
+                typed_over.append((_r, columns[SCORE_COLUMN], where(SCORE_COLUMN), get(SCORE_COLUMN), result.score))
             boards.setdefault(b, []).append(result)
             cells.setdefault(b, []).append(({"where": where(col)}, {"where": where("NS")}))
         for b, rows in boards.items():  # score and board checks at the row's cells, not "board b, row i"
@@ -220,22 +230,67 @@ def read_pairs_workbook(path: str | os.PathLike[str]) -> Event:
                         seen.add(key)
                         extra.append(Participant(num, key[0]))
         return Event(name=title, date=date, site=club, scorer=scorer, movement=MITCHELL if mitchell else HOWELL, scale=scale,
-                     participants=tuple(participants) + tuple(extra), boards=event_boards(boards, deals))
+                     participants=tuple(participants) + tuple(extra), boards=event_boards(boards, deals),
+                     notes=_typed_over(path, typed_over))
     finally:
         wb.close()
+
+
+def _shown_apart(shown: Any, score: Any) -> bool:
+    """True when the Score NS cell's value ``shown`` (as the file holds it) is a score other than the row's ``score``
+    read from its inputs; a blank cell or an error value (the workbook's own verdict, named at its inputs) is not.
+
+    >>> _shown_apart(480, 450), _shown_apart(450.0, 450), _shown_apart(None, 450), _shown_apart("#VALUE!", 450)
+    (True, False, False, False)
+    """
+    if cell_text(shown) is None or (isinstance(shown, str) and shown.strip().startswith("#")):
+        return False
+    try:
+        return bool(parse_entry(shown) != score)
+    except xlbridge.XlbridgeError:
+        return True
+
+
+def _typed_over(path: str | os.PathLike[str], found: list[tuple[int, int, str, Any, Any]]) -> tuple[str, ...]:
+    """The notes naming each Score NS cell typed over (``found``: (row, column, where, value, the inputs' score) of
+    the cells whose value is not the inputs' score): the rule of the pairs workbook is that the results always come
+    from the row's inputs (its matchpoints and Ranking read them, not the cell), and so do the files and the site.
+    A cell still holding its formula (a value cached before the inputs changed) is no typing: not named. The book is
+    read a second time, for its formulas, only when some cell differs."""
+    if not found:
+        return ()
+    wb = open_workbook(path, data_only=False, read_only=True)
+    try:
+        ws = wb[TRAVELLERS]
+        rows = {r for r, *_ in found}
+        formula = {(r, c.column) for r in rows for c in next(ws.iter_rows(min_row=r, max_row=r))
+                   if isinstance(c.value, str) and c.value.startswith("=")}
+    finally:
+        wb.close()
+    return tuple(f"{where.rpartition(', ')[2]}: {_shown_value(value)} typed over the result of the row's inputs ({_shown_value(score)}); "
+                 f"not used: the matchpoints, the Ranking and the files read the row's Contract, Declarer, Tricks "
+                 f"and Typed Score (copy the Score NS cell of another row back into it)"
+                 for r, c, where, value, score in found if (r, c) not in formula)
+
+
+def _shown_value(value: Any) -> str:
+    """A cell's value as a message shows it: a whole number without ``.0``."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
 
 
 def _scale(ws: Any, name: str) -> str | None:
     """The matchpoint scale of the Travellers sheet's ``Scale`` parameter (``"EBU"``, ``"ACBL"``, or one of
     their other spellings: :attr:`xlbridge.core.vocabulary.Scale.spellings`); None when the sheet has no
     such parameter or it is blank. Another value is refused naming its cell."""
-    entry = parameter_entry(ws, "Scale")
+    entry = parameter_entry(ws, SCALE_LABEL)
     if entry is None or cell_text(entry[0]) is None:
         return None
     try:
         return Scale.parse(cell_text(entry[0]))
     except UnknownSpellingError:
-        raise FormatError("unknown matchpoint scale (EBU or ACBL):", where=f"{name}, {TRAVELLERS}!{entry[1]}",
+        raise FormatError(f"unknown matchpoint scale ({choices_words(SCALE_CHOICES)}):", where=f"{name}, {TRAVELLERS}!{entry[1]}",
                           value=entry[0]) from None
 
 

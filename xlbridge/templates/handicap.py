@@ -12,7 +12,7 @@ from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.pagebreak import Break
 
 from .mirror import headroom
-from .styling import (align_headers, COMMON_LINES, align, array, bold, computed, conf_sheet, event_details, headers, input_table, instructions,
+from .styling import (handout, align_headers, COMMON_LINES, align, array, bold, computed, conf_sheet, event_details, headers, input_table, instructions,
                       legend, legend_across, mark_input, new_workbook, param, seq_column, seq_row, sheet, style, table_head)
 
 __all__ = ["build"]
@@ -264,6 +264,7 @@ def build() -> Workbook:
         ws.row_breaks.append(Break(id=r))
     ws.col_breaks.append(Break(id=9, max=1_048_575))  # the observed results and chart (J:N): a page of their own
 
+    handout(wb, ["Handicaps", "Results", "NewTeams", "Fairness"])  # (the members' handout)
     conf_sheet(wb)
     return wb
 

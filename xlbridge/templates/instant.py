@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from openpyxl import Workbook
 
-from .styling import (align_headers, COMMON_LINES, align, array, conf_sheet, event_details, headers, input_table, instructions, legend, mark_input,
+from .styling import (handout, align_headers, COMMON_LINES, align, array, conf_sheet, event_details, headers, input_table, instructions, legend, mark_input,
                       new_workbook, param, seq_column, seq_row, sheet, table_head)
 
 __all__ = ["build"]
@@ -90,5 +90,6 @@ def build() -> Workbook:
     legend(ws, "F7")
     ws.freeze_panes = f"A{H_FIRST}"
 
+    handout(wb, ["Results", "History", "Chart"])  # (the members' handout: the results first)
     conf_sheet(wb)
     return wb

@@ -13,7 +13,7 @@ from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.pagebreak import Break
 
 from ..core.template_contract import CHART_NAME, PRINT_NAME, PRIVATE_PLAYERS
-from .styling import (COMMON_LINES, INPUT_FILL, chart_extent, array, bold, capacity, computed, conf_sheet, event_details,
+from .styling import (handout, COMMON_LINES, INPUT_FILL, chart_extent, array, bold, capacity, computed, conf_sheet, event_details,
                       header_row, headers, input_table, instructions, legend, mark_input, new_workbook, param,
                       seq_column, seq_row, sheet, style, table_head)
 
@@ -210,8 +210,7 @@ def build() -> Workbook:
     ws["B8"] = 42
     mark_input(ws, "B8", kind="decimal", operator="between", formula1="0", formula2="100", prompt="N-S percentage")
     ws["A9"] = "Predicted N-S % (LEHMAN_PREDICT)"
-    ws["B9"] = "=LEHMAN_PREDICT(B5:E5)"
-    computed(ws, "B9", "0.00")
+    array(ws, "B9", "=LEHMAN_PREDICT(B5:E5)", "0.00")  # (on the hidden sheet, as every xlbridge result: see .mirror)
     ws["A11"] = "Standard: rating change (LEHMAN_DELTA)"
     array(ws, "B11:E11", "=LEHMAN_DELTA(B5:E5,B8)", "0.00")
     ws["A12"] = "Standard: pseudo-rating"
@@ -223,6 +222,7 @@ def build() -> Workbook:
     ws["A16"] = "Seed 003 prints: standard N 40.89, S 36.81, E/W 53.65; modified N 30.53, S 44.45, E/W 55.01."
     legend(ws, "A18")
 
+    handout(wb, ["Ledger", "History", "Chart"])  # (the members' handout: the ratings first)
     conf_sheet(wb)
     return wb
 

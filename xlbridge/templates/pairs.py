@@ -7,12 +7,15 @@
 from __future__ import annotations
 
 from openpyxl import Workbook
-from openpyxl.styles import Alignment
+from openpyxl.formatting.rule import FormulaRule
+from openpyxl.styles import Alignment, Font, PatternFill
 
-from ..core.template_contract import (PAIR_COLUMNS, PAIRS_SHEET, PLAYER_NUMBERS, PRIVATE, RANKING_SHEET, TRAVELLER_COLUMNS, TRAVELLER_WEIGHTS,
+from ..core.travellerrow import RED_WHEN
+from ..core.template_contract import (ARROW_COLUMN, MOVEMENT_CHOICES, MOVEMENT_LABEL, SCALE_CHOICES, SCALE_LABEL,
+                                       SCORE_COLUMN, choices_list, choices_words, PAIR_COLUMNS, PAIRS_SHEET, PLAYER_NUMBERS, PRIVATE, RANKING_SHEET, TRAVELLER_COLUMNS, TRAVELLER_WEIGHTS,
                                        TRAVELLERS_SHEET)
 
-from .styling import (COMMON_LINES, align, array, bold, computed, conf_sheet, event_details, fill_rows, headers, input_table,
+from .styling import (handout, COMMON_LINES, align, array, bold, computed, conf_sheet, event_details, fill_rows, headers, input_table,
                       instructions, legend_across, mark_input, new_workbook, param, seq_column, seq_row, sheet,
                       table_head)
 
@@ -71,6 +74,52 @@ PARAM_WIDTHS = [24, 13]
 NOTE_WIDTHS = [8.5, 8.5, 8.5, 8.5]
 
 
+def row_scores(sheet: str, *, across: bool = False) -> str:
+    """Each traveller row's N-S score from its inputs (``sheet``: ``""`` or ``"Travellers!"``): the Score NS column's
+    formula, ``SCORE_OR_TYPED`` of Contract, Declarer, Tricks, Board and Typed Score. ``across``: computed on the
+    columns turned into rows and turned back (the same column of scores), as an argument of another function: the
+    formula engine takes a function's result of more rows than its cell's array for a table cut short
+    (``xlbridge recalc``: "gives 10,000 rows, more than the 400 rows of this range"), and one row is not."""
+    last = T_FIRST + T_ROWS - 1
+    if across:
+        return "TRANSPOSE(SCORE_OR_TYPED(" + ",".join(f"TRANSPOSE({sheet}{c}{T_FIRST}:{c}{last})" for c in "DEFAG") + "))"
+    return "SCORE_OR_TYPED(" + ",".join(f"{sheet}{c}{T_FIRST}:{c}{last}" for c in "DEFAG") + ")"
+
+
+def scored_outcomes(sheet: str) -> str:
+    """The n x 3 outcomes of each traveller row that the matchpoints and the ranking read: its score from its inputs
+    (:func:`row_scores`), then Outcome 2 and 3 NS (blank stays blank). A value typed over a Score NS cell is not
+    read: the results always come from the row's inputs, and the typed cell is red and named by ``xlbridge recalc``,
+    ``publish`` and ``export`` (the rule of issue 52, as :func:`xlbridge.formats.pairsbook.read_pairs_workbook` reads
+    the book). ``IF({1,0,0},scores,outcomes)`` takes the first column from the scores, the others from the
+    outcomes (Excel, LibreOffice and the formula engine broadcast the three alike)."""
+    last = T_FIRST + T_ROWS - 1
+    block = f"{sheet}H{T_FIRST}:J{last}"
+    return f'IF({{1,0,0}},{row_scores(sheet, across=True)},IF({block}="","",{block}))'
+
+
+def not_counted() -> str:
+    """The Ranking's line naming the traveller rows it leaves out (blank when none): a row whose Score NS is an error
+    (a half-filled row, a mistyped cell: :func:`xlbridge.core.travellerrow.row_mistake`, or an unreadable score), a
+    row whose matchpoints are ``#VALUE!`` (a score no contract makes on that board), and a row with its pairs but
+    neither a contract nor a typed score. Standard functions only: every program shows it.
+
+    >>> not_counted()[:40]
+    'IFERROR(IF(SUM(IF(ISERROR(Travellers!H5:'
+    """
+    last = T_FIRST + T_ROWS - 1
+
+    def col(c: str) -> str:
+        return f"{TRAVELLERS_SHEET}!{c}{T_FIRST}:{c}{last}"
+
+    bad = (f"IF(ISERROR({col('H')}),1,IF(IFERROR(ERROR.TYPE({col('N')})=3,FALSE),1,"
+           f'IF(({col("B")}&{col("C")}<>"")*({col("D")}&{col("G")}=""),1,0)))')
+    first = f"MIN(IF({bad}=1,ROW({col('H')}),1000000000))"
+    count = f"SUM({bad})"
+    return (f'IFERROR(IF({count}=0,"","Not counted: {TRAVELLERS_SHEET} row "&{first}&IF({count}>1," and "&({count}-1)'
+            f'&" more","")&" (red there: put it right, then recalculate)"),"")')
+
+
 def build() -> Workbook:
     wb = new_workbook("Pairs session: travellers, matchpoints, ranking")
     instructions(wb, "Pairs session: travellers to matchpoints and a ranking", [
@@ -81,7 +130,7 @@ def build() -> Workbook:
         "an adjusted score A60/40, A50/50, A40/60; NP for not played). A weighted score (Law 12C1(c)): the "
         "other N-S outcomes in Outcome 2 and 3, the weights in Weight 1 to 3. Arrow switch: Y on a row "
         "played with the arrows switched.",
-        "Beside the travellers: Scale (EBU or ACBL), Expected results per board (blank: the most results on "
+        f"Beside the travellers: {SCALE_LABEL} ({choices_words(SCALE_CHOICES)}), Expected results per board (blank: the most results on "
         "any board), Movement (Mitchell or Howell), Artificial scores (Fixed, or Session for the pair's own "
         "percentage), and Event, Date, Club and Scorer: the results site and the files for the federation "
         "(PBN, USEBIO) carry them.",
@@ -95,7 +144,7 @@ def build() -> Workbook:
     ws = sheet(wb, TRAVELLERS_SHEET, TRAVELLERS_SHEET, "Example: seed 004's boards with weighted scores (boards 1 and 3); board 2 has an "
                              "artificial score and was not played at one table.")
     last = T_FIRST + T_ROWS - 1
-    headers(ws, 4, 1, [*TRAVELLER_COLUMNS, "Score NS", *TRAVELLER_WEIGHTS, "MP NS", "MP EW", "Arrow switch"],
+    headers(ws, 4, 1, [*TRAVELLER_COLUMNS, SCORE_COLUMN, *TRAVELLER_WEIGHTS, "MP NS", "MP EW", ARROW_COLUMN],
              widths=TRAVELLER_WIDTHS)
     ws.row_dimensions[4].height = 30  # (two lines: Outcome / 2 NS)
     fill_rows(ws, T_FIRST, [row[:7] for row in TRAVELLERS])
@@ -116,19 +165,26 @@ def build() -> Workbook:
     mark_input(ws, f"K{T_FIRST}:M{last}", kind="decimal", operator="between", formula1="0", formula2="1",
            prompt="Weighted score only: the weight of Score NS / Outcome 2 / Outcome 3 (they total 100 %)",
            number_format="0%")
-    array(ws, rng("H"), f"=SCORE_OR_TYPED({rng('D')},{rng('E')},{rng('F')},{rng('A')},{rng('G')})")
+    array(ws, rng("H"), f"={row_scores('')}")
+    # the matchpoints read the row's inputs (its score as SCORE_OR_TYPED computes it, never a value typed over
+    # the Score NS cell) and the other outcomes: one reading of the row (:func:`scored_outcomes`)
     array(ws, f"N{T_FIRST}:O{last}",
-           f"=WEIGHTED_MP(H{T_FIRST}:J{last},K{T_FIRST}:M{last},{rng('A')},$R$6,$R$5)", "0.00")
+           f"=WEIGHTED_MP({scored_outcomes('')},K{T_FIRST}:M{last},{rng('A')},$R$6,$R$5)", "0.00")
+    red = PatternFill(fill_type="solid", start_color="FFFF0000", end_color="FFFF0000")
+    for column, rule in RED_WHEN.items():  # a half-filled row: red at the input to put right (core.travellerrow)
+        letter = "ABCDEFG"[TRAVELLER_COLUMNS.index(column)]
+        ws.conditional_formatting.add(rng(letter), FormulaRule(formula=[rule], stopIfTrue=True, fill=red,
+                                                               font=Font(bold=True, color="FFFFFFFF")))
     mark_input(ws, rng("P"), kind="list", formula1='"Y"',
            prompt="Y when the board was played with the arrows switched (the N-S seated pair is an E-W-field pair)")
     ws["Q4"] = "Parameters"
     ws["Q4"].font = bold()
-    param(ws, "Q5", "R5", "Scale", "ACBL", kind="list", formula1='"EBU,ACBL"',
+    param(ws, "Q5", "R5", SCALE_LABEL, "ACBL", kind="list", formula1=choices_list(SCALE_CHOICES),
            prompt="EBU: 2 per score beaten, 1 per tie (Law 78A). ACBL: 1 and 1/2.")
     param(ws, "Q6", "R6", "Expected results per board", None, kind="whole", operator="between",
            formula1="1", formula2="1000",
            prompt="Blank: the largest number of results on any board. Boards with fewer are Neuberg-factored.")
-    param(ws, "Q7", "R7", "Movement", "Mitchell", kind="list", formula1='"Mitchell,Howell"',
+    param(ws, "Q7", "R7", MOVEMENT_LABEL, "Mitchell", kind="list", formula1=choices_list(MOVEMENT_CHOICES),
            prompt="Mitchell: N-S and E-W ranked separately. Howell: one field.")
     param(ws, "Q8", "R8", "Artificial scores", "Fixed", kind="list", formula1='"Fixed,Session"',
            prompt="Fixed: A60/40 counts 60 %. Session (EBU): 60 % or the session percentage if higher "
@@ -161,9 +217,13 @@ def build() -> Workbook:
                          "ranks the N-S field, then the E-W field.")
     headers(ws, 4, 1, ["Direction", "Pair", "Names", "Total MP", "Percentage", "Rank"], widths=[10, 8, 36, 10, 12.5, 7])
     rl = R_FIRST + R_ROWS - 1
+    # one line above the ranking naming the first traveller row it leaves out (a mistake, red on the Travellers
+    # sheet), so that every other row keeps its result and the printed page says what is missing
+    array(ws, "A3", f"={not_counted()}")
+    ws["A3"].font = Font(bold=True, color="FFC00000")
     array(ws, f"A{R_FIRST}:F{rl}",
            f"=IFERROR(INDEX(PAIRS_STANDINGS(Travellers!A{T_FIRST}:A{last},Travellers!B{T_FIRST}:B{last},"
-           f"Travellers!C{T_FIRST}:C{last},Travellers!H{T_FIRST}:J{last},Travellers!K{T_FIRST}:M{last},"
+           f"Travellers!C{T_FIRST}:C{last},{scored_outcomes(TRAVELLERS_SHEET + '!')},Travellers!K{T_FIRST}:M{last},"
            f"Travellers!R6,Travellers!R5,Travellers!R7,Travellers!P{T_FIRST}:P{last},Pairs!A{P_FIRST}:C{pl},"
            f"Travellers!R8),{seq_column(R_ROWS)},{seq_row(6)}),\"\")")
     computed(ws, f"D{R_FIRST}:E{rl}", "0.00")  # Total MP, Percentage
@@ -183,9 +243,9 @@ def build() -> Workbook:
     headers(ws, 4, 1, ["Board", "NS score", "MP NS", "MP EW"], widths=widths[:4])
     param(ws, "F4", "G4", "Expected results", 11, kind="whole", operator="between", formula1="1",
            formula2="1000", prompt="Expected number of results on this board")
-    ws["F5"] = "Scale"
+    ws["F5"] = SCALE_LABEL
     ws["G5"] = "EBU"
-    mark_input(ws, "G5", kind="list", formula1='"EBU,ACBL"', prompt="EBU (2/1) or ACBL (1/0.5)")
+    mark_input(ws, "G5", kind="list", formula1=choices_list(SCALE_CHOICES), prompt="EBU (2/1) or ACBL (1/0.5)")
     ws["F4"].alignment = Alignment(wrap_text=True, vertical="top")  # (Expected / results: two lines, whole)
     ws.row_dimensions[4].height = 30
     c_first, c_last = 5, 5 + len(NEUBERG_C) - 1
@@ -224,11 +284,13 @@ def build() -> Workbook:
     ws.cell(row=s7, column=1, value="Section 7: a top on the one board with 11 results, top 100, 51 expected "
                                     "(the printed 51.86 % is 51.85 % rounded once)").font = bold()
     ws[f"A{s7 + 1}"] = "Board 26: NEUBERG(20, 51, 11) (% of the top)"
-    ws[f"E{s7 + 1}"] = "=NEUBERG(20,51,11)"
+    # (one-cell arrays: moved to the hidden sheet like every xlbridge result, so that a full recalculation in
+    # LibreOffice, which has no xlbridge functions, blanks them instead of showing #NAME?)
+    array(ws, f"E{s7 + 1}", "=NEUBERG(20,51,11)", "0.00")
     ws[f"A{s7 + 2}"] = "Session: (24 x 50 + board 26) / 25 (%)"
-    ws[f"E{s7 + 2}"] = f"=(24*50+E{s7 + 1})/25"
-    computed(ws, f"E{s7 + 1}:E{s7 + 2}", "0.00")
+    array(ws, f"E{s7 + 2}", f"=(24*50+E{s7 + 1})/25", "0.00")
     legend_across(ws, "K4", NOTE_WIDTHS)
 
+    handout(wb, [RANKING_SHEET, TRAVELLERS_SHEET, PAIRS_SHEET])  # (the members' handout: the ranking first)
     conf_sheet(wb)
     return wb

@@ -26,7 +26,7 @@ from openpyxl.worksheet.formula import ArrayFormula
 from openpyxl.worksheet.worksheet import Worksheet
 
 from ..core.sheet import EXCEL_MAX_ROWS
-from ..core.template_contract import CAPACITY_NAME, EVENT_DETAILS, HEADER_NAME, PRINT_NAME
+from ..core.template_contract import CAPACITY_NAME, EVENT_DETAILS, HANDOUT_NAME, HEADER_NAME, PRINT_NAME, SCORER_NOTES_NAME
 
 __all__ = [
     "CREATOR",
@@ -43,6 +43,8 @@ __all__ = [
     "align_headers",
     "chart_extent",
     "capacity",
+    "scorer_note",
+    "handout",
     "input_table",
     "sheet",
     "fill_rows",
@@ -284,6 +286,7 @@ def capacity(ws: Worksheet, ref: str, cell: str, what: str) -> None:
     ws[cell] = (f"Capacity: rows {r1:,} to {r2:,} ({r2 - r1 + 1:,} {what}). Anything below row {r2:,} is NOT "
                 f"read: if this turns red, move those rows to a new workbook.")
     ws[cell].alignment = Alignment(wrap_text=True, vertical="top")
+    scorer_note(ws, f"{cell}:{cell}")  # (widened by input_table to the cells merged with it)
     below = f"${first}${r2 + 1}:${last}${EXCEL_MAX_ROWS}"
     ws.conditional_formatting.add(cell, FormulaRule(formula=[f"COUNTA({below})>0"], stopIfTrue=True,
                                                     fill=fill("FFFF0000"), font=Font(bold=True, color="FFFFFFFF")))
@@ -315,6 +318,7 @@ def input_table(ws: Worksheet, ref: str, note: str, what: str, *, legend_at: str
     col, row = coordinate_from_string(note)
     last = get_column_letter(column_index_from_string(col) + note_width - 1)
     ws.merge_cells(f"{note}:{last}{row + 3}")
+    scorer_note(ws, f"{note}:{last}{row + 3}")
     if freeze:
         ws.freeze_panes = f"A{range_boundaries(ref)[1]}"
 
@@ -465,6 +469,48 @@ def legend(ws: Worksheet, cell: str) -> None:
     a.fill = fill(INPUT_FILL)
     b = ws.cell(row=row + 2, column=ci, value="Computed by xlbridge: do not type here")
     b.fill = fill(CALC_FILL)
+    scorer_note(ws, f"{cell}:{col}{row + 2}")
+
+
+def scorer_note(ws: Worksheet, ref: str) -> None:
+    """Declare the block ``ref`` of ``ws`` a note for the scorer (a legend, a capacity note): a block of the
+    sheet-scoped :data:`SCORER_NOTES_NAME`, which the members' handout leaves out (``xlbridge recalc
+    --values-only``); a block overlapping one already declared widens it.
+
+    >>> ws = Workbook().active
+    >>> scorer_note(ws, "E4:E6"); scorer_note(ws, "E5:H6"); scorer_note(ws, "E8:H11")
+    >>> ws.defined_names[SCORER_NOTES_NAME].attr_text
+    "'Sheet'!$E$4:$H$6,'Sheet'!$E$8:$H$11"
+    """
+    from openpyxl.utils.cell import range_boundaries
+    from openpyxl.workbook.defined_name import DefinedName
+
+    c1, r1, c2, r2 = range_boundaries(ref)
+    dn = ws.defined_names.get(SCORER_NOTES_NAME)
+    boxes = [] if dn is None else [range_boundaries(b.split("!")[-1].replace("$", "")) for b in dn.attr_text.split(",")]
+    for k, (a1, b1, a2, b2) in enumerate(boxes):
+        if a1 <= c2 and c1 <= a2 and b1 <= r2 and r1 <= b2:  # (a legend widened across its columns)
+            boxes[k] = (min(a1, c1), min(b1, r1), max(a2, c2), max(b2, r2))
+            break
+    else:
+        boxes.append((c1, r1, c2, r2))
+    text = ",".join(f"{quote_sheetname(ws.title)}!${get_column_letter(a1)}${b1}:${get_column_letter(a2)}${b2}"
+                    for a1, b1, a2, b2 in boxes)
+    ws.defined_names[SCORER_NOTES_NAME] = DefinedName(SCORER_NOTES_NAME, attr_text=text)
+
+
+def handout(wb: Workbook, sheets: Sequence[str]) -> None:
+    """Declare the members' handout of ``wb``: ``sheets`` in this order, the first (the results) open
+    (:data:`HANDOUT_NAME` on each, its place its text); ``xlbridge recalc --values-only`` hides the others.
+
+    >>> wb = Workbook(); _ = wb.create_sheet("Ranking"); handout(wb, ["Ranking", "Sheet"])
+    >>> wb["Ranking"].defined_names[HANDOUT_NAME].attr_text, wb["Sheet"].defined_names[HANDOUT_NAME].attr_text
+    ('1', '2')
+    """
+    from openpyxl.workbook.defined_name import DefinedName
+
+    for place, title in enumerate(sheets, start=1):
+        wb[title].defined_names[HANDOUT_NAME] = DefinedName(HANDOUT_NAME, attr_text=str(place))
 
 
 def align_headers(ws: Worksheet, row: int, col: int, aligns: str) -> None:
@@ -509,6 +555,7 @@ def legend_across(ws: Worksheet, cell: str, widths: Sequence[float]) -> None:
     last = get_column_letter(first + len(widths) - 1)
     for r in (row + 1, row + 2):
         ws.merge_cells(f"{col}{r}:{last}{r}")
+    scorer_note(ws, f"{cell}:{last}{row + 2}")
 
 
 def wrap_across(ws: Worksheet, ref: str, lines: int) -> None:

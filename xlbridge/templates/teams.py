@@ -15,7 +15,7 @@ from ..core.template_contract import (BOARDS_SHEET, MATCH_COLUMNS, MATCHES_SHEET
                                        TEAMS_SHEET)
 from .mirror import headroom
 
-from .styling import (COMMON_LINES, align, array, computed, conf_sheet, event_details, headers, input_table, instructions,
+from .styling import (handout, COMMON_LINES, align, array, computed, conf_sheet, event_details, headers, input_table, instructions,
                       legend, legend_across, mark_input, new_workbook, param, seq_column, seq_row, sheet, table_head,
                       wrap_across)
 
@@ -182,18 +182,21 @@ def build() -> Workbook:
     ws["A13"] = "VPs of the outcome (VP)"
     array(ws, "B13:C13", "=VP(B12:C12,C6)", "0.00")
     ws["A15"] = "IMP level: weighted IMPs on the board (WEIGHTED_IMPS)"
-    ws["B15"] = "=WEIGHTED_IMPS(B9:C9,B10:C10,C4)"
+    # (one-cell arrays, on the hidden sheet like every xlbridge result: a full recalculation in LibreOffice, which
+    # has no xlbridge functions, blanks them instead of showing #NAME?)
+    array(ws, "B15", "=WEIGHTED_IMPS(B9:C9,B10:C10,C4)")
     ws["A16"] = "IMP level: match margin, rounded once"
-    ws["B16"] = "=ROUND(C5+B15,0)"
+    array(ws, "B16", "=ROUND(C5+B15,0)")
     ws["A17"] = "IMP level: VPs (the regulation way)"
-    ws["B17"] = "=VP(B16,C6)"
+    array(ws, "B17", "=VP(B16,C6)")
     ws["A18"] = "VP level: weighted VPs (seed 004's proposal)"
-    ws["B18"] = "=SUMPRODUCT(B10:C10,B13:C13)"
+    array(ws, "B18", "=SUMPRODUCT(B10:C10,B13:C13)")
     ws["A19"] = "Board-a-match: weighted board result"
     ws["B19"] = "=SUMPRODUCT(B10:C10,SIGN(B9:C9-C4))"
     computed(ws, "B15:B19", "0.00")
     ws.column_dimensions["D"].width = 2  # (a narrow gap before the legend)
     legend_across(ws, "E4", NOTE_WIDTHS)
 
+    handout(wb, ["Standings", MATCHES_SHEET, BOARDS_SHEET, TEAMS_SHEET])  # (the members' handout: the standings first)
     conf_sheet(wb)
     return wb

@@ -259,13 +259,15 @@ def _set_attrs(tag: list[tuple[str, str]], name: str, changes: dict[str, str | N
 
 def handout_order(data: bytes, places: dict[int, int]) -> tuple[bytes, list[int]]:
     """``xl/workbook.xml`` as the members' handout: the sheets of ``places`` ({sheet index: place}) first, in
-    the order of their places, the others after them hidden; the first sheet open (``activeTab``), every
-    sheet-scoped name's ``localSheetId`` following its sheet. Returns the part and the new order (the old
+    the order of their places, the others after them hidden and without print areas (LibreOffice prints a hidden
+    sheet that has one); the first sheet open (``activeTab``), every sheet-scoped name's ``localSheetId``
+    following its sheet. Returns the part and the new order (the old
     index of each sheet, in its new place).
 
     >>> xml = (b'<workbook><bookViews><workbookView activeTab="0"/></bookViews><sheets><sheet name="I" sheetId="1"/>'
     ...        b'<sheet name="T" sheetId="2"/><sheet name="R" sheetId="3"/></sheets><definedNames>'
-    ...        b'<definedName name="P" localSheetId="2">R!A1</definedName></definedNames></workbook>')
+    ...        b'<definedName name="P" localSheetId="2">R!A1</definedName>'
+    ...        b'<definedName name="_xlnm.Print_Area" localSheetId="0">I!A1</definedName></definedNames></workbook>')
     >>> part, order = handout_order(xml, {2: 1, 1: 2})
     >>> order
     [2, 1, 0]
@@ -290,7 +292,10 @@ def handout_order(data: bytes, places: dict[int, int]) -> tuple[bytes, list[int]
     for k, (_d, name, attrs, s, e, empty) in enumerate(scan.found):
         local = name.rpartition(":")[2]
         a = dict(attrs)
-        if local == "definedName" and a.get("localSheetId", "").isdigit() and int(a["localSheetId"]) in new_index:
+        if local == "definedName" and a.get("localSheetId", "").isdigit() and int(a["localSheetId"]) in new_index \
+                and int(a["localSheetId"]) not in places and a.get("name", "").startswith("_xlnm.Print_"):
+            edits.append((s, scan.ends[k], b""))  # (LibreOffice prints a hidden sheet that has a print area)
+        elif local == "definedName" and a.get("localSheetId", "").isdigit() and int(a["localSheetId"]) in new_index:
             edits.append((s, e, _set_attrs(attrs, name, {"localSheetId": str(new_index[int(a["localSheetId"])])},
                                            empty)))
         elif local == "workbookView":

@@ -13,15 +13,17 @@ from __future__ import annotations
 from typing import Any
 
 from ...core.contract import bridge_score as core_bridge_score
+from ...core.contract import Vulnerability
 from ...core.contract import vulnerability as core_vulnerability
 from ...core.entries import parse_entry
 from ...core.errors import InputError, XlbridgeError, shown
-from ...core.pairs.matchpoints import ROW_SCORE, session_from_rows
+from ...core.pairs.matchpoints import ROW_BLANK, ROW_SCORE, session_from_rows
 from ...core.pairs.neuberg import mp_percent as core_mp_percent
 from ...core.pairs.neuberg import neuberg as core_neuberg
 from ...core.pairs.standings import pairs_ranking as core_pairs_ranking
 from ...core.pairs.weighted import weighted_session
 from ...core.ranking import format_rank
+from ...core.travellerrow import row_mistake
 from ...core.vocabulary import Direction, UnknownSpellingError
 from .. import cells as xl
 from ..results import ratio_table
@@ -75,7 +77,13 @@ def score_or_typed(contract: Cells, declarer: Cells, tricks: Cells, board: Cells
     >>> score_or_typed([["4S"], [None], [None], [None]], "N", 10, 1, [[None], ["A60/40"], ["NP"], [None]])
     [[420], ['A60/40'], ['NP'], [None]]
     """
-    def one(contract: Any, declarer: Any, tricks: Any, board: Any, typed: Any) -> Any:
+    def one(contract: Any, declarer: Any, tricks: Any, board: Any, typed: Any, number: Any) -> Any:
+        # (the row's verdict, read as the file formats read it: core.travellerrow; a row with no result at all is
+        # blank here, this function not being given the pairs)
+        known = isinstance(board, Vulnerability)  # (a board number, or a vulnerability by name: read already)
+        mistake = row_mistake(1 if known else number, None, None, contract, declarer, tricks, typed, pairs=False)
+        if mistake is not None and mistake.column != "Contract":
+            raise InputError(f"{mistake.words} (column {mistake.column})")
         if xl.is_blank(contract):
             if xl.is_blank(typed):
                 return None
@@ -84,7 +92,7 @@ def score_or_typed(contract: Cells, declarer: Cells, tricks: Cells, board: Cells
         return core_bridge_score(contract, declarer, tricks, board)
 
     return elementwise(one, {"contract": contract, "declarer": declarer, "tricks": tricks,
-                             "board": _vulnerabilities(board), "typed": typed})
+                             "board": _vulnerabilities(board), "typed": typed, "number": board})
 
 
 def matchpoints(scores: Cells, boards: Cells, expected: int | None, scale: str) -> list[list[Any]]:
@@ -148,8 +156,10 @@ def mp_percent(mp: Cells, results: Cells, scale: str) -> Any:
 
 
 def _ranked_session(boards: Cells, ns_pairs: Cells, ew_pairs: Cells, scores: Cells, weights: Cells,
-                    expected: int | None, scale: str) -> tuple[Any, list[Any], list[Any]]:
-    """The matchpointed session of a traveller (plain or weighted scores) and the pair columns."""
+                    expected: int | None, scale: str, *, leave_out: bool = False) -> tuple[Any, list[Any], list[Any]]:
+    """The matchpointed session of a traveller (plain or weighted scores) and the pair columns. A row whose
+    score cannot be read refuses the ranking, or with ``leave_out`` is left out of it (as a row never typed:
+    every other row keeps its result; the template's Ranking says which row in a line of its own)."""
     b = xl.vector(boards, "boards")
     ns, ew = xl.vector(ns_pairs, "ns_pairs"), xl.vector(ew_pairs, "ew_pairs")
     sg = xl.grid(scores)
@@ -157,11 +167,18 @@ def _ranked_session(boards: Cells, ns_pairs: Cells, ew_pairs: Cells, scores: Cel
     if xl.optional(weights) is None and all(len(r) == 1 for r in sg):
         t = read_traveller([r[0] for r in sg], b)
         errors, why = t.errors, t.reasons
+        if leave_out and errors:
+            t.kind = t.kind.copy()
+            t.kind[sorted(errors)] = ROW_BLANK
+            errors = {}
         session: Any = session_from_rows(t.kind, t.score, t.arts, t.codes, t.labels, expected=expected, scale=scale,
                                          check_legal=False)
     else:
         w = read_weighted(scores, weights, b)
         errors, why = w.errors, w.reasons
+        if leave_out and errors:
+            w.outcomes = [None if i in errors else o for i, o in enumerate(w.outcomes)]
+            errors = {}
         session = weighted_session(w.outcomes, b, expected=expected, scale=scale, check_legal=False)
     if errors:
         i = min(errors)
@@ -230,7 +247,7 @@ def pairs_standings(boards: Cells, ns_pairs: Cells, ew_pairs: Cells, scores: Cel
     >>> rows[0], rows[3]
     (['NS', 1, 'Ann & Bob', 4, 100, '1'], ['EW', 2, '', 3, 75, '1='])
     """
-    session, ns, ew = _ranked_session(boards, ns_pairs, ew_pairs, scores, weights, expected, scale)
+    session, ns, ew = _ranked_session(boards, ns_pairs, ew_pairs, scores, weights, expected, scale, leave_out=True)
     arrow_col = None if xl.optional(arrows) is None else xl.vector(arrows, "arrows")
     if arrow_col is not None and len(arrow_col) != len(ns):
         raise InputError(f"the arrow-switch column has {len(arrow_col)} rows, the traveller {len(ns)}")
