@@ -103,8 +103,10 @@ def test_pairs_example_recalculated_published_and_offered(pairs_job, client, ser
             rows_a = [r for r in a[sheet].iter_rows(max_row=60, values_only=True)]
             rows_b = [r for r in b[sheet].iter_rows(max_row=60, values_only=True)]
             assert rows_a == rows_b and any(isinstance(v, (int, float)) for r in rows_a for v in r)
+    copy = server.data / "clubs" / "hearts" / "jobs" / str(job) / "pairs-values.xlsx"
+    assert not copy.exists()                                   # the members' copy: made on first asking
     values = client.get("/api/clubs/hearts/books/pairs.xlsx/values", headers=headers)
-    assert values.status_code == 200
+    assert values.status_code == 200 and copy.read_bytes() == values.content
     (tmp_path / "values.xlsx").write_bytes(values.content)
     v = openpyxl.load_workbook(tmp_path / "values.xlsx")
     assert not any(isinstance(c.value, str) and c.value.startswith("=")

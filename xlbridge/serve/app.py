@@ -34,7 +34,7 @@ from typing import Any
 
 from . import accounts, officejs, pages
 from .accounts import Principal
-from .jobs import JobLimits, JobStore, LocalQueue, QueueFull, UploadRefused, upload_names
+from .jobs import JobLimits, JobStore, LocalQueue, QueueFull, UploadRefused, members_copy, upload_names
 from .storage import Storage, valid_club
 from .uploads import BadUpload, TooLarge, receive
 
@@ -175,18 +175,20 @@ def create_app(settings: ServeSettings) -> Any:
             with contextlib.suppress(OSError):
                 got.path.unlink()
 
-    def book_file(club: str, name: str, kind: str) -> Path | None:
+    async def book_file(club: str, name: str, kind: str) -> tuple[Path | None, str]:
         job = jobs.downloads(club).get(name)
         if job is None or kind not in ("recalculated", "values"):
-            return None
+            return None, "no such book"
+        if kind == "values":  # the members' copy: made on first asking
+            return await members_copy(store, club, name, job, settings.limits)
         stem, suffix = os.path.splitext(name)
         path = store.job_dir(club, job) / f"{stem}-{kind}{suffix}"
-        return path if path.is_file() else None
+        return (path, "") if path.is_file() else (None, "no such book")
 
-    def download(club: str, name: str, kind: str) -> Response:
-        path = book_file(club, name, kind)
+    async def download(club: str, name: str, kind: str) -> Response:
+        path, why = await book_file(club, name, kind)
         if path is None:
-            return error(404, "no such book")
+            return error(404 if why == "no such book" else 409, why)
         return FileResponse(path, filename=path.name,
                             media_type="application/vnd.ms-excel.sheet.macroEnabled.12" if path.suffix == ".xlsm"
                             else "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
@@ -225,7 +227,7 @@ def create_app(settings: ServeSettings) -> Any:
             return error(401, "an API token is needed", **{"WWW-Authenticate": "Bearer"})
         if who.club != club:
             return error(403, "this token is not the club's")
-        return download(club, request.path_params["name"], request.path_params["kind"])
+        return await download(club, request.path_params["name"], request.path_params["kind"])
 
     # ------------------------------------------------------------------ pages
     async def index(request: Request) -> Response:
@@ -301,7 +303,7 @@ def create_app(settings: ServeSettings) -> Any:
         who = signed_in(request)
         if who is None:
             return RedirectResponse("/login", status_code=303)
-        return download(who.club, request.path_params["name"], request.path_params["kind"])
+        return await download(who.club, request.path_params["name"], request.path_params["kind"])
 
     async def site(request: Request) -> Response:
         club = request.path_params["club"]

@@ -14,7 +14,9 @@ nothing in the server; the steps of a job:
 2. at once, side by side: ``xlbridge recalc BOOK -o BOOK-recalculated.xlsx`` (niceness 5: it yields to the
    publish) and the club's season site published again with the book in it (``xlbridge publish`` of every
    book of the club, the link switched whole; one publish of a club at a time);
-3. ``xlbridge recalc BOOK --values-only -o BOOK-values.xlsx``: the members' copy.
+3. the members' copy, ``xlbridge recalc BOOK --values-only -o BOOK-values.xlsx``, is made when a scorer first
+   downloads it (:func:`members_copy`): a second recalculation, 40 % of an upload's processor time, spent
+   only for the books whose copy is wanted.
 
 A refused recalculation fails the job (and the site is published again without the book when it
 went in); a book the site cannot show (a handicap or Lehman workbook, say) is recalculated and
@@ -53,6 +55,7 @@ from typing import Any
 from .storage import Storage, now
 
 __all__ = ["JobLimits", "Job", "JobStore", "LocalQueue", "QueueFull", "UploadRefused", "run_job", "upload_names",
+           "members_copy",
            "MAX_ATTEMPTS", "STATES", "WORKBOOK_SUFFIXES", "RESULTS_SUFFIXES"]
 
 STATES = ("queued", "running", "done", "failed")
@@ -316,7 +319,7 @@ async def run_job(store: Storage, job_id: int, limits: JobLimits) -> tuple[str, 
         if imported.code != 0:
             return end("failed", imported.line("import"))
     stem, suffix = os.path.splitext(book)
-    recalculated, values = f"{stem}-recalculated{suffix}", f"{stem}-values{suffix}"
+    recalculated = f"{stem}-recalculated{suffix}"
     recalc = asyncio.ensure_future(_step(["recalc", book, "-o", recalculated, "--no-progress"], folder, limits,
                                          nice=5))
     try:
@@ -333,16 +336,38 @@ async def run_job(store: Storage, job_id: int, limits: JobLimits) -> tuple[str, 
         if published is not None and published.code == 0:  # the site showed a book recalc refuses: out again
             await publish_club(store, jobs, job.club, limits, drop=book)
         return end("failed", done.line("recalc"))
-    vals = await _step(["recalc", book, "--values-only", "-o", values, "--no-progress"], folder, limits, nice=5)
     on_site = published is not None and published.code == 0
     jobs.set_book(job.club, book, job.id, published=on_site)
     summary = done.line("recalc")
     parts = [summary]
     if not on_site:
         parts.append("not on the site: " + (published.line("publish") if published is not None else "no book"))
-    if vals.code not in (0, 1):
-        parts.append("no members' copy: " + vals.line("recalc"))
     return end("done", "; ".join(parts))
+
+
+_COPY_LOCKS: dict[tuple[str, str], asyncio.Lock] = {}
+_COPIES: dict[int, asyncio.Semaphore] = {}
+
+
+async def members_copy(store: Storage, club: str, book: str, job: int, limits: JobLimits) -> tuple[Path | None, str]:
+    """The members' values-only copy of the club's ``book`` (the job ``job``'s), made by ``xlbridge recalc
+    --values-only`` on first asking (one at a time a book, at most ``limits.workers`` at once): (its path,
+    "") or (None, the command's line)."""
+    stem, suffix = os.path.splitext(book)
+    folder = store.job_dir(club, job)
+    path = folder / f"{stem}-values{suffix}"
+    lock = _COPY_LOCKS.setdefault((club, book), asyncio.Lock())
+    gate = _COPIES.setdefault(limits.workers, asyncio.Semaphore(limits.workers))
+    async with lock:
+        if path.is_file():
+            return path, ""
+        if not (folder / book).is_file():
+            return None, f"{book}: no such book"
+        async with gate:
+            made = await _step(["recalc", book, "--values-only", "-o", path.name, "--no-progress"], folder, limits)
+    if made.code in (0, 1) and path.is_file():
+        return path, ""
+    return None, made.line("recalc")
 
 
 class LocalQueue:
