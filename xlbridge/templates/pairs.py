@@ -120,27 +120,8 @@ def not_counted() -> str:
             f'&" more","")&" (red there: put it right, then recalculate)"),"")')
 
 
-def build() -> Workbook:
-    wb = new_workbook("Pairs session: travellers, matchpoints, ranking")
-    instructions(wb, "Pairs session: travellers to matchpoints and a ranking", [
-        "What it does: scores a pairs session: the matchpoints of every result and the pairs' ranking, "
-        "exact ties shown as ties (3=).",
-        "What to type. Sheet Travellers, one row per result: Board, NS pair, EW pair, then either Contract "
-        "(4S, 3NTX, 6HXX, PASS), Declarer (N, E, S or W) and Tricks taken, or a Typed Score (the N-S points; "
-        "an adjusted score A60/40, A50/50, A40/60; NP for not played). A weighted score (Law 12C1(c)): the "
-        "other N-S outcomes in Outcome 2 and 3, the weights in Weight 1 to 3. Arrow switch: Y on a row "
-        "played with the arrows switched.",
-        f"Beside the travellers: {SCALE_LABEL} ({choices_words(SCALE_CHOICES)}), Expected results per board (blank: the most results on "
-        "any board), Movement (Mitchell or Howell), Artificial scores (Fixed, or Session for the pair's own "
-        "percentage), and Event, Date, Club and Scorer: the results site and the files for the federation "
-        "(PBN, USEBIO) carry them.",
-        "Sheet Pairs: each pair's number, direction (NS or EW; blank in a Howell), the players' names and, "
-        "if wanted, their national numbers.",
-        "What comes out: Score NS, MP NS and MP EW beside each result; sheet Ranking: each pair's total, "
-        "percentage and rank, best first (each direction on its own in a Mitchell). Sheet Neuberg: two "
-        "worked examples of the Neuberg formula.",
-    ] + COMMON_LINES)
-
+def _travellers_sheet(wb: Workbook) -> None:
+    """The Travellers sheet: the traveller rows, their Score NS and matchpoints, the parameters and event details."""
     ws = sheet(wb, TRAVELLERS_SHEET, TRAVELLERS_SHEET, "Example: seed 004's boards with weighted scores (boards 1 and 3); board 2 has an "
                              "artificial score and was not played at one table.")
     last = T_FIRST + T_ROWS - 1
@@ -193,6 +174,9 @@ def build() -> Workbook:
     legend_across(ws, "Q14", PARAM_WIDTHS)  # (below Scorer, Q12, and a blank row)
     input_table(ws, f"A{T_FIRST}:P{last}", "Q18", "results", note_width=2)
 
+
+def _pairs_sheet(wb: Workbook) -> int:
+    """The Pairs sheet: each pair's number, direction, names and numbers; returns the table's last row."""
     ws = sheet(wb, PAIRS_SHEET, PAIRS_SHEET, "One row per pair: its number, direction (NS or EW in a Mitchell), the players' names "
                "and (optional) their national numbers; Private: yes for a pair shown on the results site by number only.")
     pl = table_head(ws, P_FIRST, P_ROWS, PAIRS,
@@ -212,7 +196,12 @@ def build() -> Workbook:
                       "number only); blank: names shown")
     legend_across(ws, "G4", NOTE_WIDTHS)
     input_table(ws, f"A{P_FIRST}:E{pl}", "G8", "pairs")
+    return pl
 
+
+def _ranking_sheet(wb: Workbook, pl: int) -> None:
+    """The Ranking sheet: PAIRS_STANDINGS of the travellers (``pl``: the Pairs table's last row), and the line naming a row left out."""
+    last = T_FIRST + T_ROWS - 1
     ws = sheet(wb, RANKING_SHEET, RANKING_SHEET, "Exact totals: ties are decided on exact values and shown as ties (3=). A Mitchell "
                          "ranks the N-S field, then the E-W field.")
     headers(ws, 4, 1, ["Direction", "Pair", "Names", "Total MP", "Percentage", "Rank"], widths=[10, 8, 36, 10, 12.5, 7])
@@ -233,6 +222,9 @@ def build() -> Workbook:
     legend_across(ws, "H4", NOTE_WIDTHS)
     ws.freeze_panes = f"A{R_FIRST}"
 
+
+def _neuberg_sheet(wb: Workbook) -> None:
+    """The Neuberg sheet: seed 001's worked examples of the Neuberg formula."""
     ws = sheet(wb, "Neuberg", "The Neuberg formula (seed 001, Max Bavin, EBU)",
            "MP = ((M x E) + (E - A)) / A, with M the matchpoints among the A actual results and E the expected number.")
     ws["A3"] = "Section 4(c): 11 results expected, 10 obtained (top 20)"
@@ -291,6 +283,31 @@ def build() -> Workbook:
     array(ws, f"E{s7 + 2}", f"=(24*50+E{s7 + 1})/25", "0.00")
     legend_across(ws, "K4", NOTE_WIDTHS)
 
+
+def build() -> Workbook:
+    wb = new_workbook("Pairs session: travellers, matchpoints, ranking")
+    instructions(wb, "Pairs session: travellers to matchpoints and a ranking", [
+        "What it does: scores a pairs session: the matchpoints of every result and the pairs' ranking, "
+        "exact ties shown as ties (3=).",
+        "What to type. Sheet Travellers, one row per result: Board, NS pair, EW pair, then either Contract "
+        "(4S, 3NTX, 6HXX, PASS), Declarer (N, E, S or W) and Tricks taken, or a Typed Score (the N-S points; "
+        "an adjusted score A60/40, A50/50, A40/60; NP for not played). A weighted score (Law 12C1(c)): the "
+        "other N-S outcomes in Outcome 2 and 3, the weights in Weight 1 to 3. Arrow switch: Y on a row "
+        "played with the arrows switched.",
+        f"Beside the travellers: {SCALE_LABEL} ({choices_words(SCALE_CHOICES)}), Expected results per board (blank: the most results on "
+        "any board), Movement (Mitchell or Howell), Artificial scores (Fixed, or Session for the pair's own "
+        "percentage), and Event, Date, Club and Scorer: the results site and the files for the federation "
+        "(PBN, USEBIO) carry them.",
+        "Sheet Pairs: each pair's number, direction (NS or EW; blank in a Howell), the players' names and, "
+        "if wanted, their national numbers.",
+        "What comes out: Score NS, MP NS and MP EW beside each result; sheet Ranking: each pair's total, "
+        "percentage and rank, best first (each direction on its own in a Mitchell). Sheet Neuberg: two "
+        "worked examples of the Neuberg formula.",
+    ] + COMMON_LINES)
+    _travellers_sheet(wb)
+    pl = _pairs_sheet(wb)
+    _ranking_sheet(wb, pl)
+    _neuberg_sheet(wb)
     handout(wb, [RANKING_SHEET, TRAVELLERS_SHEET, PAIRS_SHEET])  # (the members' handout: the ranking first)
     conf_sheet(wb)
     return wb

@@ -56,26 +56,8 @@ BOARD_COLUMNS = (["Match", "Board", "Room 1 NS (team A NS)", "Outcome 2", "Outco
 #: Four narrow columns holding a legend and a capacity note beside a table (one 38 wide would print alone on a page).
 NOTE_WIDTHS = [8.5, 8.5, 8.5, 8.5]
 
-def build() -> Workbook:
-    wb = new_workbook("Teams: IMPs and VPs with weighted boards")
-    instructions(wb, "Teams: boards to IMPs, matches to Victory Points", [
-        "What it does: scores a teams event: each board's IMPs, each match's Victory Points (WBF 20-VP "
-        "scale, by the match's length) and the standings.",
-        "What to type. Sheet Boards, one row per board: Match, Board, the N-S score in room 1 (team A "
-        "sitting N-S) and the N-S score in room 2 (team B sitting N-S); an adjusted score is A60/40, A+, "
-        "A= or A-. A weighted board (Law 12C1(c)): the other room-1 outcomes in Outcome 2 and 3, the "
-        "weights in Weight 1 to 3.",
-        "Sheet Matches, one row per match: the match number, the two teams' names and the number of "
-        "boards; beside it Event, Date, Club and Scorer: the results site and the files for the federation "
-        "(PBN, USEBIO) carry them. "
-        "Sheet Teams (optional): each team's number, its name as on Matches, its players and their "
-        "national numbers.",
-        "What comes out: IMPs A and B beside each board (a board with one room only says 'incomplete', "
-        "and its match waits for it); the IMPs and VPs of each match; sheet Standings: each team's VPs, "
-        "IMP difference and rank (equal VPs share a rank, 2=). Sheet Swiss: a worked example of a weighted "
-        "board.",
-    ] + COMMON_LINES)
-
+def _boards_sheet(wb: Workbook) -> int:
+    """The Boards sheet: each board's two rooms, weighted outcomes and IMPs; returns the table's last row."""
     ws = sheet(wb, BOARDS_SHEET, BOARDS_SHEET, "Example: match 1 is seed 004's Swiss match (7 boards, board 1 weighted); match 2 is plain.")
     last = table_head(ws, B_FIRST, B_ROWS, TEAM_BOARDS, *BOARD_COLUMNS)
     mark_input(ws, f"A{B_FIRST}:B{last}", kind="whole", operator="between", formula1="1", formula2="10000",
@@ -96,7 +78,11 @@ def build() -> Workbook:
     ws.column_dimensions["L"].width = 2  # (a narrow gap before the legend)
     legend_across(ws, "M4", NOTE_WIDTHS)
     input_table(ws, f"A{B_FIRST}:I{last}", "M8", "board results")
+    return last
 
+
+def _matches_sheet(wb: Workbook, last: int) -> int:
+    """The Matches sheet: each match's IMPs and VPs (``last``: the Boards table's last row); returns the table's last row."""
     ws = sheet(wb, MATCHES_SHEET, MATCHES_SHEET, f"IMP totals (weighted boards rounded once, at the end) and VPs "
                                                  f"({vp_scale().label} 20-VP scale).")
     ml = table_head(ws, M_FIRST, M_ROWS, TEAM_MATCHES,
@@ -127,7 +113,11 @@ def build() -> Workbook:
     # which print_setup counts): `xlbridge recalc` cuts the print area after the last row in use, the event's
     # details at least
     ws.defined_names[PRINT_NAME] = DefinedName(PRINT_NAME, attr_text=f"'{MATCHES_SHEET}'!$A$1:$K${ml}")
+    return ml
 
+
+def _teams_sheet(wb: Workbook) -> None:
+    """The Teams sheet: each team's number, name, players, numbers and privacy."""
     ws = sheet(wb, TEAMS_SHEET, TEAMS_SHEET, "Optional: each team's number, its name as on the Matches sheet, its players and "
                "their national numbers (for the results site and the files sent to the federation).")
     tl = table_head(ws, T_FIRST, T_ROWS, TEAM_LIST, [*TEAM_COLUMNS, PLAYER_NUMBERS, PRIVATE], [7, 16, 40, 24, 8])
@@ -145,6 +135,9 @@ def build() -> Workbook:
     legend_across(ws, "G4", NOTE_WIDTHS)
     input_table(ws, f"A{T_FIRST}:E{tl}", "G8", "teams")
 
+
+def _standings_sheet(wb: Workbook, ml: int) -> None:
+    """The Standings sheet: TEAM_STANDINGS of the matches (``ml``: the Matches table's last row)."""
     ws = sheet(wb, "Standings", "Standings", "Teams by VP total (exact; equal totals share the rank, 2=); the IMP difference "
                            "is shown for the competition's tie-break.")
     sl = S_FIRST + S_ROWS - 1
@@ -157,6 +150,9 @@ def build() -> Workbook:
     legend(ws, "G4")
     ws.freeze_panes = f"A{S_FIRST}"
 
+
+def _swiss_sheet(wb: Workbook) -> None:
+    """The Swiss sheet: seed 004's weighted board worked at IMP and at VP level."""
     ws = sheet(wb, "Swiss", "Seed 004: one weighted board in a Swiss match, at IMP level and at VP level",
            "TD: 60 % of 4S= (420) and 40 % of 4S-1 (-50); the other room scored 400.")
     param(ws, "A4", "C4", "Other room N-S score", 400, kind="whole", operator="between", formula1="-7600",
@@ -197,6 +193,31 @@ def build() -> Workbook:
     ws.column_dimensions["D"].width = 2  # (a narrow gap before the legend)
     legend_across(ws, "E4", NOTE_WIDTHS)
 
+
+def build() -> Workbook:
+    wb = new_workbook("Teams: IMPs and VPs with weighted boards")
+    instructions(wb, "Teams: boards to IMPs, matches to Victory Points", [
+        "What it does: scores a teams event: each board's IMPs, each match's Victory Points (WBF 20-VP "
+        "scale, by the match's length) and the standings.",
+        "What to type. Sheet Boards, one row per board: Match, Board, the N-S score in room 1 (team A "
+        "sitting N-S) and the N-S score in room 2 (team B sitting N-S); an adjusted score is A60/40, A+, "
+        "A= or A-. A weighted board (Law 12C1(c)): the other room-1 outcomes in Outcome 2 and 3, the "
+        "weights in Weight 1 to 3.",
+        "Sheet Matches, one row per match: the match number, the two teams' names and the number of "
+        "boards; beside it Event, Date, Club and Scorer: the results site and the files for the federation "
+        "(PBN, USEBIO) carry them. "
+        "Sheet Teams (optional): each team's number, its name as on Matches, its players and their "
+        "national numbers.",
+        "What comes out: IMPs A and B beside each board (a board with one room only says 'incomplete', "
+        "and its match waits for it); the IMPs and VPs of each match; sheet Standings: each team's VPs, "
+        "IMP difference and rank (equal VPs share a rank, 2=). Sheet Swiss: a worked example of a weighted "
+        "board.",
+    ] + COMMON_LINES)
+    last = _boards_sheet(wb)
+    ml = _matches_sheet(wb, last)
+    _teams_sheet(wb)
+    _standings_sheet(wb, ml)
+    _swiss_sheet(wb)
     handout(wb, ["Standings", MATCHES_SHEET, BOARDS_SHEET, TEAMS_SHEET])  # (the members' handout: the standings first)
     conf_sheet(wb)
     return wb
