@@ -70,24 +70,8 @@ F_PAGE = 40  # matches (rows of the band table) a printed page
 FAIRNESS_TAILS = (0.25, 0.10, 0.01)
 
 
-def build() -> Workbook:
-    wb = new_workbook("Form-L handicaps")
-    instructions(wb, "League handicaps (Form-L) and their fairness", [
-        "What it does: the Form-L handicaps of a league (the Rugby and District Bridge League's system) "
-        "from last season's divisional averages, handicaps for new teams, the season's handicapped "
-        "results and a check that the handicaps are fair.",
-        "Sheet Handicaps, one row per team: Division (1 = top), Team, Average VPs; beside it the "
-        "parameters (IMPs per VP, overlap, legacy step) and the league's Event, Date, Club and Scorer (for the "
-        "printouts). Out: each team's VP differences, handicap in IMPs "
-        "and, for comparison, the legacy handicap; a summary of each division.",
-        "Sheet NewTeams, one row per match a new team played: Team, Opponent, VPs for and against. Out: "
-        "each new team's handicap.",
-        "Sheet Results, one row per match: Team A, Team B and the IMPs each scored; a typed handicap "
-        "replaces the table's for that match. Out: both handicaps, the handicapped scores and what the "
-        "higher-handicap team did (won, lost, draw); beside it the counts.",
-        "Sheet Fairness: how often the higher-handicap team won, against the range fair handicaps give.",
-    ] + COMMON_LINES)
-
+def _handicaps_sheet(wb: Workbook) -> None:
+    """The Handicaps sheet: seed 000's Table 1 and the Form-L handicaps of each division."""
     ws = sheet(wb, "Handicaps", "Form-L handicaps from the previous season's divisional Average VPs",
            "Example: seed 000, Table 1 (2013-14). Handicap IMPs of Lambs: the seed prints 77, the correct value is 79.")
     last = table_head(ws, H_FIRST, H_ROWS, TABLE1,
@@ -141,6 +125,11 @@ def build() -> Workbook:
     event_details(ws, "I27", width=12, published=False)  # (the league's name, season, club and scorer: on screen and on paper)
 
     # new teams
+
+
+def _new_teams_sheet(wb: Workbook) -> tuple[int, int]:
+    """The NewTeams sheet: the matches of new teams and FORML_NEWTEAMS; returns the last rows of the Handicaps table
+    and of the new teams' handicaps (which the Results sheet looks up)."""
     ws = sheet(wb, "NewTeams", "Handicaps for new teams from this season's matches",
            "Example: hypothetical matches. One row per match played by a new team; known teams and their Merged "
            "VP Diffs come from the Handicaps sheet.")
@@ -164,6 +153,12 @@ def build() -> Workbook:
     input_table(ws, f"A{N_FIRST}:D{nl}", "I8", "new teams", legend_at="I4", freeze=False)
 
     # results of the season
+    return hl, ol
+
+
+def _results_sheet(wb: Workbook, hl: int, ol: int) -> None:
+    """The Results sheet: the season's matches with their handicaps (``hl``, ``ol``: the Handicaps table's and the new
+    teams' last rows)."""
     ws = sheet(wb, "Results", "Results of the season, with handicaps",
           "Example: hypothetical matches between the Table 1 teams, a new team (Knights) and a visiting team "
           "with a typed handicap.")
@@ -199,6 +194,10 @@ def build() -> Workbook:
     legend_across(ws, "N10", [26, 10])
 
     # fairness
+
+
+def _fairness_sheet(wb: Workbook) -> None:
+    """The Fairness sheet: the binomial bands and the observed results, with their chart."""
     ws = sheet(wb, "Fairness", "Fairness of the handicaps: binomial bands and observed results",
            "Wins of the higher-handicap team in n matches between teams with different handicaps "
            "(draws excluded). Under fair handicaps: Binomial(n, 1/2).")
@@ -264,6 +263,28 @@ def build() -> Workbook:
         ws.row_breaks.append(Break(id=r))
     ws.col_breaks.append(Break(id=9, max=1_048_575))  # the observed results and chart (J:N): a page of their own
 
+
+def build() -> Workbook:
+    wb = new_workbook("Form-L handicaps")
+    instructions(wb, "League handicaps (Form-L) and their fairness", [
+        "What it does: the Form-L handicaps of a league (the Rugby and District Bridge League's system) "
+        "from last season's divisional averages, handicaps for new teams, the season's handicapped "
+        "results and a check that the handicaps are fair.",
+        "Sheet Handicaps, one row per team: Division (1 = top), Team, Average VPs; beside it the "
+        "parameters (IMPs per VP, overlap, legacy step) and the league's Event, Date, Club and Scorer (for the "
+        "printouts). Out: each team's VP differences, handicap in IMPs "
+        "and, for comparison, the legacy handicap; a summary of each division.",
+        "Sheet NewTeams, one row per match a new team played: Team, Opponent, VPs for and against. Out: "
+        "each new team's handicap.",
+        "Sheet Results, one row per match: Team A, Team B and the IMPs each scored; a typed handicap "
+        "replaces the table's for that match. Out: both handicaps, the handicapped scores and what the "
+        "higher-handicap team did (won, lost, draw); beside it the counts.",
+        "Sheet Fairness: how often the higher-handicap team won, against the range fair handicaps give.",
+    ] + COMMON_LINES)
+    _handicaps_sheet(wb)
+    hl, ol = _new_teams_sheet(wb)
+    _results_sheet(wb, hl, ol)
+    _fairness_sheet(wb)
     handout(wb, ["Handicaps", "Results", "NewTeams", "Fairness"])  # (the members' handout)
     conf_sheet(wb)
     return wb

@@ -55,19 +55,9 @@ H_LEGEND = (18, 24)  # columns R to X: weeks 17 to 23
 # a player.
 
 
-def build() -> Workbook:
-    wb = new_workbook("Lehman ratings ledger")
-    instructions(wb, "Lehman ratings, week by week", [
-        "What it does: keeps Lehman ratings from weekly results, by the standard formula and by the "
-        "error-bound (modified) formula side by side. A new player starts at 50.",
-        "Sheet Ledger, one row per board or set of boards: Week, North, South, East, West, the N-S "
-        "percentage and Boards (blank = 1 board). Out, beside it: every player's ratings after the last "
-        "week, boards of history and error bound; the weekly decay is a parameter; Event, Date, Club and Scorer say whose ledger it is.",
-        "Sheet History: every player's rating after each week (Standard or Modified in B3). Sheet Chart: "
-        "type up to 8 names in column K to see their ratings on a chart. Sheet Example: one board worked "
-        "through.",
-    ] + COMMON_LINES)
-
+def _ledger_sheet(wb: Workbook) -> str:
+    """The Ledger sheet: the weekly results and the ratings beside them; returns the ledger's columns as the
+    LEHMAN_HISTORY arguments of the History and Chart sheets."""
     ws = sheet(wb, "Ledger", "Ratings ledger", "Example: hypothetical results; the newcomer 'Newbie' plays with 'Spider'.")
     ll = table_head(ws, L_FIRST, L_ROWS, LEDGER,
         ["Week", "North", "South", "East", "West", "NS %", "Boards"],
@@ -112,6 +102,11 @@ def build() -> Workbook:
     ws.col_breaks.append(Break(id=19, max=1_048_575))  # (after S)
 
     # the rating of every player after every week, and a chart of the players chosen
+    return args
+
+
+def _history_sheet(wb: Workbook, args: str) -> None:
+    """The History sheet: each player's rating after each week (``args``: the ledger's columns)."""
     ws = sheet(wb, "History", "Rating after each week", "One row per player (in name order), one column per week "
                                         "played; blank before the player's first week.")
     ws["A3"] = "Formula"
@@ -144,6 +139,9 @@ def build() -> Workbook:
         ws.merge_cells(f"{first}{r}:{end}{r}")
     ws.freeze_panes = "A5"
 
+
+def _chart_sheet(wb: Workbook, args: str) -> None:
+    """The Chart sheet: the chosen players' ratings week by week (``args``: the ledger's columns)."""
     ws = sheet(wb, "Chart", "Ratings week by week", "Type up to 8 player names in column K; the chart shows their ratings after "
                                       "each week (the formula chosen on the History sheet).")
     pick = get_column_letter(C_ROWS + 3)  # the column of the names to show, right of the table
@@ -187,6 +185,9 @@ def build() -> Workbook:
         PRINT_NAME, attr_text=f"{quote_sheetname(ws.title)}!$A$1:${get_column_letter(right)}${max(wl, bottom)}")
     ws.freeze_panes = "A5"
 
+
+def _example_sheet(wb: Workbook) -> None:
+    """The Example sheet: seed 003's worked example of one board."""
     ws = sheet(wb, "Example", "Seed 003's worked example: one board scored 42 % by N-S",
                "North: the novice (rating 50, no history).")
     # the note on two lines and column A as wide as its longest label, the legend under the table: the sheet
@@ -222,6 +223,23 @@ def build() -> Workbook:
     ws["A16"] = "Seed 003 prints: standard N 40.89, S 36.81, E/W 53.65; modified N 30.53, S 44.45, E/W 55.01."
     legend(ws, "A18")
 
+
+def build() -> Workbook:
+    wb = new_workbook("Lehman ratings ledger")
+    instructions(wb, "Lehman ratings, week by week", [
+        "What it does: keeps Lehman ratings from weekly results, by the standard formula and by the "
+        "error-bound (modified) formula side by side. A new player starts at 50.",
+        "Sheet Ledger, one row per board or set of boards: Week, North, South, East, West, the N-S "
+        "percentage and Boards (blank = 1 board). Out, beside it: every player's ratings after the last "
+        "week, boards of history and error bound; the weekly decay is a parameter; Event, Date, Club and Scorer say whose ledger it is.",
+        "Sheet History: every player's rating after each week (Standard or Modified in B3). Sheet Chart: "
+        "type up to 8 names in column K to see their ratings on a chart. Sheet Example: one board worked "
+        "through.",
+    ] + COMMON_LINES)
+    args = _ledger_sheet(wb)
+    _history_sheet(wb, args)
+    _chart_sheet(wb, args)
+    _example_sheet(wb)
     handout(wb, ["Ledger", "History", "Chart"])  # (the members' handout: the ratings first)
     conf_sheet(wb)
     return wb
