@@ -20,11 +20,12 @@ Mistake(column='Board', words="the board must be a number, not '1a'")
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from .errors import shown
 
-__all__ = ["Mistake", "row_mistake", "blank", "RED_WHEN"]
+__all__ = ["Mistake", "row_mistake", "blank", "RED_WHEN", "reason_text", "column_named"]
 
 #: Each input column's rule as the template's conditional format (Excel's words, for the row's first cells
 #: ``$A5`` Board, ``$B5`` NS, ``$C5`` EW, ``$D5`` Contract, ``$E5`` Declarer, ``$F5`` Tricks, ``$G5`` Typed Score):
@@ -37,6 +38,28 @@ RED_WHEN = {
     "Declarer": 'AND($D5<>"",UPPER(TRIM($D5))<>"PASS",$E5="")',
     "Tricks": 'AND($D5<>"",UPPER(TRIM($D5))<>"PASS",$F5="")',
 }
+
+
+def reason_text(mistake: Mistake) -> str:
+    """The reason a row function (``SCORE_OR_TYPED``) gives for a mistake: its words, then the input column to put
+    right, which :func:`column_named` reads back (so that a report can name the input cell of the row: the header
+    of that column on the row's sheet).
+
+    >>> reason_text(Mistake("Tricks", "no tricks"))
+    'no tricks (column Tricks)'
+    """
+    return f"{mistake.words} (column {mistake.column})"
+
+
+def column_named(reason: str) -> tuple[str, str] | None:
+    """``(column header, words)`` of a reason made by :func:`reason_text` (also inside a longer message, at its end),
+    or None.
+
+    >>> column_named("SCORE_OR_TYPED: no tricks (column Tricks)"), column_named("impossible score: 410")
+    (('Tricks', 'no tricks'), None)
+    """
+    m = re.search(r"(?:^|: )([^:]*) \(column ([^()]+)\)$", reason)
+    return None if m is None else (m.group(2), m.group(1))
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from ...core.pairs.neuberg import neuberg as core_neuberg
 from ...core.pairs.standings import pairs_ranking as core_pairs_ranking
 from ...core.pairs.weighted import weighted_session
 from ...core.ranking import format_rank
-from ...core.travellerrow import row_mistake
+from ...core.travellerrow import reason_text, row_mistake
 from ...core.vocabulary import Direction, UnknownSpellingError
 from .. import cells as xl
 from ..results import ratio_table
@@ -83,7 +83,7 @@ def score_or_typed(contract: Cells, declarer: Cells, tricks: Cells, board: Cells
         known = isinstance(board, Vulnerability)  # (a board number, or a vulnerability by name: read already)
         mistake = row_mistake(1 if known else number, None, None, contract, declarer, tricks, typed, pairs=False)
         if mistake is not None and mistake.column != "Contract":
-            raise InputError(f"{mistake.words} (column {mistake.column})")
+            raise InputError(reason_text(mistake))
         if xl.is_blank(contract):
             if xl.is_blank(typed):
                 return None
