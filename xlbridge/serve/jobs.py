@@ -6,8 +6,8 @@ command line prints it). The table is the queue: a crash or restart loses no job
 (:meth:`JobStore.recover`) a job found ``running`` was interrupted: it is queued again, or, after
 :data:`MAX_ATTEMPTS` starts, ends ``failed`` with a message saying so.
 
-Each step is the ``xlbridge`` command in a process of its own (:mod:`xlbridge.serve.worker`), with the
-guard's limits (``--timeout``, ``--max-memory``), so a hostile upload costs one bounded process and
+Each step is the ``xlbridge`` command in a process of its own (``python -m xlbridge``, told to stop when the
+server dies: :func:`_in_child`), with the guard's limits (``--timeout``, ``--max-memory``), so a hostile upload costs one bounded process and
 nothing in the server; the steps of a job:
 
 1. a PBN or USEBIO file: ``xlbridge import FILE -o BOOK.xlsx`` (a workbook upload is the book);
@@ -49,6 +49,7 @@ import shutil
 import signal
 import sys
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -244,17 +245,46 @@ class StepResult:
         return f"xlbridge {what}: ended with exit code {self.code}"
 
 
+def _prctl() -> Any:
+    """libc's ``prctl`` (Linux), looked up in the server before any fork; None elsewhere."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+_PRCTL = _prctl()
+
+
+def _in_child(parent: int, nice: int) -> Callable[[], None]:
+    """What a step's process does between fork and exec: be sent SIGTERM when the server dies
+    (``prctl(PR_SET_PDEATHSIG)``, as :func:`xlbridge.batch.many.die_with_parent` does for ``--jobs``; the step
+    then stops as on any SIGTERM, removing what it made), leave at once if the server is already gone, and take
+    its niceness. Only a C call and system calls: safe in a child forked from a threaded server."""
+    def setup() -> None:
+        if _PRCTL is not None:
+            _PRCTL(1, int(signal.SIGTERM), 0, 0, 0)  # PR_SET_PDEATHSIG = 1
+        if os.getppid() != parent:
+            os._exit(143)
+        if nice:
+            os.nice(nice)
+
+    return setup
+
+
 async def _step(args: list[str], cwd: Path, limits: JobLimits, nice: int = 0) -> StepResult:
     """``xlbridge ARGS --timeout T --max-memory M`` in its own process (killed with the server), in ``cwd``, at
     niceness ``nice``."""
-    from .worker import NICE_ENV
-
-    cmd = [sys.executable, "-m", "xlbridge.serve.worker", *args,
+    cmd = [sys.executable, "-m", "xlbridge", *args,
            "--timeout", f"{limits.timeout:g}", "--max-memory", str(limits.max_memory_mib)]
-    env = {**os.environ, "XLBRIDGE_JOBS_PARENT": str(os.getpid()), "XLBRIDGE_BOOK_CORES": "1", NICE_ENV: str(nice)}
+    env = {**os.environ, "XLBRIDGE_JOBS_PARENT": str(os.getpid()), "XLBRIDGE_BOOK_CORES": "1"}
     proc = await asyncio.create_subprocess_exec(*cmd, cwd=cwd, env=env, stdin=asyncio.subprocess.DEVNULL,
                                                 stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-                                                start_new_session=True)
+                                                start_new_session=True, preexec_fn=_in_child(os.getpid(), nice))
     try:
         out, err = await asyncio.wait_for(proc.communicate(), limits.timeout + _GRACE)
     except BaseException:  # timed out past the guard's own watchdog, or the server stops: no step survives it
