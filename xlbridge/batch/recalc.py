@@ -53,6 +53,7 @@ import time
 from typing import Any
 
 from ..core.errors import WorkbookError
+from ..core.travellerrow import column_named
 from .guard.safety import (
     DEFAULT_LIMITS,
     BookLock,
@@ -316,6 +317,31 @@ def recalc_workbook(book: str | os.PathLike, output: str | os.PathLike | None = 
 _CALC_CHAIN = "xl/calcChain.xml"
 
 
+def _at_input_cells(errors: list, headers: dict) -> list:
+    """The errors of a row's result cells that a row function gave for a mistake in one of the row's inputs (its
+    reason names the input column: :func:`xlbridge.core.travellerrow.column_named`), named once a row at that input
+    cell, in the member's words (``Travellers!F11: input no tricks; ...``), rather than at each result cell showing
+    it; ``headers``: {sheet: {header name: column}} of the input tables (the read stage's). Other errors as they are.
+
+    >>> e = RecalcCellError("Travellers", "H11", "#VALUE!", "SCORE_OR_TYPED: no tricks (column Tricks)")
+    >>> [str(x) for x in _at_input_cells([e, dataclasses.replace(e, cell="N11")], {"Travellers": {"Tricks": 6}})]
+    ['Travellers!F11: input no tricks; the row is left out of the results until it is put right']
+    """
+    out, seen = [], set()
+    for e in errors:
+        found = column_named(e.message) if e.code.startswith("#") else None
+        col = None if found is None else headers.get(e.sheet, {}).get(found[0])
+        if col is None:
+            out.append(e)
+            continue
+        row = parse_ref(e.cell)[0]
+        if (e.sheet, row, col) not in seen:
+            seen.add((e.sheet, row, col))
+            out.append(RecalcCellError(e.sheet, cell_ref(row, col), "input",
+                                       f"{found[1]}; the row is left out of the results until it is put right"))
+    return out
+
+
 def _say_where(limits: SafetyLimits) -> float:
     """The moment a bounded wait inside the run stops before the command's own alarm at ``--timeout`` (the
     guard's :func:`~xlbridge.batch.guard.uploads.upload_limits`), so that its refusal, which says where the run
@@ -545,6 +571,7 @@ def _report(run: Run, summary: EngineSummary) -> Findings:
                     errors.append(RecalcCellError(sheet, cell_ref(r, c), "message", one_line(v, 400)))
             written += summary.written.get(sheet, 0)
         errors = [e for e in errors if (e.sheet.upper(), parse_ref(e.cell)) not in shown_errors]
+        errors = _at_input_cells(errors, run.read.headers)
         errors += _hidden_call_errors(messages.limit_calls, shown_calls, layouts)
         workbook_part = _workbook_part(zf, run.read, summary.print_results)
     cut = []

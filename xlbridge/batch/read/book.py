@@ -12,7 +12,10 @@ sheet holds:
   (:func:`~xlbridge.batch.read.capacity.missing_results`), which the evaluate stage fills
   (:mod:`xlbridge.batch.write.inserted`) before the engine reads the book;
 - for each printable table, the array ranges its part shows and its last row (and, when wide, column) holding a
-  constant, which the write stage extends to the last non-blank result.
+  constant, which the write stage extends to the last non-blank result;
+- each input table's header names (``XLBRIDGE_HEADER``'s row: {name: column}), by which a row function's mistake
+  (:func:`xlbridge.core.travellerrow.column_named`) is named at the row's input cell (``Travellers!F11: no
+  tricks``) rather than at the result cells showing it.
 
 The parts read stay in the :class:`BookRead` (``rows``), so no later stage reads them again.
 """
@@ -20,9 +23,11 @@ The parts read stay in the :class:`BookRead` (``rows``), so no later stage reads
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any
 
 from ..guard.gate import CheckedBook
+from .sheetxml import column_number
 from .capacity import (
     WIDE_COLUMNS,
     AreaResults,
@@ -34,10 +39,11 @@ from .capacity import (
     last_used_row,
     meeting,
     missing_results,
+    row_kinds,
     sheet_rows,
 )
 
-__all__ = ["BookRead", "read_book", "MAX_FILLED_ROWS"]
+__all__ = ["BookRead", "read_book", "unfilled_rows", "MAX_FILLED_ROWS", "MAX_HEADER_CELLS"]
 
 #: at most this many rows of a sheet are given their result formulas by the evaluate stage
 #: (:mod:`xlbridge.batch.write.inserted`); beyond, the first is named as a layout mistake instead
@@ -50,13 +56,15 @@ class BookRead:
     (``rows``: {sheet: ...}), the layout mistakes (``mistakes``: [(sheet, (row, column), code, message)]), the
     result cells missing in rows inserted into a table (``missing``: {sheet: [(row, column)]}, at most
     :data:`MAX_FILLED_ROWS` rows' worth a sheet) and the printable tables' constants (``print_constants``: {area:
-    (array ranges, last row holding a constant, last column holding one or None)})."""
+    (array ranges, last row holding a constant, last column holding one or None)}) and the input tables' header
+    names (``headers``: {sheet: {name: column}})."""
 
     book: CheckedBook
     rows: dict
     mistakes: list
     missing: dict
     print_constants: dict
+    headers: dict = dataclasses.field(default_factory=dict)
 
     def part_rows(self, sheet: str) -> SheetRows:
         """The sheet's rows as read (read now, once, if this stage did not need them)."""
@@ -113,19 +121,148 @@ def read_book(book: CheckedBook) -> BookRead:
             # a wide table (weeks across) is also cut after its last column in use: None keeps its columns
             columns = last_used_col(found, area, last, guess) if area[4] - area[2] + 1 >= WIDE_COLUMNS else None
             constants[area] = (guess, last, columns)
-    return BookRead(book, rows, mistakes, missing, constants)
+    named = {sheet: row for sheet, row in areas.headers if sheet in rows and rows[sheet].rows is not None}
+    return BookRead(book, rows, mistakes, missing, constants, _header_names(book, rows, named))
+
+
+def _header_names(book: CheckedBook, rows: dict, header_rows: dict) -> dict:
+    """{sheet: {header name: column}} of the header rows ``header_rows`` ({sheet: row}): the row's cells read with
+    expat (numbers, inline strings, shared strings looked up in the table, read up to the largest index wanted).
+    A header row holds a table's names: at most :data:`MAX_HEADER_CELLS` of its cells are read."""
+    import xml.parsers.expat as expat
+
+    from ..guard.xmlscan import defuse
+
+    def forbidden(what: str) -> None:
+        raise ValueError(what)
+
+    cells: dict = {}  # sheet -> [(column, kind, text)]
+    for sheet, row in header_rows.items():
+        found = rows[sheet]
+        span = next(((start, stop) for r, start, stop in found.rows if r == row), None)
+        if span is None:
+            continue
+        got: list = []
+        state: dict = {}
+
+        def start(tag, attrs, got=got, state=state):
+            local = tag.rsplit(":", 1)[-1]
+            if local == "c" and len(got) < MAX_HEADER_CELLS:
+                ref = attrs.get("r", "")
+                letters = ref.rstrip("0123456789")
+                state["cell"] = [column_number(letters), attrs.get("t", "n"), ""]
+                got.append(state["cell"])
+            elif local in ("v", "t") and "cell" in state:
+                state["text"] = True
+
+        def end(tag, state=state):
+            if tag.rsplit(":", 1)[-1] in ("v", "t"):
+                state["text"] = False
+
+        def chars(data, state=state):
+            if state.get("text") and "cell" in state:
+                state["cell"][2] += data
+
+        parser = expat.ParserCreate()
+        defuse(parser, forbidden)
+        parser.StartElementHandler, parser.EndElementHandler, parser.CharacterDataHandler = start, end, chars
+        try:
+            body = found.xml[span[0]:span[1]]
+            end_tag = re.search(rb"</(?:[A-Za-z_][\w.-]*:)?row\s*>", body)  # (the row's own end tag: cut there)
+            parser.Parse(b"<row>" + (body if end_tag is None else body[:end_tag.start()]) + b"</row>", True)
+        except (expat.ExpatError, ValueError):
+            continue  # (a header this cannot read: its mistakes stay named at the result cells)
+        cells[sheet] = got
+    wanted = {int(text) for got in cells.values() for _c, kind, text in got
+              if kind == "s" and text.strip().isdigit() and len(text.strip()) < 8}
+    strings = _shared_strings(book, max(wanted)) if wanted else {}
+    out: dict = {}
+    for sheet, got in cells.items():
+        names: dict = {}
+        for col, kind, text in got:
+            name = strings.get(int(text.strip())) if kind == "s" and text.strip().isdigit() else text
+            if col and isinstance(name, str) and name.strip():
+                names.setdefault(name.strip(), col)
+        out[sheet] = names
+    return out
+
+
+#: the most cells of a header row read for its names
+MAX_HEADER_CELLS = 256
+
+
+def _shared_strings(book: CheckedBook, last: int) -> dict:
+    """{index: text} of the shared-string table up to index ``last`` (a string's runs joined, phonetic runs left
+    out), read with expat; {} without a table."""
+    import xml.parsers.expat as expat
+
+    from ..guard.xmlscan import defuse
+
+    out: dict = {}
+    if "xl/sharedStrings.xml" not in book.info.members:
+        return out
+    state = {"i": -1, "t": False, "ph": 0}
+
+    class Done(Exception):
+        pass
+
+    def start(tag, attrs):
+        local = tag.rsplit(":", 1)[-1]
+        if local == "si":
+            if state["i"] >= last:
+                raise Done
+            state["i"] += 1
+            out[state["i"]] = ""
+        elif local == "rPh":
+            state["ph"] += 1
+        elif local == "t" and not state["ph"]:
+            state["t"] = True
+
+    def end(tag):
+        local = tag.rsplit(":", 1)[-1]
+        if local == "t":
+            state["t"] = False
+        elif local == "rPh":
+            state["ph"] -= 1
+
+    def chars(data):
+        if state["t"] and state["i"] >= 0:
+            out[state["i"]] += data
+
+    def forbidden(what: str) -> None:
+        raise ValueError(what)
+
+    parser = expat.ParserCreate()
+    defuse(parser, forbidden)
+    parser.StartElementHandler, parser.EndElementHandler, parser.CharacterDataHandler = start, end, chars
+    try:
+        with book.open() as zf, zf.open("xl/sharedStrings.xml") as fh:
+            while chunk := fh.read(1 << 16):
+                parser.Parse(chunk, False)
+            parser.Parse(b"", True)
+    except Done:
+        pass
+    except (expat.ExpatError, ValueError, KeyError):
+        return {}
+    return out
 
 
 def unfilled_rows(read: BookRead, filled: dict) -> list[tuple[str, Any, str, str]]:
     """The layout mistakes of the result cells still without a formula once the evaluate stage has filled what
-    it could (``filled``: {sheet: {(row, column), ...}} it wrote): the first such cell of each sheet, named."""
+    it could (``filled``: {sheet: {(row, column), ...}} it wrote): the first such cell of each sheet, named, saying
+    what the cell shows (a value typed over its formula, or nothing: a row inserted past what the run fills)."""
     out = []
     for sheet, cells in read.missing.items():
         left = sorted(set(cells) - set(filled.get(sheet, ())))
-        if left:
-            out.append((sheet, left[0], "layout",
-                        f"row {left[0][0]:,} has no formula in this result cell (a value typed over it, in a row "
-                        f"inserted into the table or not); copy the result cells of another row of the table into "
-                        f"it, until then its results are not shown and the results read from this column leave "
-                        f"it out"))
+        if not left:
+            continue
+        (r, c) = left[0]
+        if row_kinds(read.rows[sheet], r).get(c, frozenset()) & {"v", "is"}:
+            text = (f"row {r:,}: a value was typed over this result cell's formula, so the cell shows that value, "
+                    f"not the row's result; copy the result cells of another row of the table back into it")
+        else:
+            text = (f"row {r:,} has no formula in this result cell (more rows were inserted into the table than a "
+                    f"run fills, {MAX_FILLED_ROWS:,}), so its results are not shown; copy the result cells of "
+                    f"another row of the table into it")
+        out.append((sheet, (r, c), "layout", text))
     return out

@@ -27,7 +27,7 @@ from ...core.template_contract import CAPACITY_NAME, HEADER_NAME, PRINT_NAME, RE
 
 __all__ = ["AreaResults", "CAPACITY_NAME", "HEADER_NAME", "PRINT_NAME", "RESULTS_NAME", "SheetRows", "array_ranges_in", "capacity_areas",
            "first_above", "first_overflow", "first_missing_result", "last_result_row", "last_result_col", "missing_results", "last_used_row",
-           "last_used_col", "meeting", "sheet_rows", "WIDE_COLUMNS"]
+           "last_used_col", "meeting", "row_kinds", "sheet_rows", "WIDE_COLUMNS"]
 
 #: A print area this many columns wide or wider (the Lehman History's 52 weeks) is also cut after its last column
 #: in use (:func:`last_used_col`); a narrower one keeps its columns (no search of its constants column by column).
@@ -137,6 +137,19 @@ def _row_cells(sheet_xml: bytes, start: int, stop: int, columns: tuple[int, int]
             k.group(1).decode() for k in _KIND.finditer(sheet_xml, cell.end(), body_end))
         out.append((int(digits), col, kinds))
     return out
+
+
+def row_kinds(sheet: SheetRows, row: int) -> dict[int, frozenset]:
+    """{column: {"v", "is", "f"} present} of the cells of sheet row ``row`` ({} when the row is not in the part or
+    the part needs the parser).
+
+    >>> kinds = row_kinds(sheet_rows(b'<row r="2"><c r="B2"><f>1</f><v>1</v></c><c r="C2"><v>7</v></c></row>'), 2)
+    >>> {c: sorted(k) for c, k in kinds.items()}
+    {2: ['f', 'v'], 3: ['v']}
+    """
+    span = next(((start, stop) for r, start, stop in sheet.rows or () if r == row), None)
+    cells = None if span is None else _row_cells(sheet.xml, *span)
+    return {} if cells is None else {c: kinds for _r, c, kinds in cells}
 
 
 def _filled_cells(sheet: SheetRows, rows: range, reverse: bool = False, constants: bool = False,
