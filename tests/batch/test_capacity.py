@@ -74,8 +74,8 @@ def test_pairs_template_row_10005_is_reported(tmp_path, capsys):
 
 # every input table of every template (hand-listed from docs/templates.md): sheet -> its input area
 DECLARED = {
-    "pairs.xlsx": {"Travellers": "A5:P10004", "Pairs": "A5:D404"},
-    "teams.xlsx": {"Boards": "A5:I5004", "Matches": "A5:D44", "Teams": "A5:D204"},
+    "pairs.xlsx": {"Travellers": "A5:P10004", "Pairs": "A5:E404"},  # (Pairs: A-E, its Private column included)
+    "teams.xlsx": {"Boards": "A5:I5004", "Matches": "A5:D44", "Teams": "A5:E204"},  # (Teams: its Private column)
     "handicap.xlsx": {"Handicaps": "A5:C504", "NewTeams": "A5:D204", "Results": "A5:F1004"},
     "lehman.xlsx": {"Ledger": "A5:G10004", "Chart": "K5:K12"},
     "instant.xlsx": {"History": "A5:C5004", "Results": "A5:D10004"},
