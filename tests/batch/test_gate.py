@@ -68,8 +68,18 @@ def test_a_checked_book_is_made_by_the_guard_only(tmp_path):
         CheckedBook(PAIRS, "pairs.xlsx", book.info, book.areas, object())
     with pytest.raises(TypeError, match="CheckedBook"):
         read_stage.read_book(PAIRS)  # a path: never read
-    # a copy the run makes of it (the inserted rows' formulas) is the same checked book at another path
-    assert book.replaced(str(tmp_path / "filled.xlsx")).areas == book.areas
+    import dataclasses
+
+    forged = dataclasses.replace(book, path=PAIRS)  # (the token copied along: a CheckedBook, but not one issued)
+    with pytest.raises(TypeError, match="CheckedBook"):
+        read_stage.read_book(forged)
+    # a copy the run makes of it (the inserted rows' formulas) is the same checked book at another path, beside it
+    beside = os.path.join(os.path.dirname(book.path), "filled.xlsx")
+    assert book.replaced(beside).areas == book.areas and book.replaced(beside).issued
+    with pytest.raises(ValueError, match="beside it"):
+        book.replaced(PAIRS)
+    with pytest.raises(ValueError, match="beside it"):
+        forged.replaced(beside)
 
 
 def test_the_template_areas_are_kept_as_declared(tmp_path):
@@ -92,6 +102,21 @@ def test_the_issues_defined_names_are_clipped_to_the_sheet(tmp_path):
     assert book.areas.results == (("S", 1, 2, 2000, 2),)  # (named twice: once)
 
 
+@pytest.mark.parametrize("kind", ["XLBRIDGE_CAPACITY", "XLBRIDGE_PRINT", "XLBRIDGE_HEADER"])
+def test_a_table_name_declared_twice_for_a_sheet_is_refused(tmp_path, kind):
+    """A template declares one table a sheet; a name over the same sheet declared again (2,000 times, in the
+    review's case) would have each copy searched: refused, naming the name and the sheet."""
+    path = names_book(tmp_path / "twice.xlsx", 20)
+    workbook = read_member(path, "xl/workbook.xml").decode()
+    again = f'<definedName name="{kind}" localSheetId="0">\'S\'!$A$2:$A$1048576</definedName>'
+    workbook = workbook.replace("</definedNames>", again * 2 + "</definedNames>")
+    bad = rebuild(path, tmp_path / "twice2.xlsx", replace={"xl/workbook.xml": workbook.encode()})
+    with pytest.raises(WorkbookError) as exc:
+        _check(bad, tmp_path)
+    assert str(exc.value) == (f"twice2.xlsx: refused: defined name {kind} is declared more than once for sheet S "
+                              f"(a template declares one table a sheet)")
+
+
 def test_result_cells_wider_than_a_table_are_refused_naming_the_name(tmp_path):
     # a cell at XFD makes the sheet's extent the whole width: the results name is refused, not searched
     path = names_book(tmp_path / "wide.xlsx", 50, extra_cells="XFD1")
@@ -107,6 +132,9 @@ def test_result_cells_wider_than_a_table_are_refused_naming_the_name(tmp_path):
     ('<row r="3"><c r="C3"><v>1</v></c></row><row r="9"><c r="B9"><v>1</v></c></row>', (9, 3)),
     ('<row r="3"><c r="AA3"><v>1</v></c><c r="B30"><v>1</v></c></row>', (30, 27)),  # (a cell's own row counts)
     ('<row r="3"><c r="$A$3"><v>1</v></c></row>', (EXCEL_MAX_ROWS, EXCEL_MAX_COLUMNS)),  # (not plain: the sheet)
+    # (a cell not plain, or without its address, never sorting last: still the whole sheet)
+    ('<row r="9"><c r="B9"><v>1</v></c><c><v>2</v></c></row>', (EXCEL_MAX_ROWS, EXCEL_MAX_COLUMNS)),
+    ('<row r="9"><c r="Z9"><v>1</v></c><c r="$A$1"><v>2</v></c></row>', (EXCEL_MAX_ROWS, EXCEL_MAX_COLUMNS)),
     ('<row><c><v>1</v></c></row>', (EXCEL_MAX_ROWS, EXCEL_MAX_COLUMNS)),
     ('<row r="2"/><row/><row/>', (4, 0)),  # (a row without its number follows the one before)
 ])
@@ -192,11 +220,13 @@ def test_recalc_runs_guard_read_evaluate_write_once_each_in_order(tmp_path, monk
         return real_init(self, file, *args, **kwargs)
 
     monkeypatch.setattr(zipfile.ZipFile, "__init__", watching)
-    # board 9 typed into row 28 of the table, its result cells left empty (a row a member inserted)
+    # two results typed into the table; row 6's result cells emptied, as in a row a member inserted (given their
+    # formulas by the evaluate stage from the read stage's rows)
     book = typed(os.path.join(ROOT, "workbooks", "pairs.xlsx"), tmp_path / "in.xlsx",
                  {"Travellers": {"A5": 1, "B5": 1, "C5": 11, "D5": "4S", "E5": "N", "F5": 10, "A6": 1, "B6": 2,
-                                 "C6": 12, "D6": "3NT", "E6": "S", "F6": 9}})
+                                 "C6": 12, "D6": "3NT", "E6": "S", "F6": 9, "H6": None, "N6": None, "O6": None}})
     report = recalc_workbook(book, tmp_path / "out.xlsx", isolate=False)
+    assert [w.split(":")[0] for w in report.warnings if "inserted into the table" in w] == ["Travellers!H6"]
     assert entered == ["guard", "read", "evaluate", "write"], entered
     assert opened and opened[0] == ("upload.xlsx", True)  # (the first open is the guard's own scan)
     assert all(inside or passed for _n, inside in opened)

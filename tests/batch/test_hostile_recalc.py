@@ -56,6 +56,18 @@ def _row_bomb(path: Path) -> Path:
     return path
 
 
+def _declared_again(folder: Path, kind: str, times: int) -> Path:
+    """The issue's book of 100,000 values with ``kind`` declared ``times`` times over column A from row k down."""
+    from server_helpers import read_member, rebuild
+
+    path = Path(names_book(folder / f"{kind}.xlsx", 100_000))
+    workbook = read_member(path, "xl/workbook.xml").decode()
+    again = "".join(f'<definedName name="{kind}" localSheetId="0">\'S\'!$A${k}:$A$1048576</definedName>'
+                    for k in range(1, times + 1))
+    return rebuild(path, folder / f"{kind}-again.xlsx",
+                   replace={"xl/workbook.xml": workbook.replace("</definedNames>", again + "</definedNames>").encode()})
+
+
 CASES = {  # name: (how it is made, exit code, what the one line or the one error says)
     "names-2000": (lambda d: names_book(d / "names-2000.xlsx", 2000), 1, "S!B1: layout row 1 has no formula"),
     "names-2000-twice": (lambda d: names_book(d / "names-twice.xlsx", 2000, times=2), 1,
@@ -63,6 +75,11 @@ CASES = {  # name: (how it is made, exit code, what the one line or the one erro
     "names-100000-five": (lambda d: names_book(d / "names-five.xlsx", 100_000, times=5), 1,
                           "S!B1: layout row 1 has no formula"),
     "row-tag-bomb": (lambda d: _row_bomb(d / "rowbomb.xlsx"), 2, "refused: more than 1,048,576 rows, the limit"),
+    # the review's variant: 100,000 values, the capacity name declared 2,000 times (each over the whole column)
+    "capacity-2000-times": (lambda d: _declared_again(d, "XLBRIDGE_CAPACITY", 2000), 2,
+                            "refused: defined name XLBRIDGE_CAPACITY is declared more than once for sheet S"),
+    "print-200-times": (lambda d: _declared_again(d, "XLBRIDGE_PRINT", 200), 2,
+                        "refused: defined name XLBRIDGE_PRINT is declared more than once for sheet S"),
     "table-too-wide": (lambda d: _with_tables(d, [("A1:G11", 3)]), 2,
                        "table T1 of sheet S: its range A1:G11 is 7 columns wide but it declares 3 columns"),
     "tables-overlap": (lambda d: _with_tables(d, [("A1:C11", 3), ("C5:D11", 2)]), 2,

@@ -7,12 +7,13 @@ This is ``xlbridge recalc BOOK``, written to run on a server for files uploaded 
    destination is locked (:class:`xlbridge.batch.guard.safety.BookLock`), and the input is copied into a private
    temporary folder (:func:`xlbridge.batch.guard.safety.snapshot_file`: a FIFO, device or folder is refused at
    once); everything after reads only that snapshot.
-2. :func:`xlbridge.batch.guard.safety.check_workbook_first` refuses hostile or broken files before anything
-   parses them (zip bombs, entity bombs, XXE, non-workbooks, truncated or password-protected files,
-   relationships leaving the package, missing sheets) and counts cells, rows, shared strings,
-   styles and formula lengths against the limits while the XML streams; its second half, the
-   worksheet parts, runs in this process while the sandboxed engine reads them (step 4), and a
-   refusal there wins over whatever the engine found.
+2. The gate (:func:`xlbridge.batch.guard.gate.check_upload`) refuses hostile or broken files before anything else
+   reads a part or a name of them: :func:`xlbridge.batch.guard.safety.check_workbook` scans the copy whole (zip
+   bombs, entity bombs, XXE, non-workbooks, truncated or password-protected files, relationships leaving the
+   package, missing sheets; cells, rows, shared strings, styles and formula lengths counted against the limits
+   while the XML streams), then the template's declared areas are read and clipped to what the sheets hold. The
+   read stage (:func:`xlbridge.batch.read.book.read_book`) reads the template sheets once (layout mistakes, rows
+   inserted into a table, the printable tables' last rows, the header names).
 3. Every worksheet part is scanned (:func:`xlbridge.batch.read.sheetxml.scan_sheet`) for its formula cells
    and array-formula ranges; the cached copies of linked workbooks are read
    (:func:`xlbridge.batch.read.bookparts.read_external_links`).
@@ -377,8 +378,8 @@ def _hidden_call_errors(call_errors: dict, shown: set, layouts: dict) -> list:
 
 
 def _print_areas(read: BookRead, results: dict) -> dict:
-    """{localSheetId: print area} for the sheets declaring ``XLBRIDGE_PRINT``: the declared table (clipped by the
-    gate to what its sheet holds) cut after its last row holding a constant or a non-blank result, so a
+    """{localSheetId: print area} for the sheets declaring ``XLBRIDGE_PRINT``: the declared table cut after its last
+    row holding a constant or a non-blank result, so a
     10,000-row template prints the rows in use, not hundreds of blank pages, and a table
     :data:`~xlbridge.batch.read.capacity.WIDE_COLUMNS` wide or wider after its last column in use too (the
     constants: the read stage's :attr:`~xlbridge.batch.read.book.BookRead.print_constants`; ``results``: {area:

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import weakref
 import posixpath
 import re
 import zipfile
@@ -45,26 +46,31 @@ from ..cells import parse_range
 from .limits import DEFAULT_LIMITS, SafetyLimits, WorkbookInfo, clip, refuse
 from .safety import check_workbook, snapshot_file
 
-__all__ = ["Area", "DeclaredAreas", "CheckedBook", "check_upload", "declared_areas", "MAX_RESULT_COLUMNS"]
+__all__ = ["Area", "DeclaredAreas", "CheckedBook", "check_upload", "declared_areas", "MAX_RESULT_COLUMNS", "MAX_TABLES"]
 
 #: (sheet, first row, first column, last row, last column)
 Area = tuple[str, int, int, int, int]
+
+#: the most Excel tables a book may hold (a template has two or three; each pair of a sheet's tables is compared)
+MAX_TABLES = 256
 
 #: the most result columns a sheet's :data:`RESULTS_NAME` may name, all its blocks together (the templates' widest,
 #: the pairs travellers, has 7): beyond it the name is refused rather than searched row by row
 MAX_RESULT_COLUMNS = 256
 
 _TOKEN = object()  # (held by this module only: a CheckedBook made elsewhere is refused)
+_ISSUED: weakref.WeakSet = weakref.WeakSet()  # the books this module made (a copy made with dataclasses.replace is not)
 
 _REF = re.compile(r"^(?:'((?:[^']|'')+)'|([^'!]+))!(\$?[A-Z]{1,3}\$?\d+:\$?[A-Z]{1,3}\$?\d+)$")
 
 
-def declared_areas(workbook_xml: bytes, sheets: list[str], name: str = CAPACITY_NAME) -> list[Area]:
+def declared_areas(workbook_xml: bytes | Any, sheets: list[str], name: str = CAPACITY_NAME) -> list[Area]:
     """[(sheet, first row, first column, last row, last column)] of the defined names called ``name``
     (:data:`CAPACITY_NAME` by default), as declared (not clipped: :class:`CheckedBook` holds them clipped).
 
-    ``sheets``: the sheet names in workbook order. A name whose reference is not a plain range on a sheet of
-    the book is ignored; :data:`RESULTS_NAME` may list several ranges, separated by commas.
+    ``workbook_xml``: the workbook part's bytes, or its root element parsed once (:func:`_parse`). ``sheets``: the
+    sheet names in workbook order. A name whose reference is not a plain range on a sheet of the book is ignored;
+    :data:`RESULTS_NAME` may list several ranges, separated by commas.
 
     >>> wb = (b'<workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheets/><definedNames>'
     ...       b'<definedName name="XLBRIDGE_CAPACITY" localSheetId="0">Travellers!$A$5:$P$10004</definedName>'
@@ -72,9 +78,7 @@ def declared_areas(workbook_xml: bytes, sheets: list[str], name: str = CAPACITY_
     >>> declared_areas(wb, ["Travellers"])
     [('Travellers', 5, 1, 10004, 16)]
     """
-    from defusedxml import ElementTree as DET
-
-    root = DET.fromstring(workbook_xml, forbid_dtd=True)
+    root = _parse(workbook_xml) if isinstance(workbook_xml, bytes) else workbook_xml
     out = []
     for el in root.iter():
         if el.tag.rpartition("}")[2] != "definedName" or (el.get("name") or "").upper() != name:
@@ -92,6 +96,13 @@ def declared_areas(workbook_xml: bytes, sheets: list[str], name: str = CAPACITY_
                 continue
             out.append((sheet, r1, c1, r2, c2))
     return out
+
+
+def _parse(workbook_xml: bytes) -> Any:
+    """The workbook part's root element (defusedxml: no DTD)."""
+    from defusedxml import ElementTree as DET
+
+    return DET.fromstring(workbook_xml, forbid_dtd=True)
 
 
 def _clip(area: Area, extent: tuple[int, int]) -> Area:
@@ -134,6 +145,12 @@ class CheckedBook:
             raise TypeError("a CheckedBook is made by the guard only (xlbridge.batch.guard.gate.check_upload)")
 
     @property
+    def issued(self) -> bool:
+        """True for a book the gate made (:func:`check_upload`, :meth:`replaced`): not for a copy of one made
+        otherwise (``dataclasses.replace``), which :func:`xlbridge.batch.read.book.read_book` refuses."""
+        return self in _ISSUED
+
+    @property
     def sheets(self) -> tuple[tuple[str, str], ...]:
         """((sheet, worksheet part), ...) in the workbook's order."""
         return self.info.sheets
@@ -144,8 +161,16 @@ class CheckedBook:
 
     def replaced(self, path: str) -> CheckedBook:
         """The same book at ``path``: a copy the run made of it with parts the run wrote itself (the formulas of
-        rows inserted into a table), whose other parts are the checked ones."""
-        return CheckedBook(path, self.name, self.info, self.areas, _TOKEN)
+        rows inserted into a table), whose other parts are the checked ones; ``path`` must lie in the checked copy's
+        own private folder."""
+        if os.path.dirname(os.path.abspath(path)) != os.path.dirname(os.path.abspath(self.path)) or not self.issued:
+            raise ValueError("a checked book's copy lies beside it, in the run's private folder")
+        return _issue(CheckedBook(path, self.name, self.info, self.areas, _TOKEN))
+
+
+def _issue(book: CheckedBook) -> CheckedBook:
+    _ISSUED.add(book)
+    return book
 
 
 def check_upload(src: str | os.PathLike, snapshot: str, *, limits: SafetyLimits | None = None,
@@ -161,16 +186,28 @@ def check_upload(src: str | os.PathLike, snapshot: str, *, limits: SafetyLimits 
     with zipfile.ZipFile(snapshot) as zf:
         workbook = zf.read("xl/workbook.xml")  # (scanned above: within the limits, no DTD)
     areas = _areas(workbook, info, name)
-    return CheckedBook(snapshot, name, info, areas, _TOKEN), st
+    return _issue(CheckedBook(snapshot, name, info, areas, _TOKEN)), st
 
 
 def _areas(workbook: bytes, info: WorkbookInfo, name: str) -> DeclaredAreas:
     order = [sheet for sheet, _ in info.sheets]
     by_part = {part: (rows, cols) for part, rows, cols in info.extents}
     extent = {sheet: by_part.get(part, (1, 1)) for sheet, part in info.sheets}
+    root = _parse(workbook)  # (once, for the four names)
+
+    def declared(kind: str) -> list[Area]:
+        found = declared_areas(root, order, kind)
+        if kind != RESULTS_NAME:  # one table a sheet: a name over a sheet declared twice is refused, not searched twice
+            seen: set = set()
+            for area in found:
+                if area[0] in seen:
+                    refuse(f"refused: defined name {kind} is declared more than once for sheet "
+                           f"{clip(area[0], 40)[1:-1]} (a template declares one table a sheet)", name)
+                seen.add(area[0])
+        return found
 
     def clipped(kind: str) -> tuple[Area, ...]:
-        found = [_clip(a, extent[a[0]]) for a in declared_areas(workbook, order, kind)]
+        found = [_clip(a, extent[a[0]]) for a in declared(kind)]
         return tuple(dict.fromkeys(found))  # (the same block named twice: once)
 
     results = clipped(RESULTS_NAME)
@@ -179,10 +216,10 @@ def _areas(workbook: bytes, info: WorkbookInfo, name: str) -> DeclaredAreas:
         if wide > MAX_RESULT_COLUMNS:
             refuse(f"refused: defined name {RESULTS_NAME} of sheet {clip(sheet, 40)[1:-1]} names {wide:,} result "
                    f"columns, more than the {MAX_RESULT_COLUMNS:,} a table's result cells may have", name)
-    headers = tuple((a[0], a[1]) for a in declared_areas(workbook, order, HEADER_NAME))
+    headers = tuple((a[0], a[1]) for a in declared(HEADER_NAME))
     # (a printable table keeps its declared bounds, which the printed copy's area is cut from: nothing iterates
     # its cells, only the rows its part holds, :func:`xlbridge.batch.read.capacity.last_used_row`)
-    printed = tuple(dict.fromkeys(declared_areas(workbook, order, PRINT_NAME)))
+    printed = tuple(declared(PRINT_NAME))
     return DeclaredAreas(clipped(CAPACITY_NAME), printed, results, headers)
 
 
@@ -190,6 +227,8 @@ def _check_tables(info: WorkbookInfo, name: str) -> None:
     """An Excel table's range as wide as its declared columns, and no two tables of a sheet overlapping."""
     rels = dict(info.rels)
     tables = {part: (table, ref, columns) for part, table, ref, columns in info.tables}
+    if len(tables) > MAX_TABLES:  # (each pair of a sheet's tables is compared below)
+        refuse(f"refused: {len(tables):,} Excel tables, more than the {MAX_TABLES:,} a workbook may hold here", name)
     for sheet, part in info.sheets:
         rels_part = posixpath.join(posixpath.dirname(part), "_rels", posixpath.basename(part) + ".rels")
         boxes: list = []

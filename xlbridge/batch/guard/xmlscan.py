@@ -118,6 +118,7 @@ def counting_handler(part: str, where: str, totals: Totals, limits: SafetyLimits
                     over("cells", limits.max_cells)
                 digits = cell.lstrip(_LETTERS)
                 letters = cell[:len(cell) - len(digits)]
+                odd = odd or not (letters and digits.isdigit())  # (no plain address: the whole sheet)
                 if len(letters) > wide_len or (len(letters) == wide_len and letters > wide):
                     wide, wide_len = letters, len(letters)
                 if len(digits) > deep_len or (len(digits) == deep_len and digits > deep):

@@ -41,7 +41,7 @@ import re
 from typing import Any
 
 from ...core.sheet import EXCEL_MAX_ROWS
-from ..cells import ExcelErrorValue, cell_ref, parse_range, parse_ref, quote_sheet
+from ..cells import CellRanges, ExcelErrorValue, cell_ref, parse_range, parse_ref, quote_sheet
 
 __all__ = ["alias_of", "alias_runs", "alias_value", "find_shown", "AliasIndex"]
 
@@ -156,13 +156,14 @@ def find_shown(formulas: dict, arrays: dict) -> dict:
     {('V', (1, 1)): ('plain', 'C', (2, 2))}
     """
     out = {}
+    indexed = {name: CellRanges(ranges) for name, ranges in arrays.items()}  # (each cell asked: indexed once)
     for sheet, cells in formulas.items():
-        own = arrays.get(sheet, ())
+        own = indexed.get(sheet) or ()
         # per column, the last showing formula cut at its target's row digits: a showing column's
         # next cell is usually the same formula one row on (then no regular expression is needed)
         last: dict[int, tuple[int, tuple, tuple[str, str, tuple[int, int]]]] = {}
         for pos, text in cells.items():
-            if own and any(r1 <= pos[0] <= r2 and c1 <= pos[1] <= c2 for r1, c1, r2, c2 in own):
+            if own and pos in own:
                 continue  # an array formula (its anchor): the engine's, whatever its text
             alias = None
             seen = last.get(pos[1])
@@ -177,8 +178,8 @@ def find_shown(formulas: dict, arrays: dict) -> dict:
                     continue
                 alias, pieces = got
             last[pos[1]] = (pos[0], pieces, alias)
-            (r, c), ranges = alias[2], arrays.get(alias[1], ())
-            if any(r1 <= r <= r2 and c1 <= c <= c2 for r1, c1, r2, c2 in ranges):
+            ranges = indexed.get(alias[1])
+            if ranges is not None and alias[2] in ranges:
                 out[(sheet, pos)] = alias
     return out
 

@@ -77,7 +77,7 @@ class BookRead:
 
 def read_book(book: CheckedBook) -> BookRead:
     """Stage 2 of ``recalc``: the :class:`BookRead` of a book the guard has passed (see the module's text)."""
-    if not isinstance(book, CheckedBook):  # (the gate by construction: an unchecked path is never read)
+    if not isinstance(book, CheckedBook) or not book.issued:  # (the gate by construction: nothing unchecked is read)
         raise TypeError("read_book reads a CheckedBook, which only the guard makes (guard.gate.check_upload)")
     areas = book.areas
     parts = dict(book.sheets)

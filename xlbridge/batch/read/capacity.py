@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..cells import column_letters, parse_range
+from ..cells import CellRanges, column_letters, parse_range
 from ..guard.gate import declared_areas
 from .sheetxml import column_number, scan_sheet
 from ...core.template_contract import CAPACITY_NAME, HEADER_NAME, PRINT_NAME, RESULTS_NAME
@@ -336,11 +336,15 @@ class AreaResults:
                    last_result_col(values, area) if area[4] - area[2] + 1 >= WIDE_COLUMNS else 0)
 
     def __contains__(self, pos: object) -> bool:
-        """Whether the cell ``(row, column)`` lies in one of the array ranges."""
+        """Whether the cell ``(row, column)`` lies in one of the array ranges (the ranges indexed by row once, so
+        that asking for every cell of a table costs its cells, not its cells times its arrays)."""
         if not isinstance(pos, tuple) or len(pos) != 2:
             return False
-        r, c = pos
-        return any(a1 <= r <= a2 and b1 <= c <= b2 for a1, b1, a2, b2 in self.array_ranges)
+        index = self.__dict__.get("_index")
+        if index is None:
+            index = CellRanges(self.array_ranges)
+            object.__setattr__(self, "_index", index)
+        return pos in index
 
 
 def meeting(array_ranges: Any, area: tuple[str, int, int, int, int]) -> tuple:
@@ -400,10 +404,10 @@ def last_used_col(sheet: SheetRows, area: tuple[str, int, int, int, int], last_r
         rows = _filled_cells(sheet, range(r1, min(last_row, r2) + 1), constants=True, columns=(c1, c2))
         if rows is None:
             return None
+        inside = CellRanges(arrays)  # (indexed by row once)
         for row in rows:
             for r, c, kinds in row:
-                if c > last and kinds & {"v", "is"} and "f" not in kinds and not any(
-                        a1 <= r <= a2 and b1 <= c <= b2 for a1, b1, a2, b2 in arrays):
+                if c > last and kinds & {"v", "is"} and "f" not in kinds and (r, c) not in inside:
                     last = c
     except _NeedsParser:
         return None

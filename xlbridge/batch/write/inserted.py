@@ -9,7 +9,7 @@ writes that formula into the empty result cells of each row of the table holding
 engine evaluates the book: the row is then computed like any other, in the copy and in every program that
 opens it afterwards. The run says so in one warning per sheet.
 
-Where it is not done (the check of :func:`xlbridge.batch.recalc._before_values` then names the first cell,
+Where it is not done (the read stage, :func:`xlbridge.batch.read.book.unfilled_rows`, then names the first cell,
 as before): a result cell holding a constant (typed over: a member's value is never overwritten), and a
 column whose formula is not the same text in every row (a relative reference, an array formula), or with
 no row holding it. Only sheets declaring both ``XLBRIDGE_CAPACITY`` (the table) and ``XLBRIDGE_RESULTS``
