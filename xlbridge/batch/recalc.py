@@ -332,7 +332,7 @@ def _at_input_cells(errors: list, headers: dict) -> list:
     for e in errors:
         found = column_named(e.message) if e.code.startswith("#") else None
         col = None if found is None else headers.get(e.sheet, {}).get(found[0])
-        if col is None:
+        if found is None or col is None:
             out.append(e)
             continue
         row = parse_ref(e.cell)[0]
