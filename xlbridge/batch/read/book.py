@@ -258,8 +258,9 @@ def unfilled_rows(read: BookRead, filled: dict) -> list[tuple[str, Any, str, str
             continue
         (r, c) = left[0]
         if row_kinds(read.rows[sheet], r).get(c, frozenset()) & {"v", "is"}:
-            text = (f"row {r:,}: a value was typed over this result cell's formula, so the cell shows that value, "
-                    f"not the row's result; copy the result cells of another row of the table back into it")
+            text = (f"row {r:,}: a value was typed over this result cell's formula (in a row inserted into the table "
+                    f"or not), so the cell shows that value, not the row's result; copy the result cells of another "
+                    f"row of the table back into it")
         else:
             text = (f"row {r:,} has no formula in this result cell (more rows were inserted into the table than a "
                     f"run fills, {MAX_FILLED_ROWS:,}), so its results are not shown; copy the result cells of "

@@ -340,11 +340,11 @@ class AreaResults:
         that asking for every cell of a table costs its cells, not its cells times its arrays)."""
         if not isinstance(pos, tuple) or len(pos) != 2:
             return False
-        index = self.__dict__.get("_index")
-        if index is None:
-            index = CellRanges(self.array_ranges)
-            object.__setattr__(self, "_index", index)
-        return pos in index
+        ranges = getattr(self, "_xlb_ranges", None)
+        if ranges is None:
+            ranges = CellRanges(self.array_ranges)
+            object.__setattr__(self, "_xlb_ranges", ranges)  # (made once: the class is frozen)
+        return pos in ranges
 
 
 def meeting(array_ranges: Any, area: tuple[str, int, int, int, int]) -> tuple:
