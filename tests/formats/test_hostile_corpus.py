@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import hostile_corpus  # noqa: E402
 from recalc_helpers import small_build  # noqa: E402
+from server_helpers import PEAK_LAUNCHER  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -39,22 +40,8 @@ def corpus(run_artefacts):
                               lambda out: hostile_corpus.build(out, books=books))
 
 
-#: ``python -S -c LAUNCHER PEAK_FILE COMMAND...``: runs COMMAND as its child, writes that child's peak resident size
-#: (KiB, from ``wait4``) to PEAK_FILE and exits with its exit code. The child is forked from this launcher (a few MiB),
-#: so its peak is its own, not that of the test process the launcher was started from.
-LAUNCHER = """
-import os, sys
-pid = os.fork()
-if pid == 0:
-    try:
-        os.execv(sys.argv[2], sys.argv[2:])
-    finally:
-        os._exit(127)
-_, status, usage = os.wait4(pid, 0)
-with open(sys.argv[1], "w") as fh:
-    fh.write(str(usage.ru_maxrss))
-sys.exit(os.waitstatus_to_exitcode(status) % 256)
-"""
+#: the launcher measuring a command's own peak memory (server_helpers.PEAK_LAUNCHER)
+LAUNCHER = PEAK_LAUNCHER
 
 
 def _run(args, cwd, tmpdir, seconds=10):

@@ -11,14 +11,11 @@ critical finding.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+from browser import CHROMIUM, launched  # noqa: E402,F401  (tests/browser.py: the run's Chromium)
 
 #: (site, page) of every kind of page
 PAGES = [
@@ -63,14 +60,7 @@ MEASURE = """() => {
 
 @pytest.fixture(scope="module")
 def browser():
-    if not os.path.exists(CHROMIUM):
-        pytest.skip("Chromium is not installed (.ci/run installs it: apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
+    yield from launched()
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,6 @@ club's site; the forms' CSRF tokens and the sessions' reach checked with a secon
 
 from __future__ import annotations
 
-import os
 import re
 
 import httpx
@@ -12,21 +11,12 @@ import pytest
 
 from serve_helpers import PAIRS, PASSWORDS, served  # noqa: F401  (the fixture)
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+from browser import CHROMIUM, launched  # noqa: E402,F401  (tests/browser.py: the run's Chromium)
 
 
 @pytest.fixture(scope="module")
 def browser():
-    if not os.path.exists(CHROMIUM):
-        pytest.skip("Chromium is not installed (.ci/run installs it: apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
+    yield from launched()
 
 
 def test_sign_in_upload_and_read_the_site(browser, served, tmp_path):
