@@ -9,7 +9,7 @@ import re
 import httpx
 import pytest
 
-from serve_helpers import PAIRS, PASSWORDS, served  # noqa: F401  (the fixture)
+from serve_helpers import PAIRS, PASSWORDS, served, upload, wait_job  # noqa: F401  (the fixture)
 
 from browser import CHROMIUM, launched  # noqa: E402,F401  (tests/browser.py: the run's Chromium)
 
@@ -31,31 +31,37 @@ def test_sign_in_upload_and_read_the_site(browser, served, tmp_path):
         assert page.url.endswith("/login")                       # not signed in: the sign-in form
         page.fill("input[name=login]", "ann")
         page.fill("input[name=password]", "wrong password!")
-        page.click("button[type=submit]")
-        assert "Wrong login or password." in page.content()
+        with page.expect_navigation():                           # the form posts; the answer is a new page
+            page.click("button[type=submit]")
+        assert "Wrong login or password." in page.locator("body").inner_text()
         page.fill("input[name=login]", "ann")
         page.fill("input[name=password]", PASSWORDS["ann"])
-        page.click("button[type=submit]")
+        with page.expect_navigation(url="**/admin"):
+            page.click("button[type=submit]")
         assert page.url.endswith("/admin") and page.locator("h1").inner_text() == "hearts: uploads"
         cookie = next(c for c in page.context.cookies() if c["name"] == "xlbridge_session")
         assert cookie["httpOnly"] and cookie["sameSite"] == "Strict"
         page.set_input_files("input[name=file]", str(PAIRS))
-        page.click("form[enctype] button[type=submit]")
+        with page.expect_navigation(url=re.compile(r"/admin/jobs/\d+$")):
+            page.click("form[enctype] button[type=submit]")
         assert re.search(r"/admin/jobs/\d+$", page.url), page.url
         page.wait_for_selector("#state.done, #state.failed", timeout=180_000)   # the page reloads itself
         assert page.locator("#state").inner_text() == "done", page.locator("#message").inner_text()
         page.screenshot(path=str(tmp_path / "job.png"))
-        page.click("text=the club's site")
+        with page.expect_navigation(url=server.url + "/clubs/hearts/"):
+            page.click("text=the club's site")
         assert page.url == server.url + "/clubs/hearts/"
         assert page.locator("table").count() >= 1 and page.locator("a[href^='board-']").count() >= 1
         page.screenshot(path=str(tmp_path / "site.png"), full_page=True)
-        page.locator("a[href^='board-']").first.click()
+        with page.expect_navigation(url="**/clubs/hearts/board-*"):
+            page.locator("a[href^='board-']").first.click()
         assert "/clubs/hearts/board-" in page.url and page.locator("table").count() >= 1
         with page.expect_download() as download:             # the members' copy, from the admin page
             page.goto(server.url + "/admin")
             page.click("text=members' copy (values only)")
         assert download.value.suggested_filename == "pairs-values.xlsx"
-        page.click("text=Sign out")
+        with page.expect_navigation():
+            page.click("text=Sign out")
         page.goto(server.url + "/admin")
         assert page.url.endswith("/login")
     finally:
@@ -66,6 +72,11 @@ def test_sign_in_upload_and_read_the_site(browser, served, tmp_path):
 
 def test_forms_need_their_csrf_token_and_a_scorer_reaches_only_their_club(served):
     server, tokens = served
+    with httpx.Client(base_url=server.url, timeout=60) as api:          # hearts' own job and book, made here
+        r = upload(api, "hearts", tokens["hearts"], PAIRS)
+        assert r.status_code == 202, r.text
+        hearts_job = r.json()["job"]
+        assert wait_job(api, hearts_job, tokens["hearts"], timeout=180)["state"] == "done"
     with httpx.Client(base_url=server.url, timeout=60, follow_redirects=False) as c:
         form = c.get("/login")
         token = re.search(r'name="csrf" value="([^"]+)"', form.text).group(1)
@@ -81,9 +92,8 @@ def test_forms_need_their_csrf_token_and_a_scorer_reaches_only_their_club(served
         assert c.post("/admin/upload", files=files).status_code == 403                     # no token
         assert c.post("/admin/upload", files=files, data={"csrf": "x" + csrf}).status_code == 403
         # bob (spades) reaches nothing of hearts: its jobs, its books
-        hearts_jobs = c.get("/api/jobs/1")
-        assert hearts_jobs.status_code == 403
-        assert c.get("/admin/jobs/1").status_code == 404
+        assert c.get(f"/api/jobs/{hearts_job}").status_code == 403
+        assert c.get(f"/admin/jobs/{hearts_job}").status_code == 404
         assert c.get("/api/clubs/hearts/books/pairs.xlsx/values").status_code == 403
         assert c.get("/admin/books/pairs.xlsx/values").status_code == 404                  # spades has none
         # a session is not an API token: the JSON upload needs the token

@@ -238,11 +238,17 @@ class StepResult:
     def line(self, what: str) -> str:
         """Its last message line (as the command line prints it), or what happened when it printed none."""
         lines = [x for x in self.err.splitlines() if x.strip()]
-        if lines:
-            return lines[-1][:600]
+        if lines:  # a path of the server's own (an interpreter's complaint, say) is cut to its last part
+            return _ABSOLUTE.sub(lambda m: m.group(1), lines[-1])[:600]
         if self.code < 0:
             return f"xlbridge {what}: stopped by signal {-self.code}"
         return f"xlbridge {what}: ended with exit code {self.code}"
+
+
+_ABSOLUTE = re.compile(r"(?<![\w.])/(?:[^\s/:;,'\"]+/)+([^\s/:;,'\"]+)")
+
+#: Where the server's own ``xlbridge`` package lies: its steps run that package, installed or not.
+_HOME = str(Path(__file__).resolve().parents[2])
 
 
 def _prctl() -> Any:
@@ -281,7 +287,8 @@ async def _step(args: list[str], cwd: Path, limits: JobLimits, nice: int = 0) ->
     niceness ``nice``."""
     cmd = [sys.executable, "-m", "xlbridge", *args,
            "--timeout", f"{limits.timeout:g}", "--max-memory", str(limits.max_memory_mib)]
-    env = {**os.environ, "XLBRIDGE_JOBS_PARENT": str(os.getpid()), "XLBRIDGE_BOOK_CORES": "1"}
+    env = {**os.environ, "XLBRIDGE_JOBS_PARENT": str(os.getpid()), "XLBRIDGE_BOOK_CORES": "1",
+           "PYTHONPATH": os.pathsep.join(p for p in (_HOME, os.environ.get("PYTHONPATH")) if p)}
     proc = await asyncio.create_subprocess_exec(*cmd, cwd=cwd, env=env, stdin=asyncio.subprocess.DEVNULL,
                                                 stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
                                                 start_new_session=True, preexec_fn=_in_child(os.getpid(), nice))
@@ -362,6 +369,8 @@ async def run_job(store: Storage, job_id: int, limits: JobLimits) -> tuple[str, 
     if published is not None and published.code == 0:
         jobs.site_switched(job.id)
     done = await recalc
+    if done.code == 1 and not (folder / recalculated).is_file():  # 1 is "done, some rows with errors"; no book: not
+        done = dataclasses.replace(done, code=2)
     if done.code not in (0, 1):
         if published is not None and published.code == 0:  # the site showed a book recalc refuses: out again
             await publish_club(store, jobs, job.club, limits, drop=book)
