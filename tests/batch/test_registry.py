@@ -44,15 +44,16 @@ def test_the_lazy_registry_holds_the_stock_functions():
             stock.update(importlib.import_module(name, ff.__name__).FUNCTIONS)
         stock.update(ff.FUNCTIONS)
     lazy = registry.LazyFunctions(ff)
-    for name in ("IFERROR", "COUNT", "T.DIST", "VLOOKUP", "_XLFN.XLOOKUP", "ARRAY"):
+    for name in ("IFNA", "COUNT", "T.DIST", "VLOOKUP", "_XLFN.XLOOKUP", "ARRAY"):
         assert lazy[name] is stock[name], name
     # a corrected function (registry.CORRECTIONS) wraps the stock one, with its other entries
-    assert set(registry.CORRECTIONS) == {"INDEX"}
-    index = lazy["INDEX"]
-    assert index["function"].__wrapped__ is stock["INDEX"]["function"]
-    assert {k: v for k, v in index.items() if k != "function"} == {
-        k: v for k, v in stock["INDEX"].items() if k != "function"}
-    assert dict(lazy.load_all()) == {**dict(stock), "INDEX": index}
+    assert set(registry.CORRECTIONS) == {"INDEX", "IF", "IFERROR"}
+    corrected = {name: lazy[name] for name in registry.CORRECTIONS}
+    for name, entry in corrected.items():
+        assert entry["function"].__wrapped__ is stock[name]["function"]
+        assert {k: v for k, v in entry.items() if k != "function"} == {
+            k: v for k, v in stock[name].items() if k != "function"}
+    assert dict(lazy.load_all()) == {**dict(stock), **corrected}
     assert lazy["NO.SUCH.FUNCTION"] is ff.not_implemented and lazy.get("ALSO.MISSING") is None
 
 
@@ -201,3 +202,98 @@ def test_an_index_with_a_zero_among_arrays_of_positions_says_why_it_is_an_error(
     assert {cell: got[cell] for cell in ("D1", "E1", "D2", "E2")} == dict.fromkeys(("D1", "E1", "D2", "E2"),
                                                                                   ("#VALUE!", why))
     assert got["F1"][0] == "#DIV/0!" and "INDEX" not in got["F1"][1]
+
+
+# --------------------------------------------------------------------------------------------------
+# IF and IFERROR on whole arrays (registry._if_by_masks, _iferror_by_masks): the same values as formulas' own
+
+
+def _stock_and_whole(name, calls=None):
+    """formulas' own function and the corrected one (built on a stock that counts its calls in ``calls``)."""
+    import formulas.functions.logic as logic
+
+    stock = logic.FUNCTIONS[name]["function"]
+
+    def counted(*args, **kwargs):
+        if calls is not None:
+            calls.append(args)
+        return stock(*args, **kwargs)
+
+    return stock, registry.CORRECTIONS[name]({**logic.FUNCTIONS[name], "function": counted})["function"]
+
+
+def _cells():
+    from hypothesis import strategies as st
+
+    import schedula as sh
+    from formulas.tokens.operand import Error
+
+    errors = [Error.errors[e] for e in ("#VALUE!", "#N/A", "#NAME?", "#DIV/0!", "#REF!")]
+    return st.one_of(st.integers(-3, 3), st.floats(allow_nan=True, allow_infinity=True), st.booleans(),
+                     st.sampled_from(["", "x", "empty", "TRUE"]), st.sampled_from(errors), st.just(sh.EMPTY))
+
+
+def _same(a, b):
+    import numpy as np
+
+    a, b = np.asarray(a, object), np.asarray(b, object)
+    assert a.shape == b.shape and type(a) is type(b)
+    for x, y in zip(a.ravel().tolist(), b.ravel().tolist()):
+        assert type(x) is type(y) and (x == y or (x != x and y != y)), (x, y)
+
+
+def _arrays(rows, columns):
+    from hypothesis import strategies as st
+    import numpy as np
+
+    def make(cells):
+        a = np.empty((rows, columns), dtype=object)
+        a.ravel()[:] = cells
+        import formulas.functions as ff
+        return a.view(ff.Array)
+
+    return st.lists(_cells(), min_size=rows * columns, max_size=rows * columns).map(make)
+
+
+@pytest.mark.parametrize("name", ["IF", "IFERROR"])
+def test_if_and_iferror_on_whole_arrays_equal_formulas_own(name):
+    """Generated arrays of every kind of cell (numbers, NaN, logicals, text, errors, blanks, None), in the shapes
+    the templates broadcast ((n, 1) against (1, 3), a scalar against an array), through both functions; the
+    corrected one never falls back to formulas' own on them."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    calls = []
+    stock, whole = _stock_and_whole(name, calls)
+    shapes = st.sampled_from([((70, 1), (1, 3)), ((70, 3), (70, 3)), ((1, 3), (70, 1)), ((70, 3), None)])
+
+    @settings(max_examples=60, deadline=None, derandomize=True)
+    @given(st.data())
+    def check(data):
+        first, second = data.draw(shapes)
+        a = data.draw(_arrays(*first))
+        b = data.draw(_arrays(*second)) if second else data.draw(_cells())
+        args = [a, b]
+        if name == "IF" and data.draw(st.booleans()):
+            args.append(data.draw(_arrays(70, 3)))
+        _same(whole(*args), stock(*args))
+        assert calls == []
+
+    check()
+
+
+def test_if_on_whole_arrays_is_taken_for_big_arrays_only():
+    import numpy as np
+    import formulas.functions as ff
+
+    calls = []
+    stock, whole = _stock_and_whole("IF", calls)
+    cond = np.array([[1], [0]] * 40, dtype=object).view(ff.Array)
+    out = whole(cond, "yes", "no")
+    assert out.shape == (80, 1) and out.ravel().tolist() == ["yes", "no"] * 40 and calls == []
+    assert whole(np.array([[0]], dtype=object).view(ff.Array), 1, 2).ravel().tolist() == [2]
+    assert len(calls) == 1                                     # a small array: formulas' own
+    odd = cond.copy()
+    odd[3, 0] = None                                           # a cell of no kind IF knows: formulas' own
+    _same(whole(odd, "yes", "no"), stock(odd, "yes", "no"))
+    assert len(calls) == 2

@@ -46,7 +46,7 @@ import types
 from collections.abc import Callable, Iterator
 from typing import Any
 
-__all__ = ["EngineNames", "engine_names", "column_namer", "cell_indices", "range_shape", "assemble_values",
+__all__ = ["EngineNames", "engine_names", "blank_as_zero", "column_namer", "cell_indices", "range_shape", "assemble_values",
            "compile_text", "update_references", "run_in_one_pass", "evaluated_node", "shared_strings",
            "function_package", "function_registry", "import_function_module", "stock_load_workbook", "quote_sheet_ids", "use_registry",
            "engine_patched", "DISPATCH_KEYWORDS", "FORMULAS_SERIES", "SCIPY_NAMES"]
@@ -239,6 +239,12 @@ def engine_names() -> EngineNames:
         Array=got.Array, Error=got.Error, XlError=got.XlError, Token=sh.Token, wrap_func=got.wrap_func,
         EMPTY=sh.EMPTY, SELF=sh.SELF, get_nested_dicts=sh.get_nested_dicts, await_result=sh.await_result,
         inf=sh.inf, BOOK=got.BOOK, SHEETS=got.SHEETS)
+
+
+def blank_as_zero(x: Any) -> Any:
+    """``x`` with its blank cells as 0, as formulas' function wrappers read their arguments (its
+    ``formulas.functions.replace_empty``, itself)."""
+    return internals().functions.replace_empty(x)
 
 
 def column_namer() -> Callable[[int], str]:
