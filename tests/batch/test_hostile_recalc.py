@@ -10,7 +10,8 @@ The cases: the issue's defined names over the whole sheet (``XLBRIDGE_CAPACITY``
 ``XLBRIDGE_RESULTS`` ``'S'!$B$1:$XFD$1048576``) on 2,000 values, the same with the results named twice, and on
 100,000 values named five times; ``workbooks/pairs.xlsx`` with 20 million ``<row r="5"/>`` in its Travellers part
 (a 290 MB part, a few MB compressed: within the zip checks' ratio); a table whose range is wider than its
-declared columns; two tables that overlap.
+declared columns; two tables that overlap; one 48 MB attribute, and one 48 MB comment, in a sheet (expat 2.5 scans an
+unfinished token again at every chunk read: 50 s before the guard bounded a token).
 """
 
 from __future__ import annotations
@@ -56,6 +57,23 @@ def _row_bomb(path: Path) -> Path:
     return path
 
 
+def _long_token(path: Path, what: bytes) -> Path:
+    """workbooks/pairs.xlsx with one 48 MB XML token in its Instructions part: ``what`` holds ``{}`` where 24 million
+    random bytes go, written as hex (within the zip checks' ratio)."""
+    from recalc_helpers import sheet_parts
+
+    src = ROOT / "workbooks" / "pairs.xlsx"
+    part = sheet_parts(src)["Instructions"]
+    with zipfile.ZipFile(src) as z:
+        parts = {n: z.read(n) for n in z.namelist()}
+    token = what.replace(b"{}", os.urandom(24 << 20).hex().encode())
+    parts[part] = parts[part].replace(b"</sheetData>", token + b"</sheetData>", 1)
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as out:
+        for name, member in parts.items():
+            out.writestr(name, member)
+    return path
+
+
 def _declared_again(folder: Path, kind: str, times: int) -> Path:
     """The issue's book of 100,000 values with ``kind`` declared ``times`` times over column A from row k down."""
     from server_helpers import read_member, rebuild
@@ -80,6 +98,11 @@ CASES = {  # name: (how it is made, exit code, what the one line or the one erro
                             "refused: defined name XLBRIDGE_CAPACITY is declared more than once for sheet S"),
     "print-200-times": (lambda d: _declared_again(d, "XLBRIDGE_PRINT", 200), 2,
                         "refused: defined name XLBRIDGE_PRINT is declared more than once for sheet S"),
+    # one 48 MB tag (an attribute) or comment: expat 2.5 scans an unfinished token again at every chunk (50 s)
+    "long-attribute": (lambda d: _long_token(d / "attribute.xlsx", b'<row r="900"><c r="A900" xx="{}"/></row>'), 2,
+                       "holds a tag, comment or processing instruction longer than 1,048,576 bytes, the limit"),
+    "long-comment": (lambda d: _long_token(d / "comment.xlsx", b"<!-- {} -->"), 2,
+                     "holds a tag, comment or processing instruction longer than 1,048,576 bytes, the limit"),
     "table-too-wide": (lambda d: _with_tables(d, [("A1:G11", 3)]), 2,
                        "table T1 of sheet S: its range A1:G11 is 7 columns wide but it declares 3 columns"),
     "tables-overlap": (lambda d: _with_tables(d, [("A1:C11", 3), ("C5:D11", 2)]), 2,

@@ -115,6 +115,10 @@ class SafetyLimits:
       ``numFmt``, ``cellStyle``) [100,000; Excel itself allows 65,490 cell formats].
     - ``max_formula_length``: characters of one formula or defined name [8,192, Excel's limit].
     - ``max_defined_names``: defined names [10,000].
+    - ``max_xml_token``: bytes of one XML tag, comment or processing instruction, the attributes included
+      [1 MiB]. expat 2.5 (CPython 3.11's) scans such a token again from its start at every chunk read
+      until it ends: one 48 MB attribute cost 50 s. A workbook's longest tags (a conditional format's
+      ``sqref``) hold kilobytes; texts (a cell's, a formula's) are not tokens and stream.
     - ``max_formula_cells``: formula cells plus cells covered by array-formula ranges, over all
       sheets [5,000,000] (an array formula claiming ``A1:XFD1048576`` would otherwise make the
       writer fill 17 billion cells).
@@ -154,6 +158,7 @@ class SafetyLimits:
     max_styles: int = 100_000
     max_formula_length: int = 8_192
     max_defined_names: int = 10_000
+    max_xml_token: int = 1 * _MiB
 
     def __post_init__(self):
         for field in dataclasses.fields(self):

@@ -22,7 +22,7 @@ from typing import Any
 
 from ...core.errors import WorkbookError, WorkbookLimitError
 from ..cells import parse_range
-from .limits import EXCEL_MAX_COLUMNS, EXCEL_MAX_ROWS, EXCEL_MAX_TEXT, SafetyLimits, clip, refuse
+from .limits import DEFAULT_LIMITS, EXCEL_MAX_COLUMNS, EXCEL_MAX_ROWS, EXCEL_MAX_TEXT, SafetyLimits, clip, refuse
 
 __all__ = [
     "BoundedReader",
@@ -348,9 +348,13 @@ def defuse(parser: Any, forbidden: Callable[[str], Any]) -> None:
     parser.ExternalEntityRefHandler = handler("an external entity reference (XXE)")
 
 
-def scan_xml(stream: Any, part: str, name: str | None, handler: Any = None) -> None:
+def scan_xml(stream: Any, part: str, name: str | None, handler: Any = None,
+             max_token: int = DEFAULT_LIMITS.max_xml_token) -> None:
     """Parse one XML part with expat, refusing what defusedxml refuses: a DTD, an entity declaration
-    (parsed or unparsed) and an external entity reference.
+    (parsed or unparsed) and an external entity reference; and a tag, comment or processing instruction
+    longer than ``max_token`` bytes (``SafetyLimits.max_xml_token``), seen as soon as that many bytes are read
+    past expat's last whole token (``CurrentByteIndex``): expat 2.5 scans an unfinished token again at
+    every chunk, so one long token costs time quadratic in its length.
 
     These are defusedxml's ``forbid_dtd``, ``forbid_entities`` and ``forbid_external`` (the same
     expat handlers, raising at the first declaration); the handler's ``start``/``end``/``chars`` are
@@ -374,12 +378,17 @@ def scan_xml(stream: Any, part: str, name: str | None, handler: Any = None) -> N
         parser.StartElementHandler = handler.start
         parser.EndElementHandler = handler.end
         parser.CharacterDataHandler = handler.chars
+    fed = 0
     try:
         while True:
             chunk = stream.read(1 << 16)
             if not chunk:
                 break
             parser.Parse(chunk, False)
+            fed += len(chunk)
+            if fed - parser.CurrentByteIndex > max_token:
+                refuse(f"refused: XML part {clip(part, 80)[1:-1]} holds a tag, comment or processing instruction "
+                       f"longer than {max_token:,} bytes, the limit", name, WorkbookLimitError)
         parser.Parse(b"", True)
     except expat.ExpatError as exc:
         refuse(f"damaged workbook: XML part {clip(part, 80)[1:-1]} is not well-formed ({expat.ErrorString(exc.code)})",
