@@ -297,3 +297,29 @@ def test_if_on_whole_arrays_is_taken_for_big_arrays_only():
     odd[3, 0] = None                                           # a cell of no kind IF knows: formulas' own
     _same(whole(odd, "yes", "no"), stock(odd, "yes", "no"))
     assert len(calls) == 2
+
+
+@pytest.mark.parametrize("operator", ["=", "<>"])
+def test_a_column_compared_with_a_text_equals_formulas_own(operator):
+    """``H5:J10204=""`` and its kind on whole arrays (registry.OPERATOR_CORRECTIONS): generated arrays of every kind
+    of cell against texts of either case (blank text included), on either side, as formulas' own operator gives."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+    import formulas.functions as ff
+    from formulas.functions.operators import OPERATORS
+
+    registry.install()
+    whole = OPERATORS[operator]
+    stock = whole.__wrapped__
+    texts = st.sampled_from(["", "x", "X", "empty", "TRUE", "#N/A"])
+
+    @settings(max_examples=60, deadline=None, derandomize=True)
+    @given(_arrays(70, 3), texts, st.booleans(), st.booleans())
+    def check(array, text, text_first, boxed):
+        import numpy as np
+
+        t = np.asarray([[text]], dtype=object).view(ff.Array) if boxed else text
+        args = (t, array) if text_first else (array, t)
+        _same(whole(*args), stock(*args))
+
+    check()

@@ -46,7 +46,7 @@ import types
 from collections.abc import Callable, Iterator
 from typing import Any
 
-__all__ = ["EngineNames", "engine_names", "blank_as_zero", "column_namer", "cell_indices", "range_shape", "assemble_values",
+__all__ = ["EngineNames", "engine_names", "blank_as_zero", "correct_operators", "column_namer", "cell_indices", "range_shape", "assemble_values",
            "compile_text", "update_references", "run_in_one_pass", "evaluated_node", "shared_strings",
            "function_package", "function_registry", "import_function_module", "stock_load_workbook", "quote_sheet_ids", "use_registry",
            "engine_patched", "DISPATCH_KEYWORDS", "FORMULAS_SERIES", "SCIPY_NAMES"]
@@ -245,6 +245,19 @@ def blank_as_zero(x: Any) -> Any:
     """``x`` with its blank cells as 0, as formulas' function wrappers read their arguments (its
     ``formulas.functions.replace_empty``, itself)."""
     return internals().functions.replace_empty(x)
+
+
+def correct_operators(corrections: dict[str, Callable[[Callable[..., Any]], Callable[..., Any]]]) -> None:
+    """Replace each operator ``name`` of formulas' table (``formulas.functions.operators.OPERATORS``, read
+    when a formula is compiled) by ``corrections[name](stock operator)``, once per process; the corrected
+    function keeps the stock one as ``__wrapped__``."""
+    from formulas.functions.operators import OPERATORS
+
+    for name, correct in corrections.items():
+        if not getattr(OPERATORS[name], "xlbridge", False):
+            fn = correct(OPERATORS[name])
+            fn.xlbridge = True  # type: ignore[attr-defined]
+            OPERATORS[name] = fn
 
 
 def column_namer() -> Callable[[int], str]:

@@ -33,8 +33,8 @@ import types
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ..formulas_seam import (SCIPY_NAMES, blank_as_zero, engine_names, function_package, import_function_module,
-                             use_registry)
+from ..formulas_seam import (SCIPY_NAMES, blank_as_zero, correct_operators, engine_names, function_package,
+                             import_function_module, use_registry)
 
 __all__ = ["CORRECTIONS", "REASON_SINKS", "LazyFunctions", "install", "index_of_installed", "MODULE_NAMES", "SCIPY_NAMES"]
 
@@ -343,6 +343,66 @@ def _if_by_masks(stock: dict) -> dict:
     return _by_whole_arrays(stock, choose, (2, 3))
 
 
+def _compared_with_text(stock: Callable[..., Any], negate: bool) -> Callable[..., Any]:
+    """formulas' ``=`` (or ``<>``, ``negate``) of an array with one text, on the whole array, with the same values.
+
+    The templates compare whole columns with ``""`` (``Travellers!H5:J10204=""``: 30,600 cells, three times in the
+    pairs book), which formulas 1.3.4 does one cell at a time (its ``logic_input_parser``: a type id per side,
+    then the tuples compared). For each cell, as there: an error is itself; a blank is the empty text (the
+    other side being text); text equals the text whatever its case (both upper-cased); a number or a logical
+    never equals a text. Any other call (two arrays, no text, a small array, keywords) is formulas' own.
+    """
+    import numpy as np
+
+    names = engine_names()
+    Ranges, Array, XlError, EMPTY = names.Ranges, names.Array, names.XlError, names.EMPTY
+
+    def text_of(v: Any) -> str | None:
+        if isinstance(v, np.ndarray):
+            if v.size != 1:
+                return None
+            v = v.ravel()[0]
+        return v.upper() if isinstance(v, (str, np.str_)) and not isinstance(v, XlError) and v is not EMPTY \
+            else None
+
+    def compare(*args: Any, **kwargs: Any) -> Any:
+        if kwargs or len(args) != 2:
+            return stock(*args, **kwargs)
+        values = [a.value if isinstance(a, Ranges) else a for a in args]
+        texts = [text_of(v) for v in values]
+        arrays = [isinstance(v, np.ndarray) and v.size >= WHOLE_ARRAY_FROM for v in values]
+        if not ((texts[0] is not None and arrays[1]) or (texts[1] is not None and arrays[0])):
+            return stock(*args)
+        side = 1 if texts[0] is not None and arrays[1] else 0
+        text = texts[1 - side]
+        try:
+            cells = np.broadcast_arrays(*[np.asarray(v, dtype=object) for v in values])[side]
+        except ValueError:
+            return stock(*args)
+
+        def one(v: Any) -> Any:
+            if isinstance(v, XlError):
+                return v
+            if v is EMPTY:
+                return (text == "") != negate
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (str, np.str_)):
+                return negate
+            return (v.upper() == text) != negate
+
+        out = np.frompyfunc(one, 1, 1)(cells) if cells.size else np.empty(cells.shape, dtype=object)
+        return np.asarray(out, dtype=object).view(Array)
+
+    compare.__wrapped__ = stock  # type: ignore[attr-defined]
+    return compare
+
+
+#: formulas' operators computed on whole arrays where the templates use them on whole columns
+OPERATOR_CORRECTIONS: dict[str, Callable[[Callable[..., Any]], Callable[..., Any]]] = {
+    "=": lambda stock: _compared_with_text(stock, negate=False),
+    "<>": lambda stock: _compared_with_text(stock, negate=True),
+}
+
+
 def _iferror_by_masks(stock: dict) -> dict:
     """``IFERROR(value, value_if_error)`` on whole arrays (:func:`_by_whole_arrays`)."""
     import numpy as np
@@ -398,6 +458,7 @@ def install() -> LazyFunctions:
         _REGISTRY = LazyFunctions(ff)
 
     registry = _REGISTRY
+    correct_operators(OPERATOR_CORRECTIONS)
 
     def get_functions() -> LazyFunctions:
         return registry
