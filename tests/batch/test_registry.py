@@ -301,8 +301,9 @@ def test_if_on_whole_arrays_is_taken_for_big_arrays_only():
 
 @pytest.mark.parametrize("operator", ["=", "<>"])
 def test_a_column_compared_with_a_text_equals_formulas_own(operator):
-    """``H5:J10204=""`` and its kind on whole arrays (registry.OPERATOR_CORRECTIONS): generated arrays of every kind
-    of cell against texts of either case (blank text included), on either side, as formulas' own operator gives."""
+    """``H5:J10204=""``, ``ROW(A4:A9)=4`` and their kind on whole arrays (registry.OPERATOR_CORRECTIONS): generated
+    arrays of every kind of cell against texts of either case (blank text included), numbers (NaN and infinities
+    included) and logicals (formulas' own), on either side, as formulas' own operator gives."""
     from hypothesis import given, settings
     from hypothesis import strategies as st
     import formulas.functions as ff
@@ -311,7 +312,8 @@ def test_a_column_compared_with_a_text_equals_formulas_own(operator):
     registry.install()
     whole = OPERATORS[operator]
     stock = whole.__wrapped__
-    texts = st.sampled_from(["", "x", "X", "empty", "TRUE", "#N/A"])
+    texts = st.one_of(st.sampled_from(["", "x", "X", "empty", "TRUE", "#N/A"]), st.integers(-3, 3),
+                      st.floats(allow_nan=True, allow_infinity=True), st.booleans())
 
     @settings(max_examples=60, deadline=None, derandomize=True)
     @given(_arrays(70, 3), texts, st.booleans(), st.booleans())
@@ -323,3 +325,7 @@ def test_a_column_compared_with_a_text_equals_formulas_own(operator):
         _same(whole(*args), stock(*args))
 
     check()
+    nan = float("nan")                                         # one NaN object on both sides: equal, as in a tuple
+    import numpy as np
+    column = np.array([[nan]] * 70, dtype=object).view(ff.Array)
+    _same(whole(column, nan), stock(column, nan))

@@ -344,50 +344,73 @@ def _if_by_masks(stock: dict) -> dict:
 
 
 def _compared_with_text(stock: Callable[..., Any], negate: bool) -> Callable[..., Any]:
-    """formulas' ``=`` (or ``<>``, ``negate``) of an array with one text, on the whole array, with the same values.
+    """formulas' ``=`` (or ``<>``, ``negate``) of an array with one text or one number, on the whole array, with
+    the same values.
 
     The templates compare whole columns with ``""`` (``Travellers!H5:J10204=""``: 30,600 cells, three times in the
-    pairs book), which formulas 1.3.4 does one cell at a time (its ``logic_input_parser``: a type id per side,
-    then the tuples compared). For each cell, as there: an error is itself; a blank is the empty text (the
-    other side being text); text equals the text whatever its case (both upper-cased); a number or a logical
-    never equals a text. Any other call (two arrays, no text, a small array, keywords) is formulas' own.
+    pairs book) and their rows' numbers with the first row's (``ROW(range)=ROW(INDEX(range,1,1))``), which formulas
+    1.3.4 does one cell at a time (its ``logic_input_parser``: a type id per side, then the (type, value) pairs
+    compared). For each cell, as there: an error is itself; a blank is the empty text beside a text and 0 beside a
+    number; a text equals a text whatever its case (both upper-cased); a text, a number and a logical never equal
+    each other. Any other call (two arrays, a logical or an error alone, a small array, keywords) is formulas' own.
     """
     import numpy as np
 
     names = engine_names()
     Ranges, Array, XlError, EMPTY = names.Ranges, names.Array, names.XlError, names.EMPTY
+    logical, text_types = (bool, np.bool_), (str, np.str_)
 
-    def text_of(v: Any) -> str | None:
+    def scalar_of(v: Any) -> tuple[str, Any] | None:  # ("text", upper-cased) or ("number", value)
         if isinstance(v, np.ndarray):
             if v.size != 1:
                 return None
             v = v.ravel()[0]
-        return v.upper() if isinstance(v, (str, np.str_)) and not isinstance(v, XlError) and v is not EMPTY \
-            else None
+        if isinstance(v, XlError) or v is EMPTY or isinstance(v, logical):
+            return None
+        if isinstance(v, text_types):
+            return "text", v.upper()
+        if isinstance(v, (int, float, np.number)):
+            return "number", v
+        return None
 
     def compare(*args: Any, **kwargs: Any) -> Any:
         if kwargs or len(args) != 2:
             return stock(*args, **kwargs)
         values = [a.value if isinstance(a, Ranges) else a for a in args]
-        texts = [text_of(v) for v in values]
+        scalars = [scalar_of(v) for v in values]
         arrays = [isinstance(v, np.ndarray) and v.size >= WHOLE_ARRAY_FROM for v in values]
-        if not ((texts[0] is not None and arrays[1]) or (texts[1] is not None and arrays[0])):
+        if scalars[0] is not None and arrays[1]:
+            side = 1
+        elif scalars[1] is not None and arrays[0]:
+            side = 0
+        else:
             return stock(*args)
-        side = 1 if texts[0] is not None and arrays[1] else 0
-        text = texts[1 - side]
+        scalar = scalars[1 - side]
+        assert scalar is not None
+        kind, value = scalar
         try:
             cells = np.broadcast_arrays(*[np.asarray(v, dtype=object) for v in values])[side]
         except ValueError:
             return stock(*args)
 
-        def one(v: Any) -> Any:
-            if isinstance(v, XlError):
-                return v
-            if v is EMPTY:
-                return (text == "") != negate
-            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (str, np.str_)):
-                return negate
-            return (v.upper() == text) != negate
+        if kind == "text":
+            def one(v: Any) -> Any:
+                if isinstance(v, XlError):
+                    return v
+                if v is EMPTY:
+                    return (value == "") != negate
+                if isinstance(v, logical) or not isinstance(v, text_types):
+                    return negate
+                return (v.upper() == value) != negate
+        else:
+            def one(v: Any) -> Any:
+                if isinstance(v, XlError):
+                    return v
+                if v is EMPTY:
+                    return (value == 0) != negate
+                if isinstance(v, logical) or isinstance(v, text_types):
+                    return negate
+                return bool(v is value or v == value) != negate  # as a tuple compares its items
 
         out = np.frompyfunc(one, 1, 1)(cells) if cells.size else np.empty(cells.shape, dtype=object)
         return np.asarray(out, dtype=object).view(Array)
