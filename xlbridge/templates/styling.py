@@ -665,8 +665,8 @@ COMMON_LINES = [
     "not type in them. Rows may be sorted, deleted, cut and pasted or copied: each row keeps its own "
     "results. In Excel each table is an Excel table: a row inserted into it gets the formulas of its green "
     "cells at once. Elsewhere an inserted row has none and turns red until the results are computed "
-    "again, which gives it them. Do not insert a row directly below a table's header (it turns red): "
-    "insert lower down, then sort. Where the parameters sit beside a table, insert and delete the "
+    "again, which gives it them; a row inserted anywhere in a table, directly below its header too, is read. "
+    "Where the parameters sit beside a table, insert and delete the "
     "table's cells (Insert or Delete Cells, shift down or up), not whole rows.",
     "Computing the results: in Excel with the xlbridge add-in they follow what you type. Anywhere else "
     "(LibreOffice, Excel without the add-in), save the workbook and run xlbridge recalc THIS.xlsx -o "

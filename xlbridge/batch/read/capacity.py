@@ -1,7 +1,8 @@
 """Data typed past a template's capacity is never dropped in silence.
 
 A template declares the input area of a sheet with a sheet-scoped defined name ``XLBRIDGE_CAPACITY``
-(for example ``Travellers!$A$5:$P$10004``: the rows its formulas read). :func:`first_overflow` finds, for
+(for example ``Travellers!$A$4:$P$10004``: the table from its header row, row 4, as the ranges its formulas
+read; its rows are those below the header, :func:`table_rows`). :func:`first_overflow` finds, for
 each such sheet, the first cell holding a value or a formula in those columns below the area;
 ``xlbridge recalc`` reports it as a cell error (code ``capacity``), so the run exits 1 with a line
 naming the sheet and the first ignored row. In Excel and LibreOffice the template's note next to the
