@@ -39,6 +39,7 @@ from openpyxl.worksheet.formula import ArrayFormula
 from openpyxl.worksheet.worksheet import Worksheet
 
 from ..core.template_contract import RESULTS_NAME
+from ..excel.functions import NAMES
 
 __all__ = ["CALC_SUFFIX", "RESULTS_NAME", "calc_sheet_name", "mirror_arrays", "results_columns", "array_behind", "shows", "shows_row",
            "headroom", "table_area"]
@@ -171,6 +172,10 @@ _TAKES_REFERENCE = {"ROW", "ROWS", "COLUMN", "COLUMNS", "INDEX", "OFFSET", "ISRE
                     "SUMIF", "SUMIFS", "AVERAGEIF", "AVERAGEIFS", "MAXIFS", "MINIFS", "_XLFN.MAXIFS", "_XLFN.MINIFS"}
 
 
+#: the names of the xlbridge functions (whose table arguments are read through :func:`rows_below_header`)
+_XLBRIDGE_NAMES = frozenset(NAMES)
+
+
 def rows_below_header(ref: str) -> str:
     """The values of the block ``ref``, whose first row is a table's header, with that row blank and every empty
     cell ``""`` (standard functions only: every program computes it alike, the formula engine of ``xlbridge
@@ -193,7 +198,10 @@ def _rewrite(formula: str, home: str, moved: dict[str, list], qualify: bool, nam
     ``tables``: {sheet: (r1, c1, r2, c2, headroom)} of the input tables (their rows below the header): a
     reference to whole columns of one (its rows exactly) starts at the table's header row instead and, in an
     ``array`` formula, reads twice its headroom beyond it (see :func:`headroom`) and is read through
-    :func:`rows_below_header` (except where a function takes it as a reference: :data:`_TAKES_REFERENCE`)."""
+    :func:`rows_below_header` where an xlbridge function reads it (except where a function takes it as a reference:
+    :data:`_TAKES_REFERENCE`). Elsewhere the header's texts are read as they are, which the templates' standard
+    formulas of whole columns (``ISERROR``, ``ISNUMBER``, ``&``, comparisons with a number) take as no row: the
+    function-wise ``IF`` of every range costs the formula engine of ``xlbridge recalc`` time per row."""
     tok = Tokenizer(formula)
     calls: list[str] = []  # the functions (and parentheses, arrays: "") around each token
     for k, item in enumerate(tok.items):
@@ -227,7 +235,7 @@ def _rewrite(formula: str, home: str, moved: dict[str, list], qualify: bool, nam
             after = tok.items[k + 1] if k + 1 < len(tok.items) else None
             whole = (before is not None and (before.subtype == Token.OPEN or before.subtype == Token.ARG) and
                      after is not None and (after.subtype == Token.CLOSE or after.subtype == Token.ARG))
-            if not (whole and calls and calls[-1] in _TAKES_REFERENCE):
+            if not (whole and calls and calls[-1] in _TAKES_REFERENCE) and _XLBRIDGE_NAMES.intersection(calls):
                 item.value = rows_below_header(item.value)
     return tok.render()
 
