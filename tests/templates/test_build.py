@@ -67,7 +67,7 @@ def _table(ws):
 
 
 #: a table's range read from its header row with the header blank (xlbridge.templates.mirror.rows_below_header)
-_BELOW_HEADER = re.compile(r'IF\(ROW\(([^()]+)\)=ROW\(INDEX\(\1,1,1\)\),"",IF\(\1="","",\1\)\)')
+_BELOW_HEADER = re.compile(r'IF\(ROW\(([^()]+)\)-ROW\(INDEX\(\1,1,1\)\),IF\(\1="","",\1\),""\)')
 
 
 def _as_written(text: str, wb) -> str:

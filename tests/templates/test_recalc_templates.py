@@ -68,7 +68,7 @@ def excel_value(v):
 #: (SCORE_OR_TYPED of five columns, turned across and back), then the other outcomes of a block of three columns
 SCORED = re.compile(r'^IF\(\{1,0,0\},TRANSPOSE\(SCORE_OR_TYPED\((.*)\)\),IF\((.*)="","",\2\)\)$')
 #: a table's range read from its header row, the header blank (templates.mirror.rows_below_header, issue 52)
-BELOW_HEADER = re.compile(r'^IF\(ROW\(([^()]+)\)=ROW\(INDEX\(\1,1,1\)\),"",IF\(\1="","",\1\)\)$')
+BELOW_HEADER = re.compile(r'^IF\(ROW\(([^()]+)\)-ROW\(INDEX\(\1,1,1\)\),IF\(\1="","",\1\),""\)$')
 
 
 def read_arg(wb, sheet, arg):
