@@ -72,13 +72,14 @@ def test_pairs_template_row_10005_is_reported(tmp_path, capsys):
     assert "Travellers!A10005" in out and "rows 5 to 10,004" in out
 
 
-# every input table of every template (hand-listed from docs/templates.md): sheet -> its input area
+# every input table of every template (hand-listed from docs/templates.md): sheet -> its input area, from its header
+# row (row 4: a row inserted directly below the header is inside it, issue 52)
 DECLARED = {
-    "pairs.xlsx": {"Travellers": "A5:P10004", "Pairs": "A5:E404"},  # (Pairs: A-E, its Private column included)
-    "teams.xlsx": {"Boards": "A5:I5004", "Matches": "A5:D44", "Teams": "A5:E204"},  # (Teams: its Private column)
-    "handicap.xlsx": {"Handicaps": "A5:C504", "NewTeams": "A5:D204", "Results": "A5:F1004"},
-    "lehman.xlsx": {"Ledger": "A5:G10004", "Chart": "K5:K12"},
-    "instant.xlsx": {"History": "A5:C5004", "Results": "A5:D10004"},
+    "pairs.xlsx": {"Travellers": "A4:P10004", "Pairs": "A4:E404"},  # (Pairs: A-E, its Private column included)
+    "teams.xlsx": {"Boards": "A4:I5004", "Matches": "A4:D44", "Teams": "A4:E204"},  # (Teams: its Private column)
+    "handicap.xlsx": {"Handicaps": "A4:C504", "NewTeams": "A4:D204", "Results": "A4:F1004"},
+    "lehman.xlsx": {"Ledger": "A4:G10004", "Chart": "K4:K12"},
+    "instant.xlsx": {"History": "A4:C5004", "Results": "A4:D10004"},
 }
 
 
@@ -255,3 +256,31 @@ def test_merged_ranges_searched_from_the_first_merge_are_those_of_the_whole_part
     data = b"".join(pieces)
     whole = [parse_range((m.group(1) or m.group(2) or b"").decode()) for m in _MERGE.finditer(data)]
     assert _merged_ranges(data) == whole
+
+
+def test_a_book_whose_table_starts_below_its_header_names_a_row_between_them(tmp_path, capsys):
+    """A book made before issue 52 declares its table from its first row, the header the row above: a row inserted
+    directly below the header moved the table's ranges (and the declared area) down, outside them; ``xlbridge
+    recalc`` names it (exit 1). A template now declares its table from the header row (:func:`capacity`), and
+    reads the row below the header as any other (tests/templates/test_row_edits.py, in LibreOffice)."""
+    from openpyxl.workbook.defined_name import DefinedName
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Data"
+    ws["A1"], ws["B1"] = "Board", "Score"
+    ws["A2"] = 7  # (the inserted row: the table's ranges start at row 3 now)
+    for r in range(3, 6):
+        ws[f"A{r}"] = r
+    ws["C3"] = "=SUM(A3:A6)"
+    ws.defined_names["XLBRIDGE_CAPACITY"] = DefinedName("XLBRIDGE_CAPACITY", attr_text="'Data'!$A$3:$B$6")
+    ws.defined_names["XLBRIDGE_HEADER"] = DefinedName("XLBRIDGE_HEADER", attr_text="'Data'!$A$1:$B$1")
+    wb.save(tmp_path / "old.xlsx")
+    assert main(["recalc", str(tmp_path / "old.xlsx"), "-o", str(tmp_path / "out.xlsx"), "--no-progress"]) == 1
+    out = capsys.readouterr().out
+    assert "Data!A2" in out and "between the table's header (row 1) and its first row (3)" in out
+    # declared from the header row, the same rows are one table: nothing between, nothing named
+    ws.defined_names["XLBRIDGE_CAPACITY"] = DefinedName("XLBRIDGE_CAPACITY", attr_text="'Data'!$A$1:$B$6")
+    wb.save(tmp_path / "new.xlsx")
+    assert main(["recalc", str(tmp_path / "new.xlsx"), "-o", str(tmp_path / "out2.xlsx"), "--no-progress"]) == 0, \
+        capsys.readouterr().out

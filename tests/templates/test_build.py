@@ -57,21 +57,30 @@ def _unmirrored(text: str, home: str) -> str:
 
 
 def _table(ws):
-    """(first row, first column, last row, headroom) of the input table of ``ws``, or None."""
+    """(first row, first column, last row, headroom) of the input table of ``ws`` (its rows below the header: the
+    declared area starts at the header row), or None."""
     dn = ws.defined_names.get("XLBRIDGE_CAPACITY")
     if dn is None:
         return None
     c1, r1, _, r2 = range_boundaries(dn.attr_text.split("!")[-1].replace("$", ""))
-    return r1, c1, r2, headroom(r2 - r1 + 1)
+    return r1 + 1, c1, r2, headroom(r2 - r1)
+
+
+#: a table's range read from its header row with the header blank (xlbridge.templates.mirror.rows_below_header)
+_BELOW_HEADER = re.compile(r'IF\(ROW\(([^()]+)\)-ROW\(INDEX\(\1,1,1\)\),IF\(\1="","",\1\),""\)')
 
 
 def _as_written(text: str, wb) -> str:
-    """A hidden array's text with the input tables' ranges read past the table (twice the headroom,
-    xlbridge.templates.mirror) back to the table's last row, as the template's code writes them."""
+    """A formula's text with the input tables' ranges as the template's code writes them: from the table's first
+    row (not its header row: xlbridge.templates.mirror), to its last row (not twice the headroom past it), read
+    as they are (not through ``rows_below_header``)."""
+    text = _BELOW_HEADER.sub(r"\1", text)
     for ws in wb.worksheets:
         t = _table(ws)
         if t is not None:
-            text = re.sub(rf"(:\$?[A-Z]{{1,3}}\$?){t[2] + 2 * t[3]}(?![0-9])", rf"\g<1>{t[2]}", text)
+            for end in (t[2] + 2 * t[3], t[2]):
+                text = re.sub(rf"(\$?[A-Z]{{1,3}}\$?){t[0] - 1}(:\$?[A-Z]{{1,3}}\$?){end}(?![0-9])",
+                              rf"\g<1>{t[0]}\g<2>{t[2]}", text)
     return text
 
 
@@ -94,7 +103,7 @@ def _arrays(ws):
             c1, r1, c2, r2 = range_boundaries(c.value.ref)
             text = _unmirrored(_as_written(c.value.text, wb), ws.title)
             if table is None or not (r1 == r2 and table[0] <= r1 <= table[2] + table[3]
-                                     or (r1, r2) == (table[0], table[2] + table[3])):
+                                     or (r1, r2) == (table[0] - 1, table[2] + table[3])):
                 out[c.value.ref] = text
                 for cells in (ws[c.value.ref] if ":" in c.value.ref else [ws[c.value.ref]]):  # (a one-cell array)
                     for cell in (cells if isinstance(cells, tuple) else [cells]):
@@ -103,14 +112,14 @@ def _arrays(ws):
             if r1 > table[2]:  # a headroom row: nothing in view
                 assert all(ws.cell(r1, k).value is None for k in range(c1, c2 + 1))
                 continue
-            last = min(r2, table[2])
+            last, r1 = min(r2, table[2]), max(r1, table[0])  # (a column's hidden array starts at the header row)
             out[f"{get_column_letter(c1)}{r1}:{get_column_letter(c2)}{last}"] = text
             first = get_column_letter(table[1])
             for k in range(c1, c2 + 1):
-                column = (f"{quote_sheetname(name)}!${get_column_letter(k)}${table[0]}:${get_column_letter(k)}"
+                column = (f"{quote_sheetname(name)}!${get_column_letter(k)}${table[0] - 1}:${get_column_letter(k)}"
                           f"${table[2] + table[3]}")
                 for r in range(r1, last + 1):
-                    assert ws.cell(r, k).value == shows_row(column, f"${first}${table[0]}:${first}${table[2]}"), \
+                    assert ws.cell(r, k).value == shows_row(column, f"${first}${table[0] - 1}:${first}${table[2]}"), \
                         (ws.title, r, k)
     return out
 
@@ -421,7 +430,7 @@ def test_each_input_table_is_an_excel_table_with_its_results_as_calculated_colum
         (table,) = ws.tables.values()
         c1, r1, c2, r2 = range_boundaries(table.ref)
         k1, q1, k2, q2 = range_boundaries(cap.attr_text.split("!")[-1].replace("$", ""))
-        assert (c1, r1, r2) == (k1, q1 - 1, q2) and c2 >= k2
+        assert (c1, r1, r2) == (k1, q1, q2) and c2 >= k2  # (the declared area starts at the header row too)
         assert [c.name for c in table.tableColumns] == [ws.cell(r1, c).value for c in range(c1, c2 + 1)]
         results = ws.defined_names.get("XLBRIDGE_RESULTS")
         shown = set()
@@ -433,31 +442,30 @@ def test_each_input_table_is_an_excel_table_with_its_results_as_calculated_colum
             assert (formula is not None) == (c in shown), (ws.title, col.name)
             if formula is not None:
                 found += 1
-                assert {ws.cell(r, c).value for r in range(q1, q2 + 1)} == {"=" + formula.attr_text}
+                assert {ws.cell(r, c).value for r in range(q1 + 1, q2 + 1)} == {"=" + formula.attr_text}
                 assert "ROW()" in formula.attr_text
     assert found or name == "lehman.xlsx"  # (the Lehman Ledger computes no column beside its rows)
 
 
 def test_capacity_declared_and_flagged(books):
-    """The Travellers input area is a sheet-scoped name (read by ``xlbridge recalc``) and its note turns
-    red when anything is typed below it."""
+    """The Travellers input area is a sheet-scoped name (read by ``xlbridge recalc``) from its header row (a row
+    inserted directly below the header is inside it: issue 52) and its note turns red when anything is typed below
+    it."""
     ws = books["pairs.xlsx"]["Travellers"]
-    assert ws.defined_names["XLBRIDGE_CAPACITY"].attr_text == "'Travellers'!$A$5:$P$10004"
+    assert ws.defined_names["XLBRIDGE_CAPACITY"].attr_text == "'Travellers'!$A$4:$P$10004"
     assert "rows 5 to 10,004" in ws["Q18"].value  # (below the parameters, the event details and the legend)
     rules = {str(cf.sqref): cf.rules for cf in ws.conditional_formatting}
-    assert sorted(rules) == ["A4:P4", "A5:A10004", "B5:B10004", "C5:C10004", "D5:D10004", "E5:E10004", "F5:F10004",
-                             "H5:H10004", "N5:O10004", "Q18"]
+    assert sorted(rules) == ["A5:A10004", "B5:B10004", "C5:C10004", "D5:D10004", "E5:E10004", "F5:F10004",
+                             "H4:H10004", "N4:O10004", "Q18"]
     # issue 52: a half-filled row turns red at the input to put right (core.travellerrow's rules, Excel's words)
     assert rules["F5:F10004"][0].formula == ['AND($D5<>"",UPPER(TRIM($D5))<>"PASS",$F5="")']
     assert rules["D5:D10004"][0].formula == ['AND($D5="",$G5="",COUNTA($A5:$C5,$E5:$F5)>0)']
     assert rules["Q18"][0].formula == ["COUNTA($A$10005:$P$1048576)>0"]
-    # rows inserted directly below the header move the table down: the header turns red, recalc names them
     assert ws.defined_names["XLBRIDGE_HEADER"].attr_text == "'Travellers'!$A$4:$P$4"
-    assert rules["A4:P4"][0].formula == ["ROW($A$5)<>ROW($A$4)+1"]
     # issue 38: a result cell without its formula in a row typed into (a row inserted) turns red, and
-    # xlbridge recalc reads the result cells from this name
-    assert rules["N5:O10004"][0].formula == ["AND(NOT(_xlfn.ISFORMULA(N5)),COUNTA($A5:$P5)>0)"]
-    assert ws.defined_names["XLBRIDGE_RESULTS"].attr_text == "'Travellers'!$H$5:$H$10004,'Travellers'!$N$5:$O$10004"
+    # xlbridge recalc reads the result cells from this name (from the header row, as the table: not the header)
+    assert rules["N4:O10004"][0].formula == ["AND(ROW(N4)>ROW($A$4),NOT(_xlfn.ISFORMULA(N4)),COUNTA($A4:$P4)>0)"]
+    assert ws.defined_names["XLBRIDGE_RESULTS"].attr_text == "'Travellers'!$H$4:$H$10004,'Travellers'!$N$4:$O$10004"
 
 
 @pytest.mark.parametrize("name, sheet, first", [("pairs.xlsx", "Travellers", "Q9"), ("teams.xlsx", "Matches", "J13"),
@@ -555,7 +563,7 @@ def test_canonical_dump_covers_validations_and_charts():
     dump = T.canonical_dump(T.build_bytes("handicap.xlsx"))
     assert any(" validation " in line for line in dump)
     assert any(" chart ScatterChart" in line for line in dump)
-    assert any("ARRAY[D5:D509] =FORML_VPDIFF" in line for line in dump)  # 5 rows of headroom
+    assert any("ARRAY[D4:D509] =FORML_VPDIFF" in line for line in dump)  # from the header row; 5 rows of headroom
 
 
 # --- empty templates and their filled examples ------------------------------------------------------
@@ -584,7 +592,7 @@ def test_templates_ship_empty_and_examples_filled(name):
                 cached |= {(r, k) for r in range(b1, b2 + 1) for k in range(a1, a2 + 1)} - {(r0, k0)}
         for row, col in (ex.keys() | mine_cells.keys()) - cached:
             value, mine = ex.get((row, col)), mine_cells.get((row, col))
-            inside = area is not None and area[1] <= row <= area[3] and area[0] <= col <= area[2]
+            inside = area is not None and area[1] < row <= area[3] and area[0] <= col <= area[2]  # (below the header)
             is_formula = isinstance(value, ArrayFormula) or (isinstance(value, str) and value.startswith("="))
             if inside and not is_formula:
                 assert mine is None, (title, row, col, mine)

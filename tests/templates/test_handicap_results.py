@@ -146,7 +146,7 @@ def test_fairness_counts_the_season_itself(done):
 def test_results_capacity_and_print_names():
     wb = openpyxl.load_workbook(SRC)
     ws = wb["Results"]
-    assert ws.defined_names["XLBRIDGE_CAPACITY"].attr_text.replace("'", "") == "Results!$A$5:$F$1004"
+    assert ws.defined_names["XLBRIDGE_CAPACITY"].attr_text.replace("'", "") == "Results!$A$4:$F$1004"  # (header: row 4)
     assert "XLBRIDGE_PRINT" in ws.defined_names
     assert ws.print_title_rows == "$4:$4"
 

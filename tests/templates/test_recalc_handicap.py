@@ -124,9 +124,10 @@ def test_formulas_styles_validations_and_chart_kept(done):
     src, out, _ = done
     assert canonical_dump(out) == canonical_dump(src)
     wb = openpyxl.load_workbook(out)
-    ws = wb["Handicaps (calc)"]  # the array formula, on its hidden sheet; the cell in view shows it
-    assert isinstance(ws["F5"].value, ArrayFormula) and ws["F5"].value.ref == "F5:F509"  # 5 rows of headroom
-    assert wb["Handicaps"]["F504"].value == shows_row("'Handicaps (calc)'!$F$5:$F$509", "$A$5:$A$504")
+    # the array formula, on its hidden sheet from the header row (as the ranges it reads); the cell in view shows it
+    ws = wb["Handicaps (calc)"]
+    assert isinstance(ws["F4"].value, ArrayFormula) and ws["F4"].value.ref == "F4:F509"  # 5 rows of headroom
+    assert wb["Handicaps"]["F504"].value == shows_row("'Handicaps (calc)'!$F$4:$F$509", "$A$4:$A$504")
 
 
 def test_new_average_vps_and_a_fourth_division(tmp_path):

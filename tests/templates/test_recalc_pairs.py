@@ -158,9 +158,11 @@ def test_formulas_styles_and_validations_kept(done):
     src, out, _ = done
     assert canonical_dump(out) == canonical_dump(src)
     book = cells(out)  # (read-only, once a process)
-    n5 = book["Travellers (calc)"][(5, 14)]  # the array formula, on its hidden sheet; the cell in view shows it
-    assert isinstance(n5, ArrayFormula) and n5.ref == "N5:O10104"  # 100 rows of headroom
-    assert book["Travellers"][(10004, 15)] == shows_row("'Travellers (calc)'!$O$5:$O$10104", "$A$5:$A$10004")
+    # the array formula, on its hidden sheet, from the header row (as the ranges it reads: issue 52); the cell in
+    # view shows it
+    n4 = book["Travellers (calc)"][(4, 14)]
+    assert isinstance(n4, ArrayFormula) and n4.ref == "N4:O10104"  # 100 rows of headroom
+    assert book["Travellers"][(10004, 15)] == shows_row("'Travellers (calc)'!$O$4:$O$10104", "$A$4:$A$10004")
 
 
 def test_new_travellers_and_scale(tmp_path):

@@ -66,7 +66,9 @@ def excel_value(v):
 
 #: the pairs matchpoints' and ranking's outcomes (templates.pairs.scored_outcomes): each row's score from its inputs
 #: (SCORE_OR_TYPED of five columns, turned across and back), then the other outcomes of a block of three columns
-SCORED = re.compile(r'^IF\(\{1,0,0\},TRANSPOSE\(SCORE_OR_TYPED\((.*)\)\),IF\(([^=]*)="","",\2\)\)$')
+SCORED = re.compile(r'^IF\(\{1,0,0\},TRANSPOSE\(SCORE_OR_TYPED\((.*)\)\),IF\((.*)="","",\2\)\)$')
+#: a table's range read from its header row, the header blank (templates.mirror.rows_below_header, issue 52)
+BELOW_HEADER = re.compile(r'^IF\(ROW\(([^()]+)\)-ROW\(INDEX\(\1,1,1\)\),IF\(\1="","",\1\),""\)$')
 
 
 def read_arg(wb, sheet, arg):
@@ -78,6 +80,10 @@ def read_arg(wb, sheet, arg):
             return NotImplemented
         score = as_grid(udfs.EXCEL_FUNCTIONS["SCORE_OR_TYPED"](*columns))
         return [[excel_value(score[i][0])] + list(row[1:]) for i, row in enumerate(block)]
+    below = BELOW_HEADER.match(arg)
+    if below:
+        grid = read_arg(wb, sheet, below.group(1))
+        return grid if grid is NotImplemented else [[None] * len(grid[0])] + grid[1:]
     if arg.upper() in ("TRUE", "FALSE"):
         return arg.upper() == "TRUE"
     if arg.startswith('"'):
@@ -184,9 +190,13 @@ def test_every_xlbridge_call_matches_a_direct_call(name):
             for v in sheet.values():
                 if isinstance(v, ArrayFormula):
                     r1, c1, r2, c2 = parse_range(v.ref)
+                    shown = formulas[title[: -len(CALC_SUFFIX)]]
                     for r in range(r1, r2 + 1):
                         for k in range(c1, c2 + 1):
-                            values[title].cell(r, k).value = values[title[: -len(CALC_SUFFIX)]].cell(r, k).value
+                            view = shown.get((r, k))  # (a table's header, above its rows, shows no hidden cell: blank)
+                            values[title].cell(r, k).value = (
+                                values[title[: -len(CALC_SUFFIX)]].cell(r, k).value
+                                if view is None or isinstance(view, ArrayFormula) or str(view).startswith("=") else None)
     checked = tables = 0
     for title, sheet in formulas.items():
         ws = values[title]

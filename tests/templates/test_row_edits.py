@@ -3,7 +3,9 @@
 LibreOffice, driven through its UNO bridge (the run's LibreOffice, tests/office.py, run by Debian's
 /usr/bin/python3 with python3-uno), makes the edits a committee makes to each input table of the five filled examples:
 delete a row, insert a row and type a result into it (its result cells left empty, as both programs
-insert it; in one table copied from the row above, as a member may do), and sort the table by another column; whole rows, except where the sheet's parameters or summary
+insert it; in one table copied from the row above, as a member may do), insert one more directly below the
+table's header (``top``: the first place many members insert; issue 52) and type into it, and sort the table by
+another column; whole rows, except where the sheet's parameters or summary
 share the table's rows (handicap Results, the Lehman Ledger: the table's cells, shifted up or down). ``xlbridge recalc`` then recalculates each edited book.
 
 Expected values never come from the edited book: the example's rows are edited the same way in Python
@@ -59,32 +61,38 @@ def _sort_key(v):
 
 # Each case: a table (sheet, first row, number of example rows, its columns, the computed ones), and
 # the edits: delete sheet row ``delete``, insert a row before sheet row ``insert`` holding ``new`` (by
-# column letter), sort the table's rows by column ``sort`` (0-based in the table), ``descending``.
+# column letter), insert a row directly below the header (before sheet row ``first``) holding ``top``, sort the
+# table's rows by column ``sort`` (0-based in the table), ``descending``.
 # ``also``: more tables of the book, sorted only.
 CASES = {
     "pairs.xlsx": [
         dict(sheet="Travellers", first=5, rows=18, cols="ABCDEFGHIJKLMNOP", computed="HNO", delete=9, insert=10,
-             new={"A": 1, "B": 7, "C": 17, "D": "3NT", "E": "N", "F": 9}, sort=1),
-        dict(sheet="Pairs", first=5, rows=12, cols="ABC", computed="", sort=2, descending=True),
+             new={"A": 1, "B": 7, "C": 17, "D": "3NT", "E": "N", "F": 9},
+             top={"A": 2, "B": 7, "C": 17, "D": "2H", "E": "W", "F": 8}, sort=1),
+        dict(sheet="Pairs", first=5, rows=12, cols="ABC", computed="", top={"A": 7, "B": "NS", "C": "X. Top & Y. Row"},
+             sort=2, descending=True),
     ],
     "teams.xlsx": [
         dict(sheet="Boards", first=5, rows=10, cols="ABCDEFGHIJK", computed="JK", delete=6, insert=8,
-             new={"A": 1, "B": 8, "C": 100, "I": 130}, sort=8),
-        dict(sheet="Matches", first=5, rows=2, cols="ABCDEFGH", computed="EFGH", sort=1, descending=True),
+             new={"A": 1, "B": 8, "C": 100, "I": 130}, top={"A": 3, "B": 1, "C": 420, "I": -50}, sort=8),
+        dict(sheet="Matches", first=5, rows=2, cols="ABCDEFGH", computed="EFGH",
+             top={"A": 3, "B": "Team A", "C": "Team D", "D": 1}, sort=1, descending=True),
     ],
     "handicap.xlsx": [
         dict(sheet="Handicaps", first=5, rows=18, cols="ABCDEFG", computed="DEFG", delete=8, insert=12,
-             new={"A": 2, "B": "Newcomers", "C": 9.5}, sort=2, copy=True),
+             new={"A": 2, "B": "Newcomers", "C": 9.5}, top={"A": 3, "B": "Top row", "C": 12.5}, sort=2, copy=True),
         dict(sheet="Results", first=5, rows=8, cols="ABCDEFGHIJKL", computed="GHIJKL", delete=6, insert=9, cells=True,
-             new={"A": "Rebels", "B": "Clubs", "C": 50, "D": 40}, sort=1),
+             new={"A": "Rebels", "B": "Clubs", "C": 50, "D": 40}, top={"A": "Royals", "B": "Imps", "C": 30, "D": 35},
+             sort=1),
     ],
     "instant.xlsx": [
         dict(sheet="Results", first=5, rows=14, cols="ABCDEF", computed="EF", delete=6, insert=9,
-             new={"A": 1, "B": 8, "C": 18, "D": 450}, sort=3),
+             new={"A": 1, "B": 8, "C": 18, "D": 450}, top={"A": 1, "B": 9, "C": 19, "D": -100}, sort=3),
     ],
     "lehman.xlsx": [
         dict(sheet="Ledger", first=5, rows=19, cols="ABCDEFG", computed="", delete=7, insert=10, cells=True,
-             new={"A": 3, "B": "Ann", "C": "Dee", "D": "Bob", "E": "Cal", "F": 50}, sort=1),
+             new={"A": 3, "B": "Ann", "C": "Dee", "D": "Bob", "E": "Cal", "F": 50},
+             top={"A": 3, "B": "Bob", "C": "Cal", "D": "Ann", "E": "Dee", "F": 55}, sort=1),
     ],
 }
 
@@ -93,8 +101,15 @@ def _col(letter: str) -> int:
     return openpyxl.utils.column_index_from_string(letter)
 
 
-def _rows(ws, case) -> list[list]:
-    return [[ws.cell(case["first"] + i, _col(c)).value for c in case["cols"]] for i in range(case["rows"])]
+def _count(case) -> int:
+    """The table's rows after the case's edits (as many as before, and one more inserted below the header)."""
+    return case["rows"] + ("top" in case)
+
+
+def _rows(ws, case, count: int | None = None) -> list[list]:
+    """The table's rows (``count``: :func:`_count` of the edited table unless given)."""
+    return [[ws.cell(case["first"] + i, _col(c)).value for c in case["cols"]]
+            for i in range(_count(case) if count is None else count)]
 
 
 def _edited(rows: list[list], case) -> tuple[list[list], int | None]:
@@ -108,6 +123,8 @@ def _edited(rows: list[list], case) -> tuple[list[list], int | None]:
         new = [None if c in case["computed"] else v for c, v in zip(case["cols"], new)]
         rows.insert(case["insert"] - case["first"], new)
         inserted = id(rows[case["insert"] - case["first"]])
+    if "top" in case:  # (directly below the header: the table's first row)
+        rows.insert(0, [None if c in case["computed"] else case["top"].get(c) for c in case["cols"]])
     order = sorted(range(len(rows)), key=lambda i: _sort_key(rows[i][case["sort"]]),
                    reverse=case.get("descending", False))  # stable both ways, as LibreOffice's
     rows = [rows[i] for i in order]
@@ -144,8 +161,13 @@ def _lo_edits(case) -> list[dict]:
         if case.get("copy"):
             out += [{"op": "copy_cells", "sheet": s, "from": f"{a}{r - 1}:{z}{r - 1}", "to": f"{a}{r}"}
                     for a, z in _runs(case["computed"])]
+    if "top" in case:  # directly below the header, typed into, its result cells left empty
+        r = case["first"]
+        out.append({"op": "insert_cells", "sheet": s, "range": span.format(r=r)} if cells else
+                   {"op": "insert_rows", "sheet": s, "row": r})
+        out += [{"op": "set", "sheet": s, "cell": f"{c}{r}", "value": v} for c, v in case["top"].items()]
     if "sort" in case:
-        last = case["first"] + case["rows"] - 1
+        last = case["first"] + _count(case) - 1
         out.append({"op": "sort", "sheet": s, "range": f"{case['cols'][0]}{case['first']}:{case['cols'][-1]}{last}",
                     "column": case["sort"], "ascending": not case.get("descending", False)})
     return out
@@ -153,7 +175,8 @@ def _lo_edits(case) -> list[dict]:
 
 #: Rows inserted and typed into, their result cells left empty (not copied): given their formulas by
 #: ``xlbridge recalc``; one more whose first result cell a member typed a value into (kept, and named); and,
-#: first, a row inserted directly below the header (outside the table's ranges: named).
+#: first, a row inserted directly below the header (inside the table's ranges, which start at the header row: read
+#: and given its formulas as the others, issue 52).
 UNCOPIED = ("handicap.xlsx",
             dict(sheet="Handicaps", first=5, rows=18, cols="ABCDEFG", computed="DEFG", insert=5,
                  new={"A": 3, "B": "Above", "C": 8.5}),
@@ -186,8 +209,8 @@ def _build_edited(key: str, folder: Path, office) -> None:
         wb = openpyxl.load_workbook(src)
         for case in cases:
             ws = wb[case["sheet"]]
-            rows, _ = _edited(_rows(ws, case), case)
-            for i in range(case["rows"] + 2):
+            rows, _ = _edited(_rows(ws, case, case["rows"]), case)
+            for i in range(_count(case) + 2):
                 for c in case["cols"]:
                     if c not in case["computed"]:
                         ws.cell(case["first"] + i, _col(c)).value = None
@@ -252,22 +275,22 @@ def test_rows_inserted_without_their_result_cells_are_given_them(edited):
     """LibreOffice inserts an empty row: typed into, its result cells hold no formula. ``xlbridge recalc``
     writes the formulas of the table's other rows into them (in the file: every program then computes the
     row) and computes them, with one warning naming the first; a cell a member typed a value into keeps it
-    and is named (exit 1). The values themselves are checked against a fresh book in the test above,
-    whose inserted rows are left empty too."""
+    and is named (exit 1). A row inserted directly below the header is one of them (issue 52: the table's
+    ranges start at the header row, so LibreOffice grew them to hold it). The values themselves are checked
+    against a fresh book in the test above, whose inserted rows (one directly below each header) are left
+    empty too."""
     errors, path = edited("uncopied")
     name, header, filled, typed = UNCOPIED
     layout = [e for e in errors if e[2] == "layout"]
-    assert [e[:2] for e in layout] == [[header["sheet"], "A5"], [typed["sheet"], f"D{typed['insert']}"]]
-    assert "between the table's header (row 4) and its first row (6)" in layout[0][3]
-    assert "inserted" in layout[1][3]
+    assert [e[:2] for e in layout] == [[typed["sheet"], f"D{typed['insert']}"]]
+    assert "inserted" in layout[0][3]
     (warning,) = [e[3] for e in errors if e[2] == "warning"]
-    assert warning.startswith(f"{filled['sheet']}!D{filled['insert']}: ") and "rows 12, 16 " in warning
-    r = filled["insert"]
+    assert warning.startswith(f"{header['sheet']}!D{header['insert']}: ") and "rows 5, 12, 16 " in warning
     formulas = openpyxl.load_workbook(path)[filled["sheet"]]
     values = openpyxl.load_workbook(path, data_only=True)[filled["sheet"]]
-    for c in filled["computed"]:  # the same formula as the row above (the table's rows all hold one text)
-        assert formulas[f"{c}{r}"].value == formulas[f"{c}{r - 1}"].value and "ROW()" in formulas[f"{c}{r}"].value
-        assert isinstance(values[f"{c}{r}"].value, (int, float))
+    for r in (header["insert"], filled["insert"]):
+        for c in filled["computed"]:  # the same formula as the row below (the table's rows all hold one text)
+            assert formulas[f"{c}{r}"].value == formulas[f"{c}{r + 1}"].value and "ROW()" in formulas[f"{c}{r}"].value
+            assert isinstance(values[f"{c}{r}"].value, (int, float)), (c, r)
     assert values[f"D{typed['insert']}"].value == 7  # (typed over: kept)
     assert formulas[f"E{typed['insert']}"].value.startswith("=")  # (its other result cells given theirs)
-    assert [values[f"{c}5"].value for c in header["computed"]] == [None] * 4  # (the row above the table: not read)

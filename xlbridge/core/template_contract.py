@@ -5,16 +5,20 @@ The templates (:mod:`xlbridge.templates`) write these names; ``xlbridge recalc``
 workbook's session for PBN, USEBIO and the results site) find the areas, sheets and columns by them.
 Declared here once, below all three layers.
 
-- :data:`CAPACITY_NAME`: a sheet-scoped defined name over a sheet's input area (``Travellers!$A$5:$P$10004``);
-  ``xlbridge recalc`` reports data below it, the formats read no further;
-- :data:`HEADER_NAME`: a sheet-scoped defined name over the header row of the sheet's input table, the
-  row above :data:`CAPACITY_NAME`'s first (``Travellers!$A$4:$P$4``): rows inserted directly below the
-  header move the table's ranges down and leave rows between the two, which ``xlbridge recalc`` names;
+- :data:`CAPACITY_NAME`: a sheet-scoped defined name over a sheet's input table from its header row
+  (``Travellers!$A$4:$P$10004``: the rows read are 5 to 10,004); ``xlbridge recalc`` reports data below it, the
+  formats read no further. From the header row, as every range of the table's formulas, so that a row inserted
+  directly below the header lies inside them all and Excel and LibreOffice grow them to hold it (issue 52);
+- :data:`HEADER_NAME`: a sheet-scoped defined name over the header row of the sheet's input table
+  (``Travellers!$A$4:$P$4``), :data:`CAPACITY_NAME`'s first row; in a book whose area starts below it (made
+  before issue 52), rows inserted directly below the header are outside the table's ranges, and
+  ``xlbridge recalc`` names them;
 - :data:`PRINT_NAME`: a sheet-scoped defined name over the whole printable table, which ``xlbridge
   recalc`` cuts after the last row in use;
 - :data:`RESULTS_NAME`: a sheet-scoped defined name over the cells in view showing a table's results, one
-  block per run of columns (``'Travellers'!$H$5:$H$10004,'Travellers'!$N$5:$O$10004``): each holds a
-  formula in every row, and ``xlbridge recalc`` names a row typed into without them;
+  block per run of columns, from the header row as :data:`CAPACITY_NAME`
+  (``'Travellers'!$H$4:$H$10004,'Travellers'!$N$4:$O$10004``): each holds a formula in every row below the header,
+  and ``xlbridge recalc`` names a row typed into without them;
 - the sheets of the pairs and teams workbooks, and the header names (row 4) of the columns the
   formats read.
 

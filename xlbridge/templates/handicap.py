@@ -178,7 +178,8 @@ def _results_sheet(wb: Workbook, hl: int, ol: int) -> None:
     array(ws, f"G{R_FIRST}:L{rl}",
           f"=IFERROR(INDEX(HANDICAP_MATCHES({col('A')},{col('B')},{col('C')},{col('D')},"
           f"Handicaps!B{H_FIRST}:B{hl},Handicaps!F{H_FIRST}:F{hl},{col('E')},{col('F')},"
-          f"NewTeams!F{N_FIRST}:G{ol}),{seq_column(R_ROWS + headroom(R_ROWS))},{seq_row(6)}),\"\")")
+          f"NewTeams!F{N_FIRST}:G{ol}),{seq_column(1 + R_ROWS + headroom(R_ROWS))},{seq_row(6)}),\"\")")
+    # (its rows from the table's header row down, as the ranges it reads: xlbridge.templates.mirror)
     align(ws, f"K{R_FIRST}:L{rl}", "left", 1)  # (the winner's name apart from the IMPs: never "111 Pioneers")
     ws["N4"] = "Higher-handicap team"
     ws["N4"].font = bold()

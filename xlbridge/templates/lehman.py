@@ -128,8 +128,9 @@ def _history_sheet(wb: Workbook, args: str) -> None:
         ws.column_dimensions[get_column_letter(c)].width = W_WIDTH
     # more weeks than columns: say so (the ledger is read whole; only this view is cut); short enough to show
     # whole left of the legend
-    ws["D3"] = (f'=IF(IFERROR(INDEX({history},1,{W_COLS + 2}),"")="","","More than {W_COLS} weeks: only the '
-                f'first {W_COLS} are shown. Start a new workbook.")')
+    # (a one-cell array, as every formula reading the ledger's rows from its header row down: xlbridge.templates.mirror)
+    array(ws, "D3", f'=IF(IFERROR(INDEX({history},1,{W_COLS + 2}),"")="","","More than {W_COLS} weeks: '
+                    f'only the first {W_COLS} are shown. Start a new workbook.")')
     ws["D3"].font = Font(bold=True, color="FFC00000")
     # the legend in rows 1 to 3 over week columns of the first page, each swatch across them
     first, end = (get_column_letter(c) for c in H_LEGEND)
@@ -156,7 +157,9 @@ def _chart_sheet(wb: Workbook, args: str) -> None:
     headers(ws, 4, 1, ["Week"], widths=[8])
     # weeks down column A, the chosen players across (the history transposed: INDEX with a row of rows)
     weeks_down = "{" + ";".join(str(i) for i in range(2, W_COLS + 2)) + "}"  # the history's columns 2..
-    players_across = "{" + ",".join(str(i) for i in range(2, C_ROWS + 2)) + "}"  # the history's rows 2..
+    # the history's rows 3..: its row 2 is the names' header row (blank: the names are read from their header down,
+    # as every table's rows, xlbridge.templates.mirror)
+    players_across = "{" + ",".join(str(i) for i in range(3, C_ROWS + 3)) + "}"
     array(ws, f"A5:A{wl}", f'=IFERROR(INDEX({chosen},1,{weeks_down}),"")', "0")
     array(ws, f"B4:{last_p}{wl}", f'=IFERROR(INDEX({chosen},{players_across},{seq_column(W_COLS + 1)}),"")',
           "0.00")
@@ -164,7 +167,9 @@ def _chart_sheet(wb: Workbook, args: str) -> None:
     for c in range(2, C_ROWS + 2):
         ws.column_dimensions[get_column_letter(c)].width = 9
     # a name the ledger does not know: the call's one-line message, here (the table stays blank)
-    ws[f"{pick}3"] = f'=IFERROR(IF(INDEX({chosen},1,1)="Player","",INDEX({chosen},1,1)),"")'
+    # (a one-cell array, as D3 of the History sheet; the history's first cell, "Player" when every name is known, blank
+    # then: the function called once)
+    array(ws, f"{pick}3", f'=IFERROR(SUBSTITUTE(SUBSTITUTE("|"&INDEX({chosen},1,1)&"|","|Player|",""),"|",""),"")')
     ws[f"{pick}3"].font = Font(bold=True, color="FFC00000")
     # the capacity note and the legend in the next column, the chart under the names: the sheet prints one page
     # wide at 60 % or more (further right, its second page across held only the repeated Week column). The note

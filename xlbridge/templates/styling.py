@@ -270,11 +270,14 @@ def array(ws: Worksheet, ref: str, formula: str, number_format: str | None = Non
 
 
 def capacity(ws: Worksheet, ref: str, cell: str, what: str) -> None:
-    """Declare ``ref`` (e.g. ``A5:P10004``) as the input area of ``ws``: a sheet-scoped defined name
-    :data:`CAPACITY_NAME` (``xlbridge recalc`` exits 1 naming the first row past it) and a note in
-    ``cell`` that turns red when anything is typed below the area (conditional formatting: Excel and
-    LibreOffice evaluate it live; nothing for the formula engine to compute); the row above ``ref`` as its
-    header, :data:`HEADER_NAME`, which turns red when rows are inserted directly below it."""
+    """Declare the table whose rows are ``ref`` (e.g. ``A5:P10004``) and whose header is the row above it as the
+    input area of ``ws``: a sheet-scoped defined name :data:`CAPACITY_NAME` from the header row down
+    (``$A$4:$P$10004``: a row inserted directly below the header lies inside it, and Excel and LibreOffice grow
+    it, as they grow every range of the table's formulas, which start at the header too:
+    :func:`xlbridge.templates.mirror.mirror_arrays`); the header row as :data:`HEADER_NAME`; and a note in
+    ``cell`` giving the rows read, which turns red when anything is typed below the area (conditional
+    formatting: Excel and LibreOffice evaluate it live; nothing for the formula engine to compute;
+    ``xlbridge recalc`` exits 1 naming the first row past it)."""
     from openpyxl.formatting.rule import FormulaRule
     from openpyxl.utils.cell import range_boundaries
     from openpyxl.workbook.defined_name import DefinedName
@@ -282,7 +285,7 @@ def capacity(ws: Worksheet, ref: str, cell: str, what: str) -> None:
     c1, r1, c2, r2 = range_boundaries(ref)
     first, last = get_column_letter(c1), get_column_letter(c2)
     ws.defined_names[CAPACITY_NAME] = DefinedName(
-        CAPACITY_NAME, attr_text=f"{quote_sheetname(ws.title)}!${first}${r1}:${last}${r2}")
+        CAPACITY_NAME, attr_text=f"{quote_sheetname(ws.title)}!${first}${r1 - 1}:${last}${r2}")
     ws[cell] = (f"Capacity: rows {r1:,} to {r2:,} ({r2 - r1 + 1:,} {what}). Anything below row {r2:,} is NOT "
                 f"read: if this turns red, move those rows to a new workbook.")
     ws[cell].alignment = Alignment(wrap_text=True, vertical="top")
@@ -290,13 +293,8 @@ def capacity(ws: Worksheet, ref: str, cell: str, what: str) -> None:
     below = f"${first}${r2 + 1}:${last}${EXCEL_MAX_ROWS}"
     ws.conditional_formatting.add(cell, FormulaRule(formula=[f"COUNTA({below})>0"], stopIfTrue=True,
                                                     fill=fill("FFFF0000"), font=Font(bold=True, color="FFFFFFFF")))
-    # the header row (:data:`HEADER_NAME`): rows inserted directly below it move the table's ranges down and
-    # are not read; the header turns red then (its first row no longer follows it) and recalc names them
     header = f"${first}${r1 - 1}:${last}${r1 - 1}"
     ws.defined_names[HEADER_NAME] = DefinedName(HEADER_NAME, attr_text=f"{quote_sheetname(ws.title)}!{header}")
-    ws.conditional_formatting.add(header.replace("$", ""), FormulaRule(
-        formula=[f"ROW(${first}${r1})<>ROW(${first}${r1 - 1})+1"], stopIfTrue=True, fill=fill("FFFF0000"),
-        font=Font(bold=True, color="FFFFFFFF")))
 
 
 def input_table(ws: Worksheet, ref: str, note: str, what: str, *, legend_at: str | None = None, note_width: int = 4,
@@ -338,6 +336,7 @@ def empty_tables(wb: Workbook, example: str) -> None:
         if dn is None:
             continue
         c1, r1, c2, r2 = range_boundaries(dn.attr_text.split("!")[-1].replace("$", ""))
+        r1 += 1  # (the area's first row is the table's header: kept)
         for (r, c), cell in list(ws._cells.items()):
             v = cell.value
             if r1 <= r <= r2 and c1 <= c <= c2 and v is not None and not isinstance(v, ArrayFormula) and not (
@@ -666,8 +665,8 @@ COMMON_LINES = [
     "not type in them. Rows may be sorted, deleted, cut and pasted or copied: each row keeps its own "
     "results. In Excel each table is an Excel table: a row inserted into it gets the formulas of its green "
     "cells at once. Elsewhere an inserted row has none and turns red until the results are computed "
-    "again, which gives it them. Do not insert a row directly below a table's header (it turns red): "
-    "insert lower down, then sort. Where the parameters sit beside a table, insert and delete the "
+    "again, which gives it them; a row inserted anywhere in a table, directly below its header too, is read. "
+    "Where the parameters sit beside a table, insert and delete the "
     "table's cells (Insert or Delete Cells, shift down or up), not whole rows.",
     "Computing the results: in Excel with the xlbridge add-in they follow what you type. Anywhere else "
     "(LibreOffice, Excel without the add-in), save the workbook and run xlbridge recalc THIS.xlsx -o "

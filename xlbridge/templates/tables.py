@@ -4,7 +4,7 @@ inserted into one (issue 38).
 Neither Excel nor LibreOffice copies formulas into a row inserted into a plain range. Excel does in a table:
 a column whose cells all hold one formula is a *calculated column*, and Excel writes its formula into every
 row inserted into the table ("Use calculated columns in an Excel table", Microsoft Support). Each input
-table declared by ``XLBRIDGE_CAPACITY`` becomes a table from its header row to its last row, with the result
+table declared by ``XLBRIDGE_CAPACITY`` (from its header row) becomes a table from its header row to its last row, with the result
 columns in view right of it (``XLBRIDGE_RESULTS``, which hold one position-independent formula in every row:
 :func:`xlbridge.templates.mirror.shows_row`) as calculated columns. No table style (the cells keep the
 template's colours), no filter buttons shown. LibreOffice reads a table as a database range and does not
@@ -15,14 +15,14 @@ into the rows inserted (:mod:`xlbridge.batch.write.inserted`).
 >>> from openpyxl.workbook.defined_name import DefinedName
 >>> wb = Workbook(); ws = wb.active; ws.title = "Scores"
 >>> for c, h in enumerate(["Board", "Score", "Double"], 1): _ = ws.cell(4, c, h)
->>> for r in range(5, 8): _ = ws.cell(r, 3, "=2*INDEX($B$5:$B$7,ROW()-4)")
->>> ws.defined_names["XLBRIDGE_CAPACITY"] = DefinedName("XLBRIDGE_CAPACITY", attr_text="'Scores'!$A$5:$B$7")
->>> ws.defined_names["XLBRIDGE_RESULTS"] = DefinedName("XLBRIDGE_RESULTS", attr_text="'Scores'!$C$5:$C$7")
+>>> for r in range(5, 8): _ = ws.cell(r, 3, "=2*INDEX($B$4:$B$7,ROW()-3)")
+>>> ws.defined_names["XLBRIDGE_CAPACITY"] = DefinedName("XLBRIDGE_CAPACITY", attr_text="'Scores'!$A$4:$B$7")
+>>> ws.defined_names["XLBRIDGE_RESULTS"] = DefinedName("XLBRIDGE_RESULTS", attr_text="'Scores'!$C$4:$C$7")
 >>> excel_tables(wb)
 >>> t = ws.tables["ScoresTable"]; t.ref, [c.name for c in t.tableColumns]
 ('A4:C7', ['Board', 'Score', 'Double'])
 >>> t.tableColumns[2].calculatedColumnFormula.attr_text
-'2*INDEX($B$5:$B$7,ROW()-4)'
+'2*INDEX($B$4:$B$7,ROW()-3)'
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def table_name(sheet: str) -> str:
 
 
 def excel_tables(wb: Workbook) -> None:
-    """Make each input table of ``wb`` (a sheet's ``XLBRIDGE_CAPACITY`` area, its header the row above) an Excel
+    """Make each input table of ``wb`` (a sheet's ``XLBRIDGE_CAPACITY`` area, its first row the header) an Excel
     table, the result columns beside it (``XLBRIDGE_RESULTS``, adjoining) its calculated columns."""
     for ws in wb.worksheets:
         area = table_area(ws)

@@ -95,12 +95,13 @@ def _matches_sheet(wb: Workbook, last: int) -> int:
            prompt="Number of boards of the match (the VP scale depends on it)")
     # one formula per match, naming its match by its position in the table (INDEX), not by its row: a
     # match moved, inserted or deleted keeps its result (xlbridge.templates.mirror); the rows past the
-    # table (its headroom) are the hidden sheet's only
+    # table (its headroom) are the hidden sheet's only. The table's ranges start at its header row (mirror):
+    # the k-th match is at position k + 1
     col = lambda c: f"${c}${M_FIRST}:${c}${ml}"  # noqa: E731
     for k in range(1, M_ROWS + headroom(M_ROWS) + 1):
-        r = M_FIRST + k - 1
-        formula = (f'=IF(INDEX({col("A")},{k})="","",MATCH_RESULT(IF(Boards!$A${B_FIRST}:$A${last}=INDEX({col("A")},{k}),'
-                   f'Boards!$J${B_FIRST}:$J${last},""),INDEX({col("D")},{k}),"nearest"))')
+        r, at = M_FIRST + k - 1, k + 1
+        formula = (f'=IF(INDEX({col("A")},{at})="","",MATCH_RESULT(IF(Boards!$A${B_FIRST}:$A${last}=INDEX({col("A")},{at}),'
+                   f'Boards!$J${B_FIRST}:$J${last},""),INDEX({col("D")},{at}),"nearest"))')
         if k <= M_ROWS:
             array(ws, f"E{r}:H{r}", formula, "0.00")
         else:

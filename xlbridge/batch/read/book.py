@@ -6,8 +6,11 @@ once: :func:`~xlbridge.batch.read.capacity.sheet_rows`). From them, with the are
 sheet holds:
 
 - the layout mistakes that need no value (:func:`~xlbridge.batch.read.capacity.first_overflow`: data below a
-  table's capacity; :func:`~xlbridge.batch.read.capacity.first_above`: data between a table's header and its
-  first row; a row whose result cells hold no formula), as (sheet, (row, column), code, message);
+  table's capacity; :func:`~xlbridge.batch.read.capacity.first_above`: in a book whose table's ranges start
+  below its header, data between the header and the table's first row; a row whose result cells hold no
+  formula), as (sheet, (row, column), code, message); a table declared from its header row
+  (:func:`~xlbridge.batch.read.capacity.table_rows`) is read from the row below the header, a row inserted
+  directly below it included;
 - the result cells of rows inserted into a table that lack their formulas
   (:func:`~xlbridge.batch.read.capacity.missing_results`), which the evaluate stage fills
   (:mod:`xlbridge.batch.write.inserted`) before the engine reads the book;
@@ -30,6 +33,7 @@ from ..guard.gate import CheckedBook
 from .sheetxml import column_number
 from .capacity import (
     WIDE_COLUMNS,
+    table_rows,
     AreaResults,
     SheetRows,
     array_ranges_in,
@@ -96,8 +100,9 @@ def read_book(book: CheckedBook) -> BookRead:
         found = rows[sheet]
         blocks = [b for b in areas.results if b[0] == sheet]
         per_row = sum(b[4] - b[2] + 1 for b in blocks)
-        for area in (a for a in areas.capacity if a[0] == sheet):
+        for declared in (a for a in areas.capacity if a[0] == sheet):
             header = headers.get(sheet)
+            area = table_rows(declared, header)
             gaps = missing_results(found, area, blocks, limit=(MAX_FILLED_ROWS + 1) * per_row) if blocks else []
             if gaps:
                 missing.setdefault(sheet, []).extend(gaps)

@@ -1,7 +1,8 @@
 """Data typed past a template's capacity is never dropped in silence.
 
 A template declares the input area of a sheet with a sheet-scoped defined name ``XLBRIDGE_CAPACITY``
-(for example ``Travellers!$A$5:$P$10004``: the rows its formulas read). :func:`first_overflow` finds, for
+(for example ``Travellers!$A$4:$P$10004``: the table from its header row, row 4, as the ranges its formulas
+read; its rows are those below the header, :func:`table_rows`). :func:`first_overflow` finds, for
 each such sheet, the first cell holding a value or a formula in those columns below the area;
 ``xlbridge recalc`` reports it as a cell error (code ``capacity``), so the run exits 1 with a line
 naming the sheet and the first ignored row. In Excel and LibreOffice the template's note next to the
@@ -25,7 +26,7 @@ from ..guard.gate import declared_areas
 from .sheetxml import column_number, scan_sheet
 from ...core.template_contract import CAPACITY_NAME, HEADER_NAME, PRINT_NAME, RESULTS_NAME
 
-__all__ = ["AreaResults", "CAPACITY_NAME", "HEADER_NAME", "PRINT_NAME", "RESULTS_NAME", "SheetRows", "array_ranges_in", "capacity_areas",
+__all__ = ["table_rows", "AreaResults", "CAPACITY_NAME", "HEADER_NAME", "PRINT_NAME", "RESULTS_NAME", "SheetRows", "array_ranges_in", "capacity_areas",
            "first_above", "first_overflow", "first_missing_result", "last_result_row", "last_result_col", "missing_results", "last_used_row",
            "last_used_col", "meeting", "row_kinds", "sheet_rows", "WIDE_COLUMNS"]
 
@@ -198,6 +199,20 @@ def first_overflow(sheet_xml: bytes | SheetRows, area: tuple[str, int, int, int,
     """
     _sheet, _r1, c1, r2, c2 = area
     return _first_filled(sheet_xml, range(r2 + 1, 1 << 21), c1, c2, layout)
+
+
+def table_rows(area: tuple[str, int, int, int, int], header: int | None) -> tuple[str, int, int, int, int]:
+    """The rows of the table ``area`` (a sheet's :data:`CAPACITY_NAME`, as declared) below its header row
+    ``header`` (the sheet's :data:`HEADER_NAME`, None if it has none): a template declares its table from the
+    header row (the table's ranges start there, so that a row inserted directly below the header lies inside them
+    and Excel and LibreOffice grow them), and the rows read start below it; an area starting below its header
+    (a book whose ranges start at the table's first row) is its rows as it is.
+
+    >>> table_rows(("S", 4, 1, 99, 2), 4), table_rows(("S", 5, 1, 99, 2), 4), table_rows(("S", 5, 1, 99, 2), None)
+    (('S', 5, 1, 99, 2), ('S', 5, 1, 99, 2), ('S', 5, 1, 99, 2))
+    """
+    sheet, r1, c1, r2, c2 = area
+    return (sheet, r1 + 1, c1, max(r1 + 1, r2), c2) if header == r1 else area
 
 
 def first_above(sheet_xml: bytes | SheetRows, area: tuple[str, int, int, int, int], header: int) -> tuple[int, int] | None:

@@ -29,6 +29,7 @@ from typing import Any
 from ..cells import cell_ref, qualified
 from ..guard.limits import one_line
 from ..read.book import MAX_FILLED_ROWS
+from ..read.capacity import table_rows
 from ..read.sheetxml import scan_sheet
 from .xlsxpatch import Formula, patch_sheet
 
@@ -152,7 +153,9 @@ def fill_inserted_rows(read: Any) -> tuple[dict, list, dict]:
         if len(wanted) > MAX_FILLED_ROWS or len(head) + len(tail) + sum(
                 by_row[r][1] - by_row[r][0] for r in wanted) > MAX_PARSED_BYTES:
             continue
-        area = next((a for a in read.book.areas.capacity if a[0] == sheet and a[1] <= min(wanted) <= a[3]), None)
+        header = dict(read.book.areas.headers).get(sheet)
+        area = next((a for a in (table_rows(d, header) for d in read.book.areas.capacity if d[0] == sheet)
+                     if a[1] <= min(wanted) <= a[3]), None)
         if area is None:
             continue
         others = [s for s in spans if s[0] not in wanted and area[1] <= s[0] <= area[3]]
