@@ -329,3 +329,63 @@ def test_a_column_compared_with_a_text_equals_formulas_own(operator):
     import numpy as np
     column = np.array([[nan]] * 70, dtype=object).view(ff.Array)
     _same(whole(column, nan), stock(column, nan))
+
+
+def test_index_of_one_cell_of_a_reference_is_formulas_own_cell():
+    """``INDEX(reference, row, column)`` inside the range (``ROW(INDEX(A4:A10004,1,1))`` in every template): the same
+    one-cell reference (its keys and its value) as formulas' own ``xindex``, which first builds one for every cell;
+    outside the range, or with anything but two whole numbers, formulas' own answer."""
+    import numpy as np
+    import formulas.functions.look as look
+    from formulas.ranges import Ranges
+
+    stock = look.FUNCTIONS["INDEX"]["function"]
+    corrected = registry.CORRECTIONS["INDEX"](look.FUNCTIONS["INDEX"])["function"]
+    values = np.arange(600, dtype=object).reshape(300, 2)
+    values[4, 1] = "text"
+    ref = Ranges().push("'[book.xlsx]SHEET'!B4:C303", values)
+    for row, column in [(1, 1), (5, 2), (300, 2), (17, 1)]:
+        mine, theirs = corrected(False, ref, row, column), stock(False, ref, row, column)
+        assert isinstance(mine, Ranges) and mine.ranges == theirs.ranges, (row, column)
+        assert mine.value.tolist() == theirs.value.tolist() and dict(mine.values) == dict(theirs.values)
+    assert corrected(False, ref, 5, 2).value.tolist() == [["text"]]              # by hand: row 8, column C
+    assert corrected(False, ref, 5, 2).ranges[0]["ref"] == "C8"
+    for args in [(301, 1), (1, 3), (0, 1), (2.0, 1), (np.int64(2), 1)]:        # formulas' own: the same answer
+        mine, theirs = corrected(False, ref, *args), stock(False, ref, *args)
+        if isinstance(theirs, Ranges):
+            assert mine.ranges == theirs.ranges and mine.value.tolist() == theirs.value.tolist()
+        else:
+            assert np.asarray(mine, object).tolist() == np.asarray(theirs, object).tolist()
+
+
+@pytest.mark.parametrize("operator", ["+", "-", "*"])
+def test_arithmetic_of_whole_arrays_equals_formulas_own(operator):
+    """``ROW(A4:A10004)-ROW(INDEX(A4:A10004,1,1))`` and its kind on whole arrays (registry.OPERATOR_CORRECTIONS):
+    arrays of numbers (huge, NaN and infinite ones included: ``#NUM!``), and arrays with any other kind of cell
+    (formulas' own), against arrays and numbers, as formulas' own operator gives."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+    import numpy as np
+    import formulas.functions as ff
+    from formulas.functions.operators import OPERATORS
+
+    registry.install()
+    whole = OPERATORS[operator]
+    stock = whole.__wrapped__
+    numbers = st.one_of(st.integers(-10**6, 10**6), st.integers(-2**70, 2**70),
+                        st.floats(allow_nan=True, allow_infinity=True), st.floats(-1e300, 1e300))
+
+    def array_of(cells, shape):
+        return st.lists(cells, min_size=shape[0] * shape[1], max_size=shape[0] * shape[1]).map(
+            lambda xs: np.array(xs + [None], dtype=object)[:-1].reshape(shape).view(ff.Array))
+
+    @settings(max_examples=60, deadline=None, derandomize=True)
+    @given(st.data())
+    def check(data):
+        cells = data.draw(st.sampled_from([numbers, _cells()]))
+        a = data.draw(array_of(cells, (70, 3)))
+        b = data.draw(st.one_of(numbers, array_of(cells, (70, 1)), array_of(numbers, (1, 3))))
+        args = (a, b) if data.draw(st.booleans()) else (b, a)
+        _same(whole(*args), stock(*args))
+
+    check()
