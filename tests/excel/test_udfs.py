@@ -132,9 +132,18 @@ def test_bridge_score_reads_boards_by_vulnerability_and_keeps_every_cells_own_er
 
 def test_score_or_typed():
     res = F["SCORE_OR_TYPED"](col("4S", None, None, None, None, None), col("N", None, None, None, None, None),
-                              col(10, None, None, None, None, None), col(1, 2, 3, 4, 5, 6),
+                              col(10, None, None, None, None, None), col(1, 3, 3, 4, 5, 6),
                               col(None, 420, "A60/40", "NP", None, "abc"))
     assert flat(res) == [420, 420.0, "A60/40", "NP", None, "#VALUE!"]
+    # a typed score no contract makes on its board (Law 77: N-S vulnerable on board 2, 420 is no score; 4S= is 620)
+    # is the row's mistake, named at its Typed Score column; 620 is one
+    res = flat(F["SCORE_OR_TYPED"](col(None, None), None, None, col(2, 2), col(420, 620)))
+    assert res == ["#VALUE!", 620]
+    assert res[0].reason == ("impossible score for vulnerability 'NS' (N-S vulnerable): 420 (column Typed Score)")
+    # given the row's pairs, a row of pairs without a result is a mistake at its Contract column; a blank row blank
+    res = flat(F["SCORE_OR_TYPED"](col(None, None), None, None, col(1, None), None, col(4, None), col(14, None)))
+    assert res[0] == "#VALUE!" and res[0].reason == "no contract and no typed score (column Contract)"
+    assert res[1] is None
 
 
 SEED001_E = [490, 460, 460, 430, 430, 430, 400, -50]  # seed 001 section 4(e): top of 30, 16 expected
@@ -214,9 +223,12 @@ def test_weighted_mp_seed004_two_weighted_scores():
 
 
 def test_weighted_mp_errors():
+    # weights not totalling 100 % are the mistake of their row (issue 52: named at its first weight's input cell,
+    # every other row of the traveller kept), as an unreadable weight is; its board cannot be scored
     bad_total = F["WEIGHTED_MP"]([[420, -50], [400, None]], [[0.6, 0.5], [None, None]])
-    assert isinstance(bad_total, CallError) and "row 1" in bad_total and "WEIGHTED_MP" in bad_total
-    assert "110 %" in bad_total                                   # what is wrong: the total
+    assert bad_total[0] == ["#VALUE!", "#VALUE!"] and bad_total[1] == ["#N/A", "#N/A"]
+    assert "row 1" in bad_total[0][0].reason and "110 %" in bad_total[0][0].reason  # what is wrong: the total
+    assert bad_total[0][0].reason.endswith("(column Weight 1)")
     # an unreadable or negative weight is a per-cell problem of its row; its board cannot be scored
     for w in ("lots", -0.4):
         res = F["WEIGHTED_MP"]([[420, -50], [400, None], [170, None]], [[0.6, w], [None, None], [None, None]])

@@ -23,12 +23,13 @@ from ...core.pairs.neuberg import neuberg as core_neuberg
 from ...core.pairs.standings import pairs_ranking as core_pairs_ranking
 from ...core.pairs.weighted import weighted_session
 from ...core.ranking import format_rank
+from ...core.template_contract import TRAVELLER_WEIGHTS
 from ...core.travellerrow import reason_text, row_mistake
 from ...core.vocabulary import Direction, UnknownSpellingError
 from .. import cells as xl
 from ..results import ratio_table
 from ..elementwise import Cells, elementwise, is_listlike
-from ..travellers import mask_weighted, read_traveller, read_weighted, same_length
+from ..travellers import WeightedColumns, mask_weighted, read_traveller, read_weighted, same_length
 
 def bridge_score(contract: Cells, declarer: Cells, tricks: Cells, vulnerable: Cells) -> Any:
     """N-S score of each result (Law 77), element-wise; a blank contract gives a blank cell.
@@ -71,18 +72,28 @@ def _vulnerabilities(boards: Cells) -> Cells:
     return [[one(c) for c in row] for row in xl.grid(boards)]
 
 
-def score_or_typed(contract: Cells, declarer: Cells, tricks: Cells, board: Cells, typed: Cells) -> Any:
+def score_or_typed(contract: Cells, declarer: Cells, tricks: Cells, board: Cells, typed: Cells, ns: Cells = None,
+                   ew: Cells = None) -> Any:
     """BRIDGE_SCORE where a contract is given, else the typed score cell passed through unchanged.
+
+    A row that is a mistake (:func:`xlbridge.core.travellerrow.row_mistake`: half filled, or a cell holding what it
+    cannot) is ``#VALUE!`` with the mistake's words and the input column to put right
+    (:func:`~xlbridge.core.travellerrow.reason_text`), which ``xlbridge recalc`` names at that input cell. Given the
+    row's pairs (``ns``, ``ew``: the template's formula gives them), a row of pairs without a result, or a result
+    without its pairs, is such a mistake too; without them, a row without a result is blank.
 
     >>> score_or_typed([["4S"], [None], [None], [None]], "N", 10, 1, [[None], ["A60/40"], ["NP"], [None]])
     [[420], ['A60/40'], ['NP'], [None]]
+    >>> score_or_typed([["4S"], [None]], "N", [[14], [None]], 1, None, [[1], [2]], [[11], [12]])[1][0].reason
+    'no contract and no typed score (column Contract)'
     """
-    def one(contract: Any, declarer: Any, tricks: Any, board: Any, typed: Any, number: Any) -> Any:
-        # (the row's verdict, read as the file formats read it: core.travellerrow; a row with no result at all is
-        # blank here, this function not being given the pairs)
+    pairs = ns is not None or ew is not None  # (given: the template's formula; not given: a formula of its own)
+
+    def one(contract: Any, declarer: Any, tricks: Any, board: Any, typed: Any, number: Any, ns: Any, ew: Any) -> Any:
+        # (the row's verdict, read as the file formats read it: core.travellerrow)
         known = isinstance(board, Vulnerability)  # (a board number, or a vulnerability by name: read already)
-        mistake = row_mistake(1 if known else number, None, None, contract, declarer, tricks, typed, pairs=False)
-        if mistake is not None and mistake.column != "Contract":
+        mistake = row_mistake(board if known else number, ns, ew, contract, declarer, tricks, typed, pairs=pairs)
+        if mistake is not None and (pairs or mistake.column != "Contract"):
             raise InputError(reason_text(mistake))
         if xl.is_blank(contract):
             if xl.is_blank(typed):
@@ -92,7 +103,12 @@ def score_or_typed(contract: Cells, declarer: Cells, tricks: Cells, board: Cells
         return core_bridge_score(contract, declarer, tricks, board)
 
     return elementwise(one, {"contract": contract, "declarer": declarer, "tricks": tricks,
-                             "board": _vulnerabilities(board), "typed": typed, "number": board})
+                             "board": _vulnerabilities(board), "typed": typed, "number": board, "ns": ns, "ew": ew})
+
+
+#: the pairs Travellers sheet's headers of a weighted row's cells: its score (a typed one: a computed one's mistake
+#: is named by SCORE_OR_TYPED), the other outcomes and the weights (core.template_contract)
+PAIRS_WEIGHTED = WeightedColumns(("Typed Score", *TRAVELLER_WEIGHTS[:2]), TRAVELLER_WEIGHTS[2:], "Board")
 
 
 def matchpoints(scores: Cells, boards: Cells, expected: int | None, scale: str) -> list[list[Any]]:
@@ -130,7 +146,7 @@ def weighted_mp(scores: Cells, weights: Cells, boards: Cells, expected: int | No
     [4.45, 2.4, 2.4, 0.2, 2.75, 2.8]
     """
     b = _boards_column(boards)
-    w = read_weighted(scores, weights, b)
+    w = read_weighted(scores, weights, b, columns=PAIRS_WEIGHTED)
     session = weighted_session(w.outcomes, b, expected=expected, scale=scale, check_legal=False)
     return mask_weighted(_session_cells(session), w, b, 2)
 
@@ -174,7 +190,7 @@ def _ranked_session(boards: Cells, ns_pairs: Cells, ew_pairs: Cells, scores: Cel
         session: Any = session_from_rows(t.kind, t.score, t.arts, t.codes, t.labels, expected=expected, scale=scale,
                                          check_legal=False)
     else:
-        w = read_weighted(scores, weights, b)
+        w = read_weighted(scores, weights, b, columns=PAIRS_WEIGHTED)
         errors, why = w.errors, w.reasons
         if leave_out and errors:
             w.outcomes = [None if i in errors else o for i, o in enumerate(w.outcomes)]
