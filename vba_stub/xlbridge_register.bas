@@ -257,7 +257,8 @@ Public Sub RegisterXlbridgeFunctions()
             "Board number (gives the vulnerability) or a vulnerability name", _
             "Typed score used when no contract is given: a number, A60/40 or NP", _
             "N-S pair of the row (optional: given, a row of pairs without a result is a mistake)", _
-            "E-W pair of the row (optional, as ns)")
+            "E-W pair of the row (optional, as ns)", _
+            "Optional, with the pairs: ""Howell"" (a pair is one number whichever way it sits) or ""Mitchell""")
     Application.MacroOptions Macro:="TEAM_STANDINGS", _
         Description:="Team standings (k x 5): Team, Played, VPs, IMP difference, Rank, by exact VP total.", _
         Category:="xlbridge", _

@@ -365,13 +365,13 @@ failed:
     PAIRS_STANDINGS = Err.Description
 End Function
 
-Function SCORE_OR_TYPED(contract, declarer, tricks, board, typed, Optional ns, Optional ew)
+Function SCORE_OR_TYPED(contract, declarer, tricks, board, typed, Optional ns, Optional ew, Optional movement)
     #If App = "Microsoft Excel" Then
         If TypeOf Application.Caller Is Range Then On Error GoTo failed
-        SCORE_OR_TYPED = XLPy.CallUDF("xlbridge.udfs", "SCORE_OR_TYPED", Array(contract, declarer, tricks, board, typed, ns, ew), ThisWorkbook, Application.Caller)
+        SCORE_OR_TYPED = XLPy.CallUDF("xlbridge.udfs", "SCORE_OR_TYPED", Array(contract, declarer, tricks, board, typed, ns, ew, movement), ThisWorkbook, Application.Caller)
         Exit Function
     #Else
-        SCORE_OR_TYPED = XLPy.CallUDF("xlbridge.udfs", "SCORE_OR_TYPED", Array(contract, declarer, tricks, board, typed, ns, ew))
+        SCORE_OR_TYPED = XLPy.CallUDF("xlbridge.udfs", "SCORE_OR_TYPED", Array(contract, declarer, tricks, board, typed, ns, ew, movement))
         Exit Function
     #End If
 failed:

@@ -34,7 +34,7 @@ from .errors import ImpossibleScoreError, XlbridgeError, shown
 from .vocabulary import Direction, Seat, UnknownSpellingError, Vulnerability
 
 __all__ = ["Mistake", "row_mistake", "board_row_mistake", "blank", "RED_WHEN", "reason_text", "column_named",
-           "vulnerability_words", "MAX_BOARD"]
+           "vulnerability_words", "MAX_BOARD", "PairCheck"]
 
 #: the largest board number a book's Board column accepts (its validation), as the PBN and USEBIO readers do
 MAX_BOARD = 10_000
@@ -261,3 +261,50 @@ def board_row_mistake(match: object, board: object, matches: Collection[int] | N
             return Mistake("Board", f"board {b} of match {m} is listed twice")
         seen.add((m, b))
     return None
+
+
+class PairCheck:
+    """The mistakes of a traveller's pairs that only the rows together show, read row by row in the sheet's order
+    (the workbook's ``SCORE_OR_TYPED`` and the file formats' reader alike): a row typed twice, a pair playing a board
+    twice (the later row is the mistake), a pair against itself in a Howell (one field: 1 v 1 is one pair twice; a
+    Mitchell's N-S 1 and E-W 1 are two pairs). Named at the row's NS cell (its EW cell for a pair against itself, or
+    for the E-W pair playing twice), in the file formats' words (:func:`xlbridge.formats.checks.check_board`).
+
+    >>> check = PairCheck(howell=False)
+    >>> check.row(1, 1, 11), check.row(1, 2.0, 12), check.row(1, 1, 12)
+    (None, None, Mistake(column='NS', words="pair plays board 1 twice: 'NS 1'"))
+    >>> check.row(1, "2", 12)
+    Mistake(column='NS', words="duplicate row on board 1: pairs '2-12'")
+    >>> PairCheck(howell=True).row(1, 3, 3.0)
+    Mistake(column='EW', words="board 1: a pair cannot play against itself: '3'")
+    """
+
+    def __init__(self, *, howell: bool) -> None:
+        self.howell = howell
+        self.rows: set[tuple[object, object, object]] = set()
+        self.seen: set[tuple[object, object]] = set()
+
+    def row(self, board: object, ns: object, ew: object) -> Mistake | None:
+        """The mistake of the next row's pairs (blank pairs are :func:`row_mistake`'s), or None."""
+        b = _whole(board, "board number")
+        if blank(ns) or blank(ew) or isinstance(b, str):
+            return None
+        n, e = _pair(ns), _pair(ew)
+        if (b, n, e) in self.rows:
+            return Mistake("NS", f"duplicate row on board {b}: pairs {shown(f'{n}-{e}')}")
+        self.rows.add((b, n, e))
+        if self.howell and n == e:
+            return Mistake("EW", f"board {b}: a pair cannot play against itself: {shown(str(n))}")
+        for column, side, p in (("NS", Direction.NS, n), ("EW", Direction.EW, e)):
+            key: object = p if self.howell else (side.value, p)
+            if (key, b) in self.seen:
+                return Mistake(column, f"pair plays board {b} twice: {shown(str(p) if self.howell else f'{side.value} {p}')}")
+        for side, p in ((Direction.NS, n), (Direction.EW, e)):
+            self.seen.add((p if self.howell else (side.value, p), b))
+        return None
+
+
+def _pair(value: object) -> object:
+    """A pair number as the readers key it: a whole number as an int (``1.0``, ``"1"``), other text stripped."""
+    n = _whole(value, "pair number")
+    return str(value).strip() if isinstance(n, str) else n
