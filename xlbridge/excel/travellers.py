@@ -266,7 +266,10 @@ def read_weighted(scores: Any, weights: Any, boards: list[Any] | None, *,
         first = np.where(alone, block[:, 0], np.nan)
     plain = _plain_rows(sg, wg, boards, first)
     outcomes: list[Any] = plain
-    for i in [i for i, p in enumerate(plain) if p is None]:  # only the rows that are not one plain score
+    blank = np.zeros(len(sg), dtype=bool)
+    if sb is not None and boards is None:  # (the blank rows of a block of numbers, at once: a template's empty rows)
+        blank = np.isnan(sb[1]).all(axis=1)
+    for i in [i for i, p in enumerate(plain) if p is None and not blank[i]]:  # only the rows not one plain score
         row = sg[i]
         cells = [(j, v) for j, v in enumerate(row) if not xl.is_blank(v)]
         if not cells and (boards is None or xl.error_literal(boards[i]) is None):

@@ -83,6 +83,21 @@ def _boards_sheet(wb: Workbook) -> int:
     return last
 
 
+def board_imps(last: int, ml: int) -> str:
+    """Each Boards row's IMPs for team A from its inputs, as the Matches sheet reads them (``last``: the Boards
+    table's last row, ``ml``: the Matches table's): ``WEIGHTED_IMPS`` of the rows' rooms, weights, match and board,
+    computed on the columns turned into rows and turned back (a call of one row, as the pairs Ranking's scores:
+    :func:`xlbridge.templates.pairs.row_scores`), never the IMPs A cells in view, so that a value typed over one is
+    no match's result (issue 52: the results always come from the row's inputs; ``xlbridge recalc`` names the cell
+    typed over).
+
+    >>> board_imps(5004, 44)[:66]
+    'TRANSPOSE(WEIGHTED_IMPS(TRANSPOSE(Boards!$C$5:$E$5004),TRANSPOSE(B'
+    """
+    turned = ",".join(f"TRANSPOSE({BOARDS_SHEET}!${a}${B_FIRST}:${b}${last})" for a, b in ("CE", "FH", "II", "AA", "BB"))
+    return f"TRANSPOSE(WEIGHTED_IMPS({turned},{MATCHES_SHEET}!$A${M_FIRST}:$A${ml}))"
+
+
 def _matches_sheet(wb: Workbook, last: int) -> int:
     """The Matches sheet: each match's IMPs and VPs (``last``: the Boards table's last row); returns the table's last row."""
     ws = sheet(wb, MATCHES_SHEET, MATCHES_SHEET, f"IMP totals (weighted boards rounded once, at the end) and VPs "
@@ -102,7 +117,7 @@ def _matches_sheet(wb: Workbook, last: int) -> int:
     for k in range(1, M_ROWS + headroom(M_ROWS) + 1):
         r = M_FIRST + k - 1
         formula = (f'=IF(INDEX({col("A")},{k})="","",MATCH_RESULT(IF(Boards!$A${B_FIRST}:$A${last}=INDEX({col("A")},{k}),'
-                   f'Boards!$J${B_FIRST}:$J${last},""),INDEX({col("D")},{k}),"nearest"))')
+                   f'{board_imps(last, ml)},""),INDEX({col("D")},{k}),"nearest"))')
         if k <= M_ROWS:
             array(ws, f"E{r}:H{r}", formula, "0.00")
         else:

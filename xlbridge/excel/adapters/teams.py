@@ -125,7 +125,19 @@ def weighted_imps(scores: Cells, weights: Cells, other: Cells, match: Cells = No
     >>> r = weighted_imps([[420], [420]], None, [[420], [420]], [[2], [2]], [[1], [1]], [[1], [2]])
     >>> r[0], r[1][0].reason
     ([0], 'board 1 of match 2 is listed twice (column Board)')
+
+    The rows turned into columns (``other`` a row of several cells, ``scores`` and ``weights`` their outcomes one
+    row each) give the IMPs as a row: the Matches sheet reads each board's IMPs this way from the rows' inputs, a
+    call of one row (the formula engine takes a function's result of more rows than its cell's range for a table
+    cut short; ``xlbridge recalc``), never from the IMPs A cells in view.
+
+    >>> weighted_imps([[420, 620], [None, None]], None, [[420, 600]])
+    [[0, 1]]
     """
+    if is_listlike(other) and len(other) == 1 and is_listlike(other[0]) and len(other[0]) > 1:  # the rows turned
+        turn = lambda c: c if c is None or not is_listlike(c) else [list(r) for r in zip(*c)]  # noqa: E731
+        found = weighted_imps(turn(scores), turn(weights), turn(other), turn(match), turn(board), matches)
+        return [[row[0] for row in found]]
     w = read_weighted(scores, weights, None, columns=TEAMS_WEIGHTED)
     oth = xl.vector(other, "other")
     if len(oth) == 1 and len(w.outcomes) > 1:
