@@ -266,9 +266,9 @@ def read_weighted(scores: Any, weights: Any, boards: list[Any] | None, *,
         first = np.where(alone, block[:, 0], np.nan)
     plain = _plain_rows(sg, wg, boards, first)
     outcomes: list[Any] = plain
-    blank = np.zeros(len(sg), dtype=bool)
+    blank: npt.NDArray[np.bool_] = np.zeros(len(sg), dtype=bool)
     if sb is not None and boards is None:  # (the blank rows of a block of numbers, at once: a template's empty rows)
-        blank = np.isnan(sb[1]).all(axis=1)
+        blank = np.asarray(np.isnan(sb[1]).all(axis=1), dtype=bool)
     for i in [i for i, p in enumerate(plain) if p is None and not blank[i]]:  # only the rows not one plain score
         row = sg[i]
         cells = [(j, v) for j, v in enumerate(row) if not xl.is_blank(v)]

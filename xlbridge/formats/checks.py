@@ -22,7 +22,7 @@ from typing import Any
 
 import xlbridge
 
-from ..core.travellerrow import MAX_BOARD, vulnerability_words
+from ..core.travellerrow import MAX_BOARD as MAX_BOARD, vulnerability_words as vulnerability_words
 from ..core.vocabulary import Direction, Movement
 from .errors import FormatError
 from .model import HOWELL, MITCHELL, TEAMS, Event, Participant, Result

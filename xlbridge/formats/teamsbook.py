@@ -80,9 +80,10 @@ def _imps_typed_over(get: Getter, where: Where) -> str | None:
         rooms = [parse_entry(get(c)) for c in (_ROOM_1, _ROOM_2)]
     except xlbridge.XlbridgeError:
         return None
-    if not all(isinstance(x, int) and not isinstance(x, bool) for x in rooms):
+    room_1, room_2 = rooms
+    if not isinstance(room_1, int) or not isinstance(room_2, int) or isinstance(room_1, bool) or isinstance(room_2, bool):
         return None
-    imps = xlbridge.imps(rooms[0] - rooms[1])
+    imps = xlbridge.imps(room_1 - room_2)
     if shown_value == imps:
         return None
     value = int(shown_value) if float(shown_value).is_integer() else shown_value

@@ -135,7 +135,9 @@ def weighted_imps(scores: Cells, weights: Cells, other: Cells, match: Cells = No
     [[0, 1]]
     """
     if is_listlike(other) and len(other) == 1 and is_listlike(other[0]) and len(other[0]) > 1:  # the rows turned
-        turn = lambda c: c if c is None or not is_listlike(c) else [list(r) for r in zip(*c)]  # noqa: E731
+        def turn(c: Cells) -> Cells:
+            return c if c is None or not is_listlike(c) else [list(r) for r in zip(*c)]
+
         found = weighted_imps(turn(scores), turn(weights), turn(other), turn(match), turn(board), matches)
         return [[row[0] for row in found]]
     w = read_weighted(scores, weights, None, columns=TEAMS_WEIGHTED)
@@ -143,7 +145,7 @@ def weighted_imps(scores: Cells, weights: Cells, other: Cells, match: Cells = No
     if len(oth) == 1 and len(w.outcomes) > 1:
         oth = oth * len(w.outcomes)
     same_length({"scores": w.outcomes, "other": oth})
-    ids = None
+    ids: tuple[list[Any], list[Any], set[int] | None, set[tuple[int, int]]] | None = None
     if match is not None or board is not None:  # (the rows' match and board: given by the template's formula)
         ms, bs = xl.vector(match, "match"), xl.vector(board, "board")
         same_length({"scores": w.outcomes, "match": ms, "board": bs})
