@@ -454,7 +454,9 @@ def test_capacity_declared_and_flagged(books):
     assert sorted(rules) == ["A4:P4", "A5:A10004", "B5:B10004", "C5:C10004", "D5:D10004", "E5:E10004", "F5:F10004",
                              "H5:H10004", "N5:O10004", "Q18"]
     # issue 52: a half-filled row turns red at the input to put right (core.travellerrow's rules, Excel's words)
-    assert rules["F5:F10004"][0].formula == ['AND($D5<>"",UPPER(TRIM($D5))<>"PASS",$F5="")']
+    # (and a cell holding what it cannot: tricks 14, 9.5 or text)
+    assert rules["F5:F10004"][0].formula == ['AND($D5<>"",UPPER(TRIM($D5))<>"PASS",OR($F5="",NOT(ISNUMBER($F5)),'
+                                             'IFERROR(OR($F5<0,$F5>13,$F5<>INT($F5)),TRUE)))']
     assert rules["D5:D10004"][0].formula == ['AND($D5="",$G5="",COUNTA($A5:$C5,$E5:$F5)>0)']
     assert rules["Q18"][0].formula == ["COUNTA($A$10005:$P$1048576)>0"]
     # rows inserted directly below the header move the table down: the header turns red, recalc names them

@@ -54,14 +54,21 @@ def vulnerability_words(vulnerable: object) -> str:
 
 #: Each input column's rule as the template's conditional format (Excel's words, for the row's first cells
 #: ``$A5`` Board, ``$B5`` NS, ``$C5`` EW, ``$D5`` Contract, ``$E5`` Declarer, ``$F5`` Tricks, ``$G5`` Typed Score):
-#: the cell turns red when its row is half filled as :func:`row_mistake` reads it.
+#: the cell turns red when its row is half filled, or the cell holds what it cannot, as :func:`row_mistake` reads
+#: it (a contract or a typed score the scorers cannot read is named by the row's Score NS, not turned red here).
 RED_WHEN = {
-    "Board": 'OR(AND($A5="",COUNTA($B5:$G5)>0),AND($A5<>"",NOT(ISNUMBER(--$A5))))',
+    # (no board with anything else; or a board that is no whole number 1 or more: text, 0, -3, 2.5)
+    "Board": ('OR(AND($A5="",COUNTA($B5:$G5)>0),'
+              'AND($A5<>"",IFERROR(OR(VALUE($A5)<1,VALUE($A5)<>INT(VALUE($A5))),TRUE)))'),
     "NS": 'AND($B5="",COUNTA($A5,$C5:$G5)>0)',
     "EW": 'AND($C5="",COUNTA($A5:$B5,$D5:$G5)>0)',
     "Contract": 'AND($D5="",$G5="",COUNTA($A5:$C5,$E5:$F5)>0)',
-    "Declarer": 'AND($D5<>"",UPPER(TRIM($D5))<>"PASS",$E5="")',
-    "Tricks": 'AND($D5<>"",UPPER(TRIM($D5))<>"PASS",$F5="")',
+    # (a contract without a seat N, E, S or W, as a letter or a word: core.vocabulary.Seat)
+    "Declarer": ('AND($D5<>"",UPPER(TRIM($D5))<>"PASS",NOT(OR(' + ",".join(
+        f'UPPER(TRIM($E5))="{s}"' for s in ("N", "E", "S", "W", "NORTH", "EAST", "SOUTH", "WEST")) + ")))"),
+    # (a contract without tricks, or tricks that are no whole number 0-13: 14, 9.5, text)
+    "Tricks": ('AND($D5<>"",UPPER(TRIM($D5))<>"PASS",OR($F5="",NOT(ISNUMBER($F5)),'
+               'IFERROR(OR($F5<0,$F5>13,$F5<>INT($F5)),TRUE)))'),
 }
 
 
