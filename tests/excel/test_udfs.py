@@ -224,19 +224,21 @@ def test_weighted_mp_seed004_two_weighted_scores():
 
 def test_weighted_mp_errors():
     # weights not totalling 100 % are the mistake of their row (issue 52: named at its first weight's input cell,
-    # every other row of the traveller kept), as an unreadable weight is; its board cannot be scored
+    # left out of its board, every other row kept as the Ranking keeps it), as an unreadable weight is: 400 alone
+    # on the board beats nothing (0 of a top of 0)
     bad_total = F["WEIGHTED_MP"]([[420, -50], [400, None]], [[0.6, 0.5], [None, None]])
-    assert bad_total[0] == ["#VALUE!", "#VALUE!"] and bad_total[1] == ["#N/A", "#N/A"]
+    assert bad_total[0] == ["#VALUE!", "#VALUE!"] and bad_total[1] == [0, 0]
     assert "row 1" in bad_total[0][0].reason and "110 %" in bad_total[0][0].reason  # what is wrong: the total
     assert bad_total[0][0].reason.endswith("(column Weight 1)")
-    # an unreadable or negative weight is a per-cell problem of its row; its board cannot be scored
+    # an unreadable or negative weight is a per-cell problem of its row, left out of its board: 400 and 170 are
+    # the board's two results (Law 78A, 2/1 scale: 400 beats 170, 2 - 0)
     for w in ("lots", -0.4):
         res = F["WEIGHTED_MP"]([[420, -50], [400, None], [170, None]], [[0.6, w], [None, None], [None, None]])
-        assert res[0] == ["#VALUE!", "#VALUE!"] and res[1:] == [["#N/A", "#N/A"]] * 2, w
+        assert res[0] == ["#VALUE!", "#VALUE!"] and res[1:] == [[2, 0], [0, 2]], w
     wrong_size = F["WEIGHTED_MP"]([[420, -50], [400, None]], [[0.6, 0.4]])
     assert isinstance(wrong_size, CallError) and "2 x 2" in wrong_size and "1 x 2" in wrong_size
     text = F["WEIGHTED_MP"]([[420, "oops"], [400, None], [170, None]], [[0.6, 0.4], [None, None], [None, None]])
-    assert text[0] == ["#VALUE!", "#VALUE!"] and text[1] == ["#N/A", "#N/A"]
+    assert text[0] == ["#VALUE!", "#VALUE!"] and text[1] == [2, 0]
 
 
 def test_weighted_mp_blank_rows_among_results():

@@ -174,9 +174,21 @@ def weighted_mp(scores: Cells, weights: Cells, boards: Cells, expected: int | No
     ...                 None, 6, "ACBL")
     >>> [round(x[0], 2) for x in r]
     [4.45, 2.4, 2.4, 0.2, 2.75, 2.8]
+
+    A row that is a mistake (its error, named at its input cell) is left out of its board, as the Ranking leaves
+    it out (:func:`pairs_standings`): the board's other rows keep their matchpoints among the results there are, the
+    numbers the Ranking adds up (issue 52: one reading of a book). Board 1, 3 results expected, 410 no score
+    (Law 77): 420 beats 400, M = 2 of a top 2 among the 2 results there are, Neuberg (2 + 1) x 3 / 2 - 1 = 3.5;
+    400: (0 + 1) x 3 / 2 - 1 = 0.5.
+
+    >>> weighted_mp([[420], [410], [400]], None, [[1], [1], [1]], 3, "EBU")
+    [[3.5, 0.5], [ExcelError('#VALUE!'), ExcelError('#VALUE!')], [0.5, 3.5]]
     """
     b = _boards_column(boards)
     w = read_weighted(scores, weights, b, columns=PAIRS_WEIGHTED)
+    if w.errors:  # (left out: as never typed, every other row kept)
+        w.outcomes = [None if i in w.errors else o for i, o in enumerate(w.outcomes)]
+        w.bad = set()
     session = weighted_session(w.outcomes, b, expected=expected, scale=scale, check_legal=False)
     return mask_weighted(_session_cells(session), w, b, 2)
 
