@@ -255,7 +255,10 @@ Public Sub RegisterXlbridgeFunctions()
             "Declarer: N, E, S or W", _
             "Tricks taken by declarer, 0-13", _
             "Board number (gives the vulnerability) or a vulnerability name", _
-            "Typed score used when no contract is given: a number, A60/40 or NP")
+            "Typed score used when no contract is given: a number, A60/40 or NP", _
+            "N-S pair of the row (optional: given, a row of pairs without a result is a mistake)", _
+            "E-W pair of the row (optional, as ns)", _
+            "Optional, with the pairs: ""Howell"" (a pair is one number whichever way it sits) or ""Mitchell""")
     Application.MacroOptions Macro:="TEAM_STANDINGS", _
         Description:="Team standings (k x 5): Team, Played, VPs, IMP difference, Rank, by exact VP total.", _
         Category:="xlbridge", _
@@ -277,7 +280,10 @@ Public Sub RegisterXlbridgeFunctions()
         ArgumentDescriptions:=Array( _
             "The possible N-S outcomes of the weighted result (a row; n x k for n results)", _
             "Their weights (total 1 or 100 %)", _
-            "N-S score in the other room")
+            "N-S score in the other room", _
+            "Match number of each row (optional: given, a row's match and board are checked)", _
+            "Board number of each row (optional, with match: a board listed twice in its match is a mistake)", _
+            "The match numbers of the Matches sheet (optional: a row of another match is a mistake)")
     Application.MacroOptions Macro:="WEIGHTED_MP", _
         Description:="Matchpoints (n x 2) for travellers with Law 12C1(c) weighted scores, exact.", _
         Category:="xlbridge", _

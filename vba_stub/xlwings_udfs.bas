@@ -365,13 +365,13 @@ failed:
     PAIRS_STANDINGS = Err.Description
 End Function
 
-Function SCORE_OR_TYPED(contract, declarer, tricks, board, typed)
+Function SCORE_OR_TYPED(contract, declarer, tricks, board, typed, Optional ns, Optional ew, Optional movement)
     #If App = "Microsoft Excel" Then
         If TypeOf Application.Caller Is Range Then On Error GoTo failed
-        SCORE_OR_TYPED = XLPy.CallUDF("xlbridge.udfs", "SCORE_OR_TYPED", Array(contract, declarer, tricks, board, typed), ThisWorkbook, Application.Caller)
+        SCORE_OR_TYPED = XLPy.CallUDF("xlbridge.udfs", "SCORE_OR_TYPED", Array(contract, declarer, tricks, board, typed, ns, ew, movement), ThisWorkbook, Application.Caller)
         Exit Function
     #Else
-        SCORE_OR_TYPED = XLPy.CallUDF("xlbridge.udfs", "SCORE_OR_TYPED", Array(contract, declarer, tricks, board, typed))
+        SCORE_OR_TYPED = XLPy.CallUDF("xlbridge.udfs", "SCORE_OR_TYPED", Array(contract, declarer, tricks, board, typed, ns, ew, movement))
         Exit Function
     #End If
 failed:
@@ -404,13 +404,13 @@ failed:
     VP = Err.Description
 End Function
 
-Function WEIGHTED_IMPS(scores, weights, other)
+Function WEIGHTED_IMPS(scores, weights, other, Optional match, Optional board, Optional matches)
     #If App = "Microsoft Excel" Then
         If TypeOf Application.Caller Is Range Then On Error GoTo failed
-        WEIGHTED_IMPS = XLPy.CallUDF("xlbridge.udfs", "WEIGHTED_IMPS", Array(scores, weights, other), ThisWorkbook, Application.Caller)
+        WEIGHTED_IMPS = XLPy.CallUDF("xlbridge.udfs", "WEIGHTED_IMPS", Array(scores, weights, other, match, board, matches), ThisWorkbook, Application.Caller)
         Exit Function
     #Else
-        WEIGHTED_IMPS = XLPy.CallUDF("xlbridge.udfs", "WEIGHTED_IMPS", Array(scores, weights, other))
+        WEIGHTED_IMPS = XLPy.CallUDF("xlbridge.udfs", "WEIGHTED_IMPS", Array(scores, weights, other, match, board, matches))
         Exit Function
     #End If
 failed:

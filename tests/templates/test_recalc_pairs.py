@@ -220,8 +220,10 @@ def test_exact_ties_shown_as_ties(tmp_path):
 
 
 def test_an_impossible_score_is_reported_not_hidden(tmp_path):
-    """410 cannot be scored: its board's matchpoints are Excel errors, the recalc report lists the cells, and the
-    ranking leaves the row out (every other row keeps its result) and names it in the line above it (issue 52)."""
+    """410 cannot be scored (Law 77: no contract gives N-S 410 on board 1, nobody vulnerable): the row's Score NS and
+    its board's matchpoints are Excel errors, the recalc report names the input cell typed (Typed Score, G8: issue
+    52, a mistake named where it was typed), and the ranking leaves the row out (every other row keeps its result)
+    and names it in the line above it."""
     src = tmp_path / "pairs.xlsx"
     wb = openpyxl.load_workbook(_small())
     ws = wb["Travellers"]
@@ -231,11 +233,18 @@ def test_an_impossible_score_is_reported_not_hidden(tmp_path):
     report = recalc_here(src, out)
     vals = openpyxl.load_workbook(out, data_only=True)
     t = vals["Travellers"]
-    assert t["H8"].value == 410
+    assert t["H8"].value == "#VALUE!"  # (SCORE_OR_TYPED: the row's mistake, core.travellerrow)
     assert t["N8"].value == "#VALUE!"
-    assert all(t.cell(row=r, column=14).value == "#N/A" for r in (5, 6, 7, 9, 10))  # rest of board 1
+    # the rest of board 1 keeps its matchpoints among the results there are, as the Ranking adds them up (issue 52):
+    # numbers, N-S and E-W sharing each row's comparisons (the same total on every row, Law 78A)
+    rest = [(t.cell(row=r, column=14).value, t.cell(row=r, column=15).value) for r in (5, 6, 7, 9, 10)]
+    assert all(isinstance(v, (int, float)) for pair in rest for v in pair), rest
+    assert len({round(ns + ew, 9) for ns, ew in rest}) == 1, rest
     assert isinstance(t["N11"].value, float)  # board 2 still scored
     assert vals["Ranking"]["A3"].value.startswith("Not counted: Travellers row 8 (red there")
     assert vals["Ranking"]["A5"].value in ("NS", "EW")  # the ranking itself, not a message
     cells = {f"{e.sheet}!{e.cell}" for e in report.errors}
-    assert {"Travellers!N8", "Travellers!O8"} <= cells and not any(c.startswith("Ranking!") for c in cells)
+    assert "Travellers!G8" in cells and not any(c.startswith("Ranking!") for c in cells)
+    assert not {"Travellers!H8", "Travellers!N8", "Travellers!O8"} & cells  # (named once, at the input cell)
+    said = next(str(e) for e in report.errors if e.cell == "G8")
+    assert "impossible score for vulnerability 'None' (nobody vulnerable): 410" in said

@@ -74,7 +74,8 @@ BELOW_HEADER = re.compile(r'^IF\(ROW\(([^()]+)\)-ROW\(INDEX\(\1,1,1\)\),IF\(\1="
 def read_arg(wb, sheet, arg):
     scored = SCORED.match(arg)
     if scored:  # (issue 52: a value typed over Score NS is never read; the score comes from the inputs)
-        columns = [read_arg(wb, sheet, a[len("TRANSPOSE("):-1]) for a in split_args(scored.group(1))]
+        columns = [read_arg(wb, sheet, a[len("TRANSPOSE("):-1] if a.startswith("TRANSPOSE(") else a)
+                   for a in split_args(scored.group(1))]  # (the columns turned; the movement, a cell, as it is)
         block = read_arg(wb, sheet, scored.group(2))
         if NotImplemented in columns or block is NotImplemented:
             return NotImplemented

@@ -32,6 +32,15 @@ ROWS = [
     (None, None, None, None, None, None, None),  # blank
     (2, 5, 15, " pass ", None, None, None),  # passed out, typed loosely
     (2, 5, 15, "3NT", "S", 0, None),     # no tricks taken is 0, not blank
+    # cells holding what they cannot (issue 52: red at the cell typed)
+    (1, 4, 14, "4S", "N", 14, None),     # tricks 14
+    (1, 4, 14, "4S", "N", "ten", None),  # tricks as text
+    (1, 4, 14, "4S", "N", 9.5, None),    # tricks 9.5
+    (1, 4, 14, "4S", "X", 10, None),     # declarer X
+    (1, 4, 14, "4S", " north ", 10, None),  # declarer as a word: a seat
+    (0, 4, 14, "4S", "N", 10, None),     # board 0
+    (-3, 4, 14, "4S", "N", 10, None),    # a negative board
+    (2.5, 4, 14, "4S", "N", 10, None),   # board 2.5
 ]
 
 

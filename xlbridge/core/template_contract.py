@@ -34,7 +34,8 @@ __all__ = ["CAPACITY_NAME", "CHART_NAME", "HANDOUT_NAME", "SCORER_NOTES_NAME", "
            "MATCHES_SHEET", "TEAMS_SHEET", "CONTRACTS_SHEET", "TRAVELLER_COLUMNS", "SCORE_COLUMN", "ARROW_COLUMN",
            "SCALE_LABEL", "MOVEMENT_LABEL", "SCALE_CHOICES", "MOVEMENT_CHOICES", "choices_list", "choices_words",
            "TRAVELLER_WEIGHTS",
-           "PAIR_COLUMNS", "PLAYER_NUMBERS", "PRIVATE", "PRIVATE_PLAYERS", "TEAM_COLUMNS", "EVENT_DETAILS", "MATCH_COLUMNS"]
+           "PAIR_COLUMNS", "PLAYER_NUMBERS", "PRIVATE", "PRIVATE_PLAYERS", "TEAM_COLUMNS", "EVENT_DETAILS", "MATCH_COLUMNS",
+           "BOARD_INPUTS"]
 
 CAPACITY_NAME = "XLBRIDGE_CAPACITY"
 HEADER_NAME = "XLBRIDGE_HEADER"
@@ -110,3 +111,7 @@ TEAM_COLUMNS = ("Team", "Name", "Players")
 EVENT_DETAILS = ("Event", "Date", "Club", "Scorer")
 #: a match of the teams workbook as typed (the Matches sheet's first columns)
 MATCH_COLUMNS = ("Match", "Team A", "Team B", "Boards")
+#: the teams workbook's Boards sheet: a board's match and number, room 1's N-S score and a weighted board's other
+#: outcomes and weights (Law 12C1(c)), room 2's N-S score (its input columns, A to I)
+BOARD_INPUTS = ("Match", "Board", "Room 1 NS (team A NS)", "Outcome 2", "Outcome 3", "Weight 1", "Weight 2", "Weight 3",
+                "Room 2 NS (team B NS)")

@@ -1,12 +1,13 @@
 """The verdict of a traveller row as a member typed it: one reading for the workbook's functions and the file formats.
 
 A row of a pairs traveller (the pairs workbook's Travellers sheet, :data:`~xlbridge.core.template_contract.TRAVELLER_COLUMNS`)
-is blank, or holds a result, or is **half filled**: a mistake, named at the input cell that is empty or wrong, in a
+is blank, or holds a result, or is a **mistake**: half filled, or a cell holding what it cannot (a board 0, tricks 14,
+declarer X, contract 8S, a typed score no contract makes), named at the input cell that is empty or wrong, in a
 member's words. :func:`row_mistake` is that reading, once: ``SCORE_OR_TYPED`` (the Score NS column of the workbook)
 says its words, ``xlbridge publish`` and ``export`` (:mod:`xlbridge.formats.pairsbook`) refuse the book with them at
 the cell, and the template turns the same cell red (its conditional formats, :data:`RED_WHEN`, say the same rules in
-Excel's words). Mistakes in what a cell holds (an unknown contract, a score no contract makes) are the scorers' own
-checks (:mod:`xlbridge.core.contract`, :mod:`xlbridge.core.entries`).
+Excel's words). What a cell may hold is the scorers' own rule, asked of them (:mod:`xlbridge.core.contract`,
+:mod:`xlbridge.core.entries`), never restated here.
 
 >>> row_mistake(1, 4, 14, None, None, None, None)
 Mistake(column='Contract', words='no contract and no typed score')
@@ -14,29 +15,60 @@ Mistake(column='Contract', words='no contract and no typed score')
 Mistake(column='Tricks', words='no tricks')
 >>> row_mistake("1a", 4, 14, None, None, None, 420)
 Mistake(column='Board', words="the board must be a number, not '1a'")
+>>> row_mistake(1, 4, 14, "4S", "N", 14, None)
+Mistake(column='Tricks', words='tricks must be a whole number 0-13, got 14')
 >>> row_mistake(1, 4, 14, "PASS", None, None, None), row_mistake(None, None, None, None, None, None, None)
 (None, None)
 """
 
 from __future__ import annotations
 
+import math
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 
-from .errors import shown
+from .contract import Contract, check_score, contract_score, vulnerability
+from .entries import parse_entry
+from .errors import ImpossibleScoreError, XlbridgeError, shown
+from .vocabulary import Direction, Seat, UnknownSpellingError, Vulnerability
 
-__all__ = ["Mistake", "row_mistake", "blank", "RED_WHEN", "reason_text", "column_named"]
+__all__ = ["Mistake", "row_mistake", "board_row_mistake", "blank", "RED_WHEN", "reason_text", "column_named",
+           "vulnerability_words", "MAX_BOARD", "PairCheck"]
+
+#: the largest board number a book's Board column accepts (its validation), as the PBN and USEBIO readers do
+MAX_BOARD = 10_000
+
+_VULNERABLE_SIDES = {"None": "nobody", **{d.value: d.label for d in Direction}, "All": "both sides"}
+
+
+def vulnerability_words(vulnerable: object) -> str:
+    """A board's vulnerability as a message says it: PBN's value and who is vulnerable (the words of every reader
+    of a book: the workbook's functions and the file formats).
+
+    >>> vulnerability_words("None"), vulnerability_words("EW"), vulnerability_words("?")
+    ("'None' (nobody vulnerable)", "'EW' (E-W vulnerable)", "'?'")
+    """
+    side = _VULNERABLE_SIDES.get(vulnerable) if isinstance(vulnerable, str) else None
+    return f"{vulnerable!r} ({side} vulnerable)" if side else repr(vulnerable)
 
 #: Each input column's rule as the template's conditional format (Excel's words, for the row's first cells
 #: ``$A5`` Board, ``$B5`` NS, ``$C5`` EW, ``$D5`` Contract, ``$E5`` Declarer, ``$F5`` Tricks, ``$G5`` Typed Score):
-#: the cell turns red when its row is half filled as :func:`row_mistake` reads it.
+#: the cell turns red when its row is half filled, or the cell holds what it cannot, as :func:`row_mistake` reads
+#: it (a contract or a typed score the scorers cannot read is named by the row's Score NS, not turned red here).
 RED_WHEN = {
-    "Board": 'OR(AND($A5="",COUNTA($B5:$G5)>0),AND($A5<>"",NOT(ISNUMBER(--$A5))))',
+    # (no board with anything else; or a board that is no whole number 1 or more: text, 0, -3, 2.5)
+    "Board": ('OR(AND($A5="",COUNTA($B5:$G5)>0),'
+              'AND($A5<>"",IFERROR(OR(VALUE($A5)<1,VALUE($A5)<>INT(VALUE($A5))),TRUE)))'),
     "NS": 'AND($B5="",COUNTA($A5,$C5:$G5)>0)',
     "EW": 'AND($C5="",COUNTA($A5:$B5,$D5:$G5)>0)',
     "Contract": 'AND($D5="",$G5="",COUNTA($A5:$C5,$E5:$F5)>0)',
-    "Declarer": 'AND($D5<>"",UPPER(TRIM($D5))<>"PASS",$E5="")',
-    "Tricks": 'AND($D5<>"",UPPER(TRIM($D5))<>"PASS",$F5="")',
+    # (a contract without a seat N, E, S or W, as a letter or a word: core.vocabulary.Seat)
+    "Declarer": ('AND($D5<>"",UPPER(TRIM($D5))<>"PASS",NOT(OR(' + ",".join(
+        f'UPPER(TRIM($E5))="{s}"' for s in ("N", "E", "S", "W", "NORTH", "EAST", "SOUTH", "WEST")) + ")))"),
+    # (a contract without tricks, or tricks that are no whole number 0-13: 14, 9.5, text)
+    "Tricks": ('AND($D5<>"",UPPER(TRIM($D5))<>"PASS",OR($F5="",NOT(ISNUMBER($F5)),'
+               'IFERROR(OR($F5<0,$F5>13,$F5<>INT($F5)),TRUE)))'),
 }
 
 
@@ -55,10 +87,18 @@ def column_named(reason: str) -> tuple[str, str] | None:
     """``(column header, words)`` of a reason made by :func:`reason_text` (also inside a longer message, at its end),
     or None.
 
+    The words are what follows the function's name and a row count (``WEIGHTED_MP: row 7: ``), which a member does
+    not need: the report names the sheet's row.
+
     >>> column_named("SCORE_OR_TYPED: no tricks (column Tricks)"), column_named("impossible score: 410")
     (('Tricks', 'no tricks'), None)
+    >>> column_named("WEIGHTED_IMPS: row 8: no score (column Room 1 NS (team A NS))")
+    ('Room 1 NS (team A NS)', 'no score')
+    >>> column_named("WEIGHTED_MP: row 7: impossible score for vulnerability 'EW' (E-W vulnerable): 410 (column Typed Score)")
+    ('Typed Score', "impossible score for vulnerability 'EW' (E-W vulnerable): 410")
     """
-    m = re.search(r"(?:^|: )([^:]*) \(column ([^()]+)\)$", reason)
+    m = re.search(r"^(?:[A-Z][A-Z0-9_.]*: )?(?:(?:board [^,:]+, )?row [0-9,]+: )?(.*?) "
+                  r"\(column ((?:[^()]|\([^()]*\))+)\)$", reason, re.S)
     return None if m is None else (m.group(2), m.group(1))
 
 
@@ -83,7 +123,7 @@ def blank(value: object) -> bool:
 def _number(value: object) -> bool:
     if isinstance(value, bool):
         return False
-    if isinstance(value, (int, float)):
+    if isinstance(value, (int, float, Vulnerability)):  # (a board, or its vulnerability already read)
         return True
     try:
         float(str(value).strip())
@@ -98,12 +138,20 @@ def row_mistake(board: object, ns: object, ew: object, contract: object, declare
 
     In order: the board (none, or text that is no number), the pairs (``pairs=False``: not checked, for a caller
     that is not given them), then the result: neither a contract nor a typed score; a contract (not ``PASS``)
-    without its declarer or its tricks.
+    without its declarer or its tricks. Then what each cell holds, as the scorers read it: the board a whole number
+    1 or more (or a :class:`~xlbridge.core.vocabulary.Vulnerability`, a board already read), the contract
+    (:meth:`Contract.parse <xlbridge.core.contract.Contract.parse>`), the declarer's seat, the tricks (0-13), and a
+    typed score (:func:`~xlbridge.core.entries.parse_entry`) that some contract makes on the board
+    (:func:`~xlbridge.core.contract.check_score`, Law 77).
 
     >>> row_mistake(1, None, 14, "4S", "N", 10, None)
     Mistake(column='NS', words='no N-S pair')
     >>> row_mistake(1, None, None, "4S", None, 10, None, pairs=False)
     Mistake(column='Declarer', words='no declarer')
+    >>> row_mistake(2.5, 4, 14, "4S", "N", 10, None)
+    Mistake(column='Board', words='the board must be a whole number 1 or more, not 2.5')
+    >>> row_mistake(3, 4, 14, None, None, None, 410).words
+    "impossible score for vulnerability 'EW' (E-W vulnerable): 410"
     """
     cells = (board, ns, ew, contract, declarer, tricks, typed)
     if all(blank(c) for c in (cells if pairs else (board, contract, declarer, tricks, typed))):
@@ -116,14 +164,154 @@ def row_mistake(board: object, ns: object, ew: object, contract: object, declare
         return Mistake("NS", "no N-S pair")
     if pairs and blank(ew):
         return Mistake("EW", "no E-W pair")
+    passed = not blank(contract) and str(contract).strip().upper() == "PASS"
     if blank(contract):
         if blank(typed):
             return Mistake("Contract", "no contract and no typed score")
+    elif not passed:
+        if blank(declarer):
+            return Mistake("Declarer", "no declarer")
+        if blank(tricks):
+            return Mistake("Tricks", "no tricks")
+    return _wrong_value(board, contract, declarer, tricks, typed, passed)
+
+
+def _wrong_value(board: object, contract: object, declarer: object, tricks: object, typed: object,
+                 passed: bool) -> Mistake | None:
+    """The first cell of a filled row holding what it cannot (the scorers' rules), or None."""
+    try:
+        vul = vulnerability(_board(board))
+    except XlbridgeError:
+        return Mistake("Board", f"the board must be a whole number 1 or more, not {shown(board)}")
+    if blank(contract):
+        try:
+            entry = parse_entry(typed)
+            if isinstance(entry, int):
+                check_score(entry, vul)
+        except ImpossibleScoreError:
+            return Mistake("Typed Score", f"impossible score for vulnerability {vulnerability_words(vul.name)}: "
+                                          f"{shown(typed)}")
+        except XlbridgeError as exc:
+            return Mistake("Typed Score", _words(exc))
         return None
-    if str(contract).strip().upper() == "PASS":
+    try:
+        parsed = Contract.parse(contract)
+    except XlbridgeError as exc:
+        return Mistake("Contract", _words(exc))
+    if passed or parsed.is_pass:
         return None
-    if blank(declarer):
-        return Mistake("Declarer", "no declarer")
-    if blank(tricks):
-        return Mistake("Tricks", "no tricks")
+    try:
+        Seat.parse(declarer)
+    except (UnknownSpellingError, XlbridgeError, TypeError, ValueError):
+        return Mistake("Declarer", f"declarer must be N, E, S or W, got {shown(declarer)}")
+    try:
+        contract_score(parsed, tricks, False)
+    except XlbridgeError as exc:
+        return Mistake("Tricks", _words(exc))
     return None
+
+
+def _board(board: object) -> object:
+    """A board cell as :func:`~xlbridge.core.contract.vulnerability` reads a board number: a whole number (text of
+    digits too); a vulnerability already read as it is; anything else as it is (refused there)."""
+    if isinstance(board, Vulnerability):
+        return board
+    if isinstance(board, str) and board.strip().isdigit():
+        return int(board.strip())
+    if isinstance(board, str):  # (a vulnerability's name is no board a member types)
+        return None
+    return board
+
+
+def _words(exc: Exception) -> str:
+    """An error's message as a row's words: one line, without a trailing full stop."""
+    return " ".join(str(exc).split()).rstrip(".")
+
+
+def _whole(value: object, what: str, high: int | None = None) -> int | str:
+    """``value`` as a positive whole number (at most ``high``), or the words saying it is not one (those of the
+    file formats' readers: :func:`xlbridge.formats.sheets.whole_number`)."""
+    v = value
+    if isinstance(v, str) and v.strip().isdigit():
+        v = int(v.strip())
+    if (not isinstance(v, (int, float)) or isinstance(v, bool) or (isinstance(v, float) and not math.isfinite(v))
+            or v != int(v) or v < 1 or (high is not None and v > high)):
+        bound = "a positive whole number" if high is None else f"a whole number from 1 to {high:,}"
+        return f"{what} must be {bound}, got {shown(value)}"
+    return int(v)
+
+
+def board_row_mistake(match: object, board: object, matches: Collection[int] | None = None,
+                      seen: set[tuple[int, int]] | None = None) -> Mistake | None:
+    """The mistake of a teams board row's match and board (the teams workbook's Boards sheet), or None: each a whole
+    number (the board at most :data:`MAX_BOARD`), the match one of ``matches`` (the Matches sheet's, when given), and
+    the pair (match, board) not met before in ``seen`` (which it joins). The words are the file formats' readers'.
+
+    >>> board_row_mistake(2, -1)
+    Mistake(column='Board', words='board number must be a whole number from 1 to 10,000, got -1')
+    >>> seen = set()
+    >>> board_row_mistake(2, 1, {1, 2}, seen), board_row_mistake(9, 1, {1, 2}, seen)
+    (None, Mistake(column='Match', words='match 9 is not on the Matches sheet'))
+    >>> board_row_mistake(2, 1.0, {1, 2}, seen)
+    Mistake(column='Board', words='board 1 of match 2 is listed twice')
+    """
+    m = _whole(match, "match number")
+    if isinstance(m, str):
+        return Mistake("Match", m)
+    if matches is not None and m not in matches:
+        return Mistake("Match", f"match {m} is not on the Matches sheet")
+    b = _whole(board, "board number", MAX_BOARD)
+    if isinstance(b, str):
+        return Mistake("Board", b)
+    if seen is not None:
+        if (m, b) in seen:
+            return Mistake("Board", f"board {b} of match {m} is listed twice")
+        seen.add((m, b))
+    return None
+
+
+class PairCheck:
+    """The mistakes of a traveller's pairs that only the rows together show, read row by row in the sheet's order
+    (the workbook's ``SCORE_OR_TYPED`` and the file formats' reader alike): a row typed twice, a pair playing a board
+    twice (the later row is the mistake), a pair against itself in a Howell (one field: 1 v 1 is one pair twice; a
+    Mitchell's N-S 1 and E-W 1 are two pairs). Named at the row's NS cell (its EW cell for a pair against itself, or
+    for the E-W pair playing twice), in the file formats' words (:func:`xlbridge.formats.checks.check_board`).
+
+    >>> check = PairCheck(howell=False)
+    >>> check.row(1, 1, 11), check.row(1, 2.0, 12), check.row(1, 1, 12)
+    (None, None, Mistake(column='NS', words="pair plays board 1 twice: 'NS 1'"))
+    >>> check.row(1, "2", 12)
+    Mistake(column='NS', words="duplicate row on board 1: pairs '2-12'")
+    >>> PairCheck(howell=True).row(1, 3, 3.0)
+    Mistake(column='EW', words="board 1: a pair cannot play against itself: '3'")
+    """
+
+    def __init__(self, *, howell: bool) -> None:
+        self.howell = howell
+        self.rows: set[tuple[object, object, object]] = set()
+        self.seen: set[tuple[object, object]] = set()
+
+    def row(self, board: object, ns: object, ew: object) -> Mistake | None:
+        """The mistake of the next row's pairs (blank pairs are :func:`row_mistake`'s), or None."""
+        b = _whole(board, "board number")
+        if blank(ns) or blank(ew) or isinstance(b, str):
+            return None
+        n, e = _pair(ns), _pair(ew)
+        if (b, n, e) in self.rows:
+            return Mistake("NS", f"duplicate row on board {b}: pairs {shown(f'{n}-{e}')}")
+        self.rows.add((b, n, e))
+        if self.howell and n == e:
+            return Mistake("EW", f"board {b}: a pair cannot play against itself: {shown(str(n))}")
+        for column, side, p in (("NS", Direction.NS, n), ("EW", Direction.EW, e)):
+            key: object = p if self.howell else (side.value, p)
+            if (key, b) in self.seen:
+                return Mistake(column, f"pair plays board {b} twice: {shown(str(p) if self.howell else f'{side.value} {p}')}")
+        for side, p in ((Direction.NS, n), (Direction.EW, e)):
+            self.seen.add((p if self.howell else (side.value, p), b))
+        return None
+
+
+def _pair(value: object) -> object:
+    """A pair number as the readers key it: a whole number as an int (``1.0``, ``"1"``), other text stripped."""
+    n = _whole(value, "pair number")
+    return str(value).strip() if isinstance(n, str) else n

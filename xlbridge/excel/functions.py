@@ -206,10 +206,15 @@ FUNCTIONS: tuple[ExcelFunction, ...] = (
          _arg("declarer", "cells", "Declarer: N, E, S or W"),
          _arg("tricks", "cells", "Tricks taken by declarer, 0-13"),
          _arg("board", "cells", "Board number (gives the vulnerability) or a vulnerability name"),
-         _arg("typed", "cells", "Typed score used when no contract is given: a number, A60/40 or NP")),
+         _arg("typed", "cells", "Typed score used when no contract is given: a number, A60/40 or NP"),
+         _opt("ns", "cells", "N-S pair of the row (optional: given, a row of pairs without a result is a mistake)"),
+         _opt("ew", "cells", "E-W pair of the row (optional, as ns)"),
+         _opt("movement", "text", 'Optional, with the pairs: "Howell" (a pair is one number whichever way it '
+                                  'sits) or "Mitchell"')),
         "N-S score from contract, declarer and tricks where given, else the typed score unchanged.",
         "BRIDGE_SCORE where a contract is given, else the typed score cell (a number, A60/40 or NP) "
-        "unchanged; element-wise (template extension).", PAIRS),
+        "unchanged; element-wise (template extension). A row that is a mistake (half filled, or a cell holding "
+        "what it cannot) is #VALUE! naming the input column to put right.", PAIRS),
     ExcelFunction(
         "MATCHPOINTS", ap.matchpoints, (session_from_rows,),
         (_SCORES, _BOARDS, _EXPECTED, _SCALE),
@@ -300,10 +305,16 @@ FUNCTIONS: tuple[ExcelFunction, ...] = (
         "WEIGHTED_IMPS", at.weighted_imps, (teams_core.weighted_imps,),
         (_arg("scores", "range", "The possible N-S outcomes of the weighted result (a row; n x k for n results)"),
          _arg("weights", "range", "Their weights (total 1 or 100 %)"),
-         _arg("other", "cells", "N-S score in the other room")),
+         _arg("other", "cells", "N-S score in the other room"),
+         _opt("match", "cells", "Match number of each row (optional: given, a row's match and board are checked)"),
+         _opt("board", "cells", "Board number of each row (optional, with match: a board listed twice in its "
+                                "match is a mistake)"),
+         _opt("matches", "column", "The match numbers of the Matches sheet (optional: a row of another match is "
+                                   "a mistake)")),
         "IMPs of a weighted result against the other room: each outcome IMPed, then weighted.",
         "IMPs of a weighted result against the other room's score: each outcome IMPed, then weighted "
-        "(unrounded).", TEAMS),
+        "(unrounded). A row that is a mistake is #VALUE! naming the input column to put right; MATCH_RESULT "
+        "leaves it out.", TEAMS),
     ExcelFunction(
         "MATCH_RESULT", at.match_result, (teams_core.match_result,),
         (_arg("board_imps", "column", "IMPs of team A on each board (negative when B gained)"),

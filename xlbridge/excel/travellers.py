@@ -31,10 +31,11 @@ from ..core.contract import ANY_VULNERABILITY, SCORE_LIMIT, board_vulnerabilitie
 from ..core.entries import Artificial, NotPlayed, parse_entry
 from ..core.errors import InputError, XlbridgeError, shown
 from ..core.pairs.matchpoints import ROW_ARTIFICIAL, ROW_BLANK, ROW_NOT_PLAYED, ROW_SCORE
-from ..core.pairs.weighted import parse_weight
+from ..core.pairs.weighted import parse_weight, weighted_outcomes
+from ..core.travellerrow import Mistake, reason_text
 from . import cells as xl
 
-__all__ = ["Traveller", "read_traveller", "same_length", "nonempty", "WeightedRows", "read_weighted"]
+__all__ = ["Traveller", "read_traveller", "same_length", "nonempty", "WeightedColumns", "WeightedRows", "read_weighted"]
 
 
 def same_length(cols: dict[str, Any]) -> None:
@@ -193,6 +194,26 @@ def _slow_row(t: Traveller, i: int, v: Any, bcell: Any) -> None:
 # weighted scores: n x k outcomes and weights
 
 
+@dataclass(frozen=True)
+class WeightedColumns:
+    """The headers of a weighted traveller's input cells as its template names them: the ``outcomes`` columns (the
+    row's score, then the other outcomes), the ``weights`` columns parallel to them, and the ``board`` column.
+
+    >>> WeightedColumns(("Room 1", "Outcome 2"), ("Weight 1", "Weight 2"), "Board").weight(1)
+    'Weight 2'
+    """
+
+    outcomes: tuple[str, ...]
+    weights: tuple[str, ...]
+    board: str | None = None
+
+    def outcome(self, j: int) -> str | None:
+        return self.outcomes[j] if j < len(self.outcomes) else None
+
+    def weight(self, j: int) -> str | None:
+        return self.weights[j] if j < len(self.weights) else None
+
+
 @dataclass(eq=False)
 class WeightedRows:
     """Rows of n x k outcome and weight ranges: per row a plain entry or a list of (entry, weight)."""
@@ -209,12 +230,16 @@ class _RowError(Exception):
         self.err = err
 
 
-def read_weighted(scores: Any, weights: Any, boards: list[Any] | None) -> WeightedRows:
+def read_weighted(scores: Any, weights: Any, boards: list[Any] | None, *,
+                  columns: WeightedColumns | None = None) -> WeightedRows:
     """Per row the (entry, weight) outcomes (a plain row: its entry), per-row errors, and the bad boards.
 
     A block of numbers and blanks (what Excel sends) is read as one array (:func:`xl.number_block`);
     the rows holding one plain legal score and no weight are found in one vectorised pass, and only
-    the other rows (weighted results, text, errors) are read cell by cell.
+    the other rows (weighted results, text, errors) are read cell by cell. A weighted row is checked whole
+    (:func:`~xlbridge.core.pairs.weighted.weighted_outcomes`: its weights total 100 %), so that a mistake in one row
+    is that row's error, never the whole traveller's. ``columns``: the template's headers of the cells read, so
+    that a row's error names the input column to put right (:func:`xlbridge.core.travellerrow.reason_text`).
     """
     sb = xl.number_block(scores)
     sg = nonempty(xl.grid(scores) if sb is None else sb[0], "scores")
@@ -241,12 +266,16 @@ def read_weighted(scores: Any, weights: Any, boards: list[Any] | None) -> Weight
         first = np.where(alone, block[:, 0], np.nan)
     plain = _plain_rows(sg, wg, boards, first)
     outcomes: list[Any] = plain
-    for i in [i for i, p in enumerate(plain) if p is None]:  # only the rows that are not one plain score
+    blank: npt.NDArray[np.bool_] = np.zeros(len(sg), dtype=bool)
+    if sb is not None and boards is None:  # (the blank rows of a block of numbers, at once: a template's empty rows)
+        blank = np.asarray(np.isnan(sb[1]).all(axis=1), dtype=bool)
+    for i in [i for i, p in enumerate(plain) if p is None and not blank[i]]:  # only the rows not one plain score
         row = sg[i]
         cells = [(j, v) for j, v in enumerate(row) if not xl.is_blank(v)]
         if not cells and (boards is None or xl.error_literal(boards[i]) is None):
             continue  # a blank row (a template's empty rows): no outcome, whatever its weights and board
         where = f"row {i + 1}"
+        column = None  # (the input column of the cell being read)
         try:
             errs = [xl.error_literal(v) for _, v in cells]
             if boards is not None:
@@ -255,14 +284,17 @@ def read_weighted(scores: Any, weights: Any, boards: list[Any] | None) -> Weight
             first_err = next((e for e in errs if e is not None), None)
             if first_err is not None:
                 raise _RowError(first_err)
+            column = None if columns is None else columns.board
             if boards is not None and cells and xl.is_blank(boards[i]):
                 raise InputError("a score has no board number", where=where)
             board = None if boards is None or not cells else _board_number(boards[i], where)
             outs = []
             for j, v in cells:
+                column = None if columns is None else columns.outcome(j)
                 e = parse_entry(v, where=where)
                 if isinstance(e, int):
                     check_score(e, board, where=where)
+                column = None if columns is None else columns.weight(j)
                 w = None if wg is None else wg[i][j]
                 if xl.is_blank(w):
                     if len(cells) > 1:
@@ -271,10 +303,15 @@ def read_weighted(scores: Any, weights: Any, boards: list[Any] | None) -> Weight
                 outs.append((e, parse_weight(w, where=where)))
             if len(outs) == 1 and outs[0][1] == 1:
                 outcomes[i] = outs[0][0]  # a plain result (score, A60/40 or NP)
+            elif outs:
+                column = None if columns is None else columns.weight(0)
+                weighted_outcomes(outs, where=where)  # (the row whole: weights totalling 100 %, Law 12C1(c))
+                outcomes[i] = outs
             else:
-                outcomes[i] = outs or None
+                outcomes[i] = None
         except (XlbridgeError, _RowError) as ex:  # a bad cell of this row
-            errors[i] = ex.err if isinstance(ex, _RowError) else xl.ExcelError("#VALUE!", str(ex))
+            errors[i] = ex.err if isinstance(ex, _RowError) else xl.ExcelError(
+                "#VALUE!", str(ex) if column is None else reason_text(Mistake(column, str(ex))))
             reasons[i] = f"{where}: a cell holds {ex.err}" if isinstance(ex, _RowError) else str(ex)
             outcomes[i] = [(0, Fraction(1))]
             if boards is not None and not codes:

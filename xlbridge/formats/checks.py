@@ -22,29 +22,16 @@ from typing import Any
 
 import xlbridge
 
+from ..core.travellerrow import MAX_BOARD as MAX_BOARD, vulnerability_words as vulnerability_words
 from ..core.vocabulary import Direction, Movement
 from .errors import FormatError
 from .model import HOWELL, MITCHELL, TEAMS, Event, Participant, Result
 
-#: The largest board number read: what the workbook templates' Board column accepts (its data
-#: validation, 1 to 10,000); far inside the whole numbers an Excel cell (a double) holds exactly.
-MAX_BOARD = 10_000
+#: (MAX_BOARD, the largest board number read: what the workbook templates' Board column accepts, its data
+#: validation 1 to 10,000, far inside the whole numbers an Excel cell holds exactly: core.travellerrow's.)
 
 __all__ = ["check_result", "check_board", "check_traveller", "infer_movement", "mark_ties",
            "format_number", "vulnerability_words"]
-
-
-_VULNERABLE_SIDES = {"None": "nobody", **{d.value: d.label for d in Direction}, "All": "both sides"}
-
-
-def vulnerability_words(vulnerable: object) -> str:
-    """A board's vulnerability as a message says it: PBN's value and who is vulnerable.
-
-    >>> vulnerability_words("None"), vulnerability_words("EW"), vulnerability_words("?")
-    ("'None' (nobody vulnerable)", "'EW' (E-W vulnerable)", "'?'")
-    """
-    side = _VULNERABLE_SIDES.get(vulnerable) if isinstance(vulnerable, str) else None
-    return f"{vulnerable!r} ({side} vulnerable)" if side else repr(vulnerable)
 
 
 def check_result(r: Result, vulnerable: str, loc: dict[str, Any]) -> Result:

@@ -38,7 +38,7 @@ from typing import Any
 import xlbridge
 
 from ..core.entries import parse_entry
-from ..core.travellerrow import row_mistake
+from ..core.travellerrow import PairCheck, row_mistake
 from ..core.template_contract import (ARROW_COLUMN, MOVEMENT_LABEL, SCALE_CHOICES, SCALE_LABEL, SCORE_COLUMN,
                                       choices_words, PAIR_COLUMNS, PAIRS_SHEET, PLAYER_NUMBERS, PRIVATE, TRAVELLER_COLUMNS, TRAVELLER_WEIGHTS,
                                       TRAVELLERS_SHEET)
@@ -156,6 +156,8 @@ def read_pairs_workbook(path: str | os.PathLike[str]) -> Event:
         cells: dict[int, list[tuple[dict[str, Any], dict[str, Any]]]] = {}  # each row's result cell and NS cell
         columns = find_columns(ws, _T_COLUMNS, _T_READ, sheet=TRAVELLERS, where=name)
         typed_over: list[tuple[int, int, str, Any, Any]] = []  # Score NS cells showing another score than the inputs
+        # the rows' pairs read together, as the workbook's SCORE_OR_TYPED reads them (core.travellerrow.PairCheck)
+        pair_check = PairCheck(howell=not mitchell)
         for _r, get, where in table_rows(ws, _T_COLUMNS, _T_READ, sheet=TRAVELLERS, name=name, keys=_T_COLUMNS):
             board, ns, ew = get("Board"), get("NS"), get("EW")
             weights = [col for col in _WEIGHTED if cell_text(get(col)) is not None]
@@ -166,6 +168,9 @@ def read_pairs_workbook(path: str | os.PathLike[str]) -> Event:
             if mistake is not None:  # (the row's verdict, read as the workbook's SCORE_OR_TYPED reads it)
                 raise FormatError(mistake.words, where=where(mistake.column))
             b = board_number(board, where("Board"))
+            mistake = pair_check.row(board, id_text(ns, where("NS")), id_text(ew, where("EW")))
+            if mistake is not None:
+                raise FormatError(mistake.words, where=where(mistake.column))
             ns, ew = id_text(ns, where("NS")), id_text(ew, where("EW"))
             if ns is None or ew is None:
                 raise FormatError("pair number missing", where=where("NS" if ns is None else "EW"))

@@ -56,6 +56,42 @@ _TEAM_COLUMNS = TEAM_COLUMNS
 _C_COLUMNS = ("Board", "NS", "EW", "Contract", "Declarer", "Tricks")
 
 
+#: the Boards sheet's result column of team A's IMPs (a formula of the row's rooms: WEIGHTED_IMPS)
+_IMPS_A = "IMPs A"
+
+
+def _imps_typed_over(get: Getter, where: Where) -> str | None:
+    """The note naming a plain board's IMPs A cell that shows another number than the IMPs of its two rooms (Law
+    78B): a value typed over its formula, which nothing reads (the Matches sheet, the files and the site take the
+    rooms' scores; issue 52). A weighted or artificial board, a cell that is blank, text or an error: None.
+
+    >>> cells = {"Room 1 NS (team A NS)": 420, "Room 2 NS (team B NS)": 420.0, "IMPs A": 3}
+    >>> _imps_typed_over(cells.get, lambda c: "x.xlsx, Boards!J12")
+    "Boards!J12: 3 typed over the IMPs of the row's rooms (0); not used: the matches, the files and the site read the rooms' scores (copy the IMPs A cell of another row back into it)"
+    >>> _imps_typed_over({**cells, "IMPs A": 0.0}.get, lambda c: "x.xlsx, Boards!J12") is None
+    True
+    """
+    shown_value = get(_IMPS_A)
+    if not isinstance(shown_value, (int, float)) or isinstance(shown_value, bool):
+        return None
+    if any(cell_text(get(c)) is not None for c in _B_OPTIONAL):
+        return None
+    try:
+        rooms = [parse_entry(get(c)) for c in (_ROOM_1, _ROOM_2)]
+    except xlbridge.XlbridgeError:
+        return None
+    room_1, room_2 = rooms
+    if not isinstance(room_1, int) or not isinstance(room_2, int) or isinstance(room_1, bool) or isinstance(room_2, bool):
+        return None
+    imps = xlbridge.imps(room_1 - room_2)
+    if shown_value == imps:
+        return None
+    value = int(shown_value) if float(shown_value).is_integer() else shown_value
+    return (f"{where(_IMPS_A).rpartition(', ')[2]}: {value} typed over the IMPs of the row's rooms ({imps}); not used: "
+            f"the matches, the files and the site read the rooms' scores (copy the IMPs A cell of another row back "
+            f"into it)")
+
+
 def _team_label(p: Participant) -> str:
     """A team's name on the Matches sheet (its name, or ``Team <number>``): the teams workbook keys teams by name."""
     return p.name or _default_label(p.number)
@@ -253,8 +289,12 @@ def read_teams_workbook(path: str | os.PathLike[str]) -> Event:
         boards: dict[int, list[Result]] = {}
         cells: dict[int, list[dict[str, str]]] = {}  # each room's score cell, for the board checks
         seen: set[tuple[int, int]] = set()
-        for _r, get, where in table_rows(get_sheet(wb, BOARDS_SHEET, name), _B_COLUMNS, _B_OPTIONAL,
-                                         sheet=BOARDS_SHEET, name=name):
+        typed_over: list[str] = []  # IMPs A cells showing another number than the IMPs of the row's rooms
+        for _r, get, where in table_rows(get_sheet(wb, BOARDS_SHEET, name), _B_COLUMNS, _B_OPTIONAL + (_IMPS_A,),
+                                         sheet=BOARDS_SHEET, name=name, keys=_B_COLUMNS + _B_OPTIONAL):
+            note = _imps_typed_over(get, where)
+            if note is not None:
+                typed_over.append(note)
             weights = [col for col in _B_OPTIONAL if cell_text(get(col)) is not None]
             if weights and cell_text(get(_ROOM_1)) is None:
                 raise FormatError("a weighted board (Law 12C1(c)) needs room 1's N-S score, its first outcome",
@@ -316,7 +356,7 @@ def read_teams_workbook(path: str | os.PathLike[str]) -> Event:
         title, date, club, scorer = event_header(wb, get_sheet(wb, MATCHES_SHEET, name), name, MATCHES_SHEET)
         event = Event(name=title, date=date, site=club, scorer=scorer, kind=TEAMS, scoring=Scoring.IMP, movement=HOWELL,
                       participants=tuple(teams.values()), boards=event_boards(boards, deals),
-                      match_lengths=tuple((a, c, n) for (a, c), n in lengths.items()))
+                      match_lengths=tuple((a, c, n) for (a, c), n in lengths.items()), notes=tuple(typed_over))
         for bd in event.boards:  # a room's score and a team meeting a board twice: at the room's cell
             check_traveller(bd.number, bd.results, VULNERABILITY(bd.number), HOWELL, TEAMS, cells.get(bd.number, []))
         return event

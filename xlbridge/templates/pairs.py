@@ -76,14 +76,19 @@ NOTE_WIDTHS = [8.5, 8.5, 8.5, 8.5]
 
 def row_scores(sheet: str, *, across: bool = False) -> str:
     """Each traveller row's N-S score from its inputs (``sheet``: ``""`` or ``"Travellers!"``): the Score NS column's
-    formula, ``SCORE_OR_TYPED`` of Contract, Declarer, Tricks, Board and Typed Score. ``across``: computed on the
+    formula, ``SCORE_OR_TYPED`` of Contract, Declarer, Tricks, Board and Typed Score, and the row's pairs (NS, EW: a
+    row of pairs without a result, or a result without its pairs, is a mistake named at its input cell) and the
+    Movement parameter (the rows read together: a row typed twice, a pair playing a board twice or against itself in
+    a Howell, is a mistake at its NS or EW cell). ``across``: computed on the
     columns turned into rows and turned back (the same column of scores), as an argument of another function: the
     formula engine takes a function's result of more rows than its cell's array for a table cut short
     (``xlbridge recalc``: "gives 10,000 rows, more than the 400 rows of this range"), and one row is not."""
     last = T_FIRST + T_ROWS - 1
+    together = f",{sheet}$R$7"  # the movement (the rows' pairs read together)
     if across:
-        return "TRANSPOSE(SCORE_OR_TYPED(" + ",".join(f"TRANSPOSE({sheet}{c}{T_FIRST}:{c}{last})" for c in "DEFAG") + "))"
-    return "SCORE_OR_TYPED(" + ",".join(f"{sheet}{c}{T_FIRST}:{c}{last}" for c in "DEFAG") + ")"
+        return ("TRANSPOSE(SCORE_OR_TYPED(" + ",".join(f"TRANSPOSE({sheet}{c}{T_FIRST}:{c}{last})" for c in "DEFAGBC")
+                + together + "))")
+    return "SCORE_OR_TYPED(" + ",".join(f"{sheet}{c}{T_FIRST}:{c}{last}" for c in "DEFAGBC") + together + ")"
 
 
 def scored_outcomes(sheet: str) -> str:

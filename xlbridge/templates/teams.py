@@ -11,7 +11,7 @@ from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.formula import ArrayFormula
 
 from ..core.teams.vp import vp_scale
-from ..core.template_contract import (BOARDS_SHEET, MATCH_COLUMNS, MATCHES_SHEET, PLAYER_NUMBERS, PRIVATE, PRINT_NAME, TEAM_COLUMNS,
+from ..core.template_contract import (BOARD_INPUTS, BOARDS_SHEET, MATCH_COLUMNS, MATCHES_SHEET, PLAYER_NUMBERS, PRIVATE, PRINT_NAME, TEAM_COLUMNS,
                                        TEAMS_SHEET)
 from .mirror import headroom
 
@@ -50,8 +50,7 @@ S_FIRST, S_ROWS = 5, 80  # Standings rows: the teams of 40 matches
 # (team A NS), Outcome / 2, Weight / 1), so neighbouring headers never read as one line; each sheet, its legend and
 # notes included, fits one landscape A4 page wide at the scale print_setup works out.
 #: The Boards sheet's headers and column widths.
-BOARD_COLUMNS = (["Match", "Board", "Room 1 NS (team A NS)", "Outcome 2", "Outcome 3", "Weight 1", "Weight 2",
-                  "Weight 3", "Room 2 NS (team B NS)", "IMPs A", "IMPs B"],
+BOARD_COLUMNS = ([*BOARD_INPUTS, "IMPs A", "IMPs B"],
                  [7, 7, 12, 9.5, 9.5, 7.5, 7.5, 7.5, 12, 8.5, 8.5])
 #: Four narrow columns holding a legend and a capacity note beside a table (one 38 wide would print alone on a page).
 NOTE_WIDTHS = [8.5, 8.5, 8.5, 8.5]
@@ -70,8 +69,11 @@ def _boards_sheet(wb: Workbook) -> int:
            prompt="Weighted board only: the weights of the outcomes (total 100 %)", number_format="0%")
     mark_input(ws, f"I{B_FIRST}:I{last}",
            prompt="N-S score in room 2, team B sitting N-S (a number, or an artificial score A60/40, A+, A=, A-)")
+    # the rows' match and board too, and the Matches sheet's matches: a row's mistake is #VALUE! naming its input
+    # cell (a board listed twice, a match not on the Matches sheet), left out of its match by MATCH_RESULT
     array(ws, f"J{B_FIRST}:J{last}",
-           f"=WEIGHTED_IMPS(C{B_FIRST}:E{last},F{B_FIRST}:H{last},I{B_FIRST}:I{last})", "0.0")
+           f"=WEIGHTED_IMPS(C{B_FIRST}:E{last},F{B_FIRST}:H{last},I{B_FIRST}:I{last},A{B_FIRST}:A{last},"
+           f"B{B_FIRST}:B{last},{MATCHES_SHEET}!$A${M_FIRST}:$A${M_FIRST + M_ROWS - 1})", "0.0")
     array(ws, f"K{B_FIRST}:K{last}", f'=IF(ISNUMBER(J{B_FIRST}:J{last}),-J{B_FIRST}:J{last},J{B_FIRST}:J{last})',
           "0.0")
     ws.row_dimensions[4].height = 30  # (two lines: Outcome / 2)
@@ -79,6 +81,21 @@ def _boards_sheet(wb: Workbook) -> int:
     legend_across(ws, "M4", NOTE_WIDTHS)
     input_table(ws, f"A{B_FIRST}:I{last}", "M8", "board results")
     return last
+
+
+def board_imps(last: int, ml: int) -> str:
+    """Each Boards row's IMPs for team A from its inputs, as the Matches sheet reads them (``last``: the Boards
+    table's last row, ``ml``: the Matches table's): ``WEIGHTED_IMPS`` of the rows' rooms, weights, match and board,
+    computed on the columns turned into rows and turned back (a call of one row, as the pairs Ranking's scores:
+    :func:`xlbridge.templates.pairs.row_scores`), never the IMPs A cells in view, so that a value typed over one is
+    no match's result (issue 52: the results always come from the row's inputs; ``xlbridge recalc`` names the cell
+    typed over).
+
+    >>> board_imps(5004, 44)[:66]
+    'TRANSPOSE(WEIGHTED_IMPS(TRANSPOSE(Boards!$C$5:$E$5004),TRANSPOSE(B'
+    """
+    turned = ",".join(f"TRANSPOSE({BOARDS_SHEET}!${a}${B_FIRST}:${b}${last})" for a, b in ("CE", "FH", "II", "AA", "BB"))
+    return f"TRANSPOSE(WEIGHTED_IMPS({turned},{MATCHES_SHEET}!$A${M_FIRST}:$A${ml}))"
 
 
 def _matches_sheet(wb: Workbook, last: int) -> int:
@@ -101,7 +118,7 @@ def _matches_sheet(wb: Workbook, last: int) -> int:
     for k in range(1, M_ROWS + headroom(M_ROWS) + 1):
         r, at = M_FIRST + k - 1, k + 1
         formula = (f'=IF(INDEX({col("A")},{at})="","",MATCH_RESULT(IF(Boards!$A${B_FIRST}:$A${last}=INDEX({col("A")},{at}),'
-                   f'Boards!$J${B_FIRST}:$J${last},""),INDEX({col("D")},{at}),"nearest"))')
+                   f'{board_imps(last, ml)},""),INDEX({col("D")},{at}),"nearest"))')
         if k <= M_ROWS:
             array(ws, f"E{r}:H{r}", formula, "0.00")
         else:

@@ -23,12 +23,13 @@ from ...core.pairs.neuberg import neuberg as core_neuberg
 from ...core.pairs.standings import pairs_ranking as core_pairs_ranking
 from ...core.pairs.weighted import weighted_session
 from ...core.ranking import format_rank
-from ...core.travellerrow import reason_text, row_mistake
-from ...core.vocabulary import Direction, UnknownSpellingError
+from ...core.template_contract import TRAVELLER_WEIGHTS
+from ...core.travellerrow import PairCheck, reason_text, row_mistake
+from ...core.vocabulary import Direction, Movement, UnknownSpellingError
 from .. import cells as xl
 from ..results import ratio_table
-from ..elementwise import Cells, elementwise, is_listlike
-from ..travellers import mask_weighted, read_traveller, read_weighted, same_length
+from ..elementwise import Cells, broadcast, elementwise, is_listlike
+from ..travellers import WeightedColumns, mask_weighted, read_traveller, read_weighted, same_length
 
 def bridge_score(contract: Cells, declarer: Cells, tricks: Cells, vulnerable: Cells) -> Any:
     """N-S score of each result (Law 77), element-wise; a blank contract gives a blank cell.
@@ -71,18 +72,33 @@ def _vulnerabilities(boards: Cells) -> Cells:
     return [[one(c) for c in row] for row in xl.grid(boards)]
 
 
-def score_or_typed(contract: Cells, declarer: Cells, tricks: Cells, board: Cells, typed: Cells) -> Any:
+def score_or_typed(contract: Cells, declarer: Cells, tricks: Cells, board: Cells, typed: Cells, ns: Cells = None,
+                   ew: Cells = None, movement: str | None = None) -> Any:
     """BRIDGE_SCORE where a contract is given, else the typed score cell passed through unchanged.
+
+    A row that is a mistake (:func:`xlbridge.core.travellerrow.row_mistake`: half filled, or a cell holding what it
+    cannot) is ``#VALUE!`` with the mistake's words and the input column to put right
+    (:func:`~xlbridge.core.travellerrow.reason_text`), which ``xlbridge recalc`` names at that input cell. Given the
+    row's pairs (``ns``, ``ew``: the template's formula gives them), a row of pairs without a result, or a result
+    without its pairs, is such a mistake too; without them, a row without a result is blank. With the pairs, the rows
+    are read together too (:class:`xlbridge.core.travellerrow.PairCheck`: a row typed twice, a pair playing a board
+    twice, a pair against itself in a ``movement`` Howell).
 
     >>> score_or_typed([["4S"], [None], [None], [None]], "N", 10, 1, [[None], ["A60/40"], ["NP"], [None]])
     [[420], ['A60/40'], ['NP'], [None]]
+    >>> score_or_typed([["4S"], [None]], "N", [[14], [None]], 1, None, [[1], [2]], [[11], [12]])[1][0].reason
+    'no contract and no typed score (column Contract)'
+    >>> r = score_or_typed([["4S"], ["3NT"]], "N", 10, 1, None, [[1], [1]], [[11], [12]], "Mitchell")
+    >>> r[0], r[1][0].reason
+    ([420], "pair plays board 1 twice: 'NS 1' (column NS)")
     """
-    def one(contract: Any, declarer: Any, tricks: Any, board: Any, typed: Any, number: Any) -> Any:
-        # (the row's verdict, read as the file formats read it: core.travellerrow; a row with no result at all is
-        # blank here, this function not being given the pairs)
+    seated = ns is not None or ew is not None  # (given: the template's formula; not given: a formula of its own)
+
+    def one(contract: Any, declarer: Any, tricks: Any, board: Any, typed: Any, number: Any, ns: Any, ew: Any) -> Any:
+        # (the row's verdict, read as the file formats read it: core.travellerrow)
         known = isinstance(board, Vulnerability)  # (a board number, or a vulnerability by name: read already)
-        mistake = row_mistake(1 if known else number, None, None, contract, declarer, tricks, typed, pairs=False)
-        if mistake is not None and mistake.column != "Contract":
+        mistake = row_mistake(board if known else number, ns, ew, contract, declarer, tricks, typed, pairs=seated)
+        if mistake is not None and (seated or mistake.column != "Contract"):
             raise InputError(reason_text(mistake))
         if xl.is_blank(contract):
             if xl.is_blank(typed):
@@ -91,8 +107,38 @@ def score_or_typed(contract: Cells, declarer: Cells, tricks: Cells, board: Cells
             return typed.strip() if isinstance(typed, str) else typed
         return core_bridge_score(contract, declarer, tricks, board)
 
-    return elementwise(one, {"contract": contract, "declarer": declarer, "tricks": tricks,
-                             "board": _vulnerabilities(board), "typed": typed, "number": board})
+    args = {"contract": contract, "declarer": declarer, "tricks": tricks, "board": _vulnerabilities(board),
+            "typed": typed, "number": board, "ns": ns, "ew": ew}
+    out = elementwise(one, args)
+    if (ns is None and ew is None) or not is_listlike(out):
+        return out
+    return _pair_mistakes(out, args, movement)
+
+
+def _pair_mistakes(out: list[list[Any]], args: dict[str, Cells], movement: str | None) -> list[list[Any]]:
+    """``out`` (SCORE_OR_TYPED's cells) with the rows whose pairs are a mistake read together
+    (:class:`~xlbridge.core.travellerrow.PairCheck`) as ``#VALUE!`` naming the input column, in the rows' order."""
+    columns, (_h, w), _listlike = broadcast({k: args[k] for k in ("number", "ns", "ew")})
+    howell = False
+    if not xl.is_blank(movement):
+        try:
+            howell = Movement.parse(movement) is Movement.HOWELL
+        except UnknownSpellingError:
+            pass  # (the Ranking's PAIRS_STANDINGS names the movement typed wrong)
+    check = PairCheck(howell=howell)
+    flat = [c for row in out for c in row]
+    for i, (board, ns, ew) in enumerate(zip(*columns)):
+        if xl.error_literal(flat[i]) is not None or (flat[i] is None and xl.is_blank(ns) and xl.is_blank(ew)):
+            continue  # (a row's own mistake, or a blank row: no pairs seated)
+        mistake = check.row(board, ns, ew)
+        if mistake is not None:
+            flat[i] = xl.ExcelError("#VALUE!", reason_text(mistake))
+    return [flat[r * w:(r + 1) * w] for r in range(len(flat) // w)]
+
+
+#: the pairs Travellers sheet's headers of a weighted row's cells: its score (a typed one: a computed one's mistake
+#: is named by SCORE_OR_TYPED), the other outcomes and the weights (core.template_contract)
+PAIRS_WEIGHTED = WeightedColumns(("Typed Score", *TRAVELLER_WEIGHTS[:2]), TRAVELLER_WEIGHTS[2:], "Board")
 
 
 def matchpoints(scores: Cells, boards: Cells, expected: int | None, scale: str) -> list[list[Any]]:
@@ -128,9 +174,21 @@ def weighted_mp(scores: Cells, weights: Cells, boards: Cells, expected: int | No
     ...                 None, 6, "ACBL")
     >>> [round(x[0], 2) for x in r]
     [4.45, 2.4, 2.4, 0.2, 2.75, 2.8]
+
+    A row that is a mistake (its error, named at its input cell) is left out of its board, as the Ranking leaves
+    it out (:func:`pairs_standings`): the board's other rows keep their matchpoints among the results there are, the
+    numbers the Ranking adds up (issue 52: one reading of a book). Board 1, 3 results expected, 410 no score
+    (Law 77): 420 beats 400, M = 2 of a top 2 among the 2 results there are, Neuberg (2 + 1) x 3 / 2 - 1 = 3.5;
+    400: (0 + 1) x 3 / 2 - 1 = 0.5.
+
+    >>> weighted_mp([[420], [410], [400]], None, [[1], [1], [1]], 3, "EBU")
+    [[3.5, 0.5], [ExcelError('#VALUE!'), ExcelError('#VALUE!')], [0.5, 3.5]]
     """
     b = _boards_column(boards)
-    w = read_weighted(scores, weights, b)
+    w = read_weighted(scores, weights, b, columns=PAIRS_WEIGHTED)
+    if w.errors:  # (left out: as never typed, every other row kept)
+        w.outcomes = [None if i in w.errors else o for i, o in enumerate(w.outcomes)]
+        w.bad = set()
     session = weighted_session(w.outcomes, b, expected=expected, scale=scale, check_legal=False)
     return mask_weighted(_session_cells(session), w, b, 2)
 
@@ -170,14 +228,16 @@ def _ranked_session(boards: Cells, ns_pairs: Cells, ew_pairs: Cells, scores: Cel
         if leave_out and errors:
             t.kind = t.kind.copy()
             t.kind[sorted(errors)] = ROW_BLANK
+            ns, ew = _unseated(ns, ew, errors)
             errors = {}
         session: Any = session_from_rows(t.kind, t.score, t.arts, t.codes, t.labels, expected=expected, scale=scale,
                                          check_legal=False)
     else:
-        w = read_weighted(scores, weights, b)
+        w = read_weighted(scores, weights, b, columns=PAIRS_WEIGHTED)
         errors, why = w.errors, w.reasons
         if leave_out and errors:
             w.outcomes = [None if i in errors else o for i, o in enumerate(w.outcomes)]
+            ns, ew = _unseated(ns, ew, errors)
             errors = {}
         session = weighted_session(w.outcomes, b, expected=expected, scale=scale, check_legal=False)
     if errors:
@@ -185,6 +245,16 @@ def _ranked_session(boards: Cells, ns_pairs: Cells, ew_pairs: Cells, scores: Cel
         what = why.get(i) or f"row {i + 1}: cannot read the score {_show_cell(sg[i])}"
         raise InputError(f"{what} (the ranking needs every result)")
     return session, ns, ew
+
+
+def _unseated(ns: list[Any], ew: list[Any], rows: dict[int, Any]) -> tuple[list[Any], list[Any]]:
+    """Copies of the pair columns with the ``rows`` left out blank: a mistaken row seats no pair (its pair typed
+    twice, or against itself, is the row's mistake, named at its cell, not the ranking's).
+
+    >>> _unseated([1, 2], [11, 2], {1: None})
+    ([1, None], [11, None])
+    """
+    return ([None if i in rows else p for i, p in enumerate(ns)], [None if i in rows else p for i, p in enumerate(ew)])
 
 
 def pairs_ranking(boards: Cells, ns_pairs: Cells, ew_pairs: Cells, scores: Cells, weights: Cells,
@@ -204,7 +274,7 @@ def pairs_ranking(boards: Cells, ns_pairs: Cells, ew_pairs: Cells, scores: Cells
 
 def _pair_names(pairs: Cells, mitchell: bool) -> dict[Any, str]:
     """{pair key: names} from a Pair, Direction, Names table (the Pairs sheet); blank rows skipped."""
-    table = xl.optional(pairs)
+    table = None if pairs is None else xl.optional(pairs)
     if table is None:
         return {}
     names: dict[Any, str] = {}

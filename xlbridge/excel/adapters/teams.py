@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...core.contract import check_score
 from ...core.entries import Artificial, parse_entry
 from ...core.errors import InputError, XlbridgeError
 from ...core.ranking import format_rank
@@ -21,9 +22,11 @@ from ...core.teams.teams import artificial_board_imps as core_artificial_board_i
 from ...core.teams.teams import match_result as core_match_result
 from ...core.teams.teams import weighted_imps as core_weighted_imps
 from ...core.teams.vp import vp as core_vp
+from ...core.template_contract import BOARD_INPUTS
+from ...core.travellerrow import Mistake, board_row_mistake, reason_text
 from .. import cells as xl
 from ..elementwise import Cells, elementwise, given, is_listlike, number_line, shaped
-from ..travellers import read_traveller, read_weighted, same_length
+from ..travellers import WeightedColumns, read_traveller, read_weighted, same_length
 
 def imps(difference: Cells) -> Any:
     """IMPs for a points difference (Law 78B), element-wise (xlbridge.core.teams.imps).
@@ -99,25 +102,64 @@ def vp(margin: Cells, boards: Cells, scale: str | None = None) -> Any:
 INCOMPLETE = "incomplete"
 
 
-def weighted_imps(scores: Cells, weights: Cells, other: Cells) -> Any:
+#: the teams Boards sheet's headers of a weighted board's room-1 cells: its score, the other outcomes, the weights
+#: (core.template_contract), by which a row's mistake is named at its input cell
+TEAMS_WEIGHTED = WeightedColumns(BOARD_INPUTS[2:5], BOARD_INPUTS[5:8])
+
+
+def weighted_imps(scores: Cells, weights: Cells, other: Cells, match: Cells = None, board: Cells = None,
+                  matches: Cells = None) -> Any:
     """IMPs of a weighted result against the other room, per row (xlbridge.core.teams.teams.weighted_imps).
 
     Seed 004: 60 % of 420 and 40 % of -50 against 400 is 0.6 x 1 + 0.4 x (-10) = -3.4 IMPs. A row
     with one room's score only is ``"incomplete"`` (MATCH_RESULT then refuses the match until both
-    rooms are in); a row with neither is blank.
+    rooms are in); a row with neither is blank. Given the rows' ``match`` and ``board`` (and the Matches sheet's
+    ``matches``), a row of a match not on that sheet, a board that is no board number or one listed twice in its
+    match is ``#VALUE!`` naming the input column to put right (:func:`xlbridge.core.travellerrow.board_row_mistake`),
+    as a score that is none is (a row's mistake: MATCH_RESULT leaves it out).
 
     >>> weighted_imps([[420, -50]], [[0.6, 0.4]], 400)
     -3.4
     >>> weighted_imps([[420], [None], [None]], None, [[None], [400], [None]])
     [['incomplete'], ['incomplete'], [None]]
+    >>> r = weighted_imps([[420], [420]], None, [[420], [420]], [[2], [2]], [[1], [1]], [[1], [2]])
+    >>> r[0], r[1][0].reason
+    ([0], 'board 1 of match 2 is listed twice (column Board)')
+
+    The rows turned into columns (``other`` a row of several cells, ``scores`` and ``weights`` their outcomes one
+    row each) give the IMPs as a row: the Matches sheet reads each board's IMPs this way from the rows' inputs, a
+    call of one row (the formula engine takes a function's result of more rows than its cell's range for a table
+    cut short; ``xlbridge recalc``), never from the IMPs A cells in view.
+
+    >>> weighted_imps([[420, 620], [None, None]], None, [[420, 600]])
+    [[0, 1]]
     """
-    w = read_weighted(scores, weights, None)
+    if is_listlike(other) and len(other) == 1 and is_listlike(other[0]) and len(other[0]) > 1:  # the rows turned
+        def turn(c: Cells) -> Cells:
+            return c if c is None or not is_listlike(c) else [list(r) for r in zip(*c)]
+
+        found = weighted_imps(turn(scores), turn(weights), turn(other), turn(match), turn(board), matches)
+        return [[row[0] for row in found]]
+    w = read_weighted(scores, weights, None, columns=TEAMS_WEIGHTED)
     oth = xl.vector(other, "other")
     if len(oth) == 1 and len(w.outcomes) > 1:
         oth = oth * len(w.outcomes)
     same_length({"scores": w.outcomes, "other": oth})
+    ids: tuple[list[Any], list[Any], set[int] | None, set[tuple[int, int]]] | None = None
+    if match is not None or board is not None:  # (the rows' match and board: given by the template's formula)
+        ms, bs = xl.vector(match, "match"), xl.vector(board, "board")
+        same_length({"scores": w.outcomes, "match": ms, "board": bs})
+        known = None if xl.optional(matches) is None else {
+            int(v) for v in xl.vector(matches, "matches")
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and v == v and v == int(v)}
+        ids = (ms, bs, known, set())
     out: list[list[Any]] = []
     for i, (outs, o) in enumerate(zip(w.outcomes, oth)):
+        if ids is not None and not (outs is None and xl.is_blank(o) and i not in w.errors):
+            mistake = board_row_mistake(ids[0][i], ids[1][i], ids[2], ids[3])
+            if mistake is not None:
+                out.append([xl.ExcelError("#VALUE!", reason_text(mistake))])
+                continue
         err = w.errors.get(i) or xl.error_literal(o)
         if err is not None:
             out.append([err])
@@ -127,13 +169,19 @@ def weighted_imps(scores: Cells, weights: Cells, other: Cells) -> Any:
             continue
         try:
             oe = parse_entry(o, where=f"row {i + 1}")
+            if isinstance(oe, int):
+                check_score(oe, None, where=f"row {i + 1}")
+        except XlbridgeError as exc:
+            out.append([xl.ExcelError("#VALUE!", reason_text(Mistake(BOARD_INPUTS[8], str(exc))))])
+            continue
+        try:
             if isinstance(outs, Artificial) or isinstance(oe, Artificial):
                 out.append([xl.to_cell(core_artificial_board_imps(outs, oe))])
                 continue
             pairs = outs if isinstance(outs, list) else [(outs, 1)]
             out.append([xl.to_cell(core_weighted_imps(pairs, oe))])
-        except XlbridgeError:
-            out.append([xl.VALUE])
+        except XlbridgeError as exc:
+            out.append([xl.ExcelError("#VALUE!", str(exc))])
     return out[0][0] if len(out) == 1 and not is_listlike(other) else out
 
 
@@ -154,11 +202,14 @@ def match_result(board_imps: Cells, boards: int | None, rounding: str | None,
     ...
     xlbridge.core.errors.InputError: row 2: a board of the match has one room's score only: no result until both rooms are in
     """
-    cells = xl.vector(board_imps, "board_imps")
+    cells = list(xl.vector(board_imps, "board_imps"))  # (a copy: a left-out row is blanked here only)
     for i, v in enumerate(cells):
         err = xl.error_literal(v)
-        if err is not None:
+        if err is not None and err != "#VALUE!":
             raise InputError(f"the IMPs cell holds {err}", where=f"row {i + 1}")
+        if err is not None:  # a board row's mistake (WEIGHTED_IMPS: named at its input cell): left out, as a
+            cells[i] = None  # board never typed; every other board keeps its result
+            continue
         if isinstance(v, str) and v.strip().lower() == INCOMPLETE:
             raise InputError("a board of the match has one room's score only: no result until both rooms are in",
                              where=f"row {i + 1}")
