@@ -30,7 +30,19 @@ R_FIRST, R_ROWS = 5, 10_000
 RESULT_COLUMNS = (["Board", "NS pair", "EW pair", "NS score", "Award NS %", "Award EW %"], [8, 10, 10, 10, 13, 13])
 
 def build() -> Workbook:
+    """The instant-matchpoints workbook: its Instructions, Results, History and Chart sheets, the handout."""
     wb = new_workbook("Instant matchpoints: many boards scored from their award charts")
+    _instructions(wb)
+    _results_sheet(wb)
+    hl = _history_sheet(wb)
+    _chart_sheet(wb, hl)
+    handout(wb, ["Results", "History", "Chart"])  # (the members' handout: the results first)
+    conf_sheet(wb)
+    return wb
+
+
+def _instructions(wb: Workbook) -> None:
+    """The Instructions sheet: what the workbook does, sheet by sheet."""
     instructions(wb, "Instant matchpoints: each result scored from its board's chart", [
         "What it does: scores an instant-matchpoint event: each board has an award chart made from the "
         "board's past results, and each result typed in gets its award from it (N-S in percent, E-W 100 "
@@ -44,6 +56,9 @@ def build() -> Workbook:
         "pair's awards with SUMIF (N-S pairs over Award NS %, E-W pairs over Award EW %).",
     ] + COMMON_LINES)
 
+
+def _results_sheet(wb: Workbook) -> None:
+    """The Results sheet: one row per result, its awards from its board's chart (``INSTANT_RESULTS``)."""
     ws = sheet(wb, "Results", "Results scored from the award charts",
                "Example: hypothetical results of seven tables on seed 002's board 1 and a board 2.")
     rl = table_head(ws, R_FIRST, R_ROWS, RESULTS, *RESULT_COLUMNS)
@@ -62,6 +77,9 @@ def build() -> Workbook:
     input_table(ws, f"A{R_FIRST}:D{rl}", "H8", "results", legend_at="H4")
     event_details(ws, "H13", width=12, published=False)  # (the event's name, date, club and scorer: on screen and on paper)
 
+
+def _history_sheet(wb: Workbook) -> int:
+    """The History sheet: one row per past score of a board and its frequency; returns the table's last row."""
     ws = sheet(wb, "History", "Historical results of every board",
                "Example: seed 002's board 1 (played 180 times) and a board 2.")
     hl = table_head(ws, H_FIRST, H_ROWS, HISTORY,
@@ -75,7 +93,12 @@ def build() -> Workbook:
     mark_input(ws, f"C{H_FIRST}:C{hl}", kind="whole", operator="between", formula1="1", formula2="1000000",
                prompt="How many times it occurred")
     input_table(ws, f"A{H_FIRST}:C{hl}", "E8", "historical scores", legend_at="E4")
+    return hl
 
+
+def _chart_sheet(wb: Workbook, hl: int) -> None:
+    """The Chart sheet: the award chart of the board typed in G5 (``INSTANT_MP`` of its History rows, ``hl`` the
+    History table's last row)."""
     ws = sheet(wb, "Chart", "Award chart of one board", "Type a board number in G5: its chart, from the History sheet.")
     cl = H_FIRST + C_ROWS - 1
     headers(ws, 4, 1, ["Lowest NS", "Highest NS", "Award NS %", "Award EW %"], widths=[13, 13, 14, 14])
@@ -89,7 +112,3 @@ def build() -> Workbook:
           prompt="The board whose chart to show (its number also gives its vulnerability)")
     legend(ws, "F7")
     ws.freeze_panes = f"A{H_FIRST}"
-
-    handout(wb, ["Results", "History", "Chart"])  # (the members' handout: the results first)
-    conf_sheet(wb)
-    return wb
