@@ -181,8 +181,9 @@ def vulnerability(value: object) -> Vulnerability:
             raise ContractError(f"board number must be 1 or more, got {shown(value)}")
         return Vulnerability.of_board(value)
     if isinstance(value, str):
-        if value.strip().isdigit():
-            return vulnerability(int(value.strip()))
+        t = value.strip()
+        if t.isascii() and t.isdigit() and len(t) <= 18:  # ("²" is a digit to isdigit, and no number to int)
+            return vulnerability(int(t))
         try:
             return Vulnerability.parse(value)  # (every spelling: the core's vocabulary)
         except UnknownSpellingError:

@@ -216,8 +216,9 @@ def _board(board: object) -> object:
     digits too); a vulnerability already read as it is; anything else as it is (refused there)."""
     if isinstance(board, Vulnerability):
         return board
-    if isinstance(board, str) and board.strip().isdigit():
-        return int(board.strip())
+    t = board.strip() if isinstance(board, str) else None
+    if t is not None and t.isascii() and t.isdigit() and len(t) <= 18:  # ("²": text, refused there)
+        return int(t)
     if isinstance(board, str):  # (a vulnerability's name is no board a member types)
         return None
     return board
@@ -232,8 +233,9 @@ def _whole(value: object, what: str, high: int | None = None) -> int | str:
     """``value`` as a positive whole number (at most ``high``), or the words saying it is not one (those of the
     file formats' readers: :func:`xlbridge.formats.sheets.whole_number`)."""
     v = value
-    if isinstance(v, str) and v.strip().isdigit():
-        v = int(v.strip())
+    t = v.strip() if isinstance(v, str) else None
+    if t is not None and t.isascii() and t.isdigit() and len(t) <= 18:  # as the readers key a number ("²": text)
+        v = int(t)
     if (not isinstance(v, (int, float)) or isinstance(v, bool) or (isinstance(v, float) and not math.isfinite(v))
             or v != int(v) or v < 1 or (high is not None and v > high)):
         bound = "a positive whole number" if high is None else f"a whole number from 1 to {high:,}"

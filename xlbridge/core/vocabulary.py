@@ -318,7 +318,8 @@ class Vulnerability(_Word):
             return value
         if type(value) is int and value >= 1:
             return cls.of_board(value)
-        if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit() and int(value) >= 1:
+        if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit() and len(value.strip()) <= 18 \
+                and int(value) >= 1:
             return cls.of_board(int(value))
         return _read(_VULNERABILITIES_READ, value, "vulnerability", "None, NS, EW, All or a board number")
 
