@@ -389,3 +389,27 @@ def test_arithmetic_of_whole_arrays_equals_formulas_own(operator):
         _same(whole(*args), stock(*args))
 
     check()
+
+
+def test_if_of_a_condition_of_numbers_and_logicals_equals_formulas_own():
+    """The templates' own conditions (``ROW(r)-ROW(INDEX(r,1,1))``: numbers; ``r=""``: logicals), read at once
+    (registry._if_by_masks): 0, -0.0, NaN, infinities, huge ints (past a float's range too) and logicals, as
+    formulas' own IF reads them one at a time."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+    import numpy as np
+    import formulas.functions as ff
+
+    calls = []
+    stock, whole = _stock_and_whole("IF", calls)
+    plain = st.one_of(st.integers(-3, 3), st.integers(-2**70, 2**70), st.just(10**400), st.just(-0.0),
+                      st.floats(allow_nan=True, allow_infinity=True), st.booleans())
+
+    @settings(max_examples=80, deadline=None, derandomize=True)
+    @given(st.lists(plain, min_size=70, max_size=70))
+    def check(cells):
+        cond = np.array(cells + [None], dtype=object)[:-1].reshape(70, 1).view(ff.Array)
+        _same(whole(cond, "yes", 0), stock(cond, "yes", 0))
+
+    check()
+    assert calls == []

@@ -355,10 +355,24 @@ def _if_by_masks(stock: dict) -> dict:
         return 4
 
     kinds = np.frompyfunc(kind, 1, 1)
+    plain = {int, float, bool}
+
+    def kinds_of(condition: Any) -> Any:
+        """Each cell's kind; a condition of plain numbers and logicals only (the templates' own) at once: a
+        number is true when it is not 0 (NaN too, as ``bool`` has it)."""
+        if not condition.size:
+            return np.zeros(condition.shape, np.int8)
+        cells = condition.ravel().tolist()
+        if set(map(type, cells)) <= plain:
+            try:
+                return (np.array(cells, dtype=float) != 0).astype(np.int8).reshape(condition.shape)
+            except OverflowError:  # an int past a float's range: one at a time
+                pass
+        return kinds(condition).astype(np.int8)
 
     def choose(condition: Any, yes: Any, *otherwise: Any) -> Any:
         no = otherwise[0] if otherwise else np.full(condition.shape, False, dtype=object)
-        k = kinds(condition).astype(np.int8) if condition.size else np.zeros(condition.shape, np.int8)
+        k = kinds_of(condition)
         if (k == 4).any():
             return None
         out = np.where(k == 1, yes, no).astype(object)
