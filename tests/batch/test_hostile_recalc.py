@@ -100,9 +100,9 @@ CASES = {  # name: (how it is made, exit code, what the one line or the one erro
                         "refused: defined name XLBRIDGE_PRINT is declared more than once for sheet S"),
     # one 48 MB tag (an attribute) or comment: expat 2.5 scans an unfinished token again at every chunk (50 s)
     "long-attribute": (lambda d: _long_token(d / "attribute.xlsx", b'<row r="900"><c r="A900" xx="{}"/></row>'), 2,
-                       "holds a tag, comment or processing instruction longer than 1,048,576 bytes, the limit"),
+                       "refused: sheet Instructions holds a tag, comment or processing instruction longer than 1,048,576 bytes, the limit"),
     "long-comment": (lambda d: _long_token(d / "comment.xlsx", b"<!-- {} -->"), 2,
-                     "holds a tag, comment or processing instruction longer than 1,048,576 bytes, the limit"),
+                     "refused: sheet Instructions holds a tag, comment or processing instruction longer than 1,048,576 bytes, the limit"),
     "table-too-wide": (lambda d: _with_tables(d, [("A1:G11", 3)]), 2,
                        "table T1 of sheet S: its range A1:G11 is 7 columns wide but it declares 3 columns"),
     "tables-overlap": (lambda d: _with_tables(d, [("A1:C11", 3), ("C5:D11", 2)]), 2,

@@ -383,7 +383,7 @@ def _scan_member(zf, info, sheet_names: dict, totals: Totals, limits: SafetyLimi
                 BoundedReader(raw, info.file_size, part, name, deadline, limits.max_seconds), 1 << 16)
             if part.lower().endswith(_XML_SUFFIXES):
                 handler = counting_handler(part, where, totals, limits, name)
-                scan_xml(stream, part, name, handler, limits.max_xml_token)
+                scan_xml(stream, part, name, handler, limits.max_xml_token, where)
                 handler.finish()
             else:
                 while stream.read(1 << 16):

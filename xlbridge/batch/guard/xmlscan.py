@@ -349,12 +349,13 @@ def defuse(parser: Any, forbidden: Callable[[str], Any]) -> None:
 
 
 def scan_xml(stream: Any, part: str, name: str | None, handler: Any = None,
-             max_token: int = DEFAULT_LIMITS.max_xml_token) -> None:
+             max_token: int = DEFAULT_LIMITS.max_xml_token, where: str | None = None) -> None:
     """Parse one XML part with expat, refusing what defusedxml refuses: a DTD, an entity declaration
     (parsed or unparsed) and an external entity reference; and a tag, comment or processing instruction
     longer than ``max_token`` bytes (``SafetyLimits.max_xml_token``), seen as soon as that many bytes are read
     past expat's last whole token (``CurrentByteIndex``): expat 2.5 scans an unfinished token again at
-    every chunk, so one long token costs time quadratic in its length.
+    every chunk, so one long token costs time quadratic in its length. ``where``: how a member names the part (a
+    worksheet: ``sheet Travellers``), else ``XML part P``.
 
     These are defusedxml's ``forbid_dtd``, ``forbid_entities`` and ``forbid_external`` (the same
     expat handlers, raising at the first declaration); the handler's ``start``/``end``/``chars`` are
@@ -387,7 +388,8 @@ def scan_xml(stream: Any, part: str, name: str | None, handler: Any = None,
             parser.Parse(chunk, False)
             fed += len(chunk)
             if fed - parser.CurrentByteIndex > max_token:
-                refuse(f"refused: XML part {clip(part, 80)[1:-1]} holds a tag, comment or processing instruction "
+                place = where if where is not None else f"XML part {clip(part, 80)[1:-1]}"
+                refuse(f"refused: {place} holds a tag, comment or processing instruction "
                        f"longer than {max_token:,} bytes, the limit", name, WorkbookLimitError)
         parser.Parse(b"", True)
     except expat.ExpatError as exc:
