@@ -453,8 +453,28 @@ def _compared_with_text(stock: Callable[..., Any], negate: bool) -> Callable[...
                     return negate
                 return bool(v is value or v == value) != negate  # as a tuple compares its items
 
-        out = np.frompyfunc(one, 1, 1)(cells) if cells.size else np.empty(cells.shape, dtype=object)
+        out = None
+        if kind == "text" and value == "" and cells.size:
+            out = _is_empty_text(cells)
+        if out is None:
+            out = np.frompyfunc(one, 1, 1)(cells) if cells.size else np.empty(cells.shape, dtype=object)
         return np.asarray(out, dtype=object).view(Array)
+
+    token = type(EMPTY)
+
+    def _is_empty_text(cells: Any) -> Any:
+        """``cells = ""`` (``negate``: ``<>``) at once where every cell is a text or a blank, the templates' columns
+        (a blank and the empty text are ``""``; a text is ``""`` when it is empty, whatever its case); None for any
+        other kind of cell (an error, a number, a logical: left to ``one``)."""
+        flat = cells.ravel().tolist()
+        kinds = set(map(type, flat))
+        if not kinds <= {str, token}:
+            return None
+        blank = np.fromiter(map(id, flat), dtype=np.intp, count=len(flat)) == id(EMPTY)
+        if token in kinds and int(blank.sum()) != sum(1 for v in flat if type(v) is token):
+            return None  # (a token that is not the blank: an error)
+        texts = np.fromiter(map(len, flat), dtype=np.intp, count=len(flat)) == 0
+        return ((blank | texts) != negate).reshape(cells.shape).astype(object)
 
     compare.__wrapped__ = stock  # type: ignore[attr-defined]
     return compare
@@ -478,6 +498,10 @@ def _arithmetic_of_numbers(stock: Callable[..., Any], op: Callable[[Any, Any], A
         return type(v) in (int, float) or (isinstance(v, np.number) and not isinstance(v, np.bool_))
 
     numbers = np.frompyfunc(number, 1, 1)
+    plain = {int, float}
+
+    def all_numbers(a: Any) -> bool:  # (Python's own ints and floats told at once by their types, the rest one by one)
+        return set(map(type, a.ravel().tolist())) <= plain or bool(numbers(a).astype(bool).all())
 
     def arithmetic(*args: Any, **kwargs: Any) -> Any:
         if kwargs or len(args) != 2:
@@ -489,7 +513,7 @@ def _arithmetic_of_numbers(stock: Callable[..., Any], op: Callable[[Any, Any], A
             x, y = np.broadcast_arrays(*[np.asarray(v, dtype=object) for v in values])
         except ValueError:
             return stock(*args)
-        if not x.size or not (numbers(x).astype(bool).all() and numbers(y).astype(bool).all()):
+        if not x.size or not (all_numbers(x) and all_numbers(y)):
             return stock(*args)
         with np.errstate(all="ignore"):
             got = op(x.astype(float), y.astype(float))
