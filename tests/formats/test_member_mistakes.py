@@ -115,11 +115,6 @@ def _row11(board=3, ns=1, ew=11, contract=None, declarer=None, tricks=None, scor
 #: publish and export (issue 52's first bullets); the one reading of a book is H-READING's part of issue 52
 SEAMS = "issue 52: the book, recalc, publish and export read this row apart (one reading of a book)"
 
-#: every reader takes a pair number typed as text (USEBIO carries it; tests/cli/test_files.py) and a pair the Pairs
-#: sheet does not list (formats.pairsbook adds it, as the Ranking does; tests/templates/test_recalc_templates.py's new
-#: travellers): naming these as mistakes is a rule of its own, not decided in issue 52's part done so far
-PAIR_NUMBERS = "issue 52: a pair number as text or not on the Pairs sheet is read as a pair by every reader today"
-
 PAIRS_CASES = [
     # ----- no mistake: legal entries a reader must take as they are
     Case("base session"),
@@ -156,14 +151,12 @@ PAIRS_CASES = [
     Case("negative board", _row11(board=-3, contract="4S", declarer="N", tricks=10), named=("A11",)),
     Case("board 0", _row11(board=0, contract="4S", declarer="N", tricks=10), named=("A11",)),
     Case("board 2.5", _row11(board=2.5, contract="4S", declarer="N", tricks=10), named=("A11",)),
-    Case("pair number as text 'one'", _row11(ns="one", contract="4S", declarer="N", tricks=10), named=("B11",),
-         xfail=PAIR_NUMBERS),
+    Case("pair number as text 'one'", _row11(ns="one", contract="4S", declarer="N", tricks=10), named=("B11",)),
     Case("typed score as text", _row11(score="four twenty"), named=("G11",)),
     # 410 is no bridge score at any vulnerability (Law 77: 4S= 420, 2NT+2 180, ...)
     Case("impossible typed score 410", _row11(score=410), named=("G11",)),
     # ----- the movement
-    Case("pair not in the movement", _row11(ns=7, contract="4S", declarer="N", tricks=10), named=("B11",),
-         xfail=PAIR_NUMBERS),
+    Case("pair not in the movement", _row11(ns=7, contract="4S", declarer="N", tricks=10), named=("B11",)),
     # pair 1 played board 1 already (row 5): a second row for it on board 1
     Case("duplicate pair on a board", _row11(board=1, ns=1, ew=13, contract="4S", declarer="N", tricks=10),
          named=("B11",)),

@@ -79,12 +79,14 @@ def row_scores(sheet: str, *, across: bool = False) -> str:
     formula, ``SCORE_OR_TYPED`` of Contract, Declarer, Tricks, Board and Typed Score, and the row's pairs (NS, EW: a
     row of pairs without a result, or a result without its pairs, is a mistake named at its input cell) and the
     Movement parameter (the rows read together: a row typed twice, a pair playing a board twice or against itself in
-    a Howell, is a mistake at its NS or EW cell). ``across``: computed on the
+    a Howell, is a mistake at its NS or EW cell) and the Pairs sheet's Pair column (a pair not on it, when it lists
+    pairs, or no whole number and not on it: :func:`xlbridge.core.travellerrow.unlisted_pair`). ``across``: computed on the
     columns turned into rows and turned back (the same column of scores), as an argument of another function: the
     formula engine takes a function's result of more rows than its cell's array for a table cut short
     (``xlbridge recalc``: "gives 10,000 rows, more than the 400 rows of this range"), and one row is not."""
     last = T_FIRST + T_ROWS - 1
-    together = f",{sheet}$R$7"  # the movement (the rows' pairs read together)
+    # the movement (the rows' pairs read together), and the Pairs sheet's Pair column (each pair against it)
+    together = f",{sheet}$R$7,{PAIRS_SHEET}!$A${P_FIRST}:$A${P_FIRST + P_ROWS - 1}"
     if across:
         return ("TRANSPOSE(SCORE_OR_TYPED(" + ",".join(f"TRANSPOSE({sheet}{c}{T_FIRST}:{c}{last})" for c in "DEFAGBC")
                 + together + "))")
