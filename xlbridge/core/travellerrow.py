@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 
 from .contract import Contract, check_score, contract_score, vulnerability
@@ -369,24 +369,33 @@ def lead_without_row(board: object, ns: object, ew: object) -> Mistake:
 
     >>> lead_without_row(3.0, "1", 11).words
     'a lead for a row the Travellers sheet does not have (board 3, 1 v 11)'
+    >>> lead_without_row(3, "A1", "x" * 100).words
+    "a lead for a row the Travellers sheet does not have (board 3, A1 v 'xxxxxxxxxxxxxxxxxxxx…' (100 characters))"
     """
-    b = _whole(board, "board number")
     return Mistake("Lead", f"a lead for a row the Travellers sheet does not have "
-                           f"(board {board if isinstance(b, str) else b}, {_pair(ns)} v {_pair(ew)})")
+                           f"(board {_brief(board)}, {_brief(ns)} v {_brief(ew)})")
+
+
+def _brief(value: object) -> str:
+    """A board or pair as a message names it: keyed as the readers key it (:func:`_pair`), a long text clipped."""
+    key = _pair(value)
+    text = str(key)
+    return text if isinstance(key, int) or len(text) <= 20 else shown(key)
 
 
 def leads_without_rows(leads: Iterable[tuple[object, object, object, object]],
-                       rows: Iterable[tuple[object, object, object]]) -> list[tuple[object, Mistake]]:
+                       rows: Iterable[tuple[object, object, object]]) -> Iterator[tuple[object, Mistake]]:
     """``(where, mistake)`` of each lead of ``leads`` ((where, board, N-S pair, E-W pair): a Leads sheet's rows,
     ``where`` the caller's name for the row) for which ``rows`` (the traveller rows' (board, N-S, E-W)) has no
-    row: :func:`lead_without_row`. Boards and pairs are compared as the readers key them (``3.0`` is ``"3"``).
+    row: :func:`lead_without_row`, in the leads' order (read as they come: ``rows`` first, whole). Boards and pairs
+    are compared as the readers key them (``3.0`` is ``"3"``).
 
-    >>> leads_without_rows([(5, 1, 1, 11), (6, 3, "1", 11.0)], [(1.0, "1", 11), (2, 1, 12)])
+    >>> list(leads_without_rows([(5, 1, 1, 11), (6, 3, "1", 11.0)], [(1.0, "1", 11), (2, 1, 12)]))
     [(6, Mistake(column='Lead', words='a lead for a row the Travellers sheet does not have (board 3, 1 v 11)'))]
     """
     seated = {(_pair(b), _pair(n), _pair(e)) for b, n, e in rows}
-    return [(where, lead_without_row(b, n, e)) for where, b, n, e in leads
-            if (_pair(b), _pair(n), _pair(e)) not in seated]
+    return ((where, lead_without_row(b, n, e)) for where, b, n, e in leads
+            if (_pair(b), _pair(n), _pair(e)) not in seated)
 
 
 def _pair(value: object) -> object:
