@@ -141,7 +141,8 @@ def _travellers_sheet(wb: Workbook) -> None:
     mark_input(ws, rng("A"), kind="whole", operator="between", formula1="1", formula2="10000",
            prompt="Board number (its vulnerability follows the standard 16-board cycle)")
     mark_input(ws, f"B{T_FIRST}:C{last}", kind="whole", operator="greaterThanOrEqual", formula1="1",
-           prompt="Pair number (any positive whole number), as the pairs sat on this board")
+           prompt="Pair number, as the pairs sat on this board: a pair on the Pairs sheet (any positive whole number "
+                  "while the Pairs sheet is empty)")
     mark_input(ws, rng("D"), kind="textLength", operator="between", formula1="1", formula2="6",
            prompt="Contract like 4S, 3NTX, 6HXX, PASS; leave blank to type the score instead")
     mark_input(ws, rng("E"), kind="list", formula1='"N,E,S,W"', prompt="Declarer: N, E, S or W")
@@ -306,7 +307,7 @@ def build() -> Workbook:
         "percentage), and Event, Date, Club and Scorer: the results site and the files for the federation "
         "(PBN, USEBIO) carry them.",
         "Sheet Pairs: each pair's number, direction (NS or EW; blank in a Howell), the players' names and, "
-        "if wanted, their national numbers.",
+        "if wanted, their national numbers. A pair typed on Travellers must be on it (once it lists pairs).",
         "What comes out: Score NS, MP NS and MP EW beside each result; sheet Ranking: each pair's total, "
         "percentage and rank, best first (each direction on its own in a Mitchell). Sheet Neuberg: two "
         "worked examples of the Neuberg formula.",
