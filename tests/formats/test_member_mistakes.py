@@ -51,8 +51,12 @@ scale for 7 boards as seed 004 publishes it (docs/corrections.md: +5 IMPs is 12.
 Standings: Team A 12.18 (IMP difference +5), Team C 10 (0), Team D 10 (0), Team B 7.82 (-5). A mistake is typed
 into match 2's board 1 (row 12); left out, match 2 is still 0 - 0 on its six other boards: 10 - 10.
 
-Cases the current code gets wrong are marked ``xfail(strict=True)`` with the reason: the one reading of a book
-(issue 52, the templates' and readers' part) is what makes them pass.
+A case the current code gets wrong is marked ``xfail(strict=True)`` with the reason (``Case.xfail``); none is
+now. The rules the last ones needed (issue 52): a pair number is read against the Pairs sheet
+(:func:`xlbridge.core.travellerrow.unlisted_pair`: a whole number, or a text id the sheet lists; once the sheet
+lists pairs, one of them), by the template's ``SCORE_OR_TYPED`` and the pairs reader alike; a lead of the Leads
+sheet without its traveller row is named by ``recalc``'s read stage (:mod:`xlbridge.batch.read.leads`) as the
+pairs reader names it.
 """
 
 from __future__ import annotations
