@@ -258,7 +258,8 @@ Public Sub RegisterXlbridgeFunctions()
             "Typed score used when no contract is given: a number, A60/40 or NP", _
             "N-S pair of the row (optional: given, a row of pairs without a result is a mistake)", _
             "E-W pair of the row (optional, as ns)", _
-            "Optional, with the pairs: ""Howell"" (a pair is one number whichever way it sits) or ""Mitchell""")
+            "Optional, with the pairs: ""Howell"" (a pair is one number whichever way it sits) or ""Mitchell""", _
+            "Optional, with the pairs: the Pairs sheet's Pair column (given, a pair must be on it when it lists pairs, and a whole number unless it lists that text)")
     Application.MacroOptions Macro:="TEAM_STANDINGS", _
         Description:="Team standings (k x 5): Team, Played, VPs, IMP difference, Rank, by exact VP total.", _
         Category:="xlbridge", _

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 import pytest
 
 import xlbridge
-from xlbridge.core.travellerrow import PairCheck, board_row_mistake, row_mistake
+from xlbridge.core.travellerrow import (PairCheck, board_row_mistake, leads_without_rows, listed_pairs, row_mistake,
+                                       unlisted_pair)
 
 CELL = st.one_of(st.none(), st.booleans(), st.integers(-10**20, 10**20), st.floats(allow_nan=True, allow_infinity=True),
                  st.text(max_size=8), st.sampled_from(["²", "٣", "9" * 5000, " 12 ", "4S", "N", "NP", "A60/40"]))
@@ -24,6 +25,45 @@ def test_the_pairs_of_any_rows_get_a_verdict(rows, howell):
     for board, ns, ew in rows:
         mistake = check.row(board, ns, ew)
         assert mistake is None or (mistake.column in ("NS", "EW") and mistake.words)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(CELL, CELL, CELL), min_size=1, max_size=6), st.booleans(), st.lists(CELL, max_size=6))
+def test_the_pairs_of_any_rows_against_any_pairs_sheet_get_a_verdict(rows, howell, sheet):
+    listed = listed_pairs(sheet)
+    check = PairCheck(howell=howell, listed=listed)
+    for board, ns, ew in rows:
+        mistake = check.row(board, ns, ew)
+        assert mistake is None or (mistake.column in ("NS", "EW") and mistake.words)
+
+
+@pytest.mark.parametrize("sheet, typed, named", [
+    # a Pairs sheet listing N-S 1, 2 and E-W 11, 12 (numbers as Excel holds them: floats, or text of digits)
+    ([1.0, "2", 11, 12.0], (1, 11), None),
+    ([1.0, "2", 11, 12.0], ("2", 12.0), None),
+    ([1.0, "2", 11, 12.0], (7, 11), ("NS", "N-S pair 7 is not on the Pairs sheet")),
+    ([1.0, "2", 11, 12.0], (1, 13), ("EW", "E-W pair 13 is not on the Pairs sheet")),
+    ([1.0, "2", 11, 12.0], ("one", 11), ("NS", "the N-S pair must be a whole number 1 or more, or a pair on the "
+                                               "Pairs sheet, not 'one'")),
+    # an imported USEBIO book's text ids, listed: pairs; an empty Pairs sheet: any whole number, no text
+    (["A1", "B1"], (" A1 ", "B1"), None),
+    ([None, " "], (7, 99), None),
+    ([], (7, 2.5), ("EW", "the E-W pair must be a whole number 1 or more, or a pair on the Pairs sheet, not 2.5")),
+    ([], (0, 11), ("NS", "the N-S pair must be a whole number 1 or more, or a pair on the Pairs sheet, not 0")),
+])
+def test_a_pair_is_read_against_the_pairs_sheet(sheet, typed, named):
+    got = PairCheck(howell=False, listed=listed_pairs(sheet)).row(3, *typed)
+    assert (None if got is None else (got.column, got.words)) == named
+    assert unlisted_pair("NS", typed[0], listed_pairs(sheet)) == (got if got and got.column == "NS" else None)
+
+
+def test_a_lead_is_named_when_no_traveller_row_has_its_board_and_pairs():
+    rows = [(1, 1, 11), (1.0, "2", 12.0), (2, "A1", 11)]
+    leads = [("D5", 1, "1", 11), ("D6", 2.0, "A1", "11"), ("D7", 3, 1, 11), ("D8", 1, 11, 1)]
+    got = leads_without_rows(leads, rows)
+    assert [(w, m.column, m.words) for w, m in got] == [
+        ("D7", "Lead", "a lead for a row the Travellers sheet does not have (board 3, 1 v 11)"),
+        ("D8", "Lead", "a lead for a row the Travellers sheet does not have (board 1, 11 v 1)")]
 
 
 @settings(max_examples=300, deadline=None, derandomize=True)

@@ -63,3 +63,12 @@ def test_the_movement_is_part_of_what_was_read(counted):
     howell = adapters.score_or_typed(*cols, "Howell")
     assert mitchell[0][0] == 420 and howell[0][0] == "#VALUE!"
     assert len(counted) == 2
+
+
+def test_the_pairs_sheet_is_part_of_what_was_read(counted):
+    listed = [[1], [2], [3], [11], [12], [13]]
+    everyone = adapters.score_or_typed(*_down(), "Mitchell", listed)
+    without_2 = adapters.score_or_typed(*_down(), "Mitchell", [[1], [3], [11], [12], [13]])
+    assert everyone[1][0] == 600
+    assert without_2[1][0].reason == "N-S pair 2 is not on the Pairs sheet (column NS)"
+    assert len(counted) == 2

@@ -38,7 +38,7 @@ EXTENSIONS = {
                        "[players]"],
     "HANDICAP_MATCHES": ["team_a", "team_b", "imps_a", "imps_b", "teams", "handicaps", "[typed_a]", "[typed_b]",
                          "[more]"],
-    "SCORE_OR_TYPED": ["contract", "declarer", "tricks", "board", "typed", "[ns]", "[ew]", "[movement]"],
+    "SCORE_OR_TYPED": ["contract", "declarer", "tricks", "board", "typed", "[ns]", "[ew]", "[movement]", "[pairs]"],
     "INSTANT_RESULTS": ["boards", "scores", "history_boards", "history_scores", "history_frequencies"],
 }
 # optional trailing arguments added to catalogue functions (the catalogue's own arguments keep their order)
@@ -144,6 +144,19 @@ def test_score_or_typed():
     res = flat(F["SCORE_OR_TYPED"](col(None, None), None, None, col(1, None), None, col(4, None), col(14, None)))
     assert res[0] == "#VALUE!" and res[0].reason == "no contract and no typed score (column Contract)"
     assert res[1] is None
+    # given the Pairs sheet's Pair column: a pair not on it (when it lists pairs) is a mistake at its NS or EW
+    # column, a text id only when listed; an empty Pairs column takes any whole number (and no text)
+    typed4 = col(None, None, None, None)
+    listed = col(1, 2, "A1", None, 11, 12.0)
+    res = flat(F["SCORE_OR_TYPED"](typed4, None, None, col(1, 1, 1, 1), col(420, 420, 420, 420), col(1, 7, "A1", 2),
+                                   col(11, 12, 12, "one"), "Mitchell", listed))
+    assert res[0] == 420 and res[2] == 420 and [r.reason for r in (res[1], res[3])] == [
+        "N-S pair 7 is not on the Pairs sheet (column NS)",
+        "the E-W pair must be a whole number 1 or more, or a pair on the Pairs sheet, not 'one' (column EW)"]
+    res = flat(F["SCORE_OR_TYPED"](typed4[:2], None, None, col(1, 2), col(420, 620), col(7, "x"), col(11, 12),
+                                   "Mitchell", col(None, None)))
+    assert res[0] == 420 and res[1].reason == ("the N-S pair must be a whole number 1 or more, or a pair on the "
+                                               "Pairs sheet, not 'x' (column NS)")
 
 
 SEED001_E = [490, 460, 460, 430, 430, 430, 400, -50]  # seed 001 section 4(e): top of 30, 16 expected

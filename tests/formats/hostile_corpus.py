@@ -80,7 +80,8 @@ VALID_USEBIO_TEAMS = """<?xml version="1.0" encoding="UTF-8"?>
 class Case:
     """One hostile file: ``name`` in the corpus folder, the ``command`` (``import``, ``export``,
     ``publish``, ``recalc``) and what must happen: ``exit`` 2 with ``says`` in the one line, or 0 (with
-    ``says`` in its one warning line when given, else no line on stderr), within ``seconds`` of wall time
+    ``says`` in its one warning line when given, else no line on stderr), or 1 (``recalc``: a mistake in the book,
+    ``says`` on stdout, its one summary line on stderr), within ``seconds`` of wall time
     (the command's ``--timeout``)."""
 
     name: str
@@ -124,6 +125,8 @@ CASES = [
     Case("not-a-workbook.xlsx", "export", 2, "damaged workbook"),
     Case("teams-xfd5-publish.xlsx", "publish", 0),
     Case("pairs-long-pair-number.xlsx", "export", 2, "Travellers!B5: pair number longer than 20 characters"),
+    Case("pairs-leads-flood.xlsx", "recalc", 1, "Leads!D5: input a lead for a row the Travellers sheet does not have "
+         "(board 9005, 5 v E5); publish and export refuse the book until it is put right ("),
     Case("colliding-ids.pbn", "publish", 0),
     Case("imp-pairs.pbn", "publish", 2, "imp-pairs.pbn: cannot score pairs event at 'IMP'"),
     # issue 51: text from a file stays text (every text field formula-like: no <f> in the book), control, bidi
@@ -165,6 +168,9 @@ FORMULAS = tuple(f'{p}HYPERLINK("http://x.invalid/","{k}")' for k, p in enumerat
 #: Seeded mutations of :data:`VALID_PBN`, a valid USEBIO pairs file and :data:`VALID_USEBIO_TEAMS`: each is
 #: read (imported) and must give exit 0 or exit 2 with one line.
 MUTANTS = 24
+#: The lead rows of ``pairs-leads-flood.xlsx``: none has its traveller row; recalc names the first, and counts the
+#: others, in its one pass over the Leads sheet (batch.read.leads).
+LEADS_FLOOD = 20_000
 #: Seeded mutations of a filled pairs workbook (one XML part damaged byte-wise): each is exported, and must
 #: give exit 0 or exit 2 with one line.
 WORKBOOK_MUTANTS = 6
@@ -326,6 +332,19 @@ def _workbooks(out: Path, rnd: random.Random, books: dict | None = None) -> None
         book.properties.title = "T" * 30_000
 
     edit(pairs, "pairs-long-title.xlsx", long_title)
+
+    def leads_flood(book) -> None:  # (recalc's read stage reads the Leads sheet: batch.read.leads)
+        ws = book.create_sheet("Leads")
+        for c, head in enumerate(("Board", "NS", "EW", "Lead"), start=1):
+            ws.cell(4, c, head)
+        odd = [True, "#N/A", 1e300, -0.0, "x" * 30_000, " ", "٣", 2.5]  # (cells of every kind, a long text)
+        for r in range(5, 5 + LEADS_FLOOD):
+            ws.cell(r, 1, odd[r % len(odd)] if r % 97 == 0 else 9_000 + r % 1_000)
+            ws.cell(r, 2, odd[(r + 3) % len(odd)] if r % 89 == 0 else r)
+            ws.cell(r, 3, f"E{r}")
+            ws.cell(r, 4, "SK")
+
+    edit(pairs, "pairs-leads-flood.xlsx", leads_flood)
     _workbook_mutants(pairs, out, rnd)
     pairs.unlink()
     teams.unlink()

@@ -51,8 +51,12 @@ scale for 7 boards as seed 004 publishes it (docs/corrections.md: +5 IMPs is 12.
 Standings: Team A 12.18 (IMP difference +5), Team C 10 (0), Team D 10 (0), Team B 7.82 (-5). A mistake is typed
 into match 2's board 1 (row 12); left out, match 2 is still 0 - 0 on its six other boards: 10 - 10.
 
-Cases the current code gets wrong are marked ``xfail(strict=True)`` with the reason: the one reading of a book
-(issue 52, the templates' and readers' part) is what makes them pass.
+A case the current code gets wrong is marked ``xfail(strict=True)`` with the reason (``Case.xfail``); none is
+now. The rules the last ones needed (issue 52): a pair number is read against the Pairs sheet
+(:func:`xlbridge.core.travellerrow.unlisted_pair`: a whole number, or a text id the sheet lists; once the sheet
+lists pairs, one of them), by the template's ``SCORE_OR_TYPED`` and the pairs reader alike; a lead of the Leads
+sheet without its traveller row is named by ``recalc``'s read stage (:mod:`xlbridge.batch.read.leads`) as the
+pairs reader names it.
 """
 
 from __future__ import annotations
@@ -111,14 +115,6 @@ def _row11(board=3, ns=1, ew=11, contract=None, declarer=None, tricks=None, scor
     return {k: v for k, v in out.items() if v is not None}
 
 
-#: today's code reads the half-filled or mistyped row otherwise in the book's formulas, recalc's checks,
-#: publish and export (issue 52's first bullets); the one reading of a book is H-READING's part of issue 52
-SEAMS = "issue 52: the book, recalc, publish and export read this row apart (one reading of a book)"
-
-#: every reader takes a pair number typed as text (USEBIO carries it; tests/cli/test_files.py) and a pair the Pairs
-#: sheet does not list (formats.pairsbook adds it, as the Ranking does; tests/templates/test_recalc_templates.py's new
-#: travellers): naming these as mistakes is a rule of its own, not decided in issue 52's part done so far
-PAIR_NUMBERS = "issue 52: a pair number as text or not on the Pairs sheet is read as a pair by every reader today"
 
 PAIRS_CASES = [
     # ----- no mistake: legal entries a reader must take as they are
@@ -156,14 +152,12 @@ PAIRS_CASES = [
     Case("negative board", _row11(board=-3, contract="4S", declarer="N", tricks=10), named=("A11",)),
     Case("board 0", _row11(board=0, contract="4S", declarer="N", tricks=10), named=("A11",)),
     Case("board 2.5", _row11(board=2.5, contract="4S", declarer="N", tricks=10), named=("A11",)),
-    Case("pair number as text 'one'", _row11(ns="one", contract="4S", declarer="N", tricks=10), named=("B11",),
-         xfail=PAIR_NUMBERS),
+    Case("pair number as text 'one'", _row11(ns="one", contract="4S", declarer="N", tricks=10), named=("B11",)),
     Case("typed score as text", _row11(score="four twenty"), named=("G11",)),
     # 410 is no bridge score at any vulnerability (Law 77: 4S= 420, 2NT+2 180, ...)
     Case("impossible typed score 410", _row11(score=410), named=("G11",)),
     # ----- the movement
-    Case("pair not in the movement", _row11(ns=7, contract="4S", declarer="N", tricks=10), named=("B11",),
-         xfail=PAIR_NUMBERS),
+    Case("pair not in the movement", _row11(ns=7, contract="4S", declarer="N", tricks=10), named=("B11",)),
     # pair 1 played board 1 already (row 5): a second row for it on board 1
     Case("duplicate pair on a board", _row11(board=1, ns=1, ew=13, contract="4S", declarer="N", tricks=10),
          named=("B11",)),
@@ -179,7 +173,7 @@ PAIRS_CASES = [
     # ----- the Leads sheet of an imported book
     Case("a lead on its traveller row", leads=((1, 1, 11, "SK"),)),
     # board 3, 1 v 11 has no traveller row: a lead without a contract
-    Case("lead without contract", leads=((3, 1, 11, "SK"),), named=("Leads!D5", "Leads!A5"), xfail=SEAMS),
+    Case("lead without contract", leads=((3, 1, 11, "SK"),), named=("Leads!D5", "Leads!A5")),
 ]
 
 

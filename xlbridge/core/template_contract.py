@@ -35,7 +35,7 @@ __all__ = ["CAPACITY_NAME", "CHART_NAME", "HANDOUT_NAME", "SCORER_NOTES_NAME", "
            "SCALE_LABEL", "MOVEMENT_LABEL", "SCALE_CHOICES", "MOVEMENT_CHOICES", "choices_list", "choices_words",
            "TRAVELLER_WEIGHTS",
            "PAIR_COLUMNS", "PLAYER_NUMBERS", "PRIVATE", "PRIVATE_PLAYERS", "TEAM_COLUMNS", "EVENT_DETAILS", "MATCH_COLUMNS",
-           "BOARD_INPUTS"]
+           "BOARD_INPUTS", "TABLE_HEADER_ROW", "DEALS_SHEET", "LEADS_SHEET", "DEAL_COLUMNS", "LEAD_COLUMNS"]
 
 CAPACITY_NAME = "XLBRIDGE_CAPACITY"
 HEADER_NAME = "XLBRIDGE_HEADER"
@@ -57,6 +57,15 @@ SCORER_NOTES_NAME = "XLBRIDGE_NOTES"
 TRAVELLERS_SHEET, PAIRS_SHEET, RANKING_SHEET = "Travellers", "Pairs", "Ranking"
 #: the teams workbook's sheets
 BOARDS_SHEET, MATCHES_SHEET, TEAMS_SHEET, CONTRACTS_SHEET = "Boards", "Matches", "Teams", "Contracts"
+
+#: the row of a table's headers, on every sheet a template or ``xlbridge import`` writes (its rows below)
+TABLE_HEADER_ROW = 4
+#: the extra sheets ``xlbridge import`` writes for what the templates have no column for (deals, opening leads),
+#: read by ``publish`` and ``export``, and by ``recalc``'s read stage (a lead without its traveller row), and their
+#: headers
+DEALS_SHEET, LEADS_SHEET = "Deals", "Leads"
+DEAL_COLUMNS = ("Board", "Dealer", "Vulnerable", "Deal")
+LEAD_COLUMNS = ("Board", "NS", "EW", "Lead")
 
 #: a traveller row as typed (the Travellers sheet's first columns)
 TRAVELLER_COLUMNS = ("Board", "NS", "EW", "Contract", "Declarer", "Tricks", "Typed Score")

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 
 from .contract import Contract, check_score, contract_score, vulnerability
@@ -34,7 +34,8 @@ from .errors import ImpossibleScoreError, XlbridgeError, shown
 from .vocabulary import Direction, Seat, UnknownSpellingError, Vulnerability
 
 __all__ = ["Mistake", "row_mistake", "board_row_mistake", "blank", "RED_WHEN", "reason_text", "column_named",
-           "vulnerability_words", "MAX_BOARD", "PairCheck"]
+           "vulnerability_words", "MAX_BOARD", "PairCheck", "listed_pairs", "unlisted_pair",
+           "lead_without_row", "leads_without_rows"]
 
 #: the largest board number a book's Board column accepts (its validation), as the PBN and USEBIO readers do
 MAX_BOARD = 10_000
@@ -272,12 +273,54 @@ def board_row_mistake(match: object, board: object, matches: Collection[int] | N
     return None
 
 
+def listed_pairs(cells: Iterable[object]) -> frozenset[object]:
+    """The pairs a Pairs sheet lists (its Pair column's cells, blanks skipped), keyed as the readers key a pair: a
+    whole number as an int (``1.0``, ``"1"``), other text stripped (an imported book's text ids, ``"A1"``).
+
+    >>> sorted(listed_pairs([1.0, "2", None, " ", "A1 "]), key=str)
+    [1, 2, 'A1']
+    """
+    return frozenset(_pair(c) for c in cells if not blank(c))
+
+
+def unlisted_pair(column: str, value: object, listed: Collection[object]) -> Mistake | None:
+    """The mistake of a pair number typed on a traveller (``column``: ``"NS"`` or ``"EW"``), read against the pairs
+    the book's Pairs sheet lists (``listed``: :func:`listed_pairs`), or None.
+
+    The rule (a tournament director's): a pair is a whole number 1 or more, or a text id that the Pairs sheet lists
+    (an imported USEBIO book's ids); when the Pairs sheet lists pairs, a pair not on it is a mistake (a pair number
+    mistyped would otherwise be ranked as a pair of its own); with an empty Pairs sheet any whole number is a pair.
+    A pair is one number whichever field it sits in (a Mitchell's direction, and an arrow switch, are the
+    Ranking's to read).
+
+    >>> unlisted_pair("NS", 7, {1, 2, 11, 12}), unlisted_pair("NS", 7.0, set()), unlisted_pair("EW", "A1", {"A1"})
+    (Mistake(column='NS', words='N-S pair 7 is not on the Pairs sheet'), None, None)
+    >>> unlisted_pair("NS", "one", {1, 2}).words
+    "the N-S pair must be a whole number 1 or more, or a pair on the Pairs sheet, not 'one'"
+    """
+    key = _pair(value)
+    if key in listed:
+        return None
+    side = "N-S" if column == "NS" else "E-W"
+    if not isinstance(key, int):
+        return Mistake(column, f"the {side} pair must be a whole number 1 or more, or a pair on the Pairs sheet, "
+                               f"not {shown(value)}")
+    if listed:
+        return Mistake(column, f"{side} pair {key} is not on the Pairs sheet")
+    return None
+
+
 class PairCheck:
     """The mistakes of a traveller's pairs that only the rows together show, read row by row in the sheet's order
-    (the workbook's ``SCORE_OR_TYPED`` and the file formats' reader alike): a row typed twice, a pair playing a board
+    (the workbook's ``SCORE_OR_TYPED`` and the file formats' reader alike): a pair that is no whole number and not
+    on the Pairs sheet, or not on a Pairs sheet that lists pairs (``listed``: :func:`listed_pairs`; None: not
+    checked, for a caller not given the sheet; :func:`unlisted_pair`), a row typed twice, a pair playing a board
     twice (the later row is the mistake), a pair against itself in a Howell (one field: 1 v 1 is one pair twice; a
     Mitchell's N-S 1 and E-W 1 are two pairs). Named at the row's NS cell (its EW cell for a pair against itself, or
     for the E-W pair playing twice), in the file formats' words (:func:`xlbridge.formats.checks.check_board`).
+
+    >>> PairCheck(howell=False, listed=listed_pairs([1, 2, 11, 12])).row(3, 1, 13)
+    Mistake(column='EW', words='E-W pair 13 is not on the Pairs sheet')
 
     >>> check = PairCheck(howell=False)
     >>> check.row(1, 1, 11), check.row(1, 2.0, 12), check.row(1, 1, 12)
@@ -288,8 +331,9 @@ class PairCheck:
     Mistake(column='EW', words="board 1: a pair cannot play against itself: '3'")
     """
 
-    def __init__(self, *, howell: bool) -> None:
+    def __init__(self, *, howell: bool, listed: Collection[object] | None = None) -> None:
         self.howell = howell
+        self.listed = listed
         self.rows: set[tuple[object, object, object]] = set()
         self.seen: set[tuple[object, object]] = set()
 
@@ -298,6 +342,11 @@ class PairCheck:
         b = _whole(board, "board number")
         if blank(ns) or blank(ew) or isinstance(b, str):
             return None
+        if self.listed is not None:
+            for column, value in (("NS", ns), ("EW", ew)):
+                mistake = unlisted_pair(column, value, self.listed)
+                if mistake is not None:
+                    return mistake
         n, e = _pair(ns), _pair(ew)
         if (b, n, e) in self.rows:
             return Mistake("NS", f"duplicate row on board {b}: pairs {shown(f'{n}-{e}')}")
@@ -311,6 +360,42 @@ class PairCheck:
         for side, p in ((Direction.NS, n), (Direction.EW, e)):
             self.seen.add((p if self.howell else (side.value, p), b))
         return None
+
+
+def lead_without_row(board: object, ns: object, ew: object) -> Mistake:
+    """The mistake of a lead on an imported book's Leads sheet (``xlbridge import`` writes one) for a traveller row
+    the Travellers sheet does not have: a lead without a contract, named at the lead's cell (column ``Lead``) by
+    ``xlbridge recalc``, ``publish`` and ``export`` alike.
+
+    >>> lead_without_row(3.0, "1", 11).words
+    'a lead for a row the Travellers sheet does not have (board 3, 1 v 11)'
+    >>> lead_without_row(3, "A1", "x" * 100).words
+    "a lead for a row the Travellers sheet does not have (board 3, A1 v 'xxxxxxxxxxxxxxxxxxxx…' (100 characters))"
+    """
+    return Mistake("Lead", f"a lead for a row the Travellers sheet does not have "
+                           f"(board {_brief(board)}, {_brief(ns)} v {_brief(ew)})")
+
+
+def _brief(value: object) -> str:
+    """A board or pair as a message names it: keyed as the readers key it (:func:`_pair`), a long text clipped."""
+    key = _pair(value)
+    text = str(key)
+    return text if isinstance(key, int) or len(text) <= 20 else shown(key)
+
+
+def leads_without_rows(leads: Iterable[tuple[object, object, object, object]],
+                       rows: Iterable[tuple[object, object, object]]) -> Iterator[tuple[object, Mistake]]:
+    """``(where, mistake)`` of each lead of ``leads`` ((where, board, N-S pair, E-W pair): a Leads sheet's rows,
+    ``where`` the caller's name for the row) for which ``rows`` (the traveller rows' (board, N-S, E-W)) has no
+    row: :func:`lead_without_row`, in the leads' order (read as they come: ``rows`` first, whole). Boards and pairs
+    are compared as the readers key them (``3.0`` is ``"3"``).
+
+    >>> list(leads_without_rows([(5, 1, 1, 11), (6, 3, "1", 11.0)], [(1.0, "1", 11), (2, 1, 12)]))
+    [(6, Mistake(column='Lead', words='a lead for a row the Travellers sheet does not have (board 3, 1 v 11)'))]
+    """
+    seated = {(_pair(b), _pair(n), _pair(e)) for b, n, e in rows}
+    return ((where, lead_without_row(b, n, e)) for where, b, n, e in leads
+            if (_pair(b), _pair(n), _pair(e)) not in seated)
 
 
 def _pair(value: object) -> object:

@@ -210,7 +210,9 @@ FUNCTIONS: tuple[ExcelFunction, ...] = (
          _opt("ns", "cells", "N-S pair of the row (optional: given, a row of pairs without a result is a mistake)"),
          _opt("ew", "cells", "E-W pair of the row (optional, as ns)"),
          _opt("movement", "text", 'Optional, with the pairs: "Howell" (a pair is one number whichever way it '
-                                  'sits) or "Mitchell"')),
+                                  'sits) or "Mitchell"'),
+         _opt("pairs", "cells", "Optional, with the pairs: the Pairs sheet's Pair column (given, a pair must be on it "
+                                "when it lists pairs, and a whole number unless it lists that text)")),
         "N-S score from contract, declarer and tricks where given, else the typed score unchanged.",
         "BRIDGE_SCORE where a contract is given, else the typed score cell (a number, A60/40 or NP) "
         "unchanged; element-wise (template extension). A row that is a mistake (half filled, or a cell holding "

@@ -38,7 +38,7 @@ from typing import Any
 import xlbridge
 
 from ..core.entries import parse_entry
-from ..core.travellerrow import PairCheck, row_mistake
+from ..core.travellerrow import PairCheck, lead_without_row, listed_pairs, row_mistake
 from ..core.template_contract import (ARROW_COLUMN, MOVEMENT_LABEL, SCALE_CHOICES, SCALE_LABEL, SCORE_COLUMN,
                                       choices_words, PAIR_COLUMNS, PAIRS_SHEET, PLAYER_NUMBERS, PRIVATE, TRAVELLER_COLUMNS, TRAVELLER_WEIGHTS,
                                       TRAVELLERS_SHEET)
@@ -156,8 +156,10 @@ def read_pairs_workbook(path: str | os.PathLike[str]) -> Event:
         cells: dict[int, list[tuple[dict[str, Any], dict[str, Any]]]] = {}  # each row's result cell and NS cell
         columns = find_columns(ws, _T_COLUMNS, _T_READ, sheet=TRAVELLERS, where=name)
         typed_over: list[tuple[int, int, str, Any, Any]] = []  # Score NS cells showing another score than the inputs
-        # the rows' pairs read together, as the workbook's SCORE_OR_TYPED reads them (core.travellerrow.PairCheck)
-        pair_check = PairCheck(howell=not mitchell)
+        # the rows' pairs read together and against the Pairs sheet, as the workbook's SCORE_OR_TYPED reads them
+        # (core.travellerrow.PairCheck)
+        participants = _participants(wb, mitchell, name)
+        pair_check = PairCheck(howell=not mitchell, listed=listed_pairs(p.number for p in participants))
         for _r, get, where in table_rows(ws, _T_COLUMNS, _T_READ, sheet=TRAVELLERS, name=name, keys=_T_COLUMNS):
             board, ns, ew = get("Board"), get("NS"), get("EW")
             weights = [col for col in _WEIGHTED if cell_text(get(col)) is not None]
@@ -216,14 +218,12 @@ def read_pairs_workbook(path: str | os.PathLike[str]) -> Event:
             rows = boards.get(b, [])
             hit = [seating[(b, ns, ew)]] if (b, ns, ew) in seating else []
             if not hit:
-                raise FormatError(f"a lead for a row the Travellers sheet does not have (board {b}, {ns} v {ew})",
-                                  where=cell)
+                raise FormatError(lead_without_row(b, ns, ew).words, where=cell)
             if rows[hit[0]].lead is not None and rows[hit[0]].lead != lead:
                 raise FormatError("the lead differs from the Travellers sheet's Lead column:", where=cell, value=lead)
             rows[hit[0]] = replace(rows[hit[0]], lead=lead)
         for b in deals:
             boards.setdefault(b, [])
-        participants = _participants(wb, mitchell, name)
         title, date, club, scorer = event_header(wb, ws, name, TRAVELLERS)
         seen = {p.key for p in participants}
         extra = []

@@ -27,7 +27,8 @@ from typing import Any, TypeAlias
 
 import xlbridge
 
-from ..core.template_contract import CAPACITY_NAME, EVENT_DETAILS
+from ..core.template_contract import (CAPACITY_NAME, DEAL_COLUMNS, DEALS_SHEET, EVENT_DETAILS, LEAD_COLUMNS, LEADS_SHEET,
+                                      TABLE_HEADER_ROW)
 from ..core.text import INVISIBLE_CHARACTERS, clean_text
 from ..core.vocabulary import Seat
 from .checks import MAX_BOARD, vulnerability_words
@@ -48,10 +49,8 @@ Worksheet: TypeAlias = Any
 Getter: TypeAlias = Callable[[str], Any]
 Where: TypeAlias = Callable[[str], str]
 
-HEADER_ROW = 4
-DEALS_SHEET, LEADS_SHEET = "Deals", "Leads"
-_D_COLUMNS = ("Board", "Dealer", "Vulnerable", "Deal")
-_L_COLUMNS = ("Board", "NS", "EW", "Lead")
+HEADER_ROW = TABLE_HEADER_ROW
+_D_COLUMNS, _L_COLUMNS = DEAL_COLUMNS, LEAD_COLUMNS
 _PROPERTY = "xlbridge event"  # custom document property: the event's name (date in the next one)
 _DATE_PROPERTY = "xlbridge event date"
 

@@ -79,12 +79,14 @@ def row_scores(sheet: str, *, across: bool = False) -> str:
     formula, ``SCORE_OR_TYPED`` of Contract, Declarer, Tricks, Board and Typed Score, and the row's pairs (NS, EW: a
     row of pairs without a result, or a result without its pairs, is a mistake named at its input cell) and the
     Movement parameter (the rows read together: a row typed twice, a pair playing a board twice or against itself in
-    a Howell, is a mistake at its NS or EW cell). ``across``: computed on the
+    a Howell, is a mistake at its NS or EW cell) and the Pairs sheet's Pair column (a pair not on it, when it lists
+    pairs, or no whole number and not on it: :func:`xlbridge.core.travellerrow.unlisted_pair`). ``across``: computed on the
     columns turned into rows and turned back (the same column of scores), as an argument of another function: the
     formula engine takes a function's result of more rows than its cell's array for a table cut short
     (``xlbridge recalc``: "gives 10,000 rows, more than the 400 rows of this range"), and one row is not."""
     last = T_FIRST + T_ROWS - 1
-    together = f",{sheet}$R$7"  # the movement (the rows' pairs read together)
+    # the movement (the rows' pairs read together), and the Pairs sheet's Pair column (each pair against it)
+    together = f",{sheet}$R$7,{PAIRS_SHEET}!$A${P_FIRST}:$A${P_FIRST + P_ROWS - 1}"
     if across:
         return ("TRANSPOSE(SCORE_OR_TYPED(" + ",".join(f"TRANSPOSE({sheet}{c}{T_FIRST}:{c}{last})" for c in "DEFAGBC")
                 + together + "))")
@@ -139,7 +141,8 @@ def _travellers_sheet(wb: Workbook) -> None:
     mark_input(ws, rng("A"), kind="whole", operator="between", formula1="1", formula2="10000",
            prompt="Board number (its vulnerability follows the standard 16-board cycle)")
     mark_input(ws, f"B{T_FIRST}:C{last}", kind="whole", operator="greaterThanOrEqual", formula1="1",
-           prompt="Pair number (any positive whole number), as the pairs sat on this board")
+           prompt="Pair number, as the pairs sat on this board: a pair on the Pairs sheet (any positive whole number "
+                  "while the Pairs sheet is empty)")
     mark_input(ws, rng("D"), kind="textLength", operator="between", formula1="1", formula2="6",
            prompt="Contract like 4S, 3NTX, 6HXX, PASS; leave blank to type the score instead")
     mark_input(ws, rng("E"), kind="list", formula1='"N,E,S,W"', prompt="Declarer: N, E, S or W")
@@ -304,7 +307,7 @@ def build() -> Workbook:
         "percentage), and Event, Date, Club and Scorer: the results site and the files for the federation "
         "(PBN, USEBIO) carry them.",
         "Sheet Pairs: each pair's number, direction (NS or EW; blank in a Howell), the players' names and, "
-        "if wanted, their national numbers.",
+        "if wanted, their national numbers. A pair typed on Travellers must be on it (once it lists pairs).",
         "What comes out: Score NS, MP NS and MP EW beside each result; sheet Ranking: each pair's total, "
         "percentage and rank, best first (each direction on its own in a Mitchell). Sheet Neuberg: two "
         "worked examples of the Neuberg formula.",

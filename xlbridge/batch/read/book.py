@@ -16,6 +16,9 @@ sheet holds:
   (:mod:`xlbridge.batch.write.inserted`) before the engine reads the book;
 - for each printable table, the array ranges its part shows and its last row (and, when wide, column) holding a
   constant, which the write stage extends to the last non-blank result;
+- the leads of an imported pairs book's Leads sheet without their traveller row, which no formula reads
+  (:func:`~xlbridge.batch.read.leads.lead_mistakes`), named at the lead's cell as ``publish`` and ``export`` name
+  them;
 - each input table's header names (``XLBRIDGE_HEADER``'s row: {name: column}), by which a row function's mistake
   (:func:`xlbridge.core.travellerrow.column_named`) is named at the row's input cell (``Travellers!F11: no
   tricks``) rather than at the result cells showing it.
@@ -30,6 +33,7 @@ import re
 from typing import Any
 
 from ..guard.gate import CheckedBook
+from .leads import lead_mistakes
 from .sheetxml import column_number
 from .capacity import (
     WIDE_COLUMNS,
@@ -92,7 +96,7 @@ def read_book(book: CheckedBook) -> BookRead:
     constants: dict = {}
     wanted = [sheet for sheet in areas.sheets() if sheet in parts]
     if not wanted:
-        return BookRead(book, rows, mistakes, missing, constants)
+        return _with_leads(BookRead(book, rows, mistakes, missing, constants))
     with book.open() as zf:
         for sheet in wanted:
             rows[sheet] = sheet_rows(zf.read(parts[sheet]))
@@ -127,7 +131,16 @@ def read_book(book: CheckedBook) -> BookRead:
             columns = last_used_col(found, area, last, guess) if area[4] - area[2] + 1 >= WIDE_COLUMNS else None
             constants[area] = (guess, last, columns)
     named = {sheet: row for sheet, row in areas.headers if sheet in rows and rows[sheet].rows is not None}
-    return BookRead(book, rows, mistakes, missing, constants, _header_names(book, rows, named))
+    return _with_leads(BookRead(book, rows, mistakes, missing, constants, _header_names(book, rows, named)))
+
+
+def _with_leads(found: BookRead) -> BookRead:
+    """``found`` with a book-level check's mistakes: the leads of an imported book's Leads sheet without their
+    traveller row, which no formula reads (:func:`~xlbridge.batch.read.leads.lead_mistakes`)."""
+    parts = dict(found.book.sheets)
+    found.mistakes.extend(lead_mistakes(lambda sheet: found.part_rows(sheet).xml if sheet in parts else None,
+                                        lambda last: _shared_strings(found.book, last)))
+    return found
 
 
 def _header_names(book: CheckedBook, rows: dict, header_rows: dict) -> dict:

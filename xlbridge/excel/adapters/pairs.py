@@ -24,7 +24,7 @@ from ...core.pairs.standings import pairs_ranking as core_pairs_ranking
 from ...core.pairs.weighted import weighted_session
 from ...core.ranking import format_rank
 from ...core.template_contract import TRAVELLER_WEIGHTS
-from ...core.travellerrow import PairCheck, reason_text, row_mistake
+from ...core.travellerrow import PairCheck, listed_pairs, reason_text, row_mistake
 from ...core.vocabulary import Direction, Movement, UnknownSpellingError
 from .. import cells as xl
 from ..results import ratio_table
@@ -73,7 +73,7 @@ def _vulnerabilities(boards: Cells) -> Cells:
 
 
 def score_or_typed(contract: Cells, declarer: Cells, tricks: Cells, board: Cells, typed: Cells, ns: Cells = None,
-                   ew: Cells = None, movement: str | None = None) -> Any:
+                   ew: Cells = None, movement: str | None = None, pairs: Cells = None) -> Any:
     """BRIDGE_SCORE where a contract is given, else the typed score cell passed through unchanged.
 
     A row that is a mistake (:func:`xlbridge.core.travellerrow.row_mistake`: half filled, or a cell holding what it
@@ -82,7 +82,9 @@ def score_or_typed(contract: Cells, declarer: Cells, tricks: Cells, board: Cells
     row's pairs (``ns``, ``ew``: the template's formula gives them), a row of pairs without a result, or a result
     without its pairs, is such a mistake too; without them, a row without a result is blank. With the pairs, the rows
     are read together too (:class:`xlbridge.core.travellerrow.PairCheck`: a row typed twice, a pair playing a board
-    twice, a pair against itself in a ``movement`` Howell).
+    twice, a pair against itself in a ``movement`` Howell), and, given the Pairs sheet's Pair column (``pairs``), each
+    pair against it (:func:`xlbridge.core.travellerrow.unlisted_pair`: a whole number, or a text id the sheet lists;
+    when the sheet lists pairs, one of them).
 
     >>> score_or_typed([["4S"], [None], [None], [None]], "N", 10, 1, [[None], ["A60/40"], ["NP"], [None]])
     [[420], ['A60/40'], ['NP'], [None]]
@@ -91,6 +93,8 @@ def score_or_typed(contract: Cells, declarer: Cells, tricks: Cells, board: Cells
     >>> r = score_or_typed([["4S"], ["3NT"]], "N", 10, 1, None, [[1], [1]], [[11], [12]], "Mitchell")
     >>> r[0], r[1][0].reason
     ([420], "pair plays board 1 twice: 'NS 1' (column NS)")
+    >>> score_or_typed([["4S"], ["4S"]], "N", 10, 1, None, [[1], [7]], [[11], [12]], "Mitchell", [[1], [11], [12]])[1][0].reason
+    'N-S pair 7 is not on the Pairs sheet (column NS)'
     """
     seated = ns is not None or ew is not None  # (given: the template's formula; not given: a formula of its own)
 
@@ -109,14 +113,16 @@ def score_or_typed(contract: Cells, declarer: Cells, tricks: Cells, board: Cells
 
     read = {"contract": contract, "declarer": declarer, "tricks": tricks, "typed": typed, "number": board, "ns": ns,
             "ew": ew}
-    key, shape = _seen_key(read, (seated, movement))
+    listed = None if pairs is None else listed_pairs(c for row in xl.grid(pairs) for c in row
+                                                     if xl.error_literal(c) is None)
+    key, shape = _seen_key(read, (seated, movement, listed))
     if key is not None and key in _SEEN:
         return _shaped(_SEEN[key], shape)
     args = {"contract": contract, "declarer": declarer, "tricks": tricks, "board": _vulnerabilities(board),
             "typed": typed, "number": board, "ns": ns, "ew": ew}
     out = elementwise(one, args)
     if seated and is_listlike(out):
-        out = _pair_mistakes(out, args, movement)
+        out = _pair_mistakes(out, args, movement, listed)
     if key is not None and is_listlike(out):
         _SEEN.clear()
         _SEEN[key] = [c for row in out for c in row]
@@ -162,7 +168,8 @@ def _shaped(flat: list[Any], shape: tuple[int, int]) -> list[list[Any]]:
     return [flat[r * w:(r + 1) * w] for r in range(h)]
 
 
-def _pair_mistakes(out: list[list[Any]], args: dict[str, Cells], movement: str | None) -> list[list[Any]]:
+def _pair_mistakes(out: list[list[Any]], args: dict[str, Cells], movement: str | None,
+                   listed: frozenset[Any] | None = None) -> list[list[Any]]:
     """``out`` (SCORE_OR_TYPED's cells) with the rows whose pairs are a mistake read together
     (:class:`~xlbridge.core.travellerrow.PairCheck`) as ``#VALUE!`` naming the input column, in the rows' order."""
     columns, (_h, w), _listlike = broadcast({k: args[k] for k in ("number", "ns", "ew")})
@@ -172,7 +179,7 @@ def _pair_mistakes(out: list[list[Any]], args: dict[str, Cells], movement: str |
             howell = Movement.parse(movement) is Movement.HOWELL
         except UnknownSpellingError:
             pass  # (the Ranking's PAIRS_STANDINGS names the movement typed wrong)
-    check = PairCheck(howell=howell)
+    check = PairCheck(howell=howell, listed=listed)
     flat = [c for row in out for c in row]
     for i, (board, ns, ew) in enumerate(zip(*columns)):
         if xl.error_literal(flat[i]) is not None or (flat[i] is None and xl.is_blank(ns) and xl.is_blank(ew)):

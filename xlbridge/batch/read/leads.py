@@ -1,0 +1,173 @@
+"""A book-level check of the read stage: each lead of an imported pairs book's Leads sheet has its traveller row.
+
+``xlbridge import`` writes the opening leads of a pairs event, which the pairs template has no column for, on a sheet
+of their own (``Leads``: :data:`~xlbridge.core.template_contract.LEADS_SHEET`, its headers
+:data:`~xlbridge.core.template_contract.LEAD_COLUMNS` on row 4, a lead a row below). No formula reads that sheet, so
+the engine never meets a lead whose board and pairs no traveller row has (a lead without a contract): ``publish`` and
+``export`` refuse such a book at the lead's cell (:mod:`xlbridge.formats.pairsbook`). :func:`lead_mistakes` names it
+at the same cell, in the same words (:func:`xlbridge.core.travellerrow.leads_without_rows`), for ``xlbridge recalc``.
+
+Both sheets' cells are read with expat (the standard library's parser, defused as every parser of the batch layer:
+:func:`xlbridge.batch.guard.xmlscan.defuse`) from parts the guard has passed, streamed a row at a time: only the
+traveller rows' (board, N-S, E-W) are kept, and the shared strings are read once, when a cell needs them. A part
+the reading cannot follow (no header row naming the columns, an unreadable part) gives no mistake here: the readers
+of ``publish`` and ``export`` read that book whole. The first lead without its row is named (as ``publish`` and ``export`` name it),
+with the number of others after it: a report as long as the sheet would name the same mistake many times.
+
+>>> xml = lambda rows: ('<worksheet><sheetData>' + ''.join(
+...     f'<row r="{r}">' + ''.join(f'<c r="{c}{r}" t="inlineStr"><is><t>{v}</t></is></c>' if isinstance(v, str)
+...                               else f'<c r="{c}{r}"><v>{v}</v></c>' for c, v in cells) + '</row>'
+...     for r, cells in rows) + '</sheetData></worksheet>').encode()
+>>> travellers = xml([(4, [("A", "Board"), ("B", "NS"), ("C", "EW")]), (5, [("A", 1), ("B", 1), ("C", 11)])])
+>>> leads = xml([(4, [("A", "Board"), ("B", "NS"), ("C", "EW"), ("D", "Lead")]),
+...              (5, [("A", 1), ("B", 1), ("C", 11), ("D", "SK")]), (6, [("A", 3), ("B", 1), ("C", 11), ("D", "HA")])])
+>>> lead_mistakes({"Travellers": travellers, "Leads": leads}.get, lambda last: {})
+[('Leads', (6, 4), 'input', 'a lead for a row the Travellers sheet does not have (board 3, 1 v 11); publish and export refuse the book until it is put right')]
+"""
+
+from __future__ import annotations
+
+import xml.parsers.expat as expat
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from ...core.template_contract import LEAD_COLUMNS, LEADS_SHEET, TABLE_HEADER_ROW, TRAVELLERS_SHEET
+from ...core.travellerrow import blank, leads_without_rows
+from ..guard.xmlscan import defuse
+from .sheetxml import column_number
+
+__all__ = ["lead_mistakes"]
+
+#: what recalc says a lead without its traveller row does to the outputs (the Ranking does not read leads)
+CONSEQUENCE = "publish and export refuse the book until it is put right"
+#: the bytes of a part given to the parser at a time (the rows read so far handed on between)
+CHUNK = 1 << 16
+#: the last shared string asked for: the whole table (its size is the guard's to bound)
+ALL_STRINGS = 1 << 31
+
+
+class _NoTable(Exception):
+    """The part cannot be read as a table (unreadable, or no header row naming the columns)."""
+
+
+def lead_mistakes(part: Callable[[str], bytes | None], strings: Callable[[int], dict[int, str]]
+                  ) -> list[tuple[str, tuple[int, int], str, str]]:
+    """The read stage's mistake (sheet, (row, column), ``"input"``, message) of the first lead of the Leads sheet
+    without a traveller row, saying how many more there are (``part(sheet)``: the sheet's worksheet part, None when
+    the book has no such sheet; ``strings(last)``: {index: text} of the shared strings up to ``last``). [] for a book
+    without both sheets, or whose leads all have their rows."""
+    leads_xml = part(LEADS_SHEET)
+    travellers_xml = part(TRAVELLERS_SHEET) if leads_xml else None
+    if not leads_xml or not travellers_xml:
+        return []
+    table: dict[int, str] = {}
+
+    def shared(index: int) -> str | None:
+        if not table:
+            table.update(strings(ALL_STRINGS) or {-1: ""})
+        return table.get(index)
+
+    columns: dict[str, int] = {}
+    try:
+        seated = ((b, n, e) for _r, (b, n, e) in _rows(travellers_xml, LEAD_COLUMNS[:3], shared, {}))
+        leads = ((r, b, n, e) for r, (b, n, e) in _rows(leads_xml, LEAD_COLUMNS, shared, columns))
+        missing = leads_without_rows(leads, seated)  # (the traveller rows read whole first, then the leads)
+        first = next(missing, None)  # (the first named, as publish and export name it; the others counted)
+        more = sum(1 for _ in missing)
+    except _NoTable:
+        return []
+    if first is None:
+        return []
+    r, mistake = first
+    also = f" ({more:,} more lead{'s' if more > 1 else ''} below without a traveller row)" if more else ""
+    return [(LEADS_SHEET, (int(str(r)), columns["Lead"]), "input", f"{mistake.words}; {CONSEQUENCE}{also}")]
+
+
+def _value(kind: str, text: str, shared: Callable[[int], str | None]) -> Any:
+    """A cell's value as the readers take it: a number, text (a shared string looked up), None for blank or an error."""
+    if kind == "s":
+        t = text.strip()
+        return shared(int(t)) if t.isdigit() and len(t) < 11 else None
+    if kind in ("str", "inlineStr"):
+        return text
+    if kind == "n":
+        try:
+            number = float(text)
+        except ValueError:
+            return None
+        return int(number) if number.is_integer() else number
+    return None  # (a boolean, an error value: no board or pair)
+
+
+def _rows(sheet_xml: bytes, names: tuple[str, ...], shared: Callable[[int], str | None], columns: dict[str, int]
+          ) -> Iterator[tuple[int, list[Any]]]:
+    """(row, [the values of the first three of ``names``]) of each row below the header row whose three cells are
+    filled, in the part's order; ``columns`` is given {name: column} of ``names`` on the header row. :class:`_NoTable`
+    when the part cannot be read or its header row lacks one of ``names``."""
+    state: dict[str, Any] = {"cell": None, "text": False, "row": {}, "r": 0, "keep": None}
+    done: list[tuple[int, list[Any]]] = []
+
+    def start(tag: str, attrs: dict[str, str]) -> None:
+        local = tag if ":" not in tag else tag.rsplit(":", 1)[1]
+        if local == "c":
+            ref = attrs.get("r", "")
+            letters = ref.rstrip("0123456789")
+            digits = ref[len(letters):]
+            if not digits or not letters or len(digits) > 7 or int(digits) < TABLE_HEADER_ROW:
+                state["cell"] = None
+                return
+            c = column_number(letters)
+            keep = state["keep"]
+            state["r"] = int(digits)
+            state["cell"] = None if keep is not None and c not in keep else [c, attrs.get("t", "n"), ""]
+        elif local in ("v", "t") and state["cell"] is not None:
+            state["text"] = True
+
+    def end(tag: str) -> None:
+        local = tag if ":" not in tag else tag.rsplit(":", 1)[1]
+        if local in ("v", "t"):
+            state["text"] = False
+        elif local == "c" and state["cell"] is not None:
+            c, kind, text = state["cell"]
+            if text.strip():
+                state["row"][c] = _value(kind, text, shared)
+            state["cell"] = None
+        elif local == "row":
+            row, r = state["row"], state["r"]
+            state["row"] = {}
+            if r == TABLE_HEADER_ROW and state["keep"] is None:
+                found: dict[str, int] = {}
+                for c, name in sorted(row.items()):
+                    if isinstance(name, str) and name.strip() in names:
+                        found.setdefault(name.strip(), c)
+                if any(n not in found for n in names):
+                    raise _NoTable
+                columns.update(found)
+                state["keep"] = {found[n] for n in names[:3]}
+            elif r > TABLE_HEADER_ROW and state["keep"] is not None:
+                values = [row.get(columns[n]) for n in names[:3]]
+                if not any(blank(v) for v in values):
+                    done.append((r, values))
+
+    def chars(data: str) -> None:
+        if state["text"] and state["cell"] is not None:
+            state["cell"][2] += data
+
+    def forbidden(what: str) -> None:
+        raise ValueError(what)
+
+    parser = expat.ParserCreate()
+    defuse(parser, forbidden)
+    parser.buffer_text = True
+    parser.StartElementHandler, parser.EndElementHandler, parser.CharacterDataHandler = start, end, chars
+    try:
+        for at in range(0, len(sheet_xml), CHUNK):
+            parser.Parse(sheet_xml[at:at + CHUNK], False)
+            yield from done
+            done.clear()
+        parser.Parse(b"", True)
+    except (expat.ExpatError, ValueError):
+        raise _NoTable from None
+    if state["keep"] is None:
+        raise _NoTable
+    yield from done
