@@ -44,7 +44,7 @@ def _check(leads: list[tuple[int, list]], prefix: str = "", shared: bool = False
 
 def test_a_lead_without_its_traveller_row_is_named_at_its_lead_cell():
     leads = [(4, ["Board", "NS", "EW", "Lead"]), (5, [1, "1", 11.0, "SK"]), (6, [2, "A1", "11", "HA"]),
-             (7, [3, 1, 11, "DQ"]), (8, [1, 11, 1, "C2"]), (9, [None, 1, 11, "S3"])]
+             (7, [3, 1, 11, "DQ"]), (8, [1, 11, 1, "C2"]), (9, [None, None, None, None])]
     for prefix in ("", "x"):
         for shared in (False, True):
             assert _check(leads, prefix, shared) == [
@@ -59,3 +59,21 @@ def test_leads_on_their_rows_and_parts_it_cannot_follow_give_no_mistake():
     parts = {"Travellers": _part(TRAVELLERS), "Leads": _part([(4, ["Board", "NS", "EW", "Lead"])])[:-20]}
     assert lead_mistakes(parts.get, lambda last: {}) == []  # (damaged: the readers of publish and export say so)
     assert lead_mistakes({"Travellers": _part(TRAVELLERS)}.get, lambda last: {}) == []  # (no Leads sheet)
+
+
+def test_a_lead_row_that_is_a_mistake_of_its_own_is_named_first_as_publish_names_it():
+    """A lead row publish and export refuse (core.travellerrow.lead_row_mistake: the board, both pairs, one lead
+    for a board and pairs, a card) is named at its cell, before any lead without its traveller row (those readers
+    stop at it while reading the sheet)."""
+    head = (4, ["Board", "NS", "EW", "Lead"])
+    without_row = (5, [3, 1, 11, "SK"])
+    cases = [((6, [None, 1, 11, "S3"]), (6, 1), "board number missing"),
+             ((6, [2.5, 1, 11, "S3"]), (6, 1), "board number must be a whole number from 1 to 10,000, got 2.5"),
+             ((6, [1, 1, None, "S3"]), (6, 3), "pair number missing"),
+             ((6, [1, 1, 11, "S1"]), (6, 4), "cannot read lead card (expected e.g. SK, H7): 'S1'"),
+             ((6, [3, "1", 11.0, "HA"]), (6, 4), "a second lead for board 3, 1 v 11")]
+    for row, cell, words in cases:
+        assert _check([head, without_row, row]) == [
+            ("Leads", cell, "input", f"{words}; publish and export refuse the book until it is put right")], row
+    assert _check([head, (5, [1, 1, 11, "s10"]), (6, [1, 2, 12, None])]) == []  # (10 of spades; a row without lead)
+

@@ -174,6 +174,11 @@ PAIRS_CASES = [
     Case("a lead on its traveller row", leads=((1, 1, 11, "SK"),)),
     # board 3, 1 v 11 has no traveller row: a lead without a contract
     Case("lead without contract", leads=((3, 1, 11, "SK"),), named=("Leads!D5", "Leads!A5")),
+    # a lead row refused on its own (PBN's Lead: suit then rank; one lead a board and pairs; both pairs given)
+    Case("lead card 'S1'", leads=((1, 1, 11, "S1"),), named=("Leads!D5",)),
+    Case("two leads for one traveller row", leads=((1, 1, 11, "SK"), (1, 1, 11, "HA")), named=("Leads!D6",)),
+    Case("lead without its E-W pair", leads=((1, 1, None, "SK"),), named=("Leads!C5",)),
+    Case("lead without its board", leads=((None, 1, 11, "SK"),), named=("Leads!A5",)),
 ]
 
 

@@ -35,7 +35,7 @@ from .vocabulary import Direction, Seat, UnknownSpellingError, Vulnerability
 
 __all__ = ["Mistake", "row_mistake", "board_row_mistake", "blank", "RED_WHEN", "reason_text", "column_named",
            "vulnerability_words", "MAX_BOARD", "PairCheck", "listed_pairs", "unlisted_pair",
-           "lead_without_row", "leads_without_rows"]
+           "lead_without_row", "leads_without_rows", "lead_card", "lead_row_mistake"]
 
 #: the largest board number a book's Board column accepts (its validation), as the PBN and USEBIO readers do
 MAX_BOARD = 10_000
@@ -360,6 +360,54 @@ class PairCheck:
         for side, p in ((Direction.NS, n), (Direction.EW, e)):
             self.seen.add((p if self.howell else (side.value, p), b))
         return None
+
+
+_RANKS, _SUITS = "AKQJT98765432", "SHDC"
+
+
+def lead_card(text: object) -> str | None:
+    """A lead card as suit then rank (``"SK"``), from ``SK``, ``KS``, ``s10``, ``10S`` (PBN's ``Lead``: suit then
+    rank, ``T`` for the ten); None when it is no card.
+
+    >>> lead_card("kS"), lead_card("h10"), lead_card("TD"), lead_card("S1")
+    ('SK', 'HT', 'DT', None)
+    """
+    t = str(text).strip().upper().replace("10", "T")
+    if len(t) == 2:
+        if t[0] in _SUITS and t[1] in _RANKS:
+            return t
+        if t[1] in _SUITS and t[0] in _RANKS:
+            return t[1] + t[0]
+    return None
+
+
+def lead_row_mistake(board: object, ns: object, ew: object, lead: object, seen: set[tuple[object, ...]]) -> Mistake | None:
+    """The mistake of a row of an imported book's Leads sheet (``xlbridge import`` writes one: Board, NS, EW, Lead),
+    or None: the board a whole number from 1 to :data:`MAX_BOARD`, both pairs given, one lead for a board and pairs
+    (``seen``: the rows' (board, N-S, E-W) met before, which it joins), a lead that is a card. ``xlbridge recalc``,
+    ``publish`` and ``export`` name it at the cell, in these words.
+
+    >>> seen = set()
+    >>> lead_row_mistake(1, 1, 11, "sk", seen), lead_row_mistake(1.0, "1", 11, "HA", seen)
+    (None, Mistake(column='Lead', words='a second lead for board 1, 1 v 11'))
+    >>> lead_row_mistake(0, 1, 11, "SK", seen).words, lead_row_mistake(2, 1, None, "SK", seen)
+    ('board number must be a whole number from 1 to 10,000, got 0', Mistake(column='EW', words='pair number missing'))
+    >>> lead_row_mistake(3, 1, 11, "S1", seen).words, lead_row_mistake(None, 1, 11, "SK", seen).words
+    ("cannot read lead card (expected e.g. SK, H7): 'S1'", 'board number missing')
+    """
+    b = "board number missing" if blank(board) else _whole(board, "board number", MAX_BOARD)
+    if isinstance(b, str):
+        return Mistake("Board", b)
+    for column, p in (("NS", ns), ("EW", ew)):
+        if blank(p):
+            return Mistake(column, "pair number missing")
+    key = (b, _pair(ns), _pair(ew))
+    if key in seen:
+        return Mistake("Lead", f"a second lead for board {b}, {_brief(ns)} v {_brief(ew)}")
+    seen.add(key)
+    if not blank(lead) and lead_card(lead) is None:
+        return Mistake("Lead", f"cannot read lead card (expected e.g. SK, H7): {shown(lead)}")
+    return None
 
 
 def lead_without_row(board: object, ns: object, ew: object) -> Mistake:

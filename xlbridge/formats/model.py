@@ -33,6 +33,7 @@ from typing import Any
 
 import xlbridge
 
+from ..core.travellerrow import lead_card
 from ..core.vocabulary import Direction, Movement, Scoring, Seat, UnknownSpellingError
 from .errors import FormatError
 
@@ -272,14 +273,11 @@ def normalize_lead(text: object, *, file: str | None = None, line: int | None = 
     >>> normalize_lead("kS"), normalize_lead("h10"), normalize_lead("TD")
     ('SK', 'HT', 'DT')
     """
-    t = str(text).strip().upper().replace("10", "T")
-    if len(t) == 2:
-        if t[0] in _SUITS and t[1] in _RANKS:
-            return t
-        if t[1] in _SUITS and t[0] in _RANKS:
-            return t[1] + t[0]
-    raise FormatError("cannot read lead card (expected e.g. SK, H7):", file=file, line=line, element=element,
-                      value=text)
+    card = lead_card(text)  # (core.travellerrow: the Leads sheet's cells are read in the same way by recalc)
+    if card is None:
+        raise FormatError("cannot read lead card (expected e.g. SK, H7):", file=file, line=line, element=element,
+                          value=text)
+    return card
 
 
 def normalize_deal(text: object, *, file: str | None = None, line: int | None = None,

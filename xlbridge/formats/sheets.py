@@ -30,6 +30,7 @@ import xlbridge
 from ..core.template_contract import (CAPACITY_NAME, DEAL_COLUMNS, DEALS_SHEET, EVENT_DETAILS, LEAD_COLUMNS, LEADS_SHEET,
                                       TABLE_HEADER_ROW)
 from ..core.text import INVISIBLE_CHARACTERS, clean_text
+from ..core.travellerrow import lead_row_mistake
 from ..core.vocabulary import Seat
 from .checks import MAX_BOARD, vulnerability_words
 from .errors import FormatError, check_name, check_national_number, display_name
@@ -452,12 +453,13 @@ def read_extra_sheets(wb: Workbook, name: str) -> tuple[dict[int, tuple[str, str
     sheets (empty when a sheet is absent); a bad cell is an error naming it."""
     deals: dict[int, tuple[str, str | None]] = {}
     leads: dict[tuple[int, str, str], tuple[str | None, str]] = {}
+    seen_leads: set[tuple[object, ...]] = set()
     for sheet, columns in ((DEALS_SHEET, _D_COLUMNS), (LEADS_SHEET, _L_COLUMNS)):
         if sheet not in wb.sheetnames:
             continue
         for _r, get, where in table_rows(wb[sheet], columns, sheet=sheet, name=name):
-            b = board_number(get("Board"), where("Board"))
             if sheet == DEALS_SHEET:
+                b = board_number(get("Board"), where("Board"))
                 if b in deals:
                     raise FormatError(f"board {b} is listed twice", where=where("Board"))
                 dealer = cell_text(get("Dealer"))
@@ -476,12 +478,13 @@ def read_extra_sheets(wb: Workbook, name: str) -> tuple[dict[int, tuple[str, str
                 deals[b] = (dealer, deal)
             else:
                 ns, ew, lead = cell_text(get("NS")), cell_text(get("EW")), cell_text(get("Lead"))
-                if ns is None or ew is None:
-                    raise FormatError("pair number missing", where=where("NS" if ns is None else "EW"))
-                key = (b, ns, ew)
-                if key in leads:
-                    raise FormatError(f"a second lead for board {b}, {ns} v {ew}", where=where("Lead"))
-                leads[key] = (normalize_lead(lead, element=where("Lead")) if lead else None, where("Lead"))
+                # (the row's verdict in the words xlbridge recalc names it with: core.travellerrow)
+                mistake = lead_row_mistake(get("Board"), ns, ew, lead, seen_leads)
+                if mistake is not None:
+                    raise FormatError(mistake.words, where=where(mistake.column))
+                b = board_number(get("Board"), where("Board"))  # (read whole by lead_row_mistake)
+                assert ns is not None and ew is not None
+                leads[(b, ns, ew)] = (normalize_lead(lead, element=where("Lead")) if lead else None, where("Lead"))
     return deals, leads
 
 

@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ...core.template_contract import LEAD_COLUMNS, LEADS_SHEET, TABLE_HEADER_ROW, TRAVELLERS_SHEET
-from ...core.travellerrow import blank, leads_without_rows
+from ...core.travellerrow import Mistake, blank, lead_row_mistake, leads_without_rows
 from ..guard.xmlscan import defuse
 from .sheetxml import column_number
 
@@ -68,14 +68,29 @@ def lead_mistakes(part: Callable[[str], bytes | None], strings: Callable[[int], 
         return table.get(index)
 
     columns: dict[str, int] = {}
+    bad: list[tuple[int, Mistake]] = []
+
+    def checked() -> Iterator[tuple[int, Any, Any, Any]]:
+        """The lead rows, each read as publish and export read it (:func:`lead_row_mistake`), up to the first
+        mistaken one (kept in ``bad``: those readers stop there)."""
+        seen: set[tuple[object, ...]] = set()
+        for r, (b, n, e, lead) in _rows(leads_xml, LEAD_COLUMNS, shared, columns, whole=False):
+            mistake = lead_row_mistake(b, n, e, lead, seen)
+            if mistake is not None:
+                bad.append((r, mistake))
+                return
+            yield r, b, n, e
+
     try:
         seated = ((b, n, e) for _r, (b, n, e) in _rows(travellers_xml, LEAD_COLUMNS[:3], shared, {}))
-        leads = ((r, b, n, e) for r, (b, n, e) in _rows(leads_xml, LEAD_COLUMNS, shared, columns))
-        missing = leads_without_rows(leads, seated)  # (the traveller rows read whole first, then the leads)
+        missing = leads_without_rows(checked(), seated)  # (the traveller rows read whole first, then the leads)
         first = next(missing, None)  # (the first named, as publish and export name it; the others counted)
         more = sum(1 for _ in missing)
     except _NoTable:
         return []
+    if bad:  # (a lead row that is a mistake of its own: publish and export name it before any lead's traveller row)
+        r, mistake = bad[0]
+        return [(LEADS_SHEET, (r, columns[mistake.column]), "input", f"{mistake.words}; {CONSEQUENCE}")]
     if first is None:
         return []
     r, mistake = first
@@ -99,11 +114,11 @@ def _value(kind: str, text: str, shared: Callable[[int], str | None]) -> Any:
     return None  # (a boolean, an error value: no board or pair)
 
 
-def _rows(sheet_xml: bytes, names: tuple[str, ...], shared: Callable[[int], str | None], columns: dict[str, int]
-          ) -> Iterator[tuple[int, list[Any]]]:
-    """(row, [the values of the first three of ``names``]) of each row below the header row whose three cells are
-    filled, in the part's order; ``columns`` is given {name: column} of ``names`` on the header row. :class:`_NoTable`
-    when the part cannot be read or its header row lacks one of ``names``."""
+def _rows(sheet_xml: bytes, names: tuple[str, ...], shared: Callable[[int], str | None], columns: dict[str, int],
+          whole: bool = True) -> Iterator[tuple[int, list[Any]]]:
+    """(row, [the values of ``names``]) of each row below the header row whose first three cells are filled (not
+    ``whole``: any of its cells of ``names``), in the part's order; ``columns`` is given {name: column} of ``names``
+    on the header row. :class:`_NoTable` when the part cannot be read or its header row lacks one of ``names``."""
     state: dict[str, Any] = {"cell": None, "text": False, "row": {}, "r": 0, "keep": None}
     done: list[tuple[int, list[Any]]] = []
 
@@ -143,10 +158,10 @@ def _rows(sheet_xml: bytes, names: tuple[str, ...], shared: Callable[[int], str 
                 if any(n not in found for n in names):
                     raise _NoTable
                 columns.update(found)
-                state["keep"] = {found[n] for n in names[:3]}
+                state["keep"] = {found[n] for n in names}
             elif r > TABLE_HEADER_ROW and state["keep"] is not None:
-                values = [row.get(columns[n]) for n in names[:3]]
-                if not any(blank(v) for v in values):
+                values = [row.get(columns[n]) for n in names]
+                if not any(blank(v) for v in values[:3]) if whole else not all(blank(v) for v in values):
                     done.append((r, values))
 
     def chars(data: str) -> None:
