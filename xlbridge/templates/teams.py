@@ -7,13 +7,14 @@
 from __future__ import annotations
 
 from openpyxl import Workbook
+from openpyxl.utils.cell import quote_sheetname
 from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.formula import ArrayFormula
 
 from ..core.teams.vp import vp_scale
 from ..core.template_contract import (BOARD_INPUTS, BOARDS_SHEET, MATCH_COLUMNS, MATCHES_SHEET, PLAYER_NUMBERS, PRIVATE, PRINT_NAME, TEAM_COLUMNS,
                                        TEAMS_SHEET)
-from .mirror import headroom
+from .mirror import calc_sheet_name, headroom
 
 from .styling import (handout, COMMON_LINES, align, array, computed, conf_sheet, event_details, headers, input_table, instructions,
                       legend, legend_across, mark_input, new_workbook, param, seq_column, seq_row, sheet, table_head,
@@ -74,8 +75,9 @@ def _boards_sheet(wb: Workbook) -> int:
     array(ws, f"J{B_FIRST}:J{last}",
            f"=WEIGHTED_IMPS(C{B_FIRST}:E{last},F{B_FIRST}:H{last},I{B_FIRST}:I{last},A{B_FIRST}:A{last},"
            f"B{B_FIRST}:B{last},{MATCHES_SHEET}!$A${M_FIRST}:$A${M_FIRST + M_ROWS - 1})", "0.0")
-    array(ws, f"K{B_FIRST}:K{last}", f'=IF(ISNUMBER(J{B_FIRST}:J{last}),-J{B_FIRST}:J{last},J{B_FIRST}:J{last})',
-          "0.0")
+    # IMPs B: the hidden IMPs A negated (a value typed over an IMPs A cell in view changes nothing else)
+    imps = board_imps(last)
+    array(ws, f"K{B_FIRST}:K{last}", f'=IF(ISNUMBER({imps}),-{imps},{imps})', "0.0")
     ws.row_dimensions[4].height = 30  # (two lines: Outcome / 2)
     ws.column_dimensions["L"].width = 2  # (a narrow gap before the legend)
     legend_across(ws, "M4", NOTE_WIDTHS)
@@ -83,19 +85,25 @@ def _boards_sheet(wb: Workbook) -> int:
     return last
 
 
-def board_imps(last: int, ml: int) -> str:
+def board_imps(last: int) -> str:
     """Each Boards row's IMPs for team A from its inputs, as the Matches sheet reads them (``last``: the Boards
-    table's last row, ``ml``: the Matches table's): ``WEIGHTED_IMPS`` of the rows' rooms, weights, match and board,
-    computed on the columns turned into rows and turned back (a call of one row, as the pairs Ranking's scores:
-    :func:`xlbridge.templates.pairs.row_scores`), never the IMPs A cells in view, so that a value typed over one is
-    no match's result (issue 52: the results always come from the row's inputs; ``xlbridge recalc`` names the cell
-    typed over).
+    table's last row): the hidden column of the Boards IMPs A (``WEIGHTED_IMPS`` of the rows' rooms, weights, match
+    and board, on the hidden sheet, :mod:`xlbridge.templates.mirror`), never the IMPs A cells in view, so that a
+    value typed over one is no match's result (issue 52: the results always come from the row's inputs;
+    ``xlbridge recalc`` names the cell typed over). One call for the whole table, read by every match (each match
+    computing the table's IMPs again took the worked example's recalculation 8 s).
 
-    >>> board_imps(5004, 44)[:66]
-    'TRANSPOSE(WEIGHTED_IMPS(TRANSPOSE(Boards!$C$5:$E$5004),TRANSPOSE(B'
+    The hidden column starts at the table's header row, as the table's ranges do, and runs past the table by its
+    headroom (:func:`xlbridge.templates.mirror.headroom`); the Boards ranges beside it in a Matches formula run
+    twice as far. Its k-th cell is the row at position k of those ranges, whatever rows are inserted, deleted or
+    sorted (both follow the table's edits), and the ranges' positions past it are blank rows (headroom), which
+    every program's ``IF`` gives its value if false.
+
+    >>> board_imps(5004)
+    "'Boards (calc)'!$J$4:$J$5054"
     """
-    turned = ",".join(f"TRANSPOSE({BOARDS_SHEET}!${a}${B_FIRST}:${b}${last})" for a, b in ("CE", "FH", "II", "AA", "BB"))
-    return f"TRANSPOSE(WEIGHTED_IMPS({turned},{MATCHES_SHEET}!$A${M_FIRST}:$A${ml}))"
+    top, bottom = B_FIRST - 1, last + headroom(last - B_FIRST + 1)
+    return f"{quote_sheetname(calc_sheet_name(BOARDS_SHEET))}!$J${top}:$J${bottom}"
 
 
 def _matches_sheet(wb: Workbook, last: int) -> int:
@@ -118,7 +126,7 @@ def _matches_sheet(wb: Workbook, last: int) -> int:
     for k in range(1, M_ROWS + headroom(M_ROWS) + 1):
         r, at = M_FIRST + k - 1, k + 1
         formula = (f'=IF(INDEX({col("A")},{at})="","",MATCH_RESULT(IF(Boards!$A${B_FIRST}:$A${last}=INDEX({col("A")},{at}),'
-                   f'{board_imps(last, ml)},""),INDEX({col("D")},{at}),"nearest"))')
+                   f'{board_imps(last)},""),INDEX({col("D")},{at}),"nearest"))')
         if k <= M_ROWS:
             array(ws, f"E{r}:H{r}", formula, "0.00")
         else:
