@@ -117,7 +117,7 @@ def inputs_from_header(wb: Workbook) -> None:
         header = f"${get_column_letter(c1)}${first - 1}"
         for dv in ws.data_validations.dataValidation:
             refs = [_from_header(r.coord, first, c1, c2) or r.coord for r in dv.sqref.ranges]
-            dv.sqref = " ".join(refs)  # type: ignore[assignment]
+            dv.sqref = " ".join(refs)
         moved = ConditionalFormattingList()
         moved.max_priority = ws.conditional_formatting.max_priority
         for cf in ws.conditional_formatting:
