@@ -43,9 +43,11 @@ CASES = {
     "teams.xlsx": dict(
         sheet="Boards", cols="A:I", cells=False,
         typed={"A5": 9, "B5": 1, "C5": 410, "I5": 420,  # match 9 (not on Matches), room 1 410 (no score)
-               "A16": 2, "B16": 1, "C16": 450, "I16": 420},  # board 1 of match 2 again (row 13 has it)
+               "A16": 2, "B16": 1, "C16": 450, "I16": 420,  # board 1 of match 2 again (row 13 has it)
+               "J7": 3},  # a value typed over IMPs A (match 1, board 2)
         red={"A5": True, "C5": True, "B5": False, "I5": False, "A6": False, "B6": False, "C6": False,
-             "B16": True, "A16": False, "C16": False, "B13": False, "A4": False, "C4": False}),
+             "B16": True, "A16": False, "C16": False, "B13": False, "A4": False, "C4": False,
+             "J7": True, "J8": False, "J4": False}),
     "instant.xlsx": dict(sheet="Results", cols="A:D", cells=False, typed={}, red={}),
     "lehman.xlsx": dict(sheet="Ledger", cols="A:G", cells=True, typed={}, red={}),
     "handicap.xlsx": dict(sheet="Handicaps", cols="A:C", cells=False, typed={}, red={}),
