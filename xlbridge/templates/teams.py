@@ -82,17 +82,17 @@ def score_unread(cell: str) -> str:
 
 
 def boards_red_when(ml: int) -> dict[str, str]:
-    """Each Boards input column's rule as a conditional format (Excel's words, for the row's first cells ``$A5``
-    ...; ``ml``: the Matches table's last row): the cell turns red where the row's mistake is, as
-    ``WEIGHTED_IMPS`` names it (:func:`xlbridge.core.travellerrow.board_row_mistake`; the same words in every
-    command): a row with no match or board; a match or board that is no whole number (a board at most
-    10,000: :data:`xlbridge.core.travellerrow.MAX_BOARD`); a match not on the Matches sheet; a board listed again in its match (the later row: counted from the header
-    down to its own row, never a range upside down); a room
-    score that is none (:func:`score_unread`). A value typed over an IMPs cell is red by the rule of every result
-    cell in view (:mod:`xlbridge.templates.mirror`).
+    """Each Boards input column's rule as a conditional format, by column letter (Excel's words, for the row's
+    first cells ``$A5`` ...; ``ml``: the Matches table's last row): the cell turns red where the row's mistake is,
+    as ``WEIGHTED_IMPS`` names it (:func:`xlbridge.core.travellerrow.board_row_mistake`; the same words in every
+    command): a row with no match or board; a match or board that is no whole number (a board at most 10,000:
+    :data:`xlbridge.core.travellerrow.MAX_BOARD`); a match not on the Matches sheet; a board listed again in its
+    match (the later row: counted from the header down to its own row, never a range upside down); a room score
+    that is none (:func:`score_unread`). A value typed over an IMPs cell is red by the rule of every result cell
+    in view (:mod:`xlbridge.templates.mirror`).
 
-    >>> boards_red_when(44)["Match"][:40]
-    'OR(AND($A5="",COUNTA($B5:$I5)>0),AND($A'
+    >>> boards_red_when(44)["A"][:40]
+    'OR(AND($A5="",COUNTA($B5:$I5)>0),AND($A5'
     """
     def whole(c: str, high: str = "") -> str:
         return (f'AND(${c}5<>"",IFERROR(OR(VALUE(${c}5)<1,{f"VALUE(${c}5)>{high}," if high else ""}'
