@@ -420,3 +420,33 @@ def test_if_of_a_condition_of_numbers_and_logicals_equals_formulas_own():
 
     check()
     assert calls == []
+
+
+def test_if_of_arrays_of_different_sizes_expands_them_as_excel_does():
+    """Excel expands the arrays of an element-wise function to the largest: a one-row or one-column array repeats,
+    any other cell past an array's size is #N/A (Microsoft Support, "Guidelines and examples of array formulas");
+    formulas refuses them ("Broadcast is not implemented!"). The teams Matches sheet compares a Boards column that
+    rows inserted into the table lengthen with a hidden column of fixed length: worked by hand below."""
+    import numpy as np
+    import formulas.functions as ff
+    from formulas.tokens.operand import Error
+
+    na = Error.errors["#N/A"]
+    calls = []
+    _, whole = _stock_and_whole("IF", calls)
+    col = lambda *v: np.array([[x] for x in v], dtype=object).view(ff.Array)  # noqa: E731
+    # a condition two rows longer than its values, false there: "" (small arrays too: formulas cannot)
+    assert whole(col(True, False, True, False, False), col(5, 6, 7), "").ravel().tolist() == [5, "", 7, "", ""]
+    # true past the values' end: #N/A; a condition shorter than its values: #N/A past its end
+    assert whole(col(True, True), col(5), "x").ravel().tolist() == [5, 5]  # (one cell repeats)
+    out = whole(col(False, True, True), col(5, 6), "x").ravel().tolist()
+    assert out[:2] == ["x", 6] and out[2] is na
+    out = whole(col(True, False), col(5, 6, 7), "x").ravel().tolist()
+    assert out[:2] == [5, "x"] and out[2] is na
+    # a row against a column: both repeat (a 3 x 2 result), as numpy would broadcast them
+    grid = whole(np.array([[True, False]], dtype=object).view(ff.Array), col(1, 2, 3), 0)
+    assert grid.tolist() == [[1, 0], [2, 0], [3, 0]]
+    # a 2 x 2 against a 3 x 1 condition: the missing column and row are #N/A
+    big = whole(col(True, True, False), np.array([[1, 2], [3, 4]], dtype=object).view(ff.Array), 0).tolist()
+    assert big[0] == [1, 2] and big[1] == [3, 4] and big[2] == [0, 0]
+    assert len(calls) == 2  # (only the two of sizes numpy broadcasts went to formulas' own)

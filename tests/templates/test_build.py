@@ -271,11 +271,16 @@ def test_conf_and_instructions_sheets(books, name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_inputs_are_marked(books, name):
-    """Every validated cell is yellow; every array-formula cell is green; each data sheet has a legend."""
+    """Every validated cell is yellow, except a table's header cell (its validation starts at the header, so that
+    a row inserted directly below it gets the validation: issue 52); every array-formula cell is green; each data
+    sheet has a legend."""
     wb = books[name]
     for ws in wb.worksheets:
         if ws.title in ("Instructions", "xlwings.conf") or ws.title.endswith(CALC_SUFFIX):
             continue
+        header = ws.defined_names.get("XLBRIDGE_HEADER")
+        heads = set() if header is None else {c.coordinate for row in ws[header.attr_text.split("!")[-1].replace("$", "")]
+                                               for c in row}
         dvs = ws.data_validations.dataValidation
         if not dvs:  # an output-only sheet (Ranking): then no cell may look like an input
             assert not [c for row in ws.iter_rows() for c in row
@@ -285,6 +290,9 @@ def test_inputs_are_marked(books, name):
             for rng in dv.sqref.ranges:
                 for row in ws[rng.coord] if ":" in rng.coord else [[ws[rng.coord]]]:
                     for c in row:
+                        if c.coordinate in heads:
+                            assert c.fill.fgColor.rgb == T.HEADER_FILL and c.value, f"{ws.title}!{c.coordinate}"
+                            continue
                         assert c.fill.fgColor.rgb == T.INPUT_FILL, f"{ws.title}!{c.coordinate}"
         for ref in _arrays(ws):
             cells = ws[ref] if ":" in ref else [(ws[ref],)]
@@ -463,13 +471,14 @@ def test_capacity_declared_and_flagged(books):
     assert ws.defined_names["XLBRIDGE_CAPACITY"].attr_text == "'Travellers'!$A$4:$P$10004"
     assert "rows 5 to 10,004" in ws["Q18"].value  # (below the parameters, the event details and the legend)
     rules = {str(cf.sqref): cf.rules for cf in ws.conditional_formatting}
-    assert sorted(rules) == ["A5:A10004", "B5:B10004", "C5:C10004", "D5:D10004", "E5:E10004", "F5:F10004",
-                             "H4:H10004", "N4:O10004", "Q18"]
-    # issue 52: a half-filled row turns red at the input to put right (core.travellerrow's rules, Excel's words)
+    assert sorted(rules) == ["A4:A10004", "B4:B10004", "C4:C10004", "D4:D10004", "E4:E10004", "F4:F10004",
+                             "G4:G10004", "H4:H10004", "N4:O10004", "Q18"]
+    # issue 52: a half-filled row turns red at the input to put right (core.travellerrow's rules, Excel's words),
+    # from the header row (a row inserted directly below it gets them), never on the header itself
     # (and a cell holding what it cannot: tricks 14, 9.5 or text)
-    assert rules["F5:F10004"][0].formula == ['AND($D5<>"",UPPER(TRIM($D5))<>"PASS",OR($F5="",NOT(ISNUMBER($F5)),'
-                                             'IFERROR(OR($F5<0,$F5>13,$F5<>INT($F5)),TRUE)))']
-    assert rules["D5:D10004"][0].formula == ['AND($D5="",$G5="",COUNTA($A5:$C5,$E5:$F5)>0)']
+    assert rules["F4:F10004"][0].formula == ['AND(ROW(F4)>ROW($A$4),AND($D4<>"",UPPER(TRIM($D4))<>"PASS",OR($F4="",'
+                                             'NOT(ISNUMBER($F4)),IFERROR(OR($F4<0,$F4>13,$F4<>INT($F4)),TRUE))))']
+    assert rules["D4:D10004"][0].formula == ['AND(ROW(D4)>ROW($A$4),AND($D4="",$G4="",COUNTA($A4:$C4,$E4:$F4)>0))']
     assert rules["Q18"][0].formula == ["COUNTA($A$10005:$P$1048576)>0"]
     assert ws.defined_names["XLBRIDGE_HEADER"].attr_text == "'Travellers'!$A$4:$P$4"
     # issue 38: a result cell without its formula in a row typed into (a row inserted) turns red, and

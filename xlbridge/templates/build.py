@@ -45,7 +45,7 @@ from openpyxl.writer.excel import ExcelWriter
 from ..core.errors import InputError
 from . import handicap, instant, lehman, pairs, teams
 from .mirror import mirror_arrays
-from .tables import excel_tables
+from .tables import excel_tables, inputs_from_header
 from .styling import ZIP_TIME, empty_tables, print_setup
 
 __all__ = ["TEMPLATES", "FILES", "EXAMPLES", "build_workbook", "build_bytes", "build_all", "check_all", "canonical_dump", "canonical_xml"]
@@ -86,6 +86,7 @@ def build_workbook(name: str) -> Workbook:
     if not example:
         empty_tables(wb, base)
     print_setup(wb)
+    inputs_from_header(wb)  # a row inserted directly below a table's header gets its validations and red rules
     mirror_arrays(wb)  # values every spreadsheet program shows (see .mirror)
     excel_tables(wb)  # Excel fills the result cells of a row inserted into a table (see .tables)
     return wb

@@ -127,6 +127,62 @@ def not_counted() -> str:
             f'&" more","")&" (red there: put it right, then recalculate)"),"")')
 
 
+def contract_unread() -> str:
+    """A conditional format's rule (Excel's words, for the row's first cells ``$D5`` Contract ...) that the contract
+    typed is none the scorers read (:meth:`xlbridge.core.contract.Contract.parse`): a number, or a text that is
+    neither a pass (``PASS``, ``P``, ``AP``, ``PASSED``, ``PASSED OUT``, ``ALL PASS``) nor a level 1-7, a strain
+    (C, D, H, S, NT or N) and X, XX or R, spaces allowed between them (``8S``, ``4Z``, ``3NTXXX`` are red; ``4s``,
+    ``3N``, `` 6H R`` are not). Standard functions only: Excel and LibreOffice show it as it is typed.
+
+    >>> contract_unread()[:50]
+    'AND($D5<>"",NOT(OR(AND(ISTEXT($D5),OR(UPPER(TRIM($'
+    """
+    word = 'UPPER(TRIM($D5))'
+    tight = 'UPPER(SUBSTITUTE($D5," ",""))'
+    passes = ",".join(f'{word}="{p}"' for p in ("PASS", "P", "AP", "PASSED", "PASSED OUT", "ALL PASS"))
+    endings = "|" + "|".join(s + d for s in ("C", "D", "H", "S", "NT", "N") for d in ("", "X", "XX", "R")) + "|"
+    contract = (f'AND(ISTEXT($D5),LEN({tight})>=2,ISNUMBER(FIND(LEFT({tight},1),"1234567")),'
+                f'ISERROR(FIND("|",$D5)),ISNUMBER(FIND("|"&MID({tight},2,9)&"|","{endings}")),'
+                f'ISERROR(FIND("N T",{word})),ISERROR(FIND("X X",{word})))')
+    return f'AND($D5<>"",NOT(OR(AND(ISTEXT($D5),OR({passes})),{contract})))'
+
+
+def _texts(text: str) -> str:
+    """``text`` as Excel texts joined by ``&`` (a text in a formula: at most 255 characters), cut at ``|``."""
+    chunks, at = [], 0
+    while at < len(text):
+        end = len(text) if len(text) - at <= 250 else text.rindex("|", at, at + 250)
+        chunks.append(text[at:end])
+        at = end
+    return "&".join(f'"{c}"' for c in chunks)
+
+
+def typed_score_unread() -> str:
+    """A conditional format's rule (Excel's words, for the row's first cells ``$A5`` Board ... ``$G5`` Typed
+    Score) that the Typed Score of a row without a contract is no score on that board: a number (or a number as
+    text) that no contract makes at the board's vulnerability (the standard 16-board cycle,
+    :meth:`xlbridge.core.vocabulary.Vulnerability.of_board`; the scores N-S make or lose declaring at N-S's
+    vulnerability, E-W's negated at E-W's, or 0: :func:`xlbridge.core.contract.declarer_scores`), e.g. 410 on
+    any board, 620 where N-S are not vulnerable; or a text that is neither a number, an artificial score
+    (``A...``) nor ``NP``. A board that is no board number is red at the board (:data:`RED_WHEN`), not here.
+
+    >>> typed_score_unread()[:52]
+    'AND($D5="",$G5<>"",IFERROR(IF(ISNUMBER(-$G5),NOT(OR('
+    """
+    from ..core.contract import declarer_scores
+    from ..core.vocabulary import Vulnerability
+
+    lists = {v: "|" + "|".join(str(x) for x in sorted(declarer_scores(v) | {0})) + "|" for v in (False, True)}
+    names = ["None", "NS", "EW", "All"]
+    cycle = ",".join(str(names.index(Vulnerability.of_board(b).name)) for b in range(1, 17))
+    k = f"CHOOSE(MOD(VALUE($A5)-1,16)+1,{cycle})"  # 0 None, 1 N-S, 2 E-W, 3 both vulnerable
+    ns = f"IF(OR({k}=1,{k}=3),{_texts(lists[True])},{_texts(lists[False])})"
+    ew = f"IF(OR({k}=2,{k}=3),{_texts(lists[True])},{_texts(lists[False])})"
+    word = "UPPER(TRIM($G5))"
+    return (f'AND($D5="",$G5<>"",IFERROR(IF(ISNUMBER(-$G5),NOT(OR(ISNUMBER(FIND("|"&(-$G5)*-1&"|",{ns})),'
+            f'ISNUMBER(FIND("|"&-$G5&"|",{ew})))),AND({word}<>"NP",LEFT({word},1)<>"A")),FALSE))')
+
+
 def _travellers_sheet(wb: Workbook) -> None:
     """The Travellers sheet: the traveller rows, their Score NS and matchpoints, the parameters and event details."""
     ws = sheet(wb, TRAVELLERS_SHEET, TRAVELLERS_SHEET, "Example: seed 004's boards with weighted scores (boards 1 and 3); board 2 has an "
@@ -162,6 +218,9 @@ def _travellers_sheet(wb: Workbook) -> None:
     red = PatternFill(fill_type="solid", start_color="FFFF0000", end_color="FFFF0000")
     for column, rule in RED_WHEN.items():  # a half-filled row: red at the input to put right (core.travellerrow)
         letter = "ABCDEFG"[TRAVELLER_COLUMNS.index(column)]
+        ws.conditional_formatting.add(rng(letter), FormulaRule(formula=[rule], stopIfTrue=True, fill=red,
+                                                               font=Font(bold=True, color="FFFFFFFF")))
+    for letter, rule in (("D", contract_unread()), ("G", typed_score_unread())):  # (what the scorers cannot score)
         ws.conditional_formatting.add(rng(letter), FormulaRule(formula=[rule], stopIfTrue=True, fill=red,
                                                                font=Font(bold=True, color="FFFFFFFF")))
     mark_input(ws, rng("P"), kind="list", formula1='"Y"',

@@ -7,13 +7,18 @@
 from __future__ import annotations
 
 from openpyxl import Workbook
+from openpyxl.formatting.rule import FormulaRule
+from openpyxl.styles import Font, PatternFill
+from openpyxl.utils.cell import quote_sheetname
 from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.formula import ArrayFormula
 
+from ..core.contract import any_legal_scores
 from ..core.teams.vp import vp_scale
+from ..core.travellerrow import MAX_BOARD
 from ..core.template_contract import (BOARD_INPUTS, BOARDS_SHEET, MATCH_COLUMNS, MATCHES_SHEET, PLAYER_NUMBERS, PRIVATE, PRINT_NAME, TEAM_COLUMNS,
                                        TEAMS_SHEET)
-from .mirror import headroom
+from .mirror import calc_sheet_name, headroom
 
 from .styling import (handout, COMMON_LINES, align, array, computed, conf_sheet, event_details, headers, input_table, instructions,
                       legend, legend_across, mark_input, new_workbook, param, seq_column, seq_row, sheet, table_head,
@@ -55,6 +60,53 @@ BOARD_COLUMNS = ([*BOARD_INPUTS, "IMPs A", "IMPs B"],
 #: Four narrow columns holding a legend and a capacity note beside a table (one 38 wide would print alone on a page).
 NOTE_WIDTHS = [8.5, 8.5, 8.5, 8.5]
 
+def score_unread(cell: str) -> str:
+    """A conditional format's rule (Excel's words) that the room score in ``cell`` (``$C5``) is none: a number (or
+    a number as text, ``+420``) that is no bridge score at any vulnerability (not one of
+    :func:`xlbridge.core.contract.any_legal_scores`: 410, 425), or a text that is neither a number, an artificial
+    score (``A...``) nor ``NP``; blank is no mistake (one room only: the board waits).
+
+    >>> score_unread("$C5")[:60]
+    'AND($C5<>"",IF(ISNUMBER(-$C5),ISERROR(FIND("|"&ABS(-$C5)&"|"'
+    """
+    legal = "|" + "|".join(str(v) for v in sorted(v for v in any_legal_scores() if v >= 0)) + "|"
+    chunks, at = [], 0  # (Excel's texts in a formula: at most 255 characters each, joined by &)
+    while at < len(legal):
+        end = len(legal) if len(legal) - at <= 250 else legal.rindex("|", at, at + 250)
+        chunks.append(legal[at:end])
+        at = end
+    joined = "&".join(f'"{c}"' for c in chunks)
+    word = f"UPPER(TRIM({cell}))"
+    return (f'AND({cell}<>"",IF(ISNUMBER(-{cell}),ISERROR(FIND("|"&ABS(-{cell})&"|",{joined})),'
+            f'AND({word}<>"NP",LEFT({word},1)<>"A")))')
+
+
+def boards_red_when(ml: int) -> dict[str, str]:
+    """Each Boards input column's rule as a conditional format, by column letter (Excel's words, for the row's
+    first cells ``$A5`` ...; ``ml``: the Matches table's last row): the cell turns red where the row's mistake is,
+    as ``WEIGHTED_IMPS`` names it (:func:`xlbridge.core.travellerrow.board_row_mistake`; the same words in every
+    command): a row with no match or board; a match or board that is no whole number (a board at most 10,000:
+    :data:`xlbridge.core.travellerrow.MAX_BOARD`); a match not on the Matches sheet; a board listed again in its
+    match (the later row: counted from the header down to its own row, never a range upside down); a room score
+    that is none (:func:`score_unread`). A value typed over an IMPs cell is red by the rule of every result cell
+    in view (:mod:`xlbridge.templates.mirror`).
+
+    >>> boards_red_when(44)["A"][:40]
+    'OR(AND($A5="",COUNTA($B5:$I5)>0),AND($A5'
+    """
+    def whole(c: str, high: str = "") -> str:
+        return (f'AND(${c}5<>"",IFERROR(OR(VALUE(${c}5)<1,{f"VALUE(${c}5)>{high}," if high else ""}'
+                f'VALUE(${c}5)<>INT(VALUE(${c}5))),TRUE))')
+
+    return {
+        "A": (f'OR(AND($A5="",COUNTA($B5:$I5)>0),{whole("A")},'
+              f'AND($A5<>"",COUNTIF({MATCHES_SHEET}!$A${M_FIRST - 1}:$A${ml},$A5)=0))'),
+        "B": (f'OR(AND($B5="",COUNTA($A5,$C5:$I5)>0),{whole("B", str(MAX_BOARD))},'
+              f'AND($A5<>"",$B5<>"",COUNTIFS($A${B_FIRST - 1}:$A5,$A5,$B${B_FIRST - 1}:$B5,$B5)>1))'),
+        "C": score_unread("$C5"), "D": score_unread("$D5"), "E": score_unread("$E5"), "I": score_unread("$I5"),
+    }
+
+
 def _boards_sheet(wb: Workbook) -> int:
     """The Boards sheet: each board's two rooms, weighted outcomes and IMPs; returns the table's last row."""
     ws = sheet(wb, BOARDS_SHEET, BOARDS_SHEET, "Example: match 1 is seed 004's Swiss match (7 boards, board 1 weighted); match 2 is plain.")
@@ -74,8 +126,13 @@ def _boards_sheet(wb: Workbook) -> int:
     array(ws, f"J{B_FIRST}:J{last}",
            f"=WEIGHTED_IMPS(C{B_FIRST}:E{last},F{B_FIRST}:H{last},I{B_FIRST}:I{last},A{B_FIRST}:A{last},"
            f"B{B_FIRST}:B{last},{MATCHES_SHEET}!$A${M_FIRST}:$A${M_FIRST + M_ROWS - 1})", "0.0")
-    array(ws, f"K{B_FIRST}:K{last}", f'=IF(ISNUMBER(J{B_FIRST}:J{last}),-J{B_FIRST}:J{last},J{B_FIRST}:J{last})',
-          "0.0")
+    # IMPs B: the hidden IMPs A negated (a value typed over an IMPs A cell in view changes nothing else)
+    imps = board_imps(last)
+    array(ws, f"K{B_FIRST}:K{last}", f'=IF(ISNUMBER({imps}),-{imps},{imps})', "0.0")
+    red = PatternFill(fill_type="solid", start_color="FFFF0000", end_color="FFFF0000")
+    for letter, rule in boards_red_when(M_FIRST + M_ROWS - 1).items():  # a row's mistake: red at its input cell
+        ws.conditional_formatting.add(f"{letter}{B_FIRST}:{letter}{last}", FormulaRule(
+            formula=[rule], stopIfTrue=True, fill=red, font=Font(bold=True, color="FFFFFFFF")))
     ws.row_dimensions[4].height = 30  # (two lines: Outcome / 2)
     ws.column_dimensions["L"].width = 2  # (a narrow gap before the legend)
     legend_across(ws, "M4", NOTE_WIDTHS)
@@ -83,19 +140,25 @@ def _boards_sheet(wb: Workbook) -> int:
     return last
 
 
-def board_imps(last: int, ml: int) -> str:
+def board_imps(last: int) -> str:
     """Each Boards row's IMPs for team A from its inputs, as the Matches sheet reads them (``last``: the Boards
-    table's last row, ``ml``: the Matches table's): ``WEIGHTED_IMPS`` of the rows' rooms, weights, match and board,
-    computed on the columns turned into rows and turned back (a call of one row, as the pairs Ranking's scores:
-    :func:`xlbridge.templates.pairs.row_scores`), never the IMPs A cells in view, so that a value typed over one is
-    no match's result (issue 52: the results always come from the row's inputs; ``xlbridge recalc`` names the cell
-    typed over).
+    table's last row): the hidden column of the Boards IMPs A (``WEIGHTED_IMPS`` of the rows' rooms, weights, match
+    and board, on the hidden sheet, :mod:`xlbridge.templates.mirror`), never the IMPs A cells in view, so that a
+    value typed over one is no match's result (issue 52: the results always come from the row's inputs;
+    ``xlbridge recalc`` names the cell typed over). One call for the whole table, read by every match (each match
+    computing the table's IMPs again took the worked example's recalculation 8 s).
 
-    >>> board_imps(5004, 44)[:66]
-    'TRANSPOSE(WEIGHTED_IMPS(TRANSPOSE(Boards!$C$5:$E$5004),TRANSPOSE(B'
+    The hidden column starts at the table's header row, as the table's ranges do, and runs past the table by its
+    headroom (:func:`xlbridge.templates.mirror.headroom`); the Boards ranges beside it in a Matches formula run
+    twice as far. Its k-th cell is the row at position k of those ranges, whatever rows are inserted, deleted or
+    sorted (both follow the table's edits), and the ranges' positions past it are blank rows (headroom), which
+    every program's ``IF`` gives its value if false.
+
+    >>> board_imps(5004)
+    "'Boards (calc)'!$J$4:$J$5054"
     """
-    turned = ",".join(f"TRANSPOSE({BOARDS_SHEET}!${a}${B_FIRST}:${b}${last})" for a, b in ("CE", "FH", "II", "AA", "BB"))
-    return f"TRANSPOSE(WEIGHTED_IMPS({turned},{MATCHES_SHEET}!$A${M_FIRST}:$A${ml}))"
+    top, bottom = B_FIRST - 1, last + headroom(last - B_FIRST + 1)
+    return f"{quote_sheetname(calc_sheet_name(BOARDS_SHEET))}!$J${top}:$J${bottom}"
 
 
 def _matches_sheet(wb: Workbook, last: int) -> int:
@@ -118,7 +181,7 @@ def _matches_sheet(wb: Workbook, last: int) -> int:
     for k in range(1, M_ROWS + headroom(M_ROWS) + 1):
         r, at = M_FIRST + k - 1, k + 1
         formula = (f'=IF(INDEX({col("A")},{at})="","",MATCH_RESULT(IF(Boards!$A${B_FIRST}:$A${last}=INDEX({col("A")},{at}),'
-                   f'{board_imps(last, ml)},""),INDEX({col("D")},{at}),"nearest"))')
+                   f'{board_imps(last)},""),INDEX({col("D")},{at}),"nearest"))')
         if k <= M_ROWS:
             array(ws, f"E{r}:H{r}", formula, "0.00")
         else:

@@ -301,6 +301,55 @@ def _index_of_values(stock: dict) -> dict:
 WHOLE_ARRAY_FROM = 64
 
 
+def _uneven(values: list[Any]) -> bool:
+    """True when arrays among ``values`` have sizes numpy cannot broadcast (formulas then raises "Broadcast is
+    not implemented!"; Excel expands them: :func:`_excel_expanded`)."""
+    import numpy as np
+
+    shapes = [v.shape for v in values if isinstance(v, np.ndarray)]
+    try:
+        np.broadcast_shapes(*shapes)
+    except ValueError:
+        return True
+    return False
+
+
+def _excel_expanded(arrays: list[Any]) -> list[Any]:
+    """The 2-D ``arrays`` (and single values) of an element-wise function expanded to one size, as Excel does:
+    the most rows and the most columns among them; a single value, a one-row array down and a one-column array
+    across repeat; every other cell past an array's own size is ``#N/A`` ("If the arrays are of different sizes,
+    Excel expands the smaller one ... with #N/A", Microsoft Support, "Guidelines and examples of array
+    formulas"). ``IF(A4:A8=1,J4:J6,"")`` of a condition two rows longer than its values: the two last cells are
+    ``""`` where the condition is false, ``#N/A`` where it is true.
+
+    >>> import numpy as np
+    >>> [a.ravel().tolist() for a in _excel_expanded([np.array([[1], [0], [0]]), np.array([[5], [6]]), np.array("")])]
+    [[1, 0, 0], [5, 6, #N/A], ['', '', '']]
+    """
+    import numpy as np
+
+    na = engine_names().Error.errors["#N/A"]
+    grids = [a for a in arrays if a.ndim == 2]
+    if len(grids) + sum(a.ndim == 0 for a in arrays) != len(arrays):
+        raise ValueError("only single values and 2-D arrays are expanded")
+    rows, columns = max(a.shape[0] for a in grids), max(a.shape[1] for a in grids)
+    out = []
+    for a in arrays:
+        full = np.empty((rows, columns), dtype=object)
+        if a.ndim == 0:
+            full.fill(a.item())
+            out.append(full)
+            continue
+        if a.shape[0] == 1:
+            a = np.repeat(a, rows, axis=0)
+        if a.shape[1] == 1:
+            a = np.repeat(a, columns, axis=1)
+        full.fill(na)
+        full[: a.shape[0], : a.shape[1]] = a
+        out.append(full)
+    return out
+
+
 def _by_whole_arrays(stock: dict, choose: Callable[..., Any], arity: tuple[int, int]) -> dict:
     """formulas' ``IF`` or ``IFERROR`` computed on whole arrays, with the same values.
 
@@ -308,7 +357,8 @@ def _by_whole_arrays(stock: dict, choose: Callable[..., Any], arity: tuple[int, 
     ``safe_eval``, with an error check and a flatten per cell): the templates' array formulas call ``IF`` on
     10,000 x 3 cells (about 160,000 cells for the 10,000-row pairs book, a third of the engine's time). Here
     the arguments are read as formulas reads them (``Ranges`` as their values, blanks as 0), broadcast as
-    ``numpy.vectorize`` broadcasts them, and ``choose`` picks each cell's value with masks. Calls with
+    ``numpy.vectorize`` broadcasts them (arrays of sizes it cannot broadcast, which formulas refuses, expanded as
+    Excel expands them: :func:`_excel_expanded`, whatever their size), and ``choose`` picks each cell's value with masks. Calls with
     keywords, with fewer than :data:`WHOLE_ARRAY_FROM` cells, or that ``choose`` declines (returns None: a cell
     of a kind it does not know) go to formulas' own function; so does anything that raises. Equal to it on
     every kind of cell: ``tests/batch/test_registry.py`` compares both on generated arrays.
@@ -324,10 +374,12 @@ def _by_whole_arrays(stock: dict, choose: Callable[..., Any], arity: tuple[int, 
         if kwargs or not low <= len(args) <= high:
             return function(*args, **kwargs)
         values = [a.value if isinstance(a, Ranges) else a for a in args]
-        if not any(isinstance(v, np.ndarray) and v.size >= WHOLE_ARRAY_FROM for v in values):
+        uneven = _uneven(values)
+        if not uneven and not any(isinstance(v, np.ndarray) and v.size >= WHOLE_ARRAY_FROM for v in values):
             return function(*args)
         try:
-            cells = np.broadcast_arrays(*[np.asarray(blank_as_zero(v), dtype=object) for v in values])
+            arrays = [np.asarray(blank_as_zero(v), dtype=object) for v in values]
+            cells = _excel_expanded(arrays) if uneven else np.broadcast_arrays(*arrays)
             res = choose(*cells)
         except Exception:  # what formulas makes of it (an error value, a broadcast error) is its own to say
             return function(*args)

@@ -1,0 +1,222 @@
+"""A mistake is red on the input cell where it was typed, in a row inserted directly below a table's header too, and
+that row has the table's input prompts (issue 52), in LibreOffice.
+
+LibreOffice, driven through its UNO bridge (the run's LibreOffice, tests/office.py), inserts a row directly below
+the header of each filled example's input table (the first place many members insert) and types into it;
+``xlbridge recalc`` recalculates the pairs and teams books. Read back with openpyxl: the validation (the yellow
+cells' input prompt) and the red conditional formats of the table's first row cover the inserted row. Whether a
+cell is red is then asked of LibreOffice itself: each red rule covering a probed cell (as LibreOffice saved it,
+moved by its insertion), written into a spare cell at that position and computed by LibreOffice on the saved book.
+
+Expected verdicts are worked by hand from the Laws and the books' rows: 8S is no contract (a level is 1 to 7), 410
+is no score at any vulnerability (4 of a major making is 420 or 620, 3NT+1 430), match 9 is not on the Matches
+sheet (matches 1 and 2), board 1 of match 2 is on the Boards sheet already.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import openpyxl
+import pytest
+from office import available as office_available
+from openpyxl.formula.translate import Translator
+from openpyxl.utils.cell import coordinate_from_string, column_index_from_string, range_boundaries
+
+pytestmark = pytest.mark.skipif(not office_available(), reason="LibreOffice with python3-uno is not installed")
+
+#: the rows of each long table of the test books (``recalc_helpers.small_build``)
+SMALL_ROWS = 100
+RED = "FFFF0000"
+
+#: Per book: the table's sheet, whether LibreOffice inserts cells (the sheet's parameters share the table's rows)
+#: or whole rows, the table's columns, what is typed into the inserted row 5 and into other rows (after the
+#: insertion), and the probed cells: True where red, False where not.
+CASES = {
+    "pairs.xlsx": dict(
+        sheet="Travellers", cols="A:P", cells=False,
+        typed={"A5": 2, "B5": 7, "C5": 17, "D5": "8S", "E5": "W", "F5": 8,  # no contract: red at the contract
+               "G20": 410},  # board 3 (N-S 3 v E-W 14, typed 420 in the example): no score at any vulnerability
+        red={"D5": True, "A5": False, "B5": False, "E5": False, "F5": False,
+             "G20": True, "G21": False, "D6": False, "D4": False, "A4": False}),
+    "teams.xlsx": dict(
+        sheet="Boards", cols="A:I", cells=False,
+        typed={"A5": 9, "B5": 1, "C5": 410, "I5": 420,  # match 9 (not on Matches), room 1 410 (no score)
+               "A16": 2, "B16": 1, "C16": 450, "I16": 420,  # board 1 of match 2 again (row 13 has it)
+               "J7": 3},  # a value typed over IMPs A (match 1, board 2)
+        red={"A5": True, "C5": True, "B5": False, "I5": False, "A6": False, "B6": False, "C6": False,
+             "B16": True, "A16": False, "C16": False, "B13": False, "A4": False, "C4": False,
+             "J7": True, "J8": False, "J4": False}),
+    "instant.xlsx": dict(sheet="Results", cols="A:D", cells=False, typed={}, red={}),
+    "lehman.xlsx": dict(sheet="Ledger", cols="A:G", cells=True, typed={}, red={}),
+    "handicap.xlsx": dict(sheet="Handicaps", cols="A:C", cells=False, typed={}, red={}),
+}
+
+
+def _covers(sqref, cell: str) -> bool:
+    col, row = coordinate_from_string(cell)
+    c = column_index_from_string(col)
+    for rng in sqref.ranges:
+        c1, r1, c2, r2 = range_boundaries(rng.coord)
+        if c1 <= c <= c2 and r1 <= row <= r2:
+            return True
+    return False
+
+
+def _red_rules(ws, cell: str) -> list[str]:
+    """The formulas of the red conditional formats covering ``cell``, each as that cell reads it."""
+    out = []
+    for cf in ws.conditional_formatting:
+        if not _covers(cf.sqref, cell):
+            continue
+        top = min((range_boundaries(r.coord)[1], range_boundaries(r.coord)[0]) for r in cf.sqref.ranges
+                  if _covers(type(cf.sqref)(r.coord), cell))
+        origin = f"{openpyxl.utils.get_column_letter(top[1])}{top[0]}"
+        for rule in cf.rules:
+            fill = rule.dxf.fill if rule.dxf is not None else None
+            if fill is None or (fill.fgColor.rgb != RED and fill.bgColor.rgb != RED):
+                continue
+            for f in rule.formula:
+                out.append(Translator(f"={f}", origin=origin).translate_formula(cell)[1:])
+    return out
+
+
+def _api(formula: str) -> str:
+    """A formula in Excel's words as LibreOffice's API reads one: arguments apart by ``;``, no ``_xlfn.``, another
+    sheet's cells ``$Sheet.A1``."""
+    def native(part: str) -> str:  # (and another sheet's cells as LibreOffice's own words say them: $Sheet.A1)
+        part = re.sub(r"(?:'([^']+)'|([A-Za-z_][A-Za-z0-9_]*))!(\$?[A-Z]+\$?[0-9]+)(?::(\$?[A-Z]+\$?[0-9]+))?",
+                      lambda m: (f"$'{m[1]}'" if m[1] else f"${m[2]}") + f".{m[3]}" + (f":{m[4]}" if m[4] else ""), part)
+        return part.replace(",", ";").replace("_xlfn.", "")
+
+    parts = re.split(r'("[^"]*")', formula)
+    return "".join(p if p.startswith('"') else native(p) for p in parts)
+
+
+def _inserted(name: str, folder: Path, office) -> tuple[Path, Path]:
+    """(the small example ``name`` with a row inserted below its table's header and typed into by LibreOffice,
+    the same recalculated by ``xlbridge recalc`` for pairs and teams)."""
+    from recalc_helpers import recalc_here, small_build
+
+    case = CASES[name]
+    s, (a, z) = case["sheet"], case["cols"].split(":")
+    edits = [{"op": "insert_cells", "sheet": s, "range": f"{a}5:{z}5"} if case["cells"] else
+             {"op": "insert_rows", "sheet": s, "row": 5}]
+    edits += [{"op": "set", "sheet": s, "cell": c, "value": v} for c, v in case["typed"].items()]
+    lo = folder / f"lo-{name}"
+    office.edit(small_build(f"examples/{name}", rows=SMALL_ROWS), lo, edits)
+    if not case["red"]:
+        return lo, lo
+    got = folder / f"got-{name}"
+    recalc_here(str(lo), str(got))
+    return lo, got
+
+
+@pytest.fixture(scope="module")
+def inserted(office, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("red-cells")
+    made: dict[str, tuple[Path, Path]] = {}
+
+    def get(name: str) -> tuple[Path, Path]:
+        if name not in made:
+            made[name] = _inserted(name, folder, office)
+        return made[name]
+
+    return get
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_a_row_inserted_below_the_header_has_the_tables_prompts_and_red_rules(inserted, name):
+    """Every validation and red rule of the table's first row (row 6 once the row is inserted) covers the inserted
+    row 5 too (LibreOffice gives an inserted row the attributes of the row above it, the header's, and grows a
+    conditional format's range only when the row is inserted inside it)."""
+    lo, _ = inserted(name)
+    case = CASES[name]
+    ws = openpyxl.load_workbook(lo)[case["sheet"]]
+    a, z = (column_index_from_string(c) for c in case["cols"].split(":"))
+    checked = 0
+    for c in range(a, z + 1):
+        letter = openpyxl.utils.get_column_letter(c)
+        below, new = f"{letter}6", f"{letter}5"
+        for dv in ws.data_validations.dataValidation:
+            if _covers(dv.sqref, below):
+                assert _covers(dv.sqref, new), (name, new, dv.prompt)
+                checked += 1
+        assert sorted(_red_rules(ws, new)) == sorted(
+            Translator(f"={f}", origin=below).translate_formula(new)[1:] for f in _red_rules(ws, below)), (name, new)
+    assert checked >= 3, name  # (the table's input columns are validated)
+
+
+@pytest.mark.parametrize("name", [n for n in CASES if CASES[n]["red"]])
+def test_a_mistake_is_red_where_it_was_typed(inserted, office, tmp_path, name):
+    """Each probed cell's red rules, computed by LibreOffice on the recalculated book: red exactly where the
+    mistake was typed (the inserted row's included), never on the header."""
+    _, got = inserted(name)
+    case = CASES[name]
+    ws = openpyxl.load_workbook(got)[case["sheet"]]
+    spare = "AZ"
+    edits, where = [], {}
+    for k, cell in enumerate(case["red"]):
+        rules = _red_rules(ws, cell)
+        at = f"{spare}{200 + k}"
+        where[cell] = at
+        formula = "=IF(OR(" + ",".join(f"IFERROR({r},FALSE)" for r in rules) + "),1,0)" if rules else "=0"
+        edits.append({"op": "set", "sheet": case["sheet"], "cell": at, "value": _api(formula)})
+    probed = tmp_path / "probed.xlsx"
+    office.edit(got, probed, edits)
+    values = openpyxl.load_workbook(probed, data_only=True)[case["sheet"]]
+    seen = {cell: values[at].value == 1 for cell, at in where.items()}
+    assert seen == case["red"]
+
+
+#: Contracts and whether they are none (red), by the Laws' auction (a bid is a level 1 to 7 and a strain; double,
+#: redouble; a passed-out board), as written on travellers: hand-labelled.
+CONTRACTS = {"4S": False, "3nt": False, " 6H R ": False, "3N": False, "7NTXX": False, "1c": False, "4 S X": False,
+             "PASS": False, "passed out": False, "AP": False, "8S": True, "0S": True, "4Z": True, "3NTXXX": True,
+             "3 N T": True, "4SX X": True, "4S|": True, "S4": True, "4": True, "NT": True, "44S": True}
+
+#: (board, typed N-S score) and whether it is no score on that board (red): the Laws' scoring table (Law 77) and the
+#: 16-board cycle (board 1 nobody vulnerable, 2 N-S, 3 E-W, 4 both), worked by hand.
+TYPED = {(1, 420): False,     # 4S making, not vulnerable
+         (1, 620): True,      # 4S making is 620 only vulnerable
+         (2, 620): False,     # N-S vulnerable
+         (2, -620): True,     # E-W making 4S are not vulnerable on board 2: -420
+         (2, -420): False,
+         (3, 410): True,      # no contract scores 410
+         (4, -200): False,    # N-S vulnerable, two down undoubled
+         (3, -100): False,    # E-W vulnerable declaring, one down undoubled: +100 to N-S; N-S one down: -50
+         (1, -100): False,    # N-S one down doubled, not vulnerable
+         (5, "A60/40"): False, (5, "NP"): False, (5, "four"): True, (1, 420.5): True, (1, "+420"): False}
+
+
+def test_contract_and_typed_score_rules_agree_with_the_laws(office, tmp_path):
+    """The pairs Travellers' red rules of a contract and of a typed score, computed by LibreOffice on cells of the
+    shipped template (the rules' row references pointed at them): red exactly for the hand-labelled mistakes."""
+    from recalc_helpers import small_build
+
+    book = small_build("examples/pairs.xlsx", rows=SMALL_ROWS)
+    ws = openpyxl.load_workbook(book)["Travellers"]
+    contract = [r for r in _red_rules(ws, "D6") if "ISTEXT" in r]
+    typed = _red_rules(ws, "G6")
+    assert len(contract) == 1 and len(typed) == 1
+    edits, where = [], {}
+    rows = [("contract", k, v) for k, v in CONTRACTS.items()] + [("typed", k, v) for k, v in TYPED.items()]
+    for n, (kind, key, _) in enumerate(rows):
+        r = 300 + n
+        if kind == "contract":
+            formula = contract[0].replace("$D6", f"$AY{r}")
+            edits.append({"op": "set", "sheet": "Travellers", "cell": f"AY{r}", "value": key})
+        else:
+            formula = typed[0].replace("$A6", f"$AX{r}").replace("$G6", f"$AY{r}").replace("$D6", f"$AW{r}")
+            edits += [{"op": "set", "sheet": "Travellers", "cell": f"AX{r}", "value": key[0]},
+                      {"op": "set", "sheet": "Travellers", "cell": f"AY{r}", "value": key[1]}]
+        assert not re.search(r"\$[A-P]6\b", formula.split("ROW(")[-1]), formula  # (every row reference moved)
+        where[(kind, key)] = f"AZ{r}"
+        edits.append({"op": "set", "sheet": "Travellers", "cell": f"AZ{r}",
+                      "value": _api(f"=IF(IFERROR({re.sub(r'ROW[(][A-Z]+6[)]>ROW[(][$]A[$]4[)],', '', formula)},FALSE),1,0)")})
+    probed = tmp_path / "rules.xlsx"
+    office.edit(book, probed, edits)
+    values = openpyxl.load_workbook(probed, data_only=True)["Travellers"]
+    seen = {key: values[at].value == 1 for key, at in where.items()}
+    assert seen == {(kind, key): red for kind, key, red in rows}
