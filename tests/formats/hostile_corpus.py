@@ -125,8 +125,10 @@ CASES = [
     Case("not-a-workbook.xlsx", "export", 2, "damaged workbook"),
     Case("teams-xfd5-publish.xlsx", "publish", 0),
     Case("pairs-long-pair-number.xlsx", "export", 2, "Travellers!B5: pair number longer than 20 characters"),
-    Case("pairs-leads-flood.xlsx", "recalc", 1, "Leads!D5: input a lead for a row the Travellers sheet does not have "
-         "(board 9005, 5 v E5); publish and export refuse the book until it is put right ("),
+    # (its first odd cell, row 97's board #N/A, is named as publish and export stop at it: core.travellerrow's
+    # lead_row_mistake; a lead row without its traveller row comes after a mistake of the row's own)
+    Case("pairs-leads-flood.xlsx", "recalc", 1, "Leads!A97: input board number must be a whole number from 1 to "
+         "10,000, got '#N/A'; publish and export refuse the book until it is put right"),
     Case("colliding-ids.pbn", "publish", 0),
     Case("imp-pairs.pbn", "publish", 2, "imp-pairs.pbn: cannot score pairs event at 'IMP'"),
     # issue 51: text from a file stays text (every text field formula-like: no <f> in the book), control, bidi
@@ -168,8 +170,8 @@ FORMULAS = tuple(f'{p}HYPERLINK("http://x.invalid/","{k}")' for k, p in enumerat
 #: Seeded mutations of :data:`VALID_PBN`, a valid USEBIO pairs file and :data:`VALID_USEBIO_TEAMS`: each is
 #: read (imported) and must give exit 0 or exit 2 with one line.
 MUTANTS = 24
-#: The lead rows of ``pairs-leads-flood.xlsx``: none has its traveller row; recalc names the first, and counts the
-#: others, in its one pass over the Leads sheet (batch.read.leads).
+#: The lead rows of ``pairs-leads-flood.xlsx``: none has its traveller row, some hold odd cells; recalc names the
+#: first mistake in its one pass over the Leads sheet (batch.read.leads).
 LEADS_FLOOD = 20_000
 #: Seeded mutations of a filled pairs workbook (one XML part damaged byte-wise): each is exported, and must
 #: give exit 0 or exit 2 with one line.

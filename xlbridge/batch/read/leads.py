@@ -89,8 +89,8 @@ def lead_mistakes(part: Callable[[str], bytes | None], strings: Callable[[int], 
     except _NoTable:
         return []
     if bad:  # (a lead row that is a mistake of its own: publish and export name it before any lead's traveller row)
-        r, mistake = bad[0]
-        return [(LEADS_SHEET, (r, columns[mistake.column]), "input", f"{mistake.words}; {CONSEQUENCE}")]
+        bad_row, own = bad[0]
+        return [(LEADS_SHEET, (bad_row, columns[own.column]), "input", f"{own.words}; {CONSEQUENCE}")]
     if first is None:
         return []
     r, mistake = first
@@ -99,7 +99,8 @@ def lead_mistakes(part: Callable[[str], bytes | None], strings: Callable[[int], 
 
 
 def _value(kind: str, text: str, shared: Callable[[int], str | None]) -> Any:
-    """A cell's value as the readers take it: a number, text (a shared string looked up), None for blank or an error."""
+    """A cell's value as the readers of publish and export take it (openpyxl's): a number, text (a shared string
+    looked up), a logical, an error as its text (``#N/A``), None for blank."""
     if kind == "s":
         t = text.strip()
         return shared(int(t)) if t.isdigit() and len(t) < 11 else None
@@ -111,7 +112,11 @@ def _value(kind: str, text: str, shared: Callable[[int], str | None]) -> Any:
         except ValueError:
             return None
         return int(number) if number.is_integer() else number
-    return None  # (a boolean, an error value: no board or pair)
+    if kind == "b":
+        return text.strip() in ("1", "true")
+    if kind == "e":
+        return text.strip()
+    return None
 
 
 def _rows(sheet_xml: bytes, names: tuple[str, ...], shared: Callable[[int], str | None], columns: dict[str, int],
