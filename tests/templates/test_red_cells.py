@@ -10,7 +10,8 @@ moved by its insertion), written into a spare cell at that position and computed
 
 Expected verdicts are worked by hand from the Laws and the books' rows: 8S is no contract (a level is 1 to 7), 410
 is no score at any vulnerability (4 of a major making is 420 or 620, 3NT+1 430), match 9 is not on the Matches
-sheet (matches 1 and 2), board 1 of match 2 is on the Boards sheet already.
+sheet (matches 1 and 2), board 1 of match 2 is on the Boards sheet already, pairs 7 and 17 are not on the pairs
+example's Pairs sheet.
 """
 
 from __future__ import annotations
@@ -37,9 +38,11 @@ CASES = {
     "pairs.xlsx": dict(
         sheet="Travellers", cols="A:P", cells=False,
         typed={"A5": 2, "B5": 7, "C5": 17, "D5": "8S", "E5": "W", "F5": 8,  # no contract: red at the contract
-               "G20": 410},  # board 3 (N-S 3 v E-W 14, typed 420 in the example): no score at any vulnerability
-        red={"D5": True, "A5": False, "B5": False, "E5": False, "F5": False,
-             "G20": True, "G21": False, "D6": False, "D4": False, "A4": False}),
+               "G20": 410,  # board 3 (N-S 3 v E-W 14, typed 420 in the example): no score at any vulnerability
+               "C7": "12"},  # E-W 12 typed as text (the example has 12): the Pairs sheet's pair 12 all the same
+        # pairs 7 and 17 are not on the example's Pairs sheet (1-6, 11-16): red at the pair
+        red={"D5": True, "A5": False, "B5": True, "C5": True, "E5": False, "F5": False, "B6": False, "C6": False,
+             "C7": False, "G20": True, "G21": False, "D6": False, "D4": False, "A4": False, "B4": False}),
     "teams.xlsx": dict(
         sheet="Boards", cols="A:I", cells=False,
         typed={"A5": 9, "B5": 1, "C5": 410, "I5": 420,  # match 9 (not on Matches), room 1 410 (no score)
@@ -189,24 +192,39 @@ TYPED = {(1, 420): False,     # 4S making, not vulnerable
          (1, -100): False,    # N-S one down doubled, not vulnerable
          (5, "A60/40"): False, (5, "NP"): False, (5, "four"): True, (1, 420.5): True, (1, "+420"): False}
 
+#: (whether the Pairs sheet lists pairs, the pair typed) and whether it is no pair (red), by the TD's rule: with the
+#: example's Pairs sheet (pairs 1-6 and 11-16) a pair it does not list; with an empty one, anything but a whole
+#: number 1 or more. Hand-labelled.
+PAIRS = {(True, 1): False, (True, 16): False, (True, "12"): False, (True, 7): True, (True, 17): True,
+         (True, 0): True, (True, "A1"): True, (False, 7): False, (False, "7"): False, (False, 99): False,
+         (False, 0): True, (False, 2.5): True, (False, "one"): True, (False, -3): True}
+
 
 def test_contract_and_typed_score_rules_agree_with_the_laws(office, tmp_path):
-    """The pairs Travellers' red rules of a contract and of a typed score, computed by LibreOffice on cells of the
-    shipped template (the rules' row references pointed at them): red exactly for the hand-labelled mistakes."""
+    """The pairs Travellers' red rules of a contract, of a typed score and of a pair, computed by LibreOffice on
+    cells of the shipped template (the rules' row references pointed at them): red exactly for the hand-labelled
+    mistakes."""
     from recalc_helpers import small_build
 
     book = small_build("examples/pairs.xlsx", rows=SMALL_ROWS)
     ws = openpyxl.load_workbook(book)["Travellers"]
     contract = [r for r in _red_rules(ws, "D6") if "ISTEXT" in r]
     typed = _red_rules(ws, "G6")
-    assert len(contract) == 1 and len(typed) == 1
+    pair = [r for r in _red_rules(ws, "B6") if "COUNTIF" in r]
+    assert len(contract) == 1 and len(typed) == 1 and len(pair) == 1
     edits, where = [], {}
-    rows = [("contract", k, v) for k, v in CONTRACTS.items()] + [("typed", k, v) for k, v in TYPED.items()]
+    rows = ([("contract", k, v) for k, v in CONTRACTS.items()] + [("typed", k, v) for k, v in TYPED.items()]
+            + [("pair", k, v) for k, v in PAIRS.items()])
     for n, (kind, key, _) in enumerate(rows):
         r = 300 + n
         if kind == "contract":
             formula = contract[0].replace("$D6", f"$AY{r}")
             edits.append({"op": "set", "sheet": "Travellers", "cell": f"AY{r}", "value": key})
+        elif kind == "pair":  # (an empty Pairs sheet: the rule pointed at an empty column instead)
+            formula = pair[0].replace("$B6", f"$AY{r}")
+            if not key[0]:
+                formula = re.sub(r"Pairs!\$A\$4:\$A\$\d+", "$BA$1:$BA$3", formula)
+            edits.append({"op": "set", "sheet": "Travellers", "cell": f"AY{r}", "value": key[1]})
         else:
             formula = typed[0].replace("$A6", f"$AX{r}").replace("$G6", f"$AY{r}").replace("$D6", f"$AW{r}")
             edits += [{"op": "set", "sheet": "Travellers", "cell": f"AX{r}", "value": key[0]},

@@ -15,6 +15,7 @@ from ..core.template_contract import (ARROW_COLUMN, MOVEMENT_CHOICES, MOVEMENT_L
                                        SCORE_COLUMN, choices_list, choices_words, PAIR_COLUMNS, PAIRS_SHEET, PLAYER_NUMBERS, PRIVATE, RANKING_SHEET, TRAVELLER_COLUMNS, TRAVELLER_WEIGHTS,
                                        TRAVELLERS_SHEET)
 
+from .mirror import headroom
 from .styling import (handout, COMMON_LINES, align, array, bold, computed, conf_sheet, event_details, fill_rows, headers, input_table,
                       instructions, legend_across, mark_input, new_workbook, param, seq_column, seq_row, sheet,
                       table_head)
@@ -183,6 +184,22 @@ def typed_score_unread() -> str:
             f'ISNUMBER(FIND("|"&-$G5&"|",{ew})))),AND({word}<>"NP",LEFT({word},1)<>"A")),FALSE))')
 
 
+def pair_unlisted(letter: str) -> str:
+    """A conditional format's rule (Excel's words, for the row's cell ``$B5`` N-S or ``$C5`` E-W: ``letter``) that the
+    pair typed there is no pair (:func:`xlbridge.core.travellerrow.unlisted_pair`): when the Pairs sheet lists pairs,
+    one it does not list; while it is empty, anything but a whole number 1 or more. The Pairs sheet's Pair column is
+    read from its header row (a pair inserted directly below the header is listed), the header itself not counted.
+
+    >>> pair_unlisted("B")[:60]
+    'AND($B5<>"",IF(COUNTA(Pairs!$A$4:$A$414)>1,COUNTIF(Pairs!$A$'
+    """
+    last = P_FIRST + P_ROWS - 1 + 2 * headroom(P_ROWS)  # (as the arrays read the Pairs sheet)
+    listed = f"{PAIRS_SHEET}!$A${P_FIRST - 1}:$A${last}"
+    cell = f"${letter}{T_FIRST}"
+    return (f'AND({cell}<>"",IF(COUNTA({listed})>1,COUNTIF({listed},{cell})=0,'
+            f'IFERROR(OR(VALUE({cell})<1,VALUE({cell})<>INT(VALUE({cell}))),TRUE)))')
+
+
 def _travellers_sheet(wb: Workbook) -> None:
     """The Travellers sheet: the traveller rows, their Score NS and matchpoints, the parameters and event details."""
     ws = sheet(wb, TRAVELLERS_SHEET, TRAVELLERS_SHEET, "Example: seed 004's boards with weighted scores (boards 1 and 3); board 2 has an "
@@ -220,7 +237,8 @@ def _travellers_sheet(wb: Workbook) -> None:
         letter = "ABCDEFG"[TRAVELLER_COLUMNS.index(column)]
         ws.conditional_formatting.add(rng(letter), FormulaRule(formula=[rule], stopIfTrue=True, fill=red,
                                                                font=Font(bold=True, color="FFFFFFFF")))
-    for letter, rule in (("D", contract_unread()), ("G", typed_score_unread())):  # (what the scorers cannot score)
+    for letter, rule in (("D", contract_unread()), ("G", typed_score_unread()),  # (what the scorers cannot score)
+                         ("B", pair_unlisted("B")), ("C", pair_unlisted("C"))):  # (and a pair that is no pair)
         ws.conditional_formatting.add(rng(letter), FormulaRule(formula=[rule], stopIfTrue=True, fill=red,
                                                                font=Font(bold=True, color="FFFFFFFF")))
     mark_input(ws, rng("P"), kind="list", formula1='"Y"',
