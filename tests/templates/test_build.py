@@ -472,7 +472,7 @@ def test_capacity_declared_and_flagged(books):
     assert "rows 5 to 10,004" in ws["Q18"].value  # (below the parameters, the event details and the legend)
     rules = {str(cf.sqref): cf.rules for cf in ws.conditional_formatting}
     assert sorted(rules) == ["A4:A10004", "B4:B10004", "C4:C10004", "D4:D10004", "E4:E10004", "F4:F10004",
-                             "G4:G10004", "H4:H10004", "N4:O10004", "Q18"]
+                             "G4:G10004", "H4:H10004", "K4:K10004", "L4:L10004", "M4:M10004", "N4:O10004", "Q18"]
     # issue 52: a half-filled row turns red at the input to put right (core.travellerrow's rules, Excel's words),
     # from the header row (a row inserted directly below it gets them), never on the header itself
     # (and a cell holding what it cannot: tricks 14, 9.5 or text)

@@ -210,7 +210,7 @@ def test_contract_and_typed_score_rules_agree_with_the_laws(office, tmp_path):
     ws = openpyxl.load_workbook(book)["Travellers"]
     contract = [r for r in _red_rules(ws, "D6") if "ISTEXT" in r]
     typed = _red_rules(ws, "G6")
-    pair = [r for r in _red_rules(ws, "B6") if "COUNTIF" in r]
+    pair = [r for r in _red_rules(ws, "B6") if "COUNTIF(" in r]
     assert len(contract) == 1 and len(typed) == 1 and len(pair) == 1
     edits, where = [], {}
     rows = ([("contract", k, v) for k, v in CONTRACTS.items()] + [("typed", k, v) for k, v in TYPED.items()]
@@ -238,3 +238,106 @@ def test_contract_and_typed_score_rules_agree_with_the_laws(office, tmp_path):
     values = openpyxl.load_workbook(probed, data_only=True)["Travellers"]
     seen = {key: values[at].value == 1 for key, at in where.items()}
     assert seen == {(kind, key): red for kind, key, red in rows}
+
+
+#: Traveller rows typed one after another on a board (each sequence on a board of its own), in a Mitchell or a
+#: Howell, and per row whether its N-S and its E-W pair are red: the later row of a pair playing a board twice, a row
+#: typed twice (at N-S), a pair against itself in a Howell (at E-W); a Mitchell's N-S 1 and E-W 1 are two pairs.
+#: Hand-labelled from the movements (a pair plays each board once; in a Howell one pair number is one pair).
+PAIR_SEQUENCES = [
+    ("Mitchell", [(1, 11), (2, 12), (1, 12)], [(False, False), (False, False), (True, False)]),
+    ("Mitchell", [(1, 11), (1, 11)], [(False, False), (True, False)]),
+    ("Mitchell", [(1, 11), (2, 11)], [(False, False), (False, True)]),
+    ("Mitchell", [(1, 1), (2, 2)], [(False, False), (False, False)]),
+    ("Mitchell", [(1, 11), ("1", 12)], [(False, False), (True, False)]),
+    ("Howell", [(3, 3)], [(False, True)]),
+    ("Howell", [(1, 2), (3, 1)], [(False, False), (False, True)]),
+    ("Howell", [(1, 2), (2, 3)], [(False, False), (True, False)]),
+    ("Howell", [(1, 2), (1, 2)], [(False, False), (True, False)]),
+    ("Howell", [(1, 2), (3, 4)], [(False, False), (False, False)]),
+]
+
+#: A weighted row's three outcomes and three weights, and whether each weight is red (Law 12C1(c): the weights of
+#: the outcomes given total 100 %, each outcome of several has one; a number above 1 is a percentage; a lone
+#: outcome's blank weight is 100 %; a weight of a blank outcome is not read). Hand-labelled.
+WEIGHTS = [
+    ((420, -50, None), (0.6, 0.4, None), (False, False, False)),
+    ((420, -50, None), (0.6, None, None), (False, True, False)),     # outcome 2 has no weight
+    ((420, -50, None), (0.6, 0.3, None), (True, False, False)),      # 90 %: at the first weight
+    ((420, None, None), (None, None, None), (False, False, False)),  # a plain score
+    ((420, None, None), (0.6, None, None), (True, False, False)),    # a lone outcome at 60 %
+    ((420, -50, 170), (0.5, 0.25, 0.25), (False, False, False)),
+    ((420, -50, None), (60, 40, None), (False, False, False)),       # percentages
+    ((420, -50, None), ("60%", "40%", None), (False, False, False)),
+    ((420, -50, None), ("abc", 0.4, None), (True, False, False)),    # no weight at all
+    ((420, -50, None), (-0.2, 0.4, None), (True, False, False)),     # below 0
+    ((420, -50, None), (0.6, 0.4, 0.5), (False, False, False)),      # a weight beside no outcome
+    ((None, -50, None), (None, 0.4, None), (True, False, False)),    # a lone outcome at 40 %: at the first weight
+]
+
+
+def _probe(office, book: Path, sheet: str, cells: dict[str, object], probes: dict[str, tuple[str, list[str]]],
+           out: Path) -> dict[str, bool]:
+    """``cells`` typed into ``sheet`` of a copy of ``book`` and each probe {name: (cell, its rules)} computed by
+    LibreOffice there (each in a spare cell of its own): {name: red}."""
+    edits = [{"op": "set", "sheet": sheet, "cell": c, "value": v} for c, v in cells.items() if v is not None]
+    where = {}
+    for k, (name, (_cell, rules)) in enumerate(probes.items()):
+        at = f"BZ{300 + k}"
+        where[name] = at
+        edits.append({"op": "set", "sheet": sheet, "cell": at,
+                      "value": _api("=IF(OR(" + ",".join(f"IFERROR({r},FALSE)" for r in rules) + "),1,0)")})
+    office.edit(book, out, edits)
+    values = openpyxl.load_workbook(out, data_only=True)[sheet]
+    return {name: values[at].value == 1 for name, at in where.items()}
+
+
+def _moved(rules: list[str], origin: str, cell: str) -> list[str]:
+    return [Translator(f"={r}", origin=origin).translate_formula(cell)[1:] for r in rules]
+
+
+def test_a_pair_playing_a_board_twice_is_red_at_the_later_row(office, tmp_path):
+    """The pairs Travellers' rules of a pair playing a board twice, a row typed twice and a pair against itself,
+    computed by LibreOffice on rows typed below the example (each sequence its own board, the movement in a cell
+    of the row): red exactly where the hand-labelled mistakes are."""
+    from recalc_helpers import small_build
+
+    book = small_build("examples/pairs.xlsx", rows=SMALL_ROWS)
+    ws = openpyxl.load_workbook(book)["Travellers"]
+    twice = {c: [r for r in _red_rules(ws, f"{c}6") if "COUNTIFS" in r] for c in "BC"}
+    assert all(len(v) == 1 and "$R$7" in v[0] for v in twice.values())
+    cells: dict[str, object] = {}
+    probes, expected = {}, {}
+    r = 300
+    for s, (movement, rows, red) in enumerate(PAIR_SEQUENCES):
+        for (ns, ew), (ns_red, ew_red) in zip(rows, red):
+            cells.update({f"A{r}": 500 + s, f"B{r}": ns, f"C{r}": ew, f"BY{r}": movement})
+            for c, verdict in (("B", ns_red), ("C", ew_red)):
+                probes[f"{c}{r}"] = (f"{c}{r}", [m.replace("$R$7", f"$BY{r}")
+                                                  for m in _moved(twice[c], f"{c}6", f"{c}{r}")])
+                expected[f"{c}{r}"] = verdict
+            r += 1
+    assert _probe(office, book, "Travellers", cells, probes, tmp_path / "pairs.xlsx") == expected
+
+
+@pytest.mark.parametrize("name, sheet, outcomes, weights", [("pairs.xlsx", "Travellers", "HIJ", "KLM"),
+                                                            ("teams.xlsx", "Boards", "CDE", "FGH")])
+def test_a_weighted_scores_weights_are_red_where_the_reader_names_them(office, tmp_path, name, sheet, outcomes,
+                                                                       weights):
+    """The weights' rules of the pairs Travellers and the teams Boards, computed by LibreOffice on rows typed below
+    the example: red exactly where the hand-labelled mistakes are."""
+    from recalc_helpers import small_build
+
+    book = small_build(f"examples/{name}", rows=SMALL_ROWS)
+    ws = openpyxl.load_workbook(book)[sheet]
+    rules = {w: _red_rules(ws, f"{w}6") for w in weights}
+    assert all(len(v) == 1 for v in rules.values()), rules
+    cells: dict[str, object] = {}
+    probes, expected = {}, {}
+    for k, (outs, ws_, red) in enumerate(WEIGHTS):
+        r = 300 + k
+        cells.update({f"{c}{r}": v for c, v in zip(outcomes + weights, outs + ws_)})
+        for w, verdict in zip(weights, red):
+            probes[f"{w}{r}"] = (f"{w}{r}", _moved(rules[w], f"{w}6", f"{w}{r}"))
+            expected[f"{w}{r}"] = verdict
+    assert _probe(office, book, sheet, cells, probes, tmp_path / name) == expected

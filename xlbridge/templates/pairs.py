@@ -16,6 +16,7 @@ from ..core.template_contract import (ARROW_COLUMN, MOVEMENT_CHOICES, MOVEMENT_L
                                        TRAVELLERS_SHEET)
 
 from .mirror import headroom
+from .weight_rules import weights_unread
 from .styling import (handout, COMMON_LINES, align, array, bold, computed, conf_sheet, event_details, fill_rows, headers, input_table,
                       instructions, legend_across, mark_input, new_workbook, param, seq_column, seq_row, sheet,
                       table_head)
@@ -200,6 +201,35 @@ def pair_unlisted(letter: str) -> str:
             f'IFERROR(OR(VALUE({cell})<1,VALUE({cell})<>INT(VALUE({cell}))),TRUE)))')
 
 
+def pair_twice(letter: str) -> str:
+    """A conditional format's rule (Excel's words, for the row's cell ``$B5`` N-S or ``$C5`` E-W: ``letter``) that the
+    row's pairs are a mistake only the rows together show (:class:`xlbridge.core.travellerrow.PairCheck`, whose order
+    it keeps): at N-S, a row typed twice on its board or the N-S pair playing the board twice; at E-W, a pair against
+    itself in a Howell, or the E-W pair playing the board twice. The later row is the mistake: the rows are counted
+    from the header down to the row's own (never a range upside down, whatever row the rule is read from). In a
+    Howell (the Movement parameter, ``$R$7``) a pair is one number whichever column it sits in; in a Mitchell N-S 1
+    and E-W 1 are two pairs.
+
+    >>> pair_twice("B")[:63]
+    'AND($A5<>"",$B5<>"",$C5<>"",OR(COUNTIFS($A$4:$A5,$A5,$B$4:$B5,$'
+    """
+    upto = {c: f"${c}${T_FIRST - 1}:${c}{T_FIRST}" for c in "ABC"}  # (from the header to the row, itself counted)
+    howell = f'$R$7="{MOVEMENT_CHOICES[1]}"'
+
+    def twice(own: str) -> str:  # the row's pair in column ``own`` met on the board before (either column: Howell)
+        other = "C" if own == "B" else "B"
+        p = f"${own}{T_FIRST}"  # (in the other column its own row holds it only against itself, decided first)
+        return (f"OR(COUNTIFS({upto['A']},$A5,{upto[own]},{p})>1,"
+                f"AND({howell},COUNTIFS({upto['A']},$A5,{upto[other]},{p})>0))")
+
+    duplicate = f"COUNTIFS({upto['A']},$A5,{upto['B']},$B5,{upto['C']},$C5)>1"
+    against = f'AND({howell},$B5&""=$C5&"")'
+    filled = '$A5<>"",$B5<>"",$C5<>""'
+    if letter == "B":
+        return f"AND({filled},OR({duplicate},AND(NOT({against}),{twice('B')})))"
+    return f"AND({filled},NOT({duplicate}),OR({against},AND(NOT({twice('B')}),{twice('C')})))"
+
+
 def _travellers_sheet(wb: Workbook) -> None:
     """The Travellers sheet: the traveller rows, their Score NS and matchpoints, the parameters and event details."""
     ws = sheet(wb, TRAVELLERS_SHEET, TRAVELLERS_SHEET, "Example: seed 004's boards with weighted scores (boards 1 and 3); board 2 has an "
@@ -238,7 +268,9 @@ def _travellers_sheet(wb: Workbook) -> None:
         ws.conditional_formatting.add(rng(letter), FormulaRule(formula=[rule], stopIfTrue=True, fill=red,
                                                                font=Font(bold=True, color="FFFFFFFF")))
     for letter, rule in (("D", contract_unread()), ("G", typed_score_unread()),  # (what the scorers cannot score)
-                         ("B", pair_unlisted("B")), ("C", pair_unlisted("C"))):  # (and a pair that is no pair)
+                         ("B", pair_unlisted("B")), ("C", pair_unlisted("C")),  # (and a pair that is no pair,
+                         ("B", pair_twice("B")), ("C", pair_twice("C")),  # or plays the board twice)
+                         *weights_unread("H", "K", T_FIRST).items()):  # (a weighted score's weights)
         ws.conditional_formatting.add(rng(letter), FormulaRule(formula=[rule], stopIfTrue=True, fill=red,
                                                                font=Font(bold=True, color="FFFFFFFF")))
     mark_input(ws, rng("P"), kind="list", formula1='"Y"',

@@ -19,6 +19,7 @@ from ..core.travellerrow import MAX_BOARD
 from ..core.template_contract import (BOARD_INPUTS, BOARDS_SHEET, MATCH_COLUMNS, MATCHES_SHEET, PLAYER_NUMBERS, PRIVATE, PRINT_NAME, TEAM_COLUMNS,
                                        TEAMS_SHEET)
 from .mirror import calc_sheet_name, headroom
+from .weight_rules import weights_unread
 
 from .styling import (handout, COMMON_LINES, align, array, computed, conf_sheet, event_details, headers, input_table, instructions,
                       legend, legend_across, mark_input, new_workbook, param, seq_column, seq_row, sheet, table_head,
@@ -104,6 +105,7 @@ def boards_red_when(ml: int) -> dict[str, str]:
         "B": (f'OR(AND($B5="",COUNTA($A5,$C5:$I5)>0),{whole("B", str(MAX_BOARD))},'
               f'AND($A5<>"",$B5<>"",COUNTIFS($A${B_FIRST - 1}:$A5,$A5,$B${B_FIRST - 1}:$B5,$B5)>1))'),
         "C": score_unread("$C5"), "D": score_unread("$D5"), "E": score_unread("$E5"), "I": score_unread("$I5"),
+        **weights_unread("C", "F", B_FIRST),
     }
 
 
