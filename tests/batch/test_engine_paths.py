@@ -405,7 +405,26 @@ def test_a_shared_showing_formula_translates_its_one_reference_once_per_cell(mon
     once = _translator()(f'=IFERROR({ref},IF(ERROR.TYPE({ref})=5,"",{ref}))', "H5")
     texts = [once.translate_formula(f"H{row}") for row in (6, 7, 8)]
     assert texts[2] == "=IFERROR('S (calc)'!H8,IF(ERROR.TYPE('S (calc)'!H8)=5,\"\",'S (calc)'!H8))"
-    assert calls == [(ref, 1, 0), (ref, 2, 0), (ref, 3, 0)]
+    assert calls == [(ref, 1, 1), (ref, 1, 0), (ref, 2, 0), (ref, 3, 0)]  # (first: is it relative? it is)
+
+
+def test_a_shared_formula_of_absolute_references_is_translated_once(monkeypatch):
+    # a template's showing formula names its column absolutely and its row by ROW(): every cell of the group
+    # holds the same text, worked out once (an Excel-saved book shares 10,000 of them per column)
+    from openpyxl.formula.translate import Translator
+    from xlbridge.batch.read.sheetxml import _translator
+
+    calls = []
+    stock = Translator.translate_range.__func__
+    monkeypatch.setattr(Translator, "translate_range",
+                        classmethod(lambda cls, *a: (calls.append(a), stock(cls, *a))[1]))
+    ref = "INDEX('S (calc)'!$H$4:$H$10104,ROW()-ROW(INDEX($A$4:$A$10004,1))+1)"
+    text = f'=IFERROR({ref},IF(ERROR.TYPE({ref})=5,"",{ref}))'
+    once = _translator()(text, "H5")
+    assert once.translate_formula("H6") == text
+    first = len(calls)  # (each range shifted once to tell, then translated at its own cell)
+    assert [once.translate_formula(f"H{row}") for row in range(7, 1007)] == [text] * 1000
+    assert 0 < first == len(calls)  # (and no translation for the 1,000 cells after)
 
 
 def test_the_arguments_reach_an_xlbridge_function_as_xlwings_gives_them():

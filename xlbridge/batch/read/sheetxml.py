@@ -882,11 +882,31 @@ def _translator() -> Any:
     translating each distinct reference of a formula once per cell: Excel's shared showing formulas
     name the same cell three times (``=IFERROR(R,IF(ERROR.TYPE(R)=5,"",R))``), and a 10,000-row column
     is 30,000 translations instead of 90,000 (tests/batch/test_engine_paths.py compares the two)."""
+    from openpyxl.formula.tokenizer import Token
     from openpyxl.formula.translate import Translator
 
     class OnceTranslator(Translator):  # type: ignore[misc]  # openpyxl is untyped
         _delta: tuple = ()
         _done: dict = {}
+        _same: str | None = None
+        _asked = False
+
+        def translate_formula(self, dest: str | None = None, row_delta: int = 0, col_delta: int = 0) -> str:
+            """openpyxl's translation; a formula whose every reference is absolute (or a name), which any shift
+            leaves as it is (a shift of one row and one column tells), is translated once, at its own cell: the
+            showing formulas of a template's long columns (``INDEX('T (calc)'!$H$4:$H$10104,ROW()-...)``)."""
+            if not self._asked:
+                self._asked = True
+                ranges = [t.value for t in self.get_tokens() if t.type == Token.OPERAND and t.subtype == Token.RANGE]
+                try:
+                    fixed = all(Translator.translate_range(r, 1, 1) == r for r in ranges)
+                except Exception:  # (a reference a shift puts off the sheet: not fixed)
+                    fixed = False
+                if fixed:
+                    self._same = Translator.translate_formula(self, None, 0, 0)
+            if self._same is not None:
+                return self._same
+            return str(Translator.translate_formula(self, dest, row_delta, col_delta))
 
         # (an instance method over openpyxl's classmethod: translate_formula calls self.translate_range;
         # the stock one is called by its class below, as its own recursion over "A1:B2" does)
