@@ -97,7 +97,7 @@ class Case:
     ``named``: the input cells of which every command names one, the same one (empty: no mistake);
     ``totals``: {pair: (matchpoints, most possible)} worked by hand; ``howell``: the movement typed as Howell;
     ``leads``: rows of a Leads sheet (board, N-S, E-W, lead), as ``xlbridge import`` writes one, whose cells
-    are named as ``Leads!D5``."""
+    are named as ``Leads!D5``; ``params``: {parameter label: value} typed over the base session's parameters."""
 
     id: str
     typed: dict = field(default_factory=dict)
@@ -106,6 +106,7 @@ class Case:
     howell: bool = False
     xfail: str | None = None
     leads: tuple = ()
+    params: dict = field(default_factory=dict)
 
 
 def _row11(board=3, ns=1, ew=11, contract=None, declarer=None, tricks=None, score=None, **more) -> dict:
@@ -128,6 +129,16 @@ PAIRS_CASES = [
     # artificial 60 % / 40 % of the top 4: 2.4 and 1.6
     Case("artificial A60/40", _row11(score="A60/40"),
          totals=_with(p1=(Fraction(22, 5), 12), p11=(Fraction(18, 5), 12))),
+    # ----- the parameters: every command scores as the book's Ranking does
+    # 4 results expected per board, 3 on each: Neuberg M' = (M + 1) x 4 / 3 - 1 of a top 6 (2 -> 3, 4 -> 17/3,
+    # 0 -> 1/3): N-S 1 3 + 1/3, N-S 2 17/3 + 3, N-S 3 1/3 + 17/3; E-W 11 3 + 1/3, 12 1/3 + 17/3, 13 17/3 + 3
+    Case("expected results per board 4", params={"Expected results per board": 4},
+         totals={1: (Fraction(10, 3), 12), 2: (Fraction(26, 3), 12), 3: (6, 12), 11: (Fraction(10, 3), 12),
+                 12: (6, 12), 13: (Fraction(26, 3), 12)}),
+    # the session rule (EBU): A60 is 60 % or the pair's session percentage if higher, A40 40 % or it if lower;
+    # N-S 1 and E-W 11 each have 2 of 8 (25 %) on boards 1 and 2: N-S 1 60 % of 4 = 2.4, E-W 11 25 % of 4 = 1
+    Case("artificial scores by the session rule", _row11(score="A60/40"), params={"Artificial scores": "Session"},
+         totals=_with(p1=(Fraction(22, 5), 12), p11=(3, 12))),
     # ----- a result cell typed over
     # 4S by N, 11 tricks, is 450 (row 6); a member types 480 over the Score NS formula. The rule chosen here:
     # results always from the row's inputs, the typed cell named (issue 52, "What to build")
@@ -203,6 +214,7 @@ def _pairs_book(template: Path, case: Case, dst: Path) -> Path:
                      f"F{row}": tricks})
     trav.update({params["Scale"]: "EBU", params["Expected results per board"]: 3,
                  params["Movement"]: "Howell" if case.howell else "Mitchell"})
+    trav.update({params[label]: value for label, value in case.params.items()})
     trav.update(case.typed)
     pairs = {}
     for i, p in enumerate(NS_PAIRS + EW_PAIRS):

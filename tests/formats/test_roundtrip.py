@@ -278,6 +278,41 @@ def test_an_unknown_matchpoint_scale_is_refused_naming_its_cell(tmp_path):
     assert str(err.value) == "club.xlsx, Travellers!R5: unknown matchpoint scale (EBU or ACBL): 'Swiss'"
 
 
+@pytest.mark.parametrize("cell, typed, said", [
+    ("R6", "many", "expected results per board must be a whole number from 1 to 1,000 (or blank: the most results "
+                   "on any board): 'many'"),
+    ("R6", 2.5, "expected results per board must be a whole number from 1 to 1,000 (or blank: the most results on "
+                "any board): 2.5"),
+    ("R6", 0, "expected results per board must be a whole number from 1 to 1,000 (or blank: the most results on "
+              "any board): 0"),
+    ("R8", "Sometimes", "unknown rule for artificial scores (Fixed or Session): 'Sometimes'"),
+])
+def test_an_unreadable_neuberg_or_artificial_parameter_is_refused_naming_its_cell(tmp_path, cell, typed, said):
+    from xlbridge.formats import FormatError
+    from xlbridge.formats.pairsbook import read_pairs_workbook
+
+    def set_parameter(wb):
+        wb["Travellers"][cell] = typed
+
+    with pytest.raises(FormatError) as err:
+        read_pairs_workbook(_example_copy(tmp_path, set_parameter))
+    assert str(err.value) == f"club.xlsx, Travellers!{cell}: {said}"
+
+
+@pytest.mark.parametrize("cell, typed, field, value", [("R6", 12, "expected", 12), ("R6", "12", "expected", 12),
+                                                       ("R6", None, "expected", None), ("R8", " session ", "artificial",
+                                                                                       "session"),
+                                                       ("R8", "Fixed", "artificial", "fixed"),
+                                                       ("R8", None, "artificial", None)])
+def test_the_neuberg_and_artificial_parameters_are_the_event_s(tmp_path, cell, typed, field, value):
+    from xlbridge.formats.pairsbook import read_pairs_workbook
+
+    def set_parameter(wb):
+        wb["Travellers"][cell] = typed
+
+    assert getattr(read_pairs_workbook(_example_copy(tmp_path, set_parameter)), field) == value
+
+
 def _event_details_cells(ws):
     """{label: its value cell} of the Travellers sheet's parameters (labels in Q, values in R)."""
     return {ws[f"Q{r}"].value: f"R{r}" for r in range(4, 30) if isinstance(ws[f"Q{r}"].value, str)}

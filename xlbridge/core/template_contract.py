@@ -28,11 +28,13 @@ Declared here once, below all three layers.
 
 from __future__ import annotations
 
+from .pairs.standings import ARTIFICIAL_RULES
 from .vocabulary import Movement, Scale
 
 __all__ = ["CAPACITY_NAME", "CHART_NAME", "HANDOUT_NAME", "SCORER_NOTES_NAME", "HEADER_NAME", "PRINT_NAME", "RESULTS_NAME", "TRAVELLERS_SHEET", "PAIRS_SHEET", "RANKING_SHEET", "BOARDS_SHEET",
            "MATCHES_SHEET", "TEAMS_SHEET", "CONTRACTS_SHEET", "TRAVELLER_COLUMNS", "SCORE_COLUMN", "ARROW_COLUMN",
-           "SCALE_LABEL", "MOVEMENT_LABEL", "SCALE_CHOICES", "MOVEMENT_CHOICES", "choices_list", "choices_words",
+           "SCALE_LABEL", "MOVEMENT_LABEL", "SCALE_CHOICES", "MOVEMENT_CHOICES",
+           "EXPECTED_LABEL", "ARTIFICIAL_LABEL", "MAX_EXPECTED", "ARTIFICIAL_CHOICES", "choices_list", "choices_words",
            "TRAVELLER_WEIGHTS",
            "PAIR_COLUMNS", "PLAYER_NUMBERS", "PRIVATE", "PRIVATE_PLAYERS", "TEAM_COLUMNS", "EVENT_DETAILS", "MATCH_COLUMNS",
            "BOARD_INPUTS", "TABLE_HEADER_ROW", "DEALS_SHEET", "LEADS_SHEET", "DEAL_COLUMNS", "LEAD_COLUMNS"]
@@ -79,6 +81,12 @@ SCALE_LABEL, MOVEMENT_LABEL = "Scale", "Movement"
 #: the choices of those parameters as a data validation lists them, and as a message says them
 SCALE_CHOICES = tuple(s.value for s in Scale)
 MOVEMENT_CHOICES = (Movement.MITCHELL.label, Movement.HOWELL.label)
+#: the pairs Travellers sheet's other parameters, which the workbook's Ranking and the formats read alike: the results
+#: a board is Neuberg-factored to (blank: the most results on any board; a whole number 1 to :data:`MAX_EXPECTED`),
+#: and the rule of an artificial score (:data:`xlbridge.core.pairs.standings.ARTIFICIAL_RULES`)
+EXPECTED_LABEL, ARTIFICIAL_LABEL = "Expected results per board", "Artificial scores"
+MAX_EXPECTED = 1000
+ARTIFICIAL_CHOICES = tuple(rule.capitalize() for rule in ARTIFICIAL_RULES)
 
 
 def choices_list(choices: tuple[str, ...]) -> str:

@@ -195,6 +195,12 @@ class Event:
     #: over a workbook's result cell: not used, the results come from the row's inputs); the commands say them as
     #: warnings. Not compared, as ``scorer``
     notes: tuple[str, ...] = field(default=(), compare=False)
+    #: a pairs workbook's ``Expected results per board`` (each board's matchpoints Neuberg-factored to it) and
+    #: ``Artificial scores`` rule (``"fixed"`` or ``"session"``: :data:`xlbridge.core.pairs.standings.ARTIFICIAL_RULES`),
+    #: scored as the workbook's Ranking scores them; None: not stated (the most results on any board; fixed), as in
+    #: PBN and USEBIO. Not compared, as ``scale``
+    expected: int | None = field(default=None, compare=False)
+    artificial: str | None = field(default=None, compare=False)
     _index: dict[tuple[str | None, str], Participant] = field(default_factory=dict, init=False, repr=False,
                                                               compare=False, hash=False)
 

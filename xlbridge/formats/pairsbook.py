@@ -39,7 +39,10 @@ import xlbridge
 
 from ..core.entries import parse_entry
 from ..core.travellerrow import PairCheck, lead_without_row, listed_pairs, row_mistake
-from ..core.template_contract import (ARROW_COLUMN, MOVEMENT_LABEL, SCALE_CHOICES, SCALE_LABEL, SCORE_COLUMN,
+from ..core.pairs.standings import ARTIFICIAL_RULES
+from ..core.rounding import named_option
+from ..core.template_contract import (ARROW_COLUMN, ARTIFICIAL_CHOICES, ARTIFICIAL_LABEL, EXPECTED_LABEL, MAX_EXPECTED,
+                                      MOVEMENT_LABEL, SCALE_CHOICES, SCALE_LABEL, SCORE_COLUMN,
                                       choices_words, PAIR_COLUMNS, PAIRS_SHEET, PLAYER_NUMBERS, PRIVATE, TRAVELLER_COLUMNS, TRAVELLER_WEIGHTS,
                                       TRAVELLERS_SHEET)
 from ..core.vocabulary import FILE_SCALE, Direction, Scale, Scoring, UnknownSpellingError
@@ -152,6 +155,7 @@ def read_pairs_workbook(path: str | os.PathLike[str]) -> Event:
         found, movement = parameter_value(ws, MOVEMENT_LABEL)
         mitchell = not found or str(movement or "").strip().lower() != HOWELL.option
         scale = _scale(ws, name)
+        expected, artificial = _expected(ws, name), _artificial(ws, name)
         boards: dict[int, list[Result]] = {}
         cells: dict[int, list[tuple[dict[str, Any], dict[str, Any]]]] = {}  # each row's result cell and NS cell
         columns = find_columns(ws, _T_COLUMNS, _T_READ, sheet=TRAVELLERS, where=name)
@@ -236,7 +240,7 @@ def read_pairs_workbook(path: str | os.PathLike[str]) -> Event:
                         extra.append(Participant(num, key[0]))
         return Event(name=title, date=date, site=club, scorer=scorer, movement=MITCHELL if mitchell else HOWELL, scale=scale,
                      participants=tuple(participants) + tuple(extra), boards=event_boards(boards, deals),
-                     notes=_typed_over(path, typed_over))
+                     notes=_typed_over(path, typed_over), expected=expected, artificial=artificial)
     finally:
         wb.close()
 
@@ -297,6 +301,39 @@ def _scale(ws: Any, name: str) -> str | None:
     except UnknownSpellingError:
         raise FormatError(f"unknown matchpoint scale ({choices_words(SCALE_CHOICES)}):", where=f"{name}, {TRAVELLERS}!{entry[1]}",
                           value=entry[0]) from None
+
+
+def _expected(ws: Any, name: str) -> int | None:
+    """The Travellers sheet's ``Expected results per board`` (each board Neuberg-factored to it, as the workbook's
+    matchpoints are), a whole number from 1 to :data:`MAX_EXPECTED`; None when the sheet has no such parameter or it
+    is blank (the most results on any board). Another value is refused naming its cell."""
+    entry = parameter_entry(ws, EXPECTED_LABEL)
+    if entry is None or cell_text(entry[0]) is None:
+        return None
+    value = entry[0]
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit() and len(value.strip()) < 6:
+        value = int(value.strip())
+    whole = (isinstance(value, (int, float)) and not isinstance(value, bool) and 1 <= value <= MAX_EXPECTED
+             and value == int(value))  # (the bounds first: no infinity reaches int())
+    if not whole:
+        raise FormatError(f"expected results per board must be a whole number from 1 to {MAX_EXPECTED:,} "
+                          "(or blank: the most results on any board):", where=f"{name}, {TRAVELLERS}!{entry[1]}",
+                          value=entry[0])
+    return int(value)
+
+
+def _artificial(ws: Any, name: str) -> str | None:
+    """The Travellers sheet's ``Artificial scores`` rule (``"fixed"`` or ``"session"``:
+    :data:`xlbridge.core.pairs.standings.ARTIFICIAL_RULES`, any case), as the workbook's Ranking reads it; None when
+    the sheet has no such parameter or it is blank. Another value is refused naming its cell."""
+    entry = parameter_entry(ws, ARTIFICIAL_LABEL)
+    if entry is None or cell_text(entry[0]) is None:
+        return None
+    try:
+        return named_option(cell_text(entry[0]), ARTIFICIAL_RULES, "artificial-score rule")
+    except xlbridge.XlbridgeError:
+        raise FormatError(f"unknown rule for artificial scores ({choices_words(ARTIFICIAL_CHOICES)}):",
+                          where=f"{name}, {TRAVELLERS}!{entry[1]}", value=entry[0]) from None
 
 
 def _outcomes(result: Result, get: Getter, where: Where, board: int) -> tuple[tuple[int, Fraction], ...]:

@@ -3,8 +3,9 @@
 Every rule comes from the core through the top-level names of :mod:`xlbridge`:
 
 - pairs at matchpoints: :func:`xlbridge.matchpoint_session` (Law 78A, Neuberg-factored to the
-  largest number of results on a board, artificial scores at their percentage of the top, Law
-  12C2) and :func:`xlbridge.pairs_ranking` (exact percentages, ties share the place);
+  event's expected results per board, else the largest number of results on a board; artificial scores at
+  their percentage of the top, Law 12C2, or by the event's ``"session"`` rule) and :func:`xlbridge.pairs_ranking`
+  (exact percentages, ties share the place): as a pairs workbook's parameters state them;
   a Mitchell is ranked one field per direction, a Howell as one field; a session with a Law 12C1(c)
   weighted score (a row's ``outcomes``) by :func:`xlbridge.weighted_session` instead (seed 004);
 - pairs at cross-IMPs or Butler: :func:`xlbridge.cross_imps`, :func:`xlbridge.butler`, ranked by
@@ -40,6 +41,7 @@ from typing import Any, TypeAlias
 
 import xlbridge
 
+from ..core.pairs.standings import ARTIFICIAL_RULES
 from ..core.vocabulary import FILE_SCALE, Direction, Scoring
 from .checks import check_traveller
 from .errors import FormatError
@@ -90,7 +92,7 @@ def _rank(event: Event, board_of_row: Sequence[int] | None, ns_pairs: Sequence[s
         ns = [p if field in (None, Direction.NS) else None for p in ns_pairs]
         ew = [p if field in (None, Direction.EW) else None for p in ew_pairs]
         if session is not None:
-            out[field] = xlbridge.pairs_ranking(session, ns, ew)
+            out[field] = xlbridge.pairs_ranking(session, ns, ew, artificial=event.artificial or ARTIFICIAL_RULES[0])
         else:
             out[field] = xlbridge.pairs_ranking(board_of_row, ns, ew, mp_ns, mp_ew, tops)
     return out
@@ -121,9 +123,9 @@ def score_event(event: Event, *, scale: str | None = None) -> Event:
     if event.scoring == Scoring.MP:
         if weighted:  # Law 12C1(c): every combination of the outcomes, exactly (the core's weighted_session)
             s = xlbridge.weighted_session([list(r.outcomes) if r.outcomes else r.score for _, r in rows], board_no,
-                                          scale=scale, check_legal=False)
+                                          scale=scale, check_legal=False, expected=event.expected)
         else:
-            s = xlbridge.matchpoint_session(entries, board_no, scale=scale, check_legal=False)
+            s = xlbridge.matchpoint_session(entries, board_no, scale=scale, check_legal=False, expected=event.expected)
         mps = iter(zip(s.ns, s.ew, s.ns_percent, s.ew_percent))
         boards = [replace(b, results=tuple(replace(r, mp_ns=a, mp_ew=c, pct_ns=d, pct_ew=e)
                                            for r, (a, c, d, e) in zip(b.results, mps))) for b in boards]

@@ -11,7 +11,8 @@ from openpyxl.formatting.rule import FormulaRule
 from openpyxl.styles import Alignment, Font, PatternFill
 
 from ..core.travellerrow import RED_WHEN
-from ..core.template_contract import (ARROW_COLUMN, MOVEMENT_CHOICES, MOVEMENT_LABEL, SCALE_CHOICES, SCALE_LABEL,
+from ..core.template_contract import (ARROW_COLUMN, ARTIFICIAL_CHOICES, ARTIFICIAL_LABEL, EXPECTED_LABEL, MAX_EXPECTED,
+                                       MOVEMENT_CHOICES, MOVEMENT_LABEL, SCALE_CHOICES, SCALE_LABEL,
                                        SCORE_COLUMN, choices_list, choices_words, PAIR_COLUMNS, PAIRS_SHEET, PLAYER_NUMBERS, PRIVATE, RANKING_SHEET, TRAVELLER_COLUMNS, TRAVELLER_WEIGHTS,
                                        TRAVELLERS_SHEET)
 
@@ -279,12 +280,12 @@ def _travellers_sheet(wb: Workbook) -> None:
     ws["Q4"].font = bold()
     param(ws, "Q5", "R5", SCALE_LABEL, "ACBL", kind="list", formula1=choices_list(SCALE_CHOICES),
            prompt="EBU: 2 per score beaten, 1 per tie (Law 78A). ACBL: 1 and 1/2.")
-    param(ws, "Q6", "R6", "Expected results per board", None, kind="whole", operator="between",
-           formula1="1", formula2="1000",
+    param(ws, "Q6", "R6", EXPECTED_LABEL, None, kind="whole", operator="between",
+           formula1="1", formula2=str(MAX_EXPECTED),
            prompt="Blank: the largest number of results on any board. Boards with fewer are Neuberg-factored.")
     param(ws, "Q7", "R7", MOVEMENT_LABEL, "Mitchell", kind="list", formula1=choices_list(MOVEMENT_CHOICES),
            prompt="Mitchell: N-S and E-W ranked separately. Howell: one field.")
-    param(ws, "Q8", "R8", "Artificial scores", "Fixed", kind="list", formula1='"Fixed,Session"',
+    param(ws, "Q8", "R8", ARTIFICIAL_LABEL, ARTIFICIAL_CHOICES[0], kind="list", formula1=choices_list(ARTIFICIAL_CHOICES),
            prompt="Fixed: A60/40 counts 60 %. Session (EBU): 60 % or the session percentage if higher "
                   "(40 % or it if lower).")
     event_details(ws, "Q9")
