@@ -87,11 +87,11 @@ def _declared_again(folder: Path, kind: str, times: int) -> Path:
 
 
 CASES = {  # name: (how it is made, exit code, what the one line or the one error says)
-    "names-2000": (lambda d: names_book(d / "names-2000.xlsx", 2000), 1, "S!B1: layout row 1 has no formula"),
+    "names-2000": (lambda d: names_book(d / "names-2000.xlsx", 2000), 1, "S!B1: row 1 has no formula"),
     "names-2000-twice": (lambda d: names_book(d / "names-twice.xlsx", 2000, times=2), 1,
-                         "S!B1: layout row 1 has no formula"),
+                         "S!B1: row 1 has no formula"),
     "names-100000-five": (lambda d: names_book(d / "names-five.xlsx", 100_000, times=5), 1,
-                          "S!B1: layout row 1 has no formula"),
+                          "S!B1: row 1 has no formula"),
     "row-tag-bomb": (lambda d: _row_bomb(d / "rowbomb.xlsx"), 2, "refused: more than 1,048,576 rows, the limit"),
     # the review's variant: 100,000 values, the capacity name declared 2,000 times (each over the whole column)
     "capacity-2000-times": (lambda d: _declared_again(d, "XLBRIDGE_CAPACITY", 2000), 2,

@@ -127,7 +127,7 @@ CASES = [
     Case("pairs-long-pair-number.xlsx", "export", 2, "Travellers!B5: pair number longer than 20 characters"),
     # (its first odd cell, row 97's board #N/A, is named as publish and export stop at it: core.travellerrow's
     # lead_row_mistake; a lead row without its traveller row comes after a mistake of the row's own)
-    Case("pairs-leads-flood.xlsx", "recalc", 1, "Leads!A97: input board number must be a whole number from 1 to "
+    Case("pairs-leads-flood.xlsx", "recalc", 1, "Leads!A97: board number must be a whole number from 1 to "
          "10,000, got '#N/A'; publish and export refuse the book until it is put right"),
     Case("colliding-ids.pbn", "publish", 0),
     Case("imp-pairs.pbn", "publish", 2, "imp-pairs.pbn: cannot score pairs event at 'IMP'"),

@@ -22,6 +22,8 @@ margin 5: 12.18 - 7.82.  Standings: Lions 13.65, Bears 12.18, Wolves 7.82, Tiger
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
 from fractions import Fraction as F
 
 import openpyxl
@@ -323,7 +325,19 @@ def test_teams_workbook_round_trip(tmp_path, teams_template, teams, data):
     wb = openpyxl.load_workbook(io.BytesIO(teams_template))
     fill_teams_workbook(wb, ev)
     wb.save(tmp_path / "t.xlsx")
+    sides = {(b.number, frozenset((r.ns, r.ew))): 0 for b in ev.boards for r in b.results}
+    for b in ev.boards:
+        for r in b.results:
+            sides[(b.number, frozenset((r.ns, r.ew)))] += 1
     back = read_teams_workbook(tmp_path / "t.xlsx")
+    if 1 in sides.values():  # a board played in one room only: a mistake of the workbook's row (issue 52: the
+        # TD types the other room's score, an artificial one if it was not played, or deletes the row), named at
+        # the empty room, by the reader as by the workbook's WEIGHTED_IMPS, and left out of its match until then
+        assert back.notes and all(re.fullmatch(r"Boards![CI]\d+: no score in room [12]: the board counts when both "
+                                               r"rooms are in; left out of match \d+ until then", n)
+                                  for n in back.notes), back.notes
+        ev = replace(ev, boards=tuple(replace(b, results=tuple(
+            r for r in b.results if sides[(b.number, frozenset((r.ns, r.ew)))] == 2)) for b in ev.boards))
     assert (back.name, back.kind) == (ev.name, ev.kind)
     assert {p.number: (p.name, p.names) for p in back.participants} == {
         p.number: (p.name, p.names) for p in ev.participants}  # the Teams sheet lists every team

@@ -425,6 +425,21 @@ def test_pairs_mistake(case, pairs_template, tmp_path):
     _check(case, runs, want, lambda text: _named_cells("Travellers", "ABCDEFGIJKLM")(text, typed_over))
 
 
+def test_two_rows_mistaken_apart_are_each_named_with_their_own_words(pairs_template, tmp_path):
+    """Row 6 without tricks and row 7 without a declarer: recalc names each row's own empty cell in its own words
+    (two rows' mistakes are not one message); publish and export stop at the first in the sheet's order, in the
+    same words; the result cells of the two rows (matchpoints) are not named again."""
+    case = Case("two mistakes", {"F6": None, "E7": None})
+    book = _pairs_book(pairs_template, case, tmp_path / "club.xlsx")
+    runs = _commands(book, tmp_path, PAIRS_READERS)
+    lines = [line for line in runs["recalc"].said.splitlines() if line.startswith("Travellers!")]
+    assert runs["recalc"].code == 1 and sorted(lines) == [
+        "Travellers!E7: no declarer; the row is left out of the results until it is put right",
+        "Travellers!F6: no tricks; the row is left out of the results until it is put right"], lines
+    for cmd in ("publish", "export pbn", "export usebio"):
+        assert runs[cmd].code == 2 and "Travellers!F6: no tricks" in runs[cmd].said, (cmd, runs[cmd].said)
+
+
 # --------------------------------------------------------------------------------------------- teams
 
 #: (board, room 1 N-S, room 2 N-S) of each match (module text)
@@ -462,6 +477,9 @@ TEAMS_CASES = [
          totals=dict(TEAMS_BASE)),
     Case("teams weights summing to 120 %", _row12(outcome2=-50, w1=0.6, w2=0.6), named=("F12", "G12"),
          totals=dict(TEAMS_BASE)),
+    # one room's score only: named at the empty room, the board left out of match 2 (0 - 0 on its six others)
+    Case("teams board with room 2 missing", _row12(room2=None), named=("I12",), totals=dict(TEAMS_BASE)),
+    Case("teams board with room 1 missing", _row12(room1=None), named=("C12",), totals=dict(TEAMS_BASE)),
     # board 1 of match 2 typed twice (rows 12 and 19): the second is the mistake
     Case("teams board typed twice", {"A19": 2, "B19": 1, "C19": 420, "I19": 420}, named=("A19", "B19"),
          totals=dict(TEAMS_BASE)),

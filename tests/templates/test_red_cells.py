@@ -11,7 +11,7 @@ moved by its insertion), written into a spare cell at that position and computed
 Expected verdicts are worked by hand from the Laws and the books' rows: 8S is no contract (a level is 1 to 7), 410
 is no score at any vulnerability (4 of a major making is 420 or 620, 3NT+1 430), match 9 is not on the Matches
 sheet (matches 1 and 2), board 1 of match 2 is on the Boards sheet already, pairs 7 and 17 are not on the pairs
-example's Pairs sheet.
+example's Pairs sheet, a board with room 1's score only is missing room 2's.
 """
 
 from __future__ import annotations
@@ -47,8 +47,10 @@ CASES = {
         sheet="Boards", cols="A:I", cells=False,
         typed={"A5": 9, "B5": 1, "C5": 410, "I5": 420,  # match 9 (not on Matches), room 1 410 (no score)
                "A16": 2, "B16": 1, "C16": 450, "I16": 420,  # board 1 of match 2 again (row 13 has it)
-               "J7": 3},  # a value typed over IMPs A (match 1, board 2)
+               "J7": 3,  # a value typed over IMPs A (match 1, board 2)
+               "I8": None},  # match 1 board 3's room 2 emptied: room 1 only
         red={"A5": True, "C5": True, "B5": False, "I5": False, "A6": False, "B6": False, "C6": False,
+             "I8": True, "C8": False, "I9": False,
              "B16": True, "A16": False, "C16": False, "B13": False, "A4": False, "C4": False,
              "J7": True, "J8": False, "J4": False}),
     "instant.xlsx": dict(sheet="Results", cols="A:D", cells=False, typed={}, red={}),

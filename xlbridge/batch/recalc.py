@@ -114,8 +114,14 @@ _ENGINE_SUFFIXES = (".xlsx", ".xlsm", ".xltx", ".xltm")
 class RecalcCellError:
     """One cell that evaluated to an Excel error, with what is known about why.
 
+    ``code``: the cell's error value (``#VALUE!``), or what kind of finding it is (``input``: a mistake at the cell a
+    member typed; ``layout``: the book's tables; ``message``: a function's message in a cell), which the line a
+    member reads does not say (the JSON report does).
+
     >>> str(RecalcCellError("Travellers", "K7", "#VALUE!", "MATCHPOINTS: impossible score: 410"))
     'Travellers!K7: #VALUE! MATCHPOINTS: impossible score: 410'
+    >>> str(RecalcCellError("Travellers", "F11", "input", "no tricks"))
+    'Travellers!F11: no tricks'
     """
 
     sheet: str
@@ -124,7 +130,8 @@ class RecalcCellError:
     message: str = ""
 
     def __str__(self):
-        return f"{qualified(self.sheet, self.cell)}: {self.code} {self.message}".rstrip()
+        code = self.code if self.code.startswith("#") or not self.message else ""
+        return " ".join(p for p in (f"{qualified(self.sheet, self.cell)}:", code, self.message) if p).rstrip()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -321,25 +328,49 @@ _CALC_CHAIN = "xl/calcChain.xml"
 def _at_input_cells(errors: list, headers: dict) -> list:
     """The errors of a row's result cells that a row function gave for a mistake in one of the row's inputs (its
     reason names the input column: :func:`xlbridge.core.travellerrow.column_named`), named once a row at that input
-    cell, in the member's words (``Travellers!F11: input no tricks; ...``), rather than at each result cell showing
+    cell, in the member's words (``Travellers!F11: no tricks; ...``), rather than at each result cell showing
     it; ``headers``: {sheet: {header name: column}} of the input tables (the read stage's). Other errors as they are.
 
     >>> e = RecalcCellError("Travellers", "H11", "#VALUE!", "SCORE_OR_TYPED: no tricks (column Tricks)")
     >>> [str(x) for x in _at_input_cells([e, dataclasses.replace(e, cell="N11")], {"Travellers": {"Tricks": 6}})]
-    ['Travellers!F11: input no tricks; the row is left out of the results until it is put right']
+    ['Travellers!F11: no tricks; the row is left out of the results until it is put right']
+
+    Another error value of a row so named (a result cell reading the row's first: ``Boards!K12`` the IMPs B of a
+    row whose IMPs A names its empty room) is that mistake's, not named again.
+
+    >>> b = RecalcCellError("Boards", "J12", "#VALUE!", "WEIGHTED_IMPS: no score in room 2 (column Room 2)")
+    >>> [str(x) for x in _at_input_cells([b, RecalcCellError("Boards", "K12", "#VALUE!", "wrong type")],
+    ...                                  {"Boards": {"Room 2": 9}})]
+    ['Boards!I12: no score in room 2; the row is left out of the results until it is put right']
     """
-    out, seen = [], set()
+    out: list = []
+    seen, rows = set(), set()
+    later = []  # (the other error values, kept unless their row's mistake was named)
+    vague = []  # (a formula's reasons of several rows together: said only for a row named by no cell of its own)
+
+    def named(e: RecalcCellError, row: int, col: int, words: str) -> None:
+        rows.add((e.sheet, row))
+        if (e.sheet, row, col) not in seen:
+            seen.add((e.sheet, row, col))
+            out.append(RecalcCellError(e.sheet, cell_ref(row, col), "input",
+                                       f"{words}; the row is left out of the results until it is put right"))
+
     for e in errors:
         found = column_named(e.message) if e.code.startswith("#") else None
         col = None if found is None else headers.get(e.sheet, {}).get(found[0])
         if found is None or col is None:
-            out.append(e)
-            continue
+            later.append((len(out), e))
+        elif e.message.count("(column ") > 1:
+            vague.append((len(out), e, col, found[1]))
+        else:
+            named(e, parse_ref(e.cell)[0], col, found[1])
+    for at, e, col, words in vague:
         row = parse_ref(e.cell)[0]
-        if (e.sheet, row, col) not in seen:
-            seen.add((e.sheet, row, col))
-            out.append(RecalcCellError(e.sheet, cell_ref(row, col), "input",
-                                       f"{found[1]}; the row is left out of the results until it is put right"))
+        if (e.sheet, row) not in rows:
+            named(e, row, col, words)
+    for at, e in reversed(later):  # (each back in its place, the order of the cells kept)
+        if not (e.code.startswith("#") and e.sheet in headers and (e.sheet, parse_ref(e.cell)[0]) in rows):
+            out.insert(min(at, len(out)), e)
     return out
 
 
@@ -530,7 +561,7 @@ def _report(run: Run, summary: EngineSummary) -> Findings:
     warnings = list(warnings)
     call_errors = messages.call_errors
     shown_calls: set = set()
-    cell_messages = messages.cell_messages
+    cell_messages, cell_reasons = messages.cell_messages, messages.cell_reasons
     reasons = {key: "; ".join(found[:3]) + (" (and more)" if len(found) > 3 else "")
                for key, found in messages.formula_reasons.items()}
     unfollowed = messages.unfollowed
@@ -555,14 +586,19 @@ def _report(run: Run, summary: EngineSummary) -> Findings:
                     # reported here (with the result's reason) instead of on the hidden sheet
                     shown_errors.add(shown[(up, (r, c))])
                     up_at, anchor = at
+                    place = shown[(up, (r, c))][1]
                 else:
                     up_at, anchor = up, anchors[up].get((r, c), (r, c))
+                    place = (r, c)
                 if isinstance(v, ExcelErrorValue):
                     formula = layouts[by_upper[up_at]].formula_cells.get(anchor, "")
                     key = (up_at, cell_ref(*anchor))
+                    # (the cell's own reason, by its place in its formula's array result: rows mistaken apart
+                    # are named apart; else the formula's reasons)
+                    own = cell_reasons.get((*key, (place[0] - anchor[0], place[1] - anchor[1])))
                     msg = (cell_messages.get(key) or (LINK_NOT_FOLLOWED if v.code == "#REF!" and key in unfollowed
                                                        else "")
-                           or v.message or reasons.get(key) or _messages_for(formula, messages.by_function)
+                           or v.message or own or reasons.get(key) or _messages_for(formula, messages.by_function)
                            or (LINK_NOT_FOLLOWED if v.code == "#REF!" and names_other_book(formula) else "")
                            or ERROR_MEANINGS.get(v.code, ""))
                     errors.append(RecalcCellError(sheet, cell_ref(r, c), v.code,

@@ -37,7 +37,7 @@ __all__ = ["CAPACITY_NAME", "CHART_NAME", "HANDOUT_NAME", "SCORER_NOTES_NAME", "
            "EXPECTED_LABEL", "ARTIFICIAL_LABEL", "MAX_EXPECTED", "ARTIFICIAL_CHOICES", "choices_list", "choices_words",
            "TRAVELLER_WEIGHTS",
            "PAIR_COLUMNS", "PLAYER_NUMBERS", "PRIVATE", "PRIVATE_PLAYERS", "TEAM_COLUMNS", "EVENT_DETAILS", "MATCH_COLUMNS",
-           "BOARD_INPUTS", "TABLE_HEADER_ROW", "DEALS_SHEET", "LEADS_SHEET", "DEAL_COLUMNS", "LEAD_COLUMNS"]
+           "BOARD_INPUTS", "BOARD_IMPS", "TABLE_HEADER_ROW", "DEALS_SHEET", "LEADS_SHEET", "DEAL_COLUMNS", "LEAD_COLUMNS"]
 
 CAPACITY_NAME = "XLBRIDGE_CAPACITY"
 HEADER_NAME = "XLBRIDGE_HEADER"
@@ -130,5 +130,8 @@ EVENT_DETAILS = ("Event", "Date", "Club", "Scorer")
 MATCH_COLUMNS = ("Match", "Team A", "Team B", "Boards")
 #: the teams workbook's Boards sheet: a board's match and number, room 1's N-S score and a weighted board's other
 #: outcomes and weights (Law 12C1(c)), room 2's N-S score (its input columns, A to I)
+#: the teams Boards sheet's result columns beside a row's inputs (each team's IMPs on the board, from the inputs: a
+#: value typed over IMPs A is never read as the board's result, by the workbook's formulas or the formats)
+BOARD_IMPS = ("IMPs A", "IMPs B")
 BOARD_INPUTS = ("Match", "Board", "Room 1 NS (team A NS)", "Outcome 2", "Outcome 3", "Weight 1", "Weight 2", "Weight 3",
                 "Room 2 NS (team B NS)")

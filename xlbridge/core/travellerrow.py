@@ -35,7 +35,7 @@ from .vocabulary import Direction, Seat, UnknownSpellingError, Vulnerability
 
 __all__ = ["Mistake", "row_mistake", "board_row_mistake", "blank", "RED_WHEN", "reason_text", "column_named",
            "vulnerability_words", "MAX_BOARD", "PairCheck", "listed_pairs", "unlisted_pair",
-           "lead_without_row", "leads_without_rows", "lead_card", "lead_row_mistake"]
+           "lead_without_row", "leads_without_rows", "lead_card", "lead_row_mistake", "room_missing"]
 
 #: the largest board number a book's Board column accepts (its validation), as the PBN and USEBIO readers do
 MAX_BOARD = 10_000
@@ -271,6 +271,24 @@ def board_row_mistake(match: object, board: object, matches: Collection[int] | N
             return Mistake("Board", f"board {b} of match {m} is listed twice")
         seen.add((m, b))
     return None
+
+
+def room_missing(room1: object, room2: object, columns: tuple[str, str]) -> Mistake | None:
+    """The mistake of a teams board row with one room's score only (``room1``, ``room2``: its two rooms' N-S scores
+    as typed; ``columns``: their headers), or None: named at the empty room, the board left out of its match until
+    both rooms are in (by the teams workbook's ``WEIGHTED_IMPS`` and the file formats' reader alike). A row with
+    neither room is a board not yet typed in, no mistake.
+
+    >>> room_missing(420, None, ("Room 1", "Room 2")).words
+    'no score in room 2: the board counts when both rooms are in'
+    >>> room_missing(None, None, ("Room 1", "Room 2")), room_missing(" ", 420, ("Room 1", "Room 2")).column
+    (None, 'Room 1')
+    """
+    one, two = blank(room1), blank(room2)
+    if one == two:
+        return None
+    k = 1 if one else 2
+    return Mistake(columns[k - 1], f"no score in room {k}: the board counts when both rooms are in")
 
 
 def listed_pairs(cells: Iterable[object]) -> frozenset[object]:

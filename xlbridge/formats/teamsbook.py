@@ -29,7 +29,8 @@ from typing import Any
 import xlbridge
 
 from ..core.entries import parse_entry
-from ..core.template_contract import (BOARDS_SHEET, CONTRACTS_SHEET, MATCH_COLUMNS, MATCHES_SHEET, PLAYER_NUMBERS, PRIVATE,
+from ..core.travellerrow import room_missing
+from ..core.template_contract import (BOARD_IMPS, BOARD_INPUTS, BOARDS_SHEET, CONTRACTS_SHEET, MATCH_COLUMNS, MATCHES_SHEET, PLAYER_NUMBERS, PRIVATE,
                                       TEAM_COLUMNS, TEAMS_SHEET)
 from ..core.vocabulary import Scoring
 from .checks import check_result, check_traveller
@@ -47,17 +48,18 @@ from .sheets import (HEADER_ROW, VULNERABILITY, Getter, Where, Workbook, board_n
 __all__ = ["fill_teams_workbook", "read_teams_workbook", "BOARDS_SHEET",
            "MATCHES_SHEET", "TEAMS_SHEET", "CONTRACTS_SHEET"]
 
-_ROOM_1, _ROOM_2 = "Room 1 NS (team A NS)", "Room 2 NS (team B NS)"
-_B_COLUMNS = ("Match", "Board", _ROOM_1, _ROOM_2)
-_OUTCOMES = ("Outcome 2", "Outcome 3")  # room 1's other outcomes of a weighted board, at Weight 2 and 3
-_B_OPTIONAL = (*_OUTCOMES, "Weight 1", "Weight 2", "Weight 3")
+# (the Boards sheet's inputs as the template writes them: match, board, room 1, its other outcomes, the weights, room 2)
+_ROOM_1, _ROOM_2 = BOARD_INPUTS[2], BOARD_INPUTS[8]
+_B_COLUMNS = (*BOARD_INPUTS[:2], _ROOM_1, _ROOM_2)
+_OUTCOMES = BOARD_INPUTS[3:5]  # room 1's other outcomes of a weighted board, at Weight 2 and 3
+_B_OPTIONAL = BOARD_INPUTS[3:8]
 _M_COLUMNS = MATCH_COLUMNS
 _TEAM_COLUMNS = TEAM_COLUMNS
 _C_COLUMNS = ("Board", "NS", "EW", "Contract", "Declarer", "Tricks")
 
 
 #: the Boards sheet's result column of team A's IMPs (a formula of the row's rooms: WEIGHTED_IMPS)
-_IMPS_A = "IMPs A"
+_IMPS_A = BOARD_IMPS[0]
 
 
 def _imps_typed_over(get: Getter, where: Where) -> str | None:
@@ -289,7 +291,8 @@ def read_teams_workbook(path: str | os.PathLike[str]) -> Event:
         boards: dict[int, list[Result]] = {}
         cells: dict[int, list[dict[str, str]]] = {}  # each room's score cell, for the board checks
         seen: set[tuple[int, int]] = set()
-        typed_over: list[str] = []  # IMPs A cells showing another number than the IMPs of the row's rooms
+        typed_over: list[str] = []  # IMPs A cells showing another number than the IMPs of the row's rooms, rows with
+        # one room's score only: the notes said as warnings
         for _r, get, where in table_rows(get_sheet(wb, BOARDS_SHEET, name), _B_COLUMNS, _B_OPTIONAL + (_IMPS_A,),
                                          sheet=BOARDS_SHEET, name=name, keys=_B_COLUMNS + _B_OPTIONAL):
             note = _imps_typed_over(get, where)
@@ -306,6 +309,15 @@ def read_teams_workbook(path: str | os.PathLike[str]) -> Event:
             if (m, b) in seen:
                 raise FormatError(f"board {b} of match {m} is listed twice", where=where("Board"))
             seen.add((m, b))
+            missing = room_missing(cell_text(get(_ROOM_1)), cell_text(get(_ROOM_2)), (_ROOM_1, _ROOM_2))
+            if missing is not None:  # (one room only, as the workbook's WEIGHTED_IMPS names it: the board left out
+                # of its match, as the workbook's match leaves it, and said; published during a session, it waits)
+                typed_over.append(f"{where(missing.column).rpartition(', ')[2]}: {missing.words}; left out of match "
+                                  f"{m} until then")
+                for key in ((b, *matches[m]), (b, *matches[m][::-1])):  # (the room's contract and lead: with it)
+                    contracts.pop(key, None)
+                    leads.pop(key, None)
+                continue
             a, c = matches[m]
             for col, ns, ew in ((_ROOM_1, a, c), (_ROOM_2, c, a)):
                 v = get(col)

@@ -16,7 +16,7 @@ from openpyxl.worksheet.formula import ArrayFormula
 from ..core.contract import any_legal_scores
 from ..core.teams.vp import vp_scale
 from ..core.travellerrow import MAX_BOARD
-from ..core.template_contract import (BOARD_INPUTS, BOARDS_SHEET, MATCH_COLUMNS, MATCHES_SHEET, PLAYER_NUMBERS, PRIVATE, PRINT_NAME, TEAM_COLUMNS,
+from ..core.template_contract import (BOARD_IMPS, BOARD_INPUTS, BOARDS_SHEET, MATCH_COLUMNS, MATCHES_SHEET, PLAYER_NUMBERS, PRIVATE, PRINT_NAME, TEAM_COLUMNS,
                                        TEAMS_SHEET)
 from .mirror import calc_sheet_name, headroom
 from .weight_rules import weights_unread
@@ -56,7 +56,7 @@ S_FIRST, S_ROWS = 5, 80  # Standings rows: the teams of 40 matches
 # (team A NS), Outcome / 2, Weight / 1), so neighbouring headers never read as one line; each sheet, its legend and
 # notes included, fits one landscape A4 page wide at the scale print_setup works out.
 #: The Boards sheet's headers and column widths.
-BOARD_COLUMNS = ([*BOARD_INPUTS, "IMPs A", "IMPs B"],
+BOARD_COLUMNS = ([*BOARD_INPUTS, *BOARD_IMPS],
                  [7, 7, 12, 9.5, 9.5, 7.5, 7.5, 7.5, 12, 8.5, 8.5])
 #: Four narrow columns holding a legend and a capacity note beside a table (one 38 wide would print alone on a page).
 NOTE_WIDTHS = [8.5, 8.5, 8.5, 8.5]
@@ -65,7 +65,7 @@ def score_unread(cell: str) -> str:
     """A conditional format's rule (Excel's words) that the room score in ``cell`` (``$C5``) is none: a number (or
     a number as text, ``+420``) that is no bridge score at any vulnerability (not one of
     :func:`xlbridge.core.contract.any_legal_scores`: 410, 425), or a text that is neither a number, an artificial
-    score (``A...``) nor ``NP``; blank is no mistake (one room only: the board waits).
+    score (``A...``) nor ``NP``; blank is no such mistake (one room only: :func:`room_missing`).
 
     >>> score_unread("$C5")[:60]
     'AND($C5<>"",IF(ISNUMBER(-$C5),ISERROR(FIND("|"&ABS(-$C5)&"|"'
@@ -82,6 +82,16 @@ def score_unread(cell: str) -> str:
             f'AND({word}<>"NP",LEFT({word},1)<>"A")))')
 
 
+def room_missing(room: str, other: str) -> str:
+    """A conditional format's rule (Excel's words) that ``room`` (``$C5`` or ``$I5``) is the empty room of a board
+    whose other room has a score (:func:`xlbridge.core.travellerrow.room_missing`), on a row with its match and board.
+
+    >>> room_missing("$I5", "$C5")
+    'AND($A5<>"",$B5<>"",TRIM($I5&"")="",TRIM($C5&"")<>"")'
+    """
+    return f'AND($A5<>"",$B5<>"",TRIM({room}&"")="",TRIM({other}&"")<>"")'
+
+
 def boards_red_when(ml: int) -> dict[str, str]:
     """Each Boards input column's rule as a conditional format, by column letter (Excel's words, for the row's
     first cells ``$A5`` ...; ``ml``: the Matches table's last row): the cell turns red where the row's mistake is,
@@ -89,8 +99,8 @@ def boards_red_when(ml: int) -> dict[str, str]:
     command): a row with no match or board; a match or board that is no whole number (a board at most 10,000:
     :data:`xlbridge.core.travellerrow.MAX_BOARD`); a match not on the Matches sheet; a board listed again in its
     match (the later row: counted from the header down to its own row, never a range upside down); a room score
-    that is none (:func:`score_unread`). A value typed over an IMPs cell is red by the rule of every result cell
-    in view (:mod:`xlbridge.templates.mirror`).
+    that is none (:func:`score_unread`), or missing beside the other room's (:func:`room_missing`). A value typed
+    over an IMPs cell is red by the rule of every result cell in view (:mod:`xlbridge.templates.mirror`).
 
     >>> boards_red_when(44)["A"][:40]
     'OR(AND($A5="",COUNTA($B5:$I5)>0),AND($A5'
@@ -104,7 +114,8 @@ def boards_red_when(ml: int) -> dict[str, str]:
               f'AND($A5<>"",COUNTIF({MATCHES_SHEET}!$A${M_FIRST - 1}:$A${ml},$A5)=0))'),
         "B": (f'OR(AND($B5="",COUNTA($A5,$C5:$I5)>0),{whole("B", str(MAX_BOARD))},'
               f'AND($A5<>"",$B5<>"",COUNTIFS($A${B_FIRST - 1}:$A5,$A5,$B${B_FIRST - 1}:$B5,$B5)>1))'),
-        "C": score_unread("$C5"), "D": score_unread("$D5"), "E": score_unread("$E5"), "I": score_unread("$I5"),
+        "C": f"OR({score_unread('$C5')},{room_missing('$C5', '$I5')})", "D": score_unread("$D5"),
+        "E": score_unread("$E5"), "I": f"OR({score_unread('$I5')},{room_missing('$I5', '$C5')})",
         **weights_unread("C", "F", B_FIRST),
     }
 
@@ -219,6 +230,22 @@ def _teams_sheet(wb: Workbook) -> None:
     input_table(ws, f"A{T_FIRST}:E{tl}", "G8", "teams")
 
 
+def not_counted() -> str:
+    """The Standings' line naming the Boards rows left out of their matches (blank when none): a row whose IMPs A is
+    an error, a row's mistake named at its input cell (:func:`boards_red_when`, ``WEIGHTED_IMPS``). Standard
+    functions only: every program shows it.
+
+    >>> not_counted()[:44]
+    'IFERROR(IF(SUM(IF(ISERROR(Boards!J5:J5004),1'
+    """
+    imps = f"{BOARDS_SHEET}!J{B_FIRST}:J{B_FIRST + B_ROWS - 1}"
+    bad = f"IF(ISERROR({imps}),1,0)"
+    first = f"MIN(IF({bad}=1,ROW({imps}),1000000000))"
+    count = f"SUM({bad})"
+    return (f'IFERROR(IF({count}=0,"","Not counted: {BOARDS_SHEET} row "&{first}&IF({count}>1," and "&({count}-1)'
+            f'&" more","")&" (red there: put it right, then recalculate)"),"")')
+
+
 def _standings_sheet(wb: Workbook, ml: int) -> None:
     """The Standings sheet: TEAM_STANDINGS of the matches (``ml``: the Matches table's last row)."""
     ws = sheet(wb, "Standings", "Standings", "Teams by VP total (exact; equal totals share the rank, 2=); the IMP difference "
@@ -228,6 +255,8 @@ def _standings_sheet(wb: Workbook, ml: int) -> None:
     array(ws, f"A{S_FIRST}:E{sl}",
           f"=IFERROR(INDEX(TEAM_STANDINGS(Matches!B{M_FIRST}:B{ml},Matches!C{M_FIRST}:C{ml},"
           f"Matches!G{M_FIRST}:H{ml},Matches!E{M_FIRST}:F{ml}),{seq_column(S_ROWS)},{seq_row(5)}),\"\")")
+    array(ws, "A3", f"={not_counted()}")  # (the rows left out, in a line of the printed page)
+    ws["A3"].font = Font(bold=True, color="FFC00000")
     computed(ws, f"C{S_FIRST}:D{sl}", "0.00")  # VPs, IMP difference
     align(ws, f"E{S_FIRST}:E{sl}", "center")  # (the rank apart from the IMP difference: never "6.001")
     legend(ws, "G4")
@@ -291,8 +320,8 @@ def build() -> Workbook:
         "(PBN, USEBIO) carry them. "
         "Sheet Teams (optional): each team's number, its name as on Matches, its players and their "
         "national numbers.",
-        "What comes out: IMPs A and B beside each board (a board with one room only says 'incomplete', "
-        "and its match waits for it); the IMPs and VPs of each match; sheet Standings: each team's VPs, "
+        "What comes out: IMPs A and B beside each board (a board with one room's score only is red at the "
+        "empty room, and left out of its match until that room is typed); the IMPs and VPs of each match; sheet Standings: each team's VPs, "
         "IMP difference and rank (equal VPs share a rank, 2=). Sheet Swiss: a worked example of a weighted "
         "board.",
     ] + COMMON_LINES)

@@ -30,6 +30,7 @@ import functools
 import os
 import sys
 import types
+from collections.abc import Callable
 from typing import Any
 
 from ...core.errors import WorkbookLimitError
@@ -70,6 +71,9 @@ class EngineMessages:
     - ``call_errors``: {message: FUNCTION NAME} of the calls that could not run (the cell shows the message);
     - ``limit_calls``: {message: (FUNCTION NAME, (SHEET, ref) or None)}: the calls refused over a work limit;
     - ``formula_reasons``: {(SHEET, ref): [why, ...]}: reasons of error cells, by formula (at most four);
+    - ``cell_reasons``: {(SHEET, ref, (row, column)): why}: the reason of each error cell of an array result, by
+      formula and place in the result (at most :data:`_MAX_CELL_REASONS`), so that two rows' different mistakes
+      are each named with their own;
     - ``cell_messages``: {(SHEET, ref): message}: formulas the engine cannot read, DDE links;
     - ``unfollowed``: {(SHEET, ref)} of cells that depend on a link to another workbook not followed;
     - ``cut_rows``: {(SHEET, anchor ref): message}: results longer than their array range;
@@ -88,6 +92,7 @@ class EngineMessages:
     call_errors: dict = dataclasses.field(default_factory=dict)
     limit_calls: dict = dataclasses.field(default_factory=dict)
     formula_reasons: dict = dataclasses.field(default_factory=dict)
+    cell_reasons: dict = dataclasses.field(default_factory=dict)
     cell_messages: dict = dataclasses.field(default_factory=dict)
     unfollowed: set = dataclasses.field(default_factory=set)
     cut_rows: dict = dataclasses.field(default_factory=dict)
@@ -153,6 +158,28 @@ def message_of(exc: BaseException) -> str:
     return one_line(text, 300)
 
 
+#: the exact types of a function's result cells that are never an error with a reason (most cells)
+_PLAIN_OUT = frozenset((int, float, bool, type(None)))
+
+
+def _array_out(rows: list, convert: Callable[[Any], Any], placed: list, missing: Any) -> Any:
+    """A function's result rows as the engine's array (numpy, objects), each cell ``convert``-ed, a row shorter than
+    the longest filled with ``missing`` (``#N/A``, as Excel fills an array); while a cell that may be an error is
+    converted, ``placed[0]`` holds its (row, column) in a result of several rows (its reason's place)."""
+    import numpy as np
+
+    out = np.empty((len(rows), max(len(r) for r in rows)), object)
+    out[:, :] = missing
+    many = len(rows) > 1
+    for i, r in enumerate(rows):
+        for j, v in enumerate(r):
+            if many and type(v) not in _PLAIN_OUT:
+                placed[0] = (i, j)
+            out[i, j] = convert(v)
+            placed[0] = None
+    return out
+
+
 def _adapt_function(name: str, fn, messages: EngineMessages):
     """Wrap an Excel-shaped callable for the formulas engine (see the module docstring).
 
@@ -166,6 +193,7 @@ def _adapt_function(name: str, fn, messages: EngineMessages):
     Array, wrap_func, Ranges, Error, XlError = got.Array, got.wrap_func, got.Ranges, got.Error, got.XlError
 
     note = messages.note
+    placed: list = [None]  # (the place in an array result of the cell being converted, when it may be an error)
 
     def cell_in(v):
         if isinstance(v, XlError):
@@ -238,7 +266,7 @@ def _adapt_function(name: str, fn, messages: EngineMessages):
             if v in Error.errors:
                 reason = getattr(v, "reason", "")
                 if reason:  # xlbridge.excel: why this cell is an error; listed at the formula's cell
-                    note_reason(messages, name, reason)
+                    note_reason(messages, name, reason, placed[0])
                 return Error.errors[v]
             if type(v).__name__ in ("CallError", "LimitCallError"):  # xlbridge.excel: the call could not run
                 messages.call_errors[str(v)] = name
@@ -286,13 +314,7 @@ def _adapt_function(name: str, fn, messages: EngineMessages):
                     _note_cut_rows(name, rows, messages)
                 if not rows or not any(rows):
                     return np.asarray([[Error.errors["#N/A"]]], object).view(Array)
-                width = max(len(r) for r in rows)
-                out = np.empty((len(rows), width), object)
-                out[:, :] = Error.errors["#N/A"]
-                for i, r in enumerate(rows):
-                    for j, v in enumerate(r):
-                        out[i, j] = safe_out(v)
-                return out.view(Array)
+                return _array_out(rows, safe_out, placed, Error.errors["#N/A"]).view(Array)
             return np.asarray([[safe_out(res)]], object).view(Array)
         except MemoryError:
             raise
@@ -407,14 +429,23 @@ def _cell_being_evaluated() -> tuple | None:
     return found
 
 
-def note_reason(messages: EngineMessages, name: str, reason: str) -> None:
+#: the most reasons of single cells of array results kept (``EngineMessages.cell_reasons``): a bound on the memory
+#: a book of many mistaken rows takes; past it the formula's reasons (``formula_reasons``) are said
+_MAX_CELL_REASONS = 20_000
+
+
+def note_reason(messages: EngineMessages, name: str, reason: str, place: tuple | None = None) -> None:
     """Why a cell is an error, said by function ``name``: listed at the formula cell being evaluated
-    (``formula_reasons``, at most four per cell), or among ``name``'s messages when no cell is known."""
+    (``formula_reasons``, at most four per cell), or among ``name``'s messages when no cell is known; ``place``:
+    the cell's (row, column) in the function's array result, kept with it (``cell_reasons``)."""
     where, text = _cell_being_evaluated() or compiling_cell(), one_line(reason, 300)
     if where is None:
         messages.note(name, text)
         return
-    found = messages.formula_reasons.setdefault((where[0], where[1].split(":", 1)[0]), [])
+    anchor = where[1].split(":", 1)[0]
+    if place is not None and len(messages.cell_reasons) < _MAX_CELL_REASONS:
+        messages.cell_reasons.setdefault((where[0], anchor, place), f"{name}: {text}")
+    found = messages.formula_reasons.setdefault((where[0], anchor), [])
     if f"{name}: {text}" not in found and len(found) < 4:
         found.append(f"{name}: {text}")
 

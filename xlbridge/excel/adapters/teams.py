@@ -23,7 +23,7 @@ from ...core.teams.teams import match_result as core_match_result
 from ...core.teams.teams import weighted_imps as core_weighted_imps
 from ...core.teams.vp import vp as core_vp
 from ...core.template_contract import BOARD_INPUTS
-from ...core.travellerrow import Mistake, board_row_mistake, reason_text
+from ...core.travellerrow import Mistake, board_row_mistake, reason_text, room_missing
 from .. import cells as xl
 from ..elementwise import Cells, elementwise, given, is_listlike, number_line, shaped
 from ..travellers import WeightedColumns, read_traveller, read_weighted, same_length
@@ -113,7 +113,9 @@ def weighted_imps(scores: Cells, weights: Cells, other: Cells, match: Cells = No
 
     Seed 004: 60 % of 420 and 40 % of -50 against 400 is 0.6 x 1 + 0.4 x (-10) = -3.4 IMPs. A row
     with one room's score only is ``"incomplete"`` (MATCH_RESULT then refuses the match until both
-    rooms are in); a row with neither is blank. Given the rows' ``match`` and ``board`` (and the Matches sheet's
+    rooms are in); a row with neither is blank. Given the rows' match and board (a template's Boards sheet), a
+    row with one room only is a row's mistake instead, ``#VALUE!`` naming the empty room
+    (:func:`xlbridge.core.travellerrow.room_missing`), left out of its match as the formats' reader refuses it. Given the rows' ``match`` and ``board`` (and the Matches sheet's
     ``matches``), a row of a match not on that sheet, a board that is no board number or one listed twice in its
     match is ``#VALUE!`` naming the input column to put right (:func:`xlbridge.core.travellerrow.board_row_mistake`),
     as a score that is none is (a row's mistake: MATCH_RESULT leaves it out).
@@ -165,6 +167,11 @@ def weighted_imps(scores: Cells, weights: Cells, other: Cells, match: Cells = No
             out.append([err])
             continue
         if outs is None or xl.is_blank(o):  # one room only: shown, never dropped in silence
+            if ids is not None and not (outs is None and xl.is_blank(o)):  # (a template's row: named at the empty
+                missing = room_missing(outs, None if xl.is_blank(o) else o, (BOARD_INPUTS[2], BOARD_INPUTS[8]))
+                if missing is not None:  # room, left out of its match as any row's mistake)
+                    out.append([xl.ExcelError("#VALUE!", reason_text(missing))])
+                    continue
             out.append([None if outs is None and xl.is_blank(o) else INCOMPLETE])
             continue
         try:
