@@ -34,6 +34,7 @@ from typing import Any
 
 from . import accounts, officejs, pages
 from .accounts import Principal
+from .defaults import MAX_UPLOAD
 from .jobs import JobLimits, JobStore, LocalQueue, QueueFull, UploadRefused, members_copy, upload_names
 from .storage import Storage, valid_club
 from .uploads import BadUpload, TooLarge, receive
@@ -41,7 +42,7 @@ from .uploads import BadUpload, TooLarge, receive
 __all__ = ["ServeSettings", "create_app", "SECURITY_HEADERS", "csp_for", "DEFAULT_MAX_UPLOAD"]
 
 #: the largest upload (bytes): the guard's limit for PBN and USEBIO files, and room for a season's workbook
-DEFAULT_MAX_UPLOAD = 32 * 1024 * 1024
+DEFAULT_MAX_UPLOAD = MAX_UPLOAD  # (serve.defaults: the server's defaults, said once there)
 SESSION_COOKIE = "xlbridge_session"
 PRE_COOKIE = "xlbridge_signin"
 RETRY_AFTER = 30

@@ -51,13 +51,17 @@ def add_parser(sub: Any, seconds: Callable[[str], float], mib: Callable[[str], i
     s.add_argument("--port", type=lambda t: _positive(t, 65535, "--port"), default=8000, help="port (default 8000)")
     s.add_argument("--jobs", type=lambda t: _positive(t, 256, "--jobs"), default=None, metavar="N",
                    help="uploads processed at once (default: the usable cores)")
-    s.add_argument("--queue", type=lambda t: _positive(t, 100_000, "--queue"), default=64, metavar="N",
-                   help="uploads that may wait; beyond, 503 with Retry-After (default 64)")
-    s.add_argument("--max-upload", type=mib, default=32, metavar="MIB", help="largest upload in MiB (default 32)")
-    s.add_argument("--timeout", type=seconds, default=120.0, metavar="SECONDS",
-                   help="time limit of each step of a job (default 120)")
-    s.add_argument("--max-memory", type=mib, default=1024, metavar="MIB",
-                   help="address-space limit of each step's process in MiB (default 1024)")
+    from .defaults import MAX_UPLOAD, QUEUED, STEP_MEMORY_MIB, STEP_SECONDS
+
+    upload = MAX_UPLOAD // (1024 * 1024)  # (the server's defaults, said once there)
+    s.add_argument("--queue", type=lambda t: _positive(t, 100_000, "--queue"), default=QUEUED,
+                   metavar="N", help=f"uploads that may wait; beyond, 503 with Retry-After (default {QUEUED})")
+    s.add_argument("--max-upload", type=mib, default=upload, metavar="MIB",
+                   help=f"largest upload in MiB (default {upload})")
+    s.add_argument("--timeout", type=seconds, default=STEP_SECONDS, metavar="SECONDS",
+                   help=f"time limit of each step of a job (default {STEP_SECONDS:g})")
+    s.add_argument("--max-memory", type=mib, default=STEP_MEMORY_MIB, metavar="MIB",
+                   help=f"address-space limit of each step's process in MiB (default {STEP_MEMORY_MIB})")
     s.add_argument("--forwarded-allow-ips", default="127.0.0.1", metavar="IPS",
                    help="proxies whose X-Forwarded-Proto/For are trusted (default 127.0.0.1)")
     return s

@@ -53,6 +53,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .defaults import QUEUED, STEP_MEMORY_MIB, STEP_SECONDS
 from .storage import Storage, now
 
 __all__ = ["JobLimits", "Job", "JobStore", "LocalQueue", "QueueFull", "UploadRefused", "run_job", "upload_names",
@@ -80,10 +81,10 @@ class QueueFull(RuntimeError):
 class JobLimits:
     """The guard's limits of every step (``--timeout`` seconds, ``--max-memory`` MiB) and the workers."""
 
-    timeout: float = 120.0
-    max_memory_mib: int = 1024
+    timeout: float = STEP_SECONDS
+    max_memory_mib: int = STEP_MEMORY_MIB
     workers: int = 2
-    max_queued: int = 64
+    max_queued: int = QUEUED
 
 
 @dataclasses.dataclass(frozen=True)
