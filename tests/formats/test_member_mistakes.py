@@ -470,6 +470,12 @@ TEAMS_CASES = [
     Case("teams score as text", _row12(room1="four twenty"), named=("C12",), totals=dict(TEAMS_BASE)),
     # 410 is no bridge score at any vulnerability (Law 77)
     Case("teams impossible score 410", _row12(room1=410), named=("C12",), totals=dict(TEAMS_BASE)),
+    # 620 is 4S made vulnerable (Law 77); board 1 is nobody vulnerable: 420 there. The same verdict at the board's
+    # vulnerability in every command (the workbook took any vulnerability, the files the board's)
+    Case("teams 620 in room 1 on a board nobody is vulnerable", _row12(room1=620), named=("C12",),
+         totals=dict(TEAMS_BASE)),
+    Case("teams 620 in room 2 on a board nobody is vulnerable", _row12(room2=620), named=("I12",),
+         totals=dict(TEAMS_BASE)),
     Case("teams negative board", _row12(board=-1), named=("B12",), totals=dict(TEAMS_BASE)),
     Case("teams board as text 'one'", _row12(board="one"), named=("B12",), totals=dict(TEAMS_BASE)),
     Case("teams match not on the Matches sheet", _row12(match=9), named=("A12",), totals=dict(TEAMS_BASE)),

@@ -211,13 +211,14 @@ def test_xlbridge_recalc_command_on_a_template(tmp_path, instant):
 
 
 def test_an_artificial_score_counts_its_imps(tmp_path):
-    """Match 2 (example IMPs 1 - 7) gets a fourth board with A60/40 in room 1 (team A N-S: 60 %) and 420 in
-    room 2: +3 IMPs for team A at that table (Law 12C2, REFERENCE.md), so match 2's IMPs become 4 - 7."""
+    """Match 2 (example IMPs 1 - 7) gets a fourth board with A60/40 in room 1 (team A N-S: 60 %) and 620 in
+    room 2 (4S made, both sides vulnerable on board 4: Law 77): +3 IMPs for team A at that table (Law 12C2,
+    REFERENCE.md), so match 2's IMPs become 4 - 7."""
     src = tmp_path / "teams.xlsx"
     wb = openpyxl.load_workbook(BOOKS / "teams.xlsx")
     ws = wb["Boards"]
     last = max(r for r in range(5, 60) if ws.cell(row=r, column=1).value is not None)
-    for c, v in zip("ABCI", (2, 4, "A60/40", 420)):
+    for c, v in zip("ABCI", (2, 4, "A60/40", 620)):
         ws[f"{c}{last + 1}"] = v
     wb.save(src)
     _, vals = recalc_copy(src, tmp_path)

@@ -35,7 +35,8 @@ from .vocabulary import Direction, Seat, UnknownSpellingError, Vulnerability
 
 __all__ = ["Mistake", "row_mistake", "board_row_mistake", "blank", "RED_WHEN", "reason_text", "column_named",
            "vulnerability_words", "MAX_BOARD", "PairCheck", "listed_pairs", "unlisted_pair",
-           "lead_without_row", "leads_without_rows", "lead_card", "lead_row_mistake", "room_missing"]
+           "lead_without_row", "leads_without_rows", "lead_card", "lead_row_mistake", "room_missing",
+           "score_on_board"]
 
 #: the largest board number a book's Board column accepts (its validation), as the PBN and USEBIO readers do
 MAX_BOARD = 10_000
@@ -270,6 +271,28 @@ def board_row_mistake(match: object, board: object, matches: Collection[int] | N
         if (m, b) in seen:
             return Mistake("Board", f"board {b} of match {m} is listed twice")
         seen.add((m, b))
+    return None
+
+
+def score_on_board(score: object, board: object, column: str, typed: object = None) -> Mistake | None:
+    """The mistake of an N-S ``score`` (points, as read) that no contract makes at the vulnerability of ``board`` (the
+    standard cycle; Law 77), named at ``column`` showing ``typed`` (the cell's value; default the score), or None (a
+    score that is no number of points, an artificial score, a board that is no number: another check's). The words
+    of the file formats' readers, for a teams room as for a pairs Typed Score.
+
+    >>> score_on_board(620, 1, "Room 1").words, score_on_board(620, 2, "Room 1"), score_on_board("A60/40", 1, "R")
+    ("impossible score for vulnerability 'None' (nobody vulnerable): 620", None, None)
+    """
+    if not isinstance(score, int) or isinstance(score, bool):
+        return None
+    try:
+        vul = vulnerability(_board(board))
+        check_score(score, vul)
+    except ImpossibleScoreError:
+        return Mistake(column, f"impossible score for vulnerability {vulnerability_words(vul.name)}: "
+                               f"{shown(score if typed is None else typed)}")
+    except XlbridgeError:
+        return None
     return None
 
 

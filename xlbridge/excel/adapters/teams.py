@@ -23,7 +23,7 @@ from ...core.teams.teams import match_result as core_match_result
 from ...core.teams.teams import weighted_imps as core_weighted_imps
 from ...core.teams.vp import vp as core_vp
 from ...core.template_contract import BOARD_INPUTS
-from ...core.travellerrow import Mistake, board_row_mistake, reason_text, room_missing
+from ...core.travellerrow import Mistake, board_row_mistake, reason_text, room_missing, score_on_board
 from .. import cells as xl
 from ..elementwise import Cells, elementwise, given, is_listlike, number_line, shaped
 from ..travellers import WeightedColumns, read_traveller, read_weighted, same_length
@@ -181,6 +181,14 @@ def weighted_imps(scores: Cells, weights: Cells, other: Cells, match: Cells = No
         except XlbridgeError as exc:
             out.append([xl.ExcelError("#VALUE!", reason_text(Mistake(BOARD_INPUTS[8], str(exc))))])
             continue
+        if ids is not None:  # (a template's row: each room's score at its board's vulnerability, as the formats)
+            firsts = [(BOARD_INPUTS[2], outs)] if not isinstance(outs, list) else [
+                (BOARD_INPUTS[2 + k], s) for k, (s, _w) in enumerate(outs)]
+            unmade = next((m for m in (score_on_board(s, ids[1][i], col) for col, s in firsts) if m is not None),
+                          None) or score_on_board(oe, ids[1][i], BOARD_INPUTS[8], o)
+            if unmade is not None:
+                out.append([xl.ExcelError("#VALUE!", reason_text(unmade))])
+                continue
         try:
             if isinstance(outs, Artificial) or isinstance(oe, Artificial):
                 out.append([xl.to_cell(core_artificial_board_imps(outs, oe))])
