@@ -440,6 +440,30 @@ def test_two_rows_mistaken_apart_are_each_named_with_their_own_words(pairs_templ
         assert runs[cmd].code == 2 and "Travellers!F6: no tricks" in runs[cmd].said, (cmd, runs[cmd].said)
 
 
+#: the cases whose mistake every command says in the same words at the same cell (recalc adds what happens to the
+#: row; publish and export stop there)
+SAME_WORDS = ("contract without tricks", "tricks 14", "declarer X", "impossible typed score 410",
+              "weighted score, weight '6O%' (letter O)", "weighted score, weights summing to 120 %",
+              "weighted score, outcome without a weight", "teams 620 in room 1 on a board nobody is vulnerable",
+              "teams weight '6O%' (letter O)", "teams weights summing to 120 %", "teams match not on the Matches sheet")
+
+
+@pytest.mark.parametrize("case_id", SAME_WORDS)
+def test_a_mistake_is_said_in_the_same_words_by_every_command(case_id, pairs_template, teams_template, tmp_path):
+    teams = case_id.startswith("teams")
+    case = next(c for c in (TEAMS_CASES if teams else PAIRS_CASES) if c.id == case_id)
+    book = (_teams_book(teams_template, case, tmp_path / "league.xlsx") if teams
+            else _pairs_book(pairs_template, case, tmp_path / "club.xlsx"))
+    runs = _commands(book, tmp_path, TEAMS_READERS if teams else PAIRS_READERS)
+    sheet = "Boards" if teams else "Travellers"
+    said = {}
+    for cmd, run in runs.items():
+        found = re.findall(rf"{sheet}!([A-Z]+[0-9]+): (.+?)(?:; the row is left out of the results.*)?$", run.said,
+                           re.MULTILINE)
+        said[cmd] = found[0] if found else None
+    assert len(set(said.values())) == 1 and said["recalc"] is not None, said
+
+
 # --------------------------------------------------------------------------------------------- teams
 
 #: (board, room 1 N-S, room 2 N-S) of each match (module text)

@@ -199,7 +199,7 @@ def test_export_carries_the_weighted_board_and_import_gives_it_back(site, tmp_pa
     ((1, 1, None, -50, None, 0.6, 0.4, None, -420), "C5", "needs room 1's N-S score, its first outcome"),
     ((1, 1, "A60/40", -50, None, 0.6, 0.4, None, -420), "C5", "needs a real score in the row, not 'A60/40'"),
     ((1, 1, 420, -50, None, 0.6, 0.4, None, "A50/50"), "I5", "cannot be played against an artificial score: 'A50/50'"),
-    ((1, 1, 420, -50, None, 0.6, "lots", None, -420), "G5", "cannot read the weight: 'lots'"),
+    ((1, 1, 420, -50, None, 0.6, "lots", None, -420), "G5", "cannot read weight 'lots' (expected e.g. 0.6, 60 or 60%)"),
 ])
 def test_a_bad_weighted_board_is_refused_with_one_line_naming_its_cell(tmp_path, change, cell, message):
     _book(tmp_path / "bad.xlsx", [change] + BOARDS[1:])

@@ -66,6 +66,8 @@ _T_OPTIONAL = (*TRAVELLER_WEIGHTS, ARROW_COLUMN, "Lead")
 _T_READ = (*_T_OPTIONAL, SCORE_COLUMN)  # (read, never written: the Score NS formulas stay)
 _P_COLUMNS = PAIR_COLUMNS
 _WEIGHTED = TRAVELLER_WEIGHTS
+# (a traveller row's inputs by their headers, as the template writes them and core.travellerrow names them)
+_BOARD, _NS, _EW, _CONTRACT, _DECLARER, _TRICKS, _TYPED = TRAVELLER_COLUMNS
 
 
 def travellers_rows(event: Event) -> list[list[Any]]:
@@ -165,28 +167,28 @@ def read_pairs_workbook(path: str | os.PathLike[str]) -> Event:
         participants = _participants(wb, mitchell, name)
         pair_check = PairCheck(howell=not mitchell, listed=listed_pairs(p.number for p in participants))
         for _r, get, where in table_rows(ws, _T_COLUMNS, _T_READ, sheet=TRAVELLERS, name=name, keys=_T_COLUMNS):
-            board, ns, ew = get("Board"), get("NS"), get("EW")
+            board, ns, ew = get(_BOARD), get(_NS), get(_EW)
             weights = [col for col in _WEIGHTED if cell_text(get(col)) is not None]
             if cell_text(get(ARROW_COLUMN)) is not None:
                 raise FormatError("an arrow-switched row cannot be written to PBN or USEBIO or published yet:",
                                   where=where(ARROW_COLUMN), value=get(ARROW_COLUMN))
-            mistake = row_mistake(board, ns, ew, get("Contract"), get("Declarer"), get("Tricks"), get("Typed Score"))
+            mistake = row_mistake(board, ns, ew, get(_CONTRACT), get(_DECLARER), get(_TRICKS), get(_TYPED))
             if mistake is not None:  # (the row's verdict, read as the workbook's SCORE_OR_TYPED reads it)
                 raise FormatError(mistake.words, where=where(mistake.column))
-            b = board_number(board, where("Board"))
-            mistake = pair_check.row(board, id_text(ns, where("NS")), id_text(ew, where("EW")))
+            b = board_number(board, where(_BOARD))
+            mistake = pair_check.row(board, id_text(ns, where(_NS)), id_text(ew, where(_EW)))
             if mistake is not None:
                 raise FormatError(mistake.words, where=where(mistake.column))
-            ns, ew = id_text(ns, where("NS")), id_text(ew, where("EW"))
+            ns, ew = id_text(ns, where(_NS)), id_text(ew, where(_EW))
             if ns is None or ew is None:
-                raise FormatError("pair number missing", where=where("NS" if ns is None else "EW"))
-            contract, declarer, tricks, typed = (get("Contract"), get("Declarer"), get("Tricks"), get("Typed Score"))
-            col = "Contract" if cell_text(contract) is not None else "Typed Score"
+                raise FormatError("pair number missing", where=where(_NS if ns is None else _EW))
+            contract, declarer, tricks, typed = (get(_CONTRACT), get(_DECLARER), get(_TRICKS), get(_TYPED))
+            col = _CONTRACT if cell_text(contract) is not None else _TYPED
             try:
                 seat = cell_text(declarer)
                 if cell_text(contract) is not None:
                     score = xlbridge.bridge_score(str(contract), seat, tricks, b)
-                    text = normalize_contract(contract, element=where("Contract"))
+                    text = normalize_contract(contract, element=where(_CONTRACT))
                     if text == "PASS":  # passed out: no declarer, no tricks (the workbook scores it 0)
                         result = Result(ns, ew, "PASS", score=score)
                     else:
@@ -194,7 +196,7 @@ def read_pairs_workbook(path: str | os.PathLike[str]) -> Event:
                 elif cell_text(typed) is not None:
                     result = Result(ns, ew, score=parse_entry(typed))
                 else:
-                    raise FormatError("no contract and no typed score", where=where("Contract"))
+                    raise FormatError("no contract and no typed score", where=where(_CONTRACT))
             except FormatError:
                 raise
             except xlbridge.XlbridgeError as exc:
@@ -209,7 +211,7 @@ def read_pairs_workbook(path: str | os.PathLike[str]) -> Event:
             if SCORE_COLUMN in columns and _shown_apart(get(SCORE_COLUMN), result.score):
                 typed_over.append((_r, columns[SCORE_COLUMN], where(SCORE_COLUMN), get(SCORE_COLUMN), result.score))
             boards.setdefault(b, []).append(result)
-            cells.setdefault(b, []).append(({"where": where(col)}, {"where": where("NS")}))
+            cells.setdefault(b, []).append(({"where": where(col)}, {"where": where(_NS)}))
         for b, rows in boards.items():  # score and board checks at the row's cells, not "board b, row i"
             boards[b] = check_traveller(b, rows, VULNERABILITY(b), MITCHELL if mitchell else HOWELL, PAIRS,
                                         [c[0] for c in cells[b]], [c[1] for c in cells[b]])
@@ -340,7 +342,7 @@ def _outcomes(result: Result, get: Getter, where: Where, board: int) -> tuple[tu
     """A weighted row's ``(N-S score, weight)`` outcomes: the row's own score at ``Weight 1``, then
     ``Outcome 2 NS`` and ``Outcome 3 NS`` at ``Weight 2`` and ``3`` (:func:`~xlbridge.formats.sheets.read_outcomes`:
     the core's weighted score, Law 12C1(c))."""
-    return read_outcomes(result.score, get, where, board, "Typed Score", ("Outcome 2 NS", "Outcome 3 NS"))
+    return read_outcomes(result.score, get, where, board, _TYPED, TRAVELLER_WEIGHTS[:2])
 
 
 def _participants(wb: Workbook, mitchell: bool, name: str) -> list[Participant]:

@@ -27,6 +27,7 @@ from typing import Any, TypeAlias
 
 import xlbridge
 
+from ..core.errors import shown
 from ..core.template_contract import (CAPACITY_NAME, DEAL_COLUMNS, DEALS_SHEET, EVENT_DETAILS, LEAD_COLUMNS, LEADS_SHEET,
                                       TABLE_HEADER_ROW)
 from ..core.text import INVISIBLE_CHARACTERS, clean_text
@@ -514,13 +515,14 @@ def read_outcomes(score: object, get: Getter, where: Where, board: int, score_co
     >>> read_outcomes(420, {**row, "Weight 2": 0.3}.get, lambda c: f"Boards!{c}", 1, "Score", ["Outcome 2"])
     Traceback (most recent call last):
     ...
-    xlbridge.formats.errors.FormatError: Boards!Weight 1: a weighted score (Law 12C1(c)): weights total 90 %, not 100 %: 420 x 60 %, -50 x 30 %
+    xlbridge.formats.errors.FormatError: Boards!Weight 1: weights total 90 %, not 100 %: 420 x 60 %, -50 x 30 %
     """
     if not isinstance(score, int) or isinstance(score, bool):
         raise FormatError("a weighted score (Law 12C1(c)) needs a real score in the row, not",
                           where=where(score_column), value=str(score))
     vul = VULNERABILITY(board)
     pairs: list[tuple[int | None, Fraction | None]] = []
+    given = 1 + sum(cell_text(get(col)) is not None for col in outcome_columns)  # (the outcomes of the row)
     for k, col in enumerate((None, *outcome_columns), start=1):
         value: int | None = score
         if col is not None:
@@ -536,15 +538,19 @@ def read_outcomes(score: object, get: Getter, where: Where, board: int, score_co
                 except xlbridge.XlbridgeError:
                     raise FormatError(f"impossible score for vulnerability {vulnerability_words(vul)}:", where=where(col),
                                       value=value) from None
+        # (the words of the workbook's reading of a weighted row, xlbridge.excel.travellers.read_weighted: the same
+        # cell named in the same words by recalc, publish and export)
         try:
             weight = xlbridge.parse_weight(get(f"Weight {k}"))
-        except xlbridge.XlbridgeError:
-            raise FormatError("cannot read the weight:", where=where(f"Weight {k}"), value=get(f"Weight {k}")) from None
+        except xlbridge.XlbridgeError as exc:
+            raise FormatError(str(exc).rstrip("."), where=where(f"Weight {k}")) from None
+        if weight is None and value is not None and given > 1:
+            raise FormatError(f"outcome {shown(value)} has no weight", where=where(f"Weight {k}"))
         pairs.append((value, weight))
     try:
         return tuple(xlbridge.weighted_outcomes(pairs))
     except xlbridge.XlbridgeError as exc:
-        raise FormatError(f"a weighted score (Law 12C1(c)): {str(exc).rstrip('.')}", where=where("Weight 1")) from None
+        raise FormatError(str(exc).rstrip("."), where=where("Weight 1")) from None
 
 
 def write_properties(wb: Workbook, event: Event) -> None:
