@@ -343,3 +343,30 @@ def test_a_weighted_scores_weights_are_red_where_the_reader_names_them(office, t
             probes[f"{w}{r}"] = (f"{w}{r}", _moved(rules[w], f"{w}6", f"{w}{r}"))
             expected[f"{w}{r}"] = verdict
     assert _probe(office, book, sheet, cells, probes, tmp_path / name) == expected
+
+
+#: (board, a room's N-S score) and whether it is no score on that board (red): the Laws' scoring table (Law 77) and
+#: the 16-board cycle (board 1 nobody vulnerable, 2 N-S, 3 E-W, 4 both), worked by hand, as for the pairs Typed
+#: Score: a teams room is judged at its board's vulnerability, as the readers judge it.
+ROOMS = {(1, 420): False, (1, 620): True, (2, 620): False, (2, -620): True, (3, -620): False, (4, 620): False,
+         (1, 410): True, (5, "A60/40"): False, (5, "NP"): False, (5, "four"): True, (1, 420.5): True,
+         (1, "+420"): False, (1, -50): False}
+
+
+def test_a_teams_room_score_is_red_at_its_boards_vulnerability(office, tmp_path):
+    """The teams Boards' rule of a room's score, computed by LibreOffice on rows typed below the example (the other
+    room filled, so that a missing room is not what turns it red): red exactly for the hand-labelled mistakes."""
+    from recalc_helpers import small_build
+
+    book = small_build("examples/teams.xlsx", rows=SMALL_ROWS)
+    ws = openpyxl.load_workbook(book)["Boards"]
+    rules = _red_rules(ws, "C6")
+    assert len(rules) == 1, rules
+    cells: dict[str, object] = {}
+    probes, expected = {}, {}
+    for k, ((board, score), red) in enumerate(ROOMS.items()):
+        r = 300 + k
+        cells.update({f"A{r}": 1, f"B{r}": board, f"C{r}": score, f"I{r}": 0})
+        probes[f"C{r}"] = (f"C{r}", _moved(rules, "C6", f"C{r}"))
+        expected[f"C{r}"] = red
+    assert _probe(office, book, "Boards", cells, probes, tmp_path / "teams.xlsx") == expected

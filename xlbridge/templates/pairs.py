@@ -17,6 +17,7 @@ from ..core.template_contract import (ARROW_COLUMN, ARTIFICIAL_CHOICES, ARTIFICI
                                        TRAVELLERS_SHEET)
 
 from .mirror import headroom
+from .score_rules import score_not_on_board
 from .weight_rules import weights_unread
 from .styling import (handout, COMMON_LINES, align, array, bold, computed, conf_sheet, event_details, fill_rows, headers, input_table,
                       instructions, legend_across, mark_input, new_workbook, param, seq_column, seq_row, sheet,
@@ -150,16 +151,6 @@ def contract_unread() -> str:
     return f'AND($D5<>"",NOT(OR(AND(ISTEXT($D5),OR({passes})),{contract})))'
 
 
-def _texts(text: str) -> str:
-    """``text`` as Excel texts joined by ``&`` (a text in a formula: at most 255 characters), cut at ``|``."""
-    chunks, at = [], 0
-    while at < len(text):
-        end = len(text) if len(text) - at <= 250 else text.rindex("|", at, at + 250)
-        chunks.append(text[at:end])
-        at = end
-    return "&".join(f'"{c}"' for c in chunks)
-
-
 def typed_score_unread() -> str:
     """A conditional format's rule (Excel's words, for the row's first cells ``$A5`` Board ... ``$G5`` Typed
     Score) that the Typed Score of a row without a contract is no score on that board: a number (or a number as
@@ -172,18 +163,7 @@ def typed_score_unread() -> str:
     >>> typed_score_unread()[:52]
     'AND($D5="",$G5<>"",IFERROR(IF(ISNUMBER(-$G5),NOT(OR('
     """
-    from ..core.contract import declarer_scores
-    from ..core.vocabulary import Vulnerability
-
-    lists = {v: "|" + "|".join(str(x) for x in sorted(declarer_scores(v) | {0})) + "|" for v in (False, True)}
-    names = ["None", "NS", "EW", "All"]
-    cycle = ",".join(str(names.index(Vulnerability.of_board(b).name)) for b in range(1, 17))
-    k = f"CHOOSE(MOD(VALUE($A5)-1,16)+1,{cycle})"  # 0 None, 1 N-S, 2 E-W, 3 both vulnerable
-    ns = f"IF(OR({k}=1,{k}=3),{_texts(lists[True])},{_texts(lists[False])})"
-    ew = f"IF(OR({k}=2,{k}=3),{_texts(lists[True])},{_texts(lists[False])})"
-    word = "UPPER(TRIM($G5))"
-    return (f'AND($D5="",$G5<>"",IFERROR(IF(ISNUMBER(-$G5),NOT(OR(ISNUMBER(FIND("|"&(-$G5)*-1&"|",{ns})),'
-            f'ISNUMBER(FIND("|"&-$G5&"|",{ew})))),AND({word}<>"NP",LEFT({word},1)<>"A")),FALSE))')
+    return f'AND($D5="",$G5<>"",{score_not_on_board("$A5", "$G5")})'
 
 
 def pair_unlisted(letter: str) -> str:

@@ -13,12 +13,12 @@ from openpyxl.utils.cell import quote_sheetname
 from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.formula import ArrayFormula
 
-from ..core.contract import any_legal_scores
 from ..core.teams.vp import vp_scale
 from ..core.travellerrow import MAX_BOARD
 from ..core.template_contract import (BOARD_IMPS, BOARD_INPUTS, BOARDS_SHEET, MATCH_COLUMNS, MATCHES_SHEET, PLAYER_NUMBERS, PRIVATE, PRINT_NAME, TEAM_COLUMNS,
                                        TEAMS_SHEET)
 from .mirror import calc_sheet_name, headroom
+from .score_rules import score_not_on_board
 from .weight_rules import weights_unread
 
 from .styling import (handout, COMMON_LINES, align, array, computed, conf_sheet, event_details, headers, input_table, instructions,
@@ -62,24 +62,16 @@ BOARD_COLUMNS = ([*BOARD_INPUTS, *BOARD_IMPS],
 NOTE_WIDTHS = [8.5, 8.5, 8.5, 8.5]
 
 def score_unread(cell: str) -> str:
-    """A conditional format's rule (Excel's words) that the room score in ``cell`` (``$C5``) is none: a number (or
-    a number as text, ``+420``) that is no bridge score at any vulnerability (not one of
-    :func:`xlbridge.core.contract.any_legal_scores`: 410, 425), or a text that is neither a number, an artificial
-    score (``A...``) nor ``NP``; blank is no such mistake (one room only: :func:`room_missing`).
+    """A conditional format's rule (Excel's words) that the room score in ``cell`` (``$C5``) is none on the row's board
+    (``$B5``): a number (or a number as text, ``+420``) that no contract makes at the board's vulnerability (410 on
+    any board, 620 where N-S are not vulnerable: :func:`xlbridge.templates.score_rules.score_not_on_board`, as
+    ``WEIGHTED_IMPS`` and the formats read it), or a text that is neither a number, an artificial score (``A...``)
+    nor ``NP``; blank is no such mistake (one room only: :func:`room_missing`).
 
     >>> score_unread("$C5")[:60]
-    'AND($C5<>"",IF(ISNUMBER(-$C5),ISERROR(FIND("|"&ABS(-$C5)&"|"'
+    'AND($C5<>"",IFERROR(IF(ISNUMBER(-$C5),NOT(OR(ISNUMBER(FIND("'
     """
-    legal = "|" + "|".join(str(v) for v in sorted(v for v in any_legal_scores() if v >= 0)) + "|"
-    chunks, at = [], 0  # (Excel's texts in a formula: at most 255 characters each, joined by &)
-    while at < len(legal):
-        end = len(legal) if len(legal) - at <= 250 else legal.rindex("|", at, at + 250)
-        chunks.append(legal[at:end])
-        at = end
-    joined = "&".join(f'"{c}"' for c in chunks)
-    word = f"UPPER(TRIM({cell}))"
-    return (f'AND({cell}<>"",IF(ISNUMBER(-{cell}),ISERROR(FIND("|"&ABS(-{cell})&"|",{joined})),'
-            f'AND({word}<>"NP",LEFT({word},1)<>"A")))')
+    return f'AND({cell}<>"",{score_not_on_board("$B5", cell)})'
 
 
 def room_missing(room: str, other: str) -> str:
