@@ -143,6 +143,8 @@ PAIRS_CASES = [
     # 4S by N, 11 tricks, is 450 (row 6); a member types 480 over the Score NS formula. The rule chosen here:
     # results always from the row's inputs, the typed cell named (issue 52, "What to build")
     Case("score typed over the Score NS formula", {"H6": 480}, named=("H6",)),
+    # 9 typed over row 6's MP NS (4S+1 by N, 450: the board's top, 4 on the 2/1 scale): not used, named by all
+    Case("matchpoints typed over the MP NS formula", {"N6": 9}, named=("N6",)),
     # ----- half-filled rows
     Case("pairs but no result", _row11(), named=("D11",)),
     Case("contract without declarer", _row11(contract="4S", tricks=10), named=("E11",)),
@@ -421,7 +423,7 @@ def test_pairs_mistake(case, pairs_template, tmp_path):
     runs = _commands(book, tmp_path, PAIRS_READERS)
     assert book.read_bytes() == before  # no input damaged
     want = {p: {"mp": Fraction(mp), "pct": Fraction(mp) * 100 / top} for p, (mp, top) in case.totals.items()}
-    typed_over = tuple(c for c in case.named if c[0] == "H")
+    typed_over = tuple(c for c in case.named if c[0] in "HNO")
     _check(case, runs, want, lambda text: _named_cells("Travellers", "ABCDEFGIJKLM")(text, typed_over))
 
 

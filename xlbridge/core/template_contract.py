@@ -32,7 +32,7 @@ from .pairs.standings import ARTIFICIAL_RULES
 from .vocabulary import Movement, Scale
 
 __all__ = ["CAPACITY_NAME", "CHART_NAME", "HANDOUT_NAME", "SCORER_NOTES_NAME", "HEADER_NAME", "PRINT_NAME", "RESULTS_NAME", "TRAVELLERS_SHEET", "PAIRS_SHEET", "RANKING_SHEET", "BOARDS_SHEET",
-           "MATCHES_SHEET", "TEAMS_SHEET", "CONTRACTS_SHEET", "TRAVELLER_COLUMNS", "SCORE_COLUMN", "ARROW_COLUMN",
+           "MATCHES_SHEET", "TEAMS_SHEET", "CONTRACTS_SHEET", "TRAVELLER_COLUMNS", "SCORE_COLUMN", "MP_COLUMNS", "ARROW_COLUMN",
            "SCALE_LABEL", "MOVEMENT_LABEL", "SCALE_CHOICES", "MOVEMENT_CHOICES",
            "EXPECTED_LABEL", "ARTIFICIAL_LABEL", "MAX_EXPECTED", "ARTIFICIAL_CHOICES", "choices_list", "choices_words",
            "TRAVELLER_WEIGHTS",
@@ -74,6 +74,9 @@ TRAVELLER_COLUMNS = ("Board", "NS", "EW", "Contract", "Declarer", "Tricks", "Typ
 #: the pairs Travellers sheet's result column beside a row's inputs (its N-S score, from the inputs): a value typed
 #: over it is never read as the row's result, by the workbook's formulas or the formats (issue 52)
 SCORE_COLUMN = "Score NS"
+#: the pairs Travellers sheet's matchpoint columns of a row (N-S's and E-W's, from the board's rows): a value typed
+#: over either is not used; the formats name a cell showing other matchpoints than the rows' in a warning
+MP_COLUMNS = ("MP NS", "MP EW")
 #: the pairs Travellers sheet's optional column marking a row played with the arrows switched (``Y``)
 ARROW_COLUMN = "Arrow switch"
 #: the labels of the pairs Travellers sheet's parameters the formats read (the value is in the cell beside each)

@@ -201,6 +201,10 @@ class Event:
     #: PBN and USEBIO. Not compared, as ``scale``
     expected: int | None = field(default=None, compare=False)
     artificial: str | None = field(default=None, compare=False)
+    #: the matchpoints a pairs workbook's rows show, ((board, N-S, E-W, ((cell, value), (cell, value))), ...) (its
+    #: ``MP NS`` and ``MP EW`` cells): scoring names a cell showing other matchpoints than the rows' in a note (a
+    #: value typed over it, or a book not recalculated since its inputs changed). Not compared
+    shown_mp: tuple[Any, ...] = field(default=(), compare=False)
     _index: dict[tuple[str | None, str], Participant] = field(default_factory=dict, init=False, repr=False,
                                                               compare=False, hash=False)
 

@@ -41,7 +41,7 @@ from ..core.entries import parse_entry
 from ..core.travellerrow import PairCheck, lead_without_row, listed_pairs, row_mistake
 from ..core.pairs.standings import ARTIFICIAL_RULES
 from ..core.rounding import named_option
-from ..core.template_contract import (ARROW_COLUMN, ARTIFICIAL_CHOICES, ARTIFICIAL_LABEL, EXPECTED_LABEL, MAX_EXPECTED,
+from ..core.template_contract import (ARROW_COLUMN, MP_COLUMNS, ARTIFICIAL_CHOICES, ARTIFICIAL_LABEL, EXPECTED_LABEL, MAX_EXPECTED,
                                       MOVEMENT_LABEL, SCALE_CHOICES, SCALE_LABEL, SCORE_COLUMN,
                                       choices_words, PAIR_COLUMNS, PAIRS_SHEET, PLAYER_NUMBERS, PRIVATE, TRAVELLER_COLUMNS, TRAVELLER_WEIGHTS,
                                       TRAVELLERS_SHEET)
@@ -63,7 +63,7 @@ __all__ = ["fill_pairs_workbook", "read_pairs_workbook", "travellers_rows", "TRA
 TRAVELLERS = TRAVELLERS_SHEET
 _T_COLUMNS: tuple[str, ...] = TRAVELLER_COLUMNS
 _T_OPTIONAL = (*TRAVELLER_WEIGHTS, ARROW_COLUMN, "Lead")
-_T_READ = (*_T_OPTIONAL, SCORE_COLUMN)  # (read, never written: the Score NS formulas stay)
+_T_READ = (*_T_OPTIONAL, SCORE_COLUMN, *MP_COLUMNS)  # (read, never written: the Score NS and MP formulas stay)
 _P_COLUMNS = PAIR_COLUMNS
 _WEIGHTED = TRAVELLER_WEIGHTS
 # (a traveller row's inputs by their headers, as the template writes them and core.travellerrow names them)
@@ -162,6 +162,7 @@ def read_pairs_workbook(path: str | os.PathLike[str]) -> Event:
         cells: dict[int, list[tuple[dict[str, Any], dict[str, Any]]]] = {}  # each row's result cell and NS cell
         columns = find_columns(ws, _T_COLUMNS, _T_READ, sheet=TRAVELLERS, where=name)
         typed_over: list[tuple[int, int, str, Any, Any]] = []  # Score NS cells showing another score than the inputs
+        shown_mp: list[tuple[Any, ...]] = []
         # the rows' pairs read together and against the Pairs sheet, as the workbook's SCORE_OR_TYPED reads them
         # (core.travellerrow.PairCheck)
         participants = _participants(wb, mitchell, name)
@@ -212,6 +213,8 @@ def read_pairs_workbook(path: str | os.PathLike[str]) -> Event:
                 typed_over.append((_r, columns[SCORE_COLUMN], where(SCORE_COLUMN), get(SCORE_COLUMN), result.score))
             boards.setdefault(b, []).append(result)
             cells.setdefault(b, []).append(({"where": where(col)}, {"where": where(_NS)}))
+            if all(c in columns for c in MP_COLUMNS):  # (the matchpoints the row shows: scoring compares them)
+                shown_mp.append((b, ns, ew, tuple((where(c).rpartition(", ")[2], get(c)) for c in MP_COLUMNS)))
         for b, rows in boards.items():  # score and board checks at the row's cells, not "board b, row i"
             boards[b] = check_traveller(b, rows, VULNERABILITY(b), MITCHELL if mitchell else HOWELL, PAIRS,
                                         [c[0] for c in cells[b]], [c[1] for c in cells[b]])
@@ -242,7 +245,8 @@ def read_pairs_workbook(path: str | os.PathLike[str]) -> Event:
                         extra.append(Participant(num, key[0]))
         return Event(name=title, date=date, site=club, scorer=scorer, movement=MITCHELL if mitchell else HOWELL, scale=scale,
                      participants=tuple(participants) + tuple(extra), boards=event_boards(boards, deals),
-                     notes=_typed_over(path, typed_over), expected=expected, artificial=artificial)
+                     notes=_typed_over(path, typed_over), expected=expected, artificial=artificial,
+                     shown_mp=tuple(shown_mp))
     finally:
         wb.close()
 

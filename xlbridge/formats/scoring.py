@@ -42,7 +42,7 @@ from typing import Any, TypeAlias
 import xlbridge
 
 from ..core.pairs.standings import ARTIFICIAL_RULES
-from ..core.vocabulary import FILE_SCALE, Direction, Scoring
+from ..core.vocabulary import FILE_SCALE, Direction, Scale, Scoring
 from .checks import check_traveller
 from .errors import FormatError
 from ..core.teams.standings import team_standings
@@ -81,6 +81,32 @@ def _apply_standings(event: Event, standings_by_field: Mapping[str | None, list[
                                  boards=s.boards)
     ordered = sorted(parts.values(), key=lambda p: (p.direction or "", natural_key(p.number)))
     return replace(event, participants=tuple(ordered), boards=tuple(boards))
+
+
+def _shown_apart(event: Event, scale: str) -> tuple[str, ...]:
+    """The notes naming each matchpoint cell of a pairs workbook's row (:attr:`Event.shown_mp`) that shows other
+    matchpoints than its row's, scored here on ``scale`` (the cell's own shown on the book's scale, converted: the
+    ACBL scale's matchpoints are half the EBU scale's): a value typed over it, or a book not recalculated since its
+    inputs changed. The site and the files use the row's. A blank cell, an error or text (a mistaken row, named by
+    its reading) is not compared."""
+    if not event.shown_mp:
+        return ()
+    ratio = Fraction(Scale.parse(event.scale or FILE_SCALE).denominator, Scale.parse(scale).denominator)
+    rows = {(b.number, r.ns, r.ew): r for b in event.boards for r in b.results}
+    notes = []
+    for board, ns, ew, cells in event.shown_mp:
+        r = rows.get((board, ns, ew))
+        if r is None:
+            continue
+        for (where, value), mp in zip(cells, (r.mp_ns, r.mp_ew)):
+            if mp is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+                continue
+            if abs(Fraction(value) * ratio - mp) > Fraction(1, 10 ** 6):
+                got = f"{float(mp / ratio):.2f}".rstrip("0").rstrip(".")
+                notes.append(f"{where}: shows {value:g}, not the row's matchpoints ({got}); not used: the site and "
+                             f"the files use the row's (recalculate the book, or copy the cell of another row back "
+                             f"into it)")
+    return tuple(notes)
 
 
 def _rank(event: Event, board_of_row: Sequence[int] | None, ns_pairs: Sequence[str], ew_pairs: Sequence[str],
@@ -130,7 +156,9 @@ def score_event(event: Event, *, scale: str | None = None) -> Event:
         boards = [replace(b, results=tuple(replace(r, mp_ns=a, mp_ew=c, pct_ns=d, pct_ew=e)
                                            for r, (a, c, d, e) in zip(b.results, mps))) for b in boards]
         standings = _rank(event, None, ns_pairs, ew_pairs, None, None, None, session=s)
-        return _apply_standings(event, standings, boards, percent=True)
+        scored = _apply_standings(event, standings, boards, percent=True)
+        shown = _shown_apart(scored, scale)
+        return replace(scored, notes=scored.notes + shown) if shown else scored
     if event.scoring in ("CROSS_IMP", "BUTLER"):
         res = xlbridge.cross_imps(entries, board_no) if event.scoring == "CROSS_IMP" else \
             xlbridge.butler(entries, board_no)

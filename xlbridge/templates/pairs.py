@@ -11,7 +11,7 @@ from openpyxl.formatting.rule import FormulaRule
 from openpyxl.styles import Alignment, Font, PatternFill
 
 from ..core.travellerrow import RED_WHEN
-from ..core.template_contract import (ARROW_COLUMN, ARTIFICIAL_CHOICES, ARTIFICIAL_LABEL, EXPECTED_LABEL, MAX_EXPECTED,
+from ..core.template_contract import (ARROW_COLUMN, MP_COLUMNS, ARTIFICIAL_CHOICES, ARTIFICIAL_LABEL, EXPECTED_LABEL, MAX_EXPECTED,
                                        MOVEMENT_CHOICES, MOVEMENT_LABEL, SCALE_CHOICES, SCALE_LABEL,
                                        SCORE_COLUMN, choices_list, choices_words, PAIR_COLUMNS, PAIRS_SHEET, PLAYER_NUMBERS, PRIVATE, RANKING_SHEET, TRAVELLER_COLUMNS, TRAVELLER_WEIGHTS,
                                        TRAVELLERS_SHEET)
@@ -216,7 +216,7 @@ def _travellers_sheet(wb: Workbook) -> None:
     ws = sheet(wb, TRAVELLERS_SHEET, TRAVELLERS_SHEET, "Example: seed 004's boards with weighted scores (boards 1 and 3); board 2 has an "
                              "artificial score and was not played at one table.")
     last = T_FIRST + T_ROWS - 1
-    headers(ws, 4, 1, [*TRAVELLER_COLUMNS, SCORE_COLUMN, *TRAVELLER_WEIGHTS, "MP NS", "MP EW", ARROW_COLUMN],
+    headers(ws, 4, 1, [*TRAVELLER_COLUMNS, SCORE_COLUMN, *TRAVELLER_WEIGHTS, *MP_COLUMNS, ARROW_COLUMN],
              widths=TRAVELLER_WIDTHS)
     ws.row_dimensions[4].height = 30  # (two lines: Outcome / 2 NS)
     fill_rows(ws, T_FIRST, [row[:7] for row in TRAVELLERS])
