@@ -392,35 +392,37 @@ def test_a_shared_formula_read_for_many_cells_translates_as_openpyxl_does(refs, 
         assert outcome(once, dest) == outcome(stock, dest)
 
 
-def test_a_shared_showing_formula_translates_its_one_reference_once_per_cell(monkeypatch):
-    # the guarded showing formula names one cell three times: one translation of it per cell
+@pytest.fixture
+def translations(monkeypatch):
+    """The stream reader's shared-formula translator, and the list of every range openpyxl's ``Translator``
+    translates for it: (range, row shift, column shift)."""
     from openpyxl.formula.translate import Translator
     from xlbridge.batch.read.sheetxml import _translator
 
-    calls = []
+    calls: list = []
     stock = Translator.translate_range.__func__
     monkeypatch.setattr(Translator, "translate_range",
                         classmethod(lambda cls, *a: (calls.append(a), stock(cls, *a))[1]))
+    return _translator(), calls
+
+
+def test_a_shared_showing_formula_translates_its_one_reference_once_per_cell(translations):
+    # the guarded showing formula names one cell three times: one translation of it per cell
+    translator, calls = translations
     ref = "'S (calc)'!H5"
-    once = _translator()(f'=IFERROR({ref},IF(ERROR.TYPE({ref})=5,"",{ref}))', "H5")
+    once = translator(f'=IFERROR({ref},IF(ERROR.TYPE({ref})=5,"",{ref}))', "H5")
     texts = [once.translate_formula(f"H{row}") for row in (6, 7, 8)]
     assert texts[2] == "=IFERROR('S (calc)'!H8,IF(ERROR.TYPE('S (calc)'!H8)=5,\"\",'S (calc)'!H8))"
     assert calls == [(ref, 1, 1), (ref, 1, 0), (ref, 2, 0), (ref, 3, 0)]  # (first: is it relative? it is)
 
 
-def test_a_shared_formula_of_absolute_references_is_translated_once(monkeypatch):
+def test_a_shared_formula_of_absolute_references_is_translated_once(translations):
     # a template's showing formula names its column absolutely and its row by ROW(): every cell of the group
     # holds the same text, worked out once (an Excel-saved book shares 10,000 of them per column)
-    from openpyxl.formula.translate import Translator
-    from xlbridge.batch.read.sheetxml import _translator
-
-    calls = []
-    stock = Translator.translate_range.__func__
-    monkeypatch.setattr(Translator, "translate_range",
-                        classmethod(lambda cls, *a: (calls.append(a), stock(cls, *a))[1]))
+    translator, calls = translations
     ref = "INDEX('S (calc)'!$H$4:$H$10104,ROW()-ROW(INDEX($A$4:$A$10004,1))+1)"
     text = f'=IFERROR({ref},IF(ERROR.TYPE({ref})=5,"",{ref}))'
-    once = _translator()(text, "H5")
+    once = translator(text, "H5")
     assert once.translate_formula("H6") == text
     first = len(calls)  # (each range shifted once to tell, then translated at its own cell)
     assert [once.translate_formula(f"H{row}") for row in range(7, 1007)] == [text] * 1000
