@@ -122,6 +122,10 @@ PAIRS_CASES = [
     Case("base session"),
     Case("lower case and spaces: 4s, n, ' 3nt '", {"D5": "4s", "E5": "n", "D7": " 3nt "}),
     Case("3N for 3NT", {"D7": "3N"}),
+    # a board typed as text '3' (a cell formatted as text) is board 3 to every command: one result of three
+    # expected, Neuberg (0 + 1) x 3 / 1 - 1 = 2 to each side of a top 4
+    Case("board typed as text '3'", _row11(board="3", contract="4S", declarer="N", tricks=10),
+         totals=_with(p1=(4, 12), p11=(4, 12))),
     # board 3 passed out, one result of three expected: Neuberg (0 + 1) x 3 / 1 - 1 = 2 to each side, of a top 4
     Case("passed out board", _row11(contract="PASS"), totals=_with(p1=(4, 12), p11=(4, 12))),
     # not played: no result, no top

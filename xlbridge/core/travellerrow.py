@@ -36,7 +36,7 @@ from .vocabulary import Direction, Seat, UnknownSpellingError, Vulnerability
 __all__ = ["Mistake", "row_mistake", "board_row_mistake", "blank", "RED_WHEN", "reason_text", "column_named",
            "vulnerability_words", "MAX_BOARD", "PairCheck", "listed_pairs", "unlisted_pair",
            "lead_without_row", "leads_without_rows", "lead_card", "lead_row_mistake", "room_missing",
-           "score_on_board"]
+           "score_on_board", "whole_or_words"]
 
 #: the largest board number a book's Board column accepts (its validation), as the PBN and USEBIO readers do
 MAX_BOARD = 10_000
@@ -243,6 +243,19 @@ def _whole(value: object, what: str, high: int | None = None) -> int | str:
         bound = "a positive whole number" if high is None else f"a whole number from 1 to {high:,}"
         return f"{what} must be {bound}, got {shown(value)}"
     return int(v)
+
+
+def whole_or_words(value: object, what: str, high: int | None = None) -> int | str:
+    """``value`` (a cell: a number, or text of ASCII digits as a member may type a board) as a positive whole number
+    at most ``high``, or the words saying it is not one: the one reading of a board, match or team number by the
+    workbook's functions and the file formats' readers alike.
+
+    >>> whole_or_words(" 2", "board number", 10_000), whole_or_words(2.0, "board number")
+    (2, 2)
+    >>> whole_or_words("2a", "board number", 10_000)
+    "board number must be a whole number from 1 to 10,000, got '2a'"
+    """
+    return _whole(value, what, high)
 
 
 def board_row_mistake(match: object, board: object, matches: Collection[int] | None = None,

@@ -31,7 +31,7 @@ from ..core.errors import shown
 from ..core.template_contract import (CAPACITY_NAME, DEAL_COLUMNS, DEALS_SHEET, EVENT_DETAILS, LEAD_COLUMNS, LEADS_SHEET,
                                       TABLE_HEADER_ROW)
 from ..core.text import INVISIBLE_CHARACTERS, clean_text
-from ..core.travellerrow import lead_row_mistake
+from ..core.travellerrow import lead_row_mistake, whole_or_words
 from ..core.vocabulary import Seat
 from .checks import MAX_BOARD, vulnerability_words
 from .errors import FormatError, check_name, check_national_number, display_name
@@ -212,18 +212,21 @@ def whole_number(v: object, where: str, what: str, high: int | None = None) -> i
     """``v`` as a positive whole number (at most ``high``); anything else is an error naming ``what``
     and the cell.
 
-    >>> whole_number(7.0, "club.xlsx, Matches!A5", "match number")
-    7
+    Text of ASCII digits (``'2'``) is the number, as the workbook's functions read it
+    (:func:`xlbridge.core.travellerrow.whole_or_words`: one reading for every command).
+
+    >>> whole_number(7.0, "club.xlsx, Matches!A5", "match number"), whole_number("2", "club.xlsx, Matches!A5", "m")
+    (7, 2)
     >>> whole_number(0, "club.xlsx, Matches!A5", "match number")
     Traceback (most recent call last):
     ...
     xlbridge.formats.errors.FormatError: club.xlsx, Matches!A5: match number must be a positive whole number, got 0
     """
-    if (not isinstance(v, (int, float)) or isinstance(v, bool) or (isinstance(v, float) and not math.isfinite(v))
-            or v != int(v) or v < 1 or (high is not None and v > high)):
+    got = whole_or_words(v, what, high)
+    if isinstance(got, str):
         bound = "a positive whole number" if high is None else f"a whole number from 1 to {high:,}"
         raise FormatError(f"{what} must be {bound}, got", where=where, value=v)
-    return int(v)
+    return got
 
 
 def board_number(v: object, where: str) -> int:
