@@ -124,3 +124,22 @@ def test_input_event_is_not_changed():
     before = repr(e)
     score_event(e)
     assert repr(e) == before
+
+
+def test_a_matchpoint_cell_showing_other_matchpoints_than_its_row_is_named_once():
+    """Two results on a board, 420 and 400 (EBU scale: a top of 2, Law 78A): N-S 1 2 / E-W 2 0, N-S 3 0 / E-W 4 2.
+    The book's cells show 2, 0, an infinite value (not compared) and 5 (named); ten cells apart are named three at
+    a time, the others counted in one line."""
+    from xlbridge.formats.model import Board, Event, Result
+    from xlbridge.formats.scoring import score_event
+
+    rows = (Result("1", "2", score=420), Result("3", "4", score=400))
+    shown = ((1, "1", "2", (("Travellers!N5", 2.0), ("Travellers!O5", 0))),
+             (1, "3", "4", (("Travellers!N6", float("inf")), ("Travellers!O6", 5))))
+    event = score_event(Event(boards=(Board(1, "N", "None", results=rows),), scale="EBU", shown_mp=shown))
+    assert event.notes == ("Travellers!O6: shows 5, not the row's matchpoints (2); not used: the site and the files "
+                           "use the row's (recalculate the book, or copy the cell of another row back into it)",)
+    many = tuple((1, "1", "2", ((f"Travellers!N{r}", 9), (f"Travellers!O{r}", 0))) for r in range(5, 15))
+    notes = score_event(Event(boards=(Board(1, "N", "None", results=rows),), scale="EBU", shown_mp=many)).notes
+    assert len(notes) == 4 and notes[3] == ("and 7 more matchpoint cells showing other matchpoints than their rows' "
+                                            "(recalculate the book)")

@@ -34,6 +34,7 @@ event built in code gets the same one-line errors as one read from a file.
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
@@ -99,14 +100,23 @@ def _shown_apart(event: Event, scale: str) -> tuple[str, ...]:
         if r is None:
             continue
         for (where, value), mp in zip(cells, (r.mp_ns, r.mp_ew)):
-            if mp is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+            if (mp is None or isinstance(value, bool) or not isinstance(value, (int, float))
+                    or not math.isfinite(value)):
                 continue
             if abs(Fraction(value) * ratio - mp) > Fraction(1, 10 ** 6):
                 got = f"{float(mp / ratio):.2f}".rstrip("0").rstrip(".")
                 notes.append(f"{where}: shows {value:g}, not the row's matchpoints ({got}); not used: the site and "
                              f"the files use the row's (recalculate the book, or copy the cell of another row back "
                              f"into it)")
+    if len(notes) > _MOST_SHOWN:  # (a book not recalculated: one line for the cells past the first)
+        more = len(notes) - _MOST_SHOWN
+        notes[_MOST_SHOWN:] = [f"and {more:,} more matchpoint cell{'s' if more > 1 else ''} showing other "
+                               f"matchpoints than their rows' (recalculate the book)"]
     return tuple(notes)
+
+
+#: the matchpoint cells named one by one in the notes of :func:`_shown_apart`; the others counted in one line
+_MOST_SHOWN = 3
 
 
 def _rank(event: Event, board_of_row: Sequence[int] | None, ns_pairs: Sequence[str], ew_pairs: Sequence[str],
