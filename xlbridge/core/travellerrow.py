@@ -300,12 +300,15 @@ def score_on_board(score: object, board: object, column: str, typed: object = No
         return None
     try:
         vul = vulnerability(_board(board))
+    except XlbridgeError:  # (a board that is no number: the board's own mistake)
+        return None
+    try:
         check_score(score, vul)
     except ImpossibleScoreError:
         return Mistake(column, f"impossible score for vulnerability {vulnerability_words(vul.name)}: "
                                f"{shown(score if typed is None else typed)}")
-    except XlbridgeError:
-        return None
+    except XlbridgeError as exc:  # (a score beyond any, in the scorers' words)
+        return Mistake(column, _words(exc))
     return None
 
 

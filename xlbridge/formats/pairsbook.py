@@ -38,7 +38,7 @@ from typing import Any
 import xlbridge
 
 from ..core.entries import parse_entry
-from ..core.travellerrow import PairCheck, lead_without_row, listed_pairs, row_mistake
+from ..core.travellerrow import PairCheck, lead_without_row, listed_pairs, row_mistake, whole_or_words
 from ..core.pairs.standings import ARTIFICIAL_RULES
 from ..core.rounding import named_option
 from ..core.template_contract import (ARROW_COLUMN, MP_COLUMNS, ARTIFICIAL_CHOICES, ARTIFICIAL_LABEL, EXPECTED_LABEL, MAX_EXPECTED,
@@ -316,16 +316,12 @@ def _expected(ws: Any, name: str) -> int | None:
     entry = parameter_entry(ws, EXPECTED_LABEL)
     if entry is None or cell_text(entry[0]) is None:
         return None
-    value = entry[0]
-    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit() and len(value.strip()) < 6:
-        value = int(value.strip())
-    whole = (isinstance(value, (int, float)) and not isinstance(value, bool) and 1 <= value <= MAX_EXPECTED
-             and value == int(value))  # (the bounds first: no infinity reaches int())
-    if not whole:
+    value = whole_or_words(entry[0], EXPECTED_LABEL, MAX_EXPECTED)  # (a number as every reader reads one)
+    if isinstance(value, str):
         raise FormatError(f"expected results per board must be a whole number from 1 to {MAX_EXPECTED:,} "
                           "(or blank: the most results on any board):", where=f"{name}, {TRAVELLERS}!{entry[1]}",
                           value=entry[0])
-    return int(value)
+    return value
 
 
 def _artificial(ws: Any, name: str) -> str | None:
