@@ -97,7 +97,8 @@ class Case:
     ``named``: the input cells of which every command names one, the same one (empty: no mistake);
     ``totals``: {pair: (matchpoints, most possible)} worked by hand; ``howell``: the movement typed as Howell;
     ``leads``: rows of a Leads sheet (board, N-S, E-W, lead), as ``xlbridge import`` writes one, whose cells
-    are named as ``Leads!D5``; ``params``: {parameter label: value} typed over the base session's parameters."""
+    are named as ``Leads!D5``; ``params``: {parameter label: value} typed over the base session's parameters;
+    ``pairs``: {cell: value} typed into the Pairs sheet (whose cells are named as ``Pairs!A11``)."""
 
     id: str
     typed: dict = field(default_factory=dict)
@@ -107,6 +108,7 @@ class Case:
     xfail: str | None = None
     leads: tuple = ()
     params: dict = field(default_factory=dict)
+    pairs: dict = field(default_factory=dict)
 
 
 def _row11(board=3, ns=1, ew=11, contract=None, declarer=None, tricks=None, score=None, **more) -> dict:
@@ -196,6 +198,13 @@ PAIRS_CASES = [
     Case("two leads for one traveller row", leads=((1, 1, 11, "SK"), (1, 1, 11, "HA")), named=("Leads!D6",)),
     Case("lead without its E-W pair", leads=((1, 1, None, "SK"),), named=("Leads!C5",)),
     Case("lead without its board", leads=((None, 1, 11, "SK"),), named=("Leads!A5",)),
+    # ----- the Pairs sheet (rows 5-10 list the six pairs): the Ranking keeps the first listing's names
+    Case("pair listed twice on the Pairs sheet", pairs={"A11": 3, "B11": "N-S", "C11": "Ann & Bob"},
+         named=("Pairs!A11",)),
+    Case("a Mitchell pair without its direction", pairs={"A11": 4, "B11": "north", "C11": "Ann & Bob"},
+         named=("Pairs!B11",)),
+    # in a Howell a pair's number is one pair, whatever direction is typed beside it: E-W 11 listed again
+    Case("a Howell pair listed twice", howell=True, pairs={"A11": 11, "B11": "EW"}, named=("Pairs!A11",)),
 ]
 
 
@@ -227,6 +236,7 @@ def _pairs_book(template: Path, case: Case, dst: Path) -> Path:
         pairs[f"A{5 + i}"] = p
         pairs[f"B{5 + i}"] = None if case.howell else ("NS" if p in NS_PAIRS else "EW")
         pairs[f"C{5 + i}"] = f"Player {p}a & Player {p}b"
+    pairs.update(case.pairs)
     book = typed(template, dst, {"Travellers": trav, "Pairs": pairs})
     if case.leads:  # the Leads sheet as an imported book has it: its headers on row 4, a row a lead below
         import openpyxl
@@ -248,8 +258,8 @@ def _pairs_book(template: Path, case: Case, dst: Path) -> Path:
 
 def _named_cells(sheet: str, inputs: str):
     """The function giving the ``sheet`` input cells (columns ``inputs``, rows 5 on; another column only where a
-    case typed over it) that a command's messages name, and any cell of a Leads sheet (as ``Leads!D5``)."""
-    pattern = re.compile(rf"\b({sheet}|Leads)!\$?([A-Z]{{1,3}})\$?([0-9]+)\b")
+    case typed over it) that a command's messages name, and any cell of a Leads or Pairs sheet (as ``Leads!D5``)."""
+    pattern = re.compile(rf"\b({sheet}|Leads|Pairs)!\$?([A-Z]{{1,3}})\$?([0-9]+)\b")
 
     def named(text: str, typed_over: tuple[str, ...] = ()) -> set[str]:
         return {f"{col}{row}" if where == sheet else f"{where}!{col}{row}" for where, col, row in pattern.findall(text)
@@ -451,7 +461,8 @@ def test_two_rows_mistaken_apart_are_each_named_with_their_own_words(pairs_templ
 SAME_WORDS = ("contract without tricks", "tricks 14", "declarer X", "impossible typed score 410",
               "weighted score, weight '6O%' (letter O)", "weighted score, weights summing to 120 %",
               "weighted score, outcome without a weight", "teams 620 in room 1 on a board nobody is vulnerable",
-              "teams weight '6O%' (letter O)", "teams weights summing to 120 %", "teams match not on the Matches sheet")
+              "teams weight '6O%' (letter O)", "teams weights summing to 120 %", "teams match not on the Matches sheet",
+              "pair listed twice on the Pairs sheet", "a Mitchell pair without its direction")
 
 
 @pytest.mark.parametrize("case_id", SAME_WORDS)
@@ -461,11 +472,11 @@ def test_a_mistake_is_said_in_the_same_words_by_every_command(case_id, pairs_tem
     book = (_teams_book(teams_template, case, tmp_path / "league.xlsx") if teams
             else _pairs_book(pairs_template, case, tmp_path / "club.xlsx"))
     runs = _commands(book, tmp_path, TEAMS_READERS if teams else PAIRS_READERS)
-    sheet = "Boards" if teams else "Travellers"
+    sheet = "Boards" if teams else case.named[0].split("!")[0] if "!" in case.named[0] else "Travellers"
     said = {}
-    for cmd, run in runs.items():
-        found = re.findall(rf"{sheet}!([A-Z]+[0-9]+): (.+?)(?:; the row is left out of the results.*)?$", run.said,
-                           re.MULTILINE)
+    for cmd, run in runs.items():  # (what recalc adds of what the mistake does to the outputs left aside)
+        found = re.findall(rf"{sheet}!([A-Z]+[0-9]+): (.+?)(?:; (?:the row is left out of the results|publish and "
+                           rf"export refuse the book).*)?$", run.said, re.MULTILINE)
         said[cmd] = found[0] if found else None
     assert len(set(said.values())) == 1 and said["recalc"] is not None, said
 

@@ -370,3 +370,54 @@ def test_a_teams_room_score_is_red_at_its_boards_vulnerability(office, tmp_path)
         probes[f"C{r}"] = (f"C{r}", _moved(rules, "C6", f"C{r}"))
         expected[f"C{r}"] = red
     assert _probe(office, book, "Boards", cells, probes, tmp_path / "teams.xlsx") == expected
+
+
+#: Rows of a Pairs sheet typed one after another (each sequence a table of its own), in a Mitchell or a Howell, and
+#: per row whether its Pair and its Direction cell are red: a pair listed again (in a Mitchell, in the same field
+#: however its direction is spelt: NS, N-S, N/S, N), a Mitchell's direction that is no direction (the row then
+#: lists no pair). Hand-labelled from the movements: in a Howell a number is one pair; in a Mitchell N-S 1 and E-W 1
+#: are two.
+PAIRS_LISTINGS = [
+    ("Mitchell", [(1, "NS"), (1, "EW"), (1, "N-S")], [(False, False), (False, False), (True, False)]),
+    ("Mitchell", [(1, "NS"), (2, "north")], [(False, False), (False, True)]),
+    ("Mitchell", [(3, "ns"), ("3", " N ")], [(False, False), (True, False)]),
+    ("Mitchell", [(1, "north"), (1, "NS")], [(False, True), (False, False)]),
+    ("Mitchell", [(1, "E/W"), (2, "E"), (2, "EW")], [(False, False), (False, False), (True, False)]),
+    ("Howell", [(1, None), (2, None), (1, "EW")], [(False, False), (False, False), (True, False)]),
+    ("Howell", [(4, "x")], [(False, False)]),
+]
+
+
+def test_a_pair_listed_twice_is_red_at_its_later_row(office, tmp_path):
+    """The pairs Pairs sheet's rules of a pair listed twice and of a Mitchell's direction that is no direction,
+    computed by LibreOffice on rows typed below the example (each sequence read from a header row of its own, the
+    movement in a cell of the row): red exactly where the hand-labelled mistakes are; the core's reading
+    (:func:`xlbridge.core.travellerrow.pairs_row_mistake`, which ``recalc``, ``publish`` and ``export`` name)
+    names the same cells."""
+    from recalc_helpers import small_build
+
+    from xlbridge.core.travellerrow import pairs_row_mistake
+
+    book = small_build("examples/pairs.xlsx", rows=SMALL_ROWS)
+    ws = openpyxl.load_workbook(book)["Pairs"]
+    rules = {c: _red_rules(ws, f"{c}6") for c in "AB"}
+    assert all(len(v) == 1 and "Travellers!$R$7" in v[0] for v in rules.values()), rules
+    cells: dict[str, object] = {}
+    probes, expected, core = {}, {}, {}
+    r = 300
+    for movement, rows, red in PAIRS_LISTINGS:
+        head = r - 1  # (the sequence's own header row: the rows above it are another table's)
+        seen: set = set()
+        for (number, direction), (pair_red, direction_red) in zip(rows, red):
+            cells.update({f"A{r}": number, f"B{r}": direction, f"BY{r}": movement})
+            mistake = pairs_row_mistake(number, direction, movement == "Mitchell", seen)
+            for c, verdict in (("A", pair_red), ("B", direction_red)):
+                moved = [m.replace("Travellers!$R$7", f"$BY{r}").replace("$A$4:", f"$A${head}:")
+                         .replace("$B$4:", f"$B${head}:") for m in _moved(rules[c], f"{c}6", f"{c}{r}")]
+                probes[f"{c}{r}"] = (f"{c}{r}", moved)
+                expected[f"{c}{r}"] = verdict
+                core[f"{c}{r}"] = mistake is not None and mistake.column == ("Pair" if c == "A" else "Direction")
+            r += 1
+        r += 1
+    assert core == expected
+    assert _probe(office, book, "Pairs", cells, probes, tmp_path / "pairs.xlsx") == expected

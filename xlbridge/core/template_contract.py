@@ -36,7 +36,7 @@ __all__ = ["CAPACITY_NAME", "CHART_NAME", "HANDOUT_NAME", "SCORER_NOTES_NAME", "
            "SCALE_LABEL", "MOVEMENT_LABEL", "SCALE_CHOICES", "MOVEMENT_CHOICES",
            "EXPECTED_LABEL", "ARTIFICIAL_LABEL", "MAX_EXPECTED", "ARTIFICIAL_CHOICES", "choices_list", "choices_words",
            "TRAVELLER_WEIGHTS",
-           "PAIR_COLUMNS", "PLAYER_NUMBERS", "PRIVATE", "PRIVATE_PLAYERS", "TEAM_COLUMNS", "EVENT_DETAILS", "MATCH_COLUMNS",
+           "PAIR_COLUMNS", "PARAMETER_ROWS", "PLAYER_NUMBERS", "PRIVATE", "PRIVATE_PLAYERS", "TEAM_COLUMNS", "EVENT_DETAILS", "MATCH_COLUMNS",
            "BOARD_INPUTS", "BOARD_IMPS", "TABLE_HEADER_ROW", "DEALS_SHEET", "LEADS_SHEET", "DEAL_COLUMNS", "LEAD_COLUMNS"]
 
 CAPACITY_NAME = "XLBRIDGE_CAPACITY"
@@ -62,6 +62,9 @@ BOARDS_SHEET, MATCHES_SHEET, TEAMS_SHEET, CONTRACTS_SHEET = "Boards", "Matches",
 
 #: the row of a table's headers, on every sheet a template or ``xlbridge import`` writes (its rows below)
 TABLE_HEADER_ROW = 4
+#: The rows holding a sheet's parameter block (labels such as ``Movement``, the value right of its label), searched
+#: for a label by every reader.
+PARAMETER_ROWS = 40
 #: the extra sheets ``xlbridge import`` writes for what the templates have no column for (deals, opening leads),
 #: read by ``publish`` and ``export``, and by ``recalc``'s read stage (a lead without its traveller row), and their
 #: headers

@@ -36,7 +36,7 @@ from .vocabulary import Direction, Seat, UnknownSpellingError, Vulnerability
 __all__ = ["Mistake", "row_mistake", "board_row_mistake", "blank", "RED_WHEN", "reason_text", "column_named",
            "vulnerability_words", "MAX_BOARD", "PairCheck", "listed_pairs", "unlisted_pair",
            "lead_without_row", "leads_without_rows", "lead_card", "lead_row_mistake", "room_missing",
-           "score_on_board", "whole_or_words"]
+           "score_on_board", "whole_or_words", "pairs_row_mistake"]
 
 #: the largest board number a book's Board column accepts (its validation), as the PBN and USEBIO readers do
 MAX_BOARD = 10_000
@@ -420,6 +420,41 @@ class PairCheck:
 
 
 _RANKS, _SUITS = "AKQJT98765432", "SHDC"
+
+
+def pairs_row_mistake(number: object, direction: object, mitchell: bool, seen: set[tuple[object, object]]
+                      ) -> Mistake | None:
+    """The mistake of a row of a book's Pairs sheet (Pair, Direction: the pair's number and, in a Mitchell, its
+    field), or None: in a Mitchell a direction the readers read (``NS``, ``N-S``, ``N/S``, ``N`` and the E-W
+    ones: :meth:`~xlbridge.core.vocabulary.Direction.parse`), and a pair listed once (``seen``: the pairs of the
+    rows above, which it joins; in a Mitchell N-S 1 and E-W 1 are two pairs). A row without a pair number is no
+    row. The later listing is the mistake: the book's Ranking takes the names of the first. ``xlbridge recalc``,
+    ``publish`` and ``export`` name it at the cell (column ``Pair`` or ``Direction``), in these words.
+
+    >>> seen = set()
+    >>> pairs_row_mistake(3, "NS", True, seen), pairs_row_mistake(3.0, "EW", True, seen)
+    (None, None)
+    >>> pairs_row_mistake("3", "N-S", True, seen)
+    Mistake(column='Pair', words='pair 3 N-S is listed twice (the Ranking shows the names of its first row)')
+    >>> pairs_row_mistake(4, "north", True, seen).words
+    "the direction must be NS or EW in a Mitchell, not 'north'"
+    >>> pairs_row_mistake(3, None, False, set()), pairs_row_mistake(None, "x", True, seen)
+    (None, None)
+    """
+    if blank(number):
+        return None
+    field: Direction | None = None
+    if mitchell:
+        try:
+            field = Direction.parse(direction)
+        except UnknownSpellingError:
+            return Mistake("Direction", f"the direction must be NS or EW in a Mitchell, not {shown(direction)}")
+    key = (field, _pair(number))
+    if key in seen:
+        return Mistake("Pair", f"pair {_brief(number)}{' ' + field.label if field else ''} is listed twice "
+                               f"(the Ranking shows the names of its first row)")
+    seen.add(key)
+    return None
 
 
 def lead_card(text: object) -> str | None:

@@ -209,6 +209,15 @@ class Direction(_Word):
         """
         return _read(_DIRECTIONS_READ, value, what, "NS or EW")
 
+    @property
+    def spellings(self) -> tuple[str, ...]:
+        """The spellings a workbook's cell may give the direction (:meth:`parse`; any case, spaces around).
+
+        >>> Direction.NS.spellings
+        ('NS', 'N-S', 'N/S', 'N')
+        """
+        return tuple(t for t, d in _DIRECTIONS_READ.items() if d is self)
+
     @classmethod
     def from_pbn(cls, value: object) -> Direction:
         """A PBN ``Direction`` cell: ``NS``/``EW``, read with its ``-`` and ``/`` dropped (``N-S``, ``N/S``)."""

@@ -38,7 +38,8 @@ from typing import Any
 import xlbridge
 
 from ..core.entries import parse_entry
-from ..core.travellerrow import PairCheck, lead_without_row, listed_pairs, row_mistake, whole_or_words
+from ..core.travellerrow import (PairCheck, lead_without_row, listed_pairs, pairs_row_mistake, row_mistake,
+                                 whole_or_words)
 from ..core.pairs.standings import ARTIFICIAL_RULES
 from ..core.rounding import named_option
 from ..core.template_contract import (ARROW_COLUMN, MP_COLUMNS, ARTIFICIAL_CHOICES, ARTIFICIAL_LABEL, EXPECTED_LABEL, MAX_EXPECTED,
@@ -352,24 +353,20 @@ def _participants(wb: Workbook, mitchell: bool, name: str) -> list[Participant]:
         return []
     ps = wb[PAIRS_SHEET]
     cols = find_columns(ps, _P_COLUMNS, (PLAYER_NUMBERS, PRIVATE), sheet=PAIRS_SHEET, where=name)
-    out, seen = [], set()
+    out: list[Participant] = []
+    seen: set[tuple[object, object]] = set()
     for r, row in sparse_rows(ps, HEADER_ROW + 1):  # (only the rows and cells the file holds)
         def get(col: str, row: dict[int, Any] = row) -> Any:
             return row.get(cols[col])
         number = id_text(get("Pair"), f"{name}, {PAIRS_SHEET} row {r}")
         if number is None:
             continue
-        direction: Direction | None = None
-        if mitchell:
-            try:  # (NS, N-S, N/S, N and the E-W ones, as the workbook's PAIRS_STANDINGS reads the sheet)
-                direction = Direction.parse(cell_text(get("Direction")) or "")
-            except UnknownSpellingError:
-                raise FormatError(f"{name}, {PAIRS_SHEET} row {r}: direction must be NS or EW in a Mitchell, got",
-                                  value=get("Direction")) from None
-        key = (direction, number)
-        if key in seen:
-            raise FormatError(f"{name}, {PAIRS_SHEET} row {r}: pair {number} is listed twice")
-        seen.add(key)
+        # (a pair listed again, a Mitchell's direction unread: named at its cell as recalc names it)
+        mistake = pairs_row_mistake(get("Pair"), get("Direction"), mitchell, seen)
+        if mistake is not None:
+            column = get_column_letter(cols["Pair" if mistake.column == "Pair" else "Direction"])
+            raise FormatError(mistake.words, where=f"{name}, {PAIRS_SHEET}!{column}{r}")
+        direction = Direction.parse(get("Direction")) if mitchell else None
         names = cell_text(get("Names"))
         players = check_players(split_names(names), where=f"{name}, {PAIRS_SHEET} row {r}")
         ids = player_numbers(cell_text(get(PLAYER_NUMBERS)) if PLAYER_NUMBERS in cols else None, len(players),

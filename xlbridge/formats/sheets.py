@@ -28,7 +28,7 @@ from typing import Any, TypeAlias
 import xlbridge
 
 from ..core.errors import shown
-from ..core.template_contract import (CAPACITY_NAME, DEAL_COLUMNS, DEALS_SHEET, EVENT_DETAILS, LEAD_COLUMNS, LEADS_SHEET,
+from ..core.template_contract import (CAPACITY_NAME, PARAMETER_ROWS, DEAL_COLUMNS, DEALS_SHEET, EVENT_DETAILS, LEAD_COLUMNS, LEADS_SHEET,
                                       TABLE_HEADER_ROW)
 from ..core.text import INVISIBLE_CHARACTERS, clean_text
 from ..core.travellerrow import lead_row_mistake, whole_or_words
@@ -243,8 +243,6 @@ def board_number(v: object, where: str) -> int:
     return whole_number(v, where, "board number", MAX_BOARD)
 
 
-#: The rows holding a sheet's parameter block (labels such as ``Movement``), searched for a label.
-PARAMETER_ROWS = 40
 
 
 def sparse_rows(ws: Worksheet, min_row: int = 1, max_row: int | None = None) -> Iterator[tuple[int, dict[int, Any]]]:

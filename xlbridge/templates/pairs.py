@@ -11,6 +11,7 @@ from openpyxl.formatting.rule import FormulaRule
 from openpyxl.styles import Alignment, Font, PatternFill
 
 from ..core.travellerrow import RED_WHEN
+from ..core.vocabulary import Direction
 from ..core.template_contract import (ARROW_COLUMN, MP_COLUMNS, ARTIFICIAL_CHOICES, ARTIFICIAL_LABEL, EXPECTED_LABEL, MAX_EXPECTED,
                                        MOVEMENT_CHOICES, MOVEMENT_LABEL, SCALE_CHOICES, SCALE_LABEL,
                                        SCORE_COLUMN, choices_list, choices_words, PAIR_COLUMNS, PAIRS_SHEET, PLAYER_NUMBERS, PRIVATE, RANKING_SHEET, TRAVELLER_COLUMNS, TRAVELLER_WEIGHTS,
@@ -211,6 +212,54 @@ def pair_twice(letter: str) -> str:
     return f"AND({filled},NOT({duplicate}),OR({against},AND(NOT({twice('B')}),{twice('C')})))"
 
 
+def _read_direction(cell: str) -> str:
+    """Excel's words for the field (``"N"`` or ``"E"``) a Pairs sheet's Direction cell spells
+    (:meth:`xlbridge.core.vocabulary.Direction.parse`: ``NS``, ``N-S``, ``N/S``, ``N`` and the E-W ones, any case),
+    ``""`` for any other text.
+
+    >>> _read_direction("$B5")[:40]
+    'IF(OR(UPPER(TRIM($B5))="NS",UPPER(TRIM($'
+    """
+    def spelt(d: Direction) -> str:
+        return "OR(" + ",".join(f'UPPER(TRIM({cell}))="{t}"' for t in d.spellings) + ")"
+
+    return f'IF({spelt(Direction.NS)},"N",IF({spelt(Direction.EW)},"E",""))'
+
+
+def pair_listed_twice() -> str:
+    """A conditional format's rule (Excel's words, for the Pairs sheet's cell ``$A5``) that the pair is listed on a
+    row above (:func:`xlbridge.core.travellerrow.pairs_row_mistake`: the later listing is the mistake): in a Howell
+    (the Travellers sheet's Movement parameter, ``$R$7``) the same number; in a Mitchell the same number in the same
+    field, however its direction is spelt (a row above whose direction is no direction lists no pair). The rows are
+    counted from the header down to the row's own; numbers compared as text (``3`` is ``"3"``).
+
+    >>> pair_listed_twice()[:52]
+    'AND($A5<>"",IF(Travellers!$R$7="Howell",SUMPRODUCT(('
+    """
+    howell = f'{TRAVELLERS_SHEET}!$R$7="{MOVEMENT_CHOICES[1]}"'
+    same = f'($A${P_FIRST - 1}:$A{P_FIRST}&""=$A{P_FIRST}&"")'
+    above = f"UPPER(TRIM($B${P_FIRST - 1}:$B{P_FIRST}))"
+
+    def in_field(d: Direction) -> str:  # 1 on each row (from the header to this one) whose direction spells d
+        return "(" + "+".join(f'({above}="{t}")' for t in d.spellings) + ")"
+
+    field = _read_direction(f"$B{P_FIRST}")
+    mitchell = (f'IF({field}="N",SUMPRODUCT({same}*{in_field(Direction.NS)}),'
+                f'IF({field}="E",SUMPRODUCT({same}*{in_field(Direction.EW)}),0))')
+    return f'AND($A{P_FIRST}<>"",IF({howell},SUMPRODUCT({same}*1),{mitchell})>1)'
+
+
+def direction_unread() -> str:
+    """A conditional format's rule (Excel's words, for the Pairs sheet's cell ``$B5``) that a Mitchell's pair has
+    no direction the readers read (:func:`xlbridge.core.travellerrow.pairs_row_mistake`).
+
+    >>> direction_unread()[:48]
+    'AND($A5<>"",Travellers!$R$7<>"Howell",IF(OR(UPPE'
+    """
+    return (f'AND($A{P_FIRST}<>"",{TRAVELLERS_SHEET}!$R$7<>"{MOVEMENT_CHOICES[1]}",'
+            f'{_read_direction(f"$B{P_FIRST}")}="")')
+
+
 def _travellers_sheet(wb: Workbook) -> None:
     """The Travellers sheet: the traveller rows, their Score NS and matchpoints, the parameters and event details."""
     ws = sheet(wb, TRAVELLERS_SHEET, TRAVELLERS_SHEET, "Example: seed 004's boards with weighted scores (boards 1 and 3); board 2 has an "
@@ -292,6 +341,10 @@ def _pairs_sheet(wb: Workbook) -> int:
     mark_input(ws, f"E{P_FIRST}:E{pl}", kind="list", formula1='"yes"',
                prompt="Optional: yes to keep the players' names off the results site (the pair is shown by its "
                       "number only); blank: names shown")
+    red = PatternFill(fill_type="solid", start_color="FFFF0000", end_color="FFFF0000")
+    for letter, rule in (("A", pair_listed_twice()), ("B", direction_unread())):  # (pairs_row_mistake)
+        ws.conditional_formatting.add(f"{letter}{P_FIRST}:{letter}{pl}", FormulaRule(
+            formula=[rule], stopIfTrue=True, fill=red, font=Font(bold=True, color="FFFFFFFF")))
     legend_across(ws, "G4", NOTE_WIDTHS)
     input_table(ws, f"A{P_FIRST}:E{pl}", "G8", "pairs")
     return pl

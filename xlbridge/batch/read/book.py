@@ -17,8 +17,10 @@ sheet holds:
 - for each printable table, the array ranges its part shows and its last row (and, when wide, column) holding a
   constant, which the write stage extends to the last non-blank result;
 - the leads of an imported pairs book's Leads sheet without their traveller row, which no formula reads
-  (:func:`~xlbridge.batch.read.leads.lead_mistakes`), named at the lead's cell as ``publish`` and ``export`` name
-  them;
+  (:func:`~xlbridge.batch.read.leads.lead_mistakes`), and the rows of a pairs book's Pairs sheet listing a pair
+  twice or a Mitchell's pair without its direction, which its formula passes over
+  (:func:`~xlbridge.batch.read.pairsheet.pairs_sheet_mistakes`), named at the cell as ``publish`` and ``export``
+  name them;
 - each input table's header names (``XLBRIDGE_HEADER``'s row: {name: column}), by which a row function's mistake
   (:func:`xlbridge.core.travellerrow.column_named`) is named at the row's input cell (``Travellers!F11: no
   tricks``) rather than at the result cells showing it.
@@ -34,6 +36,7 @@ from typing import Any
 
 from ..guard.gate import CheckedBook
 from .leads import lead_mistakes
+from .pairsheet import pairs_sheet_mistakes
 from .sheetxml import column_number
 from .capacity import (
     WIDE_COLUMNS,
@@ -96,7 +99,7 @@ def read_book(book: CheckedBook) -> BookRead:
     constants: dict = {}
     wanted = [sheet for sheet in areas.sheets() if sheet in parts]
     if not wanted:
-        return _with_leads(BookRead(book, rows, mistakes, missing, constants))
+        return _with_sheet_checks(BookRead(book, rows, mistakes, missing, constants))
     with book.open() as zf:
         for sheet in wanted:
             rows[sheet] = sheet_rows(zf.read(parts[sheet]))
@@ -131,15 +134,17 @@ def read_book(book: CheckedBook) -> BookRead:
             columns = last_used_col(found, area, last, guess) if area[4] - area[2] + 1 >= WIDE_COLUMNS else None
             constants[area] = (guess, last, columns)
     named = {sheet: row for sheet, row in areas.headers if sheet in rows and rows[sheet].rows is not None}
-    return _with_leads(BookRead(book, rows, mistakes, missing, constants, _header_names(book, rows, named)))
+    return _with_sheet_checks(BookRead(book, rows, mistakes, missing, constants, _header_names(book, rows, named)))
 
 
-def _with_leads(found: BookRead) -> BookRead:
-    """``found`` with a book-level check's mistakes: the leads of an imported book's Leads sheet without their
-    traveller row, which no formula reads (:func:`~xlbridge.batch.read.leads.lead_mistakes`)."""
+def _with_sheet_checks(found: BookRead) -> BookRead:
+    """``found`` with the book-level checks' mistakes: the leads of an imported book's Leads sheet without their
+    traveller row, which no formula reads (:func:`~xlbridge.batch.read.leads.lead_mistakes`), and the Pairs
+    sheet's rows its formula passes over (:func:`~xlbridge.batch.read.pairsheet.pairs_sheet_mistakes`)."""
     parts = dict(found.book.sheets)
-    found.mistakes.extend(lead_mistakes(lambda sheet: found.part_rows(sheet).xml if sheet in parts else None,
-                                        lambda last: _shared_strings(found.book, last)))
+    for check in (lead_mistakes, pairs_sheet_mistakes):
+        found.mistakes.extend(check(lambda sheet: found.part_rows(sheet).xml if sheet in parts else None,
+                                    lambda last: _shared_strings(found.book, last)))
     return found
 
 

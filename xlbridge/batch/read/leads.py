@@ -36,7 +36,7 @@ from ...core.travellerrow import Mistake, blank, lead_row_mistake, leads_without
 from ..guard.xmlscan import defuse
 from .sheetxml import column_number
 
-__all__ = ["lead_mistakes"]
+__all__ = ["lead_mistakes", "sheet_table", "cell_value", "NoTable"]
 
 #: what recalc says a lead without its traveller row does to the outputs (the Ranking does not read leads)
 CONSEQUENCE = "publish and export refuse the book until it is put right"
@@ -46,7 +46,7 @@ CHUNK = 1 << 16
 ALL_STRINGS = 1 << 31
 
 
-class _NoTable(Exception):
+class NoTable(Exception):
     """The part cannot be read as a table (unreadable, or no header row naming the columns)."""
 
 
@@ -74,7 +74,7 @@ def lead_mistakes(part: Callable[[str], bytes | None], strings: Callable[[int], 
         """The lead rows, each read as publish and export read it (:func:`lead_row_mistake`), up to the first
         mistaken one (kept in ``bad``: those readers stop there)."""
         seen: set[tuple[object, ...]] = set()
-        for r, (b, n, e, lead) in _rows(leads_xml, LEAD_COLUMNS, shared, columns, whole=False):
+        for r, (b, n, e, lead) in sheet_table(leads_xml, LEAD_COLUMNS, shared, columns, whole=False):
             mistake = lead_row_mistake(b, n, e, lead, seen)
             if mistake is not None:
                 bad.append((r, mistake))
@@ -82,11 +82,11 @@ def lead_mistakes(part: Callable[[str], bytes | None], strings: Callable[[int], 
             yield r, b, n, e
 
     try:
-        seated = ((b, n, e) for _r, (b, n, e) in _rows(travellers_xml, LEAD_COLUMNS[:3], shared, {}))
+        seated = ((b, n, e) for _r, (b, n, e) in sheet_table(travellers_xml, LEAD_COLUMNS[:3], shared, {}))
         missing = leads_without_rows(checked(), seated)  # (the traveller rows read whole first, then the leads)
         first = next(missing, None)  # (the first named, as publish and export name it; the others counted)
         more = sum(1 for _ in missing)
-    except _NoTable:
+    except NoTable:
         return []
     if bad:  # (a lead row that is a mistake of its own: publish and export name it before any lead's traveller row)
         bad_row, own = bad[0]
@@ -98,7 +98,7 @@ def lead_mistakes(part: Callable[[str], bytes | None], strings: Callable[[int], 
     return [(LEADS_SHEET, (int(str(r)), columns["Lead"]), "input", f"{mistake.words}; {CONSEQUENCE}{also}")]
 
 
-def _value(kind: str, text: str, shared: Callable[[int], str | None]) -> Any:
+def cell_value(kind: str, text: str, shared: Callable[[int], str | None]) -> Any:
     """A cell's value as the readers of publish and export take it (openpyxl's): a number, text (a shared string
     looked up), a logical, an error as its text (``#N/A``), None for blank."""
     if kind == "s":
@@ -119,11 +119,11 @@ def _value(kind: str, text: str, shared: Callable[[int], str | None]) -> Any:
     return None
 
 
-def _rows(sheet_xml: bytes, names: tuple[str, ...], shared: Callable[[int], str | None], columns: dict[str, int],
+def sheet_table(sheet_xml: bytes, names: tuple[str, ...], shared: Callable[[int], str | None], columns: dict[str, int],
           whole: bool = True) -> Iterator[tuple[int, list[Any]]]:
     """(row, [the values of ``names``]) of each row below the header row whose first three cells are filled (not
     ``whole``: any of its cells of ``names``), in the part's order; ``columns`` is given {name: column} of ``names``
-    on the header row. :class:`_NoTable` when the part cannot be read or its header row lacks one of ``names``."""
+    on the header row. :class:`NoTable` when the part cannot be read or its header row lacks one of ``names``."""
     state: dict[str, Any] = {"cell": None, "text": False, "row": {}, "r": 0, "keep": None}
     done: list[tuple[int, list[Any]]] = []
 
@@ -150,7 +150,7 @@ def _rows(sheet_xml: bytes, names: tuple[str, ...], shared: Callable[[int], str 
         elif local == "c" and state["cell"] is not None:
             c, kind, text = state["cell"]
             if text.strip():
-                state["row"][c] = _value(kind, text, shared)
+                state["row"][c] = cell_value(kind, text, shared)
             state["cell"] = None
         elif local == "row":
             row, r = state["row"], state["r"]
@@ -161,7 +161,7 @@ def _rows(sheet_xml: bytes, names: tuple[str, ...], shared: Callable[[int], str 
                     if isinstance(name, str) and name.strip() in names:
                         found.setdefault(name.strip(), c)
                 if any(n not in found for n in names):
-                    raise _NoTable
+                    raise NoTable
                 columns.update(found)
                 state["keep"] = {found[n] for n in names}
             elif r > TABLE_HEADER_ROW and state["keep"] is not None:
@@ -187,7 +187,7 @@ def _rows(sheet_xml: bytes, names: tuple[str, ...], shared: Callable[[int], str 
             done.clear()
         parser.Parse(b"", True)
     except (expat.ExpatError, ValueError):
-        raise _NoTable from None
+        raise NoTable from None
     if state["keep"] is None:
-        raise _NoTable
+        raise NoTable
     yield from done

@@ -24,7 +24,7 @@ from ...core.pairs.standings import pairs_ranking as core_pairs_ranking
 from ...core.pairs.weighted import weighted_session
 from ...core.ranking import format_rank
 from ...core.template_contract import TRAVELLER_WEIGHTS
-from ...core.travellerrow import PairCheck, listed_pairs, reason_text, row_mistake
+from ...core.travellerrow import PairCheck, listed_pairs, pairs_row_mistake, reason_text, row_mistake
 from ...core.vocabulary import Direction, Movement, UnknownSpellingError
 from .. import cells as xl
 from ..results import ratio_table
@@ -327,30 +327,26 @@ def pairs_ranking(boards: Cells, ns_pairs: Cells, ew_pairs: Cells, scores: Cells
 
 
 def _pair_names(pairs: Cells, mitchell: bool) -> dict[Any, str]:
-    """{pair key: names} from a Pair, Direction, Names table (the Pairs sheet); blank rows skipped."""
+    """{pair key: names} from a Pair, Direction, Names table (the Pairs sheet); blank rows skipped. A row that is
+    a mistake (:func:`~xlbridge.core.travellerrow.pairs_row_mistake`: a pair listed again, a Mitchell's direction
+    unread) gives no names: ``recalc`` names it at its cell, and the first listing's names stay.
+
+    >>> _pair_names([[1, "NS", "Ann & Bob"], [1, "N-S", "Cy & Di"], [2, "north", "Ed & Flo"]], True)
+    {('NS', 1): 'Ann & Bob'}
+    """
     table = None if pairs is None else xl.optional(pairs)
     if table is None:
         return {}
     names: dict[Any, str] = {}
-    for i, row in enumerate(xl.grid(table)):
+    seen: set[tuple[object, object]] = set()
+    for row in xl.grid(table):
         row = list(row) + [None] * (3 - len(row))
         number, direction, who = row[0], row[1], row[2]
-        if xl.is_blank(number):
+        if xl.is_blank(number) or pairs_row_mistake(number, direction, mitchell, seen) is not None:
             continue
         key: Any = _pair_key(number)
         if mitchell:
-            d = None
-            if not xl.is_blank(direction):
-                try:
-                    d = Direction.parse(direction)  # NS, N-S, N/S, N; EW, E-W, E/W, E
-                except UnknownSpellingError:
-                    pass
-            if d is None:
-                raise InputError(f"pairs row {i + 1}: direction {shown(direction)} (a Mitchell needs NS or EW)")
-            key = (d, key)
-        if key in names:
-            raise InputError(f"pairs row {i + 1}: pair {shown(number)}"
-                             f"{' ' + key[0] if mitchell else ''} is listed twice")
+            key = (Direction.parse(direction), key)
         names[key] = "" if xl.is_blank(who) else str(who).strip()
     return names
 
