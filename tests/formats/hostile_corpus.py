@@ -91,6 +91,8 @@ class Case:
     #: the wall-time bound: 10 s (the issue's), 30 s for an import done in full (it builds the 10,000-row
     #: pairs template: 2.5 s of CPU on an idle machine, 11 s of wall time with the two cores shared seven ways)
     seconds: int = 10
+    #: the mistakes recalc names (``exit`` 1)
+    errors: int = 1
 
 
 CASES = [
@@ -129,6 +131,11 @@ CASES = [
     # lead_row_mistake; a lead row without its traveller row comes after a mistake of the row's own)
     Case("pairs-leads-flood.xlsx", "recalc", 1, "Leads!A97: board number must be a whole number from 1 to "
          "10,000, got '#N/A'; publish and export refuse the book until it is put right"),
+    # (the Pairs sheet's rows read by recalc's read stage, batch.read.pairsheet: the first mistake named, the others
+    # counted; in a Mitchell row 55 lists N-S 6 again, row 5's; the rows below the sheet's capacity named too)
+    Case("pairs-sheet-flood.xlsx", "recalc", 1, "Pairs!A55: pair 6 N-S is listed twice (the Ranking shows the names "
+         "of its first row); publish and export refuse the book until it is put right (19,916 more rows below are "
+         "mistakes)", errors=2),
     Case("colliding-ids.pbn", "publish", 0),
     Case("imp-pairs.pbn", "publish", 2, "imp-pairs.pbn: cannot score pairs event at 'IMP'"),
     # issue 51: text from a file stays text (every text field formula-like: no <f> in the book), control, bidi
@@ -347,6 +354,16 @@ def _workbooks(out: Path, rnd: random.Random, books: dict | None = None) -> None
             ws.cell(r, 4, "SK")
 
     edit(pairs, "pairs-leads-flood.xlsx", leads_flood)
+
+    def pairs_flood(book) -> None:  # (recalc's read stage reads the Pairs sheet: batch.read.pairsheet)
+        ws = book["Pairs"]
+        odd = [True, "#N/A", 1e300, -0.0, "x" * 30_000, " ", "٣", 2.5]  # (cells of every kind, a long text)
+        for r in range(5, 5 + LEADS_FLOOD):
+            ws.cell(r, 1, odd[r % len(odd)] if r % 97 == 0 else r % 50 + 1)
+            ws.cell(r, 2, odd[(r + 3) % len(odd)] if r % 89 == 0 else "NS")
+            ws.cell(r, 3, f"Player {r}")
+
+    edit(pairs, "pairs-sheet-flood.xlsx", pairs_flood)
     _workbook_mutants(pairs, out, rnd)
     pairs.unlink()
     teams.unlink()
