@@ -70,7 +70,7 @@ from .core.pairs.weighted import (
     parse_weight, weighted_outcomes, weighted_session, expected_matchpoints, MAX_WEIGHT_DENOMINATOR,
 )
 from .core.pairs.standings import (
-    Standing, ARTIFICIAL_RULES, MOVEMENTS, pairs_ranking,
+    Standing, ARTIFICIAL_RULES, MOVEMENTS, pairs_ranking, arrow_switched,
 )
 from .core.teams.imps import (
     imps, IMP_SCALE, IMP_THRESHOLDS, ARTIFICIAL_IMPS, imps_array, artificial_imps, CrossImps, cross_imps,
@@ -135,12 +135,12 @@ __all__ = [
     "MAX_RESULTS", "mp_scale", "mp_top", "neuberg", "mp_percent", "FOULED_RULES", "ROW_BLANK",
     "ROW_NOT_PLAYED", "ROW_SCORE", "ROW_ARTIFICIAL", "SessionMP", "matchpoint_session", "session_from_rows",
     "parse_weight", "weighted_outcomes", "weighted_session", "expected_matchpoints", "MAX_WEIGHT_DENOMINATOR",
-    "Standing", "ARTIFICIAL_RULES", "MOVEMENTS", "pairs_ranking", "imps", "IMP_SCALE", "IMP_THRESHOLDS",
-    "ARTIFICIAL_IMPS", "imps_array", "artificial_imps", "CrossImps", "cross_imps", "cross_imp_totals",
-    "BUTLER_TRIMS", "BUTLER_ROUNDINGS", "butler_trim_count", "butler_datum", "butler_datums", "Butler",
-    "butler", "vp", "VP_FRACTION_RULES", "MAX_BOARDS", "vp_table", "vp_formula", "vp_blitz", "vp_pair",
-    "VPScale", "VP_SCALES", "DEFAULT_VP_SCALE", "register_vp_scale", "vp_scale", "IMP_ROUNDINGS",
-    "BAM_SCALES", "DEFAULT_MAX_COMBINATIONS", "round_imps", "outcome_imps", "weighted_imps",
+    "Standing", "ARTIFICIAL_RULES", "MOVEMENTS", "pairs_ranking", "arrow_switched", "imps", "IMP_SCALE",
+    "IMP_THRESHOLDS", "ARTIFICIAL_IMPS", "imps_array", "artificial_imps", "CrossImps", "cross_imps",
+    "cross_imp_totals", "BUTLER_TRIMS", "BUTLER_ROUNDINGS", "butler_trim_count", "butler_datum",
+    "butler_datums", "Butler", "butler", "vp", "VP_FRACTION_RULES", "MAX_BOARDS", "vp_table", "vp_formula",
+    "vp_blitz", "vp_pair", "VPScale", "VP_SCALES", "DEFAULT_VP_SCALE", "register_vp_scale", "vp_scale",
+    "IMP_ROUNDINGS", "BAM_SCALES", "DEFAULT_MAX_COMBINATIONS", "round_imps", "outcome_imps", "weighted_imps",
     "artificial_board_imps", "weighted_vp", "board_a_match", "weighted_cross_imps", "weighted_butler",
     "MatchResult", "match_result", "INSTANT_ROUNDING", "INSTANT_SMOOTHING", "MAX_CHART_RESULTS", "ChartRow",
     "InstantChart", "instant_chart", "instant_award", "InstantRankedPair", "InstantRanking",

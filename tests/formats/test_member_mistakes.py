@@ -98,7 +98,9 @@ class Case:
     ``totals``: {pair: (matchpoints, most possible)} worked by hand; ``howell``: the movement typed as Howell;
     ``leads``: rows of a Leads sheet (board, N-S, E-W, lead), as ``xlbridge import`` writes one, whose cells
     are named as ``Leads!D5``; ``params``: {parameter label: value} typed over the base session's parameters;
-    ``pairs``: {cell: value} typed into the Pairs sheet (whose cells are named as ``Pairs!A11``)."""
+    ``pairs``: {cell: value} typed into the Pairs sheet (whose cells are named as ``Pairs!A11``); ``unwritable``:
+    the cell of a book without a mistake that ``export`` names refusing it, as neither PBN nor USEBIO can say what
+    it holds (the book and ``publish`` use it)."""
 
     id: str
     typed: dict = field(default_factory=dict)
@@ -109,6 +111,7 @@ class Case:
     leads: tuple = ()
     params: dict = field(default_factory=dict)
     pairs: dict = field(default_factory=dict)
+    unwritable: str | None = None
 
 
 def _row11(board=3, ns=1, ew=11, contract=None, declarer=None, tricks=None, score=None, **more) -> dict:
@@ -205,6 +208,13 @@ PAIRS_CASES = [
          named=("Pairs!B11",)),
     # in a Howell a pair's number is one pair, whatever direction is typed beside it: E-W 11 listed again
     Case("a Howell pair listed twice", howell=True, pairs={"A11": 11, "B11": "EW"}, named=("Pairs!A11",)),
+    # ----- an arrow switch (Y in Arrow switch): board 2's row 8 played with the arrows switched, E-W 12 sitting N-S
+    # and N-S 1 sitting E-W. The seats' scores and matchpoints are the base session's (-110 to the N-S seat: 0 and
+    # 4), each going to the pair in its own field: N-S 1 scores the E-W seat's 4 (2 + 4 = 6 of 8), E-W 12 the N-S
+    # seat's 0 (0 + 0). PBN and USEBIO cannot say that a row's pairs sit in the other field's seats: export
+    # refuses it, naming the cell
+    Case("arrow-switched row", {"B8": 12, "C8": 1, "P8": "Y"}, totals=_with(p1=(6, 8), p12=(0, 8)),
+         unwritable="P8"),
 ]
 
 
@@ -410,7 +420,11 @@ def _check(case: Case, runs: dict[str, Run], want: dict, named) -> None:
     recalc = runs["recalc"]
     assert recalc.code in (0, 1), f"recalc refused the book: {recalc.said}"
     names = {cmd: named(run.said) for cmd, run in runs.items()}
-    if not case.named:  # no mistake
+    if case.unwritable:  # no mistake, but what PBN and USEBIO cannot say: export refuses it, naming the cell
+        want_codes = {cmd: 2 if cmd.startswith("export") else 0 for cmd in runs}
+        assert {cmd: run.code for cmd, run in runs.items()} == want_codes, {cmd: run.said for cmd, run in runs.items()}
+        assert names == {cmd: {case.unwritable} if cmd.startswith("export") else set() for cmd in runs}, names
+    elif not case.named:  # no mistake
         assert {cmd: run.code for cmd, run in runs.items()} == dict.fromkeys(runs, 0), {
             cmd: run.said for cmd, run in runs.items() if run.code}
         assert names == {cmd: set() for cmd in runs}, names
@@ -438,7 +452,7 @@ def test_pairs_mistake(case, pairs_template, tmp_path):
     assert book.read_bytes() == before  # no input damaged
     want = {p: {"mp": Fraction(mp), "pct": Fraction(mp) * 100 / top} for p, (mp, top) in case.totals.items()}
     typed_over = tuple(c for c in case.named if c[0] in "HNO")
-    _check(case, runs, want, lambda text: _named_cells("Travellers", "ABCDEFGIJKLM")(text, typed_over))
+    _check(case, runs, want, lambda text: _named_cells("Travellers", "ABCDEFGIJKLMP")(text, typed_over))
 
 
 def test_two_rows_mistaken_apart_are_each_named_with_their_own_words(pairs_template, tmp_path):

@@ -30,7 +30,7 @@ from .model import HOWELL, MITCHELL, TEAMS, Event, Participant, Result
 #: (MAX_BOARD, the largest board number read: what the workbook templates' Board column accepts, its data
 #: validation 1 to 10,000, far inside the whole numbers an Excel cell holds exactly: core.travellerrow's.)
 
-__all__ = ["check_result", "check_board", "check_traveller", "infer_movement", "mark_ties",
+__all__ = ["check_result", "check_board", "check_traveller", "infer_movement", "mark_ties", "refuse_switched",
            "format_number", "vulnerability_words"]
 
 
@@ -150,3 +150,22 @@ def format_number(x: Fraction | int | None) -> str:
         if (x * 10**places).denominator == 1:
             return xlbridge.format_display(x, "EBU", places)
     return xlbridge.format_display(x, "EBU", 2)
+
+
+def refuse_switched(event: Event, fmt: str) -> None:
+    """Refuse to write ``event`` to ``fmt`` (``"PBN"`` or ``"USEBIO"``) when a row of it is arrow-switched
+    (:attr:`Event.switched_cells`), naming the first row's cell: neither format can say that a row's pairs sit in
+    the other field's seats, so a reader would rank them in the wrong field. The book and its site rank the row.
+
+    >>> refuse_switched(Event(switched_cells=("club.xlsx, Travellers!P8", "club.xlsx, Travellers!P9")), "PBN")
+    Traceback (most recent call last):
+    ...
+    xlbridge.formats.errors.FormatError: club.xlsx, Travellers!P8: an arrow-switched row cannot be written to PBN, which cannot say that its pairs sit in the other field's seats (the book and its site rank it; 1 more row is switched)
+    """
+    if not event.switched_cells:
+        return
+    more = len(event.switched_cells) - 1
+    also = f"; {more:,} more row{'s are' if more > 1 else ' is'} switched" if more else ""
+    raise FormatError(f"an arrow-switched row cannot be written to {fmt}, which cannot say that its pairs sit in "
+                      f"the other field's seats (the book and its site rank it{also})",
+                      where=event.switched_cells[0])

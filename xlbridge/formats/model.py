@@ -136,6 +136,9 @@ class Result:
     table: int | None = None
     round: int | None = None
     outcomes: tuple[tuple[int, Fraction], ...] = ()
+    #: an arrow-switched row of a Mitchell (a pairs workbook's ``Arrow switch``): the pair sitting N-S belongs to the
+    #: E-W field and the pair sitting E-W to the N-S field; each scores its seat's matchpoints in its own field
+    switched: bool = False
 
     @property
     def is_artificial(self) -> bool:
@@ -205,6 +208,9 @@ class Event:
     #: ``MP NS`` and ``MP EW`` cells): scoring names a cell showing other matchpoints than the rows' in a note (a
     #: value typed over it, or a book not recalculated since its inputs changed). Not compared
     shown_mp: tuple[Any, ...] = field(default=(), compare=False)
+    #: the cells of a pairs workbook's arrow-switched rows (their ``Arrow switch`` cells): neither PBN nor USEBIO
+    #: says that a row's pairs sit in the other field's seats, so ``export`` names the first. Not compared
+    switched_cells: tuple[str, ...] = field(default=(), compare=False)
     _index: dict[tuple[str | None, str], Participant] = field(default_factory=dict, init=False, repr=False,
                                                               compare=False, hash=False)
 
@@ -228,9 +234,18 @@ class Event:
         return None
 
     def pair_key(self, result: Result, side: str) -> tuple[str | None, str]:
-        """The participant key of the N-S (``side="NS"``) or E-W side of a traveller row."""
+        """The participant key of the pair sitting N-S (``side="NS"``) or E-W at a traveller row: in a Mitchell its
+        field, the other direction on an arrow-switched row (:attr:`Result.switched`).
+
+        >>> e = Event(movement=MITCHELL)
+        >>> e.pair_key(Result("12", "1", switched=True), "NS"), e.pair_key(Result("1", "12"), "NS")
+        (('EW', '12'), ('NS', '1'))
+        """
         number = result.ns if side == Direction.NS else result.ew
-        return (side if self.movement == MITCHELL else None, number)
+        if self.movement != MITCHELL:
+            return (None, number)
+        seat = Direction(side)
+        return (seat.other if result.switched else seat, number)
 
     def fields(self) -> list[str | None]:
         """The fields ranked separately: ``["NS", "EW"]`` in a Mitchell, ``[None]`` otherwise.

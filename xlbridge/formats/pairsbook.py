@@ -13,7 +13,9 @@ found by their header names on the sheets ``Travellers`` (``Board``, ``NS``, ``E
   :func:`~xlbridge.formats.sheets.join_names`); the event's name and date go into the document properties.
 - :func:`read_pairs_workbook` reads such a workbook back into an event (inputs only: the scores
   follow from them through the core, :func:`xlbridge.formats.score_event`). An arrow-switched
-  row is refused with a line naming the cell; a Law 12C1(c) weighted score is read into the row's
+  row of a Mitchell (``Arrow switch`` Y) is read as the workbook's Ranking reads it: its pairs score their seats'
+  matchpoints in their own fields (:attr:`~xlbridge.formats.model.Result.switched`; ``publish`` ranks it, ``export``
+  refuses it naming the cell, as neither PBN nor USEBIO can say it); a Law 12C1(c) weighted score is read into the row's
   ``outcomes``, which :func:`~xlbridge.formats.score_event` matchpoints as the workbook does (and PBN and
   USEBIO carry in a field of xlbridge's own: :mod:`xlbridge.formats.outcomes`).
 - Deals and opening leads, which the template has no place for, go into the extra sheets ``Deals``
@@ -40,7 +42,7 @@ import xlbridge
 from ..core.entries import parse_entry
 from ..core.travellerrow import (PairCheck, lead_without_row, listed_pairs, pairs_row_mistake, row_mistake,
                                  whole_or_words)
-from ..core.pairs.standings import ARTIFICIAL_RULES
+from ..core.pairs.standings import ARTIFICIAL_RULES, arrow_switched
 from ..core.rounding import named_option
 from ..core.template_contract import (ARROW_COLUMN, MP_COLUMNS, ARTIFICIAL_CHOICES, ARTIFICIAL_LABEL, EXPECTED_LABEL, MAX_EXPECTED,
                                       MOVEMENT_LABEL, SCALE_CHOICES, SCALE_LABEL, SCORE_COLUMN,
@@ -111,6 +113,9 @@ def fill_pairs_workbook(wb: Workbook, event: Event, *, name: str | None = None) 
         columns = _T_COLUMNS + _WEIGHTED
     if "Lead" in cols:  # a template with a Lead column: the leads stay on their rows
         rows, columns = [row + [r.lead] for row, (_, r) in zip(rows, results)], columns + ("Lead",)
+    if any(r.switched for _, r in results) and ARROW_COLUMN in cols:  # (an arrow-switched row stays switched)
+        rows = [row + ["Y" if r.switched else None] for row, (_, r) in zip(rows, results)]
+        columns = columns + (ARROW_COLUMN,)
     fill_table(ws, cols, columns, rows, what="traveller rows", sheet=TRAVELLERS)
     movement = find_parameter(ws, MOVEMENT_LABEL)
     if movement is not None:
@@ -164,6 +169,7 @@ def read_pairs_workbook(path: str | os.PathLike[str]) -> Event:
         columns = find_columns(ws, _T_COLUMNS, _T_READ, sheet=TRAVELLERS, where=name)
         typed_over: list[tuple[int, int, str, Any, Any]] = []  # Score NS cells showing another score than the inputs
         shown_mp: list[tuple[Any, ...]] = []
+        switched_cells: list[str] = []  # (the Arrow switch cells of the switched rows: PBN and USEBIO cannot say it)
         # the rows' pairs read together and against the Pairs sheet, as the workbook's SCORE_OR_TYPED reads them
         # (core.travellerrow.PairCheck)
         participants = _participants(wb, mitchell, name)
@@ -171,9 +177,10 @@ def read_pairs_workbook(path: str | os.PathLike[str]) -> Event:
         for _r, get, where in table_rows(ws, _T_COLUMNS, _T_READ, sheet=TRAVELLERS, name=name, keys=_T_COLUMNS):
             board, ns, ew = get(_BOARD), get(_NS), get(_EW)
             weights = [col for col in _WEIGHTED if cell_text(get(col)) is not None]
-            if cell_text(get(ARROW_COLUMN)) is not None:
-                raise FormatError("an arrow-switched row cannot be written to PBN or USEBIO or published yet:",
-                                  where=where(ARROW_COLUMN), value=get(ARROW_COLUMN))
+            try:  # (read as the workbook's PAIRS_STANDINGS reads it; a Howell has no fields to switch)
+                switched = mitchell and arrow_switched(get(ARROW_COLUMN))
+            except xlbridge.XlbridgeError as exc:
+                raise FormatError(str(exc), where=where(ARROW_COLUMN)) from None
             mistake = row_mistake(board, ns, ew, get(_CONTRACT), get(_DECLARER), get(_TRICKS), get(_TYPED))
             if mistake is not None:  # (the row's verdict, read as the workbook's SCORE_OR_TYPED reads it)
                 raise FormatError(mistake.words, where=where(mistake.column))
@@ -207,6 +214,9 @@ def read_pairs_workbook(path: str | os.PathLike[str]) -> Event:
                 raise FormatError("cannot read the row's result:", where=where(col), value=get(col)) from None
             if weights:
                 result = replace(result, outcomes=_outcomes(result, get, where, b))
+            if switched:
+                result = replace(result, switched=True)
+                switched_cells.append(where(ARROW_COLUMN))
             lead = cell_text(get("Lead"))
             if lead is not None:
                 result = replace(result, lead=normalize_lead(lead, element=where("Lead")))
@@ -240,14 +250,14 @@ def read_pairs_workbook(path: str | os.PathLike[str]) -> Event:
         for rows in boards.values():
             for res in rows:
                 for side, num in ((Direction.NS, res.ns), (Direction.EW, res.ew)):
-                    key = (side if mitchell else None, num)
+                    key = ((side.other if res.switched else side) if mitchell else None, num)  # (the pair's field)
                     if key not in seen:
                         seen.add(key)
                         extra.append(Participant(num, key[0]))
         return Event(name=title, date=date, site=club, scorer=scorer, movement=MITCHELL if mitchell else HOWELL, scale=scale,
                      participants=tuple(participants) + tuple(extra), boards=event_boards(boards, deals),
                      notes=_typed_over(path, typed_over), expected=expected, artificial=artificial,
-                     shown_mp=tuple(shown_mp))
+                     shown_mp=tuple(shown_mp), switched_cells=tuple(switched_cells))
     finally:
         wb.close()
 

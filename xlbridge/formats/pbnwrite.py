@@ -22,7 +22,7 @@ from typing import TypeAlias
 import xlbridge
 
 from ..core.vocabulary import Scoring, Seat
-from .checks import format_number, infer_movement
+from .checks import format_number, infer_movement, refuse_switched
 from .errors import FormatError
 from .outcomes import outcomes_text
 from .model import HOWELL, MITCHELL, SCORING_TYPES, TEAMS, Board, Event, Result, natural_key
@@ -67,6 +67,7 @@ def write_pbn(event: Event, *, name: str | None = None) -> bytes:
     ...
     xlbridge.formats.errors.FormatError: club.xlsx: the site (PBN tag Site) cannot be written to PBN as a tag value: '#' means the previous game's value there and '?' an unknown one: '#'
     """
+    refuse_switched(event, "PBN")
     mitchell = event.movement == MITCHELL
     teams = event.kind == TEAMS
     for p in event.participants:

@@ -122,11 +122,18 @@ _MOST_SHOWN = 3
 def _rank(event: Event, board_of_row: Sequence[int] | None, ns_pairs: Sequence[str], ew_pairs: Sequence[str],
           mp_ns: Sequence[Fraction | None] | None, mp_ew: Sequence[Fraction | None] | None,
           tops: Sequence[int | None] | None, session: xlbridge.SessionMP | None = None,
+          switched: Sequence[bool] = (),
           ) -> dict[str | None, list[xlbridge.Standing]]:
+    """{field: its standings}: in a Mitchell each field ranks the pairs of its own, whichever seats they sat in (on an
+    arrow-switched row, ``switched``, the pair sitting N-S is of the E-W field: it scores the N-S seat's
+    matchpoints there, as the workbook's Ranking scores it: :data:`xlbridge.core.pairs.standings.MOVEMENTS`)."""
     out = {}
+    flip = list(switched) or [False] * len(ns_pairs)
     for field in event.fields():
-        ns = [p if field in (None, Direction.NS) else None for p in ns_pairs]
-        ew = [p if field in (None, Direction.EW) else None for p in ew_pairs]
+        ns = [p if field is None or (Direction.EW if f else Direction.NS) == field else None
+              for p, f in zip(ns_pairs, flip)]
+        ew = [p if field is None or (Direction.NS if f else Direction.EW) == field else None
+              for p, f in zip(ew_pairs, flip)]
         if session is not None:
             out[field] = xlbridge.pairs_ranking(session, ns, ew, artificial=event.artificial or ARTIFICIAL_RULES[0])
         else:
@@ -165,7 +172,8 @@ def score_event(event: Event, *, scale: str | None = None) -> Event:
         mps = iter(zip(s.ns, s.ew, s.ns_percent, s.ew_percent))
         boards = [replace(b, results=tuple(replace(r, mp_ns=a, mp_ew=c, pct_ns=d, pct_ew=e)
                                            for r, (a, c, d, e) in zip(b.results, mps))) for b in boards]
-        standings = _rank(event, None, ns_pairs, ew_pairs, None, None, None, session=s)
+        standings = _rank(event, None, ns_pairs, ew_pairs, None, None, None, session=s,
+                          switched=[r.switched for _, r in rows])
         scored = _apply_standings(event, standings, boards, percent=True)
         shown = _shown_apart(scored, scale)
         return replace(scored, notes=scored.notes + shown) if shown else scored
@@ -176,7 +184,8 @@ def score_event(event: Event, *, scale: str | None = None) -> Event:
         boards = [replace(b, results=tuple(replace(r, imp_ns=a, imp_ew=c) for r, (a, c) in zip(b.results, new)))
                   for b in boards]
         tops = [None if v is None else 1 for v in res.ns]
-        standings = _rank(event, board_no, ns_pairs, ew_pairs, list(res.ns), list(res.ew), tops)
+        standings = _rank(event, board_no, ns_pairs, ew_pairs, list(res.ns), list(res.ew), tops,
+                          switched=[r.switched for _, r in rows])
         return _apply_standings(event, standings, boards, percent=False)
     raise FormatError(f"cannot score pairs event at {event.scoring!r} (expected MP, CROSS_IMP or BUTLER)")
 

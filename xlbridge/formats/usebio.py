@@ -39,7 +39,7 @@ import xlbridge
 
 from ..core.text import INVISIBLE_CHARACTERS, clean_text
 from ..core.vocabulary import Direction, Movement, Scoring, Seat, UnknownSpellingError, Vulnerability
-from .checks import MAX_BOARD, check_board, check_result, infer_movement
+from .checks import MAX_BOARD, check_board, check_result, infer_movement, refuse_switched
 from .errors import LIMITS, FormatError, Source, check_name, check_national_number, check_players
 from .outcomes import outcome_pairs, read_outcomes
 from .model import (HOWELL, MITCHELL, PAIRS, SCORING_TYPES, TEAMS, Board, Event, Participant, Result, natural_key, normalize_contract,
@@ -709,6 +709,7 @@ def write_usebio(event: Event, *, name: str | None = None, style: str = "EBU") -
     if style not in USEBIO_STYLES:
         raise FormatError(f"unknown USEBIO style (one of {', '.join(USEBIO_STYLES)}):", file=name, value=style)
     how = USEBIO_STYLES[style]
+    refuse_switched(event, "USEBIO")
     mitchell = event.movement == MITCHELL
 
     def number(num: str, side: str | None) -> str:

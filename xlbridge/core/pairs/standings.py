@@ -26,7 +26,7 @@ from ..rounding import named_option
 from ..vocabulary import Direction, Movement
 from .matchpoints import ROW_ARTIFICIAL, SessionMP
 
-__all__ = ["Standing", "ARTIFICIAL_RULES", "MOVEMENTS", "pairs_ranking"]
+__all__ = ["Standing", "ARTIFICIAL_RULES", "MOVEMENTS", "pairs_ranking", "arrow_switched"]
 
 
 @dataclass(frozen=True)
@@ -143,6 +143,26 @@ _FALSE = ("n", "no", "false", "0")
 
 
 def _switch_flag(a: Any, i: int) -> bool:
+    try:
+        return arrow_switched(a)
+    except InputError as exc:
+        raise InputError(str(exc), where=location(row=i + 1)) from None
+
+
+def arrow_switched(a: Any) -> bool:
+    """Whether an ``Arrow switch`` cell marks its row switched: Y, yes, TRUE, 1, x (any case) for a switched row,
+    blank, N, no, FALSE, 0 for another; any other value is a mistake (:class:`InputError`, in the words every
+    reader says it).
+
+    >>> arrow_switched("Y"), arrow_switched(None), arrow_switched(True), arrow_switched(" no ")
+    (True, False, True, False)
+    >>> arrow_switched("maybe")
+    Traceback (most recent call last):
+    ...
+    xlbridge.core.errors.InputError: arrow switch 'maybe': mark a switched row with Y (or TRUE), leave others blank
+    """
+    if a is None or is_blank(a):
+        return False
     a = plain(a)
     if isinstance(a, bool):
         return a
@@ -153,8 +173,7 @@ def _switch_flag(a: Any, i: int) -> bool:
         return True
     if text in _FALSE:
         return False
-    raise InputError(f"arrow switch {shown(a)}: mark a switched row with Y (or TRUE), leave others blank",
-                     where=location(row=i + 1))
+    raise InputError(f"arrow switch {shown(a)}: mark a switched row with Y (or TRUE), leave others blank")
 
 
 def _session_artificial(s: SessionMP, ns_pairs: Sequence[Any], ew_pairs: Sequence[Any], mp_ns: Sequence[Any],
