@@ -425,7 +425,7 @@ def test_ranking_layout(books):
     assert arrays["A3"].startswith('=IFERROR(IF(SUM(IF(ISERROR(Travellers!H5:H10004),1,')
     ref, text = "A5:F404", arrays["A5:F404"]
     assert "PAIRS_STANDINGS(Travellers!A5:A10004,Travellers!B5:B10004,Travellers!C5:C10004," in text
-    assert "Travellers!R7,Travellers!P5:P10004,Pairs!A5:C404,Travellers!R8)" in text
+    assert "Travellers!$R$7,Travellers!P5:P10004,Pairs!A5:C404,Travellers!$R$8)" in text
     assert text.startswith("=IFERROR(INDEX(PAIRS_STANDINGS(") and T.seq_column(400) in text
 
 

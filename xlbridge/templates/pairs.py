@@ -12,7 +12,7 @@ from openpyxl.styles import Alignment, Font, PatternFill
 
 from ..core.travellerrow import RED_WHEN
 from ..core.vocabulary import Direction
-from ..core.template_contract import (ARROW_COLUMN, MP_COLUMNS, ARTIFICIAL_CHOICES, ARTIFICIAL_LABEL, EXPECTED_LABEL, MAX_EXPECTED,
+from ..core.template_contract import (ARROW_COLUMN, PAIRS_PARAMETER_CELLS, MP_COLUMNS, ARTIFICIAL_CHOICES, ARTIFICIAL_LABEL, EXPECTED_LABEL, MAX_EXPECTED,
                                        MOVEMENT_CHOICES, MOVEMENT_LABEL, SCALE_CHOICES, SCALE_LABEL,
                                        SCORE_COLUMN, choices_list, choices_words, PAIR_COLUMNS, PAIRS_SHEET, PLAYER_NUMBERS, PRIVATE, RANKING_SHEET, TRAVELLER_COLUMNS, TRAVELLER_WEIGHTS,
                                        TRAVELLERS_SHEET)
@@ -79,6 +79,18 @@ PARAM_WIDTHS = [24, 13]
 NOTE_WIDTHS = [8.5, 8.5, 8.5, 8.5]
 
 
+def parameter(label: str, sheet: str = "") -> str:
+    """The absolute reference of the Travellers sheet's parameter ``label`` (its value's cell, declared once:
+    :data:`~xlbridge.core.template_contract.PAIRS_PARAMETER_CELLS`), from another sheet when ``sheet`` is given.
+
+    >>> parameter(MOVEMENT_LABEL), parameter(SCALE_LABEL, TRAVELLERS_SHEET)
+    ('$R$7', 'Travellers!$R$5')
+    """
+    cell = PAIRS_PARAMETER_CELLS[label]
+    letters = cell.rstrip("0123456789")
+    return f"{sheet + '!' if sheet else ''}${letters}${cell[len(letters):]}"
+
+
 def row_scores(sheet: str, *, across: bool = False) -> str:
     """Each traveller row's N-S score from its inputs (``sheet``: ``""`` or ``"Travellers!"``): the Score NS column's
     formula, ``SCORE_OR_TYPED`` of Contract, Declarer, Tricks, Board and Typed Score, and the row's pairs (NS, EW: a
@@ -91,7 +103,7 @@ def row_scores(sheet: str, *, across: bool = False) -> str:
     (``xlbridge recalc``: "gives 10,000 rows, more than the 400 rows of this range"), and one row is not."""
     last = T_FIRST + T_ROWS - 1
     # the movement (the rows' pairs read together), and the Pairs sheet's Pair column (each pair against it)
-    together = f",{sheet}$R$7,{PAIRS_SHEET}!$A${P_FIRST}:$A${P_FIRST + P_ROWS - 1}"
+    together = f",{sheet}{parameter(MOVEMENT_LABEL)},{PAIRS_SHEET}!$A${P_FIRST}:$A${P_FIRST + P_ROWS - 1}"
     if across:
         return ("TRANSPOSE(SCORE_OR_TYPED(" + ",".join(f"TRANSPOSE({sheet}{c}{T_FIRST}:{c}{last})" for c in "DEFAGBC")
                 + together + "))")
@@ -196,7 +208,7 @@ def pair_twice(letter: str) -> str:
     'AND($A5<>"",$B5<>"",$C5<>"",OR(COUNTIFS($A$4:$A5,$A5,$B$4:$B5,$'
     """
     upto = {c: f"${c}${T_FIRST - 1}:${c}{T_FIRST}" for c in "ABC"}  # (from the header to the row, itself counted)
-    howell = f'$R$7="{MOVEMENT_CHOICES[1]}"'
+    howell = f'{parameter(MOVEMENT_LABEL)}="{MOVEMENT_CHOICES[1]}"'
 
     def twice(own: str) -> str:  # the row's pair in column ``own`` met on the board before (either column: Howell)
         other = "C" if own == "B" else "B"
@@ -236,7 +248,7 @@ def pair_listed_twice() -> str:
     >>> pair_listed_twice()[:52]
     'AND($A5<>"",IF(Travellers!$R$7="Howell",SUMPRODUCT(('
     """
-    howell = f'{TRAVELLERS_SHEET}!$R$7="{MOVEMENT_CHOICES[1]}"'
+    howell = f'{parameter(MOVEMENT_LABEL, TRAVELLERS_SHEET)}="{MOVEMENT_CHOICES[1]}"'
     same = f'($A${P_FIRST - 1}:$A{P_FIRST}&""=$A{P_FIRST}&"")'
     above = f"UPPER(TRIM($B${P_FIRST - 1}:$B{P_FIRST}))"
 
@@ -256,8 +268,15 @@ def direction_unread() -> str:
     >>> direction_unread()[:48]
     'AND($A5<>"",Travellers!$R$7<>"Howell",IF(OR(UPPE'
     """
-    return (f'AND($A{P_FIRST}<>"",{TRAVELLERS_SHEET}!$R$7<>"{MOVEMENT_CHOICES[1]}",'
+    return (f'AND($A{P_FIRST}<>"",{parameter(MOVEMENT_LABEL, TRAVELLERS_SHEET)}<>"{MOVEMENT_CHOICES[1]}",'
             f'{_read_direction(f"$B{P_FIRST}")}="")')
+
+
+def _label_and_value(label: str) -> tuple[str, str]:
+    """The cells of a Travellers parameter's label and value: the value's declared cell and the one to its left."""
+    cell = PAIRS_PARAMETER_CELLS[label]
+    letters = cell.rstrip("0123456789")
+    return f"{chr(ord(letters) - 1)}{cell[len(letters):]}", cell
 
 
 def _travellers_sheet(wb: Workbook) -> None:
@@ -291,7 +310,8 @@ def _travellers_sheet(wb: Workbook) -> None:
     # the matchpoints read the row's inputs (its score as SCORE_OR_TYPED computes it, never a value typed over
     # the Score NS cell) and the other outcomes: one reading of the row (:func:`scored_outcomes`)
     array(ws, f"N{T_FIRST}:O{last}",
-           f"=WEIGHTED_MP({scored_outcomes('')},K{T_FIRST}:M{last},{rng('A')},$R$6,$R$5)", "0.00")
+           f"=WEIGHTED_MP({scored_outcomes('')},K{T_FIRST}:M{last},{rng('A')},{parameter(EXPECTED_LABEL)},"
+           f"{parameter(SCALE_LABEL)})", "0.00")
     red = PatternFill(fill_type="solid", start_color="FFFF0000", end_color="FFFF0000")
     for column, rule in RED_WHEN.items():  # a half-filled row: red at the input to put right (core.travellerrow)
         letter = "ABCDEFG"[TRAVELLER_COLUMNS.index(column)]
@@ -307,14 +327,14 @@ def _travellers_sheet(wb: Workbook) -> None:
            prompt="Y when the board was played with the arrows switched (the N-S seated pair is an E-W-field pair)")
     ws["Q4"] = "Parameters"
     ws["Q4"].font = bold()
-    param(ws, "Q5", "R5", SCALE_LABEL, "ACBL", kind="list", formula1=choices_list(SCALE_CHOICES),
+    param(ws, *_label_and_value(SCALE_LABEL), SCALE_LABEL, "ACBL", kind="list", formula1=choices_list(SCALE_CHOICES),
            prompt="EBU: 2 per score beaten, 1 per tie (Law 78A). ACBL: 1 and 1/2.")
-    param(ws, "Q6", "R6", EXPECTED_LABEL, None, kind="whole", operator="between",
+    param(ws, *_label_and_value(EXPECTED_LABEL), EXPECTED_LABEL, None, kind="whole", operator="between",
            formula1="1", formula2=str(MAX_EXPECTED),
            prompt="Blank: the largest number of results on any board. Boards with fewer are Neuberg-factored.")
-    param(ws, "Q7", "R7", MOVEMENT_LABEL, "Mitchell", kind="list", formula1=choices_list(MOVEMENT_CHOICES),
+    param(ws, *_label_and_value(MOVEMENT_LABEL), MOVEMENT_LABEL, "Mitchell", kind="list", formula1=choices_list(MOVEMENT_CHOICES),
            prompt="Mitchell: N-S and E-W ranked separately. Howell: one field.")
-    param(ws, "Q8", "R8", ARTIFICIAL_LABEL, ARTIFICIAL_CHOICES[0], kind="list", formula1=choices_list(ARTIFICIAL_CHOICES),
+    param(ws, *_label_and_value(ARTIFICIAL_LABEL), ARTIFICIAL_LABEL, ARTIFICIAL_CHOICES[0], kind="list", formula1=choices_list(ARTIFICIAL_CHOICES),
            prompt="Fixed: A60/40 counts 60 %. Session (EBU): 60 % or the session percentage if higher "
                   "(40 % or it if lower).")
     event_details(ws, "Q9")
@@ -364,8 +384,9 @@ def _ranking_sheet(wb: Workbook, pl: int) -> None:
     array(ws, f"A{R_FIRST}:F{rl}",
            f"=IFERROR(INDEX(PAIRS_STANDINGS(Travellers!A{T_FIRST}:A{last},Travellers!B{T_FIRST}:B{last},"
            f"Travellers!C{T_FIRST}:C{last},{scored_outcomes(TRAVELLERS_SHEET + '!')},Travellers!K{T_FIRST}:M{last},"
-           f"Travellers!R6,Travellers!R5,Travellers!R7,Travellers!P{T_FIRST}:P{last},Pairs!A{P_FIRST}:C{pl},"
-           f"Travellers!R8),{seq_column(R_ROWS)},{seq_row(6)}),\"\")")
+           f"{parameter(EXPECTED_LABEL, TRAVELLERS_SHEET)},{parameter(SCALE_LABEL, TRAVELLERS_SHEET)},"
+           f"{parameter(MOVEMENT_LABEL, TRAVELLERS_SHEET)},Travellers!P{T_FIRST}:P{last},Pairs!A{P_FIRST}:C{pl},"
+           f"{parameter(ARTIFICIAL_LABEL, TRAVELLERS_SHEET)}),{seq_column(R_ROWS)},{seq_row(6)}),\"\")")
     computed(ws, f"D{R_FIRST}:E{rl}", "0.00")  # Total MP, Percentage
     align(ws, f"C{R_FIRST}:C{rl}", "left", 1)  # (apart from the pair's number and the rank: printed, never "2C. Clark")
     align(ws, f"F{R_FIRST}:F{rl}", "center")
