@@ -10,6 +10,7 @@ Each reads its cells (score columns once, :mod:`xlbridge.excel.travellers`), cal
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from ...core.contract import bridge_score as core_bridge_score
@@ -29,7 +30,7 @@ from ...core.vocabulary import Direction, Movement, UnknownSpellingError
 from .. import cells as xl
 from ..results import ratio_table
 from ..elementwise import Cells, broadcast, elementwise, is_listlike
-from ..travellers import WeightedColumns, mask_weighted, read_traveller, read_weighted, same_length
+from ..travellers import WeightedColumns, WeightedRows, mask_weighted, read_traveller, read_weighted, same_length
 
 def bridge_score(contract: Cells, declarer: Cells, tricks: Cells, vulnerable: Cells) -> Any:
     """N-S score of each result (Law 77), element-wise; a blank contract gives a blank cell.
@@ -239,12 +240,63 @@ def weighted_mp(scores: Cells, weights: Cells, boards: Cells, expected: int | No
     [[3.5, 0.5], [ExcelError('#VALUE!'), ExcelError('#VALUE!')], [0.5, 3.5]]
     """
     b = _boards_column(boards)
-    w = read_weighted(scores, weights, b, columns=PAIRS_WEIGHTED)
+    w, session = _weighted_left_out(scores, weights, b, expected, scale)
     if w.errors:  # (left out: as never typed, every other row kept)
-        w.outcomes = [None if i in w.errors else o for i, o in enumerate(w.outcomes)]
-        w.bad = set()
-    session = weighted_session(w.outcomes, b, expected=expected, scale=scale, check_legal=False)
+        w = replace(w, bad=set())
     return mask_weighted(_session_cells(session), w, b, 2)
+
+
+#: the last weighted session read (:func:`_weighted_left_out`), by what it read: the pairs template's WEIGHTED_MP and
+#: PAIRS_STANDINGS read the same scores, weights, boards and parameters (10,000 rows: about 0.2 s of every run)
+_SESSION: dict[tuple[Any, ...], tuple[WeightedRows, Any]] = {}
+
+
+def _weighted_left_out(scores: Cells, weights: Cells, boards: list[Any] | None, expected: int | None, scale: str
+                       ) -> tuple[WeightedRows, Any]:
+    """The rows of a weighted traveller (:func:`~xlbridge.excel.travellers.read_weighted`) with each mistaken row's
+    outcomes left out (as never typed: every other row kept), and their matchpoints
+    (:func:`~xlbridge.core.pairs.weighted.weighted_session`). A call over the same cells as the last gives its
+    result again (a copy of the rows: the caller may change them; the session is not changed by anyone).
+
+    >>> w, s = _weighted_left_out([[420], [410], [400]], None, [1, 1, 1], 3, "EBU")
+    >>> w.outcomes, sorted(w.errors), [str(x) for x in s.ns]
+    ([420, None, 400], [1], ['7/2', 'None', '1/2'])
+    >>> _weighted_left_out([[420], [410], [400]], None, [1, 1, 1], 3, "EBU")[1] is s
+    True
+    """
+    key = _grid_key((scores, weights, boards), (expected, scale))
+    found = _SESSION.get(key) if key is not None else None
+    if found is None:
+        w = read_weighted(scores, weights, boards, columns=PAIRS_WEIGHTED)
+        if w.errors:
+            w.outcomes = [None if i in w.errors else o for i, o in enumerate(w.outcomes)]
+        found = (w, weighted_session(w.outcomes, boards, expected=expected, scale=scale, check_legal=False))
+        _SESSION.clear()
+        if key is not None:
+            _SESSION[key] = found
+    w, session = found
+    return replace(w, outcomes=list(w.outcomes), errors=dict(w.errors), reasons=dict(w.reasons), bad=set(w.bad)), session
+
+
+def _grid_key(ranges: tuple[Any, ...], more: tuple[Any, ...]) -> tuple[Any, ...] | None:
+    """The key of ``ranges`` by their cells and the cells' kinds (TRUE is 1 in Python, not in a cell), and ``more``;
+    None when a cell is of another kind than a number, text, logical or blank (an error cell's reason is not
+    compared).
+
+    >>> _grid_key(([[1], [2]], None), ()) == _grid_key(([[1], [2]], None), ()), _grid_key(([[True]],), ()) == _grid_key(([[1]],), ())
+    (True, False)
+    """
+    parts: list[tuple[Any, Any]] = []
+    for r in ranges:
+        if r is None or not is_listlike(r):
+            parts.append((type(r), r))
+            continue
+        cells = tuple(tuple(row) if is_listlike(row) else (row,) for row in r)
+        kinds = tuple(type(c) for row in cells for c in row)
+        if not _PLAIN.issuperset(kinds):
+            return None
+        parts.append((cells, kinds))
+    return (tuple(parts), more)
 
 
 def neuberg(mp: Cells, expected: Cells, actual: Cells, scale: str) -> Any:
@@ -287,13 +339,11 @@ def _ranked_session(boards: Cells, ns_pairs: Cells, ew_pairs: Cells, scores: Cel
         session: Any = session_from_rows(t.kind, t.score, t.arts, t.codes, t.labels, expected=expected, scale=scale,
                                          check_legal=False)
     else:
-        w = read_weighted(scores, weights, b, columns=PAIRS_WEIGHTED)
+        w, session = _weighted_left_out(scores, weights, b, expected, scale)
         errors, why = w.errors, w.reasons
         if leave_out and errors:
-            w.outcomes = [None if i in errors else o for i, o in enumerate(w.outcomes)]
             ns, ew = _unseated(ns, ew, errors)
             errors = {}
-        session = weighted_session(w.outcomes, b, expected=expected, scale=scale, check_legal=False)
     if errors:
         i = min(errors)
         what = why.get(i) or f"row {i + 1}: cannot read the score {_show_cell(sg[i])}"
