@@ -33,7 +33,7 @@ import types
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ..formulas_seam import (SCIPY_NAMES, blank_as_zero, column_namer, correct_operators, engine_names,
+from ..formulas_seam import (SCIPY_NAMES, blank_as_zero, identical, column_namer, correct_operators, engine_names,
                              function_package, import_function_module, use_registry)
 
 __all__ = ["CORRECTIONS", "REASON_SINKS", "LazyFunctions", "install", "index_of_installed", "MODULE_NAMES", "SCIPY_NAMES"]
@@ -522,7 +522,7 @@ def _compared_with_text(stock: Callable[..., Any], negate: bool) -> Callable[...
         kinds = set(map(type, flat))
         if not kinds <= {str, token}:
             return None
-        blank = np.fromiter(map(id, flat), dtype=np.intp, count=len(flat)) == id(EMPTY)
+        blank = identical(flat, EMPTY)
         if token in kinds and int(blank.sum()) != sum(1 for v in flat if type(v) is token):
             return None  # (a token that is not the blank: an error)
         texts = np.fromiter(map(len, flat), dtype=np.intp, count=len(flat)) == 0
