@@ -201,6 +201,11 @@ PAIRS_CASES = [
     Case("two leads for one traveller row", leads=((1, 1, 11, "SK"), (1, 1, 11, "HA")), named=("Leads!D6",)),
     Case("lead without its E-W pair", leads=((1, 1, None, "SK"),), named=("Leads!C5",)),
     Case("lead without its board", leads=((None, 1, 11, "SK"),), named=("Leads!A5",)),
+    # ----- found by an independent review (issue 52): a board past the Board column's 1 to 10,000, and a
+    # director's typed score beside the contract played (which one counts? neither, until one is cleared)
+    Case("board 10001", _row11(board=10_001, contract="4S", declarer="N", tricks=10), named=("A11",)),
+    Case("contract and typed score both", _row11(contract="4S", declarer="N", tricks=10, score="A60/40"),
+         named=("G11",)),
     # ----- the Pairs sheet (rows 5-10 list the six pairs): the Ranking keeps the first listing's names
     Case("pair listed twice on the Pairs sheet", pairs={"A11": 3, "B11": "N-S", "C11": "Ann & Bob"},
          named=("Pairs!A11",)),
@@ -476,7 +481,8 @@ SAME_WORDS = ("contract without tricks", "tricks 14", "declarer X", "impossible 
               "weighted score, weight '6O%' (letter O)", "weighted score, weights summing to 120 %",
               "weighted score, outcome without a weight", "teams 620 in room 1 on a board nobody is vulnerable",
               "teams weight '6O%' (letter O)", "teams weights summing to 120 %", "teams match not on the Matches sheet",
-              "pair listed twice on the Pairs sheet", "a Mitchell pair without its direction")
+              "pair listed twice on the Pairs sheet", "a Mitchell pair without its direction", "board 10001",
+              "contract and typed score both")
 
 
 @pytest.mark.parametrize("case_id", SAME_WORDS)

@@ -41,6 +41,10 @@ ROWS = [
     (0, 4, 14, "4S", "N", 10, None),     # board 0
     (-3, 4, 14, "4S", "N", 10, None),    # a negative board
     (2.5, 4, 14, "4S", "N", 10, None),   # board 2.5
+    (10_001, 4, 14, "4S", "N", 10, None),  # board 10001: past the Board column's 1 to 10,000
+    (10_000, 4, 14, "4S", "N", 10, None),  # board 10000: the last
+    (1, 4, 14, "4S", "N", 10, "A60/40"),  # a contract and a typed score: which one counts?
+    (1, 4, 14, "PASS", None, None, 0),   # passed out, and 0 typed too
 ]
 
 

@@ -61,10 +61,12 @@ def vulnerability_words(vulnerable: object) -> str:
 RED_WHEN = {
     # (no board with anything else; or a board that is no whole number 1 or more: text, 0, -3, 2.5)
     "Board": ('OR(AND($A5="",COUNTA($B5:$G5)>0),'
-              'AND($A5<>"",IFERROR(OR(VALUE($A5)<1,VALUE($A5)<>INT(VALUE($A5))),TRUE)))'),
+              f'AND($A5<>"",IFERROR(OR(VALUE($A5)<1,VALUE($A5)>{MAX_BOARD},VALUE($A5)<>INT(VALUE($A5))),TRUE)))'),
     "NS": 'AND($B5="",COUNTA($A5,$C5:$G5)>0)',
     "EW": 'AND($C5="",COUNTA($A5:$B5,$D5:$G5)>0)',
     "Contract": 'AND($D5="",$G5="",COUNTA($A5:$C5,$E5:$F5)>0)',
+    # (a typed score beside a contract: one of them is a mistake)
+    "Typed Score": 'AND($D5<>"",$G5<>"")',
     # (a contract without a seat N, E, S or W, as a letter or a word: core.vocabulary.Seat)
     "Declarer": ('AND($D5<>"",UPPER(TRIM($D5))<>"PASS",NOT(OR(' + ",".join(
         f'UPPER(TRIM($E5))="{s}"' for s in ("N", "E", "S", "W", "NORTH", "EAST", "SOUTH", "WEST")) + ")))"),
@@ -139,9 +141,11 @@ def row_mistake(board: object, ns: object, ew: object, contract: object, declare
     """The first mistake of a traveller row as typed, or None (a blank row, or a row holding a result).
 
     In order: the board (none, or text that is no number), the pairs (``pairs=False``: not checked, for a caller
-    that is not given them), then the result: neither a contract nor a typed score; a contract (not ``PASS``)
+    that is not given them), then the result: neither a contract nor a typed score; both (which one counts?); a
+    contract (not ``PASS``)
     without its declarer or its tricks. Then what each cell holds, as the scorers read it: the board a whole number
-    1 or more (or a :class:`~xlbridge.core.vocabulary.Vulnerability`, a board already read), the contract
+    from 1 to :data:`MAX_BOARD` (or a :class:`~xlbridge.core.vocabulary.Vulnerability`, a board already read), the
+    contract
     (:meth:`Contract.parse <xlbridge.core.contract.Contract.parse>`), the declarer's seat, the tricks (0-13), and a
     typed score (:func:`~xlbridge.core.entries.parse_entry`) that some contract makes on the board
     (:func:`~xlbridge.core.contract.check_score`, Law 77).
@@ -154,6 +158,10 @@ def row_mistake(board: object, ns: object, ew: object, contract: object, declare
     Mistake(column='Board', words='the board must be a whole number 1 or more, not 2.5')
     >>> row_mistake(3, 4, 14, None, None, None, 410).words
     "impossible score for vulnerability 'EW' (E-W vulnerable): 410"
+    >>> row_mistake(10_001, 4, 14, "4S", "N", 10, None).words
+    'the board must be a whole number from 1 to 10,000, not 10001'
+    >>> row_mistake(3, 4, 14, "4S", "N", 10, "A60/40").column
+    'Typed Score'
     """
     cells = (board, ns, ew, contract, declarer, tricks, typed)
     if all(blank(c) for c in (cells if pairs else (board, contract, declarer, tricks, typed))):
@@ -170,6 +178,9 @@ def row_mistake(board: object, ns: object, ew: object, contract: object, declare
     if blank(contract):
         if blank(typed):
             return Mistake("Contract", "no contract and no typed score")
+    elif not blank(typed):  # (a director's adjusted score beside the contract played: which one counts?)
+        return Mistake("Typed Score", "a contract and a typed score: keep one (a typed score is for a board "
+                                      "without a contract, such as an artificial score)")
     elif not passed:
         if blank(declarer):
             return Mistake("Declarer", "no declarer")
@@ -185,6 +196,9 @@ def _wrong_value(board: object, contract: object, declarer: object, tricks: obje
         vul = vulnerability(_board(board))
     except XlbridgeError:
         return Mistake("Board", f"the board must be a whole number 1 or more, not {shown(board)}")
+    number = _board(board)
+    if isinstance(number, (int, float)) and number > MAX_BOARD:  # (the readers' bound: the Board column's validation)
+        return Mistake("Board", f"the board must be a whole number from 1 to {MAX_BOARD:,}, not {shown(board)}")
     if blank(contract):
         try:
             entry = parse_entry(typed)

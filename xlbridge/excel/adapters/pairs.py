@@ -101,8 +101,9 @@ def score_or_typed(contract: Cells, declarer: Cells, tricks: Cells, board: Cells
 
     def one(contract: Any, declarer: Any, tricks: Any, board: Any, typed: Any, number: Any, ns: Any, ew: Any) -> Any:
         # (the row's verdict, read as the file formats read it: core.travellerrow)
-        known = isinstance(board, Vulnerability)  # (a board number, or a vulnerability by name: read already)
-        mistake = row_mistake(board if known else number, ns, ew, contract, declarer, tricks, typed, pairs=seated)
+        # (a vulnerability by name, read already, stands for its board; a board number is read as typed: its range)
+        by_name = isinstance(board, Vulnerability) and isinstance(number, str) and not number.strip().isdigit()
+        mistake = row_mistake(board if by_name else number, ns, ew, contract, declarer, tricks, typed, pairs=seated)
         if mistake is not None and (seated or mistake.column != "Contract"):
             raise InputError(reason_text(mistake))
         if xl.is_blank(contract):
