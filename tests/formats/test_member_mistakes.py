@@ -98,7 +98,8 @@ class Case:
     ``totals``: {pair: (matchpoints, most possible)} worked by hand; ``howell``: the movement typed as Howell;
     ``leads``: rows of a Leads sheet (board, N-S, E-W, lead), as ``xlbridge import`` writes one, whose cells
     are named as ``Leads!D5``; ``params``: {parameter label: value} typed over the base session's parameters;
-    ``pairs``: {cell: value} typed into the Pairs sheet (whose cells are named as ``Pairs!A11``); ``unwritable``:
+    ``pairs``: {cell: value} typed into the Pairs sheet (whose cells are named as ``Pairs!A11``), ``teams`` into
+    the Teams sheet; ``unwritable``:
     the cell of a book without a mistake that ``export`` names refusing it, as neither PBN nor USEBIO can say what
     it holds (the book and ``publish`` use it)."""
 
@@ -111,6 +112,7 @@ class Case:
     leads: tuple = ()
     params: dict = field(default_factory=dict)
     pairs: dict = field(default_factory=dict)
+    teams: dict = field(default_factory=dict)
     unwritable: str | None = None
 
 
@@ -213,6 +215,8 @@ PAIRS_CASES = [
          named=("Pairs!B11",)),
     # in a Howell a pair's number is one pair, whatever direction is typed beside it: E-W 11 listed again
     Case("a Howell pair listed twice", howell=True, pairs={"A11": 11, "B11": "EW"}, named=("Pairs!A11",)),
+    # a pair listed that played no board (a late withdrawal): in no ranking, the book's or the files'
+    Case("a pair listed that never played", pairs={"A11": 4, "B11": "NS", "C11": "Late & Comer"}),
     # ----- an arrow switch (Y in Arrow switch): board 2's row 8 played with the arrows switched, E-W 12 sitting N-S
     # and N-S 1 sitting E-W. The seats' scores and matchpoints are the base session's (-110 to the N-S seat: 0 and
     # 4), each going to the pair in its own field: N-S 1 scores the E-W seat's 4 (2 + 4 = 6 of 8), E-W 12 the N-S
@@ -529,6 +533,8 @@ TEAMS_CASES = [
     Case("teams weighted board", _row12(outcome2=-50, w1=0.5, w2=0.5),
          totals={**TEAMS_BASE, "Team C": (Fraction("7.82"), -5), "Team D": (Fraction("12.18"), 5)}),
     Case("teams score as text", _row12(room1="four twenty"), named=("C12",), totals=dict(TEAMS_BASE)),
+    # a team listed that played no match: in no standings, the book's or the files'
+    Case("teams a team listed that never played", teams={"A9": 5, "B9": "Team E"}, totals=dict(TEAMS_BASE)),
     # 410 is no bridge score at any vulnerability (Law 77)
     Case("teams impossible score 410", _row12(room1=410), named=("C12",), totals=dict(TEAMS_BASE)),
     # 620 is 4S made vulnerable (Law 77); board 1 is nobody vulnerable: 420 there. The same verdict at the board's
@@ -570,6 +576,7 @@ def _teams_book(template: Path, case: Case, dst: Path) -> Path:
     teams = {}
     for i, name in enumerate(TEAMS):
         teams.update({f"A{5 + i}": i + 1, f"B{5 + i}": name})
+    teams.update(case.teams)
     return typed(template, dst, {"Boards": boards, "Matches": matches, "Teams": teams})
 
 

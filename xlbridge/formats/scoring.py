@@ -66,11 +66,15 @@ def _checked(event: Event) -> list[Board]:
 def _apply_standings(event: Event, standings_by_field: Mapping[str | None, list[xlbridge.Standing]],
                      boards: Sequence[Board], *, percent: bool) -> Event:
     parts: dict[tuple[str | None, Any], Participant] = {p.key: p for p in event.participants}
+    played: set[tuple[str | None, Any]] = set()
     for b in boards:  # every pair on a traveller is a participant
         for r in b.results:
             for side in Direction:
                 key = event.pair_key(r, side)
+                played.add(key)
                 parts.setdefault(key, Participant(key[1], key[0]))
+    if played:  # (a pair or team listed but on no traveller is in no ranking: left out, as the workbook leaves it)
+        parts = {key: p for key, p in parts.items() if key in played}
     for field, standings in standings_by_field.items():
         for s in standings:
             found = (field, s.pair)
