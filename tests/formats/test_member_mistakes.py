@@ -486,7 +486,7 @@ SAME_WORDS = ("contract without tricks", "tricks 14", "declarer X", "impossible 
               "weighted score, outcome without a weight", "teams 620 in room 1 on a board nobody is vulnerable",
               "teams weight '6O%' (letter O)", "teams weights summing to 120 %", "teams match not on the Matches sheet",
               "pair listed twice on the Pairs sheet", "a Mitchell pair without its direction", "board 10001",
-              "contract and typed score both")
+              "contract and typed score both", "teams room 1 typed NP")
 
 
 @pytest.mark.parametrize("case_id", SAME_WORDS)
@@ -533,6 +533,8 @@ TEAMS_CASES = [
     Case("teams weighted board", _row12(outcome2=-50, w1=0.5, w2=0.5),
          totals={**TEAMS_BASE, "Team C": (Fraction("7.82"), -5), "Team D": (Fraction("12.18"), 5)}),
     Case("teams score as text", _row12(room1="four twenty"), named=("C12",), totals=dict(TEAMS_BASE)),
+    # a board not played at a table (NP) is no room's result of a match: named at the room
+    Case("teams room 1 typed NP", _row12(room1="NP"), named=("C12",), totals=dict(TEAMS_BASE)),
     # a team listed that played no match: in no standings, the book's or the files'
     Case("teams a team listed that never played", teams={"A9": 5, "B9": "Team E"}, totals=dict(TEAMS_BASE)),
     # 410 is no bridge score at any vulnerability (Law 77)

@@ -29,14 +29,14 @@ from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 
 from .contract import Contract, check_score, contract_score, vulnerability
-from .entries import parse_entry
+from .entries import NOT_PLAYED, parse_entry
 from .errors import ImpossibleScoreError, XlbridgeError, shown
 from .vocabulary import Direction, Seat, UnknownSpellingError, Vulnerability
 
 __all__ = ["Mistake", "row_mistake", "board_row_mistake", "blank", "RED_WHEN", "reason_text", "column_named",
            "vulnerability_words", "MAX_BOARD", "PairCheck", "listed_pairs", "unlisted_pair",
            "lead_without_row", "leads_without_rows", "lead_card", "lead_row_mistake", "room_missing",
-           "score_on_board", "whole_or_words", "pairs_row_mistake"]
+           "score_on_board", "whole_or_words", "pairs_row_mistake", "room_not_played"]
 
 #: the largest board number a book's Board column accepts (its validation), as the PBN and USEBIO readers do
 MAX_BOARD = 10_000
@@ -342,6 +342,19 @@ def room_missing(room1: object, room2: object, columns: tuple[str, str]) -> Mist
         return None
     k = 1 if one else 2
     return Mistake(columns[k - 1], f"no score in room {k}: the board counts when both rooms are in")
+
+
+def room_not_played(entry: object, cell: object, column: str) -> Mistake | None:
+    """The mistake of a teams room's N-S score read as ``NP`` (``entry``: the cell read by
+    :func:`~xlbridge.core.entries.parse_entry`; ``cell`` as typed, in the room's ``column``), or None: a board not
+    played at a table is no room's result in a match (leave both rooms blank, or give an artificial score).
+
+    >>> room_not_played(parse_entry("np"), "np", "Room 1 NS").words, room_not_played(420, 420, "Room 1 NS")
+    ("cannot read the room's N-S score: 'np'", None)
+    """
+    if entry is NOT_PLAYED:
+        return Mistake(column, f"cannot read the room's N-S score: {shown(cell)}")
+    return None
 
 
 def listed_pairs(cells: Iterable[object]) -> frozenset[object]:

@@ -29,7 +29,7 @@ from typing import Any
 import xlbridge
 
 from ..core.entries import parse_entry
-from ..core.travellerrow import room_missing
+from ..core.travellerrow import room_missing, room_not_played
 from ..core.template_contract import (BOARD_IMPS, BOARD_INPUTS, BOARDS_SHEET, CONTRACTS_SHEET, MATCH_COLUMNS, MATCHES_SHEET, PLAYER_NUMBERS, PRIVATE,
                                       TEAM_COLUMNS, TEAMS_SHEET)
 from ..core.vocabulary import Scoring
@@ -327,7 +327,10 @@ def read_teams_workbook(path: str | os.PathLike[str]) -> Event:
                     score = parse_entry(v)
                 except (xlbridge.XlbridgeError, TypeError, ValueError) as exc:
                     raise FormatError(str(exc).rstrip("."), where=where(col)) from None
-                if score is xlbridge.NOT_PLAYED or score is None:
+                unplayed = room_not_played(score, v, col)
+                if unplayed is not None:  # (the words of the workbook's WEIGHTED_IMPS)
+                    raise FormatError(unplayed.words, where=where(col))
+                if score is None:
                     raise FormatError("cannot read the room's N-S score:", where=where(col), value=v)
                 result = Result(ns, ew, score=score)
                 found = contracts.pop((b, ns, ew), None)

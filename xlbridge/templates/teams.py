@@ -66,12 +66,13 @@ def score_unread(cell: str) -> str:
     (``$B5``): a number (or a number as text, ``+420``) that no contract makes at the board's vulnerability (410 on
     any board, 620 where N-S are not vulnerable: :func:`xlbridge.templates.score_rules.score_not_on_board`, as
     ``WEIGHTED_IMPS`` and the formats read it), or a text that is neither a number, an artificial score (``A...``)
-    nor ``NP``; blank is no such mistake (one room only: :func:`room_missing`).
+    nor ``NP``; and ``NP`` itself, which is no room's result of a match (:func:`xlbridge.core.travellerrow.room_not_played`);
+    blank is no such mistake (one room only: :func:`room_missing`).
 
-    >>> score_unread("$C5")[:60]
-    'AND($C5<>"",IFERROR(IF(ISNUMBER(-$C5),NOT(OR(ISNUMBER(FIND("'
+    >>> score_unread("$C5")[:63]
+    'AND($C5<>"",OR(UPPER(TRIM($C5))="NP",IFERROR(IF(ISNUMBER(-$C5),'
     """
-    return f'AND({cell}<>"",{score_not_on_board("$B5", cell)})'
+    return f'AND({cell}<>"",OR(UPPER(TRIM({cell}))="NP",{score_not_on_board("$B5", cell)}))'
 
 
 def room_missing(room: str, other: str) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...core.contract import check_score
-from ...core.entries import Artificial, parse_entry
+from ...core.entries import NOT_PLAYED, Artificial, parse_entry
 from ...core.errors import InputError, XlbridgeError
 from ...core.ranking import format_rank
 from ...core.teams.butler import butler as core_butler
@@ -23,7 +23,8 @@ from ...core.teams.teams import match_result as core_match_result
 from ...core.teams.teams import weighted_imps as core_weighted_imps
 from ...core.teams.vp import vp as core_vp
 from ...core.template_contract import BOARD_INPUTS
-from ...core.travellerrow import Mistake, board_row_mistake, reason_text, room_missing, score_on_board
+from ...core.travellerrow import (Mistake, board_row_mistake, reason_text, room_missing, room_not_played,
+                                   score_on_board)
 from .. import cells as xl
 from ..elementwise import Cells, elementwise, given, is_listlike, number_line, shaped
 from ..travellers import WeightedColumns, read_traveller, read_weighted, same_length
@@ -180,6 +181,12 @@ def weighted_imps(scores: Cells, weights: Cells, other: Cells, match: Cells = No
                 check_score(oe, None, where=f"row {i + 1}")
         except XlbridgeError as exc:
             out.append([xl.ExcelError("#VALUE!", reason_text(Mistake(BOARD_INPUTS[8], str(exc))))])
+            continue
+        unplayed = room_not_played(oe, o, BOARD_INPUTS[8])  # (NP is no room's result: named at the room, as the
+        if outs is NOT_PLAYED:  # formats name it)
+            unplayed = room_not_played(outs, xl.grid(scores)[i][0], BOARD_INPUTS[2])
+        if unplayed is not None:
+            out.append([xl.ExcelError("#VALUE!", reason_text(unplayed))])
             continue
         if ids is not None:  # (a template's row: each room's score at its board's vulnerability, as the formats)
             firsts = [(BOARD_INPUTS[2], outs)] if not isinstance(outs, list) else [
