@@ -99,7 +99,7 @@ class Case:
     ``leads``: rows of a Leads sheet (board, N-S, E-W, lead), as ``xlbridge import`` writes one, whose cells
     are named as ``Leads!D5``; ``params``: {parameter label: value} typed over the base session's parameters;
     ``pairs``: {cell: value} typed into the Pairs sheet (whose cells are named as ``Pairs!A11``), ``teams`` into
-    the Teams sheet; ``unwritable``:
+    the Teams sheet, ``teams_matches`` into the Matches sheet (named as ``Matches!C6``); ``unwritable``:
     the cell of a book without a mistake that ``export`` names refusing it, as neither PBN nor USEBIO can say what
     it holds (the book and ``publish`` use it)."""
 
@@ -113,6 +113,7 @@ class Case:
     params: dict = field(default_factory=dict)
     pairs: dict = field(default_factory=dict)
     teams: dict = field(default_factory=dict)
+    teams_matches: dict = field(default_factory=dict)
     unwritable: str | None = None
 
 
@@ -278,7 +279,7 @@ def _pairs_book(template: Path, case: Case, dst: Path) -> Path:
 def _named_cells(sheet: str, inputs: str):
     """The function giving the ``sheet`` input cells (columns ``inputs``, rows 5 on; another column only where a
     case typed over it) that a command's messages name, and any cell of a Leads or Pairs sheet (as ``Leads!D5``)."""
-    pattern = re.compile(rf"\b({sheet}|Leads|Pairs)!\$?([A-Z]{{1,3}})\$?([0-9]+)\b")
+    pattern = re.compile(rf"\b({sheet}|Leads|Pairs|Matches)!\$?([A-Z]{{1,3}})\$?([0-9]+)\b")
 
     def named(text: str, typed_over: tuple[str, ...] = ()) -> set[str]:
         return {f"{col}{row}" if where == sheet else f"{where}!{col}{row}" for where, col, row in pattern.findall(text)
@@ -535,6 +536,15 @@ TEAMS_CASES = [
     Case("teams score as text", _row12(room1="four twenty"), named=("C12",), totals=dict(TEAMS_BASE)),
     # a board not played at a table (NP) is no room's result of a match: named at the room
     Case("teams room 1 typed NP", _row12(room1="NP"), named=("C12",), totals=dict(TEAMS_BASE)),
+    # the Matches sheet (found by an independent review): a team the Teams sheet does not list, a team against
+    # itself (the match left out: match 2 is 0 - 0 IMPs, so the other standings stand), a match's Boards left blank
+    # (its boards scored, 7, set the VP scale, as the declared 7 did)
+    Case("teams a team not on the Teams sheet", teams_matches={"C6": "Team E"}, named=("Matches!C6",),
+         totals={k: v for k, v in TEAMS_BASE.items() if k in ("Team A", "Team B")} | {"Team C": (10, 0),
+                                                                                        "Team E": (10, 0)}),
+    Case("teams a team against itself", teams_matches={"C6": "Team C"}, named=("Matches!C6",),
+         totals={k: v for k, v in TEAMS_BASE.items() if k in ("Team A", "Team B")}),
+    Case("teams a match's Boards left blank", teams_matches={"D6": None}, totals=dict(TEAMS_BASE)),
     # a team listed that played no match: in no standings, the book's or the files'
     Case("teams a team listed that never played", teams={"A9": 5, "B9": "Team E"}, totals=dict(TEAMS_BASE)),
     # 410 is no bridge score at any vulnerability (Law 77)
@@ -575,6 +585,7 @@ def _teams_book(template: Path, case: Case, dst: Path) -> Path:
         boards.update({f"A{row}": match, f"B{row}": board, f"C{row}": room1, f"I{row}": room2})
     boards.update(case.typed)
     matches = {"A5": 1, "B5": "Team A", "C5": "Team B", "D5": 7, "A6": 2, "B6": "Team C", "C6": "Team D", "D6": 7}
+    matches.update(case.teams_matches)
     teams = {}
     for i, name in enumerate(TEAMS):
         teams.update({f"A{5 + i}": i + 1, f"B{5 + i}": name})

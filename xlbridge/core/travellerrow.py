@@ -36,7 +36,8 @@ from .vocabulary import Direction, Seat, UnknownSpellingError, Vulnerability
 __all__ = ["Mistake", "row_mistake", "board_row_mistake", "blank", "RED_WHEN", "reason_text", "column_named",
            "vulnerability_words", "MAX_BOARD", "PairCheck", "listed_pairs", "unlisted_pair",
            "lead_without_row", "leads_without_rows", "lead_card", "lead_row_mistake", "room_missing",
-           "score_on_board", "whole_or_words", "pairs_row_mistake", "room_not_played"]
+           "score_on_board", "whole_or_words", "pairs_row_mistake", "room_not_played",
+           "match_row_mistake"]
 
 #: the largest board number a book's Board column accepts (its validation), as the PBN and USEBIO readers do
 MAX_BOARD = 10_000
@@ -342,6 +343,30 @@ def room_missing(room1: object, room2: object, columns: tuple[str, str]) -> Mist
         return None
     k = 1 if one else 2
     return Mistake(columns[k - 1], f"no score in room {k}: the board counts when both rooms are in")
+
+
+def match_row_mistake(team_a: object, team_b: object, listed: Collection[str]) -> Mistake | None:
+    """The mistake of a row of a teams book's Matches sheet (its ``Team A`` and ``Team B`` cells), or None: a team
+    name missing, a team the Teams sheet does not list (``listed``: the names it lists, a blank name as ``Team
+    <number>``; empty: any name is a team), a team against itself. A row without either team is no row.
+    ``xlbridge recalc``, ``publish`` and ``export`` name it at the cell, in these words; the book's Standings leaves
+    such a match out.
+
+    >>> match_row_mistake("Team A", "Team A", ()), match_row_mistake(" Team C", "Team E", {"Team C", "Team D"})
+    (Mistake(column='Team B', words="a team cannot play against itself: 'Team A'"), Mistake(column='Team B', words="a team the Teams sheet does not list: 'Team E'"))
+    >>> match_row_mistake("Team A", None, ()), match_row_mistake(None, None, ()), match_row_mistake("A", "B", ())
+    (Mistake(column='Team B', words='team name missing'), None, None)
+    """
+    if blank(team_a) and blank(team_b):
+        return None
+    for column, team in (("Team A", team_a), ("Team B", team_b)):
+        if blank(team):
+            return Mistake(column, "team name missing")
+        if listed and str(team).strip() not in listed:
+            return Mistake(column, f"a team the Teams sheet does not list: {shown(str(team).strip())}")
+    if str(team_a).strip() == str(team_b).strip():
+        return Mistake("Team B", f"a team cannot play against itself: {shown(str(team_b).strip())}")
+    return None
 
 
 def room_not_played(entry: object, cell: object, column: str) -> Mistake | None:

@@ -29,7 +29,7 @@ from typing import Any
 import xlbridge
 
 from ..core.entries import parse_entry
-from ..core.travellerrow import room_missing, room_not_played
+from ..core.travellerrow import match_row_mistake, room_missing, room_not_played
 from ..core.template_contract import (BOARD_IMPS, BOARD_INPUTS, BOARDS_SHEET, CONTRACTS_SHEET, MATCH_COLUMNS, MATCHES_SHEET, PLAYER_NUMBERS, PRIVATE,
                                       TEAM_COLUMNS, TEAMS_SHEET)
 from ..core.vocabulary import Scoring
@@ -256,6 +256,10 @@ def read_teams_workbook(path: str | os.PathLike[str]) -> Event:
             if m in matches:
                 raise FormatError(f"match {m} is listed twice", where=where("Match"))
             pair: list[str] = []
+            # (a team missing, not on the Teams sheet, or against itself: as recalc names it, core.travellerrow)
+            mistake = match_row_mistake(get("Team A"), get("Team B"), set(number_of) if listed else ())
+            if mistake is not None:
+                raise FormatError(mistake.words, where=where(mistake.column))
             for col in ("Team A", "Team B"):
                 label = cell_text(get(col))
                 if label is None:

@@ -19,7 +19,9 @@ sheet holds:
 - the leads of an imported pairs book's Leads sheet without their traveller row, which no formula reads
   (:func:`~xlbridge.batch.read.leads.lead_mistakes`), and the rows of a pairs book's Pairs sheet listing a pair
   twice or a Mitchell's pair without its direction, which its formula passes over
-  (:func:`~xlbridge.batch.read.pairsheet.pairs_sheet_mistakes`), named at the cell as ``publish`` and ``export``
+  (:func:`~xlbridge.batch.read.pairsheet.pairs_sheet_mistakes`), and the rows of a teams book's Matches sheet
+  with a team missing, unknown to its Teams sheet or against itself
+  (:func:`~xlbridge.batch.read.matchsheet.match_sheet_mistakes`), named at the cell as ``publish`` and ``export``
   name them;
 - each input table's header names (``XLBRIDGE_HEADER``'s row: {name: column}), by which a row function's mistake
   (:func:`xlbridge.core.travellerrow.column_named`) is named at the row's input cell (``Travellers!F11: no
@@ -36,6 +38,7 @@ from typing import Any
 
 from ..guard.gate import CheckedBook
 from .leads import lead_mistakes
+from .matchsheet import match_sheet_mistakes
 from .pairsheet import pairs_sheet_mistakes
 from .sheetxml import column_number
 from .capacity import (
@@ -139,10 +142,11 @@ def read_book(book: CheckedBook) -> BookRead:
 
 def _with_sheet_checks(found: BookRead) -> BookRead:
     """``found`` with the book-level checks' mistakes: the leads of an imported book's Leads sheet without their
-    traveller row, which no formula reads (:func:`~xlbridge.batch.read.leads.lead_mistakes`), and the Pairs
-    sheet's rows its formula passes over (:func:`~xlbridge.batch.read.pairsheet.pairs_sheet_mistakes`)."""
+    traveller row, which no formula reads (:func:`~xlbridge.batch.read.leads.lead_mistakes`), and the Pairs and
+    Matches sheets' rows their formulas pass over (:func:`~xlbridge.batch.read.pairsheet.pairs_sheet_mistakes`,
+    :func:`~xlbridge.batch.read.matchsheet.match_sheet_mistakes`)."""
     parts = dict(found.book.sheets)
-    for check in (lead_mistakes, pairs_sheet_mistakes):
+    for check in (lead_mistakes, pairs_sheet_mistakes, match_sheet_mistakes):
         found.mistakes.extend(check(lambda sheet: found.part_rows(sheet).xml if sheet in parts else None,
                                     lambda last: _shared_strings(found.book, last)))
     return found

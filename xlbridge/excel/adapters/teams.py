@@ -23,8 +23,8 @@ from ...core.teams.teams import match_result as core_match_result
 from ...core.teams.teams import weighted_imps as core_weighted_imps
 from ...core.teams.vp import vp as core_vp
 from ...core.template_contract import BOARD_INPUTS
-from ...core.travellerrow import (Mistake, board_row_mistake, reason_text, room_missing, room_not_played,
-                                   score_on_board)
+from ...core.travellerrow import (Mistake, board_row_mistake, match_row_mistake, reason_text, room_missing,
+                                   room_not_played, score_on_board)
 from .. import cells as xl
 from ..elementwise import Cells, elementwise, given, is_listlike, number_line, shaped
 from ..travellers import WeightedColumns, read_traveller, read_weighted, same_length
@@ -219,6 +219,12 @@ def match_result(board_imps: Cells, boards: int | None, rounding: str | None,
 
     >>> match_result([3, 0, 5, 2, -2, 0, -3], 7, None)
     [[10, 5, 12.18, 7.82]]
+
+    Without the number of boards, the boards scored are the match's length (the formats' reading of a Matches row
+    whose Boards is blank): the seven of a column holding other matches' rows as blanks.
+
+    >>> match_result([3, 0, 5, 2, -2, 0, -3] + [""] * 50, None, None)
+    [[10, 5, 12.18, 7.82]]
     >>> match_result([3, "incomplete"], 2, None)
     Traceback (most recent call last):
     ...
@@ -237,6 +243,8 @@ def match_result(board_imps: Cells, boards: int | None, rounding: str | None,
                              where=f"row {i + 1}")
     vals = [None if xl.is_blank(v) else xl.as_number(v, "board_imps", where=f"row {i + 1}")
             for i, v in enumerate(cells)]
+    if boards is None:  # (no number of boards given: the boards scored set the VP scale, as the formats read it)
+        boards = sum(1 for v in vals if v is not None) or None
     res = core_match_result(vals, boards, rounding=rounding, scale=scale)
     return [[xl.to_cell(v) for v in (res.imps_a, res.imps_b, res.vp_a, res.vp_b)]]
 
@@ -250,8 +258,15 @@ def team_standings(team_a: Cells, team_b: Cells, vps: Cells, imps: Cells) -> lis
 
     >>> team_standings(["A", "C"], ["B", "D"], [[12.18, 7.82], [6.29, 13.71]], [[9, 4.4], [1, 7]])[:2]
     [['D', 1, 13.71, 6, '1'], ['A', 1, 12.18, 4.6, '2']]
+    >>> team_standings(["A", "C"], ["B", "C"], [[12.18, 7.82], [10, 10]], None)  # (C against C: left out)
+    [['A', 1, 12.18, 0, '1'], ['B', 1, 7.82, 0, '2']]
     """
-    a, b = xl.vector(team_a, "team_a"), xl.vector(team_b, "team_b")
+    a, b = list(xl.vector(team_a, "team_a")), list(xl.vector(team_b, "team_b"))  # (copies: a mistaken row blanked)
+    # (a match row with one team, or a team against itself, is the row's mistake, named at its cell by recalc's
+    # read stage, publish and export: core.travellerrow.match_row_mistake; left out here, every other match kept)
+    for i, (x, y) in enumerate(zip(a, b)):
+        if match_row_mistake(x, y, ()) is not None:
+            a[i] = b[i] = None
     vp_rows = [list(r) + [None] * (2 - len(r)) for r in xl.grid(vps)]
     imp_rows = None if xl.optional(imps) is None else [list(r) + [None] * (2 - len(r)) for r in xl.grid(imps)]
 
