@@ -136,6 +136,10 @@ CASES = [
     Case("pairs-sheet-flood.xlsx", "recalc", 1, "Pairs!A55: pair 6 N-S is listed twice (the Ranking shows the names "
          "of its first row); publish and export refuse the book until it is put right (19,916 more rows below are "
          "mistakes)", errors=2),
+    # (the Matches sheet's rows read by recalc's read stage, batch.read.matchsheet: row 20 a team against itself;
+    # the rows below the table's capacity named, and the Standings, which reads a match there without its VPs)
+    Case("teams-matches-flood.xlsx", "recalc", 1, "Matches!C20: a team cannot play against itself: 'X20'",
+         errors=3),
     Case("colliding-ids.pbn", "publish", 0),
     Case("imp-pairs.pbn", "publish", 2, "imp-pairs.pbn: cannot score pairs event at 'IMP'"),
     # issue 51: text from a file stays text (every text field formula-like: no <f> in the book), control, bidi
@@ -364,6 +368,20 @@ def _workbooks(out: Path, rnd: random.Random, books: dict | None = None) -> None
             ws.cell(r, 3, f"Player {r}")
 
     edit(pairs, "pairs-sheet-flood.xlsx", pairs_flood)
+
+    def matches_flood(book) -> None:  # (recalc's read stage reads the Matches sheet: batch.read.matchsheet)
+        for row in book["Teams"].iter_rows(min_row=5, max_col=3):  # (no Teams sheet list: any name is a team)
+            for cell in row:
+                if type(cell).__name__ == "Cell":
+                    cell.value = None
+        ws = book["Matches"]
+        odd = [True, "#N/A", 1e300, -0.0, "x" * 30_000, " ", "٣", 2.5]  # (cells of every kind, a long text)
+        for r in range(5, 5 + LEADS_FLOOD):
+            ws.cell(r, 1, r - 4)
+            ws.cell(r, 2, odd[r % len(odd)] if r % 97 == 0 else f"X{r}")
+            ws.cell(r, 3, f"X{r}" if r == 20 else odd[(r + 3) % len(odd)] if r % 89 == 0 else f"Y{r}")
+
+    edit(teams, "teams-matches-flood.xlsx", matches_flood)
     _workbook_mutants(pairs, out, rnd)
     pairs.unlink()
     teams.unlink()
