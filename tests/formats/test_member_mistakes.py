@@ -195,6 +195,10 @@ PAIRS_CASES = [
     Case("weighted score, weights summing to 120 %",
          _row11(score=420, I11=-50, K11=0.6, L11=0.6), named=("K11", "L11")),
     Case("weighted score, outcome without a weight", _row11(score=420, I11=-50), named=("K11", "L11")),
+    # fewer results expected per board (2) than boards 1 and 2 have (3): the parameter's mistake, named once at its
+    # cell by every command (an independent review found recalc naming 20,204 result cells), no matchpoints
+    Case("expected results per board 2 of 3 played", params={"Expected results per board": 2},
+         named=("R6",), totals={}),
     # ----- the Leads sheet of an imported book
     Case("a lead on its traveller row", leads=((1, 1, 11, "SK"),)),
     # board 3, 1 v 11 has no traveller row: a lead without a contract
@@ -462,7 +466,7 @@ def test_pairs_mistake(case, pairs_template, tmp_path):
     assert book.read_bytes() == before  # no input damaged
     want = {p: {"mp": Fraction(mp), "pct": Fraction(mp) * 100 / top} for p, (mp, top) in case.totals.items()}
     typed_over = tuple(c for c in case.named if c[0] in "HNO")
-    _check(case, runs, want, lambda text: _named_cells("Travellers", "ABCDEFGIJKLMP")(text, typed_over))
+    _check(case, runs, want, lambda text: _named_cells("Travellers", "ABCDEFGIJKLMPR")(text, typed_over))
 
 
 def test_two_rows_mistaken_apart_are_each_named_with_their_own_words(pairs_template, tmp_path):
@@ -487,7 +491,7 @@ SAME_WORDS = ("contract without tricks", "tricks 14", "declarer X", "impossible 
               "weighted score, outcome without a weight", "teams 620 in room 1 on a board nobody is vulnerable",
               "teams weight '6O%' (letter O)", "teams weights summing to 120 %", "teams match not on the Matches sheet",
               "pair listed twice on the Pairs sheet", "a Mitchell pair without its direction", "board 10001",
-              "contract and typed score both", "teams room 1 typed NP")
+              "contract and typed score both", "teams room 1 typed NP", "expected results per board 2 of 3 played")
 
 
 @pytest.mark.parametrize("case_id", SAME_WORDS)
@@ -501,7 +505,7 @@ def test_a_mistake_is_said_in_the_same_words_by_every_command(case_id, pairs_tem
     said = {}
     for cmd, run in runs.items():  # (what recalc adds of what the mistake does to the outputs left aside)
         found = re.findall(rf"{sheet}!([A-Z]+[0-9]+): (.+?)(?:; (?:the row is left out of the results|publish and "
-                           rf"export refuse the book).*)?$", run.said, re.MULTILINE)
+                           rf"export refuse the book|no matchpoints or ranking).*)?$", run.said, re.MULTILINE)
         said[cmd] = found[0] if found else None
     assert len(set(said.values())) == 1 and said["recalc"] is not None, said
 

@@ -54,7 +54,7 @@ import time
 from typing import Any
 
 from ..core.errors import WorkbookError
-from ..core.travellerrow import column_named
+from ..core.travellerrow import column_named, parameter_named
 from .guard.safety import (
     DEFAULT_LIMITS,
     BookLock,
@@ -374,6 +374,76 @@ def _at_input_cells(errors: list, headers: dict) -> list:
     return out
 
 
+def _at_parameter(errors: list, parameters: dict) -> list:
+    """The errors a function gave for a mistake of a template's parameter (its reason names the parameter:
+    :func:`xlbridge.core.travellerrow.parameter_named`), named once at the parameter's cell, in the member's words
+    (``Travellers!R6: board 1: expected 2 results but there are 3 ...``), rather than at each result cell showing
+    it; ``parameters``: {sheet: {label: (row, column)}} (the read stage's). Other errors as they are.
+
+    >>> e = RecalcCellError("Ranking", "A5", "#VALUE!", "PAIRS_STANDINGS: board 1: expected 2 results (parameter E)")
+    >>> [str(x) for x in _at_parameter([e, dataclasses.replace(e, sheet="Travellers", cell="N5")],
+    ...                                {"Travellers": {"E": (6, 18)}})]
+    ['Travellers!R6: board 1: expected 2 results; no matchpoints or ranking until it is put right']
+    """
+    where = {label: (sheet, at) for sheet, found in parameters.items() for label, at in found.items()}
+    out, named = [], set()
+    for e in errors:
+        found = parameter_named(e.message) if e.code.startswith("#") or e.code == "message" else None
+        if found is None or found[0] not in where:
+            out.append(e)
+            continue
+        sheet, at = where[found[0]]
+        if (sheet, at) not in named:
+            named.add((sheet, at))
+            out.append(RecalcCellError(sheet, cell_ref(*at), "input",
+                                       f"{found[1]}; no matchpoints or ranking until it is put right"))
+    return out
+
+
+def _said_once(errors: list, formula_of: dict, most: int = 20) -> list:
+    """``errors`` with the cells showing one formula's result (``formula_of``: {(sheet, cell): the formula's (SHEET,
+    anchor)}) that hold the same error value in the same words (its whole result one error), when more than
+    ``most`` do, said in one line: the first cell named, the others counted (a table of 10,000 rows would say it
+    10,000 times). A few such cells, and cells of other formulas, are each named, whatever they say.
+
+    >>> e = RecalcCellError("Travellers", "N5", "#VALUE!", "WEIGHTED_MP: unknown matchpoint scale 'X'")
+    >>> more = [dataclasses.replace(e, cell=c) for c in ("O5", "N6", "P9")]
+    >>> of = {("Travellers", c): ("TRAVELLERS", (5, 14)) for c in ("N5", "O5", "N6")}
+    >>> [str(x) for x in _said_once([e, *more], of, most=2)]  # doctest: +NORMALIZE_WHITESPACE
+    ["Travellers!N5: #VALUE! WEIGHTED_MP: unknown matchpoint scale 'X' (and 2 more cells of this formula)",
+     "Travellers!P9: #VALUE! WEIGHTED_MP: unknown matchpoint scale 'X'"]
+    >>> len(_said_once([e, *more], of))
+    4
+    """
+    def key(e: RecalcCellError) -> tuple | None:
+        formula = formula_of.get((e.sheet, e.cell))
+        return None if formula is None or not e.message else (e.sheet, e.code, e.message, formula)
+
+    sizes: dict[tuple, int] = {}
+    for e in errors:
+        k = key(e)
+        if k is not None:
+            sizes[k] = sizes.get(k, 0) + 1
+    seen: dict[tuple, int] = {}
+    counts: dict[int, int] = {}
+    out: list = []
+    for e in errors:
+        k = key(e)
+        if k is None or sizes[k] <= most:
+            out.append(e)
+        elif k in seen:
+            counts[seen[k]] += 1
+        else:
+            seen[k] = len(out)
+            counts[len(out)] = 0
+            out.append(e)
+    for i, more in counts.items():
+        if more:
+            out[i] = dataclasses.replace(out[i], message=f"{out[i].message} (and {more:,} more cell"
+                                                         f"{'s' if more > 1 else ''} of this formula)")
+    return out
+
+
 def _say_where(limits: SafetyLimits) -> float:
     """The moment a bounded wait inside the run stops before the command's own alarm at ``--timeout`` (the
     guard's :func:`~xlbridge.batch.guard.uploads.upload_limits`), so that its refusal, which says where the run
@@ -558,6 +628,7 @@ def _report(run: Run, summary: EngineSummary) -> Findings:
     values, messages, layouts, warnings = summary.values, summary.messages, summary.layouts, summary.warnings
     parts = {sheet: part for sheet, part in info.sheets if sheet in layouts}
     errors, written = [], 0
+    formula_of: dict = {}  # (sheet, cell) of an error cell -> (SHEET, anchor) of the formula whose result it shows
     warnings = list(warnings)
     call_errors = messages.call_errors
     shown_calls: set = set()
@@ -603,12 +674,15 @@ def _report(run: Run, summary: EngineSummary) -> Findings:
                            or ERROR_MEANINGS.get(v.code, ""))
                     errors.append(RecalcCellError(sheet, cell_ref(r, c), v.code,
                                                   one_line(scrub_paths(msg, private), 400)))
+                    formula_of[(sheet, cell_ref(r, c))] = (up_at, anchor)
                 elif isinstance(v, str) and v in call_errors:
                     shown_calls.add(v)
                     errors.append(RecalcCellError(sheet, cell_ref(r, c), "message", one_line(v, 400)))
+                    formula_of[(sheet, cell_ref(r, c))] = (up, anchors[up].get((r, c), (r, c)))
             written += summary.written.get(sheet, 0)
         errors = [e for e in errors if (e.sheet.upper(), parse_ref(e.cell)) not in shown_errors]
-        errors = _at_input_cells(errors, run.read.headers)
+        errors = _said_once(_at_parameter(_at_input_cells(errors, run.read.headers), run.read.parameters),
+                            formula_of)
         errors += _hidden_call_errors(messages.limit_calls, shown_calls, layouts)
         workbook_part = _workbook_part(zf, run.read, summary.print_results)
     cut = []

@@ -37,6 +37,7 @@ __all__ = [
     "ContractError",
     "ImpossibleScoreError",
     "WeightError",
+    "ExpectedResultsError",
     "LimitError",
     "TooManyCombinationsError",
     "WorkbookError",
@@ -172,6 +173,10 @@ class ImpossibleScoreError(InputError):
 
 class WeightError(InputError):
     """Weights of a Law 12C1(c) weighted score are unreadable, negative or do not total 100 %."""
+
+
+class ExpectedResultsError(InputError):
+    """Fewer expected results (Neuberg) than a board has: a parameter's mistake, not a row's."""
 
 
 class LimitError(InputError):

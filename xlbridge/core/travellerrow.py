@@ -34,6 +34,7 @@ from .errors import ImpossibleScoreError, XlbridgeError, shown
 from .vocabulary import Direction, Seat, UnknownSpellingError, Vulnerability
 
 __all__ = ["Mistake", "row_mistake", "board_row_mistake", "blank", "RED_WHEN", "reason_text", "column_named",
+           "parameter_reason", "parameter_named",
            "vulnerability_words", "MAX_BOARD", "PairCheck", "listed_pairs", "unlisted_pair",
            "lead_without_row", "leads_without_rows", "lead_card", "lead_row_mistake", "room_missing",
            "score_on_board", "whole_or_words", "pairs_row_mistake", "room_not_played",
@@ -107,6 +108,29 @@ def column_named(reason: str) -> tuple[str, str] | None:
     return None if m is None else (m.group(2), m.group(1))
 
 
+def parameter_reason(words: str, label: str) -> str:
+    """The reason a function gives for a mistake of a template's parameter (its ``label``, e.g. ``Expected results
+    per board``) rather than of a row: its words, then the parameter, which :func:`parameter_named` reads back (so
+    that a report names the parameter's cell once, not every result cell showing it).
+
+    >>> parameter_reason("board 1: expected 2 results but there are 3", "Expected results per board")
+    'board 1: expected 2 results but there are 3 (parameter Expected results per board)'
+    """
+    return f"{words} (parameter {label})"
+
+
+def parameter_named(reason: str) -> tuple[str, str] | None:
+    """``(parameter label, words)`` of a reason made by :func:`parameter_reason` (also after a function's name), or
+    None.
+
+    >>> parameter_named("WEIGHTED_MP: board 1: expected 2 results but there are 3 (parameter Expected results per board)")
+    ('Expected results per board', 'board 1: expected 2 results but there are 3')
+    >>> parameter_named("no tricks (column Tricks)")
+    """
+    m = re.search(r"^(?:[A-Z][A-Z0-9_.]*: )?(.*?) \(parameter ([^()]+)\)$", reason, re.S)
+    return None if m is None else (m.group(2), m.group(1))
+
+
 @dataclass(frozen=True)
 class Mistake:
     """What is wrong with a row: the input ``column`` to put right (a header of the Travellers sheet) and ``words``
@@ -160,7 +184,7 @@ def row_mistake(board: object, ns: object, ew: object, contract: object, declare
     >>> row_mistake(3, 4, 14, None, None, None, 410).words
     "impossible score for vulnerability 'EW' (E-W vulnerable): 410"
     >>> row_mistake(10_001, 4, 14, "4S", "N", 10, None).words
-    'the board must be a whole number from 1 to 10,000, not 10001'
+    'board number must be a whole number from 1 to 10,000, got 10001'
     >>> row_mistake(3, 4, 14, "4S", "N", 10, "A60/40").column
     'Typed Score'
     """
@@ -199,7 +223,7 @@ def _wrong_value(board: object, contract: object, declarer: object, tricks: obje
         return Mistake("Board", f"the board must be a whole number 1 or more, not {shown(board)}")
     number = _board(board)
     if isinstance(number, (int, float)) and number > MAX_BOARD:  # (the readers' bound: the Board column's validation)
-        return Mistake("Board", f"the board must be a whole number from 1 to {MAX_BOARD:,}, not {shown(board)}")
+        return Mistake("Board", str(_whole(board, "board number", MAX_BOARD)))  # (the readers' words, every sheet)
     if blank(contract):
         try:
             entry = parse_entry(typed)

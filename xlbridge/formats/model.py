@@ -211,6 +211,9 @@ class Event:
     #: the cells of a pairs workbook's arrow-switched rows (their ``Arrow switch`` cells): neither PBN nor USEBIO
     #: says that a row's pairs sit in the other field's seats, so ``export`` names the first. Not compared
     switched_cells: tuple[str, ...] = field(default=(), compare=False)
+    #: the cell of a pairs workbook's ``Expected results per board``: where scoring names a board with more results
+    #: than expected (None: no such cell, as in PBN and USEBIO). Not compared
+    expected_cell: str | None = field(default=None, compare=False)
     _index: dict[tuple[str | None, str], Participant] = field(default_factory=dict, init=False, repr=False,
                                                               compare=False, hash=False)
 

@@ -164,6 +164,8 @@ def read_pairs_workbook(path: str | os.PathLike[str]) -> Event:
         mitchell = not found or str(movement or "").strip().lower() != HOWELL.option
         scale = _scale(ws, name)
         expected, artificial = _expected(ws, name), _artificial(ws, name)
+        entry = parameter_entry(ws, EXPECTED_LABEL)  # (its cell: where scoring names too few results expected)
+        expected_cell = None if entry is None else f"{name}, {TRAVELLERS}!{entry[1]}"
         boards: dict[int, list[Result]] = {}
         cells: dict[int, list[tuple[dict[str, Any], dict[str, Any]]]] = {}  # each row's result cell and NS cell
         columns = find_columns(ws, _T_COLUMNS, _T_READ, sheet=TRAVELLERS, where=name)
@@ -257,7 +259,7 @@ def read_pairs_workbook(path: str | os.PathLike[str]) -> Event:
         return Event(name=title, date=date, site=club, scorer=scorer, movement=MITCHELL if mitchell else HOWELL, scale=scale,
                      participants=tuple(participants) + tuple(extra), boards=event_boards(boards, deals),
                      notes=_typed_over(path, typed_over), expected=expected, artificial=artificial,
-                     shown_mp=tuple(shown_mp), switched_cells=tuple(switched_cells))
+                     shown_mp=tuple(shown_mp), switched_cells=tuple(switched_cells), expected_cell=expected_cell)
     finally:
         wb.close()
 

@@ -42,6 +42,7 @@ from typing import Any, TypeAlias
 
 import xlbridge
 
+from ..core.errors import ExpectedResultsError
 from ..core.pairs.standings import ARTIFICIAL_RULES
 from ..core.vocabulary import FILE_SCALE, Direction, Scale, Scoring
 from .checks import check_traveller
@@ -168,11 +169,17 @@ def score_event(event: Event, *, scale: str | None = None) -> Event:
     if weighted and event.scoring != Scoring.MP:
         raise FormatError(f"a weighted score (Law 12C1(c)) is scored at matchpoints only, not {event.scoring!r}")
     if event.scoring == Scoring.MP:
-        if weighted:  # Law 12C1(c): every combination of the outcomes, exactly (the core's weighted_session)
-            s = xlbridge.weighted_session([list(r.outcomes) if r.outcomes else r.score for _, r in rows], board_no,
-                                          scale=scale, check_legal=False, expected=event.expected)
-        else:
-            s = xlbridge.matchpoint_session(entries, board_no, scale=scale, check_legal=False, expected=event.expected)
+        try:
+            if weighted:  # Law 12C1(c): every combination of the outcomes, exactly (the core's weighted_session)
+                s = xlbridge.weighted_session([list(r.outcomes) if r.outcomes else r.score for _, r in rows],
+                                              board_no, scale=scale, check_legal=False, expected=event.expected)
+            else:
+                s = xlbridge.matchpoint_session(entries, board_no, scale=scale, check_legal=False,
+                                                expected=event.expected)
+        except ExpectedResultsError as exc:  # (the parameter's mistake: named at its cell, as recalc names it)
+            if event.expected_cell is None:
+                raise
+            raise FormatError(str(exc), where=event.expected_cell) from None
         mps = iter(zip(s.ns, s.ew, s.ns_percent, s.ew_percent))
         boards = [replace(b, results=tuple(replace(r, mp_ns=a, mp_ew=c, pct_ns=d, pct_ew=e)
                                            for r, (a, c, d, e) in zip(b.results, mps))) for b in boards]

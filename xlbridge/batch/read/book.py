@@ -37,9 +37,10 @@ import re
 from typing import Any
 
 from ..guard.gate import CheckedBook
-from .leads import lead_mistakes
+from .leads import ALL_STRINGS, lead_mistakes
 from .matchsheet import match_sheet_mistakes
-from .pairsheet import pairs_sheet_mistakes
+from .pairsheet import pairs_sheet_mistakes, parameter_cells
+from ...core.template_contract import PAIRS_PARAMETER_CELLS, TRAVELLERS_SHEET
 from .sheetxml import column_number
 from .capacity import (
     WIDE_COLUMNS,
@@ -79,6 +80,10 @@ class BookRead:
     missing: dict
     print_constants: dict
     headers: dict = dataclasses.field(default_factory=dict)
+    #: {sheet: {parameter label: (row, column) of its value}}: the pairs Travellers' parameters
+    #: (:data:`~xlbridge.core.template_contract.PAIRS_PARAMETER_CELLS`' labels), by which a parameter's mistake
+    #: (:func:`xlbridge.core.travellerrow.parameter_named`) is named once at its cell
+    parameters: dict = dataclasses.field(default_factory=dict)
 
     def part_rows(self, sheet: str) -> SheetRows:
         """The sheet's rows as read (read now, once, if this stage did not need them)."""
@@ -146,6 +151,16 @@ def _with_sheet_checks(found: BookRead) -> BookRead:
     Matches sheets' rows their formulas pass over (:func:`~xlbridge.batch.read.pairsheet.pairs_sheet_mistakes`,
     :func:`~xlbridge.batch.read.matchsheet.match_sheet_mistakes`)."""
     parts = dict(found.book.sheets)
+    if TRAVELLERS_SHEET in parts:  # (the first rows of the part only: its parameter block)
+        table: dict = {}
+
+        def shared(index: int) -> str | None:  # (the table read once, when a parameter's cell needs it)
+            if not table:
+                table.update(_shared_strings(found.book, ALL_STRINGS) or {-1: ""})
+            return table.get(index)
+
+        cells = parameter_cells(found.part_rows(TRAVELLERS_SHEET).xml, tuple(PAIRS_PARAMETER_CELLS), shared)
+        found.parameters[TRAVELLERS_SHEET] = {label: at for label, (at, _value) in cells.items()}
     for check in (lead_mistakes, pairs_sheet_mistakes, match_sheet_mistakes):
         found.mistakes.extend(check(lambda sheet: found.part_rows(sheet).xml if sheet in parts else None,
                                     lambda last: _shared_strings(found.book, last)))

@@ -40,7 +40,7 @@ from ..guard.xmlscan import defuse
 from .leads import ALL_STRINGS, CHUNK, CONSEQUENCE, NoTable, cell_value, sheet_table
 from .sheetxml import column_number
 
-__all__ = ["pairs_sheet_mistakes", "parameter_value"]
+__all__ = ["pairs_sheet_mistakes", "parameter_value", "parameter_cells"]
 
 
 class _Past(Exception):
@@ -98,6 +98,13 @@ def parameter_value(sheet_xml: bytes, label: str, shared: Callable[[int], str | 
     ...                 "Movement", lambda i: None)
     (True, 'Howell')
     """
+    found = _labelled(_parameter_block(sheet_xml, shared), (label,))
+    return (True, found[label][1]) if label in found else (False, None)
+
+
+def _parameter_block(sheet_xml: bytes, shared: Callable[[int], str | None]) -> dict[tuple[int, int], Any]:
+    """{(row, column): value} of the cells of a sheet's first :data:`~xlbridge.core.template_contract.PARAMETER_ROWS`
+    rows ({} when the part cannot be read); the part is read up to those rows only."""
     cells: dict[tuple[int, int], Any] = {}
     state: dict[str, Any] = {"cell": None, "text": False}
 
@@ -147,9 +154,26 @@ def parameter_value(sheet_xml: bytes, label: str, shared: Callable[[int], str | 
     except _Past:
         pass
     except (expat.ExpatError, ValueError):
-        return False, None
+        return {}
+    return cells
+
+
+def parameter_cells(sheet_xml: bytes, labels: tuple[str, ...], shared: Callable[[int], str | None]
+                    ) -> dict[str, tuple[tuple[int, int], Any]]:
+    """{label: ((row, column) of its value, the value)} of each of ``labels`` found in a sheet's parameter block (its
+    first :data:`~xlbridge.core.template_contract.PARAMETER_ROWS` rows), read as :func:`parameter_value` reads one.
+
+    >>> parameter_cells(b'<worksheet><sheetData><row r="6"><c r="Q6" t="inlineStr"><is><t>Scale</t></is></c></row>'
+    ...                 b'</sheetData></worksheet>', ("Scale", "Movement"), lambda i: None)
+    {'Scale': ((6, 18), None)}
+    """
+    return _labelled(_parameter_block(sheet_xml, shared), labels)
+
+
+def _labelled(cells: dict[tuple[int, int], Any], labels: tuple[str, ...]) -> dict[str, tuple[tuple[int, int], Any]]:
+    found: dict[str, tuple[tuple[int, int], Any]] = {}
     for (r, c) in sorted(cells):  # (row by row, left to right: the first cell holding the label)
         v = cells[(r, c)]
-        if isinstance(v, str) and v.strip() == label:
-            return True, cells.get((r, c + 1))
-    return False, None
+        if isinstance(v, str) and v.strip() in labels and v.strip() not in found:
+            found[v.strip()] = ((r, c + 1), cells.get((r, c + 1)))
+    return found

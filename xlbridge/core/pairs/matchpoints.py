@@ -24,7 +24,7 @@ import numpy.typing as npt
 
 from ..boards import as_column, board_label, check_traveller, factorize
 from ..entries import MAX_SCORE_READ, Artificial, NotPlayed, parse_entry, too_large
-from ..errors import InputError, location, shown
+from ..errors import ExpectedResultsError, InputError, location, shown
 from ..numbers import whole
 from ..rounding import named_option
 from ..vocabulary import Scale
@@ -167,7 +167,7 @@ def expected_per_board(expected: object, counts: IntArray, board_labels: Sequenc
     if len(short):
         c = int(short[0])
         where = f"board {board_labels[c]}" if boards_given else None
-        raise InputError(
+        raise ExpectedResultsError(
             f"expected {int(out[c])} results but there are {int(counts[c])} scores (and artificial scores)",
             where=where,
         )

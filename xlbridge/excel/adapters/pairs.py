@@ -10,6 +10,8 @@ Each reads its cells (score columns once, :mod:`xlbridge.excel.travellers`), cal
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -17,15 +19,16 @@ from ...core.contract import bridge_score as core_bridge_score
 from ...core.contract import Vulnerability
 from ...core.contract import vulnerability as core_vulnerability
 from ...core.entries import parse_entry
-from ...core.errors import InputError, XlbridgeError, shown
+from ...core.errors import ExpectedResultsError, InputError, XlbridgeError, shown
 from ...core.pairs.matchpoints import ROW_BLANK, ROW_SCORE, session_from_rows
 from ...core.pairs.neuberg import mp_percent as core_mp_percent
 from ...core.pairs.neuberg import neuberg as core_neuberg
 from ...core.pairs.standings import pairs_ranking as core_pairs_ranking
 from ...core.pairs.weighted import weighted_session
 from ...core.ranking import format_rank
-from ...core.template_contract import TRAVELLER_WEIGHTS
-from ...core.travellerrow import PairCheck, listed_pairs, pairs_row_mistake, reason_text, row_mistake
+from ...core.template_contract import EXPECTED_LABEL, TRAVELLER_WEIGHTS
+from ...core.travellerrow import (PairCheck, listed_pairs, pairs_row_mistake, parameter_reason, reason_text,
+                                   row_mistake)
 from ...core.vocabulary import Direction, Movement, UnknownSpellingError
 from .. import cells as xl
 from ..results import ratio_table
@@ -271,12 +274,24 @@ def _weighted_left_out(scores: Cells, weights: Cells, boards: list[Any] | None, 
         w = read_weighted(scores, weights, boards, columns=PAIRS_WEIGHTED)
         if w.errors:
             w.outcomes = [None if i in w.errors else o for i, o in enumerate(w.outcomes)]
-        found = (w, weighted_session(w.outcomes, boards, expected=expected, scale=scale, check_legal=False))
+        with _expected_named():
+            found = (w, weighted_session(w.outcomes, boards, expected=expected, scale=scale, check_legal=False))
         _SESSION.clear()
         if key is not None:
             _SESSION[key] = found
     w, session = found
     return replace(w, outcomes=list(w.outcomes), errors=dict(w.errors), reasons=dict(w.reasons), bad=set(w.bad)), session
+
+
+@contextlib.contextmanager
+def _expected_named() -> Iterator[None]:
+    """Too few expected results for a board (:class:`~xlbridge.core.errors.ExpectedResultsError`) said as the mistake
+    of the template's parameter (:func:`~xlbridge.core.travellerrow.parameter_reason`), which ``xlbridge recalc``
+    names once at its cell, not at every matchpoint cell showing it."""
+    try:
+        yield
+    except ExpectedResultsError as exc:
+        raise InputError(parameter_reason(str(exc), EXPECTED_LABEL)) from None
 
 
 def _grid_key(ranges: tuple[Any, ...], more: tuple[Any, ...]) -> tuple[Any, ...] | None:
@@ -337,8 +352,9 @@ def _ranked_session(boards: Cells, ns_pairs: Cells, ew_pairs: Cells, scores: Cel
             t.kind[sorted(errors)] = ROW_BLANK
             ns, ew = _unseated(ns, ew, errors)
             errors = {}
-        session: Any = session_from_rows(t.kind, t.score, t.arts, t.codes, t.labels, expected=expected, scale=scale,
-                                         check_legal=False)
+        with _expected_named():
+            session: Any = session_from_rows(t.kind, t.score, t.arts, t.codes, t.labels, expected=expected,
+                                             scale=scale, check_legal=False)
     else:
         w, session = _weighted_left_out(scores, weights, b, expected, scale)
         errors, why = w.errors, w.reasons
