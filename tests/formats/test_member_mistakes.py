@@ -213,6 +213,8 @@ PAIRS_CASES = [
     Case("board 10001", _row11(board=10_001, contract="4S", declarer="N", tricks=10), named=("A11",)),
     Case("contract and typed score both", _row11(contract="4S", declarer="N", tricks=10, score="A60/40"),
          named=("G11",)),
+    # a pair that is no whole number, in the same words everywhere (the cell as typed, 1.5, not the text '1.5')
+    Case("pair number 1.5", _row11(ns=1.5, contract="4S", declarer="N", tricks=10), named=("B11",)),
     # ----- the Pairs sheet (rows 5-10 list the six pairs): the Ranking keeps the first listing's names
     Case("pair listed twice on the Pairs sheet", pairs={"A11": 3, "B11": "N-S", "C11": "Ann & Bob"},
          named=("Pairs!A11",)),
@@ -491,7 +493,8 @@ SAME_WORDS = ("contract without tricks", "tricks 14", "declarer X", "impossible 
               "weighted score, outcome without a weight", "teams 620 in room 1 on a board nobody is vulnerable",
               "teams weight '6O%' (letter O)", "teams weights summing to 120 %", "teams match not on the Matches sheet",
               "pair listed twice on the Pairs sheet", "a Mitchell pair without its direction", "board 10001",
-              "contract and typed score both", "teams room 1 typed NP", "expected results per board 2 of 3 played")
+              "contract and typed score both", "teams room 1 typed NP", "expected results per board 2 of 3 played",
+              "pair number 1.5", "teams match number left blank")
 
 
 @pytest.mark.parametrize("case_id", SAME_WORDS)
@@ -549,6 +552,8 @@ TEAMS_CASES = [
     Case("teams a team against itself", teams_matches={"C6": "Team C"}, named=("Matches!C6",),
          totals={k: v for k, v in TEAMS_BASE.items() if k in ("Team A", "Team B")}),
     Case("teams a match's Boards left blank", teams_matches={"D6": None}, totals=dict(TEAMS_BASE)),
+    # a board row without its match number (match 2's board 1): "no match number", at the empty cell
+    Case("teams match number left blank", _row12(match=None), named=("A12",), totals=dict(TEAMS_BASE)),
     # a team listed that played no match: in no standings, the book's or the files'
     Case("teams a team listed that never played", teams={"A9": 5, "B9": "Team E"}, totals=dict(TEAMS_BASE)),
     # 410 is no bridge score at any vulnerability (Law 77)

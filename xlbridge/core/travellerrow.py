@@ -310,7 +310,13 @@ def board_row_mistake(match: object, board: object, matches: Collection[int] | N
     (None, Mistake(column='Match', words='match 9 is not on the Matches sheet'))
     >>> board_row_mistake(2, 1.0, {1, 2}, seen)
     Mistake(column='Board', words='board 1 of match 2 is listed twice')
+    >>> board_row_mistake("", 3), board_row_mistake(1, None)
+    (Mistake(column='Match', words='no match number'), Mistake(column='Board', words='no board number'))
     """
+    if blank(match):
+        return Mistake("Match", "no match number")
+    if blank(board):
+        return Mistake("Board", "no board number")
     m = _whole(match, "match number")
     if isinstance(m, str):
         return Mistake("Match", m)

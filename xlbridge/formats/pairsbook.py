@@ -187,7 +187,8 @@ def read_pairs_workbook(path: str | os.PathLike[str]) -> Event:
             if mistake is not None:  # (the row's verdict, read as the workbook's SCORE_OR_TYPED reads it)
                 raise FormatError(mistake.words, where=where(mistake.column))
             b = board_number(board, where(_BOARD))
-            mistake = pair_check.row(board, id_text(ns, where(_NS)), id_text(ew, where(_EW)))
+            id_text(ns, where(_NS)), id_text(ew, where(_EW))  # (a pair number's own bounds: its length)
+            mistake = pair_check.row(board, ns, ew)  # (the cells as typed: as the workbook reads them)
             if mistake is not None:
                 raise FormatError(mistake.words, where=where(mistake.column))
             ns, ew = id_text(ns, where(_NS)), id_text(ew, where(_EW))

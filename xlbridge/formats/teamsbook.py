@@ -29,7 +29,7 @@ from typing import Any
 import xlbridge
 
 from ..core.entries import parse_entry
-from ..core.travellerrow import match_row_mistake, room_missing, room_not_played
+from ..core.travellerrow import board_row_mistake, match_row_mistake, room_missing, room_not_played
 from ..core.template_contract import (BOARD_IMPS, BOARD_INPUTS, BOARDS_SHEET, CONTRACTS_SHEET, MATCH_COLUMNS, MATCHES_SHEET, PLAYER_NUMBERS, PRIVATE,
                                       TEAM_COLUMNS, TEAMS_SHEET)
 from ..core.vocabulary import Scoring
@@ -306,13 +306,12 @@ def read_teams_workbook(path: str | os.PathLike[str]) -> Event:
             if weights and cell_text(get(_ROOM_1)) is None:
                 raise FormatError("a weighted board (Law 12C1(c)) needs room 1's N-S score, its first outcome",
                                   where=where(_ROOM_1))
+            # (the row's match and board read as the workbook's WEIGHTED_IMPS reads them: core.travellerrow)
+            mistake = board_row_mistake(get("Match"), get("Board"), set(matches), seen)
+            if mistake is not None:
+                raise FormatError(mistake.words, where=where(mistake.column))
             m = whole_number(get("Match"), where("Match"), "match number")
-            if m not in matches:
-                raise FormatError(f"match {m} is not on the Matches sheet", where=where("Match"))
             b = board_number(get("Board"), where("Board"))
-            if (m, b) in seen:
-                raise FormatError(f"board {b} of match {m} is listed twice", where=where("Board"))
-            seen.add((m, b))
             missing = room_missing(cell_text(get(_ROOM_1)), cell_text(get(_ROOM_2)), (_ROOM_1, _ROOM_2))
             if missing is not None:  # (one room only, as the workbook's WEIGHTED_IMPS names it: the board left out
                 # of its match, as the workbook's match leaves it, and said; published during a session, it waits)
