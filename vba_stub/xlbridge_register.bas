@@ -259,7 +259,8 @@ Public Sub RegisterXlbridgeFunctions()
             "N-S pair of the row (optional: given, a row of pairs without a result is a mistake)", _
             "E-W pair of the row (optional, as ns)", _
             "Optional, with the pairs: ""Howell"" (a pair is one number whichever way it sits) or ""Mitchell""", _
-            "Optional, with the pairs: the Pairs sheet's Pair column (given, a pair must be on it when it lists pairs, and a whole number unless it lists that text)")
+            "Optional, with the pairs: the Pairs sheet's Pair column (given, a pair must be on it when it lists pairs, and a whole number unless it lists that text), or its Pair and Direction columns (in a Mitchell, a pair seated in the other field is a mistake)", _
+            "Optional, with the pairs: the Arrow switch of each row (Y on a row played with the arrows switched: its N-S seat is the E-W field's)")
     Application.MacroOptions Macro:="TEAM_STANDINGS", _
         Description:="Team standings (k x 5): Team, Played, VPs, IMP difference, Rank, by exact VP total.", _
         Category:="xlbridge", _

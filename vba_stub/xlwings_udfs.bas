@@ -365,13 +365,13 @@ failed:
     PAIRS_STANDINGS = Err.Description
 End Function
 
-Function SCORE_OR_TYPED(contract, declarer, tricks, board, typed, Optional ns, Optional ew, Optional movement, Optional pairs)
+Function SCORE_OR_TYPED(contract, declarer, tricks, board, typed, Optional ns, Optional ew, Optional movement, Optional pairs, Optional arrows)
     #If App = "Microsoft Excel" Then
         If TypeOf Application.Caller Is Range Then On Error GoTo failed
-        SCORE_OR_TYPED = XLPy.CallUDF("xlbridge.udfs", "SCORE_OR_TYPED", Array(contract, declarer, tricks, board, typed, ns, ew, movement, pairs), ThisWorkbook, Application.Caller)
+        SCORE_OR_TYPED = XLPy.CallUDF("xlbridge.udfs", "SCORE_OR_TYPED", Array(contract, declarer, tricks, board, typed, ns, ew, movement, pairs, arrows), ThisWorkbook, Application.Caller)
         Exit Function
     #Else
-        SCORE_OR_TYPED = XLPy.CallUDF("xlbridge.udfs", "SCORE_OR_TYPED", Array(contract, declarer, tricks, board, typed, ns, ew, movement, pairs))
+        SCORE_OR_TYPED = XLPy.CallUDF("xlbridge.udfs", "SCORE_OR_TYPED", Array(contract, declarer, tricks, board, typed, ns, ew, movement, pairs, arrows))
         Exit Function
     #End If
 failed:

@@ -213,6 +213,10 @@ PAIRS_CASES = [
     Case("board 10001", _row11(board=10_001, contract="4S", declarer="N", tricks=10), named=("A11",)),
     Case("contract and typed score both", _row11(contract="4S", declarer="N", tricks=10, score="A60/40"),
          named=("G11",)),
+    # an E-W pair typed in the N-S column and an N-S pair in the E-W column, no arrow switch (found by an independent
+    # review: every command ranked "N-S 11" and "E-W 1" as pairs of their own): named at the N-S cell
+    Case("pairs in the other field's seats", _row11(ns=11, ew=1, contract="4S", declarer="N", tricks=10),
+         named=("B11",)),
     # a pair that is no whole number, in the same words everywhere (the cell as typed, 1.5, not the text '1.5')
     Case("pair number 1.5", _row11(ns=1.5, contract="4S", declarer="N", tricks=10), named=("B11",)),
     # ----- the Pairs sheet (rows 5-10 list the six pairs): the Ranking keeps the first listing's names
@@ -494,7 +498,7 @@ SAME_WORDS = ("contract without tricks", "tricks 14", "declarer X", "impossible 
               "teams weight '6O%' (letter O)", "teams weights summing to 120 %", "teams match not on the Matches sheet",
               "pair listed twice on the Pairs sheet", "a Mitchell pair without its direction", "board 10001",
               "contract and typed score both", "teams room 1 typed NP", "expected results per board 2 of 3 played",
-              "pair number 1.5", "teams match number left blank")
+              "pair number 1.5", "teams match number left blank", "pairs in the other field's seats")
 
 
 @pytest.mark.parametrize("case_id", SAME_WORDS)

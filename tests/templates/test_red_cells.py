@@ -421,3 +421,47 @@ def test_a_pair_listed_twice_is_red_at_its_later_row(office, tmp_path):
         r += 1
     assert core == expected
     assert _probe(office, book, "Pairs", cells, probes, tmp_path / "pairs.xlsx") == expected
+
+
+#: Traveller rows of a Mitchell (the example's Pairs sheet: N-S pairs 1-6, E-W pairs 11-16), each (N-S, E-W, Arrow
+#: switch) and whether its N-S and its E-W pair are red: a pair seated in the other field than the Pairs sheet lists it
+#: in, the N-S seat being the E-W field's on a row played with the arrows switched. Hand-labelled from the movement.
+FIELDS = [
+    ((1, 11, None), (False, False)),
+    ((11, 1, None), (True, True)),      # both pairs in the other field's seats, no arrow switch
+    ((11, 1, "Y"), (False, False)),     # the same, played with the arrows switched
+    ((1, 11, "Y"), (True, True)),       # marked switched, but each pair sits in its own field's seat
+    ((2, 12, "n"), (False, False)),     # marked not switched
+    ((3, 4, None), (False, True)),      # an N-S pair in the E-W seat
+    ((12, 13, "yes"), (False, True)),   # switched: E-W 12 at N-S is right, E-W 13 at E-W is not
+]
+
+
+def test_a_pair_in_the_other_fields_seat_is_red(office, tmp_path):
+    """The pairs Travellers' rule of a pair seated in the other field (Mitchell), computed by LibreOffice on rows
+    typed below the example: red exactly where the hand-labelled mistakes are; the core's reading
+    (:class:`xlbridge.core.travellerrow.PairCheck`, which recalc, publish and export name) names the same cells."""
+    from recalc_helpers import small_build
+
+    from xlbridge.core.pairs.standings import arrow_switched
+    from xlbridge.core.travellerrow import PairCheck, listed_fields
+
+    book = small_build("examples/pairs.xlsx", rows=SMALL_ROWS)
+    wb = openpyxl.load_workbook(book)
+    ws = wb["Travellers"]
+    sheet = wb["Pairs"]
+    fields = listed_fields((sheet.cell(r, 1).value, sheet.cell(r, 2).value) for r in range(5, sheet.max_row + 1))
+    rules = {c: [r for r in _red_rules(ws, f"{c}6") if "SUMPRODUCT" in r] for c in "BC"}
+    assert all(len(v) == 1 for v in rules.values()), rules
+    cells: dict[str, object] = {}
+    probes, expected, core = {}, {}, {}
+    for k, ((ns, ew, arrow), (ns_red, ew_red)) in enumerate(FIELDS):
+        r = 300 + k
+        cells.update({f"A{r}": 500 + k, f"B{r}": ns, f"C{r}": ew, f"P{r}": arrow})
+        mistake = PairCheck(howell=False, fields=fields).row(500 + k, ns, ew, arrow_switched(arrow))
+        for c, verdict in (("B", ns_red), ("C", ew_red)):
+            probes[f"{c}{r}"] = (f"{c}{r}", _moved(rules[c], f"{c}6", f"{c}{r}"))
+            expected[f"{c}{r}"] = verdict
+        core[r] = mistake.column if mistake is not None else None
+        assert core[r] == ("NS" if ns_red else "EW" if ew_red else None), (ns, ew, arrow, mistake)
+    assert _probe(office, book, "Travellers", cells, probes, tmp_path / "pairs.xlsx") == expected

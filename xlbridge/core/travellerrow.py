@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from .contract import Contract, check_score, contract_score, vulnerability
@@ -38,7 +38,7 @@ __all__ = ["Mistake", "row_mistake", "board_row_mistake", "blank", "RED_WHEN", "
            "vulnerability_words", "MAX_BOARD", "PairCheck", "listed_pairs", "unlisted_pair",
            "lead_without_row", "leads_without_rows", "lead_card", "lead_row_mistake", "room_missing",
            "score_on_board", "whole_or_words", "pairs_row_mistake", "room_not_played",
-           "match_row_mistake"]
+           "match_row_mistake", "listed_fields"]
 
 #: the largest board number a book's Board column accepts (its validation), as the PBN and USEBIO readers do
 MAX_BOARD = 10_000
@@ -422,6 +422,27 @@ def listed_pairs(cells: Iterable[object]) -> frozenset[object]:
     return frozenset(_pair(c) for c in cells if not blank(c))
 
 
+def listed_fields(rows: Iterable[tuple[object, object]]) -> dict[object, frozenset[Direction]]:
+    """{pair: the fields a Pairs sheet lists it in} from its (Pair, Direction) rows, keyed as :func:`listed_pairs`
+    keys a pair; a row without a direction the readers read (:meth:`~xlbridge.core.vocabulary.Direction.parse`)
+    gives none (its mistake is :func:`pairs_row_mistake`'s). Empty for a Howell's sheet, which gives no directions.
+
+    >>> found = listed_fields([(1, "NS"), ("1", "E-W"), (11, "ew"), (12, None), (None, "NS")])
+    >>> {pair: sorted(fields) for pair, fields in found.items()}
+    {1: ['EW', 'NS'], 11: ['EW']}
+    """
+    out: dict[object, set[Direction]] = {}
+    for number, direction in rows:
+        if blank(number) or blank(direction):
+            continue
+        try:
+            field = Direction.parse(direction)
+        except (UnknownSpellingError, XlbridgeError):
+            continue
+        out.setdefault(_pair(number), set()).add(field)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
 def unlisted_pair(column: str, value: object, listed: Collection[object]) -> Mistake | None:
     """The mistake of a pair number typed on a traveller (``column``: ``"NS"`` or ``"EW"``), read against the pairs
     the book's Pairs sheet lists (``listed``: :func:`listed_pairs`), or None.
@@ -470,14 +491,26 @@ class PairCheck:
     Mistake(column='EW', words="board 1: a pair cannot play against itself: '3'")
     """
 
-    def __init__(self, *, howell: bool, listed: Collection[object] | None = None) -> None:
+    def __init__(self, *, howell: bool, listed: Collection[object] | None = None,
+                 fields: Mapping[object, frozenset[Direction]] | None = None) -> None:
         self.howell = howell
         self.listed = listed
+        self.fields = fields
         self.rows: set[tuple[object, object, object]] = set()
         self.seen: set[tuple[object, object]] = set()
 
-    def row(self, board: object, ns: object, ew: object) -> Mistake | None:
-        """The mistake of the next row's pairs (blank pairs are :func:`row_mistake`'s), or None."""
+    def row(self, board: object, ns: object, ew: object, switched: bool = False) -> Mistake | None:
+        """The mistake of the next row's pairs (blank pairs are :func:`row_mistake`'s), or None. In a Mitchell whose
+        Pairs sheet gives the pairs' directions (``fields``: :func:`listed_fields`), a pair seated in the other field
+        than the one the sheet lists it in (``switched``: the row was played with the arrows switched, its N-S seat
+        the E-W field's) is a mistake too: a N-S pair typed in the E-W column would be ranked as a pair of its own.
+
+        >>> check = PairCheck(howell=False, fields=listed_fields([(1, "NS"), (11, "EW")]))
+        >>> check.row(1, 11, 1).words
+        'N-S pair 11 is an E-W pair on the Pairs sheet (Y in Arrow switch if the row was played with the arrows switched)'
+        >>> check.row(2, 11, 1, switched=True), check.row(3, 1, 11, switched=True).column
+        (None, 'NS')
+        """
         b = _whole(board, "board number")
         if blank(ns) or blank(ew) or isinstance(b, str):
             return None
@@ -486,6 +519,16 @@ class PairCheck:
                 mistake = unlisted_pair(column, value, self.listed)
                 if mistake is not None:
                     return mistake
+        if self.fields and not self.howell:
+            for column, seat, value in (("NS", Direction.NS, ns), ("EW", Direction.EW, ew)):
+                field = seat.other if switched else seat
+                listed_in = self.fields.get(_pair(value))
+                if listed_in and field not in listed_in:
+                    why = (f"this row was played with the arrows switched: its {seat.label} seat is the "
+                           f"{field.label} field's" if switched else
+                           "Y in Arrow switch if the row was played with the arrows switched")
+                    return Mistake(column, f"{seat.label} pair {_brief(value)} is an {field.other.label} pair on the "
+                                           f"Pairs sheet ({why})")
         n, e = _pair(ns), _pair(ew)
         if (b, n, e) in self.rows:
             return Mistake("NS", f"duplicate row on board {b}: pairs {shown(f'{n}-{e}')}")

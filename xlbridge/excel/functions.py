@@ -212,7 +212,10 @@ FUNCTIONS: tuple[ExcelFunction, ...] = (
          _opt("movement", "text", 'Optional, with the pairs: "Howell" (a pair is one number whichever way it '
                                   'sits) or "Mitchell"'),
          _opt("pairs", "cells", "Optional, with the pairs: the Pairs sheet's Pair column (given, a pair must be on it "
-                                "when it lists pairs, and a whole number unless it lists that text)")),
+                                "when it lists pairs, and a whole number unless it lists that text), or its Pair and "
+                                "Direction columns (in a Mitchell, a pair seated in the other field is a mistake)"),
+         _opt("arrows", "cells", "Optional, with the pairs: the Arrow switch of each row (Y on a row played with the "
+                                 "arrows switched: its N-S seat is the E-W field's)")),
         "N-S score from contract, declarer and tricks where given, else the typed score unchanged.",
         "BRIDGE_SCORE where a contract is given, else the typed score cell (a number, A60/40 or NP) "
         "unchanged; element-wise (template extension). A row that is a mistake (half filled, or a cell holding "

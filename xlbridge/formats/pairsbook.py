@@ -40,8 +40,8 @@ from typing import Any
 import xlbridge
 
 from ..core.entries import parse_entry
-from ..core.travellerrow import (PairCheck, lead_without_row, listed_pairs, pairs_row_mistake, row_mistake,
-                                 whole_or_words)
+from ..core.travellerrow import (PairCheck, lead_without_row, listed_fields, listed_pairs, pairs_row_mistake,
+                                 row_mistake, whole_or_words)
 from ..core.pairs.standings import ARTIFICIAL_RULES, arrow_switched
 from ..core.rounding import named_option
 from ..core.template_contract import (ARROW_COLUMN, MP_COLUMNS, ARTIFICIAL_CHOICES, ARTIFICIAL_LABEL, EXPECTED_LABEL, MAX_EXPECTED,
@@ -175,7 +175,8 @@ def read_pairs_workbook(path: str | os.PathLike[str]) -> Event:
         # the rows' pairs read together and against the Pairs sheet, as the workbook's SCORE_OR_TYPED reads them
         # (core.travellerrow.PairCheck)
         participants = _participants(wb, mitchell, name)
-        pair_check = PairCheck(howell=not mitchell, listed=listed_pairs(p.number for p in participants))
+        pair_check = PairCheck(howell=not mitchell, listed=listed_pairs(p.number for p in participants),
+                               fields=listed_fields((p.number, p.direction) for p in participants) if mitchell else None)
         for _r, get, where in table_rows(ws, _T_COLUMNS, _T_READ, sheet=TRAVELLERS, name=name, keys=_T_COLUMNS):
             board, ns, ew = get(_BOARD), get(_NS), get(_EW)
             weights = [col for col in _WEIGHTED if cell_text(get(col)) is not None]
@@ -188,7 +189,7 @@ def read_pairs_workbook(path: str | os.PathLike[str]) -> Event:
                 raise FormatError(mistake.words, where=where(mistake.column))
             b = board_number(board, where(_BOARD))
             id_text(ns, where(_NS)), id_text(ew, where(_EW))  # (a pair number's own bounds: its length)
-            mistake = pair_check.row(board, ns, ew)  # (the cells as typed: as the workbook reads them)
+            mistake = pair_check.row(board, ns, ew, switched)  # (the cells as typed: as the workbook reads them)
             if mistake is not None:
                 raise FormatError(mistake.words, where=where(mistake.column))
             ns, ew = id_text(ns, where(_NS)), id_text(ew, where(_EW))

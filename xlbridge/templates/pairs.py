@@ -10,6 +10,7 @@ from openpyxl import Workbook
 from openpyxl.formatting.rule import FormulaRule
 from openpyxl.styles import Alignment, Font, PatternFill
 
+from ..core.pairs.standings import ARROW_MARKS
 from ..core.travellerrow import RED_WHEN
 from ..core.vocabulary import Direction
 from ..core.template_contract import (ARROW_COLUMN, PAIRS_PARAMETER_CELLS, MP_COLUMNS, ARTIFICIAL_CHOICES, ARTIFICIAL_LABEL, EXPECTED_LABEL, MAX_EXPECTED,
@@ -96,18 +97,22 @@ def row_scores(sheet: str, *, across: bool = False) -> str:
     formula, ``SCORE_OR_TYPED`` of Contract, Declarer, Tricks, Board and Typed Score, and the row's pairs (NS, EW: a
     row of pairs without a result, or a result without its pairs, is a mistake named at its input cell) and the
     Movement parameter (the rows read together: a row typed twice, a pair playing a board twice or against itself in
-    a Howell, is a mistake at its NS or EW cell) and the Pairs sheet's Pair column (a pair not on it, when it lists
-    pairs, or no whole number and not on it: :func:`xlbridge.core.travellerrow.unlisted_pair`). ``across``: computed on the
+    a Howell, is a mistake at its NS or EW cell) and the Pairs sheet's Pair and Direction columns (a pair not on it,
+    when it lists pairs, or no whole number and not on it: :func:`xlbridge.core.travellerrow.unlisted_pair`; in a
+    Mitchell, a pair seated in the other field than the sheet's, unless the row's Arrow switch is marked:
+    :class:`xlbridge.core.travellerrow.PairCheck`). ``across``: computed on the
     columns turned into rows and turned back (the same column of scores), as an argument of another function: the
     formula engine takes a function's result of more rows than its cell's array for a table cut short
     (``xlbridge recalc``: "gives 10,000 rows, more than the 400 rows of this range"), and one row is not."""
     last = T_FIRST + T_ROWS - 1
-    # the movement (the rows' pairs read together), and the Pairs sheet's Pair column (each pair against it)
-    together = f",{sheet}{parameter(MOVEMENT_LABEL)},{PAIRS_SHEET}!$A${P_FIRST}:$A${P_FIRST + P_ROWS - 1}"
+    # the movement (the rows' pairs read together), the Pairs sheet's Pair and Direction columns (each pair against
+    # it, in its field), and the Arrow switch column (a switched row seats each field's pairs in the other's seats)
+    together = f",{sheet}{parameter(MOVEMENT_LABEL)},{PAIRS_SHEET}!$A${P_FIRST}:$B${P_FIRST + P_ROWS - 1}"
     if across:
         return ("TRANSPOSE(SCORE_OR_TYPED(" + ",".join(f"TRANSPOSE({sheet}{c}{T_FIRST}:{c}{last})" for c in "DEFAGBC")
-                + together + "))")
-    return "SCORE_OR_TYPED(" + ",".join(f"{sheet}{c}{T_FIRST}:{c}{last}" for c in "DEFAGBC") + together + ")"
+                + together + f",TRANSPOSE({sheet}P{T_FIRST}:P{last})))")
+    return ("SCORE_OR_TYPED(" + ",".join(f"{sheet}{c}{T_FIRST}:{c}{last}" for c in "DEFAGBC") + together
+            + f",{sheet}P{T_FIRST}:P{last})")
 
 
 def scored_outcomes(sheet: str) -> str:
@@ -224,6 +229,30 @@ def pair_twice(letter: str) -> str:
     return f"AND({filled},NOT({duplicate}),OR({against},AND(NOT({twice('B')}),{twice('C')})))"
 
 
+def pair_in_other_field(letter: str) -> str:
+    """A conditional format's rule (Excel's words, for the row's cell ``$B5`` N-S or ``$C5`` E-W: ``letter``) that in a
+    Mitchell the pair typed there is listed on the Pairs sheet in the other field only
+    (:class:`xlbridge.core.travellerrow.PairCheck`): the N-S seat's field is N-S, the E-W field's on a row whose
+    Arrow switch (``$P5``) is marked (:data:`xlbridge.core.pairs.standings.ARROW_MARKS`). A pair the sheet lists with
+    no direction is not judged here. Directions are read by their first letter (``NS``, ``N-S``, ``N/S``, ``N``).
+
+    >>> pair_in_other_field("B")[:60]
+    'AND($B5<>"",Travellers!$R$7<>"Howell",SUMPRODUCT((Pairs!$A$4'
+    """
+    last = P_FIRST + P_ROWS - 1 + 2 * headroom(P_ROWS)  # (as the arrays read the Pairs sheet: from its header row,
+    listed = f"{PAIRS_SHEET}!$A${P_FIRST - 1}:$A${last}"  # whose texts are no pair and no direction)
+    fields = f"LEFT(UPPER(TRIM({PAIRS_SHEET}!$B${P_FIRST - 1}:$B${last})),1)"
+    cell = f"${letter}{T_FIRST}"
+    same = f'({listed}&""={cell}&"")'
+    marked = "OR(" + ",".join([f"$P{T_FIRST}=TRUE", f"$P{T_FIRST}=1"]
+                              + [f'UPPER(TRIM($P{T_FIRST}&""))="{m.upper()}"' for m in ARROW_MARKS]) + ")"
+    seat = "N" if letter == "B" else "E"
+    other = "E" if letter == "B" else "N"
+    field = f'IF({marked},"{other}","{seat}")'
+    return (f'AND({cell}<>"",{parameter(MOVEMENT_LABEL, TRAVELLERS_SHEET)}<>"{MOVEMENT_CHOICES[1]}",'
+            f'SUMPRODUCT({same}*(({fields}="N")+({fields}="E")))>0,SUMPRODUCT({same}*({fields}={field}))=0)')
+
+
 def _read_direction(cell: str) -> str:
     """Excel's words for the field (``"N"`` or ``"E"``) a Pairs sheet's Direction cell spells
     (:meth:`xlbridge.core.vocabulary.Direction.parse`: ``NS``, ``N-S``, ``N/S``, ``N`` and the E-W ones, any case),
@@ -319,7 +348,8 @@ def _travellers_sheet(wb: Workbook) -> None:
                                                                font=Font(bold=True, color="FFFFFFFF")))
     for letter, rule in (("D", contract_unread()), ("G", typed_score_unread()),  # (what the scorers cannot score)
                          ("B", pair_unlisted("B")), ("C", pair_unlisted("C")),  # (and a pair that is no pair,
-                         ("B", pair_twice("B")), ("C", pair_twice("C")),  # or plays the board twice)
+                         ("B", pair_twice("B")), ("C", pair_twice("C")),  # or plays the board twice, or sits
+                         ("B", pair_in_other_field("B")), ("C", pair_in_other_field("C")),  # in the other field)
                          *weights_unread("H", "K", T_FIRST).items()):  # (a weighted score's weights)
         ws.conditional_formatting.add(rng(letter), FormulaRule(formula=[rule], stopIfTrue=True, fill=red,
                                                                font=Font(bold=True, color="FFFFFFFF")))

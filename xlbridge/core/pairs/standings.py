@@ -26,7 +26,7 @@ from ..rounding import named_option
 from ..vocabulary import Direction, Movement
 from .matchpoints import ROW_ARTIFICIAL, SessionMP
 
-__all__ = ["Standing", "ARTIFICIAL_RULES", "MOVEMENTS", "pairs_ranking", "arrow_switched"]
+__all__ = ["Standing", "ARTIFICIAL_RULES", "MOVEMENTS", "pairs_ranking", "arrow_switched", "ARROW_MARKS"]
 
 
 @dataclass(frozen=True)
@@ -138,7 +138,8 @@ def _fields(ns_pairs: Sequence[Any], ew_pairs: Sequence[Any], arrows: Sequence[A
     return ns_out, ew_out
 
 
-_TRUE = ("y", "yes", "true", "1", "x", "switch", "switched", "arrow switch")
+#: the texts marking a row arrow-switched (any case), and those marking it not (:func:`arrow_switched`)
+ARROW_MARKS = _TRUE = ("y", "yes", "true", "1", "x", "switch", "switched", "arrow switch")
 _FALSE = ("n", "no", "false", "0")
 
 

@@ -23,12 +23,13 @@ from ...core.errors import ExpectedResultsError, InputError, XlbridgeError, show
 from ...core.pairs.matchpoints import ROW_BLANK, ROW_SCORE, session_from_rows
 from ...core.pairs.neuberg import mp_percent as core_mp_percent
 from ...core.pairs.neuberg import neuberg as core_neuberg
+from ...core.pairs.standings import arrow_switched
 from ...core.pairs.standings import pairs_ranking as core_pairs_ranking
 from ...core.pairs.weighted import weighted_session
 from ...core.ranking import format_rank
 from ...core.template_contract import EXPECTED_LABEL, TRAVELLER_WEIGHTS
-from ...core.travellerrow import (PairCheck, listed_pairs, pairs_row_mistake, parameter_reason, reason_text,
-                                   row_mistake)
+from ...core.travellerrow import (PairCheck, listed_fields, listed_pairs, pairs_row_mistake, parameter_reason,
+                                   reason_text, row_mistake)
 from ...core.vocabulary import Direction, Movement, UnknownSpellingError
 from .. import cells as xl
 from ..results import ratio_table
@@ -77,7 +78,7 @@ def _vulnerabilities(boards: Cells) -> Cells:
 
 
 def score_or_typed(contract: Cells, declarer: Cells, tricks: Cells, board: Cells, typed: Cells, ns: Cells = None,
-                   ew: Cells = None, movement: str | None = None, pairs: Cells = None) -> Any:
+                   ew: Cells = None, movement: str | None = None, pairs: Cells = None, arrows: Cells = None) -> Any:
     """BRIDGE_SCORE where a contract is given, else the typed score cell passed through unchanged.
 
     A row that is a mistake (:func:`xlbridge.core.travellerrow.row_mistake`: half filled, or a cell holding what it
@@ -88,7 +89,9 @@ def score_or_typed(contract: Cells, declarer: Cells, tricks: Cells, board: Cells
     are read together too (:class:`xlbridge.core.travellerrow.PairCheck`: a row typed twice, a pair playing a board
     twice, a pair against itself in a ``movement`` Howell), and, given the Pairs sheet's Pair column (``pairs``), each
     pair against it (:func:`xlbridge.core.travellerrow.unlisted_pair`: a whole number, or a text id the sheet lists;
-    when the sheet lists pairs, one of them).
+    when the sheet lists pairs, one of them). Given the sheet's Pair and Direction columns (two columns) in a
+    Mitchell, a pair seated in the other field than the sheet's is a mistake too, unless the row is marked in
+    ``arrows`` (its Arrow switch: played with the arrows switched).
 
     >>> score_or_typed([["4S"], [None], [None], [None]], "N", 10, 1, [[None], ["A60/40"], ["NP"], [None]])
     [[420], ['A60/40'], ['NP'], [None]]
@@ -99,6 +102,12 @@ def score_or_typed(contract: Cells, declarer: Cells, tricks: Cells, board: Cells
     ([420], "pair plays board 1 twice: 'NS 1' (column NS)")
     >>> score_or_typed([["4S"], ["4S"]], "N", 10, 1, None, [[1], [7]], [[11], [12]], "Mitchell", [[1], [11], [12]])[1][0].reason
     'N-S pair 7 is not on the Pairs sheet (column NS)'
+    >>> sheet = [[1, "NS"], [2, "NS"], [11, "EW"], [12, "EW"]]
+    >>> r = score_or_typed([["4S"], ["4S"]], "N", 10, 1, None, [[1], [12]], [[11], [2]], "Mitchell", sheet, [[None], ["Y"]])
+    >>> r
+    [[420], [420]]
+    >>> score_or_typed([["4S"]], "N", 10, 1, None, [[12]], [[2]], "Mitchell", sheet)[0][0].reason[:45]
+    'N-S pair 12 is an E-W pair on the Pairs sheet'
     """
     seated = ns is not None or ew is not None  # (given: the template's formula; not given: a formula of its own)
 
@@ -118,16 +127,17 @@ def score_or_typed(contract: Cells, declarer: Cells, tricks: Cells, board: Cells
 
     read = {"contract": contract, "declarer": declarer, "tricks": tricks, "typed": typed, "number": board, "ns": ns,
             "ew": ew}
-    listed = None if pairs is None else listed_pairs(c for row in xl.grid(pairs) for c in row
-                                                     if xl.error_literal(c) is None)
-    key, shape = _seen_key(read, (seated, movement, listed))
+    listed, fields = _listed(pairs)
+    if arrows is not None and xl.optional(arrows) is not None:
+        read["arrows"] = arrows
+    key, shape = _seen_key(read, (seated, movement, listed, None if fields is None else frozenset(fields.items())))
     if key is not None and key in _SEEN:
         return _shaped(_SEEN[key], shape)
     args = {"contract": contract, "declarer": declarer, "tricks": tricks, "board": _vulnerabilities(board),
             "typed": typed, "number": board, "ns": ns, "ew": ew}
     out = elementwise(one, args)
     if seated and is_listlike(out):
-        out = _pair_mistakes(out, args, movement, listed)
+        out = _pair_mistakes(out, {**args, "arrows": read.get("arrows")}, movement, listed, fields)
     if key is not None and is_listlike(out):
         _SEEN.clear()
         _SEEN[key] = [c for row in out for c in row]
@@ -173,23 +183,46 @@ def _shaped(flat: list[Any], shape: tuple[int, int]) -> list[list[Any]]:
     return [flat[r * w:(r + 1) * w] for r in range(h)]
 
 
+def _listed(pairs: Cells) -> tuple[frozenset[Any] | None, dict[Any, frozenset[Direction]] | None]:
+    """The pairs a Pairs sheet lists (:func:`~xlbridge.core.travellerrow.listed_pairs`) and, given its Pair and
+    Direction columns (a range two columns wide, more than one row), the fields it lists each in
+    (:func:`~xlbridge.core.travellerrow.listed_fields`); (None, None) without the sheet."""
+    if pairs is None:
+        return None, None
+    grid = xl.grid(pairs)
+    if len(grid) > 1 and all(is_listlike(row) and len(row) == 2 for row in grid):
+        rows = [(row[0], row[1]) for row in grid if xl.error_literal(row[0]) is None]
+        return (listed_pairs(n for n, _d in rows),
+                listed_fields((n, d) for n, d in rows if xl.error_literal(d) is None))
+    return listed_pairs(c for row in grid for c in row if xl.error_literal(c) is None), None
+
+
 def _pair_mistakes(out: list[list[Any]], args: dict[str, Cells], movement: str | None,
-                   listed: frozenset[Any] | None = None) -> list[list[Any]]:
+                   listed: frozenset[Any] | None = None,
+                   fields: dict[Any, frozenset[Direction]] | None = None) -> list[list[Any]]:
     """``out`` (SCORE_OR_TYPED's cells) with the rows whose pairs are a mistake read together
     (:class:`~xlbridge.core.travellerrow.PairCheck`) as ``#VALUE!`` naming the input column, in the rows' order."""
-    columns, (_h, w), _listlike = broadcast({k: args[k] for k in ("number", "ns", "ew")})
+    given = {k: args[k] for k in ("number", "ns", "ew")}
+    if args.get("arrows") is not None:
+        given["arrows"] = args["arrows"]
+    columns, (_h, w), _listlike = broadcast(given)
     howell = False
     if not xl.is_blank(movement):
         try:
             howell = Movement.parse(movement) is Movement.HOWELL
         except UnknownSpellingError:
             pass  # (the Ranking's PAIRS_STANDINGS names the movement typed wrong)
-    check = PairCheck(howell=howell, listed=listed)
+    check = PairCheck(howell=howell, listed=listed, fields=fields)
     flat = [c for row in out for c in row]
-    for i, (board, ns, ew) in enumerate(zip(*columns)):
+    switches = columns[3] if len(columns) > 3 else [None] * len(columns[0])
+    for i, (board, ns, ew, arrow) in enumerate(zip(*columns[:3], switches)):
         if xl.error_literal(flat[i]) is not None or (flat[i] is None and xl.is_blank(ns) and xl.is_blank(ew)):
             continue  # (a row's own mistake, or a blank row: no pairs seated)
-        mistake = check.row(board, ns, ew)
+        try:
+            switched = arrow_switched(arrow)
+        except XlbridgeError:  # (an arrow switch that is no mark: the Ranking's PAIRS_STANDINGS names it)
+            switched = False
+        mistake = check.row(board, ns, ew, switched)
         if mistake is not None:
             flat[i] = xl.ExcelError("#VALUE!", reason_text(mistake))
     return [flat[r * w:(r + 1) * w] for r in range(len(flat) // w)]
