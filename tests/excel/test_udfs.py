@@ -38,7 +38,7 @@ EXTENSIONS = {
                        "[players]"],
     "HANDICAP_MATCHES": ["team_a", "team_b", "imps_a", "imps_b", "teams", "handicaps", "[typed_a]", "[typed_b]",
                          "[more]"],
-    "SCORE_OR_TYPED": ["contract", "declarer", "tricks", "board", "typed", "[ns]", "[ew]", "[movement]", "[pairs]"],
+    "SCORE_OR_TYPED": ["contract", "declarer", "tricks", "board", "typed", "[ns]", "[ew]", "[movement]", "[pairs]", "[arrows]"],
     "INSTANT_RESULTS": ["boards", "scores", "history_boards", "history_scores", "history_frequencies"],
 }
 # optional trailing arguments added to catalogue functions (the catalogue's own arguments keep their order)

@@ -398,13 +398,14 @@ def test_travellers_layout(books):
     # issue 52: the row's pairs given too, so that a row of pairs without a result is a mistake at its input cell
     # (and the movement: the rows read together, a pair playing a board twice named at its cell)
     # (and the Pairs sheet's Pair column: a pair not on it, when it lists pairs, is a mistake at its input cell)
+    # (and the Pairs sheet's Direction column and the Arrow switch: a pair seated in the other field, in a Mitchell)
     assert arrays["H5:H10004"] == ("=SCORE_OR_TYPED(D5:D10004,E5:E10004,F5:F10004,A5:A10004,G5:G10004,B5:B10004,"
-                                   "C5:C10004,$R$7,Pairs!$A$5:$A$404)")
+                                   "C5:C10004,$R$7,Pairs!$A$5:$B$404,P5:P10004)")
     # issue 52: the matchpoints read each row's score from its inputs (never a value typed over Score NS), the
     # other outcomes from I:J
     scores = ("TRANSPOSE(SCORE_OR_TYPED(TRANSPOSE(D5:D10004),TRANSPOSE(E5:E10004),TRANSPOSE(F5:F10004),"
               "TRANSPOSE(A5:A10004),TRANSPOSE(G5:G10004),TRANSPOSE(B5:B10004),TRANSPOSE(C5:C10004),$R$7,"
-              "Pairs!$A$5:$A$404))")
+              "Pairs!$A$5:$B$404,TRANSPOSE(P5:P10004)))")
     assert arrays["N5:O10004"] == (f'=WEIGHTED_MP(IF({{1,0,0}},{scores},IF(H5:J10004="","",H5:J10004)),'
                                    f'K5:M10004,A5:A10004,$R$6,$R$5)')
     assert (ws["Q7"].value, ws["R7"].value, ws["Q8"].value, ws["R8"].value) == (
