@@ -36,7 +36,7 @@ from ...core.travellerrow import Mistake, blank, lead_row_mistake, leads_without
 from ..guard.xmlscan import defuse
 from .sheetxml import column_number
 
-__all__ = ["lead_mistakes", "sheet_table", "cell_value", "NoTable"]
+__all__ = ["lead_mistakes", "sheet_table", "cell_value", "NoTable", "lazy_strings", "first_of"]
 
 #: what recalc says a lead without its traveller row does to the outputs (the Ranking does not read leads)
 CONSEQUENCE = "publish and export refuse the book until it is put right"
@@ -60,13 +60,7 @@ def lead_mistakes(part: Callable[[str], bytes | None], strings: Callable[[int], 
     travellers_xml = part(TRAVELLERS_SHEET) if leads_xml else None
     if not leads_xml or not travellers_xml:
         return []
-    table: dict[int, str] = {}
-
-    def shared(index: int) -> str | None:
-        if not table:
-            table.update(strings(ALL_STRINGS) or {-1: ""})
-        return table.get(index)
-
+    shared = lazy_strings(strings)
     columns: dict[str, int] = {}
     bad: list[tuple[int, Mistake]] = []
 
@@ -96,6 +90,36 @@ def lead_mistakes(part: Callable[[str], bytes | None], strings: Callable[[int], 
     r, mistake = first
     also = f" ({more:,} more lead{'s' if more > 1 else ''} below without a traveller row)" if more else ""
     return [(LEADS_SHEET, (int(str(r)), columns["Lead"]), "input", f"{mistake.words}; {CONSEQUENCE}{also}")]
+
+
+def lazy_strings(strings: Callable[[int], dict[int, str]]) -> Callable[[int], str | None]:
+    """``shared(index)``: the shared string at ``index`` (None when the table has none there), the table read whole
+    (``strings(last)``: {index: text} up to ``last``) when a cell first needs it."""
+    table: dict[int, str] = {}
+
+    def shared(index: int) -> str | None:
+        if not table:
+            table.update(strings(ALL_STRINGS) or {-1: ""})
+        return table.get(index)
+
+    return shared
+
+
+def first_of(sheet: str, bad: list[tuple[int, Mistake]], columns: dict[str, int]
+             ) -> list[tuple[str, tuple[int, int], str, str]]:
+    """The read stage's mistake of the first of the rows ``bad`` ([(row, mistake)] of ``sheet``, its columns by name
+    in ``columns``), saying how many more rows there are: [] when there is none.
+
+    >>> first_of("Pairs", [(7, Mistake("Pair", "pair 1 is listed twice")), (9, Mistake("Pair", "x"))], {"Pair": 1})
+    [('Pairs', (7, 1), 'input', 'pair 1 is listed twice; publish and export refuse the book until it is put right (1 more row below is a mistake)')]
+    """
+    if not bad:
+        return []
+    r, first = bad[0]
+    more = len(bad) - 1
+    also = f" ({more:,} more row{'s' if more > 1 else ''} below {'are mistakes' if more > 1 else 'is a mistake'})" \
+        if more else ""
+    return [(sheet, (r, columns[first.column]), "input", f"{first.words}; {CONSEQUENCE}{also}")]
 
 
 def cell_value(kind: str, text: str, shared: Callable[[int], str | None]) -> Any:

@@ -29,7 +29,7 @@ from collections.abc import Callable
 
 from ...core.template_contract import MATCH_COLUMNS, MATCHES_SHEET, TEAM_COLUMNS, TEAMS_SHEET
 from ...core.travellerrow import Mistake, blank, match_row_mistake, whole_or_words
-from .leads import ALL_STRINGS, CONSEQUENCE, NoTable, sheet_table
+from .leads import NoTable, first_of, lazy_strings, sheet_table
 
 __all__ = ["match_sheet_mistakes"]
 
@@ -44,12 +44,7 @@ def match_sheet_mistakes(part: Callable[[str], bytes | None], strings: Callable[
     matches_xml = part(MATCHES_SHEET)
     if not matches_xml:
         return []
-    table: dict[int, str] = {}
-
-    def shared(index: int) -> str | None:
-        if not table:
-            table.update(strings(ALL_STRINGS) or {-1: ""})
-        return table.get(index)
+    shared = lazy_strings(strings)
 
     listed: set[str] = set()
     teams_xml = part(TEAMS_SHEET)
@@ -72,10 +67,4 @@ def match_sheet_mistakes(part: Callable[[str], bytes | None], strings: Callable[
                 bad.append((r, mistake))
     except NoTable:
         return []
-    if not bad:
-        return []
-    r, first = bad[0]
-    more = len(bad) - 1
-    also = f" ({more:,} more row{'s' if more > 1 else ''} below {'are mistakes' if more > 1 else 'is a mistake'})" \
-        if more else ""
-    return [(MATCHES_SHEET, (r, columns[first.column]), "input", f"{first.words}; {CONSEQUENCE}{also}")]
+    return first_of(MATCHES_SHEET, bad, columns)

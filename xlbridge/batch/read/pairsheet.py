@@ -37,7 +37,7 @@ from ...core.template_contract import MOVEMENT_LABEL, PAIR_COLUMNS, PAIRS_SHEET,
 from ...core.travellerrow import Mistake, pairs_row_mistake
 from ...core.vocabulary import Movement
 from ..guard.xmlscan import defuse
-from .leads import ALL_STRINGS, CHUNK, CONSEQUENCE, NoTable, cell_value, sheet_table
+from .leads import CHUNK, NoTable, cell_value, first_of, lazy_strings, sheet_table
 from .sheetxml import column_number
 
 __all__ = ["pairs_sheet_mistakes", "parameter_value", "parameter_cells"]
@@ -58,12 +58,7 @@ def pairs_sheet_mistakes(part: Callable[[str], bytes | None], strings: Callable[
     travellers_xml = part(TRAVELLERS_SHEET) if pairs_xml else None
     if not pairs_xml or not travellers_xml:
         return []
-    table: dict[int, str] = {}
-
-    def shared(index: int) -> str | None:
-        if not table:
-            table.update(strings(ALL_STRINGS) or {-1: ""})
-        return table.get(index)
+    shared = lazy_strings(strings)
 
     found, movement = parameter_value(travellers_xml, MOVEMENT_LABEL, shared)
     # (as the pairs reader reads it: a Mitchell unless the parameter says Howell)
@@ -78,13 +73,7 @@ def pairs_sheet_mistakes(part: Callable[[str], bytes | None], strings: Callable[
                 bad.append((r, mistake))
     except NoTable:
         return []
-    if not bad:
-        return []
-    r, first = bad[0]
-    more = len(bad) - 1
-    also = f" ({more:,} more row{'s' if more > 1 else ''} below {'are mistakes' if more > 1 else 'is a mistake'})" \
-        if more else ""
-    return [(PAIRS_SHEET, (r, columns[first.column]), "input", f"{first.words}; {CONSEQUENCE}{also}")]
+    return first_of(PAIRS_SHEET, bad, columns)
 
 
 def parameter_value(sheet_xml: bytes, label: str, shared: Callable[[int], str | None]) -> tuple[bool, Any]:
