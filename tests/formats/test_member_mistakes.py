@@ -199,6 +199,14 @@ PAIRS_CASES = [
     # cell by every command (an independent review found recalc naming 20,204 result cells), no matchpoints
     Case("expected results per board 2 of 3 played", params={"Expected results per board": 2},
          named=("R6",), totals={}),
+    # no whole number of results expected (0): the parameter's mistake at its cell (a second review found recalc
+    # naming every matchpoint cell); and 5,000, which the workbook's functions read as the readers do now
+    Case("expected results per board 0", params={"Expected results per board": 0}, named=("R6",), totals={}),
+    # 5,000 expected (past the cell's validation, pasted): Neuberg (M + 1) x 5000 / 3 - 1 of a top 9,998: M = 0, 2, 4
+    # -> 4997/3, 4999, 24997/3; each pair's two boards, of 19,996
+    Case("expected results per board 5000", params={"Expected results per board": 5000},
+         totals={1: (Fraction(19994, 3), 19996), 2: (Fraction(39994, 3), 19996), 3: (9998, 19996),
+                 11: (Fraction(19994, 3), 19996), 12: (9998, 19996), 13: (Fraction(39994, 3), 19996)}),
     # ----- the Leads sheet of an imported book
     Case("a lead on its traveller row", leads=((1, 1, 11, "SK"),)),
     # board 3, 1 v 11 has no traveller row: a lead without a contract
@@ -235,6 +243,15 @@ PAIRS_CASES = [
     # refuses it, naming the cell
     Case("arrow-switched row", {"B8": 12, "C8": 1, "P8": "Y"}, totals=_with(p1=(6, 8), p12=(0, 8)),
          unwritable="P8"),
+    # Y on a row seated as usual (N-S 1 v E-W 12): on a switched row N-S 1 would be sitting in the E-W field's seat,
+    # a mistake named at B8; row 8 left out, board 2 has two results of the 3 expected: +90 beats +50, M = 2 and 0
+    # of a top 2, Neuberg (M + 1) x 3 / 2 - 1: 3.5 and 0.5 (N-S 3 and 2; E-W 11 0.5, E-W 13 3.5); board 1 as before
+    Case("arrow switch on a row seated as usual", {"P8": "Y"}, named=("B8",),
+         totals={1: (2, 4), 2: (Fraction(9, 2), 8), 3: (Fraction(7, 2), 8), 11: (Fraction(5, 2), 8), 12: (0, 4),
+                 13: (Fraction(15, 2), 8)}),
+    # a Mitchell pair listed without its direction: "no direction", never "None"
+    Case("a Mitchell pair with its direction left blank", pairs={"A11": 4, "C11": "Late & Comer"},
+         named=("Pairs!B11",)),
 ]
 
 
@@ -498,7 +515,9 @@ SAME_WORDS = ("contract without tricks", "tricks 14", "declarer X", "impossible 
               "teams weight '6O%' (letter O)", "teams weights summing to 120 %", "teams match not on the Matches sheet",
               "pair listed twice on the Pairs sheet", "a Mitchell pair without its direction", "board 10001",
               "contract and typed score both", "teams room 1 typed NP", "expected results per board 2 of 3 played",
-              "pair number 1.5", "teams match number left blank", "pairs in the other field's seats")
+              "pair number 1.5", "teams match number left blank", "pairs in the other field's seats",
+              "arrow switch on a row seated as usual", "a Mitchell pair with its direction left blank",
+              "teams a match number listed twice")
 
 
 @pytest.mark.parametrize("case_id", SAME_WORDS)
@@ -508,7 +527,7 @@ def test_a_mistake_is_said_in_the_same_words_by_every_command(case_id, pairs_tem
     book = (_teams_book(teams_template, case, tmp_path / "league.xlsx") if teams
             else _pairs_book(pairs_template, case, tmp_path / "club.xlsx"))
     runs = _commands(book, tmp_path, TEAMS_READERS if teams else PAIRS_READERS)
-    sheet = "Boards" if teams else case.named[0].split("!")[0] if "!" in case.named[0] else "Travellers"
+    sheet = case.named[0].split("!")[0] if "!" in case.named[0] else "Boards" if teams else "Travellers"
     said = {}
     for cmd, run in runs.items():  # (what recalc adds of what the mistake does to the outputs left aside)
         found = re.findall(rf"{sheet}!([A-Z]+[0-9]+): (.+?)(?:; (?:the row is left out of the results|publish and "
@@ -556,6 +575,13 @@ TEAMS_CASES = [
     Case("teams a team against itself", teams_matches={"C6": "Team C"}, named=("Matches!C6",),
          totals={k: v for k, v in TEAMS_BASE.items() if k in ("Team A", "Team B")}),
     Case("teams a match's Boards left blank", teams_matches={"D6": None}, totals=dict(TEAMS_BASE)),
+    # a second review: a match number listed twice (its boards counted twice by the book: Team A 12.18 + 10, Team D
+    # 10 + 10; named at its cell by every command, publish and export refusing), and a match listed but not played
+    # yet (no boards: in no standings, never a 10 - 10 draw; its new team Team E played nothing)
+    Case("teams a match number listed twice", teams_matches={"A7": 2, "B7": "Team A", "C7": "Team D", "D7": 7},
+         named=("Matches!A7",), totals={**TEAMS_BASE, "Team A": (Fraction("22.18"), 5), "Team D": (20, 0)}),
+    Case("teams a match not played yet", teams_matches={"A7": 3, "B7": "Team E", "C7": "Team A", "D7": 7},
+         teams={"A9": 5, "B9": "Team E"}, totals=dict(TEAMS_BASE)),
     # a board row without its match number (match 2's board 1): "no match number", at the empty cell
     Case("teams match number left blank", _row12(match=None), named=("A12",), totals=dict(TEAMS_BASE)),
     # a team listed that played no match: in no standings, the book's or the files'

@@ -54,6 +54,7 @@ import time
 from typing import Any
 
 from ..core.errors import WorkbookError
+from ..core.template_contract import PAIRS_PARAMETER_ARGUMENTS
 from ..core.travellerrow import column_named, parameter_named
 from .guard.safety import (
     DEFAULT_LIMITS,
@@ -384,11 +385,21 @@ def _at_parameter(errors: list, parameters: dict) -> list:
     >>> [str(x) for x in _at_parameter([e, dataclasses.replace(e, sheet="Travellers", cell="N5")],
     ...                                {"Travellers": {"E": (6, 18)}})]
     ['Travellers!R6: board 1: expected 2 results; no matchpoints or ranking until it is put right']
+
+    A value the function's argument reading a parameter refuses (``expected: ...``) is that parameter's mistake too:
+
+    >>> e = RecalcCellError("Travellers", "N5", "#VALUE!", "WEIGHTED_MP: expected: expected a whole number, got 0")
+    >>> [str(x) for x in _at_parameter([e], {"Travellers": {"Expected results per board": (6, 18)}})]
+    ['Travellers!R6: expected a whole number, got 0; no matchpoints or ranking until it is put right']
     """
     where = {label: (sheet, at) for sheet, found in parameters.items() for label, at in found.items()}
     out, named = [], set()
     for e in errors:
         found = parameter_named(e.message) if e.code.startswith("#") or e.code == "message" else None
+        if found is None and (e.code.startswith("#") or e.code == "message"):  # (a value the argument refuses)
+            m = re.match(r"^[A-Z][A-Z0-9_.]*: ([a-z_]+): (.+)$", e.message, re.S)
+            if m is not None and m.group(1) in PAIRS_PARAMETER_ARGUMENTS:
+                found = (PAIRS_PARAMETER_ARGUMENTS[m.group(1)], m.group(2))
         if found is None or found[0] not in where:
             out.append(e)
             continue
@@ -401,23 +412,21 @@ def _at_parameter(errors: list, parameters: dict) -> list:
 
 
 def _said_once(errors: list, formula_of: dict, most: int = 20) -> list:
-    """``errors`` with the cells showing one formula's result (``formula_of``: {(sheet, cell): the formula's (SHEET,
-    anchor)}) that hold the same error value in the same words (its whole result one error), when more than
-    ``most`` do, said in one line: the first cell named, the others counted (a table of 10,000 rows would say it
-    10,000 times). A few such cells, and cells of other formulas, are each named, whatever they say.
+    """``errors`` with the cells of a sheet holding the same error in the same words, when more than ``most`` do (a
+    formula's whole result one error, and the cells in view showing it), said in one line: the first cell named, the
+    others counted (a table of 10,000 rows would say it 10,000 times). A few such cells are each named.
+    ``formula_of``: {(sheet, cell): (SHEET, anchor)} of the formulas the cells show (kept for the report's reader).
 
     >>> e = RecalcCellError("Travellers", "N5", "#VALUE!", "WEIGHTED_MP: unknown matchpoint scale 'X'")
-    >>> more = [dataclasses.replace(e, cell=c) for c in ("O5", "N6", "P9")]
-    >>> of = {("Travellers", c): ("TRAVELLERS", (5, 14)) for c in ("N5", "O5", "N6")}
-    >>> [str(x) for x in _said_once([e, *more], of, most=2)]  # doctest: +NORMALIZE_WHITESPACE
-    ["Travellers!N5: #VALUE! WEIGHTED_MP: unknown matchpoint scale 'X' (and 2 more cells of this formula)",
-     "Travellers!P9: #VALUE! WEIGHTED_MP: unknown matchpoint scale 'X'"]
-    >>> len(_said_once([e, *more], of))
-    4
+    >>> more = [dataclasses.replace(e, cell=c) for c in ("O5", "N6")]
+    >>> [str(x) for x in _said_once([e, *more], {}, most=2)]
+    ["Travellers!N5: #VALUE! WEIGHTED_MP: unknown matchpoint scale 'X' (and 2 more cells of this sheet)"]
+    >>> len(_said_once([e, *more], {}))
+    3
     """
     def key(e: RecalcCellError) -> tuple | None:
-        formula = formula_of.get((e.sheet, e.cell))
-        return None if formula is None or not e.message else (e.sheet, e.code, e.message, formula)
+        said = (e.code.startswith("#") or e.code == "message") and e.message
+        return (e.sheet, e.code, e.message) if said else None
 
     sizes: dict[tuple, int] = {}
     for e in errors:
@@ -440,7 +449,7 @@ def _said_once(errors: list, formula_of: dict, most: int = 20) -> list:
     for i, more in counts.items():
         if more:
             out[i] = dataclasses.replace(out[i], message=f"{out[i].message} (and {more:,} more cell"
-                                                         f"{'s' if more > 1 else ''} of this formula)")
+                                                         f"{'s' if more > 1 else ''} of this sheet)")
     return out
 
 

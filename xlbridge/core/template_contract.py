@@ -33,7 +33,7 @@ from .vocabulary import Movement, Scale
 
 __all__ = ["CAPACITY_NAME", "CHART_NAME", "HANDOUT_NAME", "SCORER_NOTES_NAME", "HEADER_NAME", "PRINT_NAME", "RESULTS_NAME", "TRAVELLERS_SHEET", "PAIRS_SHEET", "RANKING_SHEET", "BOARDS_SHEET",
            "MATCHES_SHEET", "TEAMS_SHEET", "CONTRACTS_SHEET", "TRAVELLER_COLUMNS", "SCORE_COLUMN", "MP_COLUMNS", "ARROW_COLUMN",
-           "SCALE_LABEL", "MOVEMENT_LABEL", "PAIRS_PARAMETER_CELLS", "SCALE_CHOICES", "MOVEMENT_CHOICES",
+           "SCALE_LABEL", "MOVEMENT_LABEL", "PAIRS_PARAMETER_CELLS", "PAIRS_PARAMETER_ARGUMENTS", "SCALE_CHOICES", "MOVEMENT_CHOICES",
            "EXPECTED_LABEL", "ARTIFICIAL_LABEL", "MAX_EXPECTED", "ARTIFICIAL_CHOICES", "choices_list", "choices_words",
            "TRAVELLER_WEIGHTS",
            "PAIR_COLUMNS", "PARAMETER_ROWS", "PLAYER_NUMBERS", "PRIVATE", "PRIVATE_PLAYERS", "TEAM_COLUMNS", "EVENT_DETAILS", "MATCH_COLUMNS",
@@ -97,6 +97,10 @@ ARTIFICIAL_CHOICES = tuple(rule.capitalize() for rule in ARTIFICIAL_RULES)
 #: cell to the left (the readers find a value by its label, :data:`PARAMETER_ROWS`; the template's formulas read
 #: these cells)
 PAIRS_PARAMETER_CELLS = {SCALE_LABEL: "R5", EXPECTED_LABEL: "R6", MOVEMENT_LABEL: "R7", ARTIFICIAL_LABEL: "R8"}
+#: the pairs template functions' arguments that read those parameters: {argument: label} (a value an argument
+#: refuses is the parameter's mistake, named at its cell)
+PAIRS_PARAMETER_ARGUMENTS = {"scale": SCALE_LABEL, "expected": EXPECTED_LABEL, "movement": MOVEMENT_LABEL,
+                             "artificial": ARTIFICIAL_LABEL}
 
 
 def choices_list(choices: tuple[str, ...]) -> str:

@@ -375,18 +375,38 @@ def room_missing(room1: object, room2: object, columns: tuple[str, str]) -> Mist
     return Mistake(columns[k - 1], f"no score in room {k}: the board counts when both rooms are in")
 
 
-def match_row_mistake(team_a: object, team_b: object, listed: Collection[str]) -> Mistake | None:
+def match_row_mistake(team_a: object, team_b: object, listed: Collection[str], match: object = None,
+                      seen: set[int] | None = None) -> Mistake | None:
     """The mistake of a row of a teams book's Matches sheet (its ``Team A`` and ``Team B`` cells), or None: a team
     name missing, a team the Teams sheet does not list (``listed``: the names it lists, a blank name as ``Team
     <number>``; empty: any name is a team), a team against itself. A row without either team is no row.
     ``xlbridge recalc``, ``publish`` and ``export`` name it at the cell, in these words; the book's Standings leaves
-    such a match out.
+    a match with a team missing, or against itself, out (a team the Teams sheet does not list it ranks, and
+    ``publish`` and ``export`` refuse the book).
 
     >>> match_row_mistake("Team A", "Team A", ()), match_row_mistake(" Team C", "Team E", {"Team C", "Team D"})
     (Mistake(column='Team B', words="a team cannot play against itself: 'Team A'"), Mistake(column='Team B', words="a team the Teams sheet does not list: 'Team E'"))
     >>> match_row_mistake("Team A", None, ()), match_row_mistake(None, None, ()), match_row_mistake("A", "B", ())
     (Mistake(column='Team B', words='team name missing'), None, None)
+
+    Given the row's ``match`` number and ``seen`` (the numbers of the rows above, which it joins), a match number
+    that is none, or one listed again, is the row's mistake first (its boards would be counted twice):
+
+    >>> seen = set()
+    >>> match_row_mistake("A", "B", (), 2, seen), match_row_mistake("A", "D", (), 2.0, seen)
+    (None, Mistake(column='Match', words='match 2 is listed twice'))
     """
+    if blank(team_a) and blank(team_b) and blank(match):
+        return None
+    if seen is not None:
+        if blank(match):
+            return Mistake("Match", "no match number")
+        m = _whole(match, "match number")
+        if isinstance(m, str):
+            return Mistake("Match", m)
+        if m in seen:
+            return Mistake("Match", f"match {m} is listed twice")
+        seen.add(m)
     if blank(team_a) and blank(team_b):
         return None
     for column, team in (("Team A", team_a), ("Team B", team_b)):
@@ -507,7 +527,9 @@ class PairCheck:
 
         >>> check = PairCheck(howell=False, fields=listed_fields([(1, "NS"), (11, "EW")]))
         >>> check.row(1, 11, 1).words
-        'N-S pair 11 is an E-W pair on the Pairs sheet (Y in Arrow switch if the row was played with the arrows switched)'
+        'pair 11 is an E-W pair on the Pairs sheet, but sits N-S (Y in Arrow switch if the row was played with the arrows switched)'
+        >>> check.row(4, 1, 11, switched=True).words
+        "pair 1 is an N-S pair on the Pairs sheet, but sits N-S (on a row played with the arrows switched, where the N-S seat is the E-W field's)"
         >>> check.row(2, 11, 1, switched=True), check.row(3, 1, 11, switched=True).column
         (None, 'NS')
         """
@@ -524,11 +546,11 @@ class PairCheck:
                 field = seat.other if switched else seat
                 listed_in = self.fields.get(_pair(value))
                 if listed_in and field not in listed_in:
-                    why = (f"this row was played with the arrows switched: its {seat.label} seat is the "
+                    why = (f"on a row played with the arrows switched, where the {seat.label} seat is the "
                            f"{field.label} field's" if switched else
                            "Y in Arrow switch if the row was played with the arrows switched")
-                    return Mistake(column, f"{seat.label} pair {_brief(value)} is an {field.other.label} pair on the "
-                                           f"Pairs sheet ({why})")
+                    return Mistake(column, f"pair {_brief(value)} is an {field.other.label} pair on the Pairs sheet, "
+                                           f"but sits {seat.label} ({why})")
         n, e = _pair(ns), _pair(ew)
         if (b, n, e) in self.rows:
             return Mistake("NS", f"duplicate row on board {b}: pairs {shown(f'{n}-{e}')}")
@@ -570,6 +592,8 @@ def pairs_row_mistake(number: object, direction: object, mitchell: bool, seen: s
         return None
     field: Direction | None = None
     if mitchell:
+        if blank(direction):
+            return Mistake("Direction", "no direction (NS or EW in a Mitchell)")
         try:
             field = Direction.parse(direction)
         except UnknownSpellingError:

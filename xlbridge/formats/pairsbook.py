@@ -42,6 +42,7 @@ import xlbridge
 from ..core.entries import parse_entry
 from ..core.travellerrow import (PairCheck, lead_without_row, listed_fields, listed_pairs, pairs_row_mistake,
                                  row_mistake, whole_or_words)
+from ..core.pairs.neuberg import MAX_RESULTS
 from ..core.pairs.standings import ARTIFICIAL_RULES, arrow_switched
 from ..core.rounding import named_option
 from ..core.template_contract import (ARROW_COLUMN, MP_COLUMNS, ARTIFICIAL_CHOICES, ARTIFICIAL_LABEL, EXPECTED_LABEL, MAX_EXPECTED,
@@ -326,14 +327,16 @@ def _scale(ws: Any, name: str) -> str | None:
 
 def _expected(ws: Any, name: str) -> int | None:
     """The Travellers sheet's ``Expected results per board`` (each board Neuberg-factored to it, as the workbook's
-    matchpoints are), a whole number from 1 to :data:`MAX_EXPECTED`; None when the sheet has no such parameter or it
+    matchpoints are), a whole number as the workbook's functions read one (1 to
+    :data:`xlbridge.core.pairs.neuberg.MAX_RESULTS`; the cell's validation offers 1 to :data:`MAX_EXPECTED`); None
+    when the sheet has no such parameter or it
     is blank (the most results on any board). Another value is refused naming its cell."""
     entry = parameter_entry(ws, EXPECTED_LABEL)
     if entry is None or cell_text(entry[0]) is None:
         return None
-    value = whole_or_words(entry[0], EXPECTED_LABEL, MAX_EXPECTED)  # (a number as every reader reads one)
+    value = whole_or_words(entry[0], EXPECTED_LABEL, MAX_RESULTS)  # (a number as every reader reads one)
     if isinstance(value, str):
-        raise FormatError(f"expected results per board must be a whole number from 1 to {MAX_EXPECTED:,} "
+        raise FormatError(f"expected results per board must be a whole number from 1 to {MAX_RESULTS:,} "
                           "(or blank: the most results on any board):", where=f"{name}, {TRAVELLERS}!{entry[1]}",
                           value=entry[0])
     return value

@@ -252,14 +252,14 @@ def read_teams_workbook(path: str | os.PathLike[str]) -> Event:
         lengths: dict[tuple[str, str], int] = {}  # (team a, team b) in number order -> the declared boards
         for _r, get, where in table_rows(get_sheet(wb, MATCHES_SHEET, name), _M_COLUMNS, sheet=MATCHES_SHEET,
                                          name=name):
-            m = whole_number(get("Match"), where("Match"), "match number")
-            if m in matches:
-                raise FormatError(f"match {m} is listed twice", where=where("Match"))
             pair: list[str] = []
-            # (a team missing, not on the Teams sheet, or against itself: as recalc names it, core.travellerrow)
-            mistake = match_row_mistake(get("Team A"), get("Team B"), set(number_of) if listed else ())
+            # (a match number listed again, a team missing, not on the Teams sheet, or against itself: as recalc
+            # names it, core.travellerrow)
+            mistake = match_row_mistake(get("Team A"), get("Team B"), set(number_of) if listed else (), get("Match"),
+                                        set(matches))
             if mistake is not None:
                 raise FormatError(mistake.words, where=where(mistake.column))
+            m = whole_number(get("Match"), where("Match"), "match number")
             for col in ("Team A", "Team B"):
                 label = cell_text(get(col))
                 if label is None:

@@ -60,9 +60,10 @@ def match_sheet_mistakes(part: Callable[[str], bytes | None], strings: Callable[
             listed = set()
     columns: dict[str, int] = {}
     bad: list[tuple[int, Mistake]] = []
+    seen: set[int] = set()
     try:
-        for r, (team_a, team_b) in sheet_table(matches_xml, MATCH_COLUMNS[1:3], shared, columns, whole=False):
-            mistake = match_row_mistake(team_a, team_b, listed)
+        for r, (match, team_a, team_b) in sheet_table(matches_xml, MATCH_COLUMNS[:3], shared, columns, whole=False):
+            mistake = match_row_mistake(team_a, team_b, listed, match, seen)
             if mistake is not None:
                 bad.append((r, mistake))
     except NoTable:

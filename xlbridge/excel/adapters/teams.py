@@ -225,6 +225,11 @@ def match_result(board_imps: Cells, boards: int | None, rounding: str | None,
 
     >>> match_result([3, 0, 5, 2, -2, 0, -3] + [""] * 50, None, None)
     [[10, 5, 12.18, 7.82]]
+
+    A match with no board scored yet has no result (not a draw):
+
+    >>> match_result(["", ""], 7, None)
+    [[None, None, None, None]]
     >>> match_result([3, "incomplete"], 2, None)
     Traceback (most recent call last):
     ...
@@ -243,8 +248,10 @@ def match_result(board_imps: Cells, boards: int | None, rounding: str | None,
                              where=f"row {i + 1}")
     vals = [None if xl.is_blank(v) else xl.as_number(v, "board_imps", where=f"row {i + 1}")
             for i, v in enumerate(cells)]
+    if all(v is None for v in vals):  # (no board scored yet: no result, as the formats have none; never 10 - 10)
+        return [[None, None, None, None]]
     if boards is None:  # (no number of boards given: the boards scored set the VP scale, as the formats read it)
-        boards = sum(1 for v in vals if v is not None) or None
+        boards = sum(1 for v in vals if v is not None)
     res = core_match_result(vals, boards, rounding=rounding, scale=scale)
     return [[xl.to_cell(v) for v in (res.imps_a, res.imps_b, res.vp_a, res.vp_b)]]
 
@@ -253,8 +260,8 @@ def team_standings(team_a: Cells, team_b: Cells, vps: Cells, imps: Cells) -> lis
     """k x 5 standings: Team, Played, VPs, IMP difference, Rank, by exact VP total (xlbridge.core.teams.standings).
 
     ``vps`` and ``imps`` are the matches' two-column VP A/VP B and IMPs A/IMPs B ranges (the Matches
-    sheet); a match row still showing a message instead of VPs (a board with one room only) is
-    reported, not counted.
+    sheet); a match row without VPs (no board scored yet, or a message instead: named where it is) is not
+    counted, nor a match of one team or against itself (named at its cell by every command).
 
     >>> team_standings(["A", "C"], ["B", "D"], [[12.18, 7.82], [6.29, 13.71]], [[9, 4.4], [1, 7]])[:2]
     [['D', 1, 13.71, 6, '1'], ['A', 1, 12.18, 4.6, '2']]
@@ -264,9 +271,6 @@ def team_standings(team_a: Cells, team_b: Cells, vps: Cells, imps: Cells) -> lis
     a, b = list(xl.vector(team_a, "team_a")), list(xl.vector(team_b, "team_b"))  # (copies: a mistaken row blanked)
     # (a match row with one team, or a team against itself, is the row's mistake, named at its cell by recalc's
     # read stage, publish and export: core.travellerrow.match_row_mistake; left out here, every other match kept)
-    for i, (x, y) in enumerate(zip(a, b)):
-        if match_row_mistake(x, y, ()) is not None:
-            a[i] = b[i] = None
     vp_rows = [list(r) + [None] * (2 - len(r)) for r in xl.grid(vps)]
     imp_rows = None if xl.optional(imps) is None else [list(r) + [None] * (2 - len(r)) for r in xl.grid(imps)]
 
@@ -275,6 +279,9 @@ def team_standings(team_a: Cells, team_b: Cells, vps: Cells, imps: Cells) -> lis
 
     va = [number_or_blank(r[0]) for r in vp_rows]
     vb = [number_or_blank(r[1]) for r in vp_rows]
+    for i, (x, y) in enumerate(zip(a, b)):  # (a match not yet scored, its VPs blank, is in no standings yet)
+        if match_row_mistake(x, y, ()) is not None or (i < len(va) and va[i] is None and vb[i] is None):
+            a[i] = b[i] = None
     ia = ib = None
     if imp_rows is not None:
         ia = [number_or_blank(r[0]) for r in imp_rows]
