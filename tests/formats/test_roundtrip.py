@@ -279,11 +279,11 @@ def test_an_unknown_matchpoint_scale_is_refused_naming_its_cell(tmp_path):
 
 
 @pytest.mark.parametrize("cell, typed, said", [
-    ("R6", "many", "expected results per board must be a whole number from 1 to 1,000 (or blank: the most results "
+    ("R6", "many", "expected results per board must be a whole number from 1 to 1,000,000,000 (or blank: the most results "
                    "on any board): 'many'"),
-    ("R6", 2.5, "expected results per board must be a whole number from 1 to 1,000 (or blank: the most results on "
+    ("R6", 2.5, "expected results per board must be a whole number from 1 to 1,000,000,000 (or blank: the most results on "
                 "any board): 2.5"),
-    ("R6", 0, "expected results per board must be a whole number from 1 to 1,000 (or blank: the most results on "
+    ("R6", 0, "expected results per board must be a whole number from 1 to 1,000,000,000 (or blank: the most results on "
               "any board): 0"),
     ("R8", "Sometimes", "unknown rule for artificial scores (Fixed or Session): 'Sometimes'"),
 ])

@@ -106,8 +106,8 @@ def score_or_typed(contract: Cells, declarer: Cells, tricks: Cells, board: Cells
     >>> r = score_or_typed([["4S"], ["4S"]], "N", 10, 1, None, [[1], [12]], [[11], [2]], "Mitchell", sheet, [[None], ["Y"]])
     >>> r
     [[420], [420]]
-    >>> score_or_typed([["4S"]], "N", 10, 1, None, [[12]], [[2]], "Mitchell", sheet)[0][0].reason[:45]
-    'N-S pair 12 is an E-W pair on the Pairs sheet'
+    >>> score_or_typed([["4S"]], "N", 10, 1, None, [[12]], [[2]], "Mitchell", sheet)[0][0].reason[:55]
+    'pair 12 is an E-W pair on the Pairs sheet, but sits N-S'
     """
     seated = ns is not None or ew is not None  # (given: the template's formula; not given: a formula of its own)
 
