@@ -36,7 +36,7 @@ from ...core.travellerrow import Mistake, blank, lead_row_mistake, leads_without
 from ..guard.xmlscan import defuse
 from .sheetxml import column_number
 
-__all__ = ["lead_mistakes", "sheet_table", "cell_value", "NoTable", "lazy_strings", "first_of"]
+__all__ = ["lead_mistakes", "sheet_table", "cell_value", "NoTable", "lazy_strings", "first_of", "defused_parser"]
 
 #: what recalc says a lead without its traveller row does to the outputs (the Ranking does not read leads)
 CONSEQUENCE = "publish and export refuse the book until it is put right"
@@ -90,6 +90,19 @@ def lead_mistakes(part: Callable[[str], bytes | None], strings: Callable[[int], 
     r, mistake = first
     also = f" ({more:,} more lead{'s' if more > 1 else ''} below without a traveller row)" if more else ""
     return [(LEADS_SHEET, (int(str(r)), columns["Lead"]), "input", f"{mistake.words}; {CONSEQUENCE}{also}")]
+
+
+def defused_parser(start: Callable[..., None], end: Callable[..., None], chars: Callable[..., None]) -> Any:
+    """An expat parser with these handlers, defused as every parser of the batch layer
+    (:func:`xlbridge.batch.guard.xmlscan.defuse`: a DTD or an entity refused with ``ValueError``), its text buffered."""
+    def forbidden(what: str) -> None:
+        raise ValueError(what)
+
+    parser = expat.ParserCreate()
+    defuse(parser, forbidden)
+    parser.buffer_text = True
+    parser.StartElementHandler, parser.EndElementHandler, parser.CharacterDataHandler = start, end, chars
+    return parser
 
 
 def lazy_strings(strings: Callable[[int], dict[int, str]]) -> Callable[[int], str | None]:
@@ -197,13 +210,7 @@ def sheet_table(sheet_xml: bytes, names: tuple[str, ...], shared: Callable[[int]
         if state["text"] and state["cell"] is not None:
             state["cell"][2] += data
 
-    def forbidden(what: str) -> None:
-        raise ValueError(what)
-
-    parser = expat.ParserCreate()
-    defuse(parser, forbidden)
-    parser.buffer_text = True
-    parser.StartElementHandler, parser.EndElementHandler, parser.CharacterDataHandler = start, end, chars
+    parser = defused_parser(start, end, chars)
     try:
         for at in range(0, len(sheet_xml), CHUNK):
             parser.Parse(sheet_xml[at:at + CHUNK], False)

@@ -36,8 +36,7 @@ from typing import Any
 from ...core.template_contract import MOVEMENT_LABEL, PAIR_COLUMNS, PAIRS_SHEET, PARAMETER_ROWS, TRAVELLERS_SHEET
 from ...core.travellerrow import Mistake, pairs_row_mistake
 from ...core.vocabulary import Movement
-from ..guard.xmlscan import defuse
-from .leads import CHUNK, NoTable, cell_value, first_of, lazy_strings, sheet_table
+from .leads import CHUNK, NoTable, cell_value, defused_parser, first_of, lazy_strings, sheet_table
 from .sheetxml import column_number
 
 __all__ = ["pairs_sheet_mistakes", "parameter_value", "parameter_cells"]
@@ -129,13 +128,7 @@ def _parameter_block(sheet_xml: bytes, shared: Callable[[int], str | None]) -> d
         if state["text"] and state["cell"] is not None:
             state["cell"][3] += data
 
-    def forbidden(what: str) -> None:
-        raise ValueError(what)
-
-    parser = expat.ParserCreate()
-    defuse(parser, forbidden)
-    parser.buffer_text = True
-    parser.StartElementHandler, parser.EndElementHandler, parser.CharacterDataHandler = start, end, chars
+    parser = defused_parser(start, end, chars)
     try:
         for at in range(0, len(sheet_xml), CHUNK):
             parser.Parse(sheet_xml[at:at + CHUNK], False)
