@@ -9,7 +9,8 @@ and the parent of an isolated run never needs it). Out, for the rest of the batc
   :func:`column_namer`, :func:`cell_indices`, :func:`range_shape`, :func:`assemble_values` (private
   functions of ``formulas.cell`` and ``formulas.tokens.operand``), :func:`compile_text` and
   :func:`update_references` (private methods of ``ExcelModel``), :func:`run_in_one_pass` (a compiled
-  cell's function given another class), :func:`evaluated_node` (the frame of schedula's that evaluates
+  cell's function given another class), :func:`function_nodes` and :func:`same_value` (a compiled
+  formula's nodes and their inputs, for :mod:`xlbridge.batch.evaluate.subexpressions`), :func:`evaluated_node` (the frame of schedula's that evaluates
   a cell), :func:`shared_strings` (formulas' workbook reader), :func:`function_package`,
   :func:`function_registry` and :func:`import_function_module` (formulas' function table and its
   modules, the statistics one with SciPy deferred), :func:`stock_load_workbook` (formulas' reader
@@ -41,13 +42,14 @@ import dataclasses
 import functools
 import importlib
 import importlib.util
+import operator
 import sys
 import types
 from collections.abc import Callable, Iterator
 from typing import Any
 
 __all__ = ["EngineNames", "engine_names", "blank_as_zero", "identical", "correct_operators", "column_namer", "cell_indices", "range_shape", "assemble_values",
-           "compile_text", "update_references", "run_in_one_pass", "evaluated_node", "shared_strings",
+           "compile_text", "update_references", "run_in_one_pass", "EngineNode", "function_nodes", "same_value", "evaluated_node", "shared_strings",
            "function_package", "function_registry", "import_function_module", "stock_load_workbook", "quote_sheet_ids", "use_registry",
            "engine_patched", "DISPATCH_KEYWORDS", "FORMULAS_SERIES", "SCIPY_NAMES"]
 
@@ -69,7 +71,7 @@ class FormulasInternals:
 
     - ``formulas``: ``ExcelModel``, ``get_functions``; ``sh``: schedula (``EMPTY``, ``SELF``,
       ``get_nested_dicts``, ``await_result``, ``inf``, ``Token``, ``Solution``);
-    - ``formulas.cell``: ``CellWrapper``, ``Cell``, ``Ref``, ``RangesAssembler``, ``InvRangesAssembler``
+    - ``formulas.cell``: ``CELL`` (``cell_token``: the calling cell as a node's input), ``CellWrapper``, ``Cell``, ``Ref``, ``RangesAssembler``, ``InvRangesAssembler``
       and the private ``_assemble_values``, ``_get_indices_intersection``, ``_shape``;
     - ``formulas.ranges.Ranges``; ``formulas.functions``: ``Array``, ``wrap_func``, the module itself
       (``SUBMODULES``, ``FUNCTIONS``, ``not_implemented``, ``BaseError``);
@@ -101,6 +103,7 @@ class FormulasInternals:
     excel: Any
     xlreader: Any
     XlReader: Any
+    cell_token: Any
 
 
 @functools.lru_cache(maxsize=None)
@@ -112,7 +115,7 @@ def internals() -> FormulasInternals:
     import formulas.functions as functions
     import schedula as sh
     from formulas.cell import (
-        Cell, CellWrapper, InvRangesAssembler, RangesAssembler, Ref, _assemble_values, _get_indices_intersection,
+        CELL, Cell, CellWrapper, InvRangesAssembler, RangesAssembler, Ref, _assemble_values, _get_indices_intersection,
         _shape)
     from formulas.excel import BOOK, SHEETS, xlreader
     from formulas.excel.xlreader import XlReader
@@ -126,7 +129,8 @@ def internals() -> FormulasInternals:
         InvRangesAssembler=InvRangesAssembler, assemble_values=_assemble_values,
         get_indices_intersection=_get_indices_intersection, shape=_shape, Ranges=Ranges, Array=Array,
         wrap_func=wrap_func, functions=functions, Error=Error, XlError=XlError, index2col=_index2col,
-        operand=operand, BOOK=BOOK, SHEETS=SHEETS, excel=excel, xlreader=xlreader, XlReader=XlReader)
+        operand=operand, BOOK=BOOK, SHEETS=SHEETS, excel=excel, xlreader=xlreader, XlReader=XlReader,
+        cell_token=CELL)
 
 
 def quote_sheet_ids() -> None:
@@ -336,6 +340,89 @@ def run_in_one_pass(cell: Any, cls: type) -> bool:
         return False
     cell.func.__class__ = cls
     return True
+
+
+class EngineNode:
+    """One function node of a compiled cell's formula (a node of its schedula dispatcher): ``text``, the
+    expression it computes as formulas names it (references in full, such as
+    ``ROW('[workbook.xlsx]SHEET'!D4:D9)``); ``context``, the positions of its inputs that are the calling
+    cell itself (formulas' ``CELL`` token: ``ROW()``, ``COLUMN()``, ``@``); ``function``; :meth:`replace`."""
+
+    __slots__ = ("text", "context", "function", "_node")
+
+    def __init__(self, text: str, context: tuple[int, ...], function: Callable[..., Any], node: dict) -> None:
+        self.text, self.context, self.function, self._node = text, context, function, node
+
+    def replace(self, function: Callable[..., Any]) -> None:
+        """Evaluate the node by ``function`` (called with the node's inputs, as its own function is)."""
+        self._node["function"] = function
+
+
+def function_nodes(cell: Any) -> list[EngineNode]:
+    """The function nodes of a compiled cell's formula (formulas' ``Cell`` whose ``func`` is a
+    ``CellWrapper`` of a ``DispatchPipe``), those of its own dispatcher only (a ``LET`` or ``LAMBDA`` is
+    one node: its body, whose names are its own, is not entered); none for anything else. The nodes
+    formulas evaluated while compiling (constant parts, ``ROW()``) are values, not function nodes."""
+    dsp = getattr(getattr(getattr(cell, "func", None), "func", None), "dsp", None)
+    nodes = getattr(dsp, "function_nodes", None)
+    if not isinstance(nodes, dict):
+        return []
+    got = internals()
+    token, bypass = got.cell_token, got.sh.bypass
+    out = []
+    for node in nodes.values():
+        outputs, inputs, function = node.get("outputs"), node.get("inputs") or (), node.get("function")
+        if (not isinstance(outputs, list) or len(outputs) != 1 or not isinstance(outputs[0], str)
+                or not callable(function) or function is bypass or node.get("type", "function") != "function"):
+            continue
+        context = tuple(i for i, name in enumerate(inputs) if name is token)
+        out.append(EngineNode(outputs[0], context, function, node))
+    return out
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Whether two inputs of a node are the same value for certain: the same object; two references
+    (formulas' ``Ranges``) to the same cells holding the same arrays (each cell's formula gets its own
+    ``Ranges`` of the model's arrays); equal numbers, texts or booleans of the same type; small arrays
+    (at most 64 cells) of equal values of the same types (``TRUE`` is not 1). Anything else: not known
+    to be the same (False).
+
+    >>> import numpy as np
+    >>> same_value(2.0, 2.0), same_value(1, True), same_value(np.array([[2]]), np.array([[2]])), same_value(np.array([[2]]), np.array([[3]]))
+    (True, False, True, False)
+    """
+    if a is b:
+        return True
+    kind = type(a)
+    if kind is not type(b):
+        return False
+    if kind in (int, float, str, bool):
+        return bool(a == b)
+    if kind is internals().Ranges:
+        if a.ranges != b.ranges or a.values.keys() != b.values.keys():
+            return False
+        for key, held in a.values.items():
+            other = b.values[key]
+            if held is other:
+                continue
+            if not (type(held) is tuple and type(other) is tuple and len(held) == len(other)
+                    and all(map(operator.is_, held, other))):
+                return False
+        return True
+    if isinstance(a, _ndarray()):
+        assert isinstance(b, _ndarray())
+        if a.size > 64 or a.shape != b.shape or a.dtype != b.dtype:
+            return False
+        left, right = a.ravel().tolist(), b.ravel().tolist()
+        return [type(x) for x in left] == [type(x) for x in right] and left == right
+    return False
+
+
+def _ndarray() -> Any:
+    """numpy's array type (numpy imported when first needed)."""
+    import numpy as np
+
+    return np.ndarray
 
 
 def evaluated_node(frame: Any) -> str | None:

@@ -542,7 +542,10 @@ def recalc_values(path: str, targets: dict, functions: dict | None = None, *, pr
             if progress:
                 print("xlbridge recalc: evaluating ...", file=sys.stderr)
             record_phase("evaluating")
-            solution = model.calculate()
+            try:
+                solution = model.calculate()
+            finally:
+                model.xlbridge.shared.clear()
         except Exception as exc:
             if is_memory_error(exc):
                 raise EngineStopped("memory", engine_location(exc)) from None

@@ -34,6 +34,7 @@ from ..formulas_seam import (
 )
 from ..guard.limits import clip
 from ..read.aliases import AliasIndex, alias_runs
+from .subexpressions import SharedSubexpressions
 from ..guard.links import (
     BOOK_OF_NODE,
     DDE_NOT_FOLLOWED,
@@ -473,6 +474,7 @@ def model_class():
 
         def finish(self, *args, **kwargs):
             _compile_read_aliases(self)
+            _state(self).shared.install()  # (a part written in several formulas: computed once)
             return super().finish(*args, **kwargs)
 
         def assemble(self, compact=1):
@@ -495,9 +497,11 @@ def model_class():
             coordinate = getattr(cell, "coordinate", "")  # (an array formula: its range)
             _COMPILING = (str(context.get("sheet", "")).upper(), formula_references.get(coordinate, coordinate))
             try:
-                return self._compile_or_error(cell, context, references, formula_references)
+                compiled = self._compile_or_error(cell, context, references, formula_references)
             finally:
                 _COMPILING = None
+            _state(self).shared.add(compiled)
+            return compiled
 
         def _compile_or_error(self, cell, context, references, formula_references):
             try:
@@ -536,7 +540,8 @@ class ModelState:
     (:func:`xlbridge.batch.read.aliases.find_shown`); ``aliases``: those met on the streamed sheets,
     valued after the engine unless a formula reads them; ``alias_ctx``: {SHEET: the compile context of a
     sheet holding some}; ``sparse_views``: {id(worksheet): (its :class:`_SparseSheet`, the worksheet)};
-    ``cell_sets``: formulas' own ``assemble`` for this model (a cell node of several rectangles).
+    ``cell_sets``: formulas' own ``assemble`` for this model (a cell node of several rectangles);
+    ``shared``: the parts written in several of its formulas, computed once (:mod:`.subexpressions`).
     """
 
     links: LinkState | None = None
@@ -545,6 +550,7 @@ class ModelState:
     alias_ctx: dict = dataclasses.field(default_factory=dict)
     sparse_views: dict = dataclasses.field(default_factory=dict)
     cell_sets: bool = False
+    shared: SharedSubexpressions = dataclasses.field(default_factory=SharedSubexpressions)
 
 
 def _state(model: Any) -> ModelState:

@@ -1,0 +1,115 @@
+"""A part of a formula written in several cells is computed once, with the values of computing it in each.
+
+``xlbridge.batch.evaluate.subexpressions``: the expected values are the engine's own with the sharing
+switched off (every part computed in every cell, as formulas does), and hand-worked values for the small
+books; a worksheet function that counts its calls shows the sharing happens, and that it can fail.
+"""
+
+from __future__ import annotations
+
+import math
+
+import openpyxl
+import pytest
+from openpyxl.worksheet.formula import ArrayFormula
+
+from recalc_helpers import small_build
+from xlbridge.batch.evaluate import subexpressions
+from xlbridge.batch.evaluate.engine import evaluate_workbook
+from xlbridge.batch.guard.safety import check_workbook
+from xlbridge.batch.recalc import xlbridge_excel_functions
+
+
+@pytest.fixture
+def unshared(monkeypatch):
+    """The engine as formulas runs it: every part of every formula computed in its own cell."""
+    monkeypatch.setattr(subexpressions.SharedSubexpressions, "install", lambda self: 0)
+
+
+def _evaluate(path, functions=None):
+    info = check_workbook(str(path))
+    values, _, _ = evaluate_workbook(str(path), info.sheets, functions=functions or {})
+    return values
+
+
+def _counting_book(tmp_path):
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    for r, v in enumerate([3, 4, 5], start=1):
+        ws.cell(r, 1, v)
+    ws["B1"] = "=COUNTME(A1:A3)*2"
+    ws["B2"] = "=COUNTME(A1:A3)+1"
+    ws["B3"] = "=COUNTME(A1:A2)+1"  # another reference: its own call
+    ws["C1"] = "=ROW()*10"  # the calling cell: never shared
+    ws["C2"] = "=ROW()*10"
+    ws["C3"] = "=SUM(ROW(A1:A3))+ROW()"  # ROW(ref) shared, ROW() not
+    ws["D1"] = "=SUM(ROW(A1:A3))+ROW()"
+    ws["E1"] = "=RAND()+0"  # volatile: each cell draws its own
+    ws["E2"] = "=RAND()+0"
+    ws["F1"] = ArrayFormula("F1:F3", "=A1:A3*2")
+    ws["G1"] = ArrayFormula("G1:G3", "=A1:A3*2")
+    ws["H1"] = '=IF(TRUE,"t","f")'
+    ws["H2"] = '=IF(1,"one","zero")'
+    path = tmp_path / "count.xlsx"
+    wb.save(path)
+    return path
+
+
+def _counted(path):
+    calls = []
+
+    def countme(x):
+        calls.append(x)
+        return sum(v for row in x for v in row)
+
+    return _evaluate(path, {"COUNTME": countme})["S"], calls
+
+
+def test_a_part_written_in_two_formulas_is_computed_once(tmp_path):
+    got, calls = _counted(_counting_book(tmp_path))
+    # hand-worked: COUNTME(A1:A3) = 3 + 4 + 5 = 12; COUNTME(A1:A2) = 7
+    assert (got[(1, 2)], got[(2, 2)], got[(3, 2)]) == (24, 13, 8)
+    assert len(calls) == 2  # A1:A3 once (B1 and B2), A1:A2 once (B3)
+
+
+def test_the_calling_cell_and_volatile_functions_are_never_shared(tmp_path):
+    got, _ = _counted(_counting_book(tmp_path))
+    assert (got[(1, 3)], got[(2, 3)]) == (10, 20)
+    assert (got[(3, 3)], got[(1, 4)]) == (1 + 2 + 3 + 3, 1 + 2 + 3 + 1)
+    assert got[(1, 5)] != got[(2, 5)] and all(0 <= got[(r, 5)] < 1 for r in (1, 2))
+    assert [got[(r, 6)] for r in (1, 2, 3)] == [got[(r, 7)] for r in (1, 2, 3)] == [6, 8, 10]
+    assert (got[(1, 8)], got[(2, 8)]) == ("t", "one")
+
+
+def test_the_counting_fails_without_the_sharing(tmp_path, unshared):
+    got, calls = _counted(_counting_book(tmp_path))
+    assert (got[(1, 2)], got[(2, 2)], got[(3, 2)]) == (24, 13, 8)
+    assert len(calls) == 3  # each formula its own call: what the test above tells apart
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    return type(a) is type(b) and a == b
+
+
+@pytest.mark.parametrize("name", ["examples/pairs.xlsx", "examples/teams.xlsx", "examples/lehman.xlsx",
+                                  "examples/handicap.xlsx", "examples/instant.xlsx"])
+def test_the_templates_values_are_those_of_every_part_in_every_cell(name, monkeypatch):
+    book = small_build(name, rows=60)
+    functions = xlbridge_excel_functions()
+    counted = []
+    install = subexpressions.SharedSubexpressions.install
+    monkeypatch.setattr(subexpressions.SharedSubexpressions, "install",
+                        lambda self: counted.append(install(self)) or counted[-1])
+    shared = _evaluate(book, functions)
+    assert counted and counted[0] > 0  # the template does write parts in several formulas
+    monkeypatch.setattr(subexpressions.SharedSubexpressions, "install", lambda self: 0)
+    every = _evaluate(book, functions)
+    assert shared.keys() == every.keys()
+    for sheet in shared:
+        assert shared[sheet].keys() == every[sheet].keys(), sheet
+        differ = [(sheet, pos, shared[sheet][pos], every[sheet][pos]) for pos in shared[sheet]
+                  if not _same(shared[sheet][pos], every[sheet][pos])]
+        assert not differ, differ[:5]

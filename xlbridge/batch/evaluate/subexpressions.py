@@ -1,0 +1,117 @@
+"""A part of a formula written in several cells, computed once in a recalculation.
+
+The formulas engine compiles each cell's formula into a graph of its own, so a part written in
+several formulas is computed once in each. The pairs template's hidden sheets compute the Score
+N-S three times (``SCORE_OR_TYPED(...)`` in the Score column, under ``WEIGHTED_MP`` and under
+``PAIRS_STANDINGS``: the one reading of a book, issue 52), each over the same nine
+``IF(ROW(Travellers!D4:D10204)-ROW(INDEX(...)),IF(D4:D10204="","",D4:D10204),"")`` columns of 10,200
+values.
+
+:class:`SharedSubexpressions` gives each such part one evaluation per run:
+
+- a node is shared only when its expression (formulas' name for it: the function or operator with its
+  arguments, every reference in full with its book and sheet) is written in at least two compiled
+  formulas; the rest run as before, without a wrapper;
+- a call is answered from an earlier call of the same expression only when every input is the same
+  value for certain (:func:`~xlbridge.batch.formulas_seam.same_value`: the same object, a reference to
+  the same arrays, equal constants of one type). An input that is the calling cell (``ROW()``,
+  ``COLUMN()``, ``@``) is compared as any other, so it is never shared between cells; only ``ROW(ref)``
+  and ``COLUMN(ref)``, which read their reference alone, leave the calling cell out;
+- a volatile function (``RAND``, ``RANDBETWEEN``, ``RANDARRAY``) is never shared: each cell draws its own;
+- an answer is dropped when the last formula writing its expression has asked for it (the extra
+  memory is what is shared, and only while it is still to be used), and all of them when the run ends;
+- a call that fails is not remembered: each formula meets the failure itself.
+
+The values are those of computing every part in every cell (``tests/batch/test_subexpressions.py``
+compares the shipped templates cell by cell both ways).
+
+>>> shared = SharedSubexpressions()
+>>> calls = []
+>>> def double(x):
+...     calls.append(x)
+...     return 2 * x
+>>> first, second = shared.answer("DOUBLE(3)", double, (), 2), shared.answer("DOUBLE(3)", double, (), 2)
+>>> first(3), second(3), len(calls)
+(6, 6, 1)
+"""
+
+from __future__ import annotations
+
+import collections
+import re
+from collections.abc import Callable
+from typing import Any
+
+from ..formulas_seam import function_nodes, same_value
+
+__all__ = ["SharedSubexpressions", "VOLATILE"]
+
+#: functions whose every call is its own value: never shared between cells
+VOLATILE = re.compile(r"\bRAND(?:BETWEEN|ARRAY)?\(", re.IGNORECASE)
+# ROW(ref) and COLUMN(ref): the calling cell is an input of theirs that a reference makes unused
+_OF_REFERENCE = re.compile(r"^(?:ROW|COLUMN)\((?!\))")
+
+
+class SharedSubexpressions:
+    """The parts written in several formulas of one model, each computed once (see the module docstring).
+
+    :meth:`add` each compiled cell, :meth:`install` before the model is calculated, :meth:`clear` after."""
+
+    def __init__(self) -> None:
+        self._cells: list = []
+        self._answers: dict[str, list] = {}  # expression -> [(inputs, value)] while formulas still to ask hold it
+        self._left: dict[str, int] = {}  # expression -> how many formulas still to ask for it
+
+    def add(self, cell: Any) -> None:
+        """Note a compiled cell (formulas' ``Cell``) whose formula's parts may be shared."""
+        self._cells.append(cell)
+
+    def install(self) -> int:
+        """Share the parts written in at least two of the cells added; how many nodes now share."""
+        nodes = [node for cell in self._cells for node in function_nodes(cell)]
+        self._cells = []
+        counts = collections.Counter(node.text for node in nodes)
+        shared = 0
+        for node in nodes:
+            if counts[node.text] < 2 or VOLATILE.search(node.text):
+                continue
+            ignored = node.context if _OF_REFERENCE.match(node.text) else ()
+            node.replace(self.answer(node.text, node.function, ignored, counts[node.text]))
+            shared += 1
+        return shared
+
+    def answer(self, text: str, function: Callable[..., Any], ignored: tuple[int, ...], uses: int) -> Callable[..., Any]:
+        """``function`` (the node computing ``text``, written in ``uses`` formulas) answered from an earlier
+        call with the same inputs (``ignored``: positions of inputs left out of the comparison)."""
+        self._left[text] = uses
+        answers, left = self._answers, self._left
+
+        def shared(*args: Any, **kwargs: Any) -> Any:
+            if kwargs:
+                return function(*args, **kwargs)
+            key = tuple(a for i, a in enumerate(args) if i not in ignored) if ignored else args
+            held = answers.get(text)
+            found = _NOTHING
+            if held:
+                for inputs, value in held:
+                    if len(inputs) == len(key) and all(map(same_value, inputs, key)):
+                        found = value
+                        break
+            if found is _NOTHING:
+                found = function(*args)
+                answers.setdefault(text, []).append((key, found))
+            left[text] = still = left.get(text, 1) - 1
+            if still <= 0:
+                answers.pop(text, None)
+            return found
+
+        return shared
+
+    def clear(self) -> None:
+        """Drop every answer held (at the end of a run)."""
+        self._answers.clear()
+        self._left.clear()
+        self._cells = []
+
+
+_NOTHING = object()
