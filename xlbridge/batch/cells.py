@@ -194,5 +194,10 @@ class CellRanges:
         if not isinstance(pos, tuple) or len(pos) != 2:
             return False
         r, c = pos
-        return any(b1 <= c <= b2 for b1, b2 in self._by_row.get(r, ())) or any(
-            a1 <= r <= a2 and b1 <= c <= b2 for a1, b1, a2, b2 in self._tall)
+        for b1, b2 in self._by_row.get(r, ()):  # (plain loops: asked for every showing cell of a book)
+            if b1 <= c <= b2:
+                return True
+        for a1, b1, a2, b2 in self._tall:
+            if a1 <= r <= a2 and b1 <= c <= b2:
+                return True
+        return False
