@@ -26,10 +26,10 @@ def unshared(monkeypatch):
     monkeypatch.setattr(subexpressions.SharedSubexpressions, "install", lambda self: 0)
 
 
-def _evaluate(path, functions=None):
+def _evaluate(path, functions=None, messages=False):
     info = check_workbook(str(path))
-    values, _, _ = evaluate_workbook(str(path), info.sheets, functions=functions or {})
-    return values
+    values, said, _ = evaluate_workbook(str(path), info.sheets, functions=functions or {})
+    return (values, said) if messages else values
 
 
 def _counting_book(tmp_path):
@@ -97,7 +97,7 @@ def _same(a, b) -> bool:
 @pytest.mark.parametrize("name", ["examples/pairs.xlsx", "examples/teams.xlsx", "examples/lehman.xlsx",
                                   "examples/handicap.xlsx", "examples/instant.xlsx"])
 def test_the_templates_values_are_those_of_every_part_in_every_cell(name, monkeypatch):
-    book = small_build(name, rows=60)
+    book = small_build(name, rows=100)  # (the size the template tests build: made once a run for all)
     functions = xlbridge_excel_functions()
     counted = []
     install = subexpressions.SharedSubexpressions.install
@@ -113,3 +113,26 @@ def test_the_templates_values_are_those_of_every_part_in_every_cell(name, monkey
         differ = [(sheet, pos, shared[sheet][pos], every[sheet][pos]) for pos in shared[sheet]
                   if not _same(shared[sheet][pos], every[sheet][pos])]
         assert not differ, differ[:5]
+
+
+def _what_is_said(said) -> dict:
+    return {"by_function": said.by_function, "formula_reasons": said.formula_reasons, "cell_reasons": said.cell_reasons,
+            "cut_rows": said.cut_rows, "call_errors": said.call_errors, "limit_calls": said.limit_calls}
+
+
+def test_a_shared_part_says_its_reasons_at_every_formula(tmp_path, monkeypatch):
+    """Rows with mistakes: the Score N-S computed once still gives its reasons at each formula reading it (the
+    Score column, the matchpoints, the Ranking), as computing it in every formula does."""
+    book = tmp_path / "mistakes.xlsx"
+    wb = openpyxl.load_workbook(small_build("examples/pairs.xlsx", rows=100))
+    ws = wb["Travellers"]
+    ws["D5"], ws["E6"], ws["F7"] = "8NT", "Q", 14  # a contract, a declarer and tricks no one can read
+    ws["B9"] = 99  # a pair the Pairs sheet does not list
+    wb.save(book)
+    functions = xlbridge_excel_functions()
+    shared, said = _evaluate(book, functions, messages=True)
+    monkeypatch.setattr(subexpressions.SharedSubexpressions, "install", lambda self: 0)
+    every, said_every = _evaluate(book, functions, messages=True)
+    assert shared == every
+    assert said.formula_reasons and any("8NT" in r for rs in said.formula_reasons.values() for r in rs)
+    assert _what_is_said(said) == _what_is_said(said_every)

@@ -30,7 +30,7 @@ import functools
 import os
 import sys
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ...core.errors import WorkbookLimitError
@@ -102,6 +102,8 @@ class EngineMessages:
 
     def note(self, name: str, text: str) -> None:
         """Keep ``text`` among function ``name``'s messages (at most :data:`_MAX_MESSAGES`)."""
+        if _HEARD:
+            _heard(self.note, name, text)
         found = self.by_function.setdefault(name, [])
         if len(found) < _MAX_MESSAGES:
             found.append(text)
@@ -434,10 +436,41 @@ def _cell_being_evaluated() -> tuple | None:
 _MAX_CELL_REASONS = 20_000
 
 
+#: what the part being computed for several formulas says (:mod:`.subexpressions`): every note said there, to be
+#: said again for each other formula answered from it, at its own cell (:func:`notes_heard`, :func:`say_again`)
+_HEARD: list[list] = []
+
+
+def _heard(function: Callable[..., Any], *args: Any) -> None:
+    for heard in _HEARD:
+        heard.append((function, args))
+
+
+@contextlib.contextmanager
+def notes_heard() -> Iterator[list]:
+    """The notes said while the block runs, as [(function, arguments)] (a function's message, the reason a cell
+    is an error, rows cut from a result): a part computed once for several formulas says them again for each
+    formula it answers (:func:`say_again`), at that formula's cell, as computing it there would have."""
+    heard: list = []
+    _HEARD.append(heard)
+    try:
+        yield heard
+    finally:
+        _HEARD.remove(heard)
+
+
+def say_again(heard: Any) -> None:
+    """Say the notes of :func:`notes_heard` again, for the formula being evaluated now."""
+    for function, args in heard:
+        function(*args)
+
+
 def note_reason(messages: EngineMessages, name: str, reason: str, place: tuple | None = None) -> None:
     """Why a cell is an error, said by function ``name``: listed at the formula cell being evaluated
     (``formula_reasons``, at most four per cell), or among ``name``'s messages when no cell is known; ``place``:
     the cell's (row, column) in the function's array result, kept with it (``cell_reasons``)."""
+    if _HEARD:
+        _heard(note_reason, messages, name, reason, place)
     where, text = _cell_being_evaluated() or compiling_cell(), one_line(reason, 300)
     if where is None:
         messages.note(name, text)
@@ -455,6 +488,8 @@ def _note_cut_rows(name: str, rows: list, messages: EngineMessages) -> None:
     Ranking's 400 rows): the rows past the range would not show, so the run reports it (``cut_rows``).
     Blank rows at the end of the result are not counted: cutting them loses nothing (a template's table
     read a little past its hidden array, after rows were inserted into it)."""
+    if _HEARD:
+        _heard(_note_cut_rows, name, rows, messages)
     count = len(rows)
     where = _cell_being_evaluated() or compiling_cell()
     if where is None or ":" not in where[1]:
@@ -542,6 +577,7 @@ def recalc_values(path: str, targets: dict, functions: dict | None = None, *, pr
             if progress:
                 print("xlbridge recalc: evaluating ...", file=sys.stderr)
             record_phase("evaluating")
+            model.xlbridge.shared.notes = (notes_heard, say_again)
             try:
                 solution = model.calculate()
             finally:

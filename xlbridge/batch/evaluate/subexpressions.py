@@ -20,7 +20,10 @@ values.
 - a volatile function (``RAND``, ``RANDBETWEEN``, ``RANDARRAY``) is never shared: each cell draws its own;
 - an answer is dropped when the last formula writing its expression has asked for it (the extra
   memory is what is shared, and only while it is still to be used), and all of them when the run ends;
-- a call that fails is not remembered: each formula meets the failure itself.
+- a call that fails is not remembered: each formula meets the failure itself;
+- what the part says while it is computed (a function's message, why a cell of its result is an error, rows cut
+  from a result: ``notes``, set by the engine) is said again for each formula answered from it, at that
+  formula's cell, so the report names the same cells as computing the part in every formula.
 
 The values are those of computing every part in every cell (``tests/batch/test_subexpressions.py``
 compares the shipped templates cell by cell both ways).
@@ -38,8 +41,9 @@ compares the shipped templates cell by cell both ways).
 from __future__ import annotations
 
 import collections
+import contextlib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..formulas_seam import function_nodes, same_value
@@ -58,6 +62,9 @@ class SharedSubexpressions:
     :meth:`add` each compiled cell, :meth:`install` before the model is calculated, :meth:`clear` after."""
 
     def __init__(self) -> None:
+        #: (listen, say): ``listen()`` a context manager giving the list of the notes said in its block,
+        #: ``say(notes)`` says them again (:func:`xlbridge.batch.evaluate.engine.notes_heard`, ``say_again``)
+        self.notes: tuple[Callable[[], Any], Callable[[Any], None]] = (_listen_to_nothing, _say_nothing)
         self._cells: list = []
         self._answers: dict[str, list] = {}  # expression -> [(inputs, value)] while formulas still to ask hold it
         self._left: dict[str, int] = {}  # expression -> how many formulas still to ask for it
@@ -93,13 +100,15 @@ class SharedSubexpressions:
             held = answers.get(text)
             found = _NOTHING
             if held:
-                for inputs, value in held:
+                for inputs, value, said in held:
                     if len(inputs) == len(key) and all(map(same_value, inputs, key)):
                         found = value
+                        self.notes[1](said)
                         break
             if found is _NOTHING:
-                found = function(*args)
-                answers.setdefault(text, []).append((key, found))
+                with self.notes[0]() as said:
+                    found = function(*args)
+                answers.setdefault(text, []).append((key, found, tuple(said)))
             left[text] = still = left.get(text, 1) - 1
             if still <= 0:
                 answers.pop(text, None)
@@ -115,3 +124,12 @@ class SharedSubexpressions:
 
 
 _NOTHING = object()
+
+
+@contextlib.contextmanager
+def _listen_to_nothing() -> Iterator[list]:
+    yield []
+
+
+def _say_nothing(notes: Any) -> None:
+    return None
