@@ -204,6 +204,8 @@ def patch_sheet_pieces(data: bytes, layout: SheetLayout, values: dict) -> list:
             t, vtext = None, str(value)
         elif type(value) is float and value == value and abs(value) < 1e15:
             t, vtext = None, str(int(value)) if value.is_integer() else repr(value)
+        elif type(value) is str:  # (a text, never an error value, which is a class of its own)
+            t, vtext = "str", _escape(value)
         elif type(value) is Formula:  # (a formula where the cell has none: no value, the engine gives it)
             _formula_cell(data, cells.get((r, c)), r, c, value.text, prefix, edits, new_cells)
             continue
