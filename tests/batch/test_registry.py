@@ -450,3 +450,46 @@ def test_if_of_arrays_of_different_sizes_expands_them_as_excel_does():
     big = whole(col(True, True, False), np.array([[1, 2], [3, 4]], dtype=object).view(ff.Array), 0).tolist()
     assert big[0] == [1, 2] and big[1] == [3, 4] and big[2] == [0, 0]
     assert len(calls) == 2  # (only the two of sizes numpy broadcasts went to formulas' own)
+
+
+def test_a_join_of_whole_arrays_equals_formulas_own():
+    """``Travellers!B4:B10204&Travellers!C4:C10204`` and its kind on whole arrays (registry.OPERATOR_CORRECTIONS: ``&``):
+    arrays of texts, numbers (whole floats, NaN and infinities included), logicals and blanks, and arrays with an
+    error or a cell of no kind (formulas' own), against arrays and single values, as formulas' own operator gives."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+    import numpy as np
+    import schedula as sh
+    import formulas.functions as ff
+    from formulas.functions.operators import OPERATORS
+
+    registry.install()
+    whole = OPERATORS["&"]
+    stock = whole.__wrapped__
+    typed = st.one_of(st.sampled_from(["", "x", "4S", "TRUE", " "]), st.integers(-3, 3), st.integers(-2**70, 2**70),
+                      st.floats(allow_nan=True, allow_infinity=True), st.booleans(), st.just(sh.EMPTY), st.just(7.0))
+
+    def array_of(cells, shape):
+        return st.lists(cells, min_size=shape[0] * shape[1], max_size=shape[0] * shape[1]).map(
+            lambda xs: np.array(xs + [None], dtype=object)[:-1].reshape(shape).view(ff.Array))
+
+    @settings(max_examples=80, deadline=None, derandomize=True)
+    @given(st.data())
+    def check(data):
+        cells = data.draw(st.sampled_from([typed, _cells()]))
+        a = data.draw(array_of(cells, (70, 1)))
+        b = data.draw(st.one_of(typed, array_of(cells, (70, 1)), array_of(typed, (1, 3))))
+        args = (a, b) if data.draw(st.booleans()) else (b, a)
+        _same(whole(*args), stock(*args))
+
+    check()
+    calls = []
+    counted = registry._joined_texts(lambda *a: calls.append(a) or stock(*a))
+    numbers = np.array([[12], [7.0], [True], [sh.EMPTY]] * 30, dtype=object).view(ff.Array)
+    assert counted(numbers, "-").ravel().tolist()[:4] == ["12-", "7-", "TRUE-", "-"]  # by hand
+    assert not calls                                           # the whole array at once
+    with_error = numbers.copy()
+    from formulas.tokens.operand import Error
+    with_error[5, 0] = Error.errors["#N/A"]
+    _same(counted(with_error, "-"), stock(with_error, "-"))
+    assert len(calls) == 1                                     # an error among the cells: formulas' own

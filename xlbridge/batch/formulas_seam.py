@@ -7,7 +7,7 @@ and the parent of an isolated run never needs it). Out, for the rest of the batc
   subclasses or tests for, the ``EMPTY`` and ``SELF`` tokens, the graph helpers), as one frozen record;
 - a named function for every internal xlbridge relies on, so that no other module names one:
   :func:`column_namer`, :func:`cell_indices`, :func:`range_shape`, :func:`assemble_values` (private
-  functions of ``formulas.cell`` and ``formulas.tokens.operand``), :func:`compile_text` and
+  functions of ``formulas.cell`` and ``formulas.tokens.operand``), :func:`text_of` (``formulas.functions.text``), :func:`compile_text` and
   :func:`update_references` (private methods of ``ExcelModel``), :func:`run_in_one_pass` (a compiled
   cell's function given another class), :func:`function_nodes` and :func:`same_value` (a compiled
   formula's nodes and their inputs, for :mod:`xlbridge.batch.evaluate.subexpressions`), :func:`evaluated_node` (the frame of schedula's that evaluates
@@ -49,7 +49,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 __all__ = ["EngineNames", "engine_names", "blank_as_zero", "identical", "correct_operators", "column_namer", "cell_indices", "range_shape", "assemble_values",
-           "compile_text", "update_references", "run_in_one_pass", "EngineNode", "function_nodes", "same_value", "evaluated_node", "shared_strings",
+           "compile_text", "update_references", "run_in_one_pass", "text_of", "EngineNode", "function_nodes", "same_value", "evaluated_node", "shared_strings",
            "function_package", "function_registry", "import_function_module", "stock_load_workbook", "quote_sheet_ids", "use_registry",
            "engine_patched", "DISPATCH_KEYWORDS", "FORMULAS_SERIES", "SCIPY_NAMES"]
 
@@ -293,6 +293,14 @@ def correct_operators(corrections: dict[str, Callable[[Callable[..., Any]], Call
             fn = correct(OPERATORS[name])
             fn.xlbridge = True  # type: ignore[attr-defined]
             OPERATORS[name] = fn
+
+
+def text_of() -> Callable[[Any], str]:
+    """formulas' text of a cell's value as ``&`` joins it (the private ``formulas.functions.text._str``: a logical
+    ``TRUE``/``FALSE``, a whole float without its ``.0``, anything else ``str``)."""
+    from formulas.functions.text import _str
+
+    return _str
 
 
 def column_namer() -> Callable[[int], str]:
