@@ -42,6 +42,7 @@ import dataclasses
 import functools
 import importlib
 import importlib.util
+import math
 import operator
 import sys
 import types
@@ -49,7 +50,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 __all__ = ["EngineNames", "engine_names", "blank_as_zero", "identical", "correct_operators", "column_namer", "cell_indices", "range_shape", "assemble_values",
-           "compile_text", "update_references", "run_in_one_pass", "text_of", "EngineNode", "function_nodes", "same_value", "evaluated_node", "shared_strings",
+           "compile_text", "update_references", "run_in_one_pass", "text_of", "EngineNode", "function_nodes", "is_reference", "same_value", "evaluated_node", "shared_strings",
            "function_package", "function_registry", "import_function_module", "stock_load_workbook", "quote_sheet_ids", "use_registry",
            "engine_patched", "DISPATCH_KEYWORDS", "FORMULAS_SERIES", "SCIPY_NAMES"]
 
@@ -398,13 +399,17 @@ def same_value(a: Any, b: Any) -> bool:
     >>> import numpy as np
     >>> same_value(2.0, 2.0), same_value(1, True), same_value(np.array([[2]]), np.array([[2]])), same_value(np.array([[2]]), np.array([[3]]))
     (True, False, True, False)
+    >>> same_value(0.0, -0.0), same_value(np.array([[0.0]], object), np.array([[-0.0]], object))
+    (False, False)
     """
     if a is b:
         return True
     kind = type(a)
     if kind is not type(b):
         return False
-    if kind in (int, float, str, bool):
+    if kind is float:
+        return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)  # (-0.0 is not 0.0: ATAN2, TEXT)
+    if kind in (int, str, bool):
         return bool(a == b)
     if kind is internals().Ranges:
         if a.ranges != b.ranges or a.values.keys() != b.values.keys():
@@ -422,8 +427,14 @@ def same_value(a: Any, b: Any) -> bool:
         if a.size > 64 or a.shape != b.shape or a.dtype != b.dtype:
             return False
         left, right = a.ravel().tolist(), b.ravel().tolist()
-        return [type(x) for x in left] == [type(x) for x in right] and left == right
+        return len(left) == len(right) and all(map(same_value, left, right))
     return False
+
+
+def is_reference(value: Any) -> bool:
+    """Whether a node's input is a reference formulas' ``ROW``/``COLUMN`` read as theirs (a ``Ranges`` that is not
+    empty): with anything else there (0, an empty text, FALSE) they read the calling cell instead."""
+    return isinstance(value, internals().Ranges) and bool(value)
 
 
 def _ndarray() -> Any:

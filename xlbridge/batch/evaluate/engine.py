@@ -569,6 +569,10 @@ def recalc_values(path: str, targets: dict, functions: dict | None = None, *, pr
         state = defuse_external_links(model, path, links, book=book, sheets=sheets)
         if sheets:
             model.xlbridge.shown = shown or {}
+        # (the functions a part shared by several formulas may call: formulas' own and xlbridge's, never a name's)
+        from .registry import function_names
+
+        model.xlbridge.shared.known = function_names() | {name.upper() for name in (functions or {})}
         try:
             model.loads(path)
             record_phase("linking")

@@ -36,7 +36,8 @@ from typing import Any
 from ..formulas_seam import (SCIPY_NAMES, blank_as_zero, identical, column_namer, correct_operators, engine_names,
                              function_package, import_function_module, text_of, use_registry)
 
-__all__ = ["CORRECTIONS", "REASON_SINKS", "LazyFunctions", "install", "index_of_installed", "MODULE_NAMES", "SCIPY_NAMES"]
+__all__ = ["CORRECTIONS", "REASON_SINKS", "LazyFunctions", "function_names", "install", "index_of_installed", "MODULE_NAMES",
+           "SCIPY_NAMES"]
 
 
 #: Which of formulas' function modules defines each name (formulas 1.3.4; regenerate with
@@ -655,6 +656,18 @@ REASON_SINKS: list[Callable[[str, str], Any]] = []
 #: holds the corrected function under the name
 CORRECTIONS: dict[str, Callable[[dict], dict]] = {"INDEX": _index_of_values, "IF": _if_by_masks,
                                                   "IFERROR": _iferror_by_masks}
+
+
+def function_names() -> frozenset[str]:
+    """The names of every function formulas defines (its modules' :data:`MODULE_NAMES` and its package's own table),
+    without importing a module.
+
+    >>> names = function_names()
+    >>> "TRANSPOSE" in names, "ARRAY" in names, "MYR" in names
+    (True, True, False)
+    """
+    names = {name for listed in MODULE_NAMES.values() for name in listed.split()}
+    return frozenset(names | set(function_package().FUNCTIONS))
 
 
 def index_of_installed() -> dict[str, list[str]]:

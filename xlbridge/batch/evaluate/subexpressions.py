@@ -11,12 +11,19 @@ values.
 
 - a node is shared only when its expression (formulas' name for it: the function or operator with its
   arguments, every reference in full with its book and sheet) is written in at least two compiled
-  formulas; the rest run as before, without a wrapper;
+  formulas, and every function it calls is one of the engine's own or xlbridge's (``known``): a defined
+  name called as a function (``=MYR(1)``, a ``LAMBDA`` that may hold ``RAND``) is never shared; the rest
+  run as before, without a wrapper;
 - a call is answered from an earlier call of the same expression only when every input is the same
   value for certain (:func:`~xlbridge.batch.formulas_seam.same_value`: the same object, a reference to
-  the same arrays, equal constants of one type). An input that is the calling cell (``ROW()``,
-  ``COLUMN()``, ``@``) is compared as any other, so it is never shared between cells; only ``ROW(ref)``
-  and ``COLUMN(ref)``, which read their reference alone, leave the calling cell out;
+  the same arrays, equal constants of one type, a zero of the same sign). An input that is the calling
+  cell (``ROW()``, ``COLUMN()``, ``@``) is compared as any other, so it is never shared between cells;
+  only ``ROW(ref)`` and ``COLUMN(ref)`` whose argument is a reference when called
+  (:func:`~xlbridge.batch.formulas_seam.is_reference`; formulas reads the calling cell for a 0, an empty
+  text or FALSE there) leave the calling cell out;
+- an expression met with more than :data:`MOST_KEPT` different inputs and no repeat (``$A$1*ROW()`` down a
+  column: formulas turns ``ROW()`` into each cell's own constant) is given up: its later calls run as
+  before, so no call compares its inputs with more than that many answers;
 - a volatile function (``RAND``, ``RANDBETWEEN``, ``RANDARRAY``) is never shared: each cell draws its own;
 - an answer is dropped when the last formula writing its expression has asked for it (the extra
   memory is what is shared, and only while it is still to be used), and all of them when the run ends;
@@ -29,6 +36,7 @@ The values are those of computing every part in every cell (``tests/batch/test_s
 compares the shipped templates cell by cell both ways).
 
 >>> shared = SharedSubexpressions()
+>>> shared.known = frozenset({"DOUBLE"})
 >>> calls = []
 >>> def double(x):
 ...     calls.append(x)
@@ -46,14 +54,18 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ..formulas_seam import function_nodes, same_value
+from ..formulas_seam import function_nodes, is_reference, same_value
 
-__all__ = ["SharedSubexpressions", "VOLATILE"]
+__all__ = ["MOST_KEPT", "SharedSubexpressions", "VOLATILE"]
 
 #: functions whose every call is its own value: never shared between cells
-VOLATILE = re.compile(r"\bRAND(?:BETWEEN|ARRAY)?\(", re.IGNORECASE)
+VOLATILE = frozenset({"RAND", "RANDBETWEEN", "RANDARRAY", "_XLFN.RANDARRAY"})
+#: the most answers kept for one expression whose inputs have not repeated: past it the expression is given up
+MOST_KEPT = 8
 # ROW(ref) and COLUMN(ref): the calling cell is an input of theirs that a reference makes unused
 _OF_REFERENCE = re.compile(r"^(?:ROW|COLUMN)\((?!\))")
+# a function called in an expression as formulas writes it (upper case, its arguments after "(")
+_CALLED = re.compile(r"(?<![A-Z0-9_.'!\]])([A-Z_][A-Z0-9_.]*)\(")
 
 
 class SharedSubexpressions:
@@ -65,9 +77,13 @@ class SharedSubexpressions:
         #: (listen, say): ``listen()`` a context manager giving the list of the notes said in its block,
         #: ``say(notes)`` says them again (:func:`xlbridge.batch.evaluate.engine.notes_heard`, ``say_again``)
         self.notes: tuple[Callable[[], Any], Callable[[Any], None]] = (_listen_to_nothing, _say_nothing)
+        #: the functions a shared part may call (upper case): the engine's own and xlbridge's (set by the engine;
+        #: empty: nothing that calls a function is shared)
+        self.known: frozenset[str] = frozenset()
         self._cells: list = []
         self._answers: dict[str, list] = {}  # expression -> [(inputs, value)] while formulas still to ask hold it
         self._left: dict[str, int] = {}  # expression -> how many formulas still to ask for it
+        self._given_up: set[str] = set()  # expressions met with too many different inputs
 
     def add(self, cell: Any) -> None:
         """Note a compiled cell (formulas' ``Cell``) whose formula's parts may be shared."""
@@ -79,8 +95,9 @@ class SharedSubexpressions:
         self._cells = []
         counts = collections.Counter(node.text for node in nodes)
         shared = 0
+        allowed = self.known - VOLATILE
         for node in nodes:
-            if counts[node.text] < 2 or VOLATILE.search(node.text):
+            if counts[node.text] < 2 or not allowed.issuperset(_CALLED.findall(node.text)):
                 continue
             ignored = node.context if _OF_REFERENCE.match(node.text) else ()
             node.replace(self.answer(node.text, node.function, ignored, counts[node.text]))
@@ -91,12 +108,15 @@ class SharedSubexpressions:
         """``function`` (the node computing ``text``, written in ``uses`` formulas) answered from an earlier
         call with the same inputs (``ignored``: positions of inputs left out of the comparison)."""
         self._left[text] = uses
-        answers, left = self._answers, self._left
+        answers, left, given_up = self._answers, self._left, self._given_up
 
         def shared(*args: Any, **kwargs: Any) -> Any:
-            if kwargs:
+            if kwargs or text in given_up:
                 return function(*args, **kwargs)
-            key = tuple(a for i, a in enumerate(args) if i not in ignored) if ignored else args
+            if ignored and all(is_reference(a) for i, a in enumerate(args) if i not in ignored):
+                key = tuple(a for i, a in enumerate(args) if i not in ignored)
+            else:
+                key = args
             held = answers.get(text)
             found = _NOTHING
             if held:
@@ -106,6 +126,10 @@ class SharedSubexpressions:
                         self.notes[1](said)
                         break
             if found is _NOTHING:
+                if held and len(held) >= MOST_KEPT:  # (no repeat among as many inputs: given up)
+                    given_up.add(text)
+                    answers.pop(text, None)
+                    return function(*args)
                 with self.notes[0]() as said:
                     found = function(*args)
                 answers.setdefault(text, []).append((key, found, tuple(said)))
@@ -120,6 +144,7 @@ class SharedSubexpressions:
         """Drop every answer held (at the end of a run)."""
         self._answers.clear()
         self._left.clear()
+        self._given_up.clear()
         self._cells = []
 
 
