@@ -158,10 +158,14 @@ def test_what_looks_alike_but_is_not_is_never_shared(tmp_path, monkeypatch):
     for r in range(2, 5):
         ws.cell(r, 2, "=ATAN2(-1,$A$1*(ROW()-3))")  # -0.0 in row 2, 0.0 below
         ws.cell(r, 3, '=TEXT($A$1*(ROW()-3),"0.0")')
+    ws["A3"] = 2
     for r in range(3, 7):
         ws.cell(r, 4, "=ROW($A$2*0)")  # a number, not a reference: formulas reads the calling cell
         ws.cell(r, 5, "=MYR(1)")
+        ws.cell(r, 6, "=SUM(MAP($A$2:$A$3,MYR))")  # a LAMBDA as an input (the second review)
+        ws.cell(r, 7, "=TIRAGE_DÉ(1000000)")  # a name in another alphabet than A-Z
     wb.defined_names["MYR"] = DefinedName("MYR", attr_text="LAMBDA(x,x+RAND())")
+    wb.defined_names["TIRAGE_DÉ"] = DefinedName("TIRAGE_DÉ", attr_text="LAMBDA(n,RANDBETWEEN(1,n))")
     path = tmp_path / "alike.xlsx"
     wb.save(path)
     shared, every = _both_ways(path, monkeypatch)
@@ -173,6 +177,9 @@ def test_what_looks_alike_but_is_not_is_never_shared(tmp_path, monkeypatch):
     assert [shared[(r, 4)] for r in range(3, 7)] == [every[(r, 4)] for r in range(3, 7)] == [3, 4, 5, 6]
     draws = [shared[(r, 5)] for r in range(3, 7)]
     assert len(set(draws)) == 4 and all(1 <= d < 2 for d in draws)  # each cell draws its own
+    mapped = [shared[(r, 6)] for r in range(3, 7)]
+    assert len(set(mapped)) == 4 and all(2 <= d < 4 for d in mapped)  # 0 + 2 and two draws in [0, 1)
+    assert len({shared[(r, 7)] for r in range(3, 7)}) == 4
 
 
 def test_an_expression_whose_inputs_never_repeat_is_given_up(monkeypatch):

@@ -12,8 +12,9 @@ values.
 - a node is shared only when its expression (formulas' name for it: the function or operator with its
   arguments, every reference in full with its book and sheet) is written in at least two compiled
   formulas, and every function it calls is one of the engine's own or xlbridge's (``known``): a defined
-  name called as a function (``=MYR(1)``, a ``LAMBDA`` that may hold ``RAND``) is never shared; the rest
-  run as before, without a wrapper;
+  name called as a function (``=MYR(1)``, a ``LAMBDA`` that may hold ``RAND``; ``TIRAGE_DÉ(6)``) is never
+  shared, nor a call given a ``LAMBDA`` as an input (``MAP(A1:A9,MYR)``); the rest run as before, without a
+  wrapper;
 - a call is answered from an earlier call of the same expression only when every input is the same
   value for certain (:func:`~xlbridge.batch.formulas_seam.same_value`: the same object, a reference to
   the same arrays, equal constants of one type, a zero of the same sign). An input that is the calling
@@ -64,8 +65,10 @@ VOLATILE = frozenset({"RAND", "RANDBETWEEN", "RANDARRAY", "_XLFN.RANDARRAY"})
 MOST_KEPT = 8
 # ROW(ref) and COLUMN(ref): the calling cell is an input of theirs that a reference makes unused
 _OF_REFERENCE = re.compile(r"^(?:ROW|COLUMN)\((?!\))")
-# a function called in an expression as formulas writes it (upper case, its arguments after "(")
-_CALLED = re.compile(r"(?<![A-Z0-9_.'!\]])([A-Z_][A-Z0-9_.]*)\(")
+# a function called in an expression as formulas writes it (upper case, its arguments after "("): any word, the
+# letters of every language included (formulas reads a name as [A-Z_][\w.]*); a word inside a text or a sheet's
+# name only makes a part unshared
+_CALLED = re.compile(r"(?<![\w.])([\w.]+)\(")
 
 
 class SharedSubexpressions:
@@ -111,7 +114,7 @@ class SharedSubexpressions:
         answers, left, given_up = self._answers, self._left, self._given_up
 
         def shared(*args: Any, **kwargs: Any) -> Any:
-            if kwargs or text in given_up:
+            if kwargs or text in given_up or any(map(callable, args)):  # (a LAMBDA as an input: MAP(A1:A9, MYR))
                 return function(*args, **kwargs)
             if ignored and all(is_reference(a) for i, a in enumerate(args) if i not in ignored):
                 key = tuple(a for i, a in enumerate(args) if i not in ignored)
