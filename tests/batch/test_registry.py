@@ -493,3 +493,29 @@ def test_a_join_of_whole_arrays_equals_formulas_own():
     with_error[5, 0] = Error.errors["#N/A"]
     _same(counted(with_error, "-"), stock(with_error, "-"))
     assert len(calls) == 1                                     # an error among the cells: formulas' own
+
+
+def test_arithmetic_of_logicals_on_whole_arrays_equals_formulas_own():
+    """``(B4:B10204&C4:C10204<>"")*(D4:D10204&G4:G10204="")`` (the pairs Ranking's "Not counted" line): columns of
+    logicals, and of logicals and numbers, multiplied, added and subtracted at once, as formulas' own operators give
+    (a logical is 1 or 0; TRUE*TRUE is 1, worked by hand)."""
+    import numpy as np
+    import formulas.functions as ff
+    from formulas.functions.operators import OPERATORS
+
+    registry.install()
+    rng = np.random.default_rng(51)
+    for operator, op in (("*", lambda x, y: x * y), ("+", lambda x, y: x + y), ("-", lambda x, y: x - y)):
+        stock = OPERATORS[operator].__wrapped__
+        calls = []
+        counted = registry._arithmetic_of_numbers(lambda *a: calls.append(a) or stock(*a), op)
+        a = np.array(rng.choice([True, False], 200).tolist(), dtype=object).reshape(100, 2).view(ff.Array)
+        kinds = [True, False, 3, 2.5]
+        b = np.array([kinds[i] for i in rng.integers(0, 4, 200)] + [None], dtype=object)[:-1]
+        b = b.reshape(100, 2).view(ff.Array)
+        assert {type(v) for v in b.ravel().tolist()} == {bool, int, float}
+        for x, y in ((a, b), (b, a), (a, True)):
+            _same(counted(x, y), stock(x, y))
+        assert not calls  # the whole arrays at once
+    t = np.array([[True]] * 70, dtype=object).view(ff.Array)
+    assert OPERATORS["*"](t, t).ravel().tolist() == [1.0] * 70

@@ -537,21 +537,22 @@ def _arithmetic_of_numbers(stock: Callable[..., Any], op: Callable[[Any, Any], A
     """formulas' ``+``, ``-`` or ``*`` (``op`` on two float arrays) on whole arrays of numbers, with the same values.
 
     The templates subtract a column's row numbers from its first row's (``ROW(range)-ROW(INDEX(range,1,1))``,
-    10,200 cells, twenty times in the pairs book), which formulas 1.3.4 does one cell at a time (each side made a
-    float, the result a float, one that is not finite ``#NUM!``). Here, where every cell of both sides is a number
-    (not a logical, a text, a blank or an error), numpy computes the same floats for the whole array at once; any
-    other call is formulas' own.
+    10,200 cells, twenty times in the pairs book) and multiplies two columns of logicals (the Ranking's "Not counted"
+    line), which formulas 1.3.4 does one cell at a time (each side made a float, a logical 1 or 0, the result a
+    float, one that is not finite ``#NUM!``). Here, where every cell of both sides is a number or a logical (not a
+    text, a blank or an error), numpy computes the same floats for the whole array at once; any other call is
+    formulas' own.
     """
     import numpy as np
 
     names = engine_names()
     Ranges, Array, num_error = names.Ranges, names.Array, names.Error.errors["#NUM!"]
 
-    def number(v: Any) -> bool:
-        return type(v) in (int, float) or (isinstance(v, np.number) and not isinstance(v, np.bool_))
+    def number(v: Any) -> bool:  # (a logical is 1 or 0 to formulas' arithmetic, as to Excel's: TRUE*TRUE is 1)
+        return type(v) in (int, float, bool) or isinstance(v, (np.number, np.bool_))
 
     numbers = np.frompyfunc(number, 1, 1)
-    plain = {int, float}
+    plain = {int, float, bool}
 
     def all_numbers(a: Any) -> bool:  # (Python's own ints and floats told at once by their types, the rest one by one)
         return set(map(type, a.ravel().tolist())) <= plain or bool(numbers(a).astype(bool).all())
