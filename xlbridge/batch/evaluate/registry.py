@@ -533,6 +533,25 @@ def _compared_with_text(stock: Callable[..., Any], negate: bool) -> Callable[...
     return compare
 
 
+def _whole_pair(args: tuple, kwargs: dict) -> tuple[Any, Any] | None:
+    """The two arguments of a binary operator as object arrays of one shape, when the call is one for a whole-array
+    operation: two arguments, one of them an array of at least :data:`WHOLE_ARRAY_FROM` cells (a reference's
+    values), of shapes numpy broadcasts; None: formulas' own operator answers it."""
+    import numpy as np
+
+    Ranges = engine_names().Ranges
+    if kwargs or len(args) != 2:
+        return None
+    values = [a.value if isinstance(a, Ranges) else a for a in args]
+    if not any(isinstance(v, np.ndarray) and v.size >= WHOLE_ARRAY_FROM for v in values):
+        return None
+    try:
+        x, y = np.broadcast_arrays(*[np.asarray(v, dtype=object) for v in values])
+    except ValueError:
+        return None
+    return x, y
+
+
 def _arithmetic_of_numbers(stock: Callable[..., Any], op: Callable[[Any, Any], Any]) -> Callable[..., Any]:
     """formulas' ``+``, ``-`` or ``*`` (``op`` on two float arrays) on whole arrays of numbers, with the same values.
 
@@ -546,7 +565,7 @@ def _arithmetic_of_numbers(stock: Callable[..., Any], op: Callable[[Any, Any], A
     import numpy as np
 
     names = engine_names()
-    Ranges, Array, num_error = names.Ranges, names.Array, names.Error.errors["#NUM!"]
+    Array, num_error = names.Array, names.Error.errors["#NUM!"]
 
     def number(v: Any) -> bool:  # (a logical is 1 or 0 to formulas' arithmetic, as to Excel's: TRUE*TRUE is 1)
         return type(v) in (int, float, bool) or isinstance(v, (np.number, np.bool_))
@@ -558,15 +577,10 @@ def _arithmetic_of_numbers(stock: Callable[..., Any], op: Callable[[Any, Any], A
         return set(map(type, a.ravel().tolist())) <= plain or bool(numbers(a).astype(bool).all())
 
     def arithmetic(*args: Any, **kwargs: Any) -> Any:
-        if kwargs or len(args) != 2:
+        pair = _whole_pair(args, kwargs)
+        if pair is None:
             return stock(*args, **kwargs)
-        values = [a.value if isinstance(a, Ranges) else a for a in args]
-        if not any(isinstance(v, np.ndarray) and v.size >= WHOLE_ARRAY_FROM for v in values):
-            return stock(*args)
-        try:
-            x, y = np.broadcast_arrays(*[np.asarray(v, dtype=object) for v in values])
-        except ValueError:
-            return stock(*args)
+        x, y = pair
         if not x.size or not (all_numbers(x) and all_numbers(y)):
             return stock(*args)
         with np.errstate(all="ignore"):
@@ -592,20 +606,15 @@ def _joined_texts(stock: Callable[..., Any]) -> Callable[..., Any]:
     import numpy as np
 
     names = engine_names()
-    Ranges, Array, EMPTY = names.Ranges, names.Array, names.EMPTY
+    Array, EMPTY = names.Array, names.EMPTY
     plain = {str, int, float, bool, type(EMPTY)}
     text = text_of()
 
     def join(*args: Any, **kwargs: Any) -> Any:
-        if kwargs or len(args) != 2:
+        pair = _whole_pair(args, kwargs)
+        if pair is None:
             return stock(*args, **kwargs)
-        values = [a.value if isinstance(a, Ranges) else a for a in args]
-        if not any(isinstance(v, np.ndarray) and v.size >= WHOLE_ARRAY_FROM for v in values):
-            return stock(*args)
-        try:
-            x, y = np.broadcast_arrays(*[np.asarray(v, dtype=object) for v in values])
-        except ValueError:
-            return stock(*args)
+        x, y = pair
         left, right = x.ravel().tolist(), y.ravel().tolist()
         if not x.size or not (set(map(type, left)) | set(map(type, right))) <= plain:
             return stock(*args)
