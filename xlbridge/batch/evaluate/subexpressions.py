@@ -33,8 +33,9 @@ values.
   from a result: ``notes``, set by the engine) is said again for each formula answered from it, at that
   formula's cell, so the report names the same cells as computing the part in every formula.
 
-The values are those of computing every part in every cell (``tests/batch/test_subexpressions.py``
-compares the shipped templates cell by cell both ways).
+The values are those of computing every part in every cell: ``tests/batch/test_subexpressions.py`` compares the
+five example templates (built with 100 rows) cell by cell both ways, and their messages on a book with mistaken
+rows; the ten shipped workbooks recalculated both ways gave the same bytes (``cmp``, when this was written).
 
 >>> shared = SharedSubexpressions()
 >>> shared.known = frozenset({"DOUBLE"})
