@@ -7,11 +7,13 @@ reading, so that a killed run leaves no process behind.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
+from typing import Any
 
-__all__ = ["set_parent_death_signal"]
+__all__ = ["ForkedHalf", "set_parent_death_signal"]
 
 
 def set_parent_death_signal(parent_pid: int) -> None:
@@ -26,3 +28,38 @@ def set_parent_death_signal(parent_pid: int) -> None:
             pass
     if os.getppid() != parent_pid:  # the parent died before the signal was armed
         os._exit(1)
+
+
+class ForkedHalf:
+    """A forked process working on half a part, and the read end of the pipe it answers on: :meth:`close`
+    (also on leaving a ``with`` block) kills and reaps it and closes the pipe, whatever happened.
+    ``pid`` 0: no process (or reaped); ``fd`` -1: no pipe (or read)."""
+
+    def __init__(self, pid: int = 0, fd: int = -1) -> None:
+        self.pid, self.fd = pid, fd
+
+    def read_answer(self) -> bytes | None:
+        """Everything the process wrote on the pipe, until it closed it (None: no pipe); the pipe is read once."""
+        if self.fd < 0:
+            return None
+        fd, self.fd = self.fd, -1
+        with os.fdopen(fd, "rb") as reader:
+            return reader.read()
+
+    def close(self) -> None:
+        if self.pid:
+            with contextlib.suppress(OSError):
+                os.kill(self.pid, signal.SIGKILL)
+            with contextlib.suppress(OSError):
+                os.waitpid(self.pid, 0)
+            self.pid = 0
+        if self.fd >= 0:
+            with contextlib.suppress(OSError):
+                os.close(self.fd)
+            self.fd = -1
+
+    def __enter__(self) -> Any:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()

@@ -75,6 +75,7 @@ from .limits import (
     refuse,
     scrub_paths,
 )
+from .sheethalves import halves_wanted, scan_sheet_part
 from .xmlscan import BoundedReader, Totals, counting_handler, scan_xml
 
 __all__ = [
@@ -381,7 +382,12 @@ def _scan_member(zf, info, sheet_names: dict, totals: Totals, limits: SafetyLimi
         with zf.open(info) as raw:
             stream = io.BufferedReader(
                 BoundedReader(raw, info.file_size, part, name, deadline, limits.max_seconds), 1 << 16)
-            if part.lower().endswith(_XML_SUFFIXES):
+            if sheet is not None and part.lower().endswith(_XML_SUFFIXES) and halves_wanted(info.file_size):
+                # (a large worksheet: held whole and scanned in two halves at once, the same checks)
+                data = b"".join(iter(lambda: stream.read(1 << 16), b""))
+                scan_sheet_part(data, part, where, totals, limits, name, deadline, limits.max_seconds)
+                del data
+            elif part.lower().endswith(_XML_SUFFIXES):
                 handler = counting_handler(part, where, totals, limits, name)
                 scan_xml(stream, part, name, handler, limits.max_xml_token, where)
                 handler.finish()

@@ -29,6 +29,9 @@ __all__ = [
     "Totals",
     "counting_handler",
     "defuse",
+    "feed",
+    "install",
+    "new_parser",
     "scan_xml",
 ]
 
@@ -70,11 +73,16 @@ def _rel_id(attrs) -> str | None:
     return None
 
 
-def counting_handler(part: str, where: str, totals: Totals, limits: SafetyLimits, name: str | None) -> Any:
+def counting_handler(part: str, where: str, totals: Totals, limits: SafetyLimits, name: str | None,
+                     at_row: bool = False) -> Any:
     """Expat handlers counting what ``part`` holds against ``limits`` (its kind decided by its root).
 
     The object's ``start(tag, attrs)``, ``end(tag)`` and ``chars(text)`` are expat's element and
     character-data handlers (qualified names, attributes as a dict); :func:`scan_xml` installs them.
+    ``at_row``: the handlers start inside a worksheet's sheet data, before a row (the second half of a
+    part scanned in two halves, :mod:`.sheethalves`); ``at_boundary()`` says whether they are there now,
+    ``extent()`` gives what a worksheet's extent is made of so far, ``absorb(extent)`` takes in another
+    half's, before ``finish()``.
     """
 
     def more_cells(n: int, counting: str) -> None:
@@ -101,10 +109,13 @@ def counting_handler(part: str, where: str, totals: Totals, limits: SafetyLimits
     wide, wide_len, deep, deep_len = "", 0, "", 0
     row_at = row_most = 0  # the number of the row being read, and the largest
     odd = False  # a row or cell whose address is missing or not a plain address: the extent is the whole sheet
+    first_row_numbered: bool | None = None  # whether the first row met carries its number (None: no row yet)
+    if at_row:
+        kind, sheet, depth = "worksheet", True, 2
 
     def start(tag, attrs):
         nonlocal kind, sheet, depth, formula, cell, cell_xfs, text, in_t, phonetic
-        nonlocal wide, wide_len, deep, deep_len, row_at, row_most, odd
+        nonlocal wide, wide_len, deep, deep_len, row_at, row_most, odd, first_row_numbered
         depth += 1
         if depth > _MAX_XML_DEPTH:
             refuse(f"refused: XML part {clip(part, 80)} nests elements more than {_MAX_XML_DEPTH} deep", name,
@@ -137,6 +148,8 @@ def counting_handler(part: str, where: str, totals: Totals, limits: SafetyLimits
                 if totals.rows > limits.max_rows:
                     over("rows", limits.max_rows)
                 r = attrs.get("r")  # (a row without its number follows the one before)
+                if first_row_numbered is None:
+                    first_row_numbered = r is not None
                 row_at = row_at + 1 if r is None else int(r) if r.isascii() and r.isdigit() and len(r) < 9 else -1
                 odd = odd or row_at < 0
                 row_most = max(row_most, row_at)
@@ -219,7 +232,28 @@ def counting_handler(part: str, where: str, totals: Totals, limits: SafetyLimits
             last_row, last_col = _extent(wide, deep, odd)
             totals.extents[part] = (max(last_row, min(row_most, EXCEL_MAX_ROWS)), last_col)
 
-    return types.SimpleNamespace(start=start, end=end, chars=chars, finish=finish)
+    def at_boundary() -> bool:
+        """Inside a worksheet's sheet data (or another child of its root) with nothing open: where a row starts."""
+        return (sheet and depth == 2 and formula is None and text is None and not (in_t or phonetic)
+                and first_row_numbered is not None)
+
+    def extent() -> tuple:
+        """(widest letters, deepest digits, odd, last row number, the first row carries its number)."""
+        return wide, deep, odd, row_most, first_row_numbered
+
+    def absorb(other: tuple) -> None:
+        """Take in the :func:`extent` of the rest of the part, read by other handlers."""
+        nonlocal wide, wide_len, deep, deep_len, odd, row_most
+        o_wide, o_deep, o_odd, o_row_most, _numbered = other
+        if (len(o_wide), o_wide) > (wide_len, wide):
+            wide, wide_len = o_wide, len(o_wide)
+        if (len(o_deep), o_deep) > (deep_len, deep):
+            deep, deep_len = o_deep, len(o_deep)
+        odd = odd or o_odd
+        row_most = max(row_most, o_row_most)
+
+    return types.SimpleNamespace(start=start, end=end, chars=chars, finish=finish, at_boundary=at_boundary,
+                                 extent=extent, absorb=absorb)
 
 
 def _package_record(kind: str | None, local: str, attrs: dict, part: str, totals: Totals, name: str | None) -> None:
@@ -368,6 +402,14 @@ def scan_xml(stream: Any, part: str, name: str | None, handler: Any = None,
     ...     print(err)
     b.xlsx: refused: XML part xl/sharedStrings.xml contains a DTD (document type declaration; used by entity bombs and external entities)
     """
+    parser = new_parser(part, name)
+    if handler is not None:
+        install(parser, handler)
+    feed(parser, iter(lambda: stream.read(1 << 16), b""), part, name, max_token, where)
+
+
+def new_parser(part: str, name: str | None) -> Any:
+    """An expat parser refusing what defusedxml refuses (:func:`defuse`), naming ``part``."""
     import xml.parsers.expat as expat
 
     def forbidden(what: str) -> Any:
@@ -375,26 +417,37 @@ def scan_xml(stream: Any, part: str, name: str | None, handler: Any = None,
 
     parser = expat.ParserCreate()
     defuse(parser, forbidden)
-    if handler is not None:
-        parser.StartElementHandler = handler.start
-        parser.EndElementHandler = handler.end
-        parser.CharacterDataHandler = handler.chars
-    fed = 0
+    return parser
+
+
+def install(parser: Any, handler: Any) -> None:
+    """Install a :func:`counting_handler`'s element and text handlers on ``parser``."""
+    parser.StartElementHandler = handler.start
+    parser.EndElementHandler = handler.end
+    parser.CharacterDataHandler = handler.chars
+
+
+def feed(parser: Any, chunks: Any, part: str, name: str | None, max_token: int, where: str | None,
+         fed: int = 0, final: bool = True) -> int:
+    """Parse ``chunks`` (bytes, in order) with ``parser``, the ``fed`` bytes before them parsed already;
+    refuse a token longer than ``max_token`` bytes and a part that is not well-formed (see :func:`scan_xml`).
+    ``final``: the part ends with them. Returns the bytes fed in all."""
+    import xml.parsers.expat as expat
+
     try:
-        while True:
-            chunk = stream.read(1 << 16)
-            if not chunk:
-                break
+        for chunk in chunks:
             parser.Parse(chunk, False)
             fed += len(chunk)
             if fed - parser.CurrentByteIndex > max_token:
                 place = where if where is not None else f"XML part {clip(part, 80)[1:-1]}"
                 refuse(f"refused: {place} holds a tag, comment or processing instruction "
                        f"longer than {max_token:,} bytes, the limit", name, WorkbookLimitError)
-        parser.Parse(b"", True)
+        if final:
+            parser.Parse(b"", True)
     except expat.ExpatError as exc:
         refuse(f"damaged workbook: XML part {clip(part, 80)[1:-1]} is not well-formed ({expat.ErrorString(exc.code)})",
                name)
+    return fed
 
 
 class BoundedReader(io.RawIOBase):

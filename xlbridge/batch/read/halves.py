@@ -38,19 +38,17 @@ reading with ``full=True`` or without ``values``, and a system without ``fork`` 
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import marshal
 import os
 import pickle
-import signal
 import threading
 from typing import Any
 
 from .sheetxml import SHARED_LATER, Half, SheetRead, prepare_reading, read_sheet, read_sheet_half
 from .spans import CellSpans
 from ..cells import SheetLayout, cell_ref
-from ..process import set_parent_death_signal
+from ..process import ForkedHalf, set_parent_death_signal
 
 __all__ = ["SPLIT_ABOVE", "SPLIT_AT", "SPLIT_AT_LATER", "Tail", "finish_halves", "forking", "read_sheet_halves", "sheet_start", "split_point",
            "start_tail"]
@@ -250,9 +248,9 @@ def _tail_process(w: int, data: bytes, split: tuple, kwargs: dict, head_pid: int
         os._exit(0)
 
 
-def _receive(reader: Any) -> tuple | None:
-    """(the tail's reading, its extras) from the pipe, or None: it failed, or died before it sent all."""
-    payload = reader.read()
+def _receive(payload: bytes) -> tuple | None:
+    """(the tail's reading, its extras) from what it sent on the pipe, or None: it failed, or died before it
+    sent all."""
     was = gc.isenabled()
     gc.disable()  # (half a sheet's objects, none in a cycle: the collector's passes over them doubled the load)
     try:
@@ -265,36 +263,18 @@ def _receive(reader: Any) -> tuple | None:
             gc.enable()
 
 
-class Tail:
+class Tail(ForkedHalf):
     """The second half of a part being read by a forked process (:func:`start_tail`); :meth:`close`
     (also on leaving a ``with`` block) kills and reaps it, whatever happened."""
 
     def __init__(self, pid: int, fd: int, split: tuple, later: bool) -> None:
-        self.pid, self.fd, self.split, self.later = pid, fd, split, later
+        super().__init__(pid, fd)
+        self.split, self.later = split, later
 
     def receive(self) -> tuple | None:
         """The tail's reading and extras (see :func:`_receive`); the pipe is read once."""
-        fd, self.fd = self.fd, -1
-        with os.fdopen(fd, "rb") as reader:
-            return _receive(reader)
-
-    def close(self) -> None:
-        if self.pid:
-            with contextlib.suppress(OSError):
-                os.kill(self.pid, signal.SIGKILL)
-            with contextlib.suppress(OSError):
-                os.waitpid(self.pid, 0)
-            self.pid = 0
-        if self.fd >= 0:
-            with contextlib.suppress(OSError):
-                os.close(self.fd)
-            self.fd = -1
-
-    def __enter__(self) -> Tail:
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
+        payload = self.read_answer()
+        return None if payload is None else _receive(payload)
 
 
 def start_tail(data: bytes, *, later: bool = False, **kwargs: Any) -> Tail | None:
