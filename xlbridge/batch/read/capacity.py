@@ -308,6 +308,8 @@ def _holds_formula(xml: bytes, start: int, stop: int, ref: bytes) -> bool:
     end = xml.find(b">", i, stop)
     if end < 0 or xml[end - 1:end] == b"/":
         return False
+    if xml.startswith((b"<f>", b"<f "), end + 1):  # (its first child, as Excel and the templates write it)
+        return True
     nxt = _CELL_TAG.search(xml, end, stop)
     return _F_START.search(xml, end, nxt.start() if nxt else stop) is not None
 
