@@ -302,9 +302,19 @@ def test_a_recalculation_reading_its_travellers_in_halves_writes_the_same_book(t
         return got
 
     monkeypatch.setattr(halves, "_merge", counting_merge)
+    real_aside = halves.start_aside
+
+    def counting_aside(*args, **kwargs):
+        got = real_aside(*args, **kwargs)
+        if got is not None:
+            merges[1] = merges[1] + 1
+        return got
+
+    monkeypatch.setattr(halves, "start_aside", counting_aside)
     monkeypatch.setenv("XLBRIDGE_BOOK_CORES", "2")  # (two cores for this book, whatever the machine has)
     # whole readings only, then the large parts merged from halves (the sandbox let the fork through)
     _whole_then_halves_write_the_same_book(book, tmp_path, monkeypatch, merges)
+    assert merges[1] == 1  # (and one middle-sized part read aside, in the second run only)
 
 
 def test_a_book_given_one_core_reads_its_parts_whole(tmp_path, monkeypatch):
@@ -366,6 +376,8 @@ def _whole_then_halves_write_the_same_book(book, tmp_path, monkeypatch, counted)
     outs = {}
     for above in (1 << 40, 1 << 12):
         monkeypatch.setattr(halves, "SPLIT_ABOVE", above)
+        # (and the largest part from 2 KiB to 4 KiB read whole aside, by a forked process, in the second run)
+        monkeypatch.setattr(halves, "ASIDE_ABOVE", 1 << 40 if above == 1 << 40 else 1 << 11)
         out = tmp_path / f"out{above}.xlsx"
         report = recalc_workbook(str(book), str(out), progress=False)
         assert report.ok, report.errors
@@ -494,3 +506,41 @@ def test_a_second_sheet_data_after_the_split_makes_the_whole_reading_run():
     assert way == "fallback"
     _same(got, whole)
     assert got.layout.sheetdata == whole.layout.sheetdata and got.layout.prefix == "y:"
+
+
+def _aside_sheet() -> bytes:
+    rows = "".join(f'<row r="{i}"><c r="A{i}"><v>{i}</v></c><c r="B{i}" t="d"><v>2026-11-{i % 28 + 1:02d}</v></c>'
+                   f'<c r="C{i}" t="s"><v>{i % 3}</v></c><c r="D{i}"><f>A{i}+1</f><v>2</v></c></row>'
+                   for i in range(1, 300))
+    return f'<worksheet xmlns="{NS}"><sheetData>{rows}</sheetData></worksheet>'.encode()
+
+
+def test_a_part_read_aside_by_a_forked_process_is_the_whole_reading(monkeypatch):
+    """A middle-sized part read whole by a forked process while the engine's process reads the others
+    (``start_aside``): the same reading as this process would make, shared strings and dates included."""
+    data = _aside_sheet()
+    kw = dict(values=True, sheet="S", shared_strings=SHARED, cell_formats=5)
+    monkeypatch.setattr(halves, "ASIDE_ABOVE", 0)
+    calls = []
+    real = halves.read_sheet
+    monkeypatch.setattr(halves, "read_sheet", lambda *a, **k: calls.append(1) or real(*a, **k))
+    aside = halves.start_aside(data, **kw)
+    assert aside is not None and aside.pid
+    got = halves.finish_aside(aside, data, **kw)
+    assert calls == [] and aside.pid == 0  # (the forked process's reading, and the process reaped)
+    _same(got, read_sheet(data, **kw))
+    assert len(got.special) == 299 and got.columns[3][1][:3] == ["beta", "gamma", "alpha"]
+    monkeypatch.setattr(halves, "ASIDE_ABOVE", len(data) + 1)  # (a small part: read here)
+    assert halves.start_aside(data, **kw) is None
+    assert halves.start_aside(data, **{**kw, "full": True}) is None
+
+
+def test_a_damaged_part_read_aside_is_refused_in_the_whole_readings_words(monkeypatch):
+    data = _aside_sheet().replace(b'<c r="A150"><v>150</v></c>', b'<c r="A150" t="b"><v>maybe</v></c>')
+    kw = dict(values=True, sheet="S", shared_strings=SHARED)
+    monkeypatch.setattr(halves, "ASIDE_ABOVE", 0)
+    with pytest.raises(WorkbookError) as whole:
+        read_sheet(data, **kw)
+    with pytest.raises(WorkbookError) as aside:
+        halves.finish_aside(halves.start_aside(data, **kw), data, **kw)
+    assert str(aside.value) == str(whole.value) and "cell A150" in str(whole.value)

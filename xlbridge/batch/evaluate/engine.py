@@ -684,7 +684,7 @@ def evaluate_workbook(path: str, sheets: Any, *, cell_formats: int | None = None
     import zipfile
 
     from ..read.bookdata import book_without_cells, read_shared_strings, without_rows
-    from ..read.halves import SPLIT_ABOVE, finish_halves, read_sheet_halves, start_tail
+    from ..read.halves import ASIDE_ABOVE, SPLIT_ABOVE, finish_aside, finish_halves, read_sheet_halves, start_aside, start_tail
     from ..read.sheetxml import read_sheet
 
     record_phase("loading")
@@ -707,6 +707,19 @@ def evaluate_workbook(path: str, sheets: Any, *, cell_formats: int | None = None
                     record_phase("loading")
                 del data
         shared = read_shared_strings(path)
+        aside: Any = None  # (part, its bytes, its reader): the largest middle-sized part, read by a forked process
+        if halves:  # while this one reads the others
+            middle = [(zf.getinfo(part).file_size, sheet, part) for sheet, part in sheets
+                      if ASIDE_ABOVE <= zf.getinfo(part).file_size < SPLIT_ABOVE]
+            if middle:
+                _size, sheet, part = max(middle)
+                data = zf.read(part)
+                reader = start_aside(data, part=part, sheet=sheet, cell_formats=cell_formats, shared_strings=shared,
+                                     values=True)
+                if reader is not None:
+                    stack.enter_context(reader)
+                    aside = (part, data, reader)
+                del data
         for sheet, part in sheets:
             record_phase("reading", sheet)
             kw: dict = dict(part=part, sheet=sheet, cell_formats=cell_formats, shared_strings=shared, values=True)
@@ -714,6 +727,10 @@ def evaluate_workbook(path: str, sheets: Any, *, cell_formats: int | None = None
                 data, tail = early[1], early[2]
                 early = None
                 got = finish_halves(tail, data, **kw)
+            elif aside is not None and part == aside[0]:
+                data, reader = aside[1], aside[2]
+                aside = None
+                got = finish_aside(reader, data, **kw)
             else:
                 data = zf.read(part)
                 got = read_sheet_halves(data, **kw) if halves else read_sheet(data, **kw)

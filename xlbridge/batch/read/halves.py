@@ -30,6 +30,10 @@ engine's process starts the first large part's tail before it has read the share
 (``later=True``: the tail keeps each shared-string cell's index, looked up in the merge; an index
 past the table's end makes the whole reading run) and imports the engine meanwhile.
 
+:func:`start_aside` and :func:`finish_aside` read one middle-sized part (:data:`ASIDE_ABOVE` to
+:data:`SPLIT_ABOVE` bytes) whole in a forked process while the engine's process reads the others: the same
+reading, sent the same way; a failure makes the engine's process read the part itself.
+
 The tail process is a fork of the engine's process (its file guard included, and an address-space
 limit of the same size: the two together may hold up to twice the limit while the halves are read)
 and is killed when this reading ends, whatever happens; a part below :data:`SPLIT_ABOVE` bytes, a
@@ -45,13 +49,13 @@ import pickle
 import threading
 from typing import Any
 
-from .sheetxml import SHARED_LATER, Half, SheetRead, prepare_reading, read_sheet, read_sheet_half
+from .sheetxml import SHARED_LATER, WHOLE, Half, SheetRead, prepare_reading, read_sheet, read_sheet_half
 from .spans import CellSpans
 from ..cells import SheetLayout, cell_ref
 from ..process import ForkedHalf, set_parent_death_signal
 
-__all__ = ["SPLIT_ABOVE", "SPLIT_AT", "SPLIT_AT_LATER", "Tail", "finish_halves", "forking", "read_sheet_halves", "sheet_start", "split_point",
-           "start_tail"]
+__all__ = ["ASIDE_ABOVE", "SPLIT_ABOVE", "SPLIT_AT", "SPLIT_AT_LATER", "Tail", "finish_aside", "finish_halves", "forking",
+           "read_sheet_halves", "sheet_start", "split_point", "start_aside", "start_tail"]
 
 #: a worksheet part of at least this many bytes is read in two halves (below it the fork and the
 #: hand-over cost more than they save; a 1,000-row season is about 0.9 MB)
@@ -227,14 +231,15 @@ def _unpack(packed: tuple) -> SheetRead:
     return SheetRead(layout, *packed[8:])
 
 
-def _tail_process(w: int, data: bytes, split: tuple, kwargs: dict, head_pid: int) -> None:
-    """The forked tail reading: send its result (or that it failed) and leave at once."""
+def _tail_process(w: int, data: bytes, half: Half, kwargs: dict, head_pid: int) -> None:
+    """The forked reading (a tail, or a whole part read aside): send its result (or that it failed) and leave
+    at once."""
     try:
         gc.disable()  # (a short life: what it allocates goes with it)
 
         set_parent_death_signal(head_pid)  # die with the head (as the engine's process dies with its parent)
         try:
-            got, extras = read_sheet_half(data, Half(tail=split), **kwargs)
+            got, extras = read_sheet_half(data, half, **kwargs)
             out: tuple = ("ok", _pack(got), extras)
             try:
                 payload = b"M" + marshal.dumps(out)
@@ -267,7 +272,7 @@ class Tail(ForkedHalf):
     """The second half of a part being read by a forked process (:func:`start_tail`); :meth:`close`
     (also on leaving a ``with`` block) kills and reaps it, whatever happened."""
 
-    def __init__(self, pid: int, fd: int, split: tuple, later: bool) -> None:
+    def __init__(self, pid: int, fd: int, split: Any, later: bool) -> None:
         super().__init__(pid, fd)
         self.split, self.later = split, later
 
@@ -290,6 +295,12 @@ def start_tail(data: bytes, *, later: bool = False, **kwargs: Any) -> Tail | Non
     if later:
         kwargs = {**kwargs, "shared_strings": SHARED_LATER}
     prepare_reading(data)  # (imported once, before the fork: not by the tail on its critical path)
+    return _fork_reading(data, Half(tail=split), kwargs, split, later)
+
+
+def _fork_reading(data: bytes, half: Half, kwargs: dict, split: tuple | None, later: bool) -> Tail | None:
+    """Fork the process making the reading ``half`` of ``data`` (:func:`_tail_process`); None if it cannot."""
+    head_pid = os.getpid()
     r, w = os.pipe()
     try:
         _forking.append(threading.get_ident())
@@ -300,11 +311,37 @@ def start_tail(data: bytes, *, later: bool = False, **kwargs: Any) -> Tail | Non
         return None
     finally:
         _forking.pop()
-    if pid == 0:  # pragma: no cover  (the tail process: measured by its result)
+    if pid == 0:  # pragma: no cover  (the forked process: measured by its result)
         os.close(r)
-        _tail_process(w, data, split, kwargs, head_pid)
+        _tail_process(w, data, half, kwargs, head_pid)
     os.close(w)
     return Tail(pid, r, split, later)
+
+
+#: a worksheet part from this many bytes up to :data:`SPLIT_ABOVE` may be read whole by a forked process while
+#: the engine's process reads the others (:func:`start_aside`): a recalculated pairs template's hidden
+#: ``Travellers (calc)`` sheet, 1.2 MB of cached array cells, took 0.2 s alone after the Travellers sheet
+ASIDE_ABOVE = 512 << 10
+
+
+def start_aside(data: bytes, **kwargs: Any) -> Tail | None:
+    """Fork a process reading the whole part ``data`` (:func:`read_sheet`'s keywords, the shared-string table
+    included) while this one reads the other parts; None when it is read here (see :func:`finish_aside`)."""
+    if not ASIDE_ABOVE <= len(data) < SPLIT_ABOVE or kwargs.get("full") or not kwargs.get("values") \
+            or not hasattr(os, "fork"):
+        return None
+    prepare_reading(data)
+    return _fork_reading(data, WHOLE, kwargs, None, False)
+
+
+def finish_aside(aside: Tail | None, data: bytes, **kwargs: Any) -> SheetRead:
+    """The reading of ``data`` made by the process :func:`start_aside` forked, or, when there is none or it
+    failed (a damaged part: refused here in the whole reading's words), made here. Closes ``aside``."""
+    if aside is None:
+        return read_sheet(data, **kwargs)
+    with aside:
+        got = aside.receive()
+    return got[0] if got is not None else read_sheet(data, **kwargs)
 
 
 def finish_halves(tail: Tail | None, data: bytes, **kwargs: Any) -> SheetRead:
