@@ -260,8 +260,8 @@ def test_halves_only_for_a_large_part_with_two_cores_in_one_thread(monkeypatch):
 def test_a_plain_part_is_merged_and_not_scanned_again(monkeypatch):
     """The point of the halves: a part the second half passes is merged, never scanned whole here."""
     again: list[int] = []
-    real = sheethalves._scan_whole
-    monkeypatch.setattr(sheethalves, "_scan_whole", lambda *a, **k: again.append(1) or real(*a, **k))
+    real = sheethalves._Scan.whole
+    monkeypatch.setattr(sheethalves._Scan, "whole", lambda *a, **k: again.append(1) or real(*a, **k))
     xml = _big(3000)
     limits = SafetyLimits(max_cells=100_000, max_rows=100_000, max_formula_length=60, max_xml_token=4096)
     assert _halves(xml, 0.5, limits) == _whole(xml, limits) == (6000, 3000, {PART: (3000, 2)})

@@ -29,6 +29,7 @@ How the halves stay one scan (the design of :mod:`xlbridge.batch.read.halves`, f
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import marshal
 import os
@@ -69,47 +70,73 @@ def halves_wanted(size: int) -> bool:
             and book_cores() >= 2)
 
 
-def _feed_span(parser: Any, data: bytes, start: int, stop: int, part: str, name: str | None, limits: SafetyLimits,
-               where: str, deadline: float | None, seconds: float, final: bool = False) -> None:
-    """Feed ``data[start:stop]`` to ``parser`` (which has parsed the bytes before ``start``) in the chunks a
-    streamed scan reads (64 KiB from the part's start), the long-token check made where that scan makes it
-    (after each whole chunk and at the part's end, never elsewhere: a check's verdict depends on where it is
-    made) and the check's deadline looked at before each, in the streamed scan's words."""
-    cut = start
-    while cut < stop:
-        if deadline is not None and time.monotonic() >= deadline:
-            refuse(f"refused: checking the file took longer than the limit of {seconds:g} s "
-                   f"(at zip member {clip(part, 80)[1:-1]})", name, WorkbookLimitError)
-        end = min((cut // _CHUNK + 1) * _CHUNK, stop)
-        checked = end % _CHUNK == 0 or end == len(data)
-        feed(parser, [data[cut:end]], part, name, limits.max_xml_token if checked else len(data) + 1, where, cut,
-             final=False)
-        cut = end
-    if final:
-        feed(parser, [], part, name, limits.max_xml_token, where, stop)
+@dataclasses.dataclass(frozen=True)
+class _Scan:
+    """One part's scan: the part, how a member names it, the file's name, the limits, the check's deadline
+    (``time.monotonic()``; None: none) and its length in seconds (for the message)."""
+
+    data: bytes
+    part: str
+    where: str
+    name: str | None
+    limits: SafetyLimits
+    deadline: float | None
+    seconds: float
+
+    def handler(self, totals: Totals, at_row: bool = False) -> Any:
+        return counting_handler(self.part, self.where, totals, self.limits, self.name, at_row)
+
+    def parser(self, handler: Any = None) -> Any:
+        parser = new_parser(self.part, self.name)
+        if handler is not None:
+            install(parser, handler)
+        return parser
+
+    def feed(self, parser: Any, start: int, stop: int, final: bool = False) -> None:
+        """Feed ``data[start:stop]`` to ``parser`` (which has parsed the bytes before ``start``) in the chunks a
+        streamed scan reads (64 KiB from the part's start), the long-token check made where that scan makes it
+        (after each whole chunk and at the part's end, never elsewhere: a check's verdict depends on where it
+        is made) and the deadline looked at before each, in the streamed scan's words."""
+        data, part, name, limits, deadline = self.data, self.part, self.name, self.limits, self.deadline
+        cut = start
+        while cut < stop:
+            if deadline is not None and time.monotonic() >= deadline:
+                refuse(f"refused: checking the file took longer than the limit of {self.seconds:g} s "
+                       f"(at zip member {clip(part, 80)[1:-1]})", name, WorkbookLimitError)
+            end = min((cut // _CHUNK + 1) * _CHUNK, stop)
+            checked = end % _CHUNK == 0 or end == len(data)
+            feed(parser, [data[cut:end]], part, name, limits.max_xml_token if checked else len(data) + 1,
+                 self.where, cut, final=False)
+            cut = end
+        if final:
+            feed(parser, [], part, name, limits.max_xml_token, self.where, stop)
+
+    def whole(self, totals: Totals) -> None:
+        """The whole part, here (:func:`.xmlscan.scan_xml`'s scan, in memory)."""
+        handler = self.handler(totals)
+        self.feed(self.parser(handler), 0, len(self.data), final=True)
+        handler.finish()
 
 
 def scan_sheet_part(data: bytes, part: str, where: str, totals: Totals, limits: SafetyLimits, name: str | None,
                     deadline: float | None = None, seconds: float = 0.0) -> None:
     """Scan the worksheet part ``data`` as :func:`.xmlscan.scan_xml` with a :func:`.xmlscan.counting_handler`
     and its ``finish()`` do (the same totals, extent and refusals), in two halves when they can be merged."""
-    split = None
+    scan = _Scan(data, part, where, name, limits, deadline, seconds)
     match = _ROW_TAG.search(data, int(len(data) * SPLIT_AT))
-    if match is not None:
-        split = match.start()
-    if split is None:
-        _scan_whole(data, part, where, totals, limits, name, deadline, seconds)
+    if match is None:
+        scan.whole(totals)
         return
+    split = match.start()
     before = (totals.cells, totals.rows)
-    with _Other(data, split, part, where, before, limits, name, deadline, seconds) as other:
+    with _Other(scan, split, before) as other:
         if not other.pid:  # (no fork: the whole part here)
-            _scan_whole(data, part, where, totals, limits, name, deadline, seconds)
+            scan.whole(totals)
             return
-        handler = counting_handler(part, where, totals, limits, name)
-        parser = new_parser(part, name)
-        install(parser, handler)
-        _feed_span(parser, data, 0, split, part, name, limits, where, deadline, seconds)
-        if not _confirmed(parser, handler, data, split, part, name, limits, where, deadline, seconds):
+        handler = scan.handler(totals)
+        parser = scan.parser(handler)
+        scan.feed(parser, 0, split)
+        if not _confirmed(scan, parser, handler, split):
             other.close()  # (no row starts at the split: this scan went on to the end)
             handler.finish()
             return
@@ -124,21 +151,11 @@ def scan_sheet_part(data: bytes, part: str, where: str, totals: Totals, limits: 
             handler.finish()
             return
     totals.cells, totals.rows = before  # the whole part again, from the start: its refusal in its own words
-    _scan_whole(data, part, where, totals, limits, name, deadline, seconds)
+    scan.whole(totals)
 
 
-def _scan_whole(data: bytes, part: str, where: str, totals: Totals, limits: SafetyLimits, name: str | None,
-                deadline: float | None, seconds: float) -> None:
-    handler = counting_handler(part, where, totals, limits, name)
-    parser = new_parser(part, name)
-    install(parser, handler)
-    _feed_span(parser, data, 0, len(data), part, name, limits, where, deadline, seconds, final=True)
-    handler.finish()
-
-
-def _confirmed(parser: Any, handler: Any, data: bytes, split: int, part: str, name: str | None,
-               limits: SafetyLimits, where: str, deadline: float | None, seconds: float) -> bool:
-    """Whether the next event of ``parser`` (which has read ``data`` up to ``split``) is a row starting at the
+def _confirmed(scan: _Scan, parser: Any, handler: Any, split: int) -> bool:
+    """Whether the next event of ``parser`` (which has read the part up to ``split``) is a row starting at the
     split, at a boundary of the handler's. When it is not, the handler has scanned the whole part (False)."""
     confirmed: list = []
 
@@ -155,13 +172,13 @@ def _confirmed(parser: Any, handler: Any, data: bytes, split: int, part: str, na
         handler.end(tag)
 
     parser.StartElementHandler, parser.EndElementHandler = first_start, first_end
-    tag_end = data.find(b">", split) + 1 or len(data)
+    tag_end = scan.data.find(b">", split) + 1 or len(scan.data)
     try:
-        _feed_span(parser, data, split, tag_end, part, name, limits, where, None, seconds)
+        scan.feed(parser, split, tag_end)
         if confirmed:
             return True
         install(parser, handler)
-        _feed_span(parser, data, tag_end, len(data), part, name, limits, where, deadline, seconds, final=True)
+        scan.feed(parser, tag_end, len(scan.data), final=True)
         return False
     finally:
         # (the handlers close over the parser: cut the cycle, the scan's objects go when dropped)
@@ -172,8 +189,7 @@ class _Other(ForkedHalf):
     """The other half, scanned by a forked process (none when the fork fails): :meth:`receive` its result;
     :meth:`close` (also on leaving a ``with`` block) kills and reaps it, whatever happened."""
 
-    def __init__(self, data: bytes, split: int, part: str, where: str, before: tuple, limits: SafetyLimits,
-                 name: str | None, deadline: float | None, seconds: float) -> None:
+    def __init__(self, scan: _Scan, split: int, before: tuple) -> None:
         super().__init__()
         parent = os.getpid()
         r, w = os.pipe()
@@ -185,7 +201,7 @@ class _Other(ForkedHalf):
             return
         if pid == 0:  # pragma: no cover  (the forked process: measured by its result)
             os.close(r)
-            _other_half(w, parent, data, split, part, where, before, limits, name, deadline, seconds)
+            _other_half(w, parent, scan, split, before)
         os.close(w)
         self.pid, self.fd = pid, r
 
@@ -199,9 +215,7 @@ class _Other(ForkedHalf):
         return got if isinstance(got, tuple) and len(got) == 3 else None
 
 
-def _other_half(w: int, parent: int, data: bytes, split: int, part: str, where: str, before: tuple,
-                limits: SafetyLimits, name: str | None, deadline: float | None,
-                seconds: float) -> None:  # pragma: no cover  (a forked process)
+def _other_half(w: int, parent: int, scan: _Scan, split: int, before: tuple) -> None:  # pragma: no cover  (forked)
     """The forked process: scan from the split, send (cells, rows, extent) or ``None``, and leave at once."""
     try:
         payload = marshal.dumps(None)
@@ -212,11 +226,11 @@ def _other_half(w: int, parent: int, data: bytes, split: int, part: str, where: 
             set_parent_death_signal(parent)
             totals = Totals()
             totals.cells, totals.rows = before
-            parser = new_parser(part, name)
-            _feed_span(parser, data, 0, split, part, name, limits, where, deadline, seconds)
-            handler = counting_handler(part, where, totals, limits, name, at_row=True)
+            parser = scan.parser()
+            scan.feed(parser, 0, split)  # (no handler: expat checks the bytes before the split, keeps its state)
+            handler = scan.handler(totals, at_row=True)
             install(parser, handler)
-            _feed_span(parser, data, split, len(data), part, name, limits, where, deadline, seconds, final=True)
+            scan.feed(parser, split, len(scan.data), final=True)
             payload = marshal.dumps((totals.cells - before[0], totals.rows - before[1], handler.extent()))
         except BaseException:  # (a refusal, a damaged part, memory: the whole scan says what, in its words)
             pass

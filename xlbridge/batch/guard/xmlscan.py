@@ -17,6 +17,7 @@ import io
 import math
 import time
 import types
+import typing
 from collections.abc import Callable
 from typing import Any
 
@@ -79,19 +80,11 @@ def counting_handler(part: str, where: str, totals: Totals, limits: SafetyLimits
 
     The object's ``start(tag, attrs)``, ``end(tag)`` and ``chars(text)`` are expat's element and
     character-data handlers (qualified names, attributes as a dict); :func:`scan_xml` installs them.
-    ``at_row``: the handlers start inside a worksheet's sheet data, before a row (the second half of a
-    part scanned in two halves, :mod:`.sheethalves`); ``at_boundary()`` says whether they are there now,
-    ``extent()`` gives what a worksheet's extent is made of so far, ``absorb(extent)`` takes in another
-    half's, before ``finish()``.
+    ``at_row``, ``at_boundary()``, ``extent()``, ``absorb(extent)``: a part in two halves (:mod:`.sheethalves`).
     """
 
-    def more_cells(n: int, counting: str) -> None:
-        totals.cells += n
-        if totals.cells > limits.max_cells:
-            over(f"cells (counting {counting})", limits.max_cells)
-
     def over(what: str, limit: int):
-        refuse(f"refused: more than {limit:,} {what}, the limit (reached in {where})", name, WorkbookLimitError)
+        _over(what, limit, where, name)
 
     # (closures over plain variables rather than an object's attributes: the worksheet path runs once per
     # cell, row and value, 310,000 times for a 10,000-row pairs sheet)
@@ -160,7 +153,8 @@ def counting_handler(part: str, where: str, totals: Totals, limits: SafetyLimits
             elif local == "col":
                 _check_col(attrs, where, name)
             elif local == "mergeCell":  # openpyxl makes an object of every cell a merge covers
-                more_cells(_merged_cells(attrs.get("ref"), where, name), "the cells merged ranges cover")
+                _more_cells(totals, limits, _merged_cells(attrs.get("ref"), where, name), "the cells merged ranges cover",
+                            (where, name))
             return
         if kind is None:
             kind = local
@@ -169,29 +163,10 @@ def counting_handler(part: str, where: str, totals: Totals, limits: SafetyLimits
                 return
         if kind == "sst" and local == "si":
             text = 0
-            totals.shared_strings += 1
-            if totals.shared_strings > limits.max_shared_strings:
-                over("shared strings", limits.max_shared_strings)
-        elif kind == "styleSheet":
-            if local == "cellXfs" and part == "xl/styles.xml":
-                cell_xfs = True
-                totals.cell_formats = 0
-            elif local == "xf" and cell_xfs:
-                totals.cell_formats = (totals.cell_formats or 0) + 1
-            if local in _STYLE_RECORDS:
-                totals.styles += 1
-                if totals.styles > limits.max_styles:
-                    over("style records", limits.max_styles)
-        elif kind == "externalLink" and local == "cell":
-            more_cells(1, "the cached cells of links to other workbooks")
         elif kind == "workbook" and local == "definedName":
-            totals.names += 1
             formula = 0
             cell = "defined name " + clip(attrs.get("name", "?"), 40)
-            if totals.names > limits.max_defined_names:
-                over("defined names", limits.max_defined_names)
-        else:
-            _package_record(kind, local, attrs, part, totals, name)
+        cell_xfs = _count_record(kind, local, attrs, part, totals, limits, (where, name), cell_xfs)
 
     def end(tag):
         nonlocal depth, formula, cell_xfs, text, in_t, phonetic
@@ -232,28 +207,70 @@ def counting_handler(part: str, where: str, totals: Totals, limits: SafetyLimits
             last_row, last_col = _extent(wide, deep, odd)
             totals.extents[part] = (max(last_row, min(row_most, EXCEL_MAX_ROWS)), last_col)
 
-    def at_boundary() -> bool:
-        """Inside a worksheet's sheet data (or another child of its root) with nothing open: where a row starts."""
-        return (sheet and depth == 2 and formula is None and text is None and not (in_t or phonetic)
-                and first_row_numbered is not None)
+    def at_boundary() -> bool:  # (in a worksheet, a row seen, nothing open but the root and its child)
+        return (sheet and depth == 2 and formula is None and text is None
+                and not (in_t or phonetic or first_row_numbered is None))
 
-    def extent() -> tuple:
-        """(widest letters, deepest digits, odd, last row number, the first row carries its number)."""
+    def extent() -> tuple:  # (widest letters, deepest digits, odd, last row, the first row carries its number)
         return wide, deep, odd, row_most, first_row_numbered
 
-    def absorb(other: tuple) -> None:
-        """Take in the :func:`extent` of the rest of the part, read by other handlers."""
+    def absorb(other: tuple) -> None:  # (the extent() of the rest of the part, scanned by other handlers)
         nonlocal wide, wide_len, deep, deep_len, odd, row_most
-        o_wide, o_deep, o_odd, o_row_most, _numbered = other
-        if (len(o_wide), o_wide) > (wide_len, wide):
-            wide, wide_len = o_wide, len(o_wide)
-        if (len(o_deep), o_deep) > (deep_len, deep):
-            deep, deep_len = o_deep, len(o_deep)
-        odd = odd or o_odd
-        row_most = max(row_most, o_row_most)
+        wide, deep = max(wide, other[0], key=_by_length), max(deep, other[1], key=_by_length)
+        wide_len, deep_len, odd, row_most = len(wide), len(deep), odd or other[2], max(row_most, other[3])
 
     return types.SimpleNamespace(start=start, end=end, chars=chars, finish=finish, at_boundary=at_boundary,
                                  extent=extent, absorb=absorb)
+
+
+def _by_length(text: str) -> tuple[int, str]:
+    """How a sheet's extent compares column letters and row digits: by length, then as text.
+
+    >>> max("Z", "AA", key=_by_length), max("99", "100", key=_by_length)
+    ('AA', '100')
+    """
+    return len(text), text
+
+
+def _over(what: str, limit: int, where: str, name: str | None) -> typing.NoReturn:
+    refuse(f"refused: more than {limit:,} {what}, the limit (reached in {where})", name, WorkbookLimitError)
+
+
+def _more_cells(totals: Totals, limits: SafetyLimits, n: int, counting: str, place: tuple) -> None:
+    totals.cells += n
+    if totals.cells > limits.max_cells:
+        _over(f"cells (counting {counting})", limits.max_cells, *place)
+
+
+def _count_record(kind: str | None, local: str, attrs: dict, part: str, totals: Totals, limits: SafetyLimits,
+                  place: tuple, cell_xfs: bool) -> bool:
+    """Count a record of a part that is no worksheet (a shared string, a style record, a linked book's cached
+    cell, a defined name) against ``limits``, or note what the package checks need (:func:`_package_record`);
+    ``place``: (where, the file's name) for a refusal. Returns whether the element read is inside the
+    ``<cellXfs>`` of ``xl/styles.xml`` now (``cell_xfs``: before it)."""
+    if kind == "sst" and local == "si":
+        totals.shared_strings += 1
+        if totals.shared_strings > limits.max_shared_strings:
+            _over("shared strings", limits.max_shared_strings, *place)
+    elif kind == "styleSheet":
+        if local == "cellXfs" and part == "xl/styles.xml":
+            cell_xfs = True
+            totals.cell_formats = 0
+        elif local == "xf" and cell_xfs:
+            totals.cell_formats = (totals.cell_formats or 0) + 1
+        if local in _STYLE_RECORDS:
+            totals.styles += 1
+            if totals.styles > limits.max_styles:
+                _over("style records", limits.max_styles, *place)
+    elif kind == "externalLink" and local == "cell":
+        _more_cells(totals, limits, 1, "the cached cells of links to other workbooks", place)
+    elif kind == "workbook" and local == "definedName":
+        totals.names += 1
+        if totals.names > limits.max_defined_names:
+            _over("defined names", limits.max_defined_names, *place)
+    else:
+        _package_record(kind, local, attrs, part, totals, place[1])
+    return cell_xfs
 
 
 def _package_record(kind: str | None, local: str, attrs: dict, part: str, totals: Totals, name: str | None) -> None:
