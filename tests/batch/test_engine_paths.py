@@ -18,7 +18,7 @@ import os
 
 import openpyxl
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from openpyxl.worksheet.formula import ArrayFormula
 
@@ -578,3 +578,38 @@ def test_a_row_inside_a_cell_is_refused_as_openpyxl_refuses_it(tmp_path, capsys)
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "damaged workbook" in err[0] and "nested.xlsx" in err[0], err
     assert not out.exists()
+
+
+_RESULT_CELLS = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True), st.integers(-2 ** 60, 2 ** 60),
+    st.sampled_from([2 ** 53, -2 ** 53, 2 ** 53 + 1, -0.0, True, False, None, "", "#N/A", "#DIV/0!", "4S"]),
+    st.text(max_size=3))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(_RESULT_CELLS, min_size=1, max_size=4), min_size=1, max_size=5))
+@example([[float("nan")]]).via("NaN: #NUM!")
+@example([[2.5, float("-inf")], [None, ""]]).via("an infinity: #NUM!")
+@example([[2 ** 53 + 1, 1]]).via("a whole number past 2**53: a float")
+@example([[True, 1.0]]).via("a logical")
+@example([["#N/A", "x"]]).via("an error's code")
+@example([[None, 1.5], ["", -0.0]]).via("blanks: empty texts")
+@example([[1, 2], [3]]).via("a short row: #N/A")
+def test_a_result_taken_at_once_is_what_the_cell_by_cell_conversion_gives(rows):
+    """A function's result whose cells need no conversion (engine._all_plain) is taken without a call per cell:
+    the engine gets the same cells, of the same types, as when each cell is converted (the expected values)."""
+    from unittest import mock
+
+    import xlbridge.batch.evaluate.engine as engine
+
+    engine.engine_modules()
+
+    def result(messages):
+        return engine._adapt_function("F", lambda: [list(r) for r in rows], messages)()
+
+    fast = result(engine.EngineMessages())
+    with mock.patch.object(engine, "_all_plain", lambda *_a: None):
+        slow = result(engine.EngineMessages())
+    assert fast.shape == slow.shape
+    for got, want in zip(fast.ravel().tolist(), slow.ravel().tolist()):
+        assert type(got) is type(want) and (got == want or (got != got and want != want) or str(got) == str(want))

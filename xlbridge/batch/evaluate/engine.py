@@ -164,13 +164,19 @@ def message_of(exc: BaseException) -> str:
 _PLAIN_OUT = frozenset((int, float, bool, type(None)))
 
 
-def _array_out(rows: list, convert: Callable[[Any], Any], placed: list, missing: Any) -> Any:
+def _array_out(rows: list, convert: Callable[[Any], Any], placed: list, missing: Any, errors: Any = ()) -> Any:
     """A function's result rows as the engine's array (numpy, objects), each cell ``convert``-ed, a row shorter than
     the longest filled with ``missing`` (``#N/A``, as Excel fills an array); while a cell that may be an error is
-    converted, ``placed[0]`` holds its (row, column) in a result of several rows (its reason's place)."""
+    converted, ``placed[0]`` holds its (row, column) in a result of several rows (its reason's place). Full rows
+    of cells ``convert`` keeps as they are, or blanks (:func:`_all_plain`; ``errors``: the error codes), are
+    taken at once."""
     import numpy as np
 
-    out = np.empty((len(rows), max(len(r) for r in rows)), object)
+    width = max(len(r) for r in rows)
+    plain = _all_plain(rows, errors) if all(len(r) == width for r in rows) else None
+    if plain is not None:  # (what ``convert`` gives each cell, without a call per cell)
+        return np.array([["" if v is None else v for v in r] for r in rows] if plain else rows, object)
+    out = np.empty((len(rows), width), object)
     out[:, :] = missing
     many = len(rows) > 1
     for i, r in enumerate(rows):
@@ -180,6 +186,38 @@ def _array_out(rows: list, convert: Callable[[Any], Any], placed: list, missing:
             out[i, j] = convert(v)
             placed[0] = None
     return out
+
+
+def _all_plain(rows: list, errors: Any) -> bool | None:
+    """Whether every cell of ``rows`` is one the conversion of a function's result cell (``_adapt_function``'s
+    ``cell_out``) gives back unchanged (a finite float, a whole number within 2**53: a larger one becomes a
+    float, a text of the exact type ``str`` that is no error's code: an error, or a text subclass carrying a
+    reason or a failed call, is converted) or None (a blank, which it gives as ""): True when some cell is
+    None, False when none is, None when some cell is anything else.
+
+    >>> _all_plain([[1.5, 2, ""], ["N", -0.0, 2 ** 53]], {"#N/A": None}), _all_plain([[1, None]], {})
+    (False, True)
+    >>> [_all_plain([[v]], {"#N/A": None}) for v in (float("nan"), float("inf"), 2 ** 53 + 1, True, 1j, "#N/A")]
+    [None, None, None, None, None, None]
+    """
+    blank = False
+    for r in rows:
+        for v in r:
+            k = type(v)
+            if k is float:
+                if v - v != 0.0:  # (NaN and the infinities: #NUM!)
+                    return None
+            elif k is int:
+                if not -_WHOLE_OUT <= v <= _WHOLE_OUT:
+                    return None
+            elif v is None:
+                blank = True
+            elif k is not str or v in errors:
+                return None
+    return blank
+
+
+_WHOLE_OUT = 2 ** 53  # (a whole number beyond it is a result as a float: number_out)
 
 
 def _adapt_function(name: str, fn, messages: EngineMessages):
@@ -316,7 +354,7 @@ def _adapt_function(name: str, fn, messages: EngineMessages):
                     _note_cut_rows(name, rows, messages)
                 if not rows or not any(rows):
                     return np.asarray([[Error.errors["#N/A"]]], object).view(Array)
-                return _array_out(rows, safe_out, placed, Error.errors["#N/A"]).view(Array)
+                return _array_out(rows, safe_out, placed, Error.errors["#N/A"], Error.errors).view(Array)
             return np.asarray([[safe_out(res)]], object).view(Array)
         except MemoryError:
             raise
