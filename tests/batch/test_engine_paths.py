@@ -463,7 +463,7 @@ def test_the_arguments_reach_an_xlbridge_function_as_xlwings_gives_them():
     got = []
     echo = _adapt_function("ECHO", lambda *args: got.append(args) or 1, EngineMessages())
     for _ in range(300):
-        h, w = rnd.randint(1, 6), rnd.randint(1, 3)
+        h, w = rnd.randint(1, 6), rnd.randint(1, 8)  # (wider than high too: converted row by row)
         block = np.empty((h, w), object)
         for i in range(h):
             for j in range(w):

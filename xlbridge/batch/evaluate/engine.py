@@ -280,6 +280,8 @@ def _adapt_function(name: str, fn, messages: EngineMessages):
             flat = a.ravel().tolist()
             if plain_in.issuperset(map(type, flat)):
                 return [flat[i:i + width] for i in range(0, len(flat), width)]
+            if a.shape[0] < width:  # (a wide array, such as a column TRANSPOSEd: row by row, each cell as alone)
+                return [column_in(flat[i:i + width]) for i in range(0, len(flat), width)]
             return list(map(list, zip(*[column_in(a[:, j].tolist()) for j in range(width)])))
         return cell_in(a)
 

@@ -11,6 +11,7 @@ Each reads its cells (score columns once, :mod:`xlbridge.excel.travellers`), cal
 from __future__ import annotations
 
 import contextlib
+import itertools
 from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
@@ -327,6 +328,9 @@ def _expected_named() -> Iterator[None]:
         raise InputError(parameter_reason(str(exc), EXPECTED_LABEL)) from None
 
 
+_ROWS = frozenset((list, tuple))
+
+
 def _grid_key(ranges: tuple[Any, ...], more: tuple[Any, ...]) -> tuple[Any, ...] | None:
     """The key of ``ranges`` by their cells and the cells' kinds (TRUE is 1 in Python, not in a cell), and ``more``;
     None when a cell is of another kind than a number, text, logical or blank (an error cell's reason is not
@@ -340,8 +344,14 @@ def _grid_key(ranges: tuple[Any, ...], more: tuple[Any, ...]) -> tuple[Any, ...]
         if r is None or not is_listlike(r):
             parts.append((type(r), r))
             continue
-        cells = tuple(tuple(row) if is_listlike(row) else (row,) for row in r)
-        kinds = tuple(type(c) for row in cells for c in row)
+        types = set(map(type, r))
+        if types <= _ROWS:  # (rows of lists, as xlwings gives a range: no call per row or cell)
+            cells = tuple(map(tuple, r))
+        elif types <= _PLAIN:  # (a flat list of cells: each a row of its own)
+            cells = tuple(zip(r))
+        else:
+            cells = tuple(tuple(row) if is_listlike(row) else (row,) for row in r)
+        kinds = tuple(map(type, itertools.chain.from_iterable(cells)))
         if not _PLAIN.issuperset(kinds):
             return None
         parts.append((cells, kinds))
