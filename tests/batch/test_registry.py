@@ -322,9 +322,13 @@ def test_a_column_compared_with_a_text_equals_formulas_own(operator):
     typed = st.one_of(st.sampled_from(["", "x", "X", "empty", "TRUE", " ", "#N/A"]), st.just(sh.EMPTY))
     columns = st.lists(typed, min_size=210, max_size=210).map(
         lambda xs: np.array(xs + [None], dtype=object)[:-1].reshape(70, 3).view(ff.Array))
+    # and with numbers and logicals among them (a column of boards or tricks: read at once as well)
+    mixed = st.one_of(typed, st.integers(-3, 3), st.floats(allow_nan=True, allow_infinity=True), st.booleans())
+    mixed_columns = st.lists(mixed, min_size=210, max_size=210).map(
+        lambda xs: np.array(xs + [None], dtype=object)[:-1].reshape(70, 3).view(ff.Array))
 
-    @settings(max_examples=90, deadline=None, derandomize=True)
-    @given(st.one_of(_arrays(70, 3), columns), texts, st.booleans(), st.booleans())
+    @settings(max_examples=120, deadline=None, derandomize=True)
+    @given(st.one_of(_arrays(70, 3), columns, mixed_columns), texts, st.booleans(), st.booleans())
     def check(array, text, text_first, boxed):
         import numpy as np
 

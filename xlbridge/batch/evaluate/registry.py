@@ -29,6 +29,8 @@ names set on the registry (the xlbridge functions) are never overridden by a mod
 from __future__ import annotations
 
 import collections
+import itertools
+import operator
 import types
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -516,17 +518,20 @@ def _compared_with_text(stock: Callable[..., Any], negate: bool) -> Callable[...
     token = type(EMPTY)
 
     def _is_empty_text(cells: Any) -> Any:
-        """``cells = ""`` (``negate``: ``<>``) at once where every cell is a text or a blank, the templates' columns
-        (a blank and the empty text are ``""``; a text is ``""`` when it is empty, whatever its case); None for any
-        other kind of cell (an error, a number, a logical: left to ``one``)."""
+        """``cells = ""`` (``negate``: ``<>``) at once where every cell is a text, a blank, a number or a logical, the
+        templates' columns (a blank and the empty text are ``""``; a text is ``""`` when it is empty, whatever its
+        case; a number or a logical never is); None for any other kind of cell (an error: left to ``one``)."""
         flat = cells.ravel().tolist()
         kinds = set(map(type, flat))
-        if not kinds <= {str, token}:
+        if not kinds <= {str, token, float, int, bool}:
             return None
         blank = identical(flat, EMPTY)
         if token in kinds and int(blank.sum()) != sum(1 for v in flat if type(v) is token):
             return None  # (a token that is not the blank: an error)
-        texts = np.fromiter(map(len, flat), dtype=np.intp, count=len(flat)) == 0
+        if kinds <= {str, token}:
+            texts = np.fromiter(map(len, flat), dtype=np.intp, count=len(flat)) == 0
+        else:  # (an empty text equals ""; a number, a logical or any other text does not)
+            texts = np.fromiter(map(operator.eq, flat, itertools.repeat("")), dtype=bool, count=len(flat))
         return ((blank | texts) != negate).reshape(cells.shape).astype(object)
 
     compare.__wrapped__ = stock  # type: ignore[attr-defined]
