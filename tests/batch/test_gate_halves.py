@@ -268,3 +268,123 @@ def test_a_plain_part_is_merged_and_not_scanned_again(monkeypatch):
     assert again == []
     assert _halves(xml.replace(b"<v>2999</v>", b"<v>2999</w>"), 0.5, limits)[0] is WorkbookError
     assert again == [1]  # (the second half failed: the whole part again, for the whole scan's words)
+
+
+def test_a_signal_at_the_fork_leaves_no_process_and_no_descriptor(monkeypatch):
+    """The review's case: a handler that raises (the time limit's alarm, an interrupt) while the other half is
+    forked. The signals are held from before the fork until the half is in its ``with`` block, so whenever the
+    alarm rings, the forked process is killed and reaped and the pipe closed."""
+    import random
+    import signal
+
+    class Rang(Exception):
+        pass
+
+    def ring(*_args):
+        raise Rang
+
+    forked: list[int] = []
+    real_fork = os.fork
+
+    def fork() -> int:
+        pid = real_fork()
+        if pid:
+            forked.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", fork)
+    fds = set(os.listdir("/proc/self/fd"))
+    xml = _big(40_000)  # (3 MB: forking and scanning take milliseconds, for the alarm to ring inside)
+    limits = SafetyLimits(max_cells=1_000_000, max_rows=1_000_000, max_formula_length=60, max_xml_token=4096)
+    previous = signal.signal(signal.SIGALRM, ring)
+    rnd = random.Random(5)
+    rang = 0
+    try:
+        for _ in range(25):
+            signal.setitimer(signal.ITIMER_REAL, rnd.uniform(0.0002, 0.02))
+            try:
+                _halves(xml, 0.5, limits)
+                signal.setitimer(signal.ITIMER_REAL, 0)
+            except Rang:
+                rang += 1
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert rang and forked
+    for pid in forked:
+        with pytest.raises(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)
+    assert set(os.listdir("/proc/self/fd")) == fds
+    assert signal.pthread_sigmask(signal.SIG_BLOCK, ()) == set()  # (nothing left held)
+
+
+def _damaged_travellers(tmp_path, crc: bool) -> Path:
+    """The shipped pairs template with a DTD before its Travellers sheet data (refused when the XML is read) and,
+    with ``crc``, that member's checksum changed in the central directory (refused when the member is read to
+    its end: zipfile checks the data against it)."""
+    import struct
+
+    out = tmp_path / ("crc.xlsx" if crc else "dtd.xlsx")
+    with zipfile.ZipFile(ROOT / "workbooks" / "pairs.xlsx") as zin, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zout:
+        for info in zin.infolist():
+            data = zin.read(info)
+            if info.filename == "xl/worksheets/sheet2.xml":
+                data = data.replace(b"<sheetData>", b"<!DOCTYPE x><sheetData>", 1)
+            zout.writestr(info.filename, data)
+    if crc:
+        raw = bytearray(out.read_bytes())
+        pos = raw.find(b"PK\x01\x02")
+        while pos >= 0:  # (each central directory record: its name at 46, its CRC-32 at 16)
+            name_len = struct.unpack("<H", raw[pos + 28:pos + 30])[0]
+            if raw[pos + 46:pos + 46 + name_len] == b"xl/worksheets/sheet2.xml":
+                raw[pos + 16] ^= 1
+            pos = raw.find(b"PK\x01\x02", pos + 4)
+        out.write_bytes(bytes(raw))
+    return out
+
+
+@pytest.mark.parametrize("crc", [False, True], ids=["a DTD", "a DTD and a damaged checksum"])
+def test_a_member_read_whole_is_refused_in_the_streamed_scans_words(tmp_path, monkeypatch, crc):
+    """The review's case: the halves read the member whole before scanning it, so a damaged checksum would have
+    been named before the DTD the streamed scan meets first. A member that cannot be read whole is streamed."""
+    book = _damaged_travellers(tmp_path, crc)
+    said = {}
+    for halves in (True, False):
+        monkeypatch.setattr(safety, "halves_wanted", lambda size, halves=halves: halves and size >= 1 << 20)
+        with pytest.raises(WorkbookError) as refused:
+            safety.check_workbook(book)
+        said[halves] = str(refused.value)
+    assert said[True] == said[False]
+    assert "DTD" in said[True] or "not well-formed" in said[True]
+
+
+def test_too_little_memory_to_hold_the_part_streams_it(monkeypatch):
+    """The review's case: under a tight memory limit the part could not be held whole, and the gate called the
+    book damaged. Now a member that cannot be read whole is streamed: the same result as without the halves."""
+    book = ROOT / "workbooks" / "pairs.xlsx"
+    monkeypatch.setattr(safety, "halves_wanted", lambda size: False)
+    streamed = safety.check_workbook(book)
+    real = safety.BoundedReader
+
+    class Tight(real):  # (the memory limit reached while the member is read whole)
+        def readinto(self, b):
+            if self._left < 8 << 20:
+                raise MemoryError
+            return super().readinto(b)
+
+    monkeypatch.setattr(safety, "halves_wanted", lambda size: size >= 1 << 20)
+    calls = []
+    real_whole = safety._whole_member
+
+    def whole_member(*args):
+        monkeypatch.setattr(safety, "BoundedReader", Tight)
+        try:
+            got = real_whole(*args)
+        finally:
+            monkeypatch.setattr(safety, "BoundedReader", real)
+        calls.append(got)
+        return got
+
+    monkeypatch.setattr(safety, "_whole_member", whole_member)
+    assert safety.check_workbook(book) == streamed
+    assert calls and all(got is None for got in calls)

@@ -741,6 +741,7 @@ def evaluate_workbook(path: str, sheets: Any, *, cell_formats: int | None = None
                 tail = start_tail(data, later=True, part=part, sheet=sheet, cell_formats=cell_formats, values=True)
                 if tail is not None:
                     stack.enter_context(tail)
+                    tail.release()  # (the signals held since the fork: a handler raising now still has it reaped)
                     early = (part, data, tail)
                     record_phase("starting")  # (a failure here is the engine's, not the workbook's)
                     engine_modules()
@@ -758,6 +759,7 @@ def evaluate_workbook(path: str, sheets: Any, *, cell_formats: int | None = None
                                      values=True)
                 if reader is not None:
                     stack.enter_context(reader)
+                    reader.release()
                     aside = (part, data, reader)
                 del data
         for sheet, part in sheets:

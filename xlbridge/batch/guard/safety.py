@@ -378,16 +378,18 @@ def _scan_member(zf, info, sheet_names: dict, totals: Totals, limits: SafetyLimi
         return
     sheet = sheet_names.get(part)
     where = f"sheet {clip(sheet, 40)[1:-1]}" if sheet is not None else f"XML part {clip(part, 80)[1:-1]}"
+    if sheet is not None and part.lower().endswith(_XML_SUFFIXES) and halves_wanted(info.file_size):
+        # a large worksheet: held whole and scanned in two halves at once, the same checks; when it cannot be
+        # read whole (too little memory, a damaged member) it is streamed instead, and refused in those words
+        data = _whole_member(zf, info, name, deadline, limits.max_seconds)
+        if data is not None:
+            scan_sheet_part(data, part, where, totals, limits, name, deadline, limits.max_seconds)
+            return
     try:
         with zf.open(info) as raw:
             stream = io.BufferedReader(
                 BoundedReader(raw, info.file_size, part, name, deadline, limits.max_seconds), 1 << 16)
-            if sheet is not None and part.lower().endswith(_XML_SUFFIXES) and halves_wanted(info.file_size):
-                # (a large worksheet: held whole and scanned in two halves at once, the same checks)
-                data = b"".join(iter(lambda: stream.read(1 << 16), b""))
-                scan_sheet_part(data, part, where, totals, limits, name, deadline, limits.max_seconds)
-                del data
-            elif part.lower().endswith(_XML_SUFFIXES):
+            if part.lower().endswith(_XML_SUFFIXES):
                 handler = counting_handler(part, where, totals, limits, name)
                 scan_xml(stream, part, name, handler, limits.max_xml_token, where)
                 handler.finish()
@@ -404,6 +406,22 @@ def _scan_member(zf, info, sheet_names: dict, totals: Totals, limits: SafetyLimi
                "its checksum does not match its data" if "CRC" in str(exc) else
                "its zip record is damaged")
         refuse(f"damaged workbook: zip member {clip(part, 80)[1:-1]} cannot be read ({why})", name)
+
+
+def _whole_member(zf, info, name: str | None, deadline: float, seconds: float) -> bytes | None:
+    """The member's bytes, read whole through a bounded stream (CRC checked), or None when anything goes
+    wrong (memory, a damaged member, the deadline): the streamed scan then reads it and says what, after
+    whatever its XML holds first."""
+    try:
+        with zf.open(info) as raw:
+            stream = io.BufferedReader(BoundedReader(raw, info.file_size, info.filename, name, deadline, seconds),
+                                       1 << 16)
+            chunks = []
+            while chunk := stream.read(1 << 16):  # (more than the declared size is refused: BoundedReader)
+                chunks.append(chunk)
+            return b"".join(chunks)
+    except (Exception, MemoryError):
+        return None
 
 
 def _resolve_target(rels_part: str, target: str) -> str | None:

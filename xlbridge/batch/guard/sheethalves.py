@@ -30,11 +30,11 @@ How the halves stay one scan (the design of :mod:`xlbridge.batch.read.halves`, f
 from __future__ import annotations
 
 import dataclasses
+import functools
 import gc
 import marshal
 import os
 import re
-import signal
 import threading
 import time
 from typing import Any
@@ -129,10 +129,12 @@ def scan_sheet_part(data: bytes, part: str, where: str, totals: Totals, limits: 
         return
     split = match.start()
     before = (totals.cells, totals.rows)
-    with _Other(scan, split, before) as other:
-        if not other.pid:  # (no fork: the whole part here)
-            scan.whole(totals)
-            return
+    other = _Other.start(functools.partial(_other_half, scan=scan, split=split, before=before))
+    if other is None:  # (no fork: the whole part here)
+        scan.whole(totals)
+        return
+    with other:
+        other.release()  # (the signals held since the fork: a handler raising here still has it reaped)
         handler = scan.handler(totals)
         parser = scan.parser(handler)
         scan.feed(parser, 0, split)
@@ -186,24 +188,7 @@ def _confirmed(scan: _Scan, parser: Any, handler: Any, split: int) -> bool:
 
 
 class _Other(ForkedHalf):
-    """The other half, scanned by a forked process (none when the fork fails): :meth:`receive` its result;
-    :meth:`close` (also on leaving a ``with`` block) kills and reaps it, whatever happened."""
-
-    def __init__(self, scan: _Scan, split: int, before: tuple) -> None:
-        super().__init__()
-        parent = os.getpid()
-        r, w = os.pipe()
-        try:
-            pid = os.fork()
-        except OSError:
-            os.close(r)
-            os.close(w)
-            return
-        if pid == 0:  # pragma: no cover  (the forked process: measured by its result)
-            os.close(r)
-            _other_half(w, parent, scan, split, before)
-        os.close(w)
-        self.pid, self.fd = pid, r
+    """The other half, scanned by a forked process (:meth:`ForkedHalf.start`): :meth:`receive` its result."""
 
     def receive(self) -> tuple | None:
         """(cells, rows, extent) of the other half, or None: it failed, refused or was not started."""
@@ -215,14 +200,12 @@ class _Other(ForkedHalf):
         return got if isinstance(got, tuple) and len(got) == 3 else None
 
 
-def _other_half(w: int, parent: int, scan: _Scan, split: int, before: tuple) -> None:  # pragma: no cover  (forked)
+def _other_half(w: int, parent: int, *, scan: _Scan, split: int, before: tuple) -> None:  # pragma: no cover  (forked)
     """The forked process: scan from the split, send (cells, rows, extent) or ``None``, and leave at once."""
     try:
         payload = marshal.dumps(None)
         try:
             gc.disable()  # (a short life: what it allocates goes with it)
-            for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGALRM):  # (never the parent's handlers)
-                signal.signal(sig, signal.SIG_DFL)
             set_parent_death_signal(parent)
             totals = Totals()
             totals.cells, totals.rows = before

@@ -42,6 +42,7 @@ reading with ``full=True`` or without ``values``, and a system without ``fork`` 
 
 from __future__ import annotations
 
+import functools
 import gc
 import marshal
 import os
@@ -231,7 +232,7 @@ def _unpack(packed: tuple) -> SheetRead:
     return SheetRead(layout, *packed[8:])
 
 
-def _tail_process(w: int, data: bytes, half: Half, kwargs: dict, head_pid: int) -> None:
+def _tail_process(w: int, head_pid: int, *, data: bytes, half: Half, kwargs: dict) -> None:
     """The forked reading (a tail, or a whole part read aside): send its result (or that it failed) and leave
     at once."""
     try:
@@ -272,7 +273,7 @@ class Tail(ForkedHalf):
     """The second half of a part being read by a forked process (:func:`start_tail`); :meth:`close`
     (also on leaving a ``with`` block) kills and reaps it, whatever happened."""
 
-    def __init__(self, pid: int, fd: int, split: Any, later: bool) -> None:
+    def __init__(self, pid: int = 0, fd: int = -1, split: Any = None, later: bool = False) -> None:
         super().__init__(pid, fd)
         self.split, self.later = split, later
 
@@ -291,7 +292,6 @@ def start_tail(data: bytes, *, later: bool = False, **kwargs: Any) -> Tail | Non
     split = split_point(data, SPLIT_AT_LATER if later else SPLIT_AT)
     if split is None:
         return None
-    head_pid = os.getpid()
     if later:
         kwargs = {**kwargs, "shared_strings": SHARED_LATER}
     prepare_reading(data)  # (imported once, before the fork: not by the tail on its critical path)
@@ -299,23 +299,18 @@ def start_tail(data: bytes, *, later: bool = False, **kwargs: Any) -> Tail | Non
 
 
 def _fork_reading(data: bytes, half: Half, kwargs: dict, split: tuple | None, later: bool) -> Tail | None:
-    """Fork the process making the reading ``half`` of ``data`` (:func:`_tail_process`); None if it cannot."""
-    head_pid = os.getpid()
-    r, w = os.pipe()
-    try:
+    """Fork the process making the reading ``half`` of ``data`` (:func:`_tail_process`); None if it cannot.
+    The signals are held until the caller's ``with`` block lets them through (:meth:`Tail.release`)."""
+
+    def fork() -> int:
         _forking.append(threading.get_ident())
-        pid = os.fork()
-    except OSError:
-        os.close(r)
-        os.close(w)
-        return None
-    finally:
-        _forking.pop()
-    if pid == 0:  # pragma: no cover  (the forked process: measured by its result)
-        os.close(r)
-        _tail_process(w, data, half, kwargs, head_pid)
-    os.close(w)
-    return Tail(pid, r, split, later)
+        try:
+            return os.fork()
+        finally:
+            _forking.pop()
+
+    return Tail.start(functools.partial(_tail_process, data=data, half=half, kwargs=kwargs), fork=fork,
+                      split=split, later=later)
 
 
 #: a worksheet part from this many bytes up to :data:`SPLIT_ABOVE` may be read whole by a forked process while
@@ -340,6 +335,7 @@ def finish_aside(aside: Tail | None, data: bytes, **kwargs: Any) -> SheetRead:
     if aside is None:
         return read_sheet(data, **kwargs)
     with aside:
+        aside.release()
         got = aside.receive()
     return got[0] if got is not None else read_sheet(data, **kwargs)
 
@@ -350,6 +346,7 @@ def finish_halves(tail: Tail | None, data: bytes, **kwargs: Any) -> SheetRead:
     if tail is None:
         return read_sheet(data, **kwargs)
     with tail:
+        tail.release()  # (the signals held since the fork: a handler raising here still has the tail reaped)
         # (a refusal here is the whole reading's own; reading on past the split, the tail is stopped at once)
         head, hx = read_sheet_half(data, Half(head=tail.split[0], reading_on=tail.close), **kwargs)
         if not hx["confirmed"]:
