@@ -205,7 +205,8 @@ def test_the_deadline_is_kept_in_both_halves_in_the_streamed_scans_words():
         sheethalves.scan_sheet_part(xml, PART, WHERE, totals, LIMITS, "b.xlsx", time.monotonic() - 1, 5.0)
 
 
-def test_the_forked_half_is_reaped_whatever_happens(monkeypatch):
+def _record_forks(monkeypatch) -> list[int]:
+    """The ids of the processes this process forks from now on (in the test), in order."""
     forked: list[int] = []
     real_fork = os.fork
 
@@ -216,6 +217,11 @@ def test_the_forked_half_is_reaped_whatever_happens(monkeypatch):
         return pid
 
     monkeypatch.setattr(os, "fork", fork)
+    return forked
+
+
+def test_the_forked_half_is_reaped_whatever_happens(monkeypatch):
+    forked = _record_forks(monkeypatch)
     big = _big(3000)
     limits = SafetyLimits(max_cells=100_000, max_rows=100_000, max_formula_length=60, max_xml_token=4096)
     assert _halves(big, 0.5, limits) == _whole(big, limits)
@@ -283,16 +289,7 @@ def test_a_signal_at_the_fork_leaves_no_process_and_no_descriptor(monkeypatch):
     def ring(*_args):
         raise Rang
 
-    forked: list[int] = []
-    real_fork = os.fork
-
-    def fork() -> int:
-        pid = real_fork()
-        if pid:
-            forked.append(pid)
-        return pid
-
-    monkeypatch.setattr(os, "fork", fork)
+    forked = _record_forks(monkeypatch)
     fds = set(os.listdir("/proc/self/fd"))
     xml = _big(40_000)  # (3 MB: forking and scanning take milliseconds, for the alarm to ring inside)
     limits = SafetyLimits(max_cells=1_000_000, max_rows=1_000_000, max_formula_length=60, max_xml_token=4096)
