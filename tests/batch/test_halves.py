@@ -311,10 +311,50 @@ def test_a_recalculation_reading_its_travellers_in_halves_writes_the_same_book(t
         return got
 
     monkeypatch.setattr(halves, "start_aside", counting_aside)
+    from xlbridge.batch.evaluate import splice
+
+    real_patch_aside = splice._patch_aside
+
+    def counting_patch_aside(*args, **kwargs):
+        got = real_patch_aside(*args, **kwargs)
+        if got is not None:
+            merges[2] = merges[2] + 1
+        return got
+
+    monkeypatch.setattr(splice, "_patch_aside", counting_patch_aside)
     monkeypatch.setenv("XLBRIDGE_BOOK_CORES", "2")  # (two cores for this book, whatever the machine has)
     # whole readings only, then the large parts merged from halves (the sandbox let the fork through)
     _whole_then_halves_write_the_same_book(book, tmp_path, monkeypatch, merges)
     assert merges[1] == 1  # (and one middle-sized part read aside, in the second run only)
+    assert merges[2] == 1  # (and the sheets but the largest patched aside by another process, in that run only)
+
+
+def test_sheets_patched_aside_by_a_process_that_fails_are_patched_by_the_engines(tmp_path, monkeypatch):
+    """The other process patching the sheets but the largest sends nothing (it failed): the engine's process
+    patches them itself, and the book is the same as when that process sent them."""
+    import mmap
+
+    from xlbridge.batch.evaluate import splice
+    from xlbridge.batch.recalc import recalc_workbook
+
+    started = mmap.mmap(-1, 8)  # (counted in the engine's process)
+    real = splice._patch_aside
+
+    def counting(*args, **kwargs):
+        got = real(*args, **kwargs)
+        started[0] = started[0] + (got is not None)
+        return got
+
+    monkeypatch.setattr(splice, "_patch_aside", counting)
+    monkeypatch.setenv("XLBRIDGE_BOOK_CORES", "2")
+    outs = []
+    for fails in (False, True):
+        if fails:
+            monkeypatch.setattr(splice, "_patch_body", lambda w, parent, **_kw: os._exit(3))
+        out = tmp_path / f"out{fails}.xlsx"
+        assert recalc_workbook(str(ROOT / "workbooks" / "pairs.xlsx"), str(out), progress=False).ok
+        outs.append(out.read_bytes())
+    assert outs[0] == outs[1] and started[0] == 2  # (the other process started in both runs)
 
 
 def test_a_book_given_one_core_reads_its_parts_whole(tmp_path, monkeypatch):

@@ -55,7 +55,8 @@ from .spans import CellSpans
 from ..cells import SheetLayout, cell_ref
 from ..process import ForkedHalf, set_parent_death_signal
 
-__all__ = ["ASIDE_ABOVE", "SPLIT_ABOVE", "SPLIT_AT", "SPLIT_AT_LATER", "Tail", "finish_aside", "finish_halves", "forking",
+__all__ = ["ASIDE_ABOVE", "SPLIT_ABOVE", "SPLIT_AT", "SPLIT_AT_LATER", "Tail", "finish_aside", "finish_halves", "fork_half",
+           "forking",
            "read_sheet_halves", "sheet_start", "split_point", "start_aside", "start_tail"]
 
 #: a worksheet part of at least this many bytes is read in two halves (below it the fork and the
@@ -302,15 +303,18 @@ def _fork_reading(data: bytes, half: Half, kwargs: dict, split: tuple | None, la
     """Fork the process making the reading ``half`` of ``data`` (:func:`_tail_process`); None if it cannot.
     The signals are held until the caller's ``with`` block lets them through (:meth:`Tail.release`)."""
 
-    def fork() -> int:
-        _forking.append(threading.get_ident())
-        try:
-            return os.fork()
-        finally:
-            _forking.pop()
-
-    return Tail.start(functools.partial(_tail_process, data=data, half=half, kwargs=kwargs), fork=fork,
+    return Tail.start(functools.partial(_tail_process, data=data, half=half, kwargs=kwargs), fork=fork_half,
                       split=split, later=later)
+
+
+def fork_half() -> int:
+    """``os.fork()`` of a process working on half a part, which the engine's process's audit hook lets through
+    (:func:`forking`; it refuses every other fork)."""
+    _forking.append(threading.get_ident())
+    try:
+        return os.fork()
+    finally:
+        _forking.pop()
 
 
 #: a worksheet part from this many bytes up to :data:`SPLIT_ABOVE` may be read whole by a forked process while
