@@ -293,40 +293,27 @@ def test_a_recalculation_reading_its_travellers_in_halves_writes_the_same_book(t
     book = tmp_path / "pairs.xlsx"
     shutil.copyfile(ROOT / "workbooks" / "pairs.xlsx", book)  # (the template as shipped: a fresh build, values cached)
     merges = mmap.mmap(-1, 8)  # (shared with the forked engine process: it counts the merges there)
-    real_merge = halves._merge
-
-    def counting_merge(*args):
-        got = real_merge(*args)
-        if got is not None:
-            merges[0] = merges[0] + 1
-        return got
-
-    monkeypatch.setattr(halves, "_merge", counting_merge)
-    real_aside = halves.start_aside
-
-    def counting_aside(*args, **kwargs):
-        got = real_aside(*args, **kwargs)
-        if got is not None:
-            merges[1] = merges[1] + 1
-        return got
-
-    monkeypatch.setattr(halves, "start_aside", counting_aside)
     from xlbridge.batch.evaluate import splice
 
-    real_patch_aside = splice._patch_aside
-
-    def counting_patch_aside(*args, **kwargs):
-        got = real_patch_aside(*args, **kwargs)
-        if got is not None:
-            merges[2] = merges[2] + 1
-        return got
-
-    monkeypatch.setattr(splice, "_patch_aside", counting_patch_aside)
+    # (counted in the engine's process: halves merged, a part read aside, the sheets but the largest patched aside)
+    for i, (module, name) in enumerate([(halves, "_merge"), (halves, "start_aside"), (splice, "_patch_aside")]):
+        monkeypatch.setattr(module, name, _counting(getattr(module, name), merges, i))
     monkeypatch.setenv("XLBRIDGE_BOOK_CORES", "2")  # (two cores for this book, whatever the machine has)
     # whole readings only, then the large parts merged from halves (the sandbox let the fork through)
     _whole_then_halves_write_the_same_book(book, tmp_path, monkeypatch, merges)
     assert merges[1] == 1  # (and one middle-sized part read aside, in the second run only)
     assert merges[2] == 1  # (and the sheets but the largest patched aside by another process, in that run only)
+
+
+def _counting(real, counts, i):
+    """``real``, counting in ``counts[i]`` (an mmap the engine's process shares) the calls that gave something."""
+    def counted(*args, **kwargs):
+        got = real(*args, **kwargs)
+        if got is not None:
+            counts[i] = counts[i] + 1
+        return got
+
+    return counted
 
 
 def test_sheets_patched_aside_by_a_process_that_fails_are_patched_by_the_engines(tmp_path, monkeypatch):
@@ -338,14 +325,7 @@ def test_sheets_patched_aside_by_a_process_that_fails_are_patched_by_the_engines
     from xlbridge.batch.recalc import recalc_workbook
 
     started = mmap.mmap(-1, 8)  # (counted in the engine's process)
-    real = splice._patch_aside
-
-    def counting(*args, **kwargs):
-        got = real(*args, **kwargs)
-        started[0] = started[0] + (got is not None)
-        return got
-
-    monkeypatch.setattr(splice, "_patch_aside", counting)
+    monkeypatch.setattr(splice, "_patch_aside", _counting(splice._patch_aside, started, 0))
     monkeypatch.setenv("XLBRIDGE_BOOK_CORES", "2")
     outs = []
     for fails in (False, True):
