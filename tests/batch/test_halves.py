@@ -293,16 +293,13 @@ def test_a_recalculation_reading_its_travellers_in_halves_writes_the_same_book(t
     book = tmp_path / "pairs.xlsx"
     shutil.copyfile(ROOT / "workbooks" / "pairs.xlsx", book)  # (the template as shipped: a fresh build, values cached)
     merges = mmap.mmap(-1, 8)  # (shared with the forked engine process: it counts the merges there)
-    from xlbridge.batch.evaluate import splice
-
-    # (counted in the engine's process: halves merged, a part read aside, the sheets but the largest patched aside)
-    for i, (module, name) in enumerate([(halves, "_merge"), (halves, "start_aside"), (splice, "_patch_aside")]):
-        monkeypatch.setattr(module, name, _counting(getattr(module, name), merges, i))
+    # (counted in the engine's process: halves merged, a part read aside)
+    for i, name in enumerate(["_merge", "start_aside"]):
+        monkeypatch.setattr(halves, name, _counting(getattr(halves, name), merges, i))
     monkeypatch.setenv("XLBRIDGE_BOOK_CORES", "2")  # (two cores for this book, whatever the machine has)
     # whole readings only, then the large parts merged from halves (the sandbox let the fork through)
     _whole_then_halves_write_the_same_book(book, tmp_path, monkeypatch, merges)
     assert merges[1] == 1  # (and one middle-sized part read aside, in the second run only)
-    assert merges[2] == 1  # (and the sheets but the largest patched aside by another process, in that run only)
 
 
 def _counting(real, counts, i):
@@ -314,27 +311,6 @@ def _counting(real, counts, i):
         return got
 
     return counted
-
-
-def test_sheets_patched_aside_by_a_process_that_fails_are_patched_by_the_engines(tmp_path, monkeypatch):
-    """The other process patching the sheets but the largest sends nothing (it failed): the engine's process
-    patches them itself, and the book is the same as when that process sent them."""
-    import mmap
-
-    from xlbridge.batch.evaluate import splice
-    from xlbridge.batch.recalc import recalc_workbook
-
-    started = mmap.mmap(-1, 8)  # (counted in the engine's process)
-    monkeypatch.setattr(splice, "_patch_aside", _counting(splice._patch_aside, started, 0))
-    monkeypatch.setenv("XLBRIDGE_BOOK_CORES", "2")
-    outs = []
-    for fails in (False, True):
-        if fails:
-            monkeypatch.setattr(splice, "_patch_body", lambda w, parent, **_kw: os._exit(3))
-        out = tmp_path / f"out{fails}.xlsx"
-        assert recalc_workbook(str(ROOT / "workbooks" / "pairs.xlsx"), str(out), progress=False).ok
-        outs.append(out.read_bytes())
-    assert outs[0] == outs[1] and started[0] == 2  # (the other process started in both runs)
 
 
 def test_a_book_given_one_core_reads_its_parts_whole(tmp_path, monkeypatch):

@@ -18,20 +18,15 @@ True
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import functools
 import gc
-import marshal
-import os
 import zipfile
-from typing import Any, NoReturn
+from typing import Any
 
 from .engine import EngineMessages, evaluate_workbook
 from ..guard.limits import EXCEL_MAX_TEXT
 from ..guard.links import LINK_NOT_FOLLOWED
 from ..cells import ExcelErrorValue, cell_ref, parse_ref, qualified
-from ..process import ForkedHalf, set_parent_death_signal
 from ..write.xlsxpatch import patch_sheet_pieces
 
 __all__ = [
@@ -285,6 +280,9 @@ def evaluate_and_splice(path: str, sheets: Any, early: Any = None, out: int | No
     past it the workbook is refused, naming the sheet. ``print_areas``: the printable tables
     ((sheet, r1, c1, r2, c2), ...) as the gate clipped them (None: as the workbook part declares them).
     """
+    from ...core.errors import WorkbookLimitError
+    from ..guard.limits import clip
+
     from ..read.capacity import PRINT_NAME, capacity_areas
 
     values, messages, layouts = evaluate_workbook(path, sheets, **kwargs)
@@ -308,92 +306,13 @@ def evaluate_and_splice(path: str, sheets: Any, early: Any = None, out: int | No
         del messages
         patched = {}
         total = 0
-        aside = _patch_aside(path, parts, layouts, values, zf) if kwargs.get("halves") and out is not None else None
-        with contextlib.ExitStack() as stack:
-            made: dict = {}  # sheet -> its pieces, made before the sheets are written in order
-            if aside is not None:  # the largest sheet patched here while the other process patches the others
-                stack.enter_context(aside)
-                aside.release()  # (the signals held since the fork: a handler raising now still has it reaped)
-                made = {sheet: patch_sheet_pieces(zf.read(parts[sheet]), layout, values.get(sheet, {}))
-                        for sheet, layout in layouts.items() if sheet not in aside.sheets}
-                got = aside.receive() or {}
-                for sheet in aside.sheets:  # (when it failed: here, and a failure in its own words)
-                    made[sheet] = [got[sheet]] if isinstance(got.get(sheet), bytes) else patch_sheet_pieces(
-                        zf.read(parts[sheet]), layouts[sheet], values.get(sheet, {}))
-            for sheet, layout in layouts.items():
-                pieces = made.pop(sheet) if sheet in made else patch_sheet_pieces(
-                    zf.read(parts[sheet]), layout, values.get(sheet, {}))
-                total += sum(len(piece) for piece in pieces)
-                if max_output is not None and total > max_output:
-                    _refuse_output(max_output, sheet)
-                patched[parts[sheet]] = b"".join(pieces) if out is None else _write_pieces(out, pieces)
-                del pieces
+        for sheet, layout in layouts.items():
+            pieces = patch_sheet_pieces(zf.read(parts[sheet]), layout, values.get(sheet, {}))
+            total += sum(len(piece) for piece in pieces)
+            if max_output is not None and total > max_output:
+                raise WorkbookLimitError(f"refused: memory limit of {max_output / (1 << 20):g} MiB reached while "
+                                         f"writing sheet {clip(sheet, 40)[1:-1]} (the recalculated sheets would be "
+                                         f"larger than the limit; raise it with --max-memory)")
+            patched[parts[sheet]] = b"".join(pieces) if out is None else _write_pieces(out, pieces)
+            del pieces
     return (None if early is not None else summary), patched
-
-
-def _refuse_output(max_output: int, sheet: str) -> NoReturn:
-    from ...core.errors import WorkbookLimitError
-    from ..guard.limits import clip
-
-    raise WorkbookLimitError(f"refused: memory limit of {max_output / (1 << 20):g} MiB reached while "
-                             f"writing sheet {clip(sheet, 40)[1:-1]} (the recalculated sheets would be "
-                             f"larger than the limit; raise it with --max-memory)")
-
-
-#: the sheets other than the largest are patched by a forked process while the engine's process patches the largest
-#: (a recalculated pairs template's Travellers and its hidden Travellers (calc): 0.1 s each), when the largest part
-#: is at least ``read.halves.SPLIT_ABOVE`` bytes and the others together from this many bytes
-PATCH_ASIDE_FROM = 256 << 10
-#: and at most this many (the other process holds their patched parts whole, and sends them)
-PATCH_ASIDE_MAX = 32 << 20
-
-
-class _Aside(ForkedHalf):
-    """The sheets patched by a forked process (:func:`_patch_aside`): ``sheets`` (in the layouts' order);
-    :meth:`receive` {sheet: its patched part}, or None: it failed."""
-
-    sheets: tuple = ()
-
-    def receive(self) -> dict | None:
-        payload = self.read_answer()
-        try:
-            got = marshal.loads(payload) if payload else None
-        except (EOFError, ValueError, TypeError):
-            return None
-        return got if isinstance(got, dict) else None
-
-
-def _patch_aside(path: str, parts: dict, layouts: dict, values: dict, zf: Any) -> _Aside | None:
-    """Fork a process patching every sheet but the largest (the sheets of :data:`PATCH_ASIDE_FROM` to
-    :data:`PATCH_ASIDE_MAX` bytes in all, next to one of ``read.halves.SPLIT_ABOVE`` or more), or None."""
-    from ..read.halves import SPLIT_ABOVE, fork_half
-
-    sizes = {sheet: zf.getinfo(parts[sheet]).file_size for sheet in layouts}
-    if len(sizes) < 2:
-        return None
-    largest = max(sizes, key=lambda sheet: sizes[sheet])
-    others = tuple(sheet for sheet in layouts if sheet != largest)
-    rest = sum(sizes[sheet] for sheet in others)
-    if sizes[largest] < SPLIT_ABOVE or not PATCH_ASIDE_FROM <= rest <= PATCH_ASIDE_MAX:
-        return None
-    body = functools.partial(_patch_body, path=path, parts={s: parts[s] for s in others},
-                             layouts={s: layouts[s] for s in others}, values={s: values.get(s, {}) for s in others})
-    return _Aside.start(body, fork=fork_half, sheets=others)
-
-
-def _patch_body(w: int, parent: int, *, path: str, parts: dict, layouts: dict, values: dict) -> None:  # pragma: no cover
-    """The forked process: patch its sheets, send {sheet: patched part} (or nothing: it failed) and leave at once."""
-    try:
-        payload = b""
-        try:
-            gc.disable()  # (a short life: what it allocates goes with it)
-            set_parent_death_signal(parent)
-            with zipfile.ZipFile(path) as zf:
-                payload = marshal.dumps({sheet: b"".join(patch_sheet_pieces(zf.read(parts[sheet]), layout, values[sheet]))
-                                         for sheet, layout in layouts.items()})
-        except BaseException:  # (the engine's process patches them itself, and says what went wrong)
-            pass
-        with os.fdopen(w, "wb") as fh:
-            fh.write(payload)
-    finally:
-        os._exit(0)

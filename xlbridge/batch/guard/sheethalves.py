@@ -75,7 +75,7 @@ class _Scan:
     """One part's scan: the part, how a member names it, the file's name, the limits, the check's deadline
     (``time.monotonic()``; None: none) and its length in seconds (for the message)."""
 
-    data: bytes
+    data: Any  # (bytes, or a memory map of them)
     part: str
     where: str
     name: str | None
@@ -118,10 +118,11 @@ class _Scan:
         handler.finish()
 
 
-def scan_sheet_part(data: bytes, part: str, where: str, totals: Totals, limits: SafetyLimits, name: str | None,
+def scan_sheet_part(data: Any, part: str, where: str, totals: Totals, limits: SafetyLimits, name: str | None,
                     deadline: float | None = None, seconds: float = 0.0) -> None:
-    """Scan the worksheet part ``data`` as :func:`.xmlscan.scan_xml` with a :func:`.xmlscan.counting_handler`
-    and its ``finish()`` do (the same totals, extent and refusals), in two halves when they can be merged."""
+    """Scan the worksheet part ``data`` (bytes, or a memory map of them) as :func:`.xmlscan.scan_xml` with a
+    :func:`.xmlscan.counting_handler` and its ``finish()`` do (the same totals, extent and refusals), in two halves
+    when they can be merged."""
     scan = _Scan(data, part, where, name, limits, deadline, seconds)
     match = _ROW_TAG.search(data, int(len(data) * SPLIT_AT))
     if match is None:
