@@ -66,7 +66,16 @@ class ForkedHalf:
         """Fork a process running ``body(w, parent)`` (``w``: the write end of its pipe; ``parent``: this
         process's id), which never returns to the caller's code (it leaves with ``os._exit``); return the
         half (``cls(pid, fd)``, then ``fields`` set on it) with the signals held, or None when no process
-        can be forked. ``fork``: what forks (``os.fork``)."""
+        can be forked. ``fork``: what forks (``os.fork``).
+
+        >>> half = ForkedHalf.start(lambda w, parent: os.write(w, b"counted"))
+        >>> with half:
+        ...     half.release()
+        ...     half.read_answer()
+        b'counted'
+        >>> half.pid, half.fd
+        (0, -1)
+        """
         if not hasattr(signal, "pthread_sigmask") or not hasattr(signal, "setitimer"):  # pragma: no cover  (not POSIX)
             return None
         parent = os.getpid()

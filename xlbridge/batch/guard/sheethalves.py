@@ -122,7 +122,16 @@ def scan_sheet_part(data: Any, part: str, where: str, totals: Totals, limits: Sa
                     deadline: float | None = None, seconds: float = 0.0) -> None:
     """Scan the worksheet part ``data`` (bytes, or a memory map of them) as :func:`.xmlscan.scan_xml` with a
     :func:`.xmlscan.counting_handler` and its ``finish()`` do (the same totals, extent and refusals), in two halves
-    when they can be merged."""
+    when they can be merged.
+
+    >>> from xlbridge.batch.guard.limits import DEFAULT_LIMITS
+    >>> rows = b"".join(b'<row r="%d"><c r="B%d"><v>1</v></c></row>' % (r, r) for r in range(1, 41))
+    >>> totals = Totals()
+    >>> scan_sheet_part(b"<worksheet><sheetData>" + rows + b"</sheetData></worksheet>", "xl/worksheets/sheet1.xml",
+    ...                 "sheet S", totals, DEFAULT_LIMITS, "b.xlsx")
+    >>> totals.cells, totals.rows, totals.extents
+    (40, 40, {'xl/worksheets/sheet1.xml': (40, 2)})
+    """
     scan = _Scan(data, part, where, name, limits, deadline, seconds)
     match = _ROW_TAG.search(data, int(len(data) * SPLIT_AT))
     if match is None:
