@@ -231,3 +231,29 @@ def test_copy_zip_keeps_content_order_and_method_and_deflates_at_its_level(tmp_p
         for info, content in zip(infos[1:], (text, text[::-1])):
             raw = zlib.compressobj(COMPRESS_LEVEL, zlib.DEFLATED, -15)
             assert info.compress_size == len(raw.compress(content) + raw.flush())
+
+
+_MORE_FORMS = {
+    **CELL_FORMS,
+    "reference last": '<c s="1" r="{ref}"><v>1</v></c>',
+    "inline": '<c r="{ref}" t="inlineStr"><is><t>x</t></is></c>',
+    "text formula, extLst": '<c r="{ref}" s="3" t="str"><f>"a"</f><v>a</v><extLst><ext uri="y"/></extLst></c>',
+}
+
+
+@given(cells=st.dictionaries(keys=st.tuples(st.integers(1, 6), st.integers(1, 5)),
+                             values=st.sampled_from(sorted(_MORE_FORMS)), max_size=14), values=patches)
+def test_a_cell_patched_from_its_place_and_shape_is_the_cell_patched_from_its_span(cells, values):
+    """patch_sheet_pieces writes a cell whose reference comes first from its place and shape in the compact spans
+    (CellSpans.place), without making its span: the same bytes as from the span itself (the layout's cells a dict)."""
+    import dataclasses
+
+    rows = sorted({r for r, _ in cells})
+    body = "".join(f'<row r="{r}">' + "".join(_MORE_FORMS[cells[(rr, c)]].format(ref=cell_ref(rr, c))
+                                               for rr, c in sorted(cells) if rr == r) + "</row>" for r in rows)
+    xml = f'<worksheet xmlns="{NS}"><sheetData>{body}</sheetData></worksheet>'.encode()
+    layout = scan_sheet(xml)
+    assert hasattr(layout.cells, "place")
+    values = {k: v for k, v in values.items() if k in cells}
+    spans = dataclasses.replace(layout, cells=dict(layout.cells.items()))
+    assert patch_sheet(xml, layout, values) == patch_sheet(xml, spans, values)

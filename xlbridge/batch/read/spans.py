@@ -210,6 +210,16 @@ class CellSpans(MutableMapping):
         i = self._index(pos)
         return default if i < 0 else self._made[self._shape_of[i]](pos[0], pos[1], self._starts[i])
 
+    def place(self, pos: Any) -> tuple[int, tuple] | None:
+        """(start offset, shape) of the cell at ``pos``, without making its span (a patch's hot path): the shape
+        is (qname, attributes with the reference None where it is written as the cell's own position, length,
+        children (local name, start, end) from the cell's start). None when the cell is not here, or when the
+        spans are kept as a dict (then :meth:`get`)."""
+        if self._dict is not None:
+            return None
+        i = self._index(pos)
+        return None if i < 0 else (self._starts[i], self._shapes[self._shape_of[i]])
+
     def __contains__(self, pos: object) -> bool:
         return pos in self._dict if self._dict is not None else self._index(pos) >= 0
 

@@ -33,6 +33,7 @@ openpyxl re-saving a workbook drops dynamic-array metadata, drawing shapes and t
 from __future__ import annotations
 
 import bisect
+import operator
 import dataclasses
 import math
 import re
@@ -131,15 +132,20 @@ class _CellWriter:
     def cell(self, qname: str, attrs, t: str | None, vtext: str, keep: bytes, tail: bytes) -> bytes:
         if not attrs or attrs[0][0] != "r" or _TO_ESCAPE.search(attrs[0][1]) is not None:
             return _cell_xml(qname, self.prefix, attrs, t, vtext, keep, tail)
-        key = (qname, attrs[1:], t)
+        return self.own(qname, tuple(attrs[1:]), attrs[0][1], t, vtext, keep, tail)
+
+    def own(self, qname: str, after: tuple, ref: str, t: str | None, vtext: str, keep: bytes, tail: bytes) -> bytes:
+        """:func:`_cell_xml` of a cell whose reference ``ref`` (nothing in it to escape) comes first, ``after``
+        its other attributes."""
+        key = (qname, after, t)
         around = self.heads.get(key)
         if around is None:
-            parts = _cell_head(qname, (("r", _AT),) + tuple(attrs[1:]), t).split(_AT)
+            parts = _cell_head(qname, (("r", _AT),) + after, t).split(_AT)
             around = self.heads[key] = (
                 (parts[0].encode(), parts[1].encode(), f"</{qname}>".encode()) if len(parts) == 2 else None)
         if around is None:
-            return _cell_xml(qname, self.prefix, attrs, t, vtext, keep, tail)
-        return b"".join((around[0], attrs[0][1].encode(), around[1], keep, self.v_open, vtext.encode(),
+            return _cell_xml(qname, self.prefix, (("r", ref),) + after, t, vtext, keep, tail)
+        return b"".join((around[0], ref.encode(), around[1], keep, self.v_open, vtext.encode(),
                          self.v_close, tail, around[2]))
 
 
@@ -191,8 +197,11 @@ def patch_sheet_pieces(data: bytes, layout: SheetLayout, values: dict) -> list:
     prefix = layout.prefix
     edits: list = []  # (start, end, bytes); insertions have start == end
     new_cells: dict = {}  # row -> [(col, bytes)]
-    write = _CellWriter(prefix).cell
+    writer = _CellWriter(prefix)
+    write, write_own = writer.cell, writer.own
     cells = layout.cells
+    place = getattr(cells, "place", None)  # (compact spans: a cell's place and shape, without its span made)
+    owns: dict = {}  # id of a shape -> _own_shape(shape)
     c_name = f"{prefix}c"
     letters: dict = {}  # column -> its letters
     # a cell of an array range that the part lacks: its reference and value only (what ``write`` gives
@@ -211,6 +220,22 @@ def patch_sheet_pieces(data: bytes, layout: SheetLayout, values: dict) -> list:
             continue
         else:
             t, vtext = _encode_value(value)
+        got = place((r, c)) if place is not None else None
+        if got is not None:  # (the common cell: its reference its own position, written first)
+            start, shape = got
+            how: Any = owns.get(id(shape))
+            if how is None:
+                how = owns[id(shape)] = _own_shape(shape)
+            if how:
+                qname, after, length, keeps, tails = how
+                col = letters.get(c)
+                if col is None:
+                    col = letters[c] = cell_ref(1, c)[:-1]
+                keep = (data[start + keeps[0][0]:start + keeps[0][1]] if len(keeps) == 1 else
+                        b"".join([data[start + s:start + e] for s, e in keeps]) if keeps else b"")
+                tail = b"".join([data[start + s:start + e] for s, e in tails]) if tails else b""
+                edits.append((start, start + length, write_own(qname, after, f"{col}{r}", t, vtext, keep, tail)))
+                continue
         span = cells.get((r, c))
         if span is None:
             if value is None:
@@ -264,7 +289,7 @@ def patch_sheet_pieces(data: bytes, layout: SheetLayout, values: dict) -> list:
                 edits.append((sd_endtag, sd_endtag, body))
             else:  # <sheetData/>
                 edits.append((sd_start, sd_end, f"<{sd_qname}>".encode() + body + f"</{sd_qname}>".encode()))
-    edits.sort(key=lambda e: (e[0], e[1]))
+    edits.sort(key=_START_END)  # (stable: insertions at one place stay in the order made)
     out: list = []
     pos = 0
     view = memoryview(data)  # (slices of a view copy nothing: the part is copied once, where it is written)
@@ -276,6 +301,27 @@ def patch_sheet_pieces(data: bytes, layout: SheetLayout, values: dict) -> list:
         pos = e
     out.append(view[pos:])
     return out
+
+
+_START_END = operator.itemgetter(0, 1)  # (an edit's place: its start, then its end)
+
+
+def _own_shape(shape: tuple) -> tuple | bool:
+    """What :func:`patch_sheet_pieces` writes of a cell of ``shape`` (:meth:`CellSpans.place`) whose reference is its
+    own position, written first: (qname, its other attributes, its length, the children it keeps (start, end) and
+    the ``extLst`` children it puts last, from its start); False for any other cell (its span is made).
+
+    >>> _own_shape(("c", (("r", None), ("s", "3")), 40, (("f", 14, 25), ("v", 25, 36))))
+    ('c', (('s', '3'),), 40, [(14, 25)], [])
+    >>> _own_shape(("c", (("s", "3"), ("r", None)), 40, ()))
+    False
+    """
+    qname, tmpl, length, kids = shape
+    if not tmpl or tmpl[0] != ("r", None) or any(v is None for _k, v in tmpl[1:]):
+        return False
+    keeps = [(s, e) for local, s, e in kids if local not in ("v", "is", "extLst")]
+    tails = [(s, e) for local, s, e in kids if local == "extLst"]
+    return qname, tuple(tmpl[1:]), length, keeps, tails
 
 
 def _formula_cell(data: bytes, span: Any, r: int, c: int, text: str, prefix: str, edits: list, new_cells: dict) -> None:
