@@ -208,6 +208,35 @@ def test_an_index_with_a_zero_among_arrays_of_positions_says_why_it_is_an_error(
 # IF and IFERROR on whole arrays (registry._if_by_masks, _iferror_by_masks): the same values as formulas' own
 
 
+def _array_of(cells, shape):
+    """A strategy of formulas arrays of ``shape`` whose cells are drawn from ``cells`` (each cell its own object)."""
+    import formulas.functions as ff
+    import numpy as np
+    from hypothesis import strategies as st
+
+    return st.lists(cells, min_size=shape[0] * shape[1], max_size=shape[0] * shape[1]).map(
+        lambda xs: np.array(xs + [None], dtype=object)[:-1].reshape(shape).view(ff.Array))
+
+
+def _same_on_pairs(whole, stock, scalars, shape, examples):
+    """``whole`` (a corrected operator) gives what ``stock`` (formulas' own) gives on generated pairs: an array of
+    ``shape`` of cells drawn from ``scalars`` or of every kind (``_cells``), against one of ``scalars``, a column or a
+    row, on either side."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    @settings(max_examples=examples, deadline=None, derandomize=True)
+    @given(st.data())
+    def check(data):
+        cells = data.draw(st.sampled_from([scalars, _cells()]))
+        a = data.draw(_array_of(cells, shape))
+        b = data.draw(st.one_of(scalars, _array_of(cells, (70, 1)), _array_of(scalars, (1, 3))))
+        args = (a, b) if data.draw(st.booleans()) else (b, a)
+        _same(whole(*args), stock(*args))
+
+    check()
+
+
 def _stock_and_whole(name, calls=None):
     """formulas' own function and the corrected one (built on a stock that counts its calls in ``calls``)."""
     import formulas.functions.logic as logic
@@ -320,12 +349,10 @@ def test_a_column_compared_with_a_text_equals_formulas_own(operator):
 
     # the templates' columns: texts and blanks only (a column of them compared with "" is read at once)
     typed = st.one_of(st.sampled_from(["", "x", "X", "empty", "TRUE", " ", "#N/A"]), st.just(sh.EMPTY))
-    columns = st.lists(typed, min_size=210, max_size=210).map(
-        lambda xs: np.array(xs + [None], dtype=object)[:-1].reshape(70, 3).view(ff.Array))
+    columns = _array_of(typed, (70, 3))
     # and with numbers and logicals among them (a column of boards or tricks: read at once as well)
     mixed = st.one_of(typed, st.integers(-3, 3), st.floats(allow_nan=True, allow_infinity=True), st.booleans())
-    mixed_columns = st.lists(mixed, min_size=210, max_size=210).map(
-        lambda xs: np.array(xs + [None], dtype=object)[:-1].reshape(70, 3).view(ff.Array))
+    mixed_columns = _array_of(mixed, (70, 3))
 
     @settings(max_examples=120, deadline=None, derandomize=True)
     @given(st.one_of(_arrays(70, 3), columns, mixed_columns), texts, st.booleans(), st.booleans())
@@ -386,20 +413,7 @@ def test_arithmetic_of_whole_arrays_equals_formulas_own(operator):
     numbers = st.one_of(st.integers(-10**6, 10**6), st.integers(-2**70, 2**70),
                         st.floats(allow_nan=True, allow_infinity=True), st.floats(-1e300, 1e300))
 
-    def array_of(cells, shape):
-        return st.lists(cells, min_size=shape[0] * shape[1], max_size=shape[0] * shape[1]).map(
-            lambda xs: np.array(xs + [None], dtype=object)[:-1].reshape(shape).view(ff.Array))
-
-    @settings(max_examples=60, deadline=None, derandomize=True)
-    @given(st.data())
-    def check(data):
-        cells = data.draw(st.sampled_from([numbers, _cells()]))
-        a = data.draw(array_of(cells, (70, 3)))
-        b = data.draw(st.one_of(numbers, array_of(cells, (70, 1)), array_of(numbers, (1, 3))))
-        args = (a, b) if data.draw(st.booleans()) else (b, a)
-        _same(whole(*args), stock(*args))
-
-    check()
+    _same_on_pairs(whole, stock, numbers, (70, 3), 60)
 
 
 def test_if_of_a_condition_of_numbers_and_logicals_equals_formulas_own():
@@ -473,20 +487,7 @@ def test_a_join_of_whole_arrays_equals_formulas_own():
     typed = st.one_of(st.sampled_from(["", "x", "4S", "TRUE", " "]), st.integers(-3, 3), st.integers(-2**70, 2**70),
                       st.floats(allow_nan=True, allow_infinity=True), st.booleans(), st.just(sh.EMPTY), st.just(7.0))
 
-    def array_of(cells, shape):
-        return st.lists(cells, min_size=shape[0] * shape[1], max_size=shape[0] * shape[1]).map(
-            lambda xs: np.array(xs + [None], dtype=object)[:-1].reshape(shape).view(ff.Array))
-
-    @settings(max_examples=80, deadline=None, derandomize=True)
-    @given(st.data())
-    def check(data):
-        cells = data.draw(st.sampled_from([typed, _cells()]))
-        a = data.draw(array_of(cells, (70, 1)))
-        b = data.draw(st.one_of(typed, array_of(cells, (70, 1)), array_of(typed, (1, 3))))
-        args = (a, b) if data.draw(st.booleans()) else (b, a)
-        _same(whole(*args), stock(*args))
-
-    check()
+    _same_on_pairs(whole, stock, typed, (70, 1), 80)
     calls = []
     counted = registry._joined_texts(lambda *a: calls.append(a) or stock(*a))
     numbers = np.array([[12], [7.0], [True], [sh.EMPTY]] * 30, dtype=object).view(ff.Array)
