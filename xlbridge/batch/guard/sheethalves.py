@@ -36,14 +36,12 @@ import marshal
 import os
 import re
 import threading
-import time
 from typing import Any
 
-from ...core.errors import WorkbookLimitError
 from ..cores import book_cores
 from ..process import ForkedHalf, set_parent_death_signal
-from .limits import SafetyLimits, clip, refuse
-from .xmlscan import Totals, counting_handler, feed, install, new_parser
+from .limits import SafetyLimits
+from .xmlscan import Totals, check_deadline, counting_handler, feed, install, new_parser
 
 __all__ = ["HALVES_MAX", "SPLIT_ABOVE", "SPLIT_AT", "halves_wanted", "scan_sheet_part"]
 
@@ -100,9 +98,7 @@ class _Scan:
         data, part, name, limits, deadline = self.data, self.part, self.name, self.limits, self.deadline
         cut = start
         while cut < stop:
-            if deadline is not None and time.monotonic() >= deadline:
-                refuse(f"refused: checking the file took longer than the limit of {self.seconds:g} s "
-                       f"(at zip member {clip(part, 80)[1:-1]})", name, WorkbookLimitError)
+            check_deadline(deadline, self.seconds, part, name)
             end = min((cut // _CHUNK + 1) * _CHUNK, stop)
             checked = end % _CHUNK == 0 or end == len(data)
             feed(parser, [data[cut:end]], part, name, limits.max_xml_token if checked else len(data) + 1,

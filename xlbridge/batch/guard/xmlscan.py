@@ -28,6 +28,7 @@ from .limits import DEFAULT_LIMITS, EXCEL_MAX_COLUMNS, EXCEL_MAX_ROWS, EXCEL_MAX
 __all__ = [
     "BoundedReader",
     "Totals",
+    "check_deadline",
     "counting_handler",
     "defuse",
     "feed",
@@ -467,6 +468,22 @@ def feed(parser: Any, chunks: Any, part: str, name: str | None, max_token: int, 
     return fed
 
 
+def check_deadline(deadline: float | None, seconds: float, part: str, name: str | None) -> None:
+    """Refuse the file when the check's ``deadline`` (``time.monotonic()``; None: none) is past, naming the zip
+    member ``part`` being read and the limit of ``seconds``.
+
+    >>> check_deadline(None, 5, "xl/workbook.xml", "b.xlsx")
+    >>> try:
+    ...     check_deadline(0.0, 5, "xl/workbook.xml", "b.xlsx")
+    ... except WorkbookError as err:
+    ...     print(err)
+    b.xlsx: refused: checking the file took longer than the limit of 5 s (at zip member xl/workbook.xml)
+    """
+    if deadline is not None and time.monotonic() >= deadline:
+        refuse(f"refused: checking the file took longer than the limit of {seconds:g} s "
+               f"(at zip member {clip(part, 80)[1:-1]})", name, WorkbookLimitError)
+
+
 class BoundedReader(io.RawIOBase):
     """A read-only stream over a zip member that refuses to yield more than ``limit`` bytes."""
 
@@ -479,9 +496,7 @@ class BoundedReader(io.RawIOBase):
         return True
 
     def readinto(self, b: Any) -> int:
-        if self._deadline is not None and time.monotonic() >= self._deadline:
-            refuse(f"refused: checking the file took longer than the limit of {self._seconds:g} s "
-                    f"(at zip member {clip(self._part, 80)[1:-1]})", self._name, WorkbookLimitError)
+        check_deadline(self._deadline, self._seconds, self._part, self._name)
         data = self._raw.read(min(len(b), self._left + 1))
         if len(data) > self._left:
             refuse(f"refused: zip member {clip(self._part, 80)[1:-1]} inflates past its declared size (zip bomb?)",
