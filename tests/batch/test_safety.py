@@ -468,6 +468,132 @@ def test_a_sheet_read_leaves_no_reference_cycle():
         gc.enable()
 
 
+def _said(fd: int, wait: float) -> bytes:
+    """What a child wrote on the pipe ``fd`` within ``wait`` seconds (b"" when nothing)."""
+    import select
+
+    got = b""
+    end = __import__("time").monotonic() + wait
+    while (left := end - __import__("time").monotonic()) > 0 and select.select([fd], [], [], left)[0]:
+        piece = os.read(fd, 64)
+        if not piece:
+            break
+        got += piece
+    return got
+
+
+def test_a_child_started_early_prepares_and_runs_its_job_only_when_told(tmp_path):
+    """ChildProcess.start(wait_for_go=True) (the engine's process, forked while the read stage runs): ``prepare()``
+    runs at once, before the sandbox (it may read the Python installation's files: it imports); the job waits for
+    ``go`` and runs in the sandbox (opening a file is refused there); run() lets it go and returns its result."""
+    from xlbridge.batch.evaluate.child import ChildProcess
+
+    other = tmp_path / "other.txt"
+    other.write_text("not the book")
+    said_r, said_w = os.pipe()
+    try:
+        def prepare():
+            with open(other, "rb"):  # (a file the job may not read: no sandbox yet)
+                os.write(said_w, b"prepared;")
+
+        def job():
+            os.write(said_w, b"ran;")
+            try:
+                open(other).close()
+            except PermissionError:
+                return "sandboxed"
+            return "open"
+
+        child = ChildProcess(job, max_memory=16 << 30, max_seconds=60, prepare=prepare)
+        with child:
+            child.start(wait_for_go=True)
+            assert _said(said_r, 5) == b"prepared;"
+            assert _said(said_r, 0.5) == b""  # (no job before the go)
+            assert child.run()[:2] == ("ok", "sandboxed")
+        assert _said(said_r, 1) == b"ran;"
+    finally:
+        os.close(said_r)
+        os.close(said_w)
+
+
+def test_a_child_closed_before_its_go_never_runs_its_job_and_leaves_no_process():
+    """A run stopped between the fork and the go (the read stage refused the book): the child is killed unstarted."""
+    import time
+
+    from xlbridge.batch.evaluate.child import ChildProcess
+
+    said_r, said_w = os.pipe()
+    try:
+        child = ChildProcess(lambda: os.write(said_w, b"ran"), max_memory=16 << 30, max_seconds=60,
+                             prepare=lambda: os.write(said_w, b"prepared;"))
+        with child:
+            child.start(wait_for_go=True)
+            pid = child._proc.pid
+            assert _said(said_r, 5) == b"prepared;"
+        time.sleep(0.2)
+        assert _said(said_r, 0.3) == b""
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)  # (killed and reaped)
+    finally:
+        os.close(said_r)
+        os.close(said_w)
+
+
+def test_a_child_started_early_counts_its_time_from_its_fork():
+    """The command's time limit holds from the fork: a child kept waiting past it ends the run at the time limit."""
+    import time
+
+    from xlbridge.batch.evaluate.child import ChildProcess
+
+    child = ChildProcess(lambda: "done", max_memory=16 << 30, max_seconds=0.5, grace=10)
+    child.start(wait_for_go=True)
+    time.sleep(1.0)
+    assert child.run()[0] == "time"
+
+
+def test_recalc_forks_the_engines_process_after_the_guard_and_lets_it_read_after_the_read_stage(tmp_path, monkeypatch):
+    """recalc: the engine's process is forked once the guard passed the book (it imports the engine while the read
+    stage runs), before its copy of the book exists; it is let go after the read stage; a run the read stage stops
+    leaves no process."""
+    from xlbridge.batch import recalc
+    from xlbridge.batch.evaluate import child as child_module
+
+    order: list = []
+
+    def recording(stage, real):
+        def run(*args, **kwargs):
+            order.append(stage)
+            if stage == "engine":
+                order.append(("copy exists", os.path.exists(args[0].engine_copy)))
+            return real(*args, **kwargs)
+        return run
+
+    monkeypatch.setattr(recalc, "check_upload", recording("guard", recalc.check_upload))
+    monkeypatch.setattr(recalc, "engine_process", recording("engine", recalc.engine_process))
+    monkeypatch.setattr(recalc, "read_book", recording("read", recalc.read_book))
+    real_go = child_module.ChildProcess.go
+    monkeypatch.setattr(child_module.ChildProcess, "go", lambda self: order.append("go") or real_go(self))
+    report = recalc_workbook(ROOT / "workbooks" / "examples" / "pairs.xlsx", tmp_path / "out.xlsx")
+    assert report.formula_cells > 0 and not report.errors
+    assert order == ["guard", "engine", ("copy exists", False), "read", "go"], order
+
+    started: list = []
+    real_start = child_module.ChildProcess.start
+    monkeypatch.setattr(child_module.ChildProcess, "start",
+                        lambda self, *a, **k: real_start(self, *a, **k) or started.append(self._proc.pid))
+
+    def refuse(book):
+        raise WorkbookError("refused by the read stage")
+
+    monkeypatch.setattr(recalc, "read_book", refuse)
+    with pytest.raises(WorkbookError, match="refused by the read stage"):
+        recalc_workbook(ROOT / "workbooks" / "examples" / "pairs.xlsx", tmp_path / "out2.xlsx")
+    assert len(started) == 1
+    with pytest.raises(ProcessLookupError):
+        os.kill(started[0], 0)
+    assert not (tmp_path / "out2.xlsx").exists()
+
+
 def test_the_time_limit_never_cuts_a_first_part_in_the_middle():
     """The child's time limit runs out while a first part is on its way (its header written, the body not
     yet: here the write is slowed on purpose): the part arrives whole and the run ends at the time limit,

@@ -77,7 +77,7 @@ from .write.calcprops import drop_formulas, drop_part, set_calc_properties, set_
 from .write.charts import cut_chart_tables
 from .read.book import BookRead, read_book, unfilled_rows
 from .read.capacity import AreaResults, last_used_row
-from .evaluate.child import EngineJob, run_engine
+from .evaluate.child import EngineJob, engine_process, run_engine
 from .cores import book_cores
 from .frames import with_room
 from .evaluate.engine import before_sandbox
@@ -614,8 +614,19 @@ def _recalc_locked(asked: Asked, tmp: str, bar: _Progress, start: float) -> Reca
     checked, source_stat = check_upload(asked.src, os.path.join(tmp, "upload" + ext), limits=asked.limits,
                                         name=asked.name)
     run = Run(asked, tmp, bar, start, checked, ext, source_stat, {tmp: "", checked.path: asked.name})
-    run.read = read_book(checked)
-    summary, patched = _evaluate(run)
+    job = _engine_job(run)
+    try:
+        # the engine's process imports the engine while the read stage runs: it reads nothing of the book (whose
+        # copy for it is not written yet) until the evaluate stage lets it run (:func:`~.evaluate.child.engine_process`)
+        with contextlib.ExitStack() as stack:
+            child = engine_process(job)
+            if child is not None:
+                stack.enter_context(child)
+            run.read = read_book(checked)
+            summary, patched = _evaluate(run, job, child)
+    except BaseException:
+        run.parts_file.close()
+        raise
     return _write_results(run, summary, patched)
 
 
@@ -704,13 +715,39 @@ def _report(run: Run, summary: EngineSummary) -> Findings:
     return Findings(errors, written, warnings, workbook_part, cut)
 
 
-def _evaluate(run: Run) -> tuple:
+def _engine_job(run: Run) -> EngineJob:
+    """The engine's job (:class:`~.evaluate.child.EngineJob`), made once the guard has passed the book: the folder
+    its process reads in (the copy of the book it reads is written there by :func:`_evaluate`), the file it writes
+    the patched parts into (:attr:`Run.parts_file`), its functions and what is left of the command's time."""
+    asked, tmp, info = run.asked, run.tmp, run.info
+    functions = xlbridge_excel_functions() if asked.functions is None else asked.functions
+    sheet_names = {sheet.upper(): sheet for sheet, _ in info.sheets}
+    before_sandbox()  # (the engine's process imports the engine itself: see engine.before_sandbox)
+    engine_dir = os.path.join(tmp, "engine")
+    os.mkdir(engine_dir, 0o700)
+    # the engine reads a private copy, alone in its folder
+    engine_copy = os.path.join(engine_dir, "workbook" + run.ext)
+    run.private[engine_copy] = asked.name
+    run.private[engine_dir] = ""
+    two_cores = book_cores() >= 2  # (a large part is then read in two halves, on both cores)
+    # the engine's process writes the patched sheet parts into this file (splice.evaluate_and_splice): a
+    # large part is then never sent through the pipe, nor held whole by either process
+    run.parts_file = open(os.path.join(tmp, "patched-parts"), "xb+", buffering=0)  # (closed by _write_results)
+    return EngineJob(engine_copy, info, functions, asked.limits, asked.name, sheet_names, run.private,
+                     isolate=asked.isolate, out=run.parts_file.fileno(), halves=two_cores,
+                     print_areas=run.checked.areas.printed,
+                     # (the command's time limit holds for the whole run: the engine gets what is left of it,
+                     # less a moment to say where it stopped before the command's own alarm)
+                     seconds=max(asked.limits.max_seconds - (time.perf_counter() - run.start)
+                                 - _say_where(asked.limits), 0.01))
+
+
+def _evaluate(run: Run, job: EngineJob, child: Any) -> tuple:
     """Stage 3: the rows inserted into a table given their result formulas (in a copy of the checked book:
     :mod:`xlbridge.batch.write.inserted`, from what the read stage found), then every formula evaluated in the
-    engine's process, which patches the sheet parts into a file of this run while this process makes the
-    report's findings (:func:`_report`). (The engine's summary, {part: a function reading its patched bytes}.)"""
-    import zipfile
-
+    engine's process (``child``: :func:`~.evaluate.child.engine_process`, which imported the engine meanwhile), which
+    patches the sheet parts into a file of this run while this process makes the report's findings
+    (:func:`_report`). (The engine's summary, {part: a function reading its patched bytes}.)"""
     asked, bar, tmp = run.asked, run.bar, run.tmp
     assert run.read is not None
     replacements, run.filled, written = fill_inserted_rows(run.read)
@@ -721,44 +758,19 @@ def _evaluate(run: Run) -> tuple:
         run.private[base] = asked.name
         copy_zip(run.checked.path, base, replacements)
         run.book = run.checked.replaced(base)
-    info, snapshot = run.info, run.book.path
-    functions = xlbridge_excel_functions() if asked.functions is None else asked.functions
-    sheet_names = {sheet.upper(): sheet for sheet, _ in info.sheets}
     # the engine runs even without formulas: its reading of the workbook (openpyxl, and the streamed reading
     # of each sheet) checks what Excel would have to repair, so an output is always a workbook openpyxl opens
     bar.phase("loading the formula engine")
-    before_sandbox()  # (the engine's process imports the engine itself: see engine.before_sandbox)
-    engine_dir = os.path.join(tmp, "engine")
-    os.mkdir(engine_dir, 0o700)
-    # the engine reads a private copy, alone in its folder
-    engine_copy = os.path.join(engine_dir, "workbook" + run.ext)
-    run.private[engine_copy] = asked.name
-    run.private[engine_dir] = ""
-    shutil.copyfile(snapshot, engine_copy)  # (bytes as checked: member by member would inflate and deflate it all)
+    shutil.copyfile(run.book.path, job.engine_copy)  # (bytes as checked: member by member would inflate and deflate it all)
     bar.phase("reading and evaluating the formulas")
 
     def report(summary: EngineSummary) -> None:  # the errors and the workbook part, while the engine patches the sheets
         # (run_engine calls it on both paths, before it returns)
         run.findings = _report(run, summary)
 
-    two_cores = book_cores() >= 2  # (a large part is then read in two halves, on both cores)
-    # the engine's process writes the patched sheet parts into this file (splice.evaluate_and_splice): a
-    # large part is then never sent through the pipe, nor held whole by either process
-    parts_file = open(os.path.join(tmp, "patched-parts"), "xb+", buffering=0)
-    try:
-        job = EngineJob(engine_copy, info, functions, asked.limits, asked.name, sheet_names, run.private,
-                        isolate=asked.isolate, out=parts_file.fileno(), halves=two_cores,
-                        print_areas=run.checked.areas.printed,
-                        # (the command's time limit holds for the whole run: the engine gets what is left of it,
-                        # less a moment to say where it stopped before the command's own alarm)
-                        seconds=max(asked.limits.max_seconds - (time.perf_counter() - run.start)
-                                    - _say_where(asked.limits), 0.01))
-        summary, patched = run_engine(job, tick=bar.tick, early=report)
-    except BaseException:
-        parts_file.close()
-        raise
-    run.parts_file = parts_file  # (closed by _write_results)
-    return summary, {part: _part_reader(parts_file.fileno(), place, asked.name) for part, place in patched.items()}
+    summary, patched = run_engine(job, tick=bar.tick, early=report, child=child)
+    fd = run.parts_file.fileno()
+    return summary, {part: _part_reader(fd, place, asked.name) for part, place in patched.items()}
 
 
 def _part_reader(fd: int, place: Any, name: str):

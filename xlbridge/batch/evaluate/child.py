@@ -24,15 +24,16 @@ from typing import Any
 
 from ...core.errors import WorkbookError, WorkbookLimitError
 from ..guard.safety import SafetyLimits, clip, one_line, scrub_paths
-from .engine import EngineStopped, engine_location, message_of
+from .engine import EngineStopped, engine_location, engine_modules, message_of
 from ..read.halves import forking
 from ..process import set_parent_death_signal
-from .model import PHASE_SIZE, is_memory_error, set_phase_sink
+from .model import PHASE_SIZE, is_memory_error, record_phase, set_phase_sink
 from .splice import evaluate_and_splice
 
 __all__ = [
     "ChildProcess",
     "EngineJob",
+    "engine_process",
     "run_engine",
 ]
 
@@ -133,12 +134,15 @@ def _send_early(conn, part) -> None:
         signal.setitimer(signal.ITIMER_REAL, max(left - (time.monotonic() - began), 0.001))
 
 
-def _child_main(child: ChildProcess, conn, death_r, death_w, sink, parent_pid, early=False):
-    """The body of the engine's child process (fork start method): sandbox first, then ``child.job()``."""
+def _child_main(child: ChildProcess, conn, death_r, death_w, sink, parent_pid, early=False, go=None):
+    """The body of the engine's child process (fork start method): sandbox first, then ``child.prepare()`` and,
+    once the parent says so (one byte on the pipe ``go``, (read end, write end); anything else, or its end:
+    exit), ``child.job()``."""
     import threading
 
     job: Any = child.job  # (called with ``early=`` when the parent takes a first part)
     workdir, max_memory, max_seconds = child.workdir, child.max_memory, child.max_seconds
+    go_r: int | None = None if go is None else go[0]
 
     try:
         with contextlib.suppress(OSError):
@@ -163,11 +167,23 @@ def _child_main(child: ChildProcess, conn, death_r, death_w, sink, parent_pid, e
         os.close(devnull)
         if workdir is not None:
             os.chdir(workdir)
-        _install_file_guard(child.readable)
         if hasattr(signal, "setitimer"):
             signal.signal(signal.SIGALRM, _raise_time_limit)
             signal.setitimer(signal.ITIMER_REAL, max(max_seconds, 0.001))
         _young_collections_only()
+        if go is not None:
+            os.close(go[1])
+            if child.prepare is not None:  # (the engine's own modules: nothing of the book is read before the go)
+                record_phase("starting")
+                child.prepare()
+                import gc
+
+                gc.freeze()  # (what it made lives to the end: no collection walks it)
+        _install_file_guard(child.readable)
+        if go_r is not None:
+            if os.read(go_r, 1) != _GO:  # (the parent stopped before the job: nothing to do)
+                os._exit(0)
+            os.close(go_r)
         result = job(early=functools.partial(_send_early, conn)) if early else job()
         if hasattr(signal, "setitimer"):
             signal.setitimer(signal.ITIMER_REAL, 0)
@@ -187,6 +203,9 @@ def _child_main(child: ChildProcess, conn, death_r, death_w, sink, parent_pid, e
             conn.send(("error", one_line(f"{type(exc).__name__}: {message_of(exc)}", 300)))
     finally:
         conn.close()
+
+
+_GO = b"g"
 
 
 def _young_collections_only() -> None:
@@ -219,7 +238,10 @@ class ChildProcess:
     - may read only the files in ``readable`` and the Python installation: an audit hook refuses
       other files, writes, folder listings, sockets, URLs and new processes.
 
-    :meth:`run` waits for the child (nothing else of the run happens meanwhile: each stage once, in order).
+    :meth:`run` forks the child (unless :meth:`start` did) and waits for it (nothing else of the run happens
+    meanwhile: each stage once, in order). :meth:`start` with ``wait_for_go`` forks it early: it runs ``prepare()``
+    (the engine's imports, before the audit hook: nothing of the workbook) under the limits above, then waits
+    until :meth:`run` (or :meth:`go`) lets the job run; :meth:`close` (a ``with`` block) kills it unstarted.
     With ``early``, the child runs ``job(early=send)``: each ``send(part)`` of the job reaches
     ``early(part)`` in the parent while the job goes on (the time limit's timer is paused while a part
     is sent, so that a part always arrives whole). :meth:`run` returns ``(status, payload, phase)``: ("ok", job's result), ("memory" or "time",
@@ -234,71 +256,123 @@ class ChildProcess:
     """
 
     def __init__(self, job: Callable[[], Any], *, max_memory: int, max_seconds: float, workdir: str | None = None,
-                 readable: Any = (), grace: float = 5.0) -> None:
+                 readable: Any = (), grace: float = 5.0, prepare: Callable[[], Any] | None = None) -> None:
         self.job, self.max_memory, self.max_seconds = job, max_memory, max_seconds
-        self.workdir, self.readable, self.grace = workdir, tuple(readable), grace
+        self.workdir, self.readable, self.grace, self.prepare = workdir, tuple(readable), grace, prepare
+        self._proc: Any = None
+        self._fds: list = []  # (the parent's ends: the death pipe's write end, the go pipe's write end)
+        self._recv: Any = None
+        self._sink: Any = None
+        self._early = False
+        self._deadline = 0.0
 
-    def run(self, tick: Callable[[], Any] | None = None,
-            early: Callable[[Any], Any] | None = None) -> tuple[str, Any, tuple[str, str]]:
+    def __enter__(self) -> ChildProcess:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def start(self, early: bool = False, wait_for_go: bool = False) -> None:
+        """Fork the child now (its clock, and the parent's deadline, start here). With ``wait_for_go`` it runs
+        ``prepare()`` (the engine's imports: nothing of the workbook) and waits for :meth:`go` before the job, so that
+        it imports while the parent still works; :meth:`close` (or the parent's end) stops it unstarted."""
         import gc
         import mmap
         import multiprocessing as mp
 
         if "fork" not in mp.get_all_start_methods():  # Windows: no fork, setsid, killpg or RLIMIT_AS
             raise WorkbookError("the bounded formula-engine process needs a POSIX system (Linux, macOS)")
+        if self._proc is not None:
+            raise RuntimeError("the engine's process was started already")
         ctx = mp.get_context("fork")
         recv, send = ctx.Pipe(duplex=False)
-        death_r: int | None
+        self._recv, self._early = recv, early
+        self._sink = sink = mmap.mmap(-1, PHASE_SIZE)
         death_r, death_w = os.pipe()
-        sink = mmap.mmap(-1, PHASE_SIZE)
-        proc = None
+        go_r, go_w = os.pipe() if wait_for_go else (None, None)
+        self._fds = [death_w, go_w]
         try:
             proc = ctx.Process(target=_child_main, daemon=True, args=(
-                self, send, death_r, death_w, sink, os.getpid(), early is not None))
+                self, send, death_r, death_w, sink, os.getpid(), early, None if go_r is None else (go_r, go_w)))
+            self._proc = proc  # (before the fork: a signal raising right after it still has close() kill the child)
             gc.freeze()  # the child then never walks the parent's objects: fewer copy-on-write pages
             try:
                 proc.start()
             finally:
                 gc.unfreeze()
-            send.close()
-            os.close(death_r)
-            death_r = None
-            deadline = time.monotonic() + self.max_seconds + self.grace
-            status, payload = "time", None
-            while True:
-                if recv.poll(min(0.25, max(deadline - time.monotonic(), 0))):
-                    try:
-                        status, payload = recv.recv()
-                    except (EOFError, OSError):
-                        proc.join(5)
-                        status, payload = "died", proc.exitcode
-                    if status == "early" and early is not None:
-                        early(payload)  # a first part of the result: used here while the child goes on
-                        status, payload = "time", None
-                        continue
-                    break
-                if tick is not None:
-                    tick()
-                if time.monotonic() >= deadline:
-                    break
-            raw = bytes(sink[:PHASE_SIZE]).split(b"\0", 1)[0].decode("utf-8", "replace")
-            kind, _, sheet = raw.partition("\x1f")
-            return status, payload, (kind, sheet)
         finally:
-            if proc is not None and proc.pid is not None:
-                with contextlib.suppress(OSError):
-                    os.killpg(proc.pid, signal.SIGKILL)
-                with contextlib.suppress(OSError, AttributeError):
-                    proc.kill()
-                proc.join(5)
-            for fd in (death_r, death_w):
+            send.close()
+            for fd in (death_r, go_r):
                 if fd is not None:
-                    with contextlib.suppress(OSError):
-                        os.close(fd)
-            recv.close()
-            with contextlib.suppress(Exception):
-                send.close()
-            sink.close()
+                    os.close(fd)
+        self._deadline = time.monotonic() + self.max_seconds + self.grace
+
+    def go(self) -> None:
+        """Let a child started with ``wait_for_go`` run its job."""
+        go_w = self._fds[1] if len(self._fds) > 1 else None
+        if go_w is not None:
+            self._fds[1] = None
+            try:
+                os.write(go_w, _GO)
+            except OSError:  # (the child is gone: :meth:`wait` says how)
+                pass
+            finally:
+                os.close(go_w)
+
+    def run(self, tick: Callable[[], Any] | None = None,
+            early: Callable[[Any], Any] | None = None) -> tuple[str, Any, tuple[str, str]]:
+        """Start the child (unless :meth:`start` did), let it run its job, wait for its outcome and end it."""
+        try:
+            if self._proc is None:
+                self.start(early=early is not None)
+            self.go()
+            return self._wait(tick, early)
+        finally:
+            self.close()
+
+    def _wait(self, tick: Callable[[], Any] | None, early: Callable[[Any], Any] | None) -> tuple[str, Any, tuple[str, str]]:
+        recv, proc, sink, deadline = self._recv, self._proc, self._sink, self._deadline
+        status, payload = "time", None
+        while True:
+            if recv.poll(min(0.25, max(deadline - time.monotonic(), 0))):
+                try:
+                    status, payload = recv.recv()
+                except (EOFError, OSError):
+                    proc.join(5)
+                    status, payload = "died", proc.exitcode
+                if status == "early" and early is not None:
+                    early(payload)  # a first part of the result: used here while the child goes on
+                    status, payload = "time", None
+                    continue
+                break
+            if tick is not None:
+                tick()
+            if time.monotonic() >= deadline:
+                break
+        raw = bytes(sink[:PHASE_SIZE]).split(b"\0", 1)[0].decode("utf-8", "replace")
+        kind, _, sheet = raw.partition("\x1f")
+        return status, payload, (kind, sheet)
+
+    def close(self) -> None:
+        """Kill the child's process group (whatever it is doing) and free the pipes and the phase buffer."""
+        proc, self._proc = self._proc, None
+        if proc is not None and proc.pid is not None:
+            with contextlib.suppress(OSError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            with contextlib.suppress(OSError, AttributeError):
+                proc.kill()
+            proc.join(5)
+        for fd in self._fds:
+            if fd is not None:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        self._fds = []
+        if self._recv is not None:
+            self._recv.close()
+            self._recv = None
+        if self._sink is not None:
+            self._sink.close()
+            self._sink = None
 
 
 def _where(location, phase, sheets: dict) -> str:
@@ -346,25 +420,49 @@ class EngineJob:
     seconds: float | None = None  # the time the engine may take: what is left of the command's (None: the limit)
 
 
+def _engine_work(job: EngineJob) -> Callable[..., Any]:
+    """The engine's job: :func:`xlbridge.batch.evaluate.splice.evaluate_and_splice` of ``job``'s book."""
+    info, limits = job.info, job.limits
+    return functools.partial(evaluate_and_splice, job.engine_copy, info.sheets, cell_formats=info.cell_formats,
+                             functions=job.functions, external_links=info.external_links,
+                             max_formula_cells=limits.max_formula_cells, out=job.out, max_output=limits.max_memory,
+                             print_areas=job.print_areas)
+
+
+def engine_process(job: EngineJob) -> ChildProcess | None:
+    """The engine's :class:`ChildProcess` for ``job``, forked now (None without ``job.isolate``): it imports the
+    formula engine (:func:`~xlbridge.batch.evaluate.engine.engine_modules`; nothing of the workbook, whose copy
+    ``job.engine_copy`` need not be written yet) while this process goes on, and evaluates the book once
+    :func:`run_engine` is given it. Close it (a ``with`` block) if the run stops before."""
+    if not job.isolate:
+        return None
+    child = _engine_child(job, prepare=engine_modules)
+    child.start(early=True, wait_for_go=True)
+    return child
+
+
+def _engine_child(job: EngineJob, prepare: Callable[[], Any] | None = None) -> ChildProcess:
+    """The :class:`ChildProcess` of ``job`` (not started): its limits, its folder and the one file it reads."""
+    return ChildProcess(functools.partial(_engine_work(job), halves=job.halves), max_memory=job.limits.max_memory,
+                        max_seconds=job.limits.max_seconds if job.seconds is None else job.seconds,
+                        workdir=os.path.dirname(job.engine_copy), readable=(job.engine_copy,), prepare=prepare)
+
+
 def run_engine(job: EngineJob, tick: Callable[[], Any] | None = None,
-               early: Callable[[Any], Any] | None = None) -> Any:
-    """:func:`xlbridge.batch.evaluate.splice.evaluate_and_splice` of ``job`` in a :class:`ChildProcess` (or in
-    this process without ``job.isolate``): (:class:`xlbridge.batch.evaluate.splice.EngineSummary`, {part:
+               early: Callable[[Any], Any] | None = None, child: ChildProcess | None = None) -> Any:
+    """:func:`xlbridge.batch.evaluate.splice.evaluate_and_splice` of ``job`` in a :class:`ChildProcess` (``child``,
+    from :func:`engine_process`, or one forked now; in this process without ``job.isolate``): (:class:`xlbridge.batch.evaluate.splice.EngineSummary`, {part:
     patched bytes, or (start, length) in the file ``job.out``}).
 
     ``early(summary)`` is called with the evaluation's summary
     while the child still patches the parts (after the whole run without ``isolate``). ``tick()``: called
     while waiting (the progress bar). Refuses the workbook at a limit, and when the child finds it damaged.
     """
-    info, limits, name, sheets = job.info, job.limits, job.name, job.sheets
-    work = functools.partial(evaluate_and_splice, job.engine_copy, info.sheets, cell_formats=info.cell_formats,
-                             functions=job.functions, external_links=info.external_links,
-                             max_formula_cells=limits.max_formula_cells, out=job.out, max_output=limits.max_memory,
-                             print_areas=job.print_areas)
+    limits, name, sheets = job.limits, job.name, job.sheets
     first: list = []
     if not job.isolate:
         try:
-            summary, patched = work()
+            summary, patched = _engine_work(job)()
             if early is not None:
                 early(summary)
             return summary, patched
@@ -376,10 +474,7 @@ def run_engine(job: EngineJob, tick: Callable[[], Any] | None = None,
             if early is not None:
                 early(part)
 
-        status, payload, phase = ChildProcess(
-            functools.partial(work, halves=job.halves), max_memory=limits.max_memory,
-            max_seconds=limits.max_seconds if job.seconds is None else job.seconds,
-            workdir=os.path.dirname(job.engine_copy), readable=(job.engine_copy,)).run(tick, take_first)
+        status, payload, phase = (child or _engine_child(job)).run(tick, take_first)
     if status == "ok":
         if first:  # (the child sent the summary first, then only the parts)
             return first[0], payload[1]

@@ -120,8 +120,8 @@ def before_sandbox() -> None:
     """What the engine needs from outside the Python installation, done before its process is sandboxed
     (:class:`xlbridge.batch.evaluate.child.ChildProcess` then refuses such files): the table of file types
     openpyxl guesses images' types with (``/etc/mime.types``; 5 ms). The engine's own modules are
-    imported in its process (:func:`engine_modules`), where they can be imported while a large sheet
-    is read (:mod:`xlbridge.batch.read.halves`); that they are installed (the ``[batch]`` extra) is checked
+    imported in its process (:func:`engine_modules`), while this process runs the read stage
+    (:func:`xlbridge.batch.evaluate.child.engine_process`); that they are installed (the ``[batch]`` extra) is checked
     here without importing them, so that their absence is one line before anything runs (ImportError)."""
     import importlib.util
     import mimetypes
@@ -149,7 +149,11 @@ def engine_modules() -> EngineNames:
     import openpyxl.formula.translate  # noqa: F401  (shared formulas, read in the child)
 
     before_sandbox()  # (no-op when it ran before the sandbox, as it must in a sandboxed process)
+    _IMPORTED.append(True)
     return got
+
+
+_IMPORTED: list = []  # (not empty once this process imported the engine: engine_modules)
 
 
 def message_of(exc: BaseException) -> str:
@@ -738,7 +742,10 @@ def evaluate_workbook(path: str, sheets: Any, *, cell_formats: int | None = None
             if large:
                 sheet, part = large[0]
                 data = zf.read(part)
-                tail = start_tail(data, later=True, part=part, sheet=sheet, cell_formats=cell_formats, values=True)
+                # (``busy``: this process imports the engine before it reads its half, unless it did already:
+                # :func:`xlbridge.batch.evaluate.child.engine_process` imports it while the read stage runs)
+                tail = start_tail(data, later=True, busy=not _IMPORTED, part=part, sheet=sheet,
+                                  cell_formats=cell_formats, values=True)
                 if tail is not None:
                     stack.enter_context(tail)
                     tail.release()  # (the signals held since the fork: a handler raising now still has it reaped)

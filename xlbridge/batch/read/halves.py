@@ -10,7 +10,7 @@ How the halves stay one reading:
 
 - The split is a byte offset where a ``<row`` tag of the sheet data's name starts, found by a plain
   search from a fraction of the part on (:data:`SPLIT_AT`; :data:`SPLIT_AT_LATER` for the first large
-  part of the engine's process, whose head imports the engine first). Only expat decides what it is: the head reading (this process,
+  part of an engine's process whose head imports the engine first: ``start_tail(busy=True)``). Only expat decides what it is: the head reading (this process,
   which read everything before it with its handlers) must see its first element there, a row, at the
   depth of rows, in the sheet data; otherwise the head simply reads on to the end, and the tail's
   work is thrown away. A split inside a comment, a CDATA section, an attribute value or a cell's text
@@ -65,8 +65,8 @@ SPLIT_ABOVE = 2 << 20
 #: where the split is sought, as a fraction of the part: past the middle, because the tail process also
 #: feeds expat the head's bytes (without handlers) and sends its reading (10,000 rows: 0.04 + 0.03 s)
 SPLIT_AT = 0.55
-#: the same for the first large part of the engine's process (``start_tail(later=True)``), whose head
-#: imports the engine before it reads: the head's readings and the tail's end together there (10,000
+#: the same for the first large part of a process (``start_tail(busy=True)``) whose head imports the engine
+#: before it reads (the engine's process imports it while the read stage runs, unless it was started late): the head's readings and the tail's end together there (10,000
 #: rows, 2026-11-27: the tail ended 0.33 s before the head at 0.55, 0.1 s before at 0.45, 0.04 s after at
 #: 0.40: medians of six runs each)
 SPLIT_AT_LATER = 0.42
@@ -284,13 +284,14 @@ class Tail(ForkedHalf):
         return None if payload is None else _receive(payload)
 
 
-def start_tail(data: bytes, *, later: bool = False, **kwargs: Any) -> Tail | None:
+def start_tail(data: bytes, *, later: bool = False, busy: bool = False, **kwargs: Any) -> Tail | None:
     """Fork the process reading the rows after the split of ``data`` (:func:`read_sheet`'s keywords);
     None when the part is read whole (see :func:`read_sheet_halves`). ``later``: the shared-string table
-    is not read yet (its strings are looked up in :func:`finish_halves`, which then must be given it)."""
+    is not read yet (its strings are looked up in :func:`finish_halves`, which then must be given it);
+    ``busy``: this process imports the engine before it reads its half (the split at :data:`SPLIT_AT_LATER`)."""
     if len(data) < SPLIT_ABOVE or kwargs.get("full") or not kwargs.get("values") or not hasattr(os, "fork"):
         return None
-    split = split_point(data, SPLIT_AT_LATER if later else SPLIT_AT)
+    split = split_point(data, SPLIT_AT_LATER if busy else SPLIT_AT)
     if split is None:
         return None
     if later:

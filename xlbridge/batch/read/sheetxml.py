@@ -530,7 +530,7 @@ def _handlers(rd: _Reading) -> tuple[Callable[[str, dict], None], Callable[[str]
                     formula_cells[c_pos] = ""
                 if full or c_f is not None or c_in_array:
                     cells.add(*c_pos, name, starts[3], *_span_ends(data, starts[3], idx, empty, c_children), c_attrs, c_own)
-                if values:
+                if values and (c_v or c_f is not None or c_is is not None):  # (an empty cell, styled: nothing)
                     cell_value(c_pos, c_attrs, c_t, c_v, c_f, c_is, c_in_array)
             return
         if d == 2:
