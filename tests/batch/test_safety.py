@@ -692,3 +692,17 @@ def test_a_signal_before_the_rename_leaves_the_old_file_and_names_nothing(tmp_pa
         write_atomic(dest, write)
     assert getattr(stopped.value, WRITTEN, None) is None
     assert dest.read_bytes() == b"old" and os.listdir(tmp_path) == ["out.xlsx"]
+
+
+def test_an_engine_import_the_memory_limit_stops_is_the_memory_limit():
+    """prepare() (the engine's imports, in the process forked early) meeting the address-space limit inside the
+    dynamic loader ("failed to map segment": an ImportError, found by review at --max-memory 180 on the teams
+    example) ends the run as the memory limit, not as an internal error."""
+    from xlbridge.batch.evaluate.child import ChildProcess
+
+    def prepare():
+        raise ImportError("/usr/lib/python3.11/lib-dynload/unicodedata.so: failed to map segment from shared object")
+
+    child = ChildProcess(lambda: "never", max_memory=16 << 30, max_seconds=60, prepare=prepare)
+    child.start(wait_for_go=True)
+    assert child.run()[0] == "memory"

@@ -845,11 +845,26 @@ def load_engine_workbook(path: Any, data_only: bool = False) -> Any:
     return load(path, data_only=data_only, keep_links=True)
 
 
+#: what the dynamic loader says when a module's shared library cannot be mapped within the address-space limit
+#: (``dlopen`` failing for want of memory: an ImportError, not a MemoryError)
+_NO_MAPPING = ("failed to map segment", "cannot allocate memory")
+
+
 def is_memory_error(exc: BaseException | None) -> bool:
+    """True when ``exc`` or what caused it is the memory limit: a MemoryError, or an extension module that could not
+    be mapped (an import under the limit).
+
+    >>> is_memory_error(ImportError("/x/unicodedata.so: failed to map segment from shared object"))
+    True
+    >>> is_memory_error(ImportError("No module named 'x'")), is_memory_error(ValueError("x"))
+    (False, False)
+    """
     seen = set()
     while exc is not None and id(exc) not in seen:
         seen.add(id(exc))
         if isinstance(exc, MemoryError):
+            return True
+        if isinstance(exc, ImportError) and any(words in str(exc).lower() for words in _NO_MAPPING):
             return True
         inner = getattr(exc, "ex", None)
         exc = inner if isinstance(inner, BaseException) else (exc.__cause__ or exc.__context__)
