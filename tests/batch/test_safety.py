@@ -706,3 +706,37 @@ def test_an_engine_import_the_memory_limit_stops_is_the_memory_limit():
     child = ChildProcess(lambda: "never", max_memory=16 << 30, max_seconds=60, prepare=prepare)
     child.start(wait_for_go=True)
     assert child.run()[0] == "memory"
+
+
+def test_a_signal_raising_inside_the_engines_fork_leaves_no_process_nor_pipe(tmp_path, monkeypatch):
+    """An exception raised in ChildProcess.start() after the fork (here at gc.unfreeze, standing for SIGINT or SIGTERM
+    turned into an exception there: found by review) kills the engine's process unstarted and closes its pipes."""
+    import gc
+    import glob
+
+    from xlbridge.batch import recalc
+
+    def children() -> list:
+        out = []
+        for stat in glob.glob("/proc/[0-9]*/stat"):
+            try:
+                text = Path(stat).read_text()
+            except OSError:
+                continue
+            if int(text[text.rindex(")") + 2:].split()[1]) == os.getpid():
+                out.append(stat)
+        return out
+
+    before, others = set(os.listdir("/proc/self/fd")), set(children())  # (a session's LibreOffice may be running)
+    real_unfreeze = gc.unfreeze
+
+    def interrupted():
+        monkeypatch.setattr(gc, "unfreeze", real_unfreeze)
+        real_unfreeze()
+        raise KeyboardInterrupt("a signal during the fork")
+
+    monkeypatch.setattr(gc, "unfreeze", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        recalc.recalc_workbook(ROOT / "workbooks" / "examples" / "pairs.xlsx", tmp_path / "out.xlsx")
+    assert set(children()) <= others and set(os.listdir("/proc/self/fd")) <= before
+    assert not (tmp_path / "out.xlsx").exists()

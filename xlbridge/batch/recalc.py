@@ -614,8 +614,8 @@ def _recalc_locked(asked: Asked, tmp: str, bar: _Progress, start: float) -> Reca
     checked, source_stat = check_upload(asked.src, os.path.join(tmp, "upload" + ext), limits=asked.limits,
                                         name=asked.name)
     run = Run(asked, tmp, bar, start, checked, ext, source_stat, {tmp: "", checked.path: asked.name})
-    job = _engine_job(run)
     try:
+        job = _engine_job(run)
         # the engine's process imports the engine while the read stage runs: it reads nothing of the book (whose
         # copy for it is not written yet) until the evaluate stage lets it run (:func:`~.evaluate.child.engine_process`)
         with contextlib.ExitStack() as stack:
@@ -625,7 +625,8 @@ def _recalc_locked(asked: Asked, tmp: str, bar: _Progress, start: float) -> Reca
             run.read = read_book(checked)
             summary, patched = _evaluate(run, job, child)
     except BaseException:
-        run.parts_file.close()
+        if run.parts_file is not None:
+            run.parts_file.close()
         raise
     return _write_results(run, summary, patched)
 

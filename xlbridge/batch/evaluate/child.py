@@ -437,7 +437,11 @@ def engine_process(job: EngineJob) -> ChildProcess | None:
     if not job.isolate:
         return None
     child = _engine_child(job, prepare=engine_modules)
-    child.start(early=True, wait_for_go=True)
+    try:
+        child.start(early=True, wait_for_go=True)
+    except BaseException:  # (a signal raising during the fork: the child and its pipes go with it)
+        child.close()
+        raise
     return child
 
 
