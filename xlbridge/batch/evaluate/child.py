@@ -263,7 +263,6 @@ class ChildProcess:
         self._fds: list = []  # (the parent's ends: the death pipe's write end, the go pipe's write end)
         self._recv: Any = None
         self._sink: Any = None
-        self._early = False
         self._deadline = 0.0
 
     def __enter__(self) -> ChildProcess:
@@ -286,7 +285,7 @@ class ChildProcess:
             raise RuntimeError("the engine's process was started already")
         ctx = mp.get_context("fork")
         recv, send = ctx.Pipe(duplex=False)
-        self._recv, self._early = recv, early
+        self._recv = recv
         self._sink = sink = mmap.mmap(-1, PHASE_SIZE)
         death_r, death_w = os.pipe()
         go_r, go_w = os.pipe() if wait_for_go else (None, None)
@@ -331,6 +330,7 @@ class ChildProcess:
             self.close()
 
     def _wait(self, tick: Callable[[], Any] | None, early: Callable[[Any], Any] | None) -> tuple[str, Any, tuple[str, str]]:
+        """The child's outcome, or "time" at the deadline (``tick()`` while waiting; each first part to ``early``)."""
         recv, proc, sink, deadline = self._recv, self._proc, self._sink, self._deadline
         status, payload = "time", None
         while True:
