@@ -584,7 +584,7 @@ class Run:
     filled: list = dataclasses.field(default_factory=list)
     layout_errors: list = dataclasses.field(default_factory=list)
     findings: Findings | None = None
-    parts_file: Any = None  # the file the engine's process wrote the patched parts into (stage 3 to 4)
+    parts_file: Any = None  # the file the engine's process writes the patched parts into (opened with its job, read by stage 4)
 
     @property
     def info(self) -> WorkbookInfo:
@@ -762,7 +762,8 @@ def _evaluate(run: Run, job: EngineJob, child: Any) -> tuple:
     # the engine runs even without formulas: its reading of the workbook (openpyxl, and the streamed reading
     # of each sheet) checks what Excel would have to repair, so an output is always a workbook openpyxl opens
     bar.phase("loading the formula engine")
-    shutil.copyfile(run.book.path, job.engine_copy)  # (bytes as checked: member by member would inflate and deflate it all)
+    # (bytes as checked: member by member would inflate and deflate it all)
+    shutil.copyfile(run.book.path, job.engine_copy)
     bar.phase("reading and evaluating the formulas")
 
     def report(summary: EngineSummary) -> None:  # the errors and the workbook part, while the engine patches the sheets

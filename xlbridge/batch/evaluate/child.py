@@ -329,7 +329,8 @@ class ChildProcess:
         finally:
             self.close()
 
-    def _wait(self, tick: Callable[[], Any] | None, early: Callable[[Any], Any] | None) -> tuple[str, Any, tuple[str, str]]:
+    def _wait(self, tick: Callable[[], Any] | None,
+              early: Callable[[Any], Any] | None) -> tuple[str, Any, tuple[str, str]]:
         """The child's outcome, or "time" at the deadline (``tick()`` while waiting; each first part to ``early``)."""
         recv, proc, sink, deadline = self._recv, self._proc, self._sink, self._deadline
         status, payload = "time", None
@@ -455,8 +456,9 @@ def _engine_child(job: EngineJob, prepare: Callable[[], Any] | None = None) -> C
 def run_engine(job: EngineJob, tick: Callable[[], Any] | None = None,
                early: Callable[[Any], Any] | None = None, child: ChildProcess | None = None) -> Any:
     """:func:`xlbridge.batch.evaluate.splice.evaluate_and_splice` of ``job`` in a :class:`ChildProcess` (``child``,
-    from :func:`engine_process`, or one forked now; in this process without ``job.isolate``): (:class:`xlbridge.batch.evaluate.splice.EngineSummary`, {part:
-    patched bytes, or (start, length) in the file ``job.out``}).
+    from :func:`engine_process`, or one forked now; in this process without ``job.isolate``):
+    (:class:`xlbridge.batch.evaluate.splice.EngineSummary`, {part: patched bytes, or (start, length) in the file
+    ``job.out``}).
 
     ``early(summary)`` is called with the evaluation's summary
     while the child still patches the parts (after the whole run without ``isolate``). ``tick()``: called

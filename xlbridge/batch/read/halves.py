@@ -10,9 +10,9 @@ How the halves stay one reading:
 
 - The split is a byte offset where a ``<row`` tag of the sheet data's name starts, found by a plain
   search from a fraction of the part on (:data:`SPLIT_AT`; :data:`SPLIT_AT_LATER` for the first large
-  part of an engine's process whose head imports the engine first: ``start_tail(busy=True)``). Only expat decides what it is: the head reading (this process,
-  which read everything before it with its handlers) must see its first element there, a row, at the
-  depth of rows, in the sheet data; otherwise the head simply reads on to the end, and the tail's
+  part of an engine's process whose head imports the engine first: ``start_tail(busy=True)``). Only expat
+  decides what it is: the head reading (this process, which read everything before it with its handlers)
+  must see its first element there, a row, at the depth of rows, in the sheet data; otherwise the head simply reads on to the end, and the tail's
   work is thrown away. A split inside a comment, a CDATA section, an attribute value or a cell's text
   is never taken.
 - The tail reading (the forked process) feeds expat the same bytes before the split with no handler
@@ -66,8 +66,8 @@ SPLIT_ABOVE = 2 << 20
 #: feeds expat the head's bytes (without handlers) and sends its reading (10,000 rows: 0.04 + 0.03 s)
 SPLIT_AT = 0.55
 #: the same for the first large part of a process (``start_tail(busy=True)``) whose head imports the engine
-#: before it reads (the engine's process imports it while the read stage runs, unless it was started late): the head's readings and the tail's end together there (10,000
-#: rows, 2026-11-27: the tail ended 0.33 s before the head at 0.55, 0.1 s before at 0.45, 0.04 s after at
+#: before it reads (the engine's process imports it while the read stage runs, unless it was started late):
+#: the head's readings and the tail's end together there (10,000 rows, 2026-11-27: the tail ended 0.33 s before the head at 0.55, 0.1 s before at 0.45, 0.04 s after at
 #: 0.40: medians of six runs each)
 SPLIT_AT_LATER = 0.42
 
