@@ -13,8 +13,8 @@ How the halves stay one reading:
   part of an engine's process whose head imports the engine first: ``start_tail(busy=True)``). Only expat
   decides what it is: the head reading (this process, which read everything before it with its handlers)
   must see its first element there, a row, at the depth of rows, in the sheet data; otherwise the head
-  simply reads on to the end, and the tail's work is thrown away. A split inside a comment, a CDATA section, an attribute value or a cell's text
-  is never taken.
+  simply reads on to the end, and the tail's work is thrown away. A split inside a comment, a CDATA
+  section, an attribute value or a cell's text is never taken.
 - The tail reading (the forked process) feeds expat the same bytes before the split with no handler
   (expat checks them and keeps its own state), then reads from the split with the state of a reading
   at a row of the sheet data. Its events are therefore those of a whole reading.
