@@ -210,15 +210,20 @@ class CellSpans(MutableMapping):
         i = self._index(pos)
         return default if i < 0 else self._made[self._shape_of[i]](pos[0], pos[1], self._starts[i])
 
-    def place(self, pos: Any) -> tuple[int, tuple] | None:
-        """(start offset, shape) of the cell at ``pos``, without making its span (a patch's hot path): the shape
-        is (qname, attributes with the reference None where it is written as the cell's own position, length,
-        children (local name, start, end) from the cell's start). None when the cell is not here, or when the
-        spans are kept as a dict (then :meth:`get`)."""
+    def place(self, pos: Any) -> tuple[int, int, tuple] | None:
+        """(start offset, shape number, shape) of the cell at ``pos``, without making its span (a patch's hot
+        path): the shape is (qname, attributes with the reference None where it is written as the cell's own
+        position, length, children (local name, start, end) from the cell's start), its number the same for every
+        cell of that shape (a key for what a caller makes of it: ``id()`` raises an audit event, heard in Python
+        in the engine's sandboxed process). None when the cell is not here, or when the spans are kept as a dict
+        (then :meth:`get`)."""
         if self._dict is not None:
             return None
         i = self._index(pos)
-        return None if i < 0 else (self._starts[i], self._shapes[self._shape_of[i]])
+        if i < 0:
+            return None
+        sid = self._shape_of[i]
+        return self._starts[i], sid, self._shapes[sid]
 
     def __contains__(self, pos: object) -> bool:
         return pos in self._dict if self._dict is not None else self._index(pos) >= 0

@@ -201,7 +201,7 @@ def patch_sheet_pieces(data: bytes, layout: SheetLayout, values: dict) -> list:
     write, write_own = writer.cell, writer.own
     cells = layout.cells
     place = getattr(cells, "place", None)  # (compact spans: a cell's place and shape, without its span made)
-    owns: dict = {}  # id of a shape -> _own_shape(shape)
+    owns: dict = {}  # a shape's number -> _own_shape(shape)
     c_name = f"{prefix}c"
     letters: dict = {}  # column -> its letters
     # a cell of an array range that the part lacks: its reference and value only (what ``write`` gives
@@ -222,10 +222,10 @@ def patch_sheet_pieces(data: bytes, layout: SheetLayout, values: dict) -> list:
             t, vtext = _encode_value(value)
         got = place((r, c)) if place is not None else None
         if got is not None:  # (the common cell: its reference its own position, written first)
-            start, shape = got
-            how: Any = owns.get(id(shape))
+            start, sid, shape = got
+            how: Any = owns.get(sid)
             if how is None:
-                how = owns[id(shape)] = _own_shape(shape)
+                how = owns[sid] = _own_shape(shape)
             if how:
                 qname, after, length, keeps, tails = how
                 col = letters.get(c)
