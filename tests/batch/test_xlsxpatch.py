@@ -281,3 +281,19 @@ print(len(events), b"".join(pieces).count(b"<v>2000</v>"))
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True)
     events, written = map(int, out.stdout.split())
     assert written == 1 and events < 10
+
+
+def test_a_cell_holding_its_value_already_is_left_alone():
+    """A recalculated book recalculated again: each cell whose cached value is the one it gets, written as the patch
+    writes it, is no edit; the part comes back as one piece, byte for byte. A cell whose value changes is written."""
+    from xlbridge.batch.write.xlsxpatch import patch_sheet_pieces
+
+    rows = "".join(f'<row r="{r}"><c r="A{r}" s="1" t="str"><f>""</f><v></v></c><c r="B{r}"><f>1+{r}</f>'
+                   f'<v>{r + 1}</v></c></row>' for r in range(1, 201))
+    xml = f'<worksheet xmlns="{NS}"><sheetData>{rows}</sheetData></worksheet>'.encode()
+    layout = scan_sheet(xml)
+    same = {**{(r, 1): "" for r in range(1, 201)}, **{(r, 2): r + 1 for r in range(1, 201)}}
+    pieces = patch_sheet_pieces(xml, layout, same)
+    assert len(pieces) == 1 and bytes(pieces[0]) == xml
+    changed = patch_sheet(xml, layout, {**same, (7, 2): 9})
+    assert changed == xml.replace(b"<v>8</v>", b"<v>9</v>")

@@ -234,7 +234,9 @@ def patch_sheet_pieces(data: bytes, layout: SheetLayout, values: dict) -> list:
                 keep = (data[start + keeps[0][0]:start + keeps[0][1]] if len(keeps) == 1 else
                         b"".join([data[start + s:start + e] for s, e in keeps]) if keeps else b"")
                 tail = b"".join([data[start + s:start + e] for s, e in tails]) if tails else b""
-                edits.append((start, start + length, write_own(qname, after, f"{col}{r}", t, vtext, keep, tail)))
+                xml = write_own(qname, after, f"{col}{r}", t, vtext, keep, tail)
+                if len(xml) != length or data[start:start + length] != xml:  # (a cell as it was: left alone)
+                    edits.append((start, start + length, xml))
                 continue
         span = cells.get((r, c))
         if span is None:
