@@ -297,3 +297,10 @@ def test_a_cell_holding_its_value_already_is_left_alone():
     assert len(pieces) == 1 and bytes(pieces[0]) == xml
     changed = patch_sheet(xml, layout, {**same, (7, 2): 9})
     assert changed == xml.replace(b"<v>8</v>", b"<v>9</v>")
+    # a cell of an array range the part lacks, inserted after a cell left alone in its row
+    xml = xml.replace(b'<c r="B1"><f>1+1</f><v>2</v></c>',
+                      b'<c r="B1"><f>1+1</f><v>2</v></c><c r="C1"><f t="array" ref="C1:C2">B1:B2</f><v>2</v></c>')
+    layout = scan_sheet(xml)
+    got = patch_sheet(xml, layout, {**same, (1, 3): 2, (2, 3): 3})
+    assert got == xml.replace(b'<c r="B2"><f>1+2</f><v>3</v></c>',
+                              b'<c r="B2"><f>1+2</f><v>3</v></c><c r="C2"><v>3</v></c>')

@@ -330,10 +330,11 @@ def _plain_rows(sg: list[list[Any]], wg: list[list[Any]] | None, boards: list[An
     """
     if first is None:
         # (a blank is None or empty text: the pairs template's ranges give "" for an empty cell, IF(c="","",c))
-        cand = [r[0] if type(r[0]) in (float, int) and all(c is None or c == "" for c in r[1:]) else None
-                for r in sg]
+        cand = [r[0] if type(r[0]) in (float, int) and all(c is None or (type(c) is str and not c) for c in r[1:])
+                else None for r in sg]
         if wg is not None:
-            cand = [v if v is not None and all(c is None or c == "" for c in w) else None for v, w in zip(cand, wg)]
+            cand = [v if v is not None and all(c is None or (type(c) is str and not c) for c in w) else None
+                    for v, w in zip(cand, wg)]
         s = xl.read_column([[v] for v in cand], "scores")
         numbers, whole = s.numbers, s.whole
     else:

@@ -187,7 +187,8 @@ def _verdict_key(contract: Any, declarer: Any, tricks: Any, board: Any, typed: A
     >>> _verdict_key("4S", "N", 1, v1, None, 1, 3, 4) == _verdict_key("4S", "N", True, v1, None, 1, 3, 4)
     False
     """
-    cells = (contract, declarer, tricks, typed)
+    # (a typed score passes through as typed: -0.0 is not 0.0 there, though the two compare equal)
+    cells = (contract, declarer, tricks, repr(typed) if type(typed) is float and typed == 0 else typed)
     kinds = (type(contract), type(declarer), type(tricks), type(typed))
     if not _PLAIN.issuperset(kinds):
         return None
