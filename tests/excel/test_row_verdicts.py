@@ -58,15 +58,21 @@ def test_score_or_typed_remembers_no_verdict_it_would_not_give_again(rows, seate
     assert _cells(remembered) == _cells(alone)
 
 
+def _counted(monkeypatch, module, name):
+    """The calls of ``module.name`` from now on (their positional arguments), the function still called."""
+    calls = []
+    real = getattr(module, name)
+
+    def counted(*args, **kw):
+        calls.append(args)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(module, name, counted)
+    return calls
+
+
 def test_a_season_is_decided_once_per_vulnerability(monkeypatch):
-    decided = []
-    real = adapters.row_mistake
-
-    def counted(*cells, **kw):
-        decided.append(cells)
-        return real(*cells, **kw)
-
-    monkeypatch.setattr(adapters, "row_mistake", counted)
+    decided = _counted(monkeypatch, adapters, "row_mistake")
     monkeypatch.setattr(adapters, "_SEEN", {})
     n = 1_000  # 1,000 boards, one 4S= each, the pairs all different
     boards = [[float(b)] for b in range(1, n + 1)]
@@ -110,14 +116,7 @@ def test_the_template_s_empty_text_rows_take_the_vectorised_path(monkeypatch):
     # three rows as the pairs template gives them: a score, its other outcomes and weights empty text
     scores = [[420.0, "", ""], [400.0, "", ""], ["", "", ""]]
     weights = [["", "", ""]] * 3
-    read = []
-    real = travellers.parse_weight
-
-    def counted(*args, **kw):
-        read.append(args)
-        return real(*args, **kw)
-
-    monkeypatch.setattr(travellers, "parse_weight", counted)
+    read = _counted(monkeypatch, travellers, "parse_weight")
     got = travellers.read_weighted(scores, weights, [1.0, 1.0, ""])
     assert got.outcomes == [420, 400, None] and not got.errors
     assert read == []  # no row read cell by cell
