@@ -5,7 +5,7 @@ number, named)."""
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import pytest
@@ -87,3 +87,30 @@ def test_digits_that_are_no_ascii_number_are_text():
 def test_a_board_of_digits_that_are_no_number_is_refused_by_the_core(text):
     with pytest.raises(xlbridge.XlbridgeError, match="vulnerability must be"):
         xlbridge.vulnerability(text)
+
+
+SMALL = st.sampled_from([1, 2, 3, 1.0, 2.0, "1", " 2 ", "A1", "a1", 0.0, -0.0, float("nan"), True, 10_001, "x", None,
+                         " ", "²"])
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(SMALL, SMALL, SMALL, st.booleans()), min_size=1, max_size=12), st.booleans(),
+       st.one_of(st.none(), st.lists(SMALL, max_size=5)))
+@example([(1, 0.0, 11, False), (1, -0.0, 12, False)], False, None)  # (-0.0 equals 0.0; read, it is another text)
+def test_pairs_read_once_per_distinct_cell_give_the_verdicts_of_each_cell_read_alone(rows, howell, sheet):
+    """PairCheck reads each distinct board and pair cell once (a traveller repeats them): the same verdicts, in the
+    same words, as reading every cell afresh (the readers' own functions), -0.0 and 0.0 and NaN included."""
+    from unittest import mock
+
+    from xlbridge.core import travellerrow
+
+    listed = None if sheet is None else listed_pairs(sheet)
+    fields = travellerrow.listed_fields([(p, "NS" if i % 2 else "EW") for i, p in enumerate(sheet or ())])
+    once = PairCheck(howell=howell, listed=listed, fields=fields)
+    fresh = PairCheck(howell=howell, listed=listed, fields=fields)
+    alone = (lambda self, kind, value: travellerrow._pair(value) if kind == "pair"
+             else travellerrow._whole(value, "board number"))
+    got = [once.row(b, n, e, switched) for b, n, e, switched in rows]
+    with mock.patch.object(PairCheck, "_read", alone):
+        want = [fresh.row(b, n, e, switched) for b, n, e, switched in rows]
+    assert got == want

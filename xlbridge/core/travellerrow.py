@@ -478,7 +478,11 @@ def unlisted_pair(column: str, value: object, listed: Collection[object]) -> Mis
     >>> unlisted_pair("NS", "one", {1, 2}).words
     "the N-S pair must be a whole number 1 or more, or a pair on the Pairs sheet, not 'one'"
     """
-    key = _pair(value)
+    return _unlisted(column, value, _pair(value), listed)
+
+
+def _unlisted(column: str, value: object, key: object, listed: Collection[object]) -> Mistake | None:
+    """:func:`unlisted_pair` of a pair already read (``key``: ``_pair(value)``)."""
     if key in listed:
         return None
     side = "N-S" if column == "NS" else "E-W"
@@ -518,6 +522,22 @@ class PairCheck:
         self.fields = fields
         self.rows: set[tuple[object, object, object]] = set()
         self.seen: set[tuple[object, object]] = set()
+        self._read_cells: dict[tuple[str, type, object], object] = {}  # (kind, cell) -> its reading
+
+    def _read(self, kind: str, value: object) -> object:
+        """A pair cell as the readers key it (``kind`` "pair": :func:`_pair`) or a board cell as a whole number or the
+        words saying it is none (``kind`` "board"), read once per distinct cell and kind of cell (a traveller repeats
+        its boards and pairs). A float zero is read each time: -0.0 equals 0.0, but the words show it apart."""
+        if type(value) is float and value == 0:
+            return _pair(value) if kind == "pair" else _whole(value, "board number")
+        key = (kind, type(value), value)
+        try:
+            return self._read_cells[key]
+        except KeyError:
+            got = self._read_cells[key] = _pair(value) if kind == "pair" else _whole(value, "board number")
+            return got
+        except TypeError:  # (an unhashable cell)
+            return _pair(value) if kind == "pair" else _whole(value, "board number")
 
     def row(self, board: object, ns: object, ew: object, switched: bool = False) -> Mistake | None:
         """The mistake of the next row's pairs (blank pairs are :func:`row_mistake`'s), or None. In a Mitchell whose
@@ -533,25 +553,25 @@ class PairCheck:
         >>> check.row(2, 11, 1, switched=True), check.row(3, 1, 11, switched=True).column
         (None, 'NS')
         """
-        b = _whole(board, "board number")
+        b = self._read("board", board)
         if blank(ns) or blank(ew) or isinstance(b, str):
             return None
+        n, e = self._read("pair", ns), self._read("pair", ew)
         if self.listed is not None:
-            for column, value in (("NS", ns), ("EW", ew)):
-                mistake = unlisted_pair(column, value, self.listed)
+            for column, value, read in (("NS", ns, n), ("EW", ew, e)):
+                mistake = _unlisted(column, value, read, self.listed)
                 if mistake is not None:
                     return mistake
         if self.fields and not self.howell:
-            for column, seat, value in (("NS", Direction.NS, ns), ("EW", Direction.EW, ew)):
+            for column, seat, value, read in (("NS", Direction.NS, ns, n), ("EW", Direction.EW, ew, e)):
                 field = seat.other if switched else seat
-                listed_in = self.fields.get(_pair(value))
+                listed_in = self.fields.get(read)
                 if listed_in and field not in listed_in:
                     why = (f"on a row played with the arrows switched, where the {seat.label} seat is the "
                            f"{field.label} field's" if switched else
                            "Y in Arrow switch if the row was played with the arrows switched")
                     return Mistake(column, f"pair {_brief(value)} is an {field.other.label} pair on the Pairs sheet, "
                                            f"but sits {seat.label} ({why})")
-        n, e = _pair(ns), _pair(ew)
         if (b, n, e) in self.rows:
             return Mistake("NS", f"duplicate row on board {b}: pairs {shown(f'{n}-{e}')}")
         self.rows.add((b, n, e))
