@@ -5,6 +5,9 @@ number, named)."""
 
 from __future__ import annotations
 
+from decimal import Decimal
+
+import numpy as np
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -89,17 +92,25 @@ def test_a_board_of_digits_that_are_no_number_is_refused_by_the_core(text):
         xlbridge.vulnerability(text)
 
 
+class _Float(float):
+    pass
+
+
 SMALL = st.sampled_from([1, 2, 3, 1.0, 2.0, "1", " 2 ", "A1", "a1", 0.0, -0.0, float("nan"), True, 10_001, "x", None,
-                         " ", "²"])
+                         " ", "²", np.float64(-0.0), np.float64(0.0), np.int64(2), _Float(-0.0), _Float(0.0),
+                         Decimal("1"), Decimal("1.0"), Decimal("-0"), 0j, complex(-0.0, 0), [1], 10**30])
 
 
 @settings(max_examples=300, deadline=None, derandomize=True)
 @given(st.lists(st.tuples(SMALL, SMALL, SMALL, st.booleans()), min_size=1, max_size=12), st.booleans(),
        st.one_of(st.none(), st.lists(SMALL, max_size=5)))
 @example([(1, 0.0, 11, False), (1, -0.0, 12, False)], False, None)  # (-0.0 equals 0.0; read, it is another text)
+@example([(1, np.float64(-0.0), 11, False), (1, np.float64(0.0), 12, False)], False, None)
+@example([(1, Decimal("1"), 11, False), (1, Decimal("1.0"), 12, False)], False, None)
 def test_pairs_read_once_per_distinct_cell_give_the_verdicts_of_each_cell_read_alone(rows, howell, sheet):
     """PairCheck reads each distinct board and pair cell once (a traveller repeats them): the same verdicts, in the
-    same words, as reading every cell afresh (the readers' own functions), -0.0 and 0.0 and NaN included."""
+    same words, as reading every cell afresh (the readers' own functions), cells that compare equal but read apart
+    included (-0.0 and 0.0 of every kind, Decimal("1") and Decimal("1.0"))."""
     from unittest import mock
 
     from xlbridge.core import travellerrow
@@ -114,3 +125,10 @@ def test_pairs_read_once_per_distinct_cell_give_the_verdicts_of_each_cell_read_a
     with mock.patch.object(PairCheck, "_read", alone):
         want = [fresh.row(b, n, e, switched) for b, n, e, switched in rows]
     assert got == want
+
+
+def test_a_mistake_of_the_n_s_pair_is_named_before_the_e_w_cell_is_read():
+    # (an E-W cell whose words cannot be written, a whole number of 5,000 digits: the N-S mistake comes first)
+    check = PairCheck(howell=False, listed=frozenset({1}))
+    assert check.row(1, "x", -10**5000).words == ("the N-S pair must be a whole number 1 or more, or a pair on the "
+                                                  "Pairs sheet, not 'x'")

@@ -526,18 +526,17 @@ class PairCheck:
 
     def _read(self, kind: str, value: object) -> object:
         """A pair cell as the readers key it (``kind`` "pair": :func:`_pair`) or a board cell as a whole number or the
-        words saying it is none (``kind`` "board"), read once per distinct cell and kind of cell (a traveller repeats
-        its boards and pairs). A float zero is read each time: -0.0 equals 0.0, but the words show it apart."""
-        if type(value) is float and value == 0:
-            return _pair(value) if kind == "pair" else _whole(value, "board number")
-        key = (kind, type(value), value)
-        try:
-            return self._read_cells[key]
-        except KeyError:
-            got = self._read_cells[key] = _pair(value) if kind == "pair" else _whole(value, "board number")
+        words saying it is none (``kind`` "board"), read once per distinct cell (a traveller repeats its boards and
+        pairs). Only a whole number, a text or a float other than zero and NaN is remembered: cells of other kinds
+        that compare equal may read apart (-0.0 and 0.0, ``Decimal("1")`` and ``Decimal("1.0")``)."""
+        kind_of = type(value)
+        if kind_of is int or kind_of is str or (kind_of is float and value != 0 and value == value):
+            key = (kind, kind_of, value)
+            got = self._read_cells.get(key, self._read_cells)
+            if got is self._read_cells:
+                got = self._read_cells[key] = _pair(value) if kind == "pair" else _whole(value, "board number")
             return got
-        except TypeError:  # (an unhashable cell)
-            return _pair(value) if kind == "pair" else _whole(value, "board number")
+        return _pair(value) if kind == "pair" else _whole(value, "board number")
 
     def row(self, board: object, ns: object, ew: object, switched: bool = False) -> Mistake | None:
         """The mistake of the next row's pairs (blank pairs are :func:`row_mistake`'s), or None. In a Mitchell whose
@@ -556,22 +555,23 @@ class PairCheck:
         b = self._read("board", board)
         if blank(ns) or blank(ew) or isinstance(b, str):
             return None
-        n, e = self._read("pair", ns), self._read("pair", ew)
+        # (each cell read where the checks come to it: a mistake of the N-S pair is named before the E-W cell is read)
         if self.listed is not None:
-            for column, value, read in (("NS", ns, n), ("EW", ew, e)):
-                mistake = _unlisted(column, value, read, self.listed)
+            for column, value in (("NS", ns), ("EW", ew)):
+                mistake = _unlisted(column, value, self._read("pair", value), self.listed)
                 if mistake is not None:
                     return mistake
         if self.fields and not self.howell:
-            for column, seat, value, read in (("NS", Direction.NS, ns, n), ("EW", Direction.EW, ew, e)):
+            for column, seat, value in (("NS", Direction.NS, ns), ("EW", Direction.EW, ew)):
                 field = seat.other if switched else seat
-                listed_in = self.fields.get(read)
+                listed_in = self.fields.get(self._read("pair", value))
                 if listed_in and field not in listed_in:
                     why = (f"on a row played with the arrows switched, where the {seat.label} seat is the "
                            f"{field.label} field's" if switched else
                            "Y in Arrow switch if the row was played with the arrows switched")
                     return Mistake(column, f"pair {_brief(value)} is an {field.other.label} pair on the Pairs sheet, "
                                            f"but sits {seat.label} ({why})")
+        n, e = self._read("pair", ns), self._read("pair", ew)
         if (b, n, e) in self.rows:
             return Mistake("NS", f"duplicate row on board {b}: pairs {shown(f'{n}-{e}')}")
         self.rows.add((b, n, e))
