@@ -29,8 +29,9 @@ from ...core.pairs.standings import pairs_ranking as core_pairs_ranking
 from ...core.pairs.weighted import weighted_session
 from ...core.ranking import format_rank
 from ...core.template_contract import EXPECTED_LABEL, TRAVELLER_WEIGHTS
-from ...core.travellerrow import (MAX_BOARD, PairCheck, blank, listed_fields, listed_pairs, pairs_row_mistake,
-                                   parameter_reason, reason_text, row_mistake)
+from ...core.travellerrow import (PairCheck, listed_fields, listed_pairs, pairs_row_mistake, parameter_reason,
+                                   reason_text, row_mistake)
+from ...core.travellerrow import row_key as _verdict_key
 from ...core.vocabulary import Direction, Movement, UnknownSpellingError
 from .. import cells as xl
 from ..results import ratio_table
@@ -167,40 +168,6 @@ class _RowMistake(Exception):
     def __init__(self, text: str):
         super().__init__(text)
         self.text = text
-
-
-def _verdict_key(contract: Any, declarer: Any, tricks: Any, board: Any, typed: Any, number: Any, ns: Any,
-                 ew: Any) -> tuple[Any, ...] | None:
-    """What decides a SCORE_OR_TYPED row's verdict (its score, its typed score or its mistake): its result cells and
-    their kinds (TRUE is 1 in Python, not in a cell), whether each pair is blank (the only thing
-    :func:`~xlbridge.core.travellerrow.row_mistake` asks of them), and its board; a board number from 1 to
-    :data:`~xlbridge.core.travellerrow.MAX_BOARD` by its vulnerability alone (``board``: what the row is scored at;
-    no mistake's words name the number). None for a row of other kinds of cell (not remembered). A season of 10,000
-    rows on 1,000 boards then scores about 1,500 rows, not 10,000.
-
-    >>> from xlbridge.core.contract import vulnerability
-    >>> v1, v17 = vulnerability(1), vulnerability(17)
-    >>> _verdict_key("4S", "N", 10, v1, None, 1.0, 3, 4) == _verdict_key("4S", "N", 10, v17, None, 17, 5, 6)
-    True
-    >>> _verdict_key("4S", "N", 10, v1, None, 1, 3, 4) == _verdict_key("4S", "N", 10, v1, None, 1, 3, " ")
-    False
-    >>> _verdict_key("4S", "N", 1, v1, None, 1, 3, 4) == _verdict_key("4S", "N", True, v1, None, 1, 3, 4)
-    False
-    """
-    # (a typed score passes through as typed: -0.0 is not 0.0 there, though the two compare equal)
-    cells = (contract, declarer, tricks, repr(typed) if type(typed) is float and typed == 0 else typed)
-    kinds = (type(contract), type(declarer), type(tricks), type(typed))
-    if not _PLAIN.issuperset(kinds):
-        return None
-    kind = type(number)
-    if (kind is int or kind is float) and 1 <= number <= MAX_BOARD and number == int(number) \
-            and isinstance(board, Vulnerability):
-        at: tuple[Any, ...] = ("vulnerability", board)
-    elif kind in _PLAIN:
-        at = ("number", number, kind, type(board), board)
-    else:
-        return None
-    return (cells, kinds, at, blank(ns), blank(ew))
 
 
 #: SCORE_OR_TYPED's last result over ranges (its cells row by row), by what it read: the pairs template reads the
