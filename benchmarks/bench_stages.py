@@ -1,0 +1,228 @@
+"""Benchmark: where the time of one ``xlbridge recalc`` goes, stage by stage, in every process it runs.
+
+Not a test. ``bench_recalc.py --goals`` says how fast a run is; this says where its time goes, so that a
+round of work on the speed goals (issue 51: a 10,000-row season 6x faster than LibreOffice, a cold
+template no slower than openpyxl's load) starts from a measurement rather than a guess. For each book
+(the 10,000-row season of ``bench_recalc.py``, and the shipped ``workbooks/pairs.xlsx`` cold) it runs
+``xlbridge recalc`` in a fresh process whose stages are timed where they run: the command's own process,
+the gate's second process for a large sheet, the engine's process and its reading helper. Each stage is a
+function of xlbridge (or of the formulas library, for its parse and its evaluation), wrapped before the run
+wherever a module binds it; each call writes its process, wall-clock span and processor time to a pipe
+opened before the engine's sandbox (which refuses opening files).
+
+It prints, per book:
+
+- each stage: which process ran it, when it started (seconds from the command's start), its wall time and
+  its processor time (summed over its calls in that process);
+- the run's wall time, and the processor time of the whole process tree (``wait4``): with two cores, the
+  run cannot take less than half of it, whatever runs side by side; the gap between the two is the time
+  one core waited while the other worked;
+- the stretches when only one process was in a timed stage (the engine's evaluation, for one).
+
+The wrapping costs a few microseconds a call (about 40 calls a run, plus one per xlbridge function call):
+nothing next to the stages. The runner imports the stages' modules before the command starts, so the
+command's own start-up shows as the time before the first stage, not as import time.
+
+Usage: python benchmarks/bench_stages.py [--rows 10000] [--repeat 3]   (medians of ``--repeat`` runs)
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import importlib
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+#: (module, attribute: a function, or Class.method), what the table calls it
+STAGES = (
+    ("xlbridge.batch.guard.gate", "check_upload", "guard: the gate (all parts)"),
+    ("xlbridge.batch.guard.sheethalves", "scan_sheet_part", "guard: the large sheet, in halves"),
+    ("xlbridge.batch.read.book", "read_book", "read stage (the command's process)"),
+    ("xlbridge.batch.evaluate.engine", "engine_modules", "engine: its imports, before the go"),
+    ("xlbridge.batch.read.sheetxml", "read_sheet_half", "engine: sheets read (a half each)"),
+    ("xlbridge.batch.read.aliases", "find_shown", "engine: cells showing other cells"),
+    ("formulas.excel", "ExcelModel.loads", "engine: cells loaded, formulas parsed"),
+    ("formulas.excel", "ExcelModel.calculate", "engine: evaluation"),
+    ("xlbridge.excel.functions", "ExcelFunction.call", "  of which xlbridge's functions"),
+    ("xlbridge.batch.write.xlsxpatch", "patch_sheet_pieces", "engine: sheets patched"),
+    ("xlbridge.batch.write.xlsxpatch", "copy_zip", "write: the output's zip"),
+)
+
+
+def _wrap(label: str, fn, out: int):
+    @functools.wraps(fn)
+    def timed(*args, **kwargs):
+        t, c = time.perf_counter(), time.process_time()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            os.write(out, f"{os.getpid()}\t{label}\t{t:.6f}\t{time.perf_counter():.6f}\t"
+                          f"{time.process_time() - c:.6f}\n".encode())
+    return timed
+
+
+#: the stages in modules only the engine's process imports: wrapped there, once its imports are made (importing
+#: them here would move the engine's imports into the command's start-up)
+ENGINE_ONLY = ("formulas.", "xlbridge.excel.")
+
+
+def _wrap_all(stages: tuple, out: int) -> None:
+    for module, attr, label in stages:
+        if module.startswith(ENGINE_ONLY) and module not in sys.modules:
+            continue
+        try:
+            mod = importlib.import_module(module)
+            owner, name = (getattr(mod, attr.split(".")[0]), attr.split(".")[1]) if "." in attr else (mod, attr)
+            original = getattr(owner, name)
+        except (ImportError, AttributeError):
+            print(f"(stage not found: {module}.{attr})", file=sys.stderr)
+            continue
+        wrapped = _wrap(label, original, out)
+        setattr(owner, name, wrapped)
+        if owner is mod:
+            _replace(original, wrapped)
+
+
+def _replace(original, wrapped) -> None:
+    """Bind ``wrapped`` wherever a module of xlbridge or formulas imported ``original`` by name."""
+    for other in list(sys.modules.values()):
+        if getattr(other, "__name__", "").startswith(("xlbridge", "formulas")):
+            for key, value in list(vars(other).items()):
+                if value is original:
+                    setattr(other, key, wrapped)
+
+
+def run_timed(book: str, output: str, out: int) -> int:
+    """(In the runner's process) wrap every stage, then run ``xlbridge recalc book -o output``."""
+    os.write(out, f"{os.getpid()}\tstart\t{time.perf_counter():.6f}\t0\t0\n".encode())
+    from xlbridge.batch.evaluate import engine
+
+    imports = engine.engine_modules
+
+    done: list = []
+
+    def engine_modules():  # (the engine's imports made, the stages of the modules it imported are wrapped, once)
+        got = imports()
+        if not done:
+            done.append(True)
+            _wrap_all(tuple(s for s in STAGES if s[0].startswith(ENGINE_ONLY)), out)
+        return got
+
+    _replace(imports, engine_modules)
+    _wrap_all(STAGES, out)
+    from xlbridge.cli import main
+
+    try:
+        return main(["recalc", "--no-progress", book, "-o", output]) or 0
+    except SystemExit as exc:
+        return int(exc.code or 0)
+
+
+def one_run(book: Path, output: Path) -> dict:
+    """Run the book once in a fresh process; {"wall", "cpu", "calls": [(pid, label, t0, t1, cpu)], "t0"}."""
+    read_end, write_end = os.pipe()
+    began = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, __file__, "--run", str(book), str(output), str(write_end)],
+                            pass_fds=(write_end,), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as fh:
+        lines = fh.read().decode().splitlines()
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - began
+    err = proc.stderr.read().decode(errors="replace")
+    proc.stderr.close()
+    if os.waitstatus_to_exitcode(status) not in (0, 1):
+        raise SystemExit(f"recalc of {book.name} failed: {err[-400:]}")
+    calls = []
+    for line in lines:
+        pid, label, t0, t1, cpu = line.split("\t")
+        calls.append((int(pid), label, float(t0), float(t1), float(cpu)))
+    # the children's usage is in the runner's own (each process reaps its children): wait4 gives the tree's
+    cpu = usage.ru_utime + usage.ru_stime
+    return {"wall": wall, "cpu": cpu, "calls": calls, "began": began}
+
+
+def _alone(spans: list) -> float:
+    """Seconds covered by exactly one process's timed spans [(pid, t0, t1)] (the others' not running then)."""
+    points = sorted({t for _, t0, t1 in spans for t in (t0, t1)})
+    alone = 0.0
+    for a, b in zip(points, points[1:]):
+        busy = {pid for pid, t0, t1 in spans if t0 <= a and b <= t1}
+        if len(busy) == 1:
+            alone += b - a
+    return alone
+
+
+def report(name: str, runs: list) -> None:
+    def med(xs):
+        xs = sorted(xs)
+        return xs[len(xs) // 2] if len(xs) % 2 else (xs[len(xs) // 2 - 1] + xs[len(xs) // 2]) / 2
+
+    walls, cpus = [r["wall"] for r in runs], [r["cpu"] for r in runs]
+    print(f"\n{name}: {len(runs)} runs; wall {med(walls):.2f} s (runs {', '.join(f'{w:.2f}' for w in walls)}); "
+          f"processor time of the process tree {med(cpus):.2f} s: on 2 cores at least {med(cpus) / 2:.2f} s")
+    rows: dict = {}
+    for r in runs:
+        start = next(t0 for pid, label, t0, _, _ in r["calls"] if label == "start")
+        main_pid = next(pid for pid, label, *_ in r["calls"] if label == "start")
+        roles: dict = {main_pid: "command"}
+        per: dict = {}
+        for pid, label, t0, t1, cpu in r["calls"]:
+            if label == "start":
+                continue
+            if pid not in roles:
+                roles[pid] = "engine" if label.startswith("engine: its imports") else f"process {len(roles) + 1}"
+            key = (label, pid)
+            first, wall, c = per.get(key, (t0, 0.0, 0.0))
+            per[key] = (min(first, t0), wall + (t1 - t0), c + cpu)
+        engine = [p for p, role in roles.items() if role == "engine"]
+        for (label, pid), (first, wall, c) in per.items():
+            role = roles[pid] if pid in engine or pid == main_pid else (
+                "engine's helper" if any(first > per.get(("engine: its imports, before the go", e), (1e18,))[0]
+                                         for e in engine) else "gate's helper")
+            rows.setdefault((label, role), []).append((first - start, wall, c))
+        spans = [(pid, t0, t1) for pid, label, t0, t1, _ in r["calls"]
+                 if label not in ("start", "guard: the gate (all parts)", "  of which xlbridge's functions")]
+        r["alone"] = _alone(spans)
+        r["before"] = min(t0 for pid, label, t0, *_ in r["calls"] if label != "start") - r["began"]
+    order = {label: i for i, (_, _, label) in enumerate(STAGES)}
+    print(f"  {'stage':42} {'process':16} {'from s':>7} {'wall s':>7} {'CPU s':>7}")
+    print(f"  {'(start-up: the process, imports)':42} {'command':16} {0:7.2f} {med([r['before'] for r in runs]):7.2f}")
+    for (label, role), got in sorted(rows.items(), key=lambda kv: (med([g[0] for g in kv[1]]), order[kv[0][0]])):
+        print(f"  {label:42} {role:16} {med([g[0] for g in got]):7.2f} {med([g[1] for g in got]):7.2f} "
+              f"{med([g[2] for g in got]):7.2f}")
+    print(f"  one process alone in a timed stage: {med([r['alone'] for r in runs]):.2f} s of the run")
+
+
+def main() -> None:
+    if "--run" in sys.argv:
+        book, output, fd = sys.argv[sys.argv.index("--run") + 1:][:3]
+        sys.exit(run_timed(book, output, int(fd)))
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rows", type=int, default=10_000)
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    sys.path.insert(0, str(HERE))
+    import bench_recalc
+
+    print(f"date {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {os.cpu_count()} cores (shared); "
+          f"python {sys.version.split()[0]}; {bench_recalc.compile_package()}")
+    d = Path(tempfile.mkdtemp(prefix="bench-stages-"))
+    season = d / f"pairs{args.rows}.xlsx"
+    bench_recalc.build_template(season, bench_recalc.travellers(args.rows))
+    books = ((f"{args.rows:,}-row season (bench_recalc.py's)", season),
+             ("workbooks/pairs.xlsx, cold", HERE.parent / "workbooks" / "pairs.xlsx"))
+    for name, book in books:
+        report(name, [one_run(book, d / "out.xlsx") for _ in range(args.repeat)])
+    print(f"files in {d}")
+
+
+if __name__ == "__main__":
+    main()
