@@ -280,6 +280,9 @@ def evaluate_and_splice(path: str, sheets: Any, early: Any = None, out: int | No
     past it the workbook is refused, naming the sheet. ``print_areas``: the printable tables
     ((sheet, r1, c1, r2, c2), ...) as the gate clipped them (None: as the workbook part declares them).
     """
+    from ...core.errors import WorkbookLimitError
+    from ..guard.limits import clip
+
     from ..read.capacity import PRINT_NAME, capacity_areas
 
     values, messages, layouts = evaluate_workbook(path, sheets, **kwargs)
@@ -301,59 +304,15 @@ def evaluate_and_splice(path: str, sheets: Any, early: Any = None, out: int | No
         # the summary holds what the report needs of the messages: their shown cells (300,000 at 100,000
         # traveller rows, 66 MiB) are freed before the patching, whose pieces then take their place
         del messages
-        patched = _patch_parts(zf, parts, layouts, values, out, max_output, bool(kwargs.get("halves")))
-    return (None if early is not None else summary), patched
-
-
-def _patch_parts(zf: zipfile.ZipFile, parts: dict, layouts: dict, values: dict, out: int | None,
-                 max_output: int | None, halves: bool) -> dict:
-    """{part: its patched bytes, or (start, length) in ``out``} of each sheet of ``layouts``, patched one after
-    the other, or (``halves``, :func:`.apart.sheets_apart`) the largest here while a forked process patches the
-    others; refused past ``max_output`` bytes in all, naming the sheet where the sum of the sheets' parts, in
-    their order, passes it."""
-    from ...core.errors import WorkbookLimitError
-    from ..guard.limits import clip
-    from .apart import sheets_apart, start_apart
-
-    def over(sheet: str) -> WorkbookLimitError:
-        return WorkbookLimitError(f"refused: memory limit of {(max_output or 0) / (1 << 20):g} MiB reached while "
-                                  f"writing sheet {clip(sheet, 40)[1:-1]} (the recalculated sheets would be "
-                                  f"larger than the limit; raise it with --max-memory)")
-
-    patched: dict = {}
-    rest = sheets_apart(layouts, values, {sheet: zf.getinfo(parts[sheet]).file_size for sheet in layouts},
-                        halves=halves)
-    apart = start_apart({sheet: zf.read(parts[sheet]) for sheet in rest}, layouts, values) if rest else None
-    if apart is None:
+        patched = {}
         total = 0
         for sheet, layout in layouts.items():
             pieces = patch_sheet_pieces(zf.read(parts[sheet]), layout, values.get(sheet, {}))
             total += sum(len(piece) for piece in pieces)
             if max_output is not None and total > max_output:
-                raise over(sheet)
+                raise WorkbookLimitError(f"refused: memory limit of {max_output / (1 << 20):g} MiB reached while "
+                                         f"writing sheet {clip(sheet, 40)[1:-1]} (the recalculated sheets would be "
+                                         f"larger than the limit; raise it with --max-memory)")
             patched[parts[sheet]] = b"".join(pieces) if out is None else _write_pieces(out, pieces)
             del pieces
-        return patched
-    sizes: dict = {}
-    with apart:
-        apart.release()
-        for sheet in [sheet for sheet in layouts if sheet not in rest]:
-            pieces = patch_sheet_pieces(zf.read(parts[sheet]), layouts[sheet], values.get(sheet, {}))
-            sizes[sheet] = sum(len(piece) for piece in pieces)
-            if max_output is not None and sizes[sheet] > max_output:
-                break  # (refused below, at the sheet where the sum in the sheets' order passes the limit)
-            patched[parts[sheet]] = b"".join(pieces) if out is None else _write_pieces(out, pieces)
-            del pieces
-        got = apart.receive()
-    for i, sheet in enumerate(rest):
-        data = got[i] if got is not None else b"".join(
-            patch_sheet_pieces(zf.read(parts[sheet]), layouts[sheet], values.get(sheet, {})))
-        sizes[sheet] = len(data)
-        patched[parts[sheet]] = data if out is None else _write_pieces(out, [data])
-        del data
-    total = 0
-    for sheet in layouts:
-        total += sizes.get(sheet, (max_output or 0) + 1)
-        if max_output is not None and total > max_output:
-            raise over(sheet)
-    return patched
+    return (None if early is not None else summary), patched
