@@ -20,8 +20,10 @@ It prints, per book:
 - the stretches when only one process was in a timed stage (the engine's evaluation, for one).
 
 The wrapping costs a few microseconds a call (about 40 calls a run, plus one per xlbridge function call):
-nothing next to the stages. The runner imports the stages' modules before the command starts, so the
-command's own start-up shows as the time before the first stage, not as import time.
+nothing next to the stages. The runner imports the modules of the command's own stages (which the command
+imports anyway) before it starts the command, whose start-up is the time before the first stage; the modules
+only the engine's process imports (formulas, the Excel layer) are wrapped there, once it has imported them, so
+that no import moves from one process to another.
 
 Usage: python benchmarks/bench_stages.py [--rows 10000] [--repeat 3]   (medians of ``--repeat`` runs)
 """
@@ -44,6 +46,7 @@ HERE = Path(__file__).resolve().parent
 STAGES = (
     ("xlbridge.batch.guard.gate", "check_upload", "guard: the gate (all parts)"),
     ("xlbridge.batch.guard.sheethalves", "scan_sheet_part", "guard: the large sheet, in halves"),
+    ("xlbridge.batch.guard.sheethalves", "_Scan.feed", "  of which its bytes scanned"),
     ("xlbridge.batch.read.book", "read_book", "read stage (the command's process)"),
     ("xlbridge.batch.evaluate.engine", "engine_modules", "engine: its imports, before the go"),
     ("xlbridge.batch.read.sheetxml", "read_sheet_half", "engine: sheets read (a half each)"),
