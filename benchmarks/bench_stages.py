@@ -5,25 +5,30 @@ round of work on the speed goals (issue 51: a 10,000-row season 6x faster than L
 template no slower than openpyxl's load) starts from a measurement rather than a guess. For each book
 (the 10,000-row season of ``bench_recalc.py``, and the shipped ``workbooks/pairs.xlsx`` cold) it runs
 ``xlbridge recalc`` in a fresh process whose stages are timed where they run: the command's own process,
-the gate's second process for a large sheet, the engine's process and its reading helper. Each stage is a
+the gate's second process for a large sheet, the engine's process and its reading helpers. Each stage is a
 function of xlbridge (or of the formulas library, for its parse and its evaluation), wrapped before the run
 wherever a module binds it; each call writes its process, wall-clock span and processor time to a pipe
 opened before the engine's sandbox (which refuses opening files).
 
 It prints, per book:
 
-- each stage: which process ran it, when it started (seconds from the command's start), its wall time and
-  its processor time (summed over its calls in that process);
+- each stage: which process ran it, when it started (seconds from the command's start, as the rest), its wall
+  time and its processor time (summed over its calls in that process; medians over the runs, each process on a
+  row of its own: a second reading helper, reading a middle-sized part aside, is "engine's helper 2");
 - the run's wall time, and the processor time of the whole process tree (``wait4``): with two cores, the
   run cannot take less than half of it, whatever runs side by side; the gap between the two is the time
   one core waited while the other worked;
-- the stretches when only one process was in a timed stage (the engine's evaluation, for one).
+- how long one process alone worked: the start-up, before the first stage, and the stretches when only one
+  process was in a timed stage (the engine's evaluation, for one). What runs between timed stages (merging
+  halves, settling values, forks and exits) is not in any stage.
 
-The wrapping costs a few microseconds a call (about 40 calls a run, plus one per xlbridge function call):
-nothing next to the stages. The runner imports the modules of the command's own stages (which the command
-imports anyway) before it starts the command, whose start-up is the time before the first stage; the modules
-only the engine's process imports (formulas, the Excel layer) are wrapped there, once it has imported them, so
-that no import moves from one process to another.
+The wrapping costs a few microseconds a call (about 100 calls a run, most of them the engine's cached imports,
+plus one per xlbridge function call: a constant formula calls one while it is compiled, inside "cells loaded"):
+nothing next to the stages. A stage whose function is not found is named above the table; a runner that fails
+exits with :data:`CRASHED`, and the benchmark stops with its message. The runner imports the modules of the
+command's own stages (which the command imports anyway) before it starts the command, whose start-up is the time
+before the first stage; the modules only the engine's process imports (formulas) are wrapped there, once it has
+imported them, so that no import moves from one process to another.
 
 Usage: python benchmarks/bench_stages.py [--rows 10000] [--repeat 3]   (medians of ``--repeat`` runs)
 """
@@ -84,10 +89,13 @@ def _wrap_all(stages: tuple, out: int) -> None:
             mod = importlib.import_module(module)
             owner, name = (getattr(mod, attr.split(".")[0]), attr.split(".")[1]) if "." in attr else (mod, attr)
             original = getattr(owner, name)
-        except (ImportError, AttributeError):
-            print(f"(stage not found: {module}.{attr})", file=sys.stderr)
+        except (ImportError, AttributeError):  # (reported with the table: a stage renamed is not a silent gap)
+            os.write(out, f"{os.getpid()}\tmissing\t0\t0\t0\t{module}.{attr}\n".encode())
+            continue
+        if getattr(original, "bench_stage", None):  # (wrapped already, in the process it was forked from)
             continue
         wrapped = _wrap(label, original, out)
+        wrapped.bench_stage = label  # type: ignore[attr-defined]
         setattr(owner, name, wrapped)
         if owner is mod:
             _replace(original, wrapped)
@@ -126,6 +134,15 @@ def run_timed(book: str, output: str, out: int) -> int:
         return main(["recalc", "--no-progress", book, "-o", output]) or 0
     except SystemExit as exc:
         return int(exc.code or 0)
+    except BaseException:  # (not the command's exit 1, "cells with errors": the benchmark itself failed)
+        import traceback
+
+        traceback.print_exc()
+        return CRASHED
+
+
+#: the runner's exit code when it failed (the command's own codes are 0, and 1 for a book with error cells)
+CRASHED = 3
 
 
 def one_run(book: Path, output: Path) -> dict:
@@ -143,13 +160,16 @@ def one_run(book: Path, output: Path) -> dict:
     proc.stderr.close()
     if os.waitstatus_to_exitcode(status) not in (0, 1):
         raise SystemExit(f"recalc of {book.name} failed: {err[-400:]}")
-    calls = []
+    calls, missing = [], set()
     for line in lines:
-        pid, label, t0, t1, cpu = line.split("\t")
-        calls.append((int(pid), label, float(t0), float(t1), float(cpu)))
+        pid, label, t0, t1, cpu, *what = line.split("\t")
+        if label == "missing":
+            missing.update(what)
+        else:
+            calls.append((int(pid), label, float(t0), float(t1), float(cpu)))
     # the children's usage is in the runner's own (each process reaps its children): wait4 gives the tree's
     cpu = usage.ru_utime + usage.ru_stime
-    return {"wall": wall, "cpu": cpu, "calls": calls, "began": began}
+    return {"wall": wall, "cpu": cpu, "calls": calls, "began": began, "missing": missing}
 
 
 def _alone(spans: list) -> float:
@@ -163,6 +183,32 @@ def _alone(spans: list) -> float:
     return alone
 
 
+def _roles(calls: list) -> dict:
+    """{pid: its role}: the command (the runner's process), the engine (the one importing the engine), the
+    gate's helper (a process whose first stage starts before the engine's first), the engine's helpers (the
+    others, numbered in the order they start); without an engine, the others are numbered processes."""
+    first: dict = {}
+    for pid, label, t0, _t1, _cpu in calls:
+        first[pid] = min(first.get(pid, t0), t0)
+    main_pid = next(pid for pid, label, *_ in calls if label == "start")
+    engine = next((pid for pid, label, *_ in calls if label.startswith("engine: its imports")), None)
+    roles = {main_pid: "command"}
+    if engine is not None:
+        roles[engine] = "engine"
+    helpers = 0
+    for pid in sorted(first, key=first.get):
+        if pid in roles:
+            continue
+        if engine is None:
+            roles[pid] = f"process {len(roles) + 1}"
+        elif first[pid] < first[engine]:
+            roles[pid] = "gate's helper"
+        else:
+            helpers += 1
+            roles[pid] = f"engine's helper {helpers}"
+    return roles
+
+
 def report(name: str, runs: list) -> None:
     def med(xs):
         xs = sorted(xs)
@@ -171,37 +217,30 @@ def report(name: str, runs: list) -> None:
     walls, cpus = [r["wall"] for r in runs], [r["cpu"] for r in runs]
     print(f"\n{name}: {len(runs)} runs; wall {med(walls):.2f} s (runs {', '.join(f'{w:.2f}' for w in walls)}); "
           f"processor time of the process tree {med(cpus):.2f} s: on 2 cores at least {med(cpus) / 2:.2f} s")
+    missing = set().union(*(r["missing"] for r in runs))
+    if missing:
+        print(f"  stages not found (not timed): {', '.join(sorted(missing))}")
     rows: dict = {}
     for r in runs:
-        start = next(t0 for pid, label, t0, _, _ in r["calls"] if label == "start")
-        main_pid = next(pid for pid, label, *_ in r["calls"] if label == "start")
-        roles: dict = {main_pid: "command"}
-        per: dict = {}
+        began, roles, per = r["began"], _roles(r["calls"]), {}
         for pid, label, t0, t1, cpu in r["calls"]:
-            if label == "start":
-                continue
-            if pid not in roles:
-                roles[pid] = "engine" if label.startswith("engine: its imports") else f"process {len(roles) + 1}"
-            key = (label, pid)
-            first, wall, c = per.get(key, (t0, 0.0, 0.0))
-            per[key] = (min(first, t0), wall + (t1 - t0), c + cpu)
-        engine = [p for p, role in roles.items() if role == "engine"]
+            if label != "start":
+                first, wall, c = per.get((label, pid), (t0, 0.0, 0.0))
+                per[(label, pid)] = (min(first, t0), wall + (t1 - t0), c + cpu)
         for (label, pid), (first, wall, c) in per.items():
-            role = roles[pid] if pid in engine or pid == main_pid else (
-                "engine's helper" if any(first > per.get(("engine: its imports, before the go", e), (1e18,))[0]
-                                         for e in engine) else "gate's helper")
-            rows.setdefault((label, role), []).append((first - start, wall, c))
-        spans = [(pid, t0, t1) for pid, label, t0, t1, _ in r["calls"]
-                 if label not in ("start", "guard: the gate (all parts)", "  of which xlbridge's functions")]
-        r["alone"] = _alone(spans)
-        r["before"] = min(t0 for pid, label, t0, *_ in r["calls"] if label != "start") - r["began"]
+            rows.setdefault((label, roles[pid]), []).append((first - began, wall, c))
+        timed = [(pid, t0, t1) for pid, label, t0, t1, _ in r["calls"] if label != "start"]
+        r["before"] = min((t0 for _, t0, _ in timed), default=began) - began
+        r["alone"] = _alone(timed)
     order = {label: i for i, (_, _, label) in enumerate(STAGES)}
-    print(f"  {'stage':42} {'process':16} {'from s':>7} {'wall s':>7} {'CPU s':>7}")
-    print(f"  {'(start-up: the process, imports)':42} {'command':16} {0:7.2f} {med([r['before'] for r in runs]):7.2f}")
+    print(f"  {'stage':42} {'process':17} {'from s':>7} {'wall s':>7} {'CPU s':>7}")
+    print(f"  {'(start-up: the process, its imports)':42} {'command':17} {0:7.2f} "
+          f"{med([r['before'] for r in runs]):7.2f}")
     for (label, role), got in sorted(rows.items(), key=lambda kv: (med([g[0] for g in kv[1]]), order[kv[0][0]])):
-        print(f"  {label:42} {role:16} {med([g[0] for g in got]):7.2f} {med([g[1] for g in got]):7.2f} "
-              f"{med([g[2] for g in got]):7.2f}")
-    print(f"  one process alone in a timed stage: {med([r['alone'] for r in runs]):.2f} s of the run")
+        print(f"  {label:42} {role:17} {med([g[0] for g in got]):7.2f} {med([g[1] for g in got]):7.2f} "
+              f"{med([g[2] for g in got]):7.2f}" + ("" if len(got) == len(runs) else f"  (in {len(got)} runs)"))
+    print(f"  one process alone: {med([r['before'] for r in runs]):.2f} s of start-up, then "
+          f"{med([r['alone'] for r in runs]):.2f} s in timed stages")
 
 
 def main() -> None:
