@@ -109,6 +109,11 @@ def both(data: bytes):
     finally:
         parser.StartElementHandler = parser.EndElementHandler = parser.CharacterDataHandler = None
     handler.finish()
+    sd = reading.sd  # (what read_sheet does after its parse: the same checks)
+    if not sd:
+        reading.damaged("no sheetData")
+    if sd[3] is not None and data.find(b"xmlns", sd[1], sd[3]) >= 0:
+        reading.note("a namespace declared (or the word xmlns written) inside the sheet data")
     at = where()
     return (totals.cells, totals.rows, totals.extents), _kept(reading.result(at.q_prefix, at.ncells))
 
